@@ -1,0 +1,3 @@
+module example.com/money
+
+go 1.22
