@@ -1,0 +1,76 @@
+-- Configuration of the faultline plugin: defaults, validation and the
+-- settings object sent to the server.
+local M = {}
+
+M.defaults = {
+  -- Command that starts the language server.
+  cmd = { "faultline", "serve" },
+  -- File types whose buffers get the server.
+  filetypes = { "go", "gomod" },
+  -- Server settings (see :help faultline-settings).
+  formula = "ochiai",
+  top = 10,
+  threshold = 0,
+  autoRun = true,
+  timeout = "60s",
+  parallel = 0,
+  -- Colour suspicious lines by score with extmarks.
+  highlight = true,
+  -- Show "#rank score" at the end of suspicious lines.
+  virtual_text = true,
+  -- Enable the server's inlay hints (Neovim 0.10+ only).
+  inlay_hints = false,
+  -- Open the quickfix window after :FaultlineRanking.
+  open_quickfix = true,
+  -- Called as on_attach(client, bufnr) after the client attaches to a buffer.
+  on_attach = nil,
+}
+
+local server_keys = { "formula", "top", "threshold", "autoRun", "timeout", "parallel" }
+
+local function check_type(name, value, want)
+  if type(value) ~= want then
+    error(string.format("faultline: option %q must be a %s, got %s", name, want, type(value)), 3)
+  end
+end
+
+-- merge returns the defaults overlaid with opts, after checking types so a
+-- typo fails at setup() rather than as an obscure server error later.
+function M.merge(opts)
+  opts = opts or {}
+  check_type("setup options", opts, "table")
+  local cfg = vim.deepcopy(M.defaults)
+  for key, value in pairs(opts) do
+    if M.defaults[key] == nil and key ~= "on_attach" then
+      error(string.format("faultline: unknown option %q", key), 2)
+    end
+    cfg[key] = value
+  end
+  check_type("cmd", cfg.cmd, "table")
+  if #cfg.cmd == 0 or type(cfg.cmd[1]) ~= "string" then
+    error("faultline: option \"cmd\" must be a non-empty list of strings", 2)
+  end
+  check_type("filetypes", cfg.filetypes, "table")
+  check_type("formula", cfg.formula, "string")
+  check_type("top", cfg.top, "number")
+  check_type("threshold", cfg.threshold, "number")
+  check_type("autoRun", cfg.autoRun, "boolean")
+  check_type("timeout", cfg.timeout, "string")
+  check_type("parallel", cfg.parallel, "number")
+  if cfg.on_attach ~= nil then
+    check_type("on_attach", cfg.on_attach, "function")
+  end
+  return cfg
+end
+
+-- server_settings extracts the part of the configuration the server reads,
+-- as initializationOptions and as the "faultline" configuration section.
+function M.server_settings(cfg)
+  local settings = {}
+  for _, key in ipairs(server_keys) do
+    settings[key] = cfg[key]
+  end
+  return settings
+end
+
+return M

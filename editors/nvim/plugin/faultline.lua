@@ -1,0 +1,26 @@
+-- User commands of the faultline plugin. The server starts only after
+-- require("faultline").setup{}, so installing the plugin changes nothing
+-- until it is configured.
+if vim.g.loaded_faultline or vim.fn.has("nvim-0.7") ~= 1 then
+  return
+end
+vim.g.loaded_faultline = true
+
+local command = vim.api.nvim_create_user_command
+
+command("FaultlineRun", function()
+  require("faultline").run()
+end, { desc = "Run the tests and rank suspicious lines now" })
+
+command("FaultlineRanking", function()
+  require("faultline").show_ranking()
+end, { desc = "Fill the quickfix list with the suspicious lines in rank order" })
+
+command("FaultlineClear", function()
+  require("faultline").clear()
+end, { desc = "Remove faultline's highlights" })
+
+command("FaultlineStatus", function()
+  local text = require("faultline").status()
+  vim.notify(text ~= "" and text or "faultline: no status yet")
+end, { desc = "Show what the faultline server is doing" })

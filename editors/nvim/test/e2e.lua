@@ -1,0 +1,141 @@
+-- End-to-end check run inside headless Neovim by e2e.sh: load the plugin,
+-- open the faulty file of an example module, wait for the server, run
+-- :FaultlineRanking and check the quickfix list and the extmarks.
+-- Inputs (environment): FAULTLINE_CMD (JSON list), FAULTLINE_PLUGIN_DIR,
+-- FAULT_FILE (absolute), FAULT_LINE, FAULTLINE_E2E_TIMEOUT_MS, FAULTLINE_TOP_N.
+local uv = vim.uv or vim.loop
+
+local function out(msg)
+  io.stdout:write(msg .. "\n")
+  io.stdout:flush()
+end
+
+local function finish(code, msg)
+  out((code == 0 and "PASS: " or "FAIL: ") .. msg)
+  vim.cmd("cquit " .. code)
+end
+
+local function env(name)
+  local v = os.getenv(name)
+  if not v or v == "" then
+    finish(2, "environment variable " .. name .. " is not set")
+  end
+  return v
+end
+
+local ok, err = pcall(function()
+  local cmd = vim.fn.json_decode(env("FAULTLINE_CMD"))
+  local plugin_dir = env("FAULTLINE_PLUGIN_DIR")
+  local fault_file = uv.fs_realpath(env("FAULT_FILE")) or env("FAULT_FILE")
+  local fault_line = tonumber(env("FAULT_LINE"))
+  local timeout = tonumber(os.getenv("FAULTLINE_E2E_TIMEOUT_MS") or "") or 240000
+  local top_n = tonumber(os.getenv("FAULTLINE_TOP_N") or "") or 3
+
+  vim.opt.runtimepath:prepend(plugin_dir)
+  vim.cmd("filetype on")
+  vim.cmd("runtime plugin/faultline.lua")
+  if vim.fn.exists(":FaultlineRanking") ~= 2 then
+    finish(1, "plugin/faultline.lua did not define :FaultlineRanking")
+  end
+  local faultline = require("faultline")
+  local changes = 0
+  vim.api.nvim_create_autocmd("User", {
+    pattern = "FaultlineRankingChanged",
+    callback = function()
+      changes = changes + 1
+    end,
+  })
+  faultline.setup({ cmd = cmd, open_quickfix = false })
+
+  vim.cmd("edit " .. vim.fn.fnameescape(fault_file))
+  local bufnr = vim.api.nvim_get_current_buf()
+  out("opened " .. fault_file .. " (filetype " .. vim.bo.filetype .. ")")
+
+  local started = uv.now()
+  local function elapsed()
+    return uv.now() - started
+  end
+
+  local attached = vim.wait(30000, function()
+    for _, client in ipairs(faultline.clients()) do
+      if client.initialized ~= false and vim.lsp.buf_is_attached(bufnr, client.id) then
+        return true
+      end
+    end
+    return false
+  end, 100)
+  if not attached then
+    finish(1, "the server did not start and attach within 30 s (cmd " .. table.concat(cmd, " ") .. ")")
+  end
+  out(string.format("server attached after %d ms", elapsed()))
+
+  -- Ask for a run in case the server does not collect on its own; then poll
+  -- the ranking until the faulty file shows up or time runs out.
+  vim.cmd("FaultlineRun")
+  local items = {}
+  local deadline = uv.now() + timeout
+  while uv.now() < deadline do
+    vim.fn.setqflist({}, "r", { items = {} })
+    vim.cmd("FaultlineRanking")
+    vim.wait(5000, function()
+      return #vim.fn.getqflist() > 0
+    end, 100)
+    items = vim.fn.getqflist()
+    if #items > 0 then
+      break
+    end
+    vim.wait(2000, function()
+      return false
+    end, 200)
+  end
+  if #items == 0 then
+    finish(1, string.format("quickfix list still empty after %d ms: the server produced no ranking", elapsed()))
+  end
+  out(string.format("ranking received after %d ms (%d rankingChanged notifications)", elapsed(), changes))
+
+  local position
+  for i, item in ipairs(items) do
+    local name = vim.fn.bufname(item.bufnr)
+    local path = uv.fs_realpath(vim.fn.fnamemodify(name, ":p")) or name
+    out(string.format("  %2d. %s:%d  %s", i, vim.fn.fnamemodify(path, ":~:."), item.lnum, item.text))
+    if not position and path == fault_file and item.lnum == fault_line then
+      position = i
+    end
+  end
+  if not position then
+    finish(1, string.format("faulty line %s:%d is not in the quickfix list", fault_file, fault_line))
+  end
+  if position > top_n then
+    finish(1, string.format("faulty line is at position %d of the quickfix list, want top %d", position, top_n))
+  end
+
+  local marks = {}
+  vim.wait(5000, function()
+    marks = require("faultline.highlight").marks(bufnr)
+    return #marks > 0
+  end, 100)
+  if #marks == 0 then
+    finish(1, "no faultline extmarks placed in " .. fault_file)
+  end
+  local fault_marked = false
+  for _, mark in ipairs(marks) do
+    local row, details = mark[2], mark[4]
+    -- Neovim 0.7 does not report line_hl_group back; the virtual text
+    -- group carries the same level there.
+    local group = details.line_hl_group
+    if not group and details.virt_text and details.virt_text[1] then
+      group = details.virt_text[1][2]
+    end
+    if row == fault_line - 1 and type(group) == "string" and group:match("^FaultlineSusp%a*%d$") then
+      fault_marked = true
+      out(string.format("faulty line highlighted with %s", group))
+    end
+  end
+  if not fault_marked then
+    finish(1, string.format("%d extmarks placed but none with a FaultlineSusp group on line %d", #marks, fault_line))
+  end
+  finish(0, string.format("faulty line ranked at position %d, %d lines highlighted, %d ms", position, #marks, elapsed()))
+end)
+if not ok then
+  finish(1, "error: " .. tostring(err))
+end

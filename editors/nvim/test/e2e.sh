@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# End-to-end test of the Neovim plugin: headless Neovim, the real faultline
+# server, an example module with known ground truth (examples/<name>/fault.json).
+#
+# usage: editors/nvim/test/e2e.sh [example ...]     (default: every example with fault.json)
+# env:   FAULTLINE_BIN     server binary (default: build one from the repo root)
+#        NVIM              Neovim binary (default: nvim)
+#        FAULTLINE_TOP_N   the faulty line must be within this many entries (3)
+#        FAULTLINE_E2E_TIMEOUT_MS  how long to wait for a ranking per example (240000)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+plugin_dir=$(cd "$here/.." && pwd)
+repo=$(cd "$plugin_dir/../.." && pwd)
+nvim=${NVIM:-nvim}
+
+die() { echo "e2e: $*" >&2; exit 1; }
+command -v "$nvim" >/dev/null || die "$nvim not found (apt-get install neovim)"
+command -v python3 >/dev/null || command -v jq >/dev/null || die "need python3 or jq to read fault.json"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+bin=${FAULTLINE_BIN:-}
+if [ -z "$bin" ]; then
+  echo "e2e: building faultline from $repo"
+  (cd "$repo" && go build -o "$work/faultline" .) || die "go build of the faultline binary failed"
+  bin="$work/faultline"
+fi
+[ -x "$bin" ] || die "FAULTLINE_BIN=$bin is not an executable"
+
+json_field() { # file field
+  if command -v python3 >/dev/null; then
+    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
+  else
+    jq -r ".$2" "$1"
+  fi
+}
+
+examples=("$@")
+if [ ${#examples[@]} -eq 0 ]; then
+  for f in "$repo"/examples/*/fault.json; do
+    [ -e "$f" ] && examples+=("$(basename "$(dirname "$f")")")
+  done
+fi
+[ ${#examples[@]} -gt 0 ] || die "no example with fault.json under $repo/examples"
+
+passed=0 failed=0
+for name in "${examples[@]}"; do
+  src="$repo/examples/$name"
+  [ -f "$src/fault.json" ] || die "$src/fault.json missing"
+  # Work on a copy so the server's store and any edits stay out of the repo.
+  mod="$work/$name"
+  cp -r "$src" "$mod"
+  file=$(json_field "$mod/fault.json" file)
+  line=$(json_field "$mod/fault.json" line)
+  [ -f "$mod/$file" ] || die "$name: fault.json names $file, which does not exist"
+  echo "e2e: $name: expecting $file:$line in the top ${FAULTLINE_TOP_N:-3}"
+  state="$work/state-$name"
+  mkdir -p "$state"
+  set +e
+  (
+    cd "$mod"
+    XDG_CONFIG_HOME="$state/config" XDG_DATA_HOME="$state/data" \
+    XDG_STATE_HOME="$state/state" XDG_CACHE_HOME="$state/cache" \
+    FAULTLINE_CMD="[\"$bin\",\"serve\"]" FAULTLINE_PLUGIN_DIR="$plugin_dir" \
+    FAULT_FILE="$mod/$file" FAULT_LINE="$line" \
+      timeout 600 "$nvim" --headless -u NONE -i NONE -n \
+        -c "luafile $here/e2e.lua" 2>&1 </dev/null
+  )
+  rc=$?
+  set -e
+  if [ $rc -eq 0 ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "e2e: $name FAILED (exit $rc); LSP log tail:"
+    find "$state" -name 'lsp.log' -exec tail -n 40 {} \; 2>/dev/null || true
+  fi
+done
+echo "nvim-e2e: $passed passed, $failed failed"
+[ $failed -eq 0 ]

@@ -1,0 +1,88 @@
+-- Unit tests of the plugin's pure logic, run by test/plugin.sh inside
+-- headless Neovim. Prints "unit: N passed, M failed" and exits non-zero on failure.
+local plugin_dir = os.getenv("FAULTLINE_PLUGIN_DIR")
+vim.opt.runtimepath:prepend(plugin_dir)
+local ranking = require("faultline.ranking")
+local config = require("faultline.config")
+
+local passed, failed = 0, 0
+local function test(name, fn)
+  local ok, err = pcall(fn)
+  if ok then
+    passed = passed + 1
+  else
+    failed = failed + 1
+    io.stdout:write("FAIL " .. name .. ": " .. tostring(err) .. "\n")
+  end
+end
+local function eq(got, want, what)
+  if not vim.deep_equal(got, want) then
+    error(string.format("%s: got %s, want %s", what or "value", vim.inspect(got), vim.inspect(want)), 2)
+  end
+end
+
+test("grade scales relative to the top score", function()
+  eq(ranking.grade(1, 1), 5, "top")
+  eq(ranking.grade(0.5, 1), 3, "half")
+  eq(ranking.grade(0.01, 1), 1, "faint")
+  eq(ranking.grade(0, 1), 0, "zero")
+  eq(ranking.grade(-2, 1), 0, "negative")
+  eq(ranking.grade(40, 80), 3, "unbounded formula")
+  eq(ranking.grade(2, 1), 5, "clamped")
+  eq(ranking.grade(nil, 1), 0, "missing score")
+end)
+
+test("quickfix items come in rank order with absolute paths", function()
+  local result = {
+    formula = "ochiai",
+    failed = 1,
+    passed = 2,
+    lines = {
+      { file = "b.go", line = 3, score = 0.5, rank = 2, ef = 1, ep = 1, nf = 0, np = 1 },
+      { uri = "file:///m/a.go", file = "a.go", line = 7, score = 1, rank = 1, tie = { 1, 1 }, ef = 1, ep = 0, nf = 0, np = 2 },
+      { file = "c.go", score = 0.1, rank = 3 }, -- no line: dropped
+    },
+  }
+  local items = ranking.quickfix_items(result, "/m")
+  eq(#items, 2, "count")
+  eq(items[1].filename, "/m/a.go", "first file")
+  eq(items[1].lnum, 7, "first line")
+  eq(items[2].filename, "/m/b.go", "second file")
+  eq(items[1].text, "#1 ochiai 1.000  failing 1/1, passing 0/2", "text")
+  eq(ranking.title(result), "faultline: ochiai, 1 failing / 2 passing tests", "title")
+end)
+
+test("quickfix items tolerate bad results", function()
+  eq(ranking.quickfix_items(nil, "/m"), {}, "nil")
+  eq(ranking.quickfix_items({ lines = vim.NIL }, "/m"), {}, "null lines")
+end)
+
+test("ties are described", function()
+  local text = ranking.describe({ rank = 2, score = 0.5, tie = { 2, 4 }, ef = 1, ep = 2, nf = 0, np = 0 }, "dstar")
+  eq(text, "#2 dstar 0.500 (tied 2-4)  failing 1/1, passing 2/2")
+end)
+
+test("status text", function()
+  eq(ranking.status_text({ state = "running", done = 37, total = 120, failing = 2 }), "faultline: running 37/120 tests, 2 failing")
+  eq(ranking.status_text({ state = "idle", done = 4, total = 4, failing = 0 }), "faultline: idle")
+  eq(ranking.status_text({ state = "error", message = "build failed\nmore" }), "faultline: error: build failed")
+  eq(ranking.status_text(nil), "")
+end)
+
+test("config merges and validates", function()
+  local cfg = config.merge({ formula = "dstar", top = 5 })
+  eq(cfg.formula, "dstar")
+  eq(cfg.cmd, { "faultline", "serve" })
+  eq(config.server_settings(cfg), { formula = "dstar", top = 5, threshold = 0, autoRun = true, timeout = "60s", parallel = 0 })
+  local ok, err = pcall(config.merge, { formul = "x" })
+  eq(ok, false, "unknown key rejected")
+  assert(tostring(err):find("unknown option"), tostring(err))
+  ok, err = pcall(config.merge, { top = "ten" })
+  eq(ok, false, "wrong type rejected")
+  assert(tostring(err):find('"top" must be a number'), tostring(err))
+  ok = pcall(config.merge, { cmd = {} })
+  eq(ok, false, "empty cmd rejected")
+end)
+
+io.stdout:write(string.format("unit: %d passed, %d failed\n", passed, failed))
+vim.cmd("cquit " .. (failed == 0 and 0 or 1))
