@@ -1,0 +1,53 @@
+// Package z3 is a small cgo binding of the Z3 SMT solver's C API, covering
+// what fault localisation needs: Booleans, bit-vectors with Go's integer
+// semantics, integers, reals, IEEE floats, arrays, an incremental Solver
+// (scopes, checks under assumptions, unsat cores, models) and Optimize
+// (weighted soft constraints).
+//
+// It links the system library: install it with `apt-get install
+// libz3-dev` (Debian/Ubuntu; Z3 4.8.12 or newer). Without the headers the
+// build stops with a message naming that package; without cgo it stops
+// at an undefined identifier that says the same.
+//
+// # Usage
+//
+//	ctx, err := z3.NewContext(z3.Config{Timeout: 2 * time.Second})
+//	if err != nil { ... }
+//	defer ctx.Close()
+//	x := ctx.BVConst("x", 64)
+//	s, err := ctx.NewSolver()
+//	if err != nil { ... }
+//	// x / 3 == -2 with Go's int64 semantics.
+//	if err := s.Assert(x.Div(ctx.BVInt(3, 64), true).Eq(ctx.BVInt(-2, 64).Expr)); err != nil { ... }
+//	if r, err := s.Check(); err == nil && r == z3.Sat {
+//		m, _ := s.Model()
+//		v, _ := m.Int64(x) // one of -8, -7, -6
+//	}
+//
+// # Errors
+//
+// Terms are built without error returns. A construction Z3 rejects (say,
+// adding bit-vectors of different widths) yields a term whose Err is set;
+// terms built from it inherit the error, and Assert, Check and Eval return
+// it. Z3's own error handler, which would exit the process, is replaced:
+// every Z3 error becomes a *Error.
+//
+// # Memory and concurrency
+//
+// A Context is not safe for concurrent use: use one per goroutine and
+// never mix objects of different contexts. Every object holds one Z3
+// reference. When Go's garbage collector drops an object, its reference is
+// queued and released by the owning context at its next operation, so long
+// runs stay bounded; Close releases everything at once and makes later use
+// return ErrClosed.
+//
+// # Go semantics
+//
+// Bit-vectors carry no signedness; the Go-level helpers take it as a flag:
+// Div and Rem truncate like Go (bvsdiv/bvsrem or bvudiv/bvurem), GoShl and
+// GoShr accept a count of any width and give 0 or the sign fill for counts
+// at least the width, Convert truncates or extends by the source type.
+// Division by zero and negative shift counts panic in Go but are defined
+// in SMT-LIB: the caller must guard them. Int's Div and Mod are Euclidean,
+// unlike Go's operators.
+package z3
