@@ -103,52 +103,100 @@ func RankScores(locs []Location, scores []float64, tieBreakers ...[]float64) ([]
 	return order(len(locs), func(i int) Location { return locs[i] }, all), nil
 }
 
+// item is one element as the sort sees it: all-numeric keys, so the
+// comparison of the common case touches no strings and no other slice.
+type item struct {
+	key  float64 // rounded primary score
+	file int32   // rank of the element's file among the distinct files
+	elem int32   // input index
+	line int
+}
+
 // order sorts n elements by scores[0], scores[1], ... descending, then by
 // location, then index, and assigns positions and tie groups.
 func order(n int, loc func(int) Location, scores [][]float64) []Ranked {
-	keys := make([][]float64, len(scores))
 	primary := make([]float64, n)
-	for k, s := range scores {
-		keys[k] = make([]float64, n)
+	for i, x := range scores[0] {
+		primary[i] = finite(x)
+	}
+	// Tie-breaker keys, consulted only when primary keys are equal.
+	secondary := make([][]float64, len(scores)-1)
+	for k, s := range scores[1:] {
+		secondary[k] = make([]float64, n)
 		for i, x := range s {
-			x = finite(x)
-			if k == 0 {
-				primary[i] = x
-			}
-			keys[k][i] = tieKey(x)
+			secondary[k][i] = tieKey(finite(x))
 		}
 	}
-	tied := func(a, b int) int {
-		for _, key := range keys {
-			if c := cmp.Compare(key[b], key[a]); c != 0 {
+	fileRank := rankFiles(n, loc)
+	items := make([]item, n)
+	for i := range items {
+		l := loc(i)
+		items[i] = item{key: tieKey(primary[i]), file: fileRank[l.File], elem: int32(i), line: l.Line}
+	}
+	// Keys are finite, so plain comparisons replace cmp.Compare's NaN care.
+	descending := func(x, y float64) int {
+		switch {
+		case x > y:
+			return -1
+		case x < y:
+			return 1
+		}
+		return 0
+	}
+	tied := func(a, b item) int {
+		if c := descending(a.key, b.key); c != 0 {
+			return c
+		}
+		for _, key := range secondary {
+			if c := descending(key[a.elem], key[b.elem]); c != 0 {
 				return c
 			}
 		}
 		return 0
 	}
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int {
+	slices.SortFunc(items, func(a, b item) int {
 		if c := tied(a, b); c != 0 {
 			return c
 		}
-		if c := loc(a).compare(loc(b)); c != 0 {
+		if c := cmp.Compare(a.file, b.file); c != 0 {
 			return c
 		}
-		return cmp.Compare(a, b)
+		if c := cmp.Compare(a.line, b.line); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.elem, b.elem)
 	})
 	ranked := make([]Ranked, n)
 	for first := 0; first < n; {
 		last := first
-		for last+1 < n && tied(idx[first], idx[last+1]) == 0 {
+		for last+1 < n && tied(items[first], items[last+1]) == 0 {
 			last++
 		}
 		for p := first; p <= last; p++ {
-			ranked[p] = Ranked{Elem: idx[p], Score: primary[idx[p]], Rank: p + 1, TieFirst: first + 1, TieLast: last + 1}
+			e := int(items[p].elem)
+			ranked[p] = Ranked{Elem: e, Score: primary[e], Rank: p + 1, TieFirst: first + 1, TieLast: last + 1}
 		}
 		first = last + 1
 	}
 	return ranked
+}
+
+// rankFiles numbers the distinct files in lexical order, so that the sort
+// compares small integers instead of paths.
+func rankFiles(n int, loc func(int) Location) map[string]int32 {
+	ranks := make(map[string]int32)
+	var files []string
+	for i := range n {
+		if f := loc(i).File; i == 0 || f != loc(i-1).File {
+			if _, seen := ranks[f]; !seen {
+				ranks[f] = 0
+				files = append(files, f)
+			}
+		}
+	}
+	slices.Sort(files)
+	for r, f := range files {
+		ranks[f] = int32(r)
+	}
+	return ranks
 }

@@ -2,6 +2,8 @@ package rank
 
 import (
 	"math"
+	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -205,5 +207,47 @@ func TestFaultPositionSeveralFaultsInGroup(t *testing.T) {
 	}
 	if TieMode(7).String() != "TieMode(7)" || WorstCase.String() != "worst" {
 		t.Error("TieMode names")
+	}
+}
+
+// TestCountMatrixLarge compares the (parallel) count with a direct one on a
+// matrix large enough to be split between workers, and checks that the
+// first bad run is reported whichever worker meets it.
+func TestCountMatrixLarge(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	const nElems, nRuns = 300, 2000
+	rng := rand.New(rand.NewPCG(3, 4))
+	runs := make([]Run, nRuns)
+	want := make([]Counts, nElems)
+	for r := range runs {
+		runs[r].Failing = rng.IntN(10) == 0
+		for i := range nElems {
+			hit := rng.IntN(4) == 0
+			if hit {
+				runs[r].Hits = append(runs[r].Hits, int32(i))
+			}
+			switch {
+			case runs[r].Failing && hit:
+				want[i].EF++
+			case runs[r].Failing:
+				want[i].NF++
+			case hit:
+				want[i].EP++
+			default:
+				want[i].NP++
+			}
+		}
+	}
+	got, err := CountMatrix(nElems, runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Error("parallel counts differ from direct counts")
+	}
+	runs[1700].Hits = []int32{nElems}
+	runs[1200].Hits = []int32{3, 2}
+	if _, err := CountMatrix(nElems, runs); err == nil || !strings.Contains(err.Error(), "run 1200:") {
+		t.Errorf("error %v, want one naming run 1200", err)
 	}
 }
