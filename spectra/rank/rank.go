@@ -69,15 +69,20 @@ func tieKey(x float64) float64 {
 }
 
 // Rank orders elements by descending score under f (nil means Default),
-// then by each tie-breaker's score descending (for example Confidence), then
-// by code order, then by input index. Elements tie when f and every
-// tie-breaker give equal scores after rounding to about 12 significant
-// digits; the tie group of each element is reported.
+// then by each non-nil tie-breaker's score descending (for example
+// Confidence), then by code order, then by input index. Elements tie when f
+// and every tie-breaker give equal scores after rounding to about 12
+// significant digits; the tie group of each element is reported.
 func Rank(elems []Element, f Formula, tieBreakers ...Formula) []Ranked {
 	if f == nil {
 		f = Default()
 	}
-	formulas := append([]Formula{f}, tieBreakers...)
+	formulas := []Formula{f}
+	for _, g := range tieBreakers {
+		if g != nil {
+			formulas = append(formulas, g)
+		}
+	}
 	scores := make([][]float64, len(formulas))
 	for k, g := range formulas {
 		s := make([]float64, len(elems))
