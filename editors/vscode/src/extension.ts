@@ -1,0 +1,289 @@
+// faultline for VS Code: starts `faultline serve` for Go workspaces (beside
+// gopls), colours suspicious lines by score, lists them in the "Suspicious
+// lines" view and shows the server's progress in the status bar. Nothing is
+// started in an untrusted workspace, because the server runs the tests.
+import * as os from 'os';
+import * as vscode from 'vscode';
+import {
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  StaticFeature,
+  DynamicFeature,
+} from 'vscode-languageclient/node';
+import { LEVELS, RankingResult, byUri, parseRanking, rows, RowModel } from './ranking';
+import { serverCommand, serverSettings } from './settings';
+import { ServerStatus, TopSuspect, statusView } from './status';
+
+const SECTION = 'faultline';
+const VIEW_ID = 'faultline.suspiciousLines';
+
+/**
+ * Commands the extension implements itself; the server may advertise the
+ * same ids, so the client's automatic command registration is replaced by
+ * forwarding only the others (see FaultlineClient).
+ */
+const LOCAL_COMMANDS = new Set(['faultline.run', 'faultline.showRanking', 'faultline.openLocation']);
+
+class FaultlineClient extends LanguageClient {
+  // The built-in ExecuteCommandFeature registers every server command as a
+  // VS Code command, which collides with faultline.run contributed by this
+  // extension; server commands are forwarded by forwardServerCommands instead.
+  public override registerFeature(feature: StaticFeature | DynamicFeature<unknown>): void {
+    const method = (feature as { registrationType?: { method?: string } }).registrationType?.method;
+    if (method === ExecuteCommandRequest.method) {
+      return;
+    }
+    super.registerFeature(feature);
+  }
+}
+
+class SuspiciousLinesView implements vscode.TreeDataProvider<RowModel> {
+  private readonly changed = new vscode.EventEmitter<RowModel | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private items: RowModel[] = [];
+
+  set(items: RowModel[]): void {
+    this.items = items;
+    this.changed.fire(undefined);
+  }
+
+  getTreeItem(row: RowModel): vscode.TreeItem {
+    const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
+    item.description = row.description;
+    item.tooltip = row.tooltip;
+    item.resourceUri = vscode.Uri.parse(row.uri);
+    item.iconPath = new vscode.ThemeIcon(
+      'circle-filled',
+      new vscode.ThemeColor(`faultline.ruler${Math.max(row.level, 1)}`),
+    );
+    item.command = { command: 'faultline.openLocation', title: 'Open', arguments: [row.uri, row.line] };
+    item.contextValue = 'suspiciousLine';
+    return item;
+  }
+
+  getChildren(row?: RowModel): RowModel[] {
+    return row ? [] : this.items;
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
+
+class Faultline implements vscode.Disposable {
+  private client: FaultlineClient | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private serverCommandDisposables: vscode.Disposable[] = [];
+  private readonly decorations: vscode.TextEditorDecorationType[] = [];
+  private readonly view = new SuspiciousLinesView();
+  private readonly statusItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
+  private readonly output = vscode.window.createOutputChannel('faultline');
+  private ranking: RankingResult | undefined;
+  private status: ServerStatus | undefined;
+  private top: TopSuspect | null = null;
+
+  constructor() {
+    for (let lv = 1; lv <= LEVELS; lv++) {
+      this.decorations.push(
+        vscode.window.createTextEditorDecorationType({
+          isWholeLine: true,
+          backgroundColor: new vscode.ThemeColor(`faultline.suspicious${lv}`),
+          overviewRulerColor: new vscode.ThemeColor(`faultline.ruler${lv}`),
+          overviewRulerLane: vscode.OverviewRulerLane.Right,
+        }),
+      );
+    }
+    this.statusItem.name = 'faultline';
+    this.statusItem.command = 'faultline.showRanking';
+    this.disposables.push(
+      this.statusItem,
+      this.output,
+      this.view,
+      vscode.window.createTreeView(VIEW_ID, { treeDataProvider: this.view, showCollapseAll: false }),
+      vscode.commands.registerCommand('faultline.run', () => this.run()),
+      vscode.commands.registerCommand('faultline.showRanking', () => this.showRanking()),
+      vscode.commands.registerCommand('faultline.openLocation', (uri: string, line: number) => this.open(uri, line)),
+      vscode.window.onDidChangeVisibleTextEditors(() => this.paint()),
+      vscode.workspace.onDidChangeConfiguration((e) => this.configurationChanged(e)),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => this.start()),
+    );
+  }
+
+  async start(): Promise<void> {
+    if (this.client) {
+      return;
+    }
+    if (!vscode.workspace.isTrusted) {
+      this.statusItem.text = '$(shield) faultline: off (untrusted workspace)';
+      this.statusItem.tooltip = 'faultline runs the tests of this workspace; trust the workspace to enable it.';
+      this.statusItem.show();
+      return;
+    }
+    const config = vscode.workspace.getConfiguration(SECTION);
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const command = serverCommand(config.get<string>('path'), folder, os.homedir());
+    const serverOptions: ServerOptions = { command, args: ['serve'], options: { cwd: folder } };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [
+        { scheme: 'file', language: 'go' },
+        { scheme: 'file', language: 'go.mod' },
+      ],
+      initializationOptions: serverSettings((key) => config.get(key)),
+      synchronize: { configurationSection: SECTION },
+      outputChannel: this.output,
+    };
+    const client = new FaultlineClient('faultline', 'faultline', serverOptions, clientOptions);
+    this.client = client;
+    client.onNotification('faultline/rankingChanged', (params: { top?: TopSuspect | null }) => {
+      this.top = params?.top ?? null;
+      this.renderStatus();
+      void this.refresh();
+    });
+    client.onNotification('faultline/status', (params: ServerStatus) => {
+      this.status = params;
+      this.renderStatus();
+    });
+    this.renderStatus();
+    try {
+      await client.start();
+    } catch (err) {
+      this.client = undefined;
+      this.statusItem.text = '$(error) faultline: not started';
+      this.statusItem.tooltip = `Could not start "${command} serve": ${String(err)}`;
+      void vscode.window.showErrorMessage(
+        `faultline: could not start "${command} serve" (${String(err)}). Set "faultline.path" to the faultline binary.`,
+      );
+      return;
+    }
+    this.forwardServerCommands(client);
+    await this.refresh();
+  }
+
+  /** forwardServerCommands makes the server's other commands (code lenses, code actions) runnable. */
+  private forwardServerCommands(client: FaultlineClient): void {
+    const advertised = client.initializeResult?.capabilities.executeCommandProvider?.commands ?? [];
+    for (const id of advertised) {
+      if (LOCAL_COMMANDS.has(id)) continue;
+      this.serverCommandDisposables.push(
+        vscode.commands.registerCommand(id, (...args: unknown[]) =>
+          client.sendRequest(ExecuteCommandRequest.type, { command: id, arguments: args }),
+        ),
+      );
+    }
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.serverCommandDisposables.forEach((d) => d.dispose());
+    this.serverCommandDisposables = [];
+    this.ranking = undefined;
+    this.view.set([]);
+    this.paint();
+    if (client) {
+      await client.stop();
+    }
+  }
+
+  private configurationChanged(e: vscode.ConfigurationChangeEvent): void {
+    if (e.affectsConfiguration(`${SECTION}.path`)) {
+      void this.stop().then(() => this.start());
+    } else if (e.affectsConfiguration(`${SECTION}.highlight`)) {
+      this.paint();
+    }
+  }
+
+  private requireClient(): FaultlineClient | undefined {
+    if (!vscode.workspace.isTrusted) {
+      void vscode.window.showWarningMessage('faultline: the workspace is not trusted, so no test is run.');
+      return undefined;
+    }
+    if (!this.client) {
+      void vscode.window.showWarningMessage('faultline: the server is not running (open a Go module).');
+    }
+    return this.client;
+  }
+
+  async run(): Promise<void> {
+    const client = this.requireClient();
+    if (!client) return;
+    try {
+      await client.sendRequest(ExecuteCommandRequest.type, { command: 'faultline.run', arguments: [] });
+    } catch (err) {
+      void vscode.window.showErrorMessage(`faultline.run failed: ${String(err)}`);
+    }
+  }
+
+  async showRanking(): Promise<void> {
+    if (!this.requireClient()) return;
+    await this.refresh();
+    await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
+  }
+
+  private async refresh(): Promise<void> {
+    const client = this.client;
+    if (!client) return;
+    try {
+      this.ranking = parseRanking(await client.sendRequest('faultline/ranking', {}));
+    } catch (err) {
+      this.output.appendLine(`faultline/ranking failed: ${String(err)}`);
+      return;
+    }
+    this.view.set(rows(this.ranking));
+    const first = this.ranking.lines[0];
+    if (first && !this.top) {
+      this.top = { uri: first.uri, line: first.line, score: first.score };
+      this.renderStatus();
+    }
+    this.paint();
+  }
+
+  private paint(): void {
+    const enabled = vscode.workspace.getConfiguration(SECTION).get<boolean>('highlight', true);
+    const lines = enabled && this.ranking ? byUri(this.ranking) : new Map<string, { line: number; level: number }[]>();
+    for (const editor of vscode.window.visibleTextEditors) {
+      const marks = lines.get(editor.document.uri.toString()) ?? [];
+      for (let lv = 1; lv <= LEVELS; lv++) {
+        const ranges = marks
+          .filter((m) => m.level === lv && m.line <= editor.document.lineCount)
+          .map((m) => editor.document.lineAt(m.line - 1).range);
+        editor.setDecorations(this.decorations[lv - 1], ranges);
+      }
+    }
+  }
+
+  private renderStatus(): void {
+    const view = statusView(this.status, this.top);
+    this.statusItem.text = view.text;
+    this.statusItem.tooltip = view.tooltip;
+    this.statusItem.backgroundColor = view.error ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+    this.statusItem.show();
+  }
+
+  private async open(uri: string, line: number): Promise<void> {
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+    const position = new vscode.Position(Math.max(line - 1, 0), 0);
+    await vscode.window.showTextDocument(doc, { selection: new vscode.Range(position, position) });
+  }
+
+  dispose(): void {
+    this.serverCommandDisposables.forEach((d) => d.dispose());
+    this.decorations.forEach((d) => d.dispose());
+    this.disposables.forEach((d) => d.dispose());
+  }
+}
+
+let instance: Faultline | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  instance = new Faultline();
+  context.subscriptions.push(instance);
+  await instance.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await instance?.stop();
+  instance = undefined;
+}

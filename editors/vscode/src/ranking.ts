@@ -1,0 +1,132 @@
+// Pure logic over the server's faultline/ranking result: the colour level of
+// a score and the rows of the "Suspicious lines" view. No vscode import here,
+// so it is unit-tested under plain Node.
+
+/** One ranked line as the server sends it (protocol: faultline/ranking). */
+export interface RankedLine {
+  uri: string;
+  file: string;
+  line: number; // 1-based
+  score: number;
+  rank: number;
+  tie?: [number, number];
+  ef: number;
+  ep: number;
+  nf: number;
+  np: number;
+}
+
+export interface RankingResult {
+  formula: string;
+  failed: number;
+  passed: number;
+  lines: RankedLine[];
+}
+
+/** Number of colour levels (package.json colours faultline.suspicious1..5, faultline.ruler1..5). */
+export const LEVELS = 5;
+
+/**
+ * level maps a score to 1..LEVELS relative to the top score, so the scale
+ * works for bounded formulas (ochiai) and unbounded ones (dstar) alike; 0
+ * means "do not colour" (non-positive or missing score).
+ */
+export function level(score: number, maxScore: number): number {
+  if (!Number.isFinite(score) || !Number.isFinite(maxScore) || score <= 0 || maxScore <= 0) {
+    return 0;
+  }
+  return Math.max(1, Math.ceil(Math.min(score / maxScore, 1) * LEVELS));
+}
+
+export function maxScore(lines: readonly RankedLine[]): number {
+  return lines.reduce((best, l) => (Number.isFinite(l.score) && l.score > best ? l.score : best), 0);
+}
+
+/**
+ * parseRanking checks the shape of a faultline/ranking result and returns
+ * the well-formed lines sorted by rank (score descending within a rank).
+ * Throws with a clear message when the result is not a ranking at all.
+ */
+export function parseRanking(raw: unknown): RankingResult {
+  if (typeof raw !== 'object' || raw === null) {
+    throw new Error(`faultline/ranking returned ${raw === null ? 'null' : typeof raw}, want an object`);
+  }
+  const r = raw as Record<string, unknown>;
+  const lines = Array.isArray(r.lines) ? r.lines : [];
+  const valid: RankedLine[] = [];
+  for (const l of lines) {
+    if (typeof l !== 'object' || l === null) continue;
+    const e = l as Record<string, unknown>;
+    if (typeof e.uri !== 'string' || typeof e.line !== 'number' || e.line < 1) continue;
+    valid.push({
+      uri: e.uri,
+      file: typeof e.file === 'string' ? e.file : e.uri,
+      line: e.line,
+      score: typeof e.score === 'number' ? e.score : 0,
+      rank: typeof e.rank === 'number' ? e.rank : Number.MAX_SAFE_INTEGER,
+      tie: Array.isArray(e.tie) && e.tie.length === 2 ? [Number(e.tie[0]), Number(e.tie[1])] : undefined,
+      ef: Number(e.ef ?? 0),
+      ep: Number(e.ep ?? 0),
+      nf: Number(e.nf ?? 0),
+      np: Number(e.np ?? 0),
+    });
+  }
+  valid.sort((a, b) => a.rank - b.rank || b.score - a.score);
+  return {
+    formula: typeof r.formula === 'string' ? r.formula : '',
+    failed: Number(r.failed ?? 0),
+    passed: Number(r.passed ?? 0),
+    lines: valid,
+  };
+}
+
+/** What the tree view shows for one ranked line. */
+export interface RowModel {
+  label: string; // "booking.go:42"
+  description: string; // "#1 · ochiai 0.87"
+  tooltip: string;
+  uri: string;
+  line: number; // 1-based
+  level: number;
+}
+
+function baseName(file: string): string {
+  const i = file.lastIndexOf('/');
+  return i < 0 ? file : file.slice(i + 1);
+}
+
+export function rankText(l: RankedLine): string {
+  if (l.tie && l.tie[0] !== l.tie[1]) {
+    return `#${l.rank} (tied ${l.tie[0]}–${l.tie[1]})`;
+  }
+  return `#${l.rank}`;
+}
+
+/** rows turns a ranking into tree rows in rank order. */
+export function rows(result: RankingResult): RowModel[] {
+  const top = maxScore(result.lines);
+  return result.lines.map((l) => ({
+    label: `${baseName(l.file)}:${l.line}`,
+    description: `${rankText(l)} · ${result.formula} ${l.score.toFixed(2)}`,
+    tooltip:
+      `${l.file}:${l.line}\n${rankText(l)} by ${result.formula}, score ${l.score.toFixed(4)}\n` +
+      `run by ${l.ef} of ${l.ef + l.nf} failing and ${l.ep} of ${l.ep + l.np} passing tests`,
+    uri: l.uri,
+    line: l.line,
+    level: level(l.score, top),
+  }));
+}
+
+/** byUri groups ranked lines per document, each with its colour level. */
+export function byUri(result: RankingResult): Map<string, { line: number; level: number }[]> {
+  const top = maxScore(result.lines);
+  const out = new Map<string, { line: number; level: number }[]>();
+  for (const l of result.lines) {
+    const lv = level(l.score, top);
+    if (lv === 0) continue;
+    const list = out.get(l.uri) ?? [];
+    list.push({ line: l.line, level: lv });
+    out.set(l.uri, list);
+  }
+  return out;
+}

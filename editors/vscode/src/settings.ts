@@ -1,0 +1,49 @@
+// Pure mapping from the extension's settings to what the server reads
+// (initializationOptions and the "faultline" configuration section).
+import * as path from 'path';
+
+export interface ServerSettings {
+  formula: string;
+  top: number;
+  threshold: number;
+  autoRun: boolean;
+  timeout: string;
+  parallel: number;
+}
+
+export const DEFAULTS: ServerSettings = {
+  formula: 'ochiai',
+  top: 10,
+  threshold: 0,
+  autoRun: true,
+  timeout: '60s',
+  parallel: 0,
+};
+
+/** serverSettings reads the server's keys through get, falling back to defaults. */
+export function serverSettings(get: <T>(key: string) => T | undefined): ServerSettings {
+  return {
+    formula: get<string>('formula') ?? DEFAULTS.formula,
+    top: get<number>('top') ?? DEFAULTS.top,
+    threshold: get<number>('threshold') ?? DEFAULTS.threshold,
+    autoRun: get<boolean>('autoRun') ?? DEFAULTS.autoRun,
+    timeout: get<string>('timeout') ?? DEFAULTS.timeout,
+    parallel: get<number>('parallel') ?? DEFAULTS.parallel,
+  };
+}
+
+/**
+ * serverCommand resolves faultline.path: a bare name is looked up on PATH
+ * by the OS, "~/" is the home directory, and a relative path with a slash is
+ * taken relative to the first workspace folder.
+ */
+export function serverCommand(setting: string | undefined, workspaceFolder: string | undefined, home: string): string {
+  const value = (setting ?? '').trim() || 'faultline';
+  if (value.startsWith('~/')) {
+    return path.join(home, value.slice(2));
+  }
+  if (path.isAbsolute(value) || !value.includes('/') || !workspaceFolder) {
+    return value;
+  }
+  return path.resolve(workspaceFolder, value);
+}

@@ -1,0 +1,71 @@
+// Unit tests of the pure modules (no VS Code needed): node --test out/test/
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { LEVELS, byUri, level, parseRanking, rows } from '../ranking';
+
+const sample = {
+  formula: 'ochiai',
+  failed: 1,
+  passed: 3,
+  lines: [
+    { uri: 'file:///m/calc/calc.go', file: 'calc/calc.go', line: 9, score: 0.5, rank: 3, tie: [2, 3], ef: 1, ep: 3, nf: 0, np: 0 },
+    { uri: 'file:///m/calc/calc.go', file: 'calc/calc.go', line: 7, score: 1, rank: 1, tie: [1, 1], ef: 1, ep: 0, nf: 0, np: 3 },
+    { uri: 'file:///m/calc/calc.go', file: 'calc/calc.go', line: 6, score: 0.5, rank: 2, tie: [2, 3], ef: 1, ep: 3, nf: 0, np: 0 },
+    { uri: 'file:///m/other.go', file: 'other.go', line: 14, score: 0, rank: 4, ef: 0, ep: 1, nf: 1, np: 2 },
+  ],
+};
+
+test('colour level is relative to the top score', () => {
+  assert.equal(level(1, 1), 5);
+  assert.equal(level(0.5, 1), 3);
+  assert.equal(level(0.01, 1), 1);
+  assert.equal(level(0, 1), 0);
+  assert.equal(level(-3, 1), 0);
+  assert.equal(level(40, 80), 3, 'unbounded formulas scale too');
+  assert.equal(level(2, 1), LEVELS, 'clamped');
+  assert.equal(level(Number.NaN, 1), 0);
+  assert.equal(level(1, 0), 0);
+});
+
+test('every level has its colours declared in package.json', () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
+  const ids = new Set(manifest.contributes.colors.map((c: { id: string }) => c.id));
+  for (let lv = 1; lv <= LEVELS; lv++) {
+    assert.ok(ids.has(`faultline.suspicious${lv}`), `faultline.suspicious${lv}`);
+    assert.ok(ids.has(`faultline.ruler${lv}`), `faultline.ruler${lv}`);
+  }
+});
+
+test('ranking is sorted by rank and rows describe each line', () => {
+  const result = parseRanking(sample);
+  assert.deepEqual(result.lines.map((l) => l.line), [7, 6, 9, 14]);
+  const r = rows(result);
+  assert.equal(r[0].label, 'calc.go:7');
+  assert.equal(r[0].description, '#1 · ochiai 1.00');
+  assert.equal(r[0].level, 5);
+  assert.equal(r[0].uri, 'file:///m/calc/calc.go');
+  assert.equal(r[1].description, '#2 (tied 2–3) · ochiai 0.50');
+  assert.match(r[0].tooltip, /run by 1 of 1 failing and 0 of 3 passing tests/);
+  assert.equal(r[3].level, 0);
+});
+
+test('decorations group coloured lines per document and skip zero scores', () => {
+  const groups = byUri(parseRanking(sample));
+  assert.deepEqual(groups.get('file:///m/calc/calc.go'), [
+    { line: 7, level: 5 },
+    { line: 6, level: 3 },
+    { line: 9, level: 3 },
+  ]);
+  assert.equal(groups.has('file:///m/other.go'), false);
+});
+
+test('malformed ranking results are rejected or cleaned', () => {
+  assert.throws(() => parseRanking(null), /returned null/);
+  assert.throws(() => parseRanking('x'), /returned string/);
+  const cleaned = parseRanking({ formula: 'dstar', lines: [{ uri: 'file:///a.go' }, { uri: 'file:///a.go', line: 3, score: 2, rank: 1 }, 5] });
+  assert.equal(cleaned.lines.length, 1);
+  assert.equal(cleaned.lines[0].file, 'file:///a.go');
+  assert.equal(parseRanking({}).lines.length, 0);
+});

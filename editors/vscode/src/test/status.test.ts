@@ -1,0 +1,41 @@
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { statusView } from '../status';
+import { serverCommand, serverSettings } from '../settings';
+
+const top = { uri: 'file:///m/booking/booking.go', line: 42, score: 0.87 };
+
+test('status text while running', () => {
+  const v = statusView({ state: 'running', done: 37, total: 120, failing: 2 }, top);
+  assert.equal(v.text, '$(sync~spin) faultline: running 37/120 tests, 2 failing');
+  assert.match(v.tooltip, /Most suspicious: booking\.go:42 \(score 0\.870\)/);
+  assert.equal(v.error, false);
+});
+
+test('status text when idle names the top suspect', () => {
+  assert.equal(statusView({ state: 'idle', done: 120, total: 120, failing: 2 }, top).text, '$(pulse) faultline: 2 failing · top booking.go:42');
+  assert.equal(statusView({ state: 'idle', done: 3, total: 3, failing: 0 }, null).text, '$(pulse) faultline: no failing tests');
+});
+
+test('status text for build and errors', () => {
+  assert.equal(statusView({ state: 'building' }, null).text, '$(sync~spin) faultline: building tests');
+  const e = statusView({ state: 'error', message: 'calc.go:3: undefined: x' }, null);
+  assert.equal(e.error, true);
+  assert.equal(e.tooltip, 'calc.go:3: undefined: x');
+  assert.equal(statusView(undefined, undefined).text, '$(pulse) faultline');
+});
+
+test('server settings fall back to defaults', () => {
+  const values: Record<string, unknown> = { formula: 'dstar', top: 5 };
+  const s = serverSettings((key) => values[key] as never);
+  assert.deepEqual(s, { formula: 'dstar', top: 5, threshold: 0, autoRun: true, timeout: '60s', parallel: 0 });
+});
+
+test('server path resolution', () => {
+  assert.equal(serverCommand(undefined, '/ws', '/home/u'), 'faultline');
+  assert.equal(serverCommand('  ', '/ws', '/home/u'), 'faultline');
+  assert.equal(serverCommand('/opt/faultline', '/ws', '/home/u'), '/opt/faultline');
+  assert.equal(serverCommand('~/go/bin/faultline', '/ws', '/home/u'), '/home/u/go/bin/faultline');
+  assert.equal(serverCommand('./bin/faultline', '/ws', '/home/u'), '/ws/bin/faultline');
+  assert.equal(serverCommand('./bin/faultline', undefined, '/home/u'), './bin/faultline');
+});
