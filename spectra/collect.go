@@ -1,0 +1,483 @@
+package spectra
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"faultline/spectra/instrument"
+)
+
+// maxOutput bounds the output kept per test; the end is kept, since that
+// is where a failure's message and trace are.
+const maxOutput = 64 << 10
+
+// Collect brings the store up to date for the selected packages, running
+// only the tests whose binaries' inputs changed, and returns their spectra.
+func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, error) {
+	if len(co.Packages) == 0 {
+		co.Packages = []string{"./..."}
+	}
+	if co.Timeout <= 0 {
+		co.Timeout = DefaultTimeout
+	}
+	if co.Parallel <= 0 {
+		co.Parallel = runtime.GOMAXPROCS(0)
+	}
+	gorun := &goTool{root: w.root, env: os.Environ()}
+	all, err := gorun.list(ctx, w.root, "./...")
+	if err != nil {
+		return nil, fmt.Errorf("listing the module's packages: %w", err)
+	}
+	requested, err := (&goTool{root: w.dir, env: os.Environ()}).list(ctx, w.root, co.Packages...)
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", strings.Join(co.Packages, " "), err)
+	}
+	byPath := map[string]*listedPackage{}
+	for _, p := range all {
+		byPath[p.ImportPath] = p
+	}
+	var targets []*listedPackage
+	for _, p := range requested {
+		if len(p.TestGoFiles)+len(p.XTestGoFiles) > 0 {
+			targets = append(targets, p)
+		}
+	}
+	env, err := gorun.goEnv(ctx)
+	if err != nil {
+		return nil, err
+	}
+	hashes := newFileHasher()
+	base := sha256.New()
+	// The collector itself is an input: a result made by another build of
+	// faultline is not reused.
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("locating the faultline executable: %w", err)
+	}
+	selfSum, err := hashes.file(self)
+	if err != nil {
+		return nil, fmt.Errorf("hashing the faultline executable: %w", err)
+	}
+	fmt.Fprintf(base, "%s %s\n%s\nrun=%q timeout=%s\n", instrument.Version, selfSum, env, co.Run, co.Timeout)
+	for _, name := range []string{"go.mod", "go.sum"} {
+		sum, _ := hashes.file(filepath.Join(w.root, name))
+		fmt.Fprintf(base, "%s %s\n", name, sum)
+	}
+	baseSum := base.Sum(nil)
+	keys := map[string]string{} // import path -> package key
+	for _, p := range targets {
+		keys[p.ImportPath] = packageKey(baseSum, p, closure(p, byPath), hashes)
+	}
+	stored, files, err := w.store.results(values(keys))
+	if err != nil {
+		return nil, err
+	}
+	var toRun []*listedPackage
+	for _, p := range targets {
+		if stored[keys[p.ImportPath]] == nil {
+			toRun = append(toRun, p)
+		}
+	}
+	report := newReporter(co.Progress, len(targets), len(targets)-len(toRun))
+	if len(toRun) > 0 {
+		fresh, freshFiles, err := w.run(ctx, toRun, byPath, keys, hashes, co, report)
+		if err != nil {
+			return nil, err
+		}
+		for k, p := range fresh {
+			stored[k] = p
+		}
+		for k, f := range freshFiles {
+			files[k] = f
+		}
+	}
+	exists := map[string]bool{}
+	for _, p := range all {
+		exists[p.ImportPath] = true
+	}
+	if err := w.store.forget(exists); err != nil {
+		return nil, err
+	}
+	var pkgs []*storedPackage
+	for _, p := range targets {
+		if r := stored[keys[p.ImportPath]]; r != nil {
+			pkgs = append(pkgs, r)
+		}
+	}
+	return assemble(w.root, w.modulePath, pkgs, files), nil
+}
+
+func values(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+// closure returns the module packages p's test binary is built from: p and
+// every module package its code and tests import, directly or not.
+func closure(p *listedPackage, byPath map[string]*listedPackage) []*listedPackage {
+	seen := map[string]bool{p.ImportPath: true}
+	out := []*listedPackage{p}
+	var visit func(imports []string)
+	visit = func(imports []string) {
+		for _, imp := range imports {
+			q := byPath[imp]
+			if q == nil || seen[imp] {
+				continue
+			}
+			seen[imp] = true
+			out = append(out, q)
+			visit(q.Imports)
+		}
+	}
+	visit(p.Imports)
+	visit(p.TestImports)
+	visit(p.XTestImports)
+	sort.Slice(out[1:], func(i, j int) bool { return out[1+i].ImportPath < out[1+j].ImportPath })
+	return out
+}
+
+// packageKey hashes everything p's test binary is built from.
+func packageKey(base []byte, p *listedPackage, deps []*listedPackage, hashes *fileHasher) string {
+	d := sha256.New()
+	d.Write(base)
+	for _, q := range deps {
+		fmt.Fprintf(d, "package %s\n", q.ImportPath)
+		names := concat(q.GoFiles, q.CgoFiles, q.EmbedFiles)
+		if q == p {
+			names = concat(names, q.TestGoFiles, q.XTestGoFiles, q.TestEmbedFiles, q.XTestEmbedFiles)
+			fmt.Fprintf(d, "testdata %s\n", hashes.tree(filepath.Join(q.Dir, "testdata")))
+		}
+		for _, name := range names {
+			sum, err := hashes.file(filepath.Join(q.Dir, name))
+			if err != nil {
+				sum = "unreadable"
+			}
+			fmt.Fprintf(d, "%s %s\n", name, sum)
+		}
+		if q.Error != nil {
+			fmt.Fprintf(d, "error %s\n", q.Error.Err)
+		}
+	}
+	return hex.EncodeToString(d.Sum(nil))
+}
+
+func concat(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// instrumentedFile is a non-test file with counters.
+type instrumentedFile struct {
+	rel, hash string
+	pkg       string
+	first     int // global index of its first counter
+	blocks    []instrument.Block
+}
+
+// build is one instrumented build of the module.
+type build struct {
+	files      []*instrumentedFile
+	byPackage  map[string][]*instrumentedFile
+	counterOf  []int // global counter -> index into files
+	counters   int
+	layoutPath string
+	overlay    string
+}
+
+// run instruments, builds and runs the packages, storing each result as
+// soon as it is complete, so that an interrupted collection keeps them.
+func (w *Workspace) run(ctx context.Context, toRun []*listedPackage, byPath map[string]*listedPackage, keys map[string]string, hashes *fileHasher, co CollectOptions, report *reporter) (map[string]*storedPackage, map[string]*storedFile, error) {
+	work, err := os.MkdirTemp("", "faultline-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("creating scratch directory: %w", err)
+	}
+	defer os.RemoveAll(work)
+	b, err := w.instrument(toRun, byPath, hashes, work)
+	if err != nil {
+		return nil, nil, err
+	}
+	files := map[string]*storedFile{}
+	var toStore []storedFile
+	for _, f := range b.files {
+		sf := storedFile{Path: f.rel, Hash: f.hash, Blocks: convertBlocks(f.rel, f.blocks)}
+		files[fileKey(f.rel, f.hash)] = &sf
+		toStore = append(toStore, sf)
+	}
+	if err := w.store.putFiles(toStore); err != nil {
+		return nil, nil, err
+	}
+	report.phase("build")
+	gorun := &goTool{root: w.root, env: os.Environ()}
+	binDir := filepath.Join(work, "bin")
+	failed, err := gorun.buildTests(ctx, b.overlay, binDir, toRun)
+	if err != nil {
+		return nil, nil, err
+	}
+	test2json, err := gorun.toolPath(ctx, "test2json")
+	if err != nil {
+		return nil, nil, err
+	}
+	report.phase("run")
+	results := map[string]*storedPackage{}
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(co.Parallel)
+	for _, p := range toRun {
+		deps := closure(p, byPath)
+		result := &storedPackage{Package: p.ImportPath, Key: keys[p.ImportPath], Collected: time.Now()}
+		table := b.fileTable(deps, result)
+		bin := binaryPath(binDir, p.ImportPath)
+		if _, err := os.Stat(bin); err != nil {
+			result.BuildErr = w.buildMessage(ctx, p, deps, failed)
+			if err := w.store.putResult(result); err != nil {
+				return nil, nil, err
+			}
+			results[result.Key] = result
+			report.packageDone(p.ImportPath, nil)
+			continue
+		}
+		g.Go(func() error {
+			workDir := filepath.Join(work, "run", strings.ReplaceAll(p.ImportPath, "/", "_"))
+			if err := os.MkdirAll(workDir, 0o755); err != nil {
+				return err
+			}
+			tb := &testBinary{pkg: p, path: bin, run: co.Run, timeout: co.Timeout, layout: b.layoutPath,
+				counters: b.counters, test2json: test2json, root: w.root, workDir: workDir}
+			leaves, err := runBinary(gctx, tb, report.leafDone)
+			if err != nil {
+				return err
+			}
+			for _, leaf := range leaves {
+				t := storedTest{TestRun: leaf.TestRun}
+				t.Output = truncateOutput(t.Output)
+				for _, c := range leaf.counters {
+					if c < len(b.counterOf) {
+						if idx := table(c); idx >= 0 {
+							t.Hits = append(t.Hits, int32(idx))
+						}
+					}
+				}
+				sort.Slice(t.Hits, func(i, j int) bool { return t.Hits[i] < t.Hits[j] })
+				result.Tests = append(result.Tests, t)
+			}
+			if err := w.store.putResult(result); err != nil {
+				return err
+			}
+			mu.Lock()
+			results[result.Key] = result
+			mu.Unlock()
+			report.packageDone(p.ImportPath, nil)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	return results, files, nil
+}
+
+func truncateOutput(s string) string {
+	if len(s) <= maxOutput {
+		return s
+	}
+	return "[... output truncated ...]\n" + s[len(s)-maxOutput:]
+}
+
+// fileTable records in result the files p's binary covers and returns the
+// mapping from a global counter to the index of its block in that table,
+// or -1 for a counter outside it.
+func (b *build) fileTable(deps []*listedPackage, result *storedPackage) func(int) int {
+	base := map[int]int{} // index into b.files -> first table index
+	next := 0
+	for _, q := range deps {
+		for _, f := range b.byPackage[q.ImportPath] {
+			base[indexOf(b.files, f)] = next
+			result.Files = append(result.Files, fileRef{Path: f.rel, Hash: f.hash, Blocks: len(f.blocks)})
+			next += len(f.blocks)
+		}
+	}
+	return func(counter int) int {
+		fi := b.counterOf[counter]
+		start, ok := base[fi]
+		if !ok {
+			return -1
+		}
+		return start + counter - b.files[fi].first
+	}
+}
+
+func indexOf(files []*instrumentedFile, f *instrumentedFile) int {
+	for i, g := range files {
+		if g == f {
+			return i
+		}
+	}
+	return -1
+}
+
+// instrument writes the overlay for every module package the binaries are
+// built from: counters in non-test files, hooks in the test files of the
+// packages to run, and the runtime package.
+func (w *Workspace) instrument(toRun []*listedPackage, byPath map[string]*listedPackage, hashes *fileHasher, work string) (*build, error) {
+	b := &build{byPackage: map[string][]*instrumentedFile{}}
+	need := map[string]*listedPackage{}
+	for _, p := range toRun {
+		for _, q := range closure(p, byPath) {
+			need[q.ImportPath] = q
+		}
+	}
+	srcDir := filepath.Join(work, "src")
+	overlay := map[string]string{}
+	written := 0
+	put := func(target string, data []byte) error {
+		written++
+		path := filepath.Join(srcDir, fmt.Sprintf("%d_%s", written, filepath.Base(target)))
+		if err := os.MkdirAll(srcDir, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			return fmt.Errorf("writing overlay file: %w", err)
+		}
+		overlay[target] = path
+		return nil
+	}
+	runtimePath := w.modulePath + "/" + instrument.RuntimeDir
+	var layout strings.Builder
+	for _, path := range sortedKeys(need) {
+		q := need[path]
+		first := b.counters
+		for _, name := range q.GoFiles {
+			file := filepath.Join(q.Dir, name)
+			src, err := os.ReadFile(file)
+			if err != nil {
+				return nil, fmt.Errorf("reading %s: %w", file, err)
+			}
+			if isGenerated(file, src) {
+				continue
+			}
+			res, err := instrument.File(file, src, instrument.Options{Coverage: true, FirstID: b.counters - first, Runtime: runtimePath})
+			if err != nil {
+				continue // the build reports the syntax error
+			}
+			rel, _ := relToRoot(file, w.root)
+			sum, _ := hashes.file(file)
+			f := &instrumentedFile{rel: rel, hash: sum, pkg: q.ImportPath, first: b.counters, blocks: res.Blocks}
+			for range res.Blocks {
+				b.counterOf = append(b.counterOf, len(b.files))
+			}
+			b.counters += len(res.Blocks)
+			b.files = append(b.files, f)
+			b.byPackage[q.ImportPath] = append(b.byPackage[q.ImportPath], f)
+			if res.Source != nil {
+				if err := put(file, res.Source); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if n := b.counters - first; n > 0 {
+			fmt.Fprintf(&layout, "%s %d %d\n", q.ImportPath, first, n)
+			counters := instrument.CountersFile(q.Name, q.ImportPath, runtimePath, n)
+			if err := put(filepath.Join(q.Dir, "zz_faultline_counters.go"), counters); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, p := range toRun {
+		for _, name := range concat(p.TestGoFiles, p.XTestGoFiles) {
+			file := filepath.Join(p.Dir, name)
+			src, err := os.ReadFile(file)
+			if err != nil {
+				return nil, fmt.Errorf("reading %s: %w", file, err)
+			}
+			res, err := instrument.File(file, src, instrument.Options{Runtime: runtimePath})
+			if err != nil || res.Source == nil {
+				continue
+			}
+			if err := put(file, res.Source); err != nil {
+				return nil, err
+			}
+		}
+	}
+	rt, err := instrument.RuntimeFiles()
+	if err != nil {
+		return nil, err
+	}
+	for name, data := range rt {
+		if err := put(filepath.Join(w.root, filepath.FromSlash(instrument.RuntimeDir), name), data); err != nil {
+			return nil, err
+		}
+	}
+	b.layoutPath = filepath.Join(work, "layout")
+	if err := os.WriteFile(b.layoutPath, []byte(layout.String()), 0o644); err != nil {
+		return nil, fmt.Errorf("writing counter layout: %w", err)
+	}
+	data, err := json.Marshal(map[string]any{"Replace": overlay})
+	if err != nil {
+		return nil, err
+	}
+	b.overlay = filepath.Join(work, "overlay.json")
+	if err := os.WriteFile(b.overlay, data, 0o644); err != nil {
+		return nil, fmt.Errorf("writing overlay: %w", err)
+	}
+	return b, nil
+}
+
+// isGenerated reports a file carrying the standard "Code generated ... DO
+// NOT EDIT." comment: its lines are nobody's to fix.
+func isGenerated(name string, src []byte) bool {
+	f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.PackageClauseOnly|parser.ParseComments)
+	if err != nil {
+		return false
+	}
+	return ast.IsGenerated(f)
+}
+
+func convertBlocks(rel string, blocks []instrument.Block) []Block {
+	out := make([]Block, len(blocks))
+	for i, b := range blocks {
+		out[i] = Block{File: rel, Start: Pos(b.Start), End: Pos(b.End), Lines: b.Lines}
+	}
+	return out
+}
+
+// buildMessage explains why p's test binary did not build. The
+// instrumented build's messages have shifted columns, so the message is
+// taken from a plain build; if the plain build works, the instrumentation
+// is at fault and says so.
+func (w *Workspace) buildMessage(ctx context.Context, p *listedPackage, deps []*listedPackage, failed map[string]string) string {
+	gorun := &goTool{root: w.root, env: os.Environ()}
+	cmd := gorun.command(ctx, "test", "-c", "-o", os.DevNull, p.ImportPath)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return strings.TrimSpace(string(out))
+	}
+	var msg strings.Builder
+	for _, q := range deps {
+		msg.WriteString(failed[q.ImportPath])
+	}
+	if msg.Len() == 0 {
+		msg.WriteString(failed[""])
+	}
+	return "faultline could not instrument this package (a plain build works): " + msg.String()
+}

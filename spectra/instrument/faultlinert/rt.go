@@ -1,0 +1,219 @@
+// Package faultlinert is compiled into faultline's instrumented test
+// binaries (its source is injected through go test -overlay as the package
+// <module>/internal/faultlinert). It owns the block counters and tells the
+// collector which counters each test executed.
+//
+// Counters live in a file mapped into memory, so that the counters of a test
+// that kills its process (panic, os.Exit, runtime abort, a hang the collector
+// kills) are still readable after the process is gone. At every test
+// boundary the counters executed since the previous boundary are written as
+// one record to the collector's pipe and then reset; the collector
+// reassembles the records into one spectrum per leaf test.
+//
+// Records are lines of space-separated fields:
+//
+//	enter <quoted test name> <counter index>...   counters charged to the test running before this one started
+//	exit <quoted test name> <flags> <counter index>...  the test's own counters since the last boundary
+//	skip <quoted test name>   a test finished by an earlier process, skipped again
+//	error <quoted message>
+//
+// Flags are "-" or letters: p (panicking). Tests run sequentially: the
+// instrumentation turns t.Parallel into a no-op.
+package faultlinert
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// T is the part of *testing.T the hooks use; the package does not import
+// testing so that instrumented non-test packages do not link it.
+type T interface {
+	Name() string
+	SkipNow()
+}
+
+type state struct {
+	mu       sync.Mutex
+	counters []uint32          // every registered counter, mapped from the counters file
+	layout   map[string][2]int // package path -> offset, length
+	out      *os.File          // the collector's pipe; nil when run outside a collection
+	stack    []T               // the tests running, outermost first
+	skip     map[string]bool   // tests finished by an earlier process of this collection
+	buf      []byte
+}
+
+var rt state
+
+var initOnce sync.Once
+
+func setup() {
+	rt.layout = map[string][2]int{}
+	total := 0
+	if path := os.Getenv("FAULTLINE_LAYOUT"); path != "" {
+		if f, err := os.Open(path); err == nil {
+			sc := bufio.NewScanner(f)
+			for sc.Scan() {
+				fields := strings.Fields(sc.Text())
+				if len(fields) != 3 {
+					continue
+				}
+				off, err1 := strconv.Atoi(fields[1])
+				n, err2 := strconv.Atoi(fields[2])
+				if err1 == nil && err2 == nil {
+					rt.layout[fields[0]] = [2]int{off, n}
+					if off+n > total {
+						total = off + n
+					}
+				}
+			}
+			f.Close()
+		}
+	}
+	if fd := os.Getenv("FAULTLINE_FD"); fd != "" {
+		if n, err := strconv.Atoi(fd); err == nil {
+			rt.out = os.NewFile(uintptr(n), "faultline-records")
+		}
+	}
+	if path := os.Getenv("FAULTLINE_SKIP"); path != "" {
+		rt.skip = map[string]bool{}
+		if data, err := os.ReadFile(path); err == nil {
+			for _, line := range strings.Split(string(data), "\n") {
+				if name, err := strconv.Unquote(line); err == nil {
+					rt.skip[name] = true
+				}
+			}
+		}
+	}
+	if path := os.Getenv("FAULTLINE_COUNTERS"); path != "" && total > 0 {
+		if c, err := mapCounters(path, total); err == nil {
+			rt.counters = c
+		} else {
+			rt.emitError("mapping counters: " + err.Error())
+		}
+	}
+	if rt.counters == nil {
+		rt.counters = make([]uint32, total)
+	}
+}
+
+// Register returns the n counters of package pkg. The collector's layout
+// file assigns each package its place in the shared counters file; a package
+// missing from the layout gets private counters that are never reported.
+func Register(pkg string, n int) []uint32 {
+	initOnce.Do(setup)
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if place, ok := rt.layout[pkg]; ok && place[1] == n && place[0]+n <= len(rt.counters) {
+		return rt.counters[place[0] : place[0]+n : place[0]+n]
+	}
+	rt.emitError("no counter layout for package " + pkg)
+	return make([]uint32, n)
+}
+
+// Enter is deferred at the start of every function that takes a *testing.T:
+//
+//	defer faultlinert.Enter(t)()
+//
+// It starts a new test unless t is already running (a helper called with
+// the test's own t), and returns the function that ends it.
+func Enter(t T) func() {
+	initOnce.Do(setup)
+	rt.mu.Lock()
+	for _, running := range rt.stack {
+		if running == t {
+			rt.mu.Unlock()
+			return func() {}
+		}
+	}
+	name := t.Name()
+	if rt.skip[name] {
+		if rt.out != nil {
+			rt.out.Write([]byte("skip " + strconv.Quote(name) + "\n"))
+		}
+		rt.mu.Unlock()
+		t.SkipNow()
+		return func() {}
+	}
+	rt.boundary("enter", name, "")
+	rt.stack = append(rt.stack, t)
+	rt.mu.Unlock()
+	return func() { exit(t, name, recover()) }
+}
+
+func exit(t T, name string, panicked any) {
+	flags := "-"
+	if panicked != nil {
+		flags = "p"
+	}
+	rt.mu.Lock()
+	rt.boundary("exit", name, flags)
+	if n := len(rt.stack); n > 0 && rt.stack[n-1] == t {
+		rt.stack = rt.stack[:n-1]
+	}
+	rt.mu.Unlock()
+	if panicked != nil {
+		panic(panicked) // keep the test's own verdict and trace
+	}
+}
+
+// EnterExample is deferred at the start of every Example function.
+func EnterExample(name string) func() {
+	initOnce.Do(setup)
+	rt.mu.Lock()
+	rt.boundary("enter", name, "")
+	rt.mu.Unlock()
+	return func() {
+		p := recover()
+		flags := "-"
+		if p != nil {
+			flags = "p"
+		}
+		rt.mu.Lock()
+		rt.boundary("exit", name, flags)
+		rt.mu.Unlock()
+		if p != nil {
+			panic(p)
+		}
+	}
+}
+
+// Parallel replaces t.Parallel in instrumented tests: per-test attribution
+// needs tests to run one at a time.
+func Parallel(T) {}
+
+// boundary writes the counters executed since the previous boundary and
+// resets them. The caller holds rt.mu.
+func (s *state) boundary(kind, name, flags string) {
+	if s.out == nil {
+		clear(s.counters)
+		return
+	}
+	b := append(s.buf[:0], kind...)
+	b = append(b, ' ')
+	b = strconv.AppendQuote(b, name)
+	if flags != "" {
+		b = append(b, ' ')
+		b = append(b, flags...)
+	}
+	for i, c := range s.counters {
+		if c != 0 {
+			b = append(b, ' ')
+			b = strconv.AppendInt(b, int64(i), 10)
+			s.counters[i] = 0
+		}
+	}
+	b = append(b, '\n')
+	s.out.Write(b)
+	s.buf = b
+}
+
+func (s *state) emitError(msg string) {
+	if s.out == nil {
+		return
+	}
+	s.out.Write([]byte("error " + strconv.Quote(msg) + "\n"))
+}

@@ -1,0 +1,75 @@
+// Package spectra owns the per-test coverage spectra of a Go module: it
+// discovers tests down to leaf subtests, builds each test binary once with
+// faultline's own source instrumentation (applied through go test -overlay),
+// runs the tests with per-test attribution inside one process, isolates
+// tests that crash or hang, and keeps the results in an incremental on-disk
+// store keyed by content hashes. It knows nothing of LSP.
+package spectra
+
+import "time"
+
+// Verdict is the outcome of one leaf test.
+type Verdict string
+
+const (
+	Pass       Verdict = "pass"
+	Fail       Verdict = "fail"
+	Skip       Verdict = "skip"
+	Timeout    Verdict = "timeout"
+	Panic      Verdict = "panic" // panicked, called os.Exit, or the runtime aborted
+	BuildError Verdict = "build error"
+)
+
+// Failing reports whether the verdict counts as a failing run in a spectrum.
+func (v Verdict) Failing() bool { return v == Fail || v == Timeout || v == Panic }
+
+// Counted reports whether the verdict enters the spectrum at all: skipped
+// tests and tests whose binary did not build carry no evidence.
+func (v Verdict) Counted() bool { return v == Pass || v.Failing() }
+
+// Block is one instrumented basic block of source: a straight run of
+// statements that share one counter, so its lines always tie.
+type Block struct {
+	File  string // slash-separated path relative to the module root
+	Start Pos    // first byte of the block
+	End   Pos    // end of the block, exclusive
+	Lines []int  // executable source lines the block owns, ascending
+}
+
+// Pos is a 1-based line and byte column.
+type Pos struct{ Line, Col int }
+
+// TestRun is the record of one leaf test.
+type TestRun struct {
+	Package string        // import path of the package under test
+	Name    string        // full test name as go test prints it, e.g. TestX/case_3
+	Verdict Verdict       //
+	Elapsed time.Duration //
+	Output  string        // what the test printed, for failure reports
+	// FailSites are the file:line locations the test reported its failure at
+	// (t.Error and friends, or the innermost module frame of a panic).
+	FailSites []Site
+	Hits      []int // indices into Matrix.Blocks executed by this test, ascending
+}
+
+// Site is a source location inside the module.
+type Site struct {
+	File string // relative to the module root
+	Line int
+}
+
+// Matrix is the spectrum data of a module: which tests executed which blocks.
+type Matrix struct {
+	ModulePath string
+	Root       string // absolute module root directory
+	Blocks     []Block
+	Tests      []TestRun
+	// BuildErrors holds the compiler's message for each package whose test
+	// binary did not build; such a package also has one test with the
+	// BuildError verdict.
+	BuildErrors map[string]string
+	// FileHashes is the SHA-256 (hex) of each source file's content when it
+	// was collected, by path relative to the root: an editor buffer whose
+	// content differs must not show these lines unmapped.
+	FileHashes map[string]string
+}

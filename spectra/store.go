@@ -1,0 +1,304 @@
+package spectra
+
+import (
+	"bytes"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+)
+
+// The store is one bbolt file per module. Test results are kept under the
+// content hash of everything their test binary was built from, so results
+// stay valid exactly as long as their inputs are unchanged, and a file
+// edited back to an earlier content finds its earlier results again.
+var (
+	bucketFiles   = []byte("files")   // file key -> storedFile: the blocks of one file content
+	bucketResults = []byte("results") // package key -> storedPackage
+	bucketState   = []byte("state")   // "current" -> storedState
+	bucketMeta    = []byte("meta")    // "schema" -> storeSchema
+	keyCurrent    = []byte("current")
+	keySchema     = []byte("schema")
+)
+
+const storeSchema = "faultline-store-1"
+
+// storedFile is the instrumentation of one file content.
+type storedFile struct {
+	Path   string
+	Hash   string
+	Blocks []Block
+}
+
+// fileRef names a file content inside a stored package result.
+type fileRef struct {
+	Path, Hash string
+	Blocks     int
+}
+
+type storedTest struct {
+	TestRun
+	// Hits index the concatenated blocks of storedPackage.Files.
+	Hits []int32
+}
+
+// storedPackage is the result of running one test binary.
+type storedPackage struct {
+	Package   string
+	Key       string
+	Files     []fileRef
+	Tests     []storedTest
+	BuildErr  string
+	Collected time.Time
+}
+
+// storedState says which stored result is current for each package.
+type storedState struct {
+	Packages map[string]string // import path -> package key
+	Updated  time.Time
+}
+
+// store is the on-disk spectrum database. It opens the file for each
+// transaction, so that several processes (the language server and
+// faultline test in a terminal) can share it.
+type store struct {
+	path string
+	warn func(string) // reports a store that had to be rebuilt
+}
+
+func gobEncode(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func gobDecode(data []byte, v any) error {
+	return gob.NewDecoder(bytes.NewReader(data)).Decode(v)
+}
+
+// errCorrupt marks a store that cannot be read.
+var errCorrupt = errors.New("corrupt spectrum store")
+
+// transact runs fn in one transaction. A store that cannot be opened or
+// read is moved aside and rebuilt empty, once; fn then sees the new store.
+func (s *store) transact(write bool, fn func(tx *bolt.Tx) error) error {
+	err := s.try(write, fn)
+	if errors.Is(err, errCorrupt) {
+		if rerr := s.rebuild(err); rerr != nil {
+			return rerr
+		}
+		err = s.try(write, fn)
+	}
+	return err
+}
+
+func (s *store) try(write bool, fn func(tx *bolt.Tx) error) (err error) {
+	if !write {
+		if _, statErr := os.Stat(s.path); errors.Is(statErr, os.ErrNotExist) {
+			return fn(nil)
+		}
+	}
+	db, err := bolt.Open(s.path, 0o644, &bolt.Options{Timeout: time.Minute, ReadOnly: !write})
+	if err != nil {
+		if errors.Is(err, bolterrors.ErrTimeout) {
+			return fmt.Errorf("spectrum store %s is locked by another process: %w", s.path, err)
+		}
+		return fmt.Errorf("%w: opening %s: %v", errCorrupt, s.path, err)
+	}
+	defer db.Close()
+	// bbolt panics on some kinds of damaged pages; a damaged store must
+	// never take the process down.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: reading %s: %v", errCorrupt, s.path, r)
+		}
+	}()
+	run := func(tx *bolt.Tx) error {
+		if write {
+			if err := s.ensureSchema(tx); err != nil {
+				return err
+			}
+		} else if meta := tx.Bucket(bucketMeta); meta == nil || string(meta.Get(keySchema)) != storeSchema {
+			return fmt.Errorf("%w: %s has no faultline schema", errCorrupt, s.path)
+		}
+		return fn(tx)
+	}
+	if write {
+		return db.Update(run)
+	}
+	return db.View(run)
+}
+
+func (s *store) ensureSchema(tx *bolt.Tx) error {
+	meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errCorrupt, err)
+	}
+	switch string(meta.Get(keySchema)) {
+	case storeSchema:
+	case "":
+		if tx.Bucket(bucketResults) != nil {
+			return fmt.Errorf("%w: %s has data but no schema", errCorrupt, s.path)
+		}
+		if err := meta.Put(keySchema, []byte(storeSchema)); err != nil {
+			return err
+		}
+	default:
+		// An older layout: its results cannot be trusted by this version.
+		return fmt.Errorf("%w: %s has schema %q", errCorrupt, s.path, meta.Get(keySchema))
+	}
+	for _, b := range [][]byte{bucketFiles, bucketResults, bucketState} {
+		if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rebuild moves a corrupt store aside (keeping it for inspection) and
+// reports it; the next transaction creates a fresh store.
+func (s *store) rebuild(cause error) error {
+	aside := s.path + ".corrupt"
+	os.Remove(aside)
+	if err := os.Rename(s.path, aside); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := os.Remove(s.path); err != nil {
+			return fmt.Errorf("removing corrupt store: %w", err)
+		}
+		aside = "(removed)"
+	}
+	if s.warn != nil {
+		s.warn(fmt.Sprintf("faultline: %v; moved it to %s and rebuilding it", cause, aside))
+	}
+	return nil
+}
+
+// putFiles stores the blocks of file contents not stored yet.
+func (s *store) putFiles(files []storedFile) error {
+	return s.transact(true, func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketFiles)
+		for _, f := range files {
+			key := []byte(fileKey(f.Path, f.Hash))
+			if b.Get(key) != nil {
+				continue
+			}
+			data, err := gobEncode(f)
+			if err != nil {
+				return fmt.Errorf("encoding blocks of %s: %w", f.Path, err)
+			}
+			if err := b.Put(key, data); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func fileKey(path, hash string) string { return hash + " " + path }
+
+// putResult stores one package's result and makes it current.
+func (s *store) putResult(r *storedPackage) error {
+	data, err := gobEncode(r)
+	if err != nil {
+		return fmt.Errorf("encoding results of %s: %w", r.Package, err)
+	}
+	return s.transact(true, func(tx *bolt.Tx) error {
+		if err := tx.Bucket(bucketResults).Put([]byte(r.Key), data); err != nil {
+			return err
+		}
+		return s.updateState(tx, func(st *storedState) { st.Packages[r.Package] = r.Key })
+	})
+}
+
+func (s *store) updateState(tx *bolt.Tx, change func(*storedState)) error {
+	st := storedState{Packages: map[string]string{}}
+	if data := tx.Bucket(bucketState).Get(keyCurrent); data != nil {
+		if err := gobDecode(data, &st); err != nil || st.Packages == nil {
+			st = storedState{Packages: map[string]string{}}
+		}
+	}
+	change(&st)
+	st.Updated = time.Now()
+	data, err := gobEncode(st)
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(bucketState).Put(keyCurrent, data)
+}
+
+// forget drops packages that no longer exist from the current state.
+func (s *store) forget(keep map[string]bool) error {
+	return s.transact(true, func(tx *bolt.Tx) error {
+		return s.updateState(tx, func(st *storedState) {
+			for pkg := range st.Packages {
+				if !keep[pkg] {
+					delete(st.Packages, pkg)
+				}
+			}
+		})
+	})
+}
+
+// results returns the stored results under the keys, with the blocks of
+// their files; keys without a readable result are missing from the map.
+func (s *store) results(keys []string) (map[string]*storedPackage, map[string]*storedFile, error) {
+	pkgs := map[string]*storedPackage{}
+	files := map[string]*storedFile{}
+	err := s.transact(false, func(tx *bolt.Tx) error {
+		if tx == nil {
+			return nil
+		}
+		rb, fb := tx.Bucket(bucketResults), tx.Bucket(bucketFiles)
+		for _, key := range keys {
+			data := rb.Get([]byte(key))
+			if data == nil {
+				continue
+			}
+			var p storedPackage
+			if gobDecode(data, &p) != nil {
+				continue // unreadable: collected again
+			}
+			complete := true
+			for _, f := range p.Files {
+				fk := fileKey(f.Path, f.Hash)
+				if files[fk] != nil {
+					continue
+				}
+				var sf storedFile
+				fdata := fb.Get([]byte(fk))
+				if fdata == nil || gobDecode(fdata, &sf) != nil || len(sf.Blocks) != f.Blocks {
+					complete = false
+					break
+				}
+				files[fk] = &sf
+			}
+			if complete {
+				pkgs[key] = &p
+			}
+		}
+		return nil
+	})
+	return pkgs, files, err
+}
+
+// current returns the current state.
+func (s *store) current() (storedState, error) {
+	st := storedState{Packages: map[string]string{}}
+	err := s.transact(false, func(tx *bolt.Tx) error {
+		if tx == nil {
+			return nil
+		}
+		if data := tx.Bucket(bucketState).Get(keyCurrent); data != nil {
+			if err := gobDecode(data, &st); err != nil || st.Packages == nil {
+				st = storedState{Packages: map[string]string{}}
+			}
+		}
+		return nil
+	})
+	return st, err
+}

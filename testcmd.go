@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"faultline/spectra"
+)
+
+// runTest is a drop-in for go test that records spectra in the store, so
+// that the language server sees test runs made in a terminal.
+func runTest(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	var cf collectFlags
+	cf.register(fs)
+	verbose := fs.Bool("v", false, "print every test, as go test -v")
+	fs.Int("count", 1, "accepted for compatibility; tests always run uncached by inputs")
+	fs.Bool("cover", false, "accepted for compatibility; spectra are always recorded")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: faultline test [flags] [packages]\n\nRuns tests like go test and records their spectra for faultline rank and the\nlanguage server. Packages whose inputs did not change are not run again.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	_, m, err := cf.collect(ctx, fs.Args())
+	if err != nil {
+		return err
+	}
+	if writeTestReport(os.Stdout, m, *verbose) {
+		return exitError(1)
+	}
+	return nil
+}
+
+// writeTestReport prints results the way go test does: failing tests with
+// their output, one line per package, and a closing count. It reports
+// whether anything failed.
+func writeTestReport(w io.Writer, m *spectra.Matrix, verbose bool) bool {
+	byPkg := map[string][]spectra.TestRun{}
+	for _, t := range m.Tests {
+		byPkg[t.Package] = append(byPkg[t.Package], t)
+	}
+	var pkgs []string
+	for pkg := range byPkg {
+		pkgs = append(pkgs, pkg)
+	}
+	sort.Strings(pkgs)
+	counts := map[spectra.Verdict]int{}
+	anyFailed := false
+	for _, pkg := range pkgs {
+		if msg, ok := m.BuildErrors[pkg]; ok {
+			fmt.Fprintf(w, "# %s\n%s\nFAIL\t%s [build failed]\n", pkg, msg, pkg)
+			anyFailed = true
+			continue
+		}
+		var elapsed time.Duration
+		failed := false
+		for _, t := range byPkg[pkg] {
+			counts[t.Verdict]++
+			elapsed += t.Elapsed
+			label := map[spectra.Verdict]string{spectra.Pass: "PASS", spectra.Skip: "SKIP"}[t.Verdict]
+			if t.Verdict.Failing() {
+				failed = true
+				label = "FAIL"
+			}
+			if label != "FAIL" && !verbose {
+				continue
+			}
+			suffix := ""
+			if t.Verdict == spectra.Timeout || t.Verdict == spectra.Panic {
+				suffix = " [" + string(t.Verdict) + "]"
+			}
+			fmt.Fprintf(w, "--- %s: %s (%.2fs)%s\n", label, t.Name, t.Elapsed.Seconds(), suffix)
+			if out := strings.TrimRight(t.Output, "\n"); out != "" && (label == "FAIL" || verbose) {
+				fmt.Fprintln(w, out)
+			}
+		}
+		if failed {
+			anyFailed = true
+			fmt.Fprintf(w, "FAIL\t%s\t%.3fs\n", pkg, elapsed.Seconds())
+		} else {
+			fmt.Fprintf(w, "ok  \t%s\t%.3fs\n", pkg, elapsed.Seconds())
+		}
+	}
+	failing := counts[spectra.Fail] + counts[spectra.Panic] + counts[spectra.Timeout]
+	summary := fmt.Sprintf("%d passed, %d failed", counts[spectra.Pass], failing)
+	if counts[spectra.Skip] > 0 {
+		summary += fmt.Sprintf(", %d skipped", counts[spectra.Skip])
+	}
+	fmt.Fprintln(w, summary)
+	return anyFailed
+}
