@@ -1,0 +1,88 @@
+package server
+
+import (
+	"context"
+	"fmt"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+// showTestsArgs are the arguments of faultline.showFailingTests.
+type showTestsArgs struct {
+	URI  string `json:"uri"`
+	Line int    `json:"line"` // 0-based line in the buffer, as in LSP positions
+}
+
+// codeAction offers, on ranked lines in the range, to show the failing tests
+// that run the line and, where a provider found one, to preview a fix.
+func codeAction(ctx context.Context, s *Server, p *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
+	snap, rel, ok := s.locate(p.TextDocument.URI)
+	if !ok || snap.ranking.Failed == 0 || snap.buildErrors != "" {
+		return nil, nil
+	}
+	_, ft, ok := s.textOf(snap, rel)
+	if !ok {
+		return nil, nil
+	}
+	kind := protocol.CodeActionKindQuickFix
+	var actions []protocol.CommandOrCodeAction
+	for cur := int(p.Range.Start.Line); cur <= int(p.Range.End.Line) && cur < len(ft.lines); cur++ {
+		line, ok := ft.collected(cur)
+		if !ok {
+			continue
+		}
+		i, ok := snap.at[fileLine{rel, line}]
+		if !ok || snap.ranking.Lines[i].EF == 0 {
+			continue
+		}
+		raw, err := protocol.Marshal(showTestsArgs{URI: string(p.TextDocument.URI), Line: cur})
+		if err != nil {
+			return nil, fmt.Errorf("encoding action arguments: %w", err)
+		}
+		title := fmt.Sprintf("Show failing tests that run this line (%d)", snap.ranking.Lines[i].EF)
+		actions = append(actions, &protocol.CodeAction{
+			Title:   title,
+			Kind:    &kind,
+			Command: protocol.Command{Title: title, Command: commandShowFailingTests, Arguments: []protocol.LSPAny{raw}},
+		})
+		for _, fix := range snap.findings.fixes(rel, line) {
+			if edit, ok := s.fixEdit(snap, fix); ok {
+				actions = append(actions, &protocol.CodeAction{
+					Title: "Preview angelic fix (demonstration): " + fix.Title,
+					Kind:  &kind,
+					Edit:  edit,
+				})
+			}
+		}
+	}
+	return actions, nil
+}
+
+// fixEdit maps a fix candidate onto the current buffers; a candidate whose
+// lines were edited since collection is dropped.
+func (s *Server) fixEdit(snap *snapshot, fix FixCandidate) (*protocol.WorkspaceEdit, bool) {
+	enc := s.encoding()
+	changes := make(map[uri.URI][]protocol.TextEdit)
+	for _, e := range fix.Edits {
+		f, ft, ok := s.textOf(snap, e.File)
+		if !ok {
+			return nil, false
+		}
+		start, ok1 := ft.current(e.StartLine)
+		end, ok2 := ft.current(e.EndLine)
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		pos := func(line, col int) protocol.Position {
+			text := ft.lines[line]
+			col = min(max(col-1, 0), len(text))
+			return protocol.Position{Line: uint32(line), Character: enc.width(text[:col])}
+		}
+		changes[f.uri] = append(changes[f.uri], protocol.TextEdit{
+			Range:   protocol.Range{Start: pos(start, e.StartCol), End: pos(end, e.EndCol)},
+			NewText: e.NewText,
+		})
+	}
+	return &protocol.WorkspaceEdit{Changes: changes}, true
+}

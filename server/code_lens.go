@@ -1,0 +1,89 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	"go.lsp.dev/protocol"
+)
+
+// localizeArgs are the arguments of faultline.localizeTest.
+type localizeArgs struct {
+	Test    string `json:"test"`    // top-level test name; "" clears the localization
+	Package string `json:"package"` // import path of its package
+	URI     string `json:"uri"`     // a file of its module
+}
+
+// codeLens puts a lens on each failing test function of a test file: how
+// many suspicious lines and fix candidates the test leads to, and a command
+// to localize from that test alone.
+func codeLens(ctx context.Context, s *Server, p *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
+	snap, rel, ok := s.locate(p.TextDocument.URI)
+	if !ok || !strings.HasSuffix(rel, "_test.go") {
+		return nil, nil
+	}
+	f, ft, ok := s.textOf(snap, rel)
+	if !ok {
+		return nil, nil
+	}
+	base := snap.base
+	pkg := importPath(base.matrix.ModulePath, path.Dir(rel))
+	enc := s.encoding()
+	var lenses []protocol.CodeLens
+	for _, decl := range testDecls(f.text) {
+		failing := base.failingRuns(pkg, decl.name)
+		if len(failing) == 0 {
+			continue
+		}
+		lines := base.linesRunBy(failing)
+		title := fmt.Sprintf("faultline: %d failing · %d suspicious lines", len(failing), len(lines))
+		if n := base.findings.count(lines); n > 0 {
+			title += fmt.Sprintf(" · %d fix candidates", n)
+		}
+		args := localizeArgs{Test: decl.name, Package: pkg, URI: string(f.uri)}
+		if snap.focus == decl.name {
+			title = "faultline: localized to this test · show all failing tests"
+			args.Test = ""
+		} else {
+			title += " · localize from this test"
+		}
+		raw, err := protocol.Marshal(args)
+		if err != nil {
+			return nil, fmt.Errorf("encoding lens arguments: %w", err)
+		}
+		cur := decl.line - 1
+		lenses = append(lenses, protocol.CodeLens{
+			Range:   lineRange(ft, cur, enc),
+			Command: protocol.Command{Title: title, Command: commandLocalizeTest, Arguments: []protocol.LSPAny{raw}},
+		})
+	}
+	return lenses, nil
+}
+
+// failingRuns returns the failing leaf tests of top-level test name in pkg.
+func (snap *snapshot) failingRuns(pkg, name string) map[int]bool {
+	out := make(map[int]bool)
+	for i, t := range snap.matrix.Tests {
+		if t.Package == pkg && t.Verdict.Failing() && topLevel(t.Name) == name {
+			out[i] = true
+		}
+	}
+	return out
+}
+
+// linesRunBy returns the suspicious lines that any of the given tests runs.
+func (snap *snapshot) linesRunBy(tests map[int]bool) map[fileLine]bool {
+	out := make(map[fileLine]bool)
+	for _, i := range snap.flagged {
+		l := snap.ranking.Lines[i]
+		for _, t := range snap.runs[i].failing {
+			if tests[t] {
+				out[fileLine{l.File, l.Line}] = true
+				break
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,71 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+// didChangeConfiguration takes settings pushed by the client, or pulls them
+// when the client only signals a change (settings null), as VS Code does.
+func didChangeConfiguration(ctx context.Context, s *Server, p *protocol.DidChangeConfigurationParams) error {
+	if len(p.Settings) == 0 || string(p.Settings) == "null" {
+		go s.pullSettings(s.ctx)
+		return nil
+	}
+	return s.setSettings(p.Settings)
+}
+
+// pullSettings asks the client for the "faultline" section, when it
+// supports workspace/configuration. It must not run on the read loop.
+func (s *Server) pullSettings(ctx context.Context) {
+	s.mu.Lock()
+	supported := s.caps.configuration
+	s.mu.Unlock()
+	if !supported {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	section := settingsSection
+	var result []jsonrpc2.RawMessage
+	err := s.client.call(ctx, protocol.MethodWorkspaceConfiguration,
+		&protocol.ConfigurationParams{Items: []protocol.ConfigurationItem{{Section: &section}}}, &result)
+	if err != nil {
+		s.client.logf(protocol.MessageTypeWarning, "reading settings: %v", err)
+		return
+	}
+	if len(result) == 0 {
+		return
+	}
+	if err := s.setSettings(result[0]); err != nil {
+		s.client.logf(protocol.MessageTypeWarning, "%v", err)
+	}
+}
+
+// setSettings applies new settings and brings every view in line with them:
+// a new formula or cut-off re-ranks, turning automatic runs on runs now.
+func (s *Server) setSettings(raw []byte) error {
+	s.mu.Lock()
+	old := s.settings
+	next, err := old.apply(raw)
+	s.settings = next
+	s.mu.Unlock()
+	if next != old {
+		for _, v := range s.allViews() {
+			if next.Formula != old.Formula || next.Top != old.Top || next.Threshold != old.Threshold {
+				v.rebuild()
+			}
+			if next.AutoRun && !old.AutoRun {
+				v.runNow()
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	return nil
+}

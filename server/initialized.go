@@ -1,0 +1,78 @@
+package server
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"go.lsp.dev/protocol"
+)
+
+// initialized completes the handshake: the server reads the client's
+// settings and opens the modules of the workspace folders. Both may wait on
+// the client or the disk, so they run off the read loop.
+func initialized(ctx context.Context, s *Server, _ *protocol.InitializedParams) error {
+	go func() {
+		s.pullSettings(s.ctx)
+		s.mu.Lock()
+		folders := slices.Clone(s.folders)
+		s.mu.Unlock()
+		for _, f := range folders {
+			s.addFolder(f)
+		}
+	}()
+	return nil
+}
+
+// addFolder opens a view for every module found in a workspace folder and
+// starts it.
+func (s *Server) addFolder(folder string) {
+	autoRun := s.currentSettings().AutoRun
+	for _, dir := range findModules(folder) {
+		ws, err := s.opts.Open(dir)
+		if err != nil {
+			s.client.logf(protocol.MessageTypeWarning, "%s: %v", dir, err)
+			continue
+		}
+		s.mu.Lock()
+		if _, dup := s.views[ws.Root()]; dup || s.ctx.Err() != nil || s.state != stateInitialized {
+			s.mu.Unlock()
+			continue
+		}
+		v := newView(s, ws)
+		s.views[v.root] = v
+		s.mu.Unlock()
+		v.start(autoRun)
+	}
+}
+
+// findModules returns the directories under folder holding a go.mod, or the
+// folder itself when it has none below it (it may lie inside a module).
+// Directories the go command ignores are skipped.
+func findModules(folder string) []string {
+	var dirs []string
+	filepath.WalkDir(folder, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && path != folder {
+			name := d.Name()
+			if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "vendor" || name == "node_modules" {
+				return filepath.SkipDir
+			}
+		}
+		if !d.IsDir() && d.Name() == "go.mod" {
+			dirs = append(dirs, filepath.Dir(path))
+		}
+		return nil
+	})
+	if len(dirs) == 0 {
+		if _, err := os.Stat(folder); err == nil {
+			dirs = append(dirs, folder)
+		}
+	}
+	return dirs
+}

@@ -1,0 +1,113 @@
+package server
+
+import (
+	"context"
+	"time"
+
+	"go.lsp.dev/protocol"
+)
+
+// Custom server-to-client notifications, see the protocol contract shared
+// with the editor plug-ins.
+const (
+	methodStatus         = "faultline/status"
+	methodRankingChanged = "faultline/rankingChanged"
+)
+
+type statusParams struct {
+	State   string `json:"state"` // idle, building, running, error
+	Root    string `json:"root"`
+	Done    int    `json:"done"`
+	Total   int    `json:"total"`
+	Failing int    `json:"failing"`
+	Message string `json:"message"`
+}
+
+func (s *Server) status(p statusParams) { s.client.notify(methodStatus, &p) }
+
+type rankingChangedParams struct {
+	Root   string       `json:"root"`
+	Failed int          `json:"failed"`
+	Passed int          `json:"passed"`
+	Top    *topLocation `json:"top"`
+}
+
+type topLocation struct {
+	URI   string  `json:"uri"`
+	Line  int     `json:"line"` // 1-based, as collected
+	Score float64 `json:"score"`
+}
+
+// announce tells the editor a view has a new snapshot: its status, the
+// ranking summary, and a refresh of the pulled features.
+func (s *Server) announce(v *view, snap *snapshot) {
+	st := statusParams{State: "idle", Root: v.root, Message: "no failing tests"}
+	failing := 0
+	for _, t := range snap.matrix.Tests {
+		if t.Verdict.Failing() {
+			failing++
+		}
+	}
+	st.Failing = failing
+	switch {
+	case snap.buildErrors != "":
+		st.State, st.Message = "error", "tests do not build"
+	case failing > 0:
+		st.Message = summary(snap.matrix)
+	}
+	s.status(st)
+
+	changed := rankingChangedParams{Root: v.root, Failed: snap.ranking.Failed, Passed: snap.ranking.Passed}
+	if len(snap.flagged) > 0 {
+		l := snap.ranking.Lines[snap.flagged[0]]
+		changed.Top = &topLocation{URI: string(snap.fileURI(l.File)), Line: l.Line, Score: l.Score}
+	}
+	s.client.notify(methodRankingChanged, &changed)
+	s.refreshPulled()
+}
+
+// refreshPulled asks the client to re-request inlay hints and code lenses,
+// which it pulls. These are requests, so they are sent off the read loop.
+func (s *Server) refreshPulled() {
+	s.mu.Lock()
+	hints, lenses := s.caps.inlayHintRefresh, s.caps.codeLensRefresh
+	s.mu.Unlock()
+	if !hints && !lenses {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
+		defer cancel()
+		if hints {
+			_ = s.client.call(ctx, protocol.MethodWorkspaceInlayHintRefresh, nil, nil)
+		}
+		if lenses {
+			_ = s.client.call(ctx, protocol.MethodWorkspaceCodeLensRefresh, nil, nil)
+		}
+	}()
+}
+
+// analyze runs the providers on a new snapshot in the background; their
+// findings appear in hints and code actions as they arrive.
+func (s *Server) analyze(v *view, snap *snapshot) {
+	if len(s.opts.Providers) == 0 || len(snap.flagged) == 0 {
+		return
+	}
+	in := AnalysisInput{Root: snap.root, Matrix: snap.matrix, Ranking: snap.ranking}
+	for _, i := range snap.flagged {
+		in.Suspects = append(in.Suspects, snap.ranking.Lines[i])
+	}
+	for _, p := range s.opts.Providers {
+		go func() {
+			f, err := p.Analyze(v.ctx, in)
+			if err != nil {
+				if v.ctx.Err() == nil {
+					s.client.logf(protocol.MessageTypeWarning, "%s: %v", p.Name(), err)
+				}
+				return
+			}
+			snap.findings.add(f)
+			s.refreshPulled()
+		}()
+	}
+}

@@ -1,0 +1,164 @@
+package server
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"faultline/spectra"
+	"faultline/spectra/rank"
+)
+
+// lineRange spans the text of current line i, leading indentation excluded.
+func lineRange(ft *fileText, i int, enc encoding) protocol.Range {
+	line := ft.lines[i]
+	indent := len(line) - len(bytes.TrimLeft(line, " \t"))
+	return protocol.Range{
+		Start: protocol.Position{Line: uint32(i), Character: enc.width(line[:indent])},
+		End:   protocol.Position{Line: uint32(i), Character: enc.width(line)},
+	}
+}
+
+// severity grades a suspicious line by the best rank of its tie group.
+func severity(l spectra.RankedLine) protocol.DiagnosticSeverity {
+	if l.Tie[0] <= 3 {
+		return protocol.DiagnosticSeverityWarning
+	}
+	return protocol.DiagnosticSeverityInformation
+}
+
+// rankText says where a line stands, naming its tie group when it has one.
+func rankText(l spectra.RankedLine, total int) string {
+	if l.Tie[0] != l.Tie[1] {
+		return fmt.Sprintf("rank %d (tied %d–%d) of %d", l.Rank, l.Tie[0], l.Tie[1], total)
+	}
+	return fmt.Sprintf("rank %d of %d", l.Rank, total)
+}
+
+// diagnosticMessage is the text of a suspicious line's diagnostic.
+func (snap *snapshot) diagnosticMessage(i int) string {
+	l := snap.ranking.Lines[i]
+	var b strings.Builder
+	fmt.Fprintf(&b, "suspicious line: score %.3g (%s), %s", l.Score, snap.ranking.Formula, rankText(l, len(snap.ranking.Lines)))
+	if snap.focus != "" {
+		fmt.Fprintf(&b, ", localized to %s", snap.focus)
+	}
+	runs := snap.executing(i)
+	fmt.Fprintf(&b, "\nrun by %d of %d failing tests", l.EF, snap.ranking.Failed)
+	if names := testNames(snap.matrix, runs.failing, 5); names != "" {
+		fmt.Fprintf(&b, " (%s)", names)
+	}
+	fmt.Fprintf(&b, " and %d of %d passing tests", l.EP, snap.ranking.Passed)
+	if names := testNames(snap.matrix, runs.passing, 3); names != "" {
+		fmt.Fprintf(&b, " (%s)", names)
+	}
+	return b.String()
+}
+
+// testNames lists up to max test names, saying how many more there are.
+func testNames(m *spectra.Matrix, idx []int, max int) string {
+	var names []string
+	for i, t := range idx {
+		if i == max {
+			names = append(names, fmt.Sprintf("%d more", len(idx)-max))
+			break
+		}
+		names = append(names, m.Tests[t].Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// diagnostic builds the diagnostic of ranked line i shown at current line cur.
+func (s *Server) diagnostic(snap *snapshot, i int, ft *fileText, cur int, enc encoding) protocol.Diagnostic {
+	l := snap.ranking.Lines[i]
+	d := protocol.Diagnostic{
+		Range:    lineRange(ft, cur, enc),
+		Severity: severity(l),
+		Code:     protocol.String("suspicious"),
+		Source:   protocol.NewOptional("faultline"),
+		Message:  protocol.String(snap.diagnosticMessage(i)),
+		Data:     fmt.Appendf(nil, `{"score":%s,"rank":%d}`, jsonNumber(l.Score), l.Rank),
+	}
+	for n, t := range snap.failingTests(i) {
+		if n == 5 {
+			break
+		}
+		if loc, ok := s.testLocation(snap, t, enc); ok {
+			d.RelatedInformation = append(d.RelatedInformation, protocol.DiagnosticRelatedInformation{
+				Location: loc,
+				Message:  fmt.Sprintf("%s fails (%s) and runs this line", t.Name, t.Verdict),
+			})
+		}
+	}
+	return d
+}
+
+// testLocation points at where a failing test reported its failure, or else
+// at the test function.
+func (s *Server) testLocation(snap *snapshot, t *spectra.TestRun, enc encoding) (protocol.Location, bool) {
+	file, line := "", 0
+	if len(t.FailSites) > 0 {
+		file, line = t.FailSites[0].File, t.FailSites[0].Line
+	} else if fn, ok := snap.testFunc(t); ok {
+		file, line = fn.file, fn.line
+	}
+	if file == "" {
+		return protocol.Location{}, false
+	}
+	f, ft, ok := s.textOf(snap, file)
+	if !ok {
+		return protocol.Location{}, false
+	}
+	cur, ok := ft.current(line)
+	if !ok {
+		return protocol.Location{}, false
+	}
+	return protocol.Location{URI: f.uri, Range: lineRange(ft, cur, enc)}, true
+}
+
+// hoverText explains a ranked line: its four spectrum counts and its score
+// under every formula.
+func (snap *snapshot) hoverText(i int) string {
+	l := snap.ranking.Lines[i]
+	var b strings.Builder
+	fmt.Fprintf(&b, "**faultline** · %s · %s %.4g", rankText(l, len(snap.ranking.Lines)), snap.ranking.Formula, l.Score)
+	if snap.focus != "" {
+		fmt.Fprintf(&b, " · localized to `%s`", snap.focus)
+	}
+	b.WriteString("\n\n| | executed | not executed |\n|---|---:|---:|\n")
+	fmt.Fprintf(&b, "| failing tests | %d (ef) | %d (nf) |\n| passing tests | %d (ep) | %d (np) |\n\n", l.EF, l.NF, l.EP, l.NP)
+	b.WriteString("| formula | score |\n|---|---:|\n")
+	counts := rank.Counts{EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP}
+	for _, name := range rank.Names() {
+		f, err := rank.Lookup(name)
+		if err != nil {
+			continue
+		}
+		mark := ""
+		if f.Name() == snap.ranking.Formula {
+			mark = " ◀"
+		}
+		fmt.Fprintf(&b, "| %s%s | %.4g |\n", name, mark, f.Score(counts))
+	}
+	if names := testNames(snap.matrix, snap.executing(i).failing, 10); names != "" {
+		fmt.Fprintf(&b, "\nFailing tests that run this line: %s\n", names)
+	}
+	return b.String()
+}
+
+// hintLabel is the inlay hint at the end of a suspicious line.
+func hintLabel(l spectra.RankedLine) string {
+	return fmt.Sprintf("⚠ %.2f #%d", l.Score, l.Rank)
+}
+
+// fileURI is the URI of snapshot file rel.
+func (snap *snapshot) fileURI(rel string) uri.URI {
+	return uri.File(filepath.Join(snap.root, filepath.FromSlash(rel)))
+}
+
+// jsonNumber formats a score as a JSON number (scores are always finite).
+func jsonNumber(x float64) string { return fmt.Sprintf("%.6g", x) }

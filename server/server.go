@@ -1,0 +1,206 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Open opens the spectrum engine of the module containing a directory.
+	// Nil means the real engine, faultline/spectra.
+	Open OpenFunc
+	// Debounce is how long a save waits for further saves before tests are
+	// recollected; zero means 300ms.
+	Debounce time.Duration
+	// Providers contribute analysis results (angelic values, fix
+	// candidates) on top of the spectrum ranking.
+	Providers []Provider
+	// Version is reported in serverInfo.
+	Version string
+}
+
+type lifecycleState int
+
+const (
+	stateNew         lifecycleState = iota // waiting for initialize
+	stateInitialized                       // initialize answered
+	stateShutdown                          // shutdown answered; only exit remains
+)
+
+// ErrExitWithoutShutdown is returned by Serve when the client sent exit
+// without shutdown first; the LSP asks for exit status 1 then.
+var ErrExitWithoutShutdown = errors.New("exit received before shutdown")
+
+// Server is one language server session over one connection.
+type Server struct {
+	opts     Options
+	registry map[string]method
+	cancels  *cancels
+	client   *client
+	cache    *contentCache
+	mappings *lru[mappingKey, *fileText]
+
+	pubMu       sync.Mutex // serializes diagnostics passes
+	progressSeq atomic.Int64
+
+	ctx    context.Context // the session's lifetime; background work hangs off it
+	cancel context.CancelFunc
+	exited chan struct{} // closed by the exit notification
+
+	mu       sync.Mutex
+	state    lifecycleState
+	exitOnce sync.Once
+	caps     clientCaps
+	settings Settings
+	folders  []string         // workspace folder paths, in the client's order
+	views    map[string]*view // by module root
+	docs     map[string]*document
+}
+
+// New returns a server ready to Serve one connection.
+func New(opts Options) *Server {
+	if opts.Open == nil {
+		opts.Open = openSpectra
+	}
+	if opts.Debounce == 0 {
+		opts.Debounce = 300 * time.Millisecond
+	}
+	s := &Server{
+		opts:     opts,
+		cancels:  newCancels(),
+		cache:    newContentCache(256),
+		mappings: newLRU[mappingKey, *fileText](256),
+		exited:   make(chan struct{}),
+		settings: DefaultSettings(),
+		views:    make(map[string]*view),
+		docs:     make(map[string]*document),
+	}
+	s.registry = s.methods()
+	return s
+}
+
+// Serve speaks LSP (Content-Length framed JSON-RPC 2.0) over rwc until the
+// client sends exit, the stream ends, or ctx is cancelled.
+func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
+	s.ctx, s.cancel = context.WithCancel(ctx)
+	defer s.cancel()
+	var c *client
+	stream, err := newGuardedStream(jsonrpc2.NewHeaderStream(rwc), func(frame []byte, err error) {
+		c.logf(protocol.MessageTypeError, "rejected malformed message (%d bytes): %v", len(frame), err)
+	})
+	if err != nil {
+		return fmt.Errorf("serving: %w", err)
+	}
+	conn := jsonrpc2.NewConn(stream,
+		jsonrpc2.WithCodec(lspCodec{}),
+		jsonrpc2.WithPreempter(cancelPreempter{s.cancels}))
+	c = &client{conn: conn, ctx: s.ctx}
+	s.client = c
+	conn.Go(s.ctx, s.handle)
+
+	select {
+	case <-conn.Done():
+	case <-s.exited:
+	case <-ctx.Done():
+	}
+	s.teardown()
+	closeErr := conn.Close()
+	s.mu.Lock()
+	state := s.state
+	s.mu.Unlock()
+	select {
+	case <-s.exited:
+		if state != stateShutdown {
+			return ErrExitWithoutShutdown
+		}
+		return nil
+	default:
+	}
+	if err := conn.Err(); err != nil {
+		return fmt.Errorf("connection: %w", err)
+	}
+	if closeErr != nil {
+		return fmt.Errorf("closing connection: %w", closeErr)
+	}
+	return nil
+}
+
+func (s *Server) lifecycle() lifecycleState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state
+}
+
+// teardown stops every view's background work.
+func (s *Server) teardown() {
+	s.cancel()
+	s.mu.Lock()
+	views := s.views
+	s.views = make(map[string]*view)
+	s.mu.Unlock()
+	for _, v := range views {
+		v.close()
+	}
+}
+
+// clientCaps are the client capabilities the server acts on.
+type clientCaps struct {
+	workDoneProgress bool
+	configuration    bool
+	inlayHintRefresh bool
+	codeLensRefresh  bool
+	encoding         encoding
+}
+
+func (s *Server) encoding() encoding {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.caps.encoding
+}
+
+func (s *Server) currentSettings() Settings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settings
+}
+
+// viewOf returns the view of the innermost module holding path, or nil.
+func (s *Server) viewOf(path string) *view {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var best *view
+	for root, v := range s.views {
+		if within(root, path) && (best == nil || len(root) > len(best.root)) {
+			best = v
+		}
+	}
+	return best
+}
+
+// allViews returns the views ordered by root.
+func (s *Server) allViews() []*view {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*view, 0, len(s.views))
+	for _, root := range sortedKeys(s.views) {
+		out = append(out, s.views[root])
+	}
+	return out
+}
+
+// within reports whether path is dir or lies inside it.
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}

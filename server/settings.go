@@ -1,0 +1,106 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"faultline/spectra/rank"
+)
+
+// Settings are the user's choices, read from initializationOptions,
+// workspace/configuration (section "faultline") and
+// workspace/didChangeConfiguration.
+type Settings struct {
+	Formula   string        // spectrum formula, a name rank.Lookup accepts
+	Top       int           // how many suspicious lines to show
+	Threshold float64       // minimum score to show a line; 0 shows the top N
+	AutoRun   bool          // collect on start and on save
+	Timeout   time.Duration // per leaf test
+	Parallel  int           // test processes at once; 0 lets the engine decide
+}
+
+// DefaultSettings are used until the client says otherwise.
+func DefaultSettings() Settings {
+	return Settings{Formula: "ochiai", Top: 10, AutoRun: true, Timeout: 60 * time.Second}
+}
+
+// settingsSection is the configuration section the server reads.
+const settingsSection = "faultline"
+
+// apply overlays the JSON object raw onto s. It accepts the settings object
+// itself or one wrapped as {"faultline": {...}}. Invalid fields are reported
+// together and leave their previous values in place, so one typo does not
+// reset the rest.
+func (s Settings) apply(raw []byte) (Settings, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return s, nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return s, fmt.Errorf("settings must be a JSON object: %w", err)
+	}
+	if inner, ok := fields[settingsSection]; ok {
+		return s.apply(inner)
+	}
+	var errs []error
+	field := func(name string, target any) bool {
+		v, ok := fields[name]
+		if !ok || string(v) == "null" {
+			return false
+		}
+		if err := json.Unmarshal(v, target); err != nil {
+			errs = append(errs, fmt.Errorf("setting %q: %w", name, err))
+			return false
+		}
+		return true
+	}
+	var formula string
+	if field("formula", &formula) {
+		if _, err := rank.Lookup(formula); err != nil {
+			errs = append(errs, fmt.Errorf("setting \"formula\": %w", err))
+		} else {
+			s.Formula = formula
+		}
+	}
+	var top int
+	if field("top", &top) {
+		if top < 1 {
+			errs = append(errs, fmt.Errorf("setting \"top\": %d is not a positive count", top))
+		} else {
+			s.Top = top
+		}
+	}
+	var threshold float64
+	if field("threshold", &threshold) {
+		if math.IsNaN(threshold) || math.IsInf(threshold, 0) {
+			errs = append(errs, fmt.Errorf("setting \"threshold\": %v is not a finite number", threshold))
+		} else {
+			s.Threshold = threshold
+		}
+	}
+	field("autoRun", &s.AutoRun)
+	var timeout string
+	if field("timeout", &timeout) {
+		d, err := time.ParseDuration(timeout)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("setting \"timeout\": %w", err))
+		case d <= 0:
+			errs = append(errs, fmt.Errorf("setting \"timeout\": %s is not positive", d))
+		default:
+			s.Timeout = d
+		}
+	}
+	var parallel int
+	if field("parallel", &parallel) {
+		if parallel < 0 {
+			errs = append(errs, fmt.Errorf("setting \"parallel\": %d is negative", parallel))
+		} else {
+			s.Parallel = parallel
+		}
+	}
+	return s, errors.Join(errs...)
+}

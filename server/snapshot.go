@@ -1,0 +1,231 @@
+package server
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"faultline/spectra"
+	"faultline/spectra/rank"
+)
+
+// snapshot is one module's results as shown under one set of settings. It is
+// immutable once built, so requests read it without locks.
+type snapshot struct {
+	seq      uint64
+	root     string
+	matrix   *spectra.Matrix // restricted to the focused failing test, if any
+	ranking  *spectra.Ranking
+	settings Settings
+	focus    string // failing test the ranking is localized to; "" for all
+
+	flagged     []int                  // indices into ranking.Lines shown as suspicious, best first
+	flaggedIn   map[string][]int       // the same, by file
+	runs        map[int]lineRuns       // tests running each flagged line
+	lines       map[string][]int       // file -> indices into ranking.Lines, by line
+	at          map[fileLine]int       // (file, line) -> index into ranking.Lines
+	hashes      map[string]contentHash // file -> content hash when collected
+	buildErrors string                 // compiler messages, when some package did not build
+
+	base *snapshot // the same results not localized to a test; itself when not localized
+
+	testsOnce sync.Once
+	tests     map[testKey]testFunc
+
+	findings *findingsSlot
+}
+
+type fileLine struct {
+	file string
+	line int
+}
+
+// buildSnapshot ranks m under the settings and indexes the result for the
+// per-request lookups.
+func buildSnapshot(seq uint64, root string, m *spectra.Matrix, st Settings, focus string, cache *contentCache) (*snapshot, error) {
+	formula, err := rank.Lookup(st.Formula)
+	if err != nil {
+		return nil, fmt.Errorf("formula: %w", err)
+	}
+	var base *snapshot
+	if focus != "" {
+		if base, err = buildSnapshot(seq, root, m, st, "", cache); err != nil {
+			return nil, err
+		}
+		m = focusOn(m, focus)
+	}
+	r, err := spectra.RankLines(m, formula)
+	if err != nil {
+		return nil, fmt.Errorf("ranking: %w", err)
+	}
+	snap := &snapshot{
+		seq: seq, root: root, matrix: m, ranking: r, settings: st, focus: focus,
+		runs:      make(map[int]lineRuns),
+		lines:     make(map[string][]int),
+		flaggedIn: make(map[string][]int),
+		at:        make(map[fileLine]int, len(r.Lines)),
+		hashes:    make(map[string]contentHash),
+		findings:  &findingsSlot{},
+	}
+	snap.base = snap
+	if base != nil {
+		snap.base = base
+	}
+	snap.buildErrors = joinBuildErrors(m.BuildErrors)
+	for i, l := range r.Lines {
+		snap.lines[l.File] = append(snap.lines[l.File], i)
+		snap.at[fileLine{l.File, l.Line}] = i
+	}
+	for file, idx := range snap.lines {
+		sort.Slice(idx, func(a, b int) bool { return r.Lines[idx[a]].Line < r.Lines[idx[b]].Line })
+		snap.hashes[file] = collectedContent(root, file, m.FileHashes[file], cache)
+	}
+	if snap.buildErrors == "" && r.Failed > 0 {
+		for i, l := range r.Lines {
+			if len(snap.flagged) == st.Top {
+				break
+			}
+			if l.EF == 0 || l.Score <= 0 || (st.Threshold != 0 && l.Score < st.Threshold) {
+				continue
+			}
+			snap.flagged = append(snap.flagged, i)
+			snap.flaggedIn[l.File] = append(snap.flaggedIn[l.File], i)
+			snap.runs[i] = snap.computeRuns(i)
+		}
+	}
+	return snap, nil
+}
+
+// collectedContent makes sure the cache holds the text a file had when it was
+// collected and returns its hash. When the engine recorded no hash, the text
+// on disk now is taken as the collected one.
+func collectedContent(root, file string, recorded string, cache *contentCache) contentHash {
+	h := contentHash(recorded)
+	if h != "" {
+		if _, ok := cache.get(h); ok {
+			return h
+		}
+	}
+	text, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
+	if err != nil {
+		return h
+	}
+	if got := hashContent(text); h == "" || got == h {
+		return cache.put(text)
+	}
+	return h // changed since collection and not seen before: lines cannot be mapped
+}
+
+// focusOn keeps the passing tests and the failing runs of one test (the test
+// itself or any of its subtests), so the ranking explains that test alone.
+func focusOn(m *spectra.Matrix, test string) *spectra.Matrix {
+	out := *m
+	out.Tests = nil
+	for _, t := range m.Tests {
+		if t.Verdict.Failing() && t.Name != test && !strings.HasPrefix(t.Name, test+"/") {
+			continue
+		}
+		out.Tests = append(out.Tests, t)
+	}
+	return &out
+}
+
+func joinBuildErrors(errs map[string]string) string {
+	if len(errs) == 0 {
+		return ""
+	}
+	pkgs := make([]string, 0, len(errs))
+	for p := range errs {
+		pkgs = append(pkgs, p)
+	}
+	slices.Sort(pkgs)
+	var b strings.Builder
+	for _, p := range pkgs {
+		fmt.Fprintf(&b, "%s:\n%s\n", p, strings.TrimSpace(errs[p]))
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// lineRuns are the counted tests executing one line, as indices into
+// Matrix.Tests.
+type lineRuns struct{ failing, passing []int }
+
+func (snap *snapshot) computeRuns(i int) lineRuns {
+	l := snap.ranking.Lines[i]
+	f, p := snap.matrix.Executing(l.File, l.Line)
+	return lineRuns{f, p}
+}
+
+// executing returns the tests running ranked line i: precomputed for the
+// flagged lines, which every request shows, computed on demand otherwise.
+func (snap *snapshot) executing(i int) lineRuns {
+	if r, ok := snap.runs[i]; ok {
+		return r
+	}
+	return snap.computeRuns(i)
+}
+
+// failingTests returns the failing tests that execute ranked line i.
+func (snap *snapshot) failingTests(i int) []*spectra.TestRun {
+	var out []*spectra.TestRun
+	for _, t := range snap.executing(i).failing {
+		out = append(out, &snap.matrix.Tests[t])
+	}
+	return out
+}
+
+// fingerprint identifies the content of a matrix, so a store reload that
+// brings nothing new does not republish anything.
+func fingerprint(m *spectra.Matrix) string {
+	h := sha256.New()
+	var buf [8]byte
+	num := func(n int) {
+		binary.LittleEndian.PutUint64(buf[:], uint64(n))
+		h.Write(buf[:])
+	}
+	str := func(s string) {
+		num(len(s))
+		h.Write([]byte(s))
+	}
+	num(len(m.Blocks))
+	for _, t := range m.Tests {
+		str(t.Package)
+		str(t.Name)
+		str(string(t.Verdict))
+		num(len(t.Hits))
+		for _, b := range t.Hits {
+			num(b)
+		}
+	}
+	for _, k := range sortedKeys(m.FileHashes) {
+		str(k)
+		str(m.FileHashes[k])
+	}
+	for _, k := range sortedKeys(m.BuildErrors) {
+		str(k)
+		str(m.BuildErrors[k])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// byRank orders ranked line indices best first.
+func byRank(r *spectra.Ranking) func(a, b int) int {
+	return func(a, b int) int { return cmp.Compare(r.Lines[a].Rank, r.Lines[b].Rank) }
+}

@@ -1,0 +1,115 @@
+package server
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"faultline/spectra"
+)
+
+// testKey names a top-level test function of a package.
+type testKey struct{ pkg, name string }
+
+// testFunc is where a test function is declared.
+type testFunc struct {
+	file string // relative to the module root, slash-separated
+	line int    // 1-based line of the func keyword
+}
+
+// topLevel is the test function a leaf test belongs to: TestX for TestX/case.
+func topLevel(name string) string {
+	top, _, _ := strings.Cut(name, "/")
+	return top
+}
+
+// testFunc finds the declaration of the function running t.
+func (snap *snapshot) testFunc(t *spectra.TestRun) (testFunc, bool) {
+	snap.testsOnce.Do(func() { snap.tests = findTestFuncs(snap.root, snap.matrix) })
+	fn, ok := snap.tests[testKey{t.Package, topLevel(t.Name)}]
+	return fn, ok
+}
+
+// findTestFuncs parses the test files of the packages with failing tests.
+func findTestFuncs(root string, m *spectra.Matrix) map[testKey]testFunc {
+	out := make(map[testKey]testFunc)
+	seen := make(map[string]bool)
+	for _, t := range m.Tests {
+		if !t.Verdict.Failing() || seen[t.Package] {
+			continue
+		}
+		seen[t.Package] = true
+		dir, ok := packageDir(m.ModulePath, t.Package)
+		if !ok {
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(dir), "*_test.go"))
+		for _, f := range files {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			rel := path.Join(dir, filepath.Base(f))
+			for _, fn := range testDecls(src) {
+				out[testKey{t.Package, fn.name}] = testFunc{file: rel, line: fn.line}
+			}
+		}
+	}
+	return out
+}
+
+// packageDir is the slash-separated directory of an import path inside the
+// module, relative to its root.
+func packageDir(modulePath, pkg string) (string, bool) {
+	if pkg == modulePath {
+		return ".", true
+	}
+	rest, ok := strings.CutPrefix(pkg, modulePath+"/")
+	return rest, ok
+}
+
+// importPath is the import path of the package in module directory dir.
+func importPath(modulePath, dir string) string {
+	if dir == "." || dir == "" {
+		return modulePath
+	}
+	return modulePath + "/" + dir
+}
+
+type testDecl struct {
+	name string
+	line int // 1-based
+}
+
+// testDecls lists the Test functions declared in a Go source file. A file
+// that does not parse yields what could be parsed.
+func testDecls(src []byte) []testDecl {
+	fset := token.NewFileSet()
+	f, _ := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
+	if f == nil {
+		return nil
+	}
+	var out []testDecl
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Recv != nil || !isTestName(fn.Name.Name) {
+			continue
+		}
+		out = append(out, testDecl{name: fn.Name.Name, line: fset.Position(fn.Pos()).Line})
+	}
+	return out
+}
+
+// isTestName reports whether name is a test function's name, as go test
+// decides: Test followed by nothing or by a character that is not lower case.
+func isTestName(name string) bool {
+	rest, ok := strings.CutPrefix(name, "Test")
+	if !ok {
+		return false
+	}
+	return rest == "" || !(rest[0] >= 'a' && rest[0] <= 'z')
+}

@@ -1,0 +1,335 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"go.lsp.dev/protocol"
+
+	"faultline/spectra"
+)
+
+// view is one module of the workspace and its spectrum engine. It owns the
+// collection runs of the module (one at a time, the newest winning), the
+// watch on the engine's store, and the module's current snapshot.
+type view struct {
+	srv  *Server
+	root string
+	ws   Workspace
+
+	ctx    context.Context // the view's lifetime
+	cancel context.CancelFunc
+
+	mu        sync.Mutex
+	matrix    *spectra.Matrix // latest engine result
+	digest    string          // fingerprint of matrix
+	snap      *snapshot
+	seq       uint64
+	focus     string
+	current   *run        // latest collection run, possibly finished
+	timer     *time.Timer // pending debounced run
+	reload    *time.Timer // pending store reload
+	lastShown string      // last build failure shown, not to repeat it
+	diag      diagState
+	watcher   *fsnotify.Watcher
+}
+
+// run is one collection.
+type run struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	matrix *spectra.Matrix
+	err    error
+}
+
+func newView(srv *Server, ws Workspace) *view {
+	ctx, cancel := context.WithCancel(srv.ctx)
+	return &view{srv: srv, root: ws.Root(), ws: ws, ctx: ctx, cancel: cancel}
+}
+
+// start shows what the store already holds, starts watching it, and runs the
+// tests when automatic runs are on.
+func (v *view) start(autoRun bool) {
+	if err := v.watch(); err != nil {
+		v.srv.client.logf(protocol.MessageTypeWarning, "%s: not watching the store: %v", v.root, err)
+	}
+	if m, err := v.ws.Load(); err == nil && m != nil {
+		v.update(m)
+	}
+	if autoRun {
+		v.runNow()
+	}
+}
+
+func (v *view) close() {
+	v.cancel()
+	v.mu.Lock()
+	if v.timer != nil {
+		v.timer.Stop()
+	}
+	if v.reload != nil {
+		v.reload.Stop()
+	}
+	w := v.watcher
+	v.watcher = nil
+	v.mu.Unlock()
+	if w != nil {
+		w.Close()
+	}
+	v.srv.clearDiagnostics(v)
+}
+
+// schedule runs the tests after the debounce delay, unless another save
+// comes first: each call restarts the delay.
+func (v *view) schedule() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.ctx.Err() != nil {
+		return
+	}
+	if v.timer != nil {
+		v.timer.Stop()
+	}
+	v.timer = time.AfterFunc(v.srv.opts.Debounce, func() { v.runNow() })
+}
+
+// runNow starts a collection, cancelling the one in progress, and returns
+// it. The new run waits for the cancelled one to wind down, so the engine
+// never collects the same module twice at once.
+func (v *view) runNow() *run {
+	ctx, cancel := context.WithCancel(v.ctx)
+	r := &run{cancel: cancel, done: make(chan struct{})}
+	v.mu.Lock()
+	if v.timer != nil {
+		v.timer.Stop()
+		v.timer = nil
+	}
+	prev := v.current
+	v.current = r
+	v.mu.Unlock()
+	if prev != nil {
+		prev.cancel()
+	}
+	go v.collect(ctx, r, prev)
+	return r
+}
+
+func (v *view) collect(ctx context.Context, r *run, prev *run) {
+	defer close(r.done)
+	defer r.cancel()
+	if prev != nil {
+		<-prev.done
+	}
+	if err := ctx.Err(); err != nil {
+		r.err = err
+		return
+	}
+	st := v.srv.currentSettings()
+	p := v.srv.beginProgress(ctx, "faultline: running tests in "+filepath.Base(v.root))
+	v.srv.status(statusParams{State: "building", Root: v.root, Message: "building tests"})
+	m, err := v.ws.Collect(ctx, spectra.CollectOptions{
+		Packages: []string{"./..."},
+		Timeout:  st.Timeout,
+		Parallel: st.Parallel,
+		Progress: func(pr spectra.Progress) { v.progress(p, pr) },
+	})
+	r.matrix, r.err = m, err
+	switch {
+	case ctx.Err() != nil:
+		p.end("cancelled: a newer run replaced this one")
+		if r.err == nil {
+			r.err = ctx.Err()
+		}
+		return
+	case err != nil:
+		p.end("failed")
+		msg := fmt.Sprintf("faultline could not run the tests of %s: %v", v.root, err)
+		v.srv.client.showMessage(protocol.MessageTypeError, msg)
+		v.srv.status(statusParams{State: "error", Root: v.root, Message: msg})
+		return
+	}
+	p.end(summary(m))
+	v.update(m)
+}
+
+// progress forwards the engine's progress to the editor: building takes the
+// first 30 percent, running the rest, both counted in packages.
+func (v *view) progress(p *progress, pr spectra.Progress) {
+	frac := 0
+	if pr.Packages > 0 {
+		frac = pr.PackagesDone * 100 / pr.Packages
+	}
+	state, pct := "building", 30*frac/100
+	msg := fmt.Sprintf("built %d/%d packages", pr.PackagesDone, pr.Packages)
+	if pr.Phase == "run" {
+		state, pct = "running", 30+70*frac/100
+		msg = fmt.Sprintf("%d/%d packages done, %d tests run, %d failing", pr.PackagesDone, pr.Packages, pr.Tests, pr.Failing)
+	}
+	p.report(msg, pct)
+	v.srv.status(statusParams{State: state, Root: v.root, Done: pr.PackagesDone, Total: pr.Packages, Failing: pr.Failing, Message: msg})
+}
+
+// summary says in a few words how a collection went.
+func summary(m *spectra.Matrix) string {
+	failed, passed := 0, 0
+	for _, t := range m.Tests {
+		switch {
+		case t.Verdict.Failing():
+			failed++
+		case t.Verdict == spectra.Pass:
+			passed++
+		}
+	}
+	if len(m.BuildErrors) > 0 {
+		return fmt.Sprintf("%d packages did not build", len(m.BuildErrors))
+	}
+	return fmt.Sprintf("%d failing, %d passing", failed, passed)
+}
+
+// update takes a new engine result. A result identical to the current one
+// (a store reload after our own run) changes nothing.
+func (v *view) update(m *spectra.Matrix) {
+	digest := fingerprint(m)
+	v.mu.Lock()
+	if v.snap != nil && digest == v.digest {
+		v.mu.Unlock()
+		return
+	}
+	v.matrix, v.digest = m, digest
+	v.mu.Unlock()
+	v.rebuild()
+}
+
+// rebuild derives a new snapshot from the latest result and the current
+// settings, then republishes everything shown.
+func (v *view) rebuild() {
+	st := v.srv.currentSettings()
+	v.mu.Lock()
+	m, focus := v.matrix, v.focus
+	v.seq++
+	seq := v.seq
+	v.mu.Unlock()
+	if m == nil {
+		return
+	}
+	snap, err := buildSnapshot(seq, v.root, m, st, focus, v.srv.cache)
+	if err != nil {
+		v.srv.client.logf(protocol.MessageTypeError, "%s: %v", v.root, err)
+		return
+	}
+	v.mu.Lock()
+	if v.seq != seq { // a newer rebuild overtook this one
+		v.mu.Unlock()
+		return
+	}
+	v.snap = snap
+	showBuild := snap.buildErrors != "" && snap.buildErrors != v.lastShown
+	v.lastShown = snap.buildErrors
+	v.mu.Unlock()
+
+	if showBuild {
+		v.srv.client.showMessage(protocol.MessageTypeError,
+			fmt.Sprintf("faultline: tests of %s do not build:\n%s", v.root, snap.buildErrors))
+	}
+	v.srv.announce(v, snap)
+	v.srv.diagnose(v)
+	v.srv.analyze(v, snap)
+}
+
+func (v *view) snapshot() *snapshot {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.snap
+}
+
+// setFocus localizes the view to one failing test ("" for all of them).
+func (v *view) setFocus(test string) {
+	v.mu.Lock()
+	v.focus = test
+	v.mu.Unlock()
+	v.rebuild()
+}
+
+// watch follows the engine's store, so results written by another process
+// (faultline test in a terminal, another editor) show up without running
+// anything here.
+func (v *view) watch() error {
+	store := filepath.Clean(v.ws.StorePath())
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return fmt.Errorf("creating watcher: %w", err)
+	}
+	if err := w.Add(filepath.Dir(store)); err != nil {
+		w.Close()
+		return fmt.Errorf("watching %s: %w", filepath.Dir(store), err)
+	}
+	v.mu.Lock()
+	v.watcher = w
+	v.mu.Unlock()
+	go func() {
+		for {
+			select {
+			case ev, ok := <-w.Events:
+				if !ok {
+					return
+				}
+				if filepath.Clean(ev.Name) == store && ev.Op&(fsnotify.Write|fsnotify.Create|fsnotify.Rename) != 0 {
+					v.storeChanged()
+				}
+			case err, ok := <-w.Errors:
+				if !ok {
+					return
+				}
+				v.srv.client.logf(protocol.MessageTypeWarning, "%s: watching the store: %v", v.root, err)
+			}
+		}
+	}()
+	return nil
+}
+
+// storeChanged reloads the store once writes have settled. While a run of
+// our own is in progress the writes are its own, and its result arrives
+// through Collect.
+func (v *view) storeChanged() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.ctx.Err() != nil {
+		return
+	}
+	if v.reload != nil {
+		v.reload.Stop()
+	}
+	v.reload = time.AfterFunc(v.srv.opts.Debounce, func() {
+		if v.running() {
+			return
+		}
+		m, err := v.ws.Load()
+		if err != nil {
+			if !errors.Is(err, context.Canceled) {
+				v.srv.client.logf(protocol.MessageTypeWarning, "%s: reloading the store: %v", v.root, err)
+			}
+			return
+		}
+		v.update(m)
+	})
+}
+
+func (v *view) running() bool {
+	v.mu.Lock()
+	r := v.current
+	v.mu.Unlock()
+	if r == nil {
+		return false
+	}
+	select {
+	case <-r.done:
+		return false
+	default:
+		return true
+	}
+}
