@@ -106,6 +106,7 @@ func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, er
 			files[k] = f
 		}
 	}
+	report.finish()
 	exists := map[string]bool{}
 	for _, p := range all {
 		exists[p.ImportPath] = true
@@ -470,7 +471,13 @@ func (w *Workspace) buildMessage(ctx context.Context, p *listedPackage, deps []*
 	cmd := gorun.command(ctx, "test", "-c", "-o", os.DevNull, p.ImportPath)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return strings.TrimSpace(string(out))
+		var msg []string
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			if !strings.HasPrefix(line, "# ") {
+				msg = append(msg, line)
+			}
+		}
+		return strings.Join(msg, "\n")
 	}
 	var msg strings.Builder
 	for _, q := range deps {

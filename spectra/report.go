@@ -44,3 +44,13 @@ func (r *reporter) packageDone(pkg string, _ error) {
 	r.prog.Current = pkg
 	r.emit()
 }
+
+// finish reports the end of a collection, which is the only report when
+// every package's results were reused.
+func (r *reporter) finish() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.prog.Phase = "done"
+	r.prog.PackagesDone = r.prog.Packages
+	r.emit()
+}

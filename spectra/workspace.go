@@ -37,7 +37,7 @@ const DefaultTimeout = 60 * time.Second
 
 // Progress reports how far a collection has come.
 type Progress struct {
-	Phase        string // "build" or "run"
+	Phase        string // "build", "run" or "done"
 	Packages     int    // test packages in this collection
 	PackagesDone int    // packages built (build phase) or finished (run phase), reused ones included
 	Reused       int    // packages whose results came from the store unchanged

@@ -1,0 +1,120 @@
+package spectra
+
+import (
+	"context"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/tools/txtar"
+
+	"faultline/spectra/rank"
+)
+
+// workspace extracts a txtar module into a fresh directory and opens it
+// with a private store. The archive's "want" file, if any, is returned.
+func workspace(t *testing.T, archive string) (*Workspace, string) {
+	t.Helper()
+	ar, err := txtar.ParseFile(filepath.Join("testdata", archive))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var want string
+	for _, f := range ar.Files {
+		if f.Name == "want" {
+			want = string(f.Data)
+			continue
+		}
+		writeFile(t, filepath.Join(dir, f.Name), string(f.Data))
+	}
+	ws, err := Open(dir, Options{CacheDir: t.TempDir(), Warn: func(msg string) { t.Log(msg) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws, want
+}
+
+func writeFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// collect runs a collection and returns it with its last progress report.
+func collect(t *testing.T, ws *Workspace, timeout time.Duration) (*Matrix, Progress) {
+	t.Helper()
+	var last Progress
+	m, err := ws.Collect(context.Background(), CollectOptions{Timeout: timeout, Progress: func(p Progress) { last = p }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, last
+}
+
+// executedLines returns the lines of file a test executed.
+func executedLines(m *Matrix, test TestRun, file string) []int {
+	var lines []int
+	for _, h := range test.Hits {
+		if b := m.Blocks[h]; b.File == file {
+			lines = append(lines, b.Lines...)
+		}
+	}
+	slices.Sort(lines)
+	return slices.Compact(lines)
+}
+
+func TestCollectMessySuite(t *testing.T) {
+	ws, want := workspace(t, "messy.txtar")
+	m, _ := collect(t, ws, 3*time.Second)
+	got := map[string]TestRun{}
+	for _, test := range m.Tests {
+		if _, dup := got[test.Name]; dup {
+			t.Errorf("test %s reported twice", test.Name)
+		}
+		got[test.Name] = test
+	}
+	for _, line := range strings.Split(strings.TrimSpace(want), "\n") {
+		fields := strings.Fields(line)
+		name, verdict := fields[0], Verdict(fields[1])
+		test, ok := got[name]
+		if !ok {
+			t.Errorf("%s: missing; got %v", name, slices.Sorted(maps.Keys(got)))
+			continue
+		}
+		delete(got, name)
+		if test.Verdict != verdict {
+			t.Errorf("%s: verdict %s, want %s\n%s", name, test.Verdict, verdict, test.Output)
+		}
+		executed := executedLines(m, test, "calc/calc.go")
+		for _, f := range fields[2:] {
+			l, _ := strconv.Atoi(f)
+			if !slices.Contains(executed, l) {
+				t.Errorf("%s: did not execute calc/calc.go:%d; executed %v", name, l, executed)
+			}
+		}
+	}
+	for name := range got {
+		t.Errorf("unexpected leaf %s (%s)", name, got[name].Verdict)
+	}
+	if len(m.BuildErrors) != 0 {
+		t.Errorf("build errors: %v", m.BuildErrors)
+	}
+	// The fault (line 11) must lead the ranking.
+	r, err := RankLines(m, rank.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if top := r.Lines[0]; top.File != "calc/calc.go" || top.Line != 11 {
+		t.Errorf("top line %s:%d, want calc/calc.go:11; ranking %+v", top.File, top.Line, r.Lines)
+	}
+}
