@@ -37,7 +37,9 @@ func (ctx *Context) IntVal(v int64) Int {
 }
 
 // IntBig is the integer numeral v.
-func (ctx *Context) IntBig(v *big.Int) Int { return Int{ctx.numeral("IntBig", v.String(), ctx.IntSort())} }
+func (ctx *Context) IntBig(v *big.Int) Int {
+	return Int{ctx.numeral("IntBig", v.String(), ctx.IntSort())}
+}
 
 // RealVal is the rational numeral num/den (den must not be zero).
 func (ctx *Context) RealVal(num, den int64) Real {
@@ -74,10 +76,10 @@ func arithN(op string, a, b Expr, f arithOpN) Expr {
 func mkAdd(c C.Z3_context, n C.uint, a *C.Z3_ast) C.Z3_ast { return C.Z3_mk_add(c, n, a) }
 func mkSub(c C.Z3_context, n C.uint, a *C.Z3_ast) C.Z3_ast { return C.Z3_mk_sub(c, n, a) }
 func mkMul(c C.Z3_context, n C.uint, a *C.Z3_ast) C.Z3_ast { return C.Z3_mk_mul(c, n, a) }
-func mkDiv(c C.Z3_context, a, b C.Z3_ast) C.Z3_ast       { return C.Z3_mk_div(c, a, b) }
-func mkLT(c C.Z3_context, a, b C.Z3_ast) C.Z3_ast        { return C.Z3_mk_lt(c, a, b) }
-func mkLE(c C.Z3_context, a, b C.Z3_ast) C.Z3_ast        { return C.Z3_mk_le(c, a, b) }
-func mkNeg(c C.Z3_context, a C.Z3_ast) C.Z3_ast          { return C.Z3_mk_unary_minus(c, a) }
+func mkDiv(c C.Z3_context, a, b C.Z3_ast) C.Z3_ast         { return C.Z3_mk_div(c, a, b) }
+func mkLT(c C.Z3_context, a, b C.Z3_ast) C.Z3_ast          { return C.Z3_mk_lt(c, a, b) }
+func mkLE(c C.Z3_context, a, b C.Z3_ast) C.Z3_ast          { return C.Z3_mk_le(c, a, b) }
+func mkNeg(c C.Z3_context, a C.Z3_ast) C.Z3_ast            { return C.Z3_mk_unary_minus(c, a) }
 
 // Add is x + y.
 func (x Int) Add(y Int) Int { return Int{arithN("Int.Add", x.Expr, y.Expr, mkAdd)} }
