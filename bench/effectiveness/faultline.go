@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"time"
+)
+
+// RankReport is the object `faultline rank -json` prints.
+type RankReport struct {
+	Formula string       `json:"formula"`
+	Failed  int          `json:"failed"`
+	Passed  int          `json:"passed"`
+	Lines   []RankedLine `json:"lines"`
+}
+
+// RankedLine is one line of a RankReport. The harness recomputes scores
+// from the four counts, so Score, Rank and Tie are only cross-checked.
+type RankedLine struct {
+	File  string  `json:"file"` // relative to the module root
+	Line  int     `json:"line"`
+	Score float64 `json:"score"`
+	Rank  int     `json:"rank"`
+	Tie   [2]int  `json:"tie"`
+	EF    int     `json:"ef"`
+	EP    int     `json:"ep"`
+	NF    int     `json:"nf"`
+	NP    int     `json:"np"`
+}
+
+// ParseRankReport decodes and sanity-checks faultline's JSON output.
+func ParseRankReport(data []byte) (*RankReport, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var rep RankReport
+	if err := dec.Decode(&rep); err != nil {
+		return nil, fmt.Errorf("decode faultline rank -json output (%q): %w", tail(data, 300), err)
+	}
+	for i, l := range rep.Lines {
+		if l.File == "" || l.Line <= 0 {
+			return nil, fmt.Errorf("faultline rank line %d has no file:line", i)
+		}
+		if l.EF < 0 || l.EP < 0 || l.NF < 0 || l.NP < 0 {
+			return nil, fmt.Errorf("faultline rank line %d (%s:%d) has a negative count", i, l.File, l.Line)
+		}
+		if l.EF+l.NF != rep.Failed || l.EP+l.NP != rep.Passed {
+			return nil, fmt.Errorf("faultline rank line %d (%s:%d): counts ef=%d nf=%d ep=%d np=%d disagree with %d failed, %d passed",
+				i, l.File, l.Line, l.EF, l.NF, l.EP, l.NP, rep.Failed, rep.Passed)
+		}
+	}
+	return &rep, nil
+}
+
+// Faultline runs the faultline binary on a module directory.
+type Faultline struct {
+	Binary      string        // path of the faultline executable
+	TestTimeout string        // faultline's per-test -timeout
+	Deadline    time.Duration // hard limit on one whole rank run
+	// Env is added to the environment, for instance to give every run a
+	// fresh spectrum store.
+	Env []string
+}
+
+// Rank runs `faultline rank -json -timeout T pkgs...` in dir.
+func (f Faultline) Rank(ctx context.Context, dir string, pkgs []string) (*RankReport, time.Duration, error) {
+	args := append([]string{"rank", "-json", "-timeout", f.TestTimeout}, pkgs...)
+	res, err := runCommand(ctx, dir, append(goEnv(), f.Env...), f.Deadline, f.Binary, args...)
+	if err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) || res.TimedOut {
+			return nil, res.Elapsed, fmt.Errorf("faultline rank in %s: %w: %s", dir, err, tail(res.Stderr, 1500))
+		}
+		return nil, res.Elapsed, fmt.Errorf("run faultline: %w", err)
+	}
+	rep, err := ParseRankReport(res.Stdout)
+	if err != nil {
+		return nil, res.Elapsed, fmt.Errorf("faultline rank in %s: %w", dir, err)
+	}
+	return rep, res.Elapsed, nil
+}

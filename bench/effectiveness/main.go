@@ -1,0 +1,188 @@
+// Command effectiveness measures how well faultline's rankings localise
+// faults. It downloads real Go modules through the module proxy (or takes
+// local module directories), seeds single-token faults into copies of them,
+// keeps the mutants that make some but not all tests fail, ranks each with
+// `faultline rank -json`, rescores every formula from the reported counts,
+// and writes Top-N and EXAM figures as a markdown report. Local directories
+// holding a fault.json (as the bundled examples do) are scored on their
+// known fault instead of being mutated.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// defaultSubjects are small-to-medium pure-Go modules with fast,
+// deterministic, offline tests.
+var defaultSubjects = []string{
+	"github.com/hashicorp/go-version@v1.7.0",
+	"github.com/blang/semver/v4@v4.0.0",
+	"github.com/Masterminds/semver/v3@v3.3.1",
+	"github.com/dustin/go-humanize@v1.0.1",
+	"github.com/google/uuid@v1.6.0",
+	"github.com/mattn/go-runewidth@v0.0.16",
+}
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "effectiveness:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("effectiveness", flag.ContinueOnError)
+	subjects := fs.String("subjects", strings.Join(defaultSubjects, ","), "comma-separated module@version[=pkg;pkg] subjects from the module proxy; empty for none")
+	dirs := fs.String("dirs", "", "comma-separated local module directories; one holding fault.json is scored on that fault, others are mutated")
+	mutants := fs.Int("mutants-per-module", 8, "mutants to keep per module")
+	attempts := fs.Int("max-attempts", 0, "mutants to try per module before giving up (0: 8 per wanted mutant)")
+	seed := fs.Uint64("seed", 1, "seed for choosing mutants and the held-out split")
+	heldOut := fs.Float64("heldout", 0.5, "fraction of kept mutants placed in the held-out set")
+	faultline := fs.String("faultline", "faultline", "path of the faultline binary")
+	rankTimeout := fs.String("timeout", "30s", "faultline's per-test timeout (its -timeout flag)")
+	deadline := fs.Duration("rank-deadline", 15*time.Minute, "hard limit on one faultline rank run")
+	testTimeout := fs.Duration("test-timeout", 2*time.Minute, "timeout of one plain go test run over a subject")
+	out := fs.String("out", "-", "markdown report path (- for standard output)")
+	resultsPath := fs.String("results", "", "also write the raw results as JSON to this path")
+	work := fs.String("work", "", "scratch directory for working copies (default: a temporary directory, removed afterwards)")
+	formulaList := fs.String("formulas", "", "comma-separated formulas to score (default: every registered formula and opt- of each bounded one)")
+	selectOnly := fs.Bool("select-only", false, "choose and classify mutants without running faultline")
+	freshStore := fs.Bool("fresh-store", true, "give every faultline run an empty spectrum store")
+	quiet := fs.Bool("q", false, "no progress on standard error")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %v", fs.Args())
+	}
+	if *mutants <= 0 {
+		return fmt.Errorf("-mutants-per-module must be positive, got %d", *mutants)
+	}
+	if *heldOut < 0 || *heldOut > 1 {
+		return fmt.Errorf("-heldout must be a fraction in [0,1], got %g", *heldOut)
+	}
+	cfg := &Config{
+		MutantsPerModule: *mutants,
+		MaxAttempts:      *attempts,
+		Seed:             *seed,
+		HeldOut:          *heldOut,
+		SelectOnly:       *selectOnly,
+		FreshStore:       *freshStore,
+		TestTimeout:      *testTimeout,
+		Log:              os.Stderr,
+	}
+	if *quiet {
+		cfg.Log = nil
+	}
+	for _, s := range splitList(*subjects) {
+		spec, err := ParseSubjectSpec(strings.ReplaceAll(s, ";", ","))
+		if err != nil {
+			return err
+		}
+		cfg.Subjects = append(cfg.Subjects, spec)
+	}
+	for _, d := range splitList(*dirs) {
+		cfg.Subjects = append(cfg.Subjects, SubjectSpec{Dir: d})
+	}
+	if len(cfg.Subjects) == 0 {
+		return errors.New("no subjects: give -subjects or -dirs")
+	}
+	formulas, err := ResolveFormulas(splitList(*formulaList))
+	if err != nil {
+		return err
+	}
+	cfg.Formulas = formulas
+	if !*selectOnly {
+		bin, err := exec.LookPath(*faultline)
+		if err != nil {
+			return fmt.Errorf("faultline binary: %w (build it with go build -o /tmp/faultline . and pass -faultline)", err)
+		}
+		if bin, err = filepath.Abs(bin); err != nil {
+			return fmt.Errorf("faultline binary: %w", err)
+		}
+		cfg.Faultline = Faultline{Binary: bin, TestTimeout: *rankTimeout, Deadline: *deadline}
+		if *freshStore {
+			// A fresh XDG_CACHE_HOME must not also give go an empty build cache.
+			gocache, err := exec.Command("go", "env", "GOCACHE").Output()
+			if err != nil {
+				return fmt.Errorf("go env GOCACHE: %w", err)
+			}
+			cfg.Faultline.Env = []string{"GOCACHE=" + strings.TrimSpace(string(gocache))}
+		}
+	}
+	if *work == "" {
+		dir, err := os.MkdirTemp("", "faultline-effectiveness-")
+		if err != nil {
+			return fmt.Errorf("scratch directory: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		cfg.Work = dir
+	} else {
+		if err := os.MkdirAll(*work, 0o755); err != nil {
+			return fmt.Errorf("scratch directory: %w", err)
+		}
+		if cfg.Work, err = filepath.Abs(*work); err != nil {
+			return fmt.Errorf("scratch directory: %w", err)
+		}
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	start := time.Now()
+	res, err := Evaluate(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(formulas))
+	for i, f := range formulas {
+		names[i] = f.Name()
+	}
+	meta := ReportMeta{
+		Command:  "go run ./bench/effectiveness " + strings.Join(args, " "),
+		Seed:     *seed,
+		HeldOut:  *heldOut,
+		Elapsed:  time.Since(start).Round(time.Second).String(),
+		Formulas: names,
+	}
+	if *resultsPath != "" {
+		data, err := json.MarshalIndent(res, "", "  ")
+		if err != nil {
+			return fmt.Errorf("encode results: %w", err)
+		}
+		if err := os.WriteFile(*resultsPath, append(data, '\n'), 0o644); err != nil {
+			return fmt.Errorf("write results: %w", err)
+		}
+	}
+	if *out == "-" {
+		return WriteReport(os.Stdout, meta, res)
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return fmt.Errorf("create report: %w", err)
+	}
+	if err := WriteReport(f, meta, res); err != nil {
+		f.Close()
+		return fmt.Errorf("write report: %w", err)
+	}
+	return f.Close()
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

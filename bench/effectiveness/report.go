@@ -1,0 +1,138 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// ReportMeta is what the report says about how it was produced.
+type ReportMeta struct {
+	Command  string
+	Seed     uint64
+	HeldOut  float64
+	Elapsed  string
+	Formulas []string
+}
+
+// WriteReport renders the results as markdown: subjects, one table per
+// fault set (tuning, held-out, known faults, all), and every fault.
+func WriteReport(w io.Writer, meta ReportMeta, res *Results) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Effectiveness of the ranking formulas\n\n")
+	fmt.Fprintf(&b, "Regenerate with:\n\n```sh\n%s\n```\n\n", meta.Command)
+	fmt.Fprintf(&b, "Seed %d; %.0f%% of the kept mutants drawn into the held-out set; wall time %s.\n\n", meta.Seed, 100*meta.HeldOut, meta.Elapsed)
+	b.WriteString("Each fault is ranked once by `faultline rank -json`; every formula is then scored from the four counts of every executed line. " +
+		"Positions are 1-based; a fault counts as the mutated line or the first line of its statement. " +
+		"Top-N cells read best/worst over ties (the fault examined first or last in its tie group). " +
+		"EXAM is the fraction of ranked lines examined up to the fault; a fault missing from the ranking counts as EXAM 1.\n\n")
+
+	b.WriteString("## Subjects\n\n| subject | packages | passing leaf tests | files | lines | sites | tried | kept | no build | all pass | none pass | hang | note |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	for _, s := range res.Subjects {
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %s |\n",
+			s.Spec, s.Packages, s.Tests, s.Files, s.Lines, s.Sites, s.Tried, s.Kept, s.NoBuild, s.AllPass, s.AllFail, s.TimedOut, cell(s.Err))
+	}
+	b.WriteString("\n")
+
+	var tuning, heldOut, known, all []FaultResult
+	for _, f := range res.Faults {
+		switch {
+		case f.Site == nil:
+			known = append(known, f)
+		case f.HeldOut:
+			heldOut = append(heldOut, f)
+		default:
+			tuning = append(tuning, f)
+		}
+		all = append(all, f)
+	}
+	for _, set := range []struct {
+		title  string
+		faults []FaultResult
+	}{{"Tuning set (seeded mutants)", tuning}, {"Held-out set (seeded mutants)", heldOut}, {"Known faults (fault.json)", known}, {"All faults", all}} {
+		if len(set.faults) == 0 {
+			continue
+		}
+		writeSet(&b, set.title, set.faults, meta.Formulas)
+	}
+
+	b.WriteString("## Faults\n\n| set | module | fault | change | failed/passed (go test) | failed/passed (faultline) | lines | ochiai pos (best–worst) | executed by a failing test | faultline s | note |\n|---|---|---|---|---|---|---:|---|---|---:|---|\n")
+	for _, f := range res.Faults {
+		set, change := "tuning", f.Description
+		switch {
+		case f.Site == nil:
+			set = "known"
+		case f.HeldOut:
+			set = "held-out"
+		}
+		if f.Site != nil {
+			change = fmt.Sprintf("`%s` → `%s`", f.Site.Old, f.Site.New)
+		}
+		lines, pos, executed := "", "", ""
+		if f.Scored != nil {
+			lines = fmt.Sprint(f.Scored.Lines)
+			executed = fmt.Sprint(f.Scored.FaultExecutedByFailing)
+			if fs, ok := f.Scored.ByFormula["ochiai"]; ok && fs.Found {
+				pos = fmt.Sprintf("%g–%g", fs.Pos[0], fs.Pos[2])
+			} else if ok {
+				pos = "absent"
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s:%s | %s | %d/%d | %d/%d | %s | %s | %s | %.1f | %s |\n",
+			set, f.Module, f.Fault.File, joinInts(f.Fault.Lines), cell(change), f.Failed, f.Passed, f.RankFailed, f.RankPassed,
+			lines, pos, executed, f.Seconds, cell(f.Err))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeSet(b *strings.Builder, title string, faults []FaultResult, formulas []string) {
+	var scored []Scored
+	notExecuted, failedRuns := 0, 0
+	for _, f := range faults {
+		if f.Scored == nil {
+			failedRuns++
+			continue
+		}
+		scored = append(scored, *f.Scored)
+		if !f.Scored.FaultExecutedByFailing {
+			notExecuted++
+		}
+	}
+	fmt.Fprintf(b, "## %s\n\n%d faults, %d scored", title, len(faults), len(scored))
+	if failedRuns > 0 {
+		fmt.Fprintf(b, " (%d without a usable faultline ranking, see the fault list)", failedRuns)
+	}
+	fmt.Fprintf(b, "; the faulty line was never executed by a failing test in %d of them.\n\n", notExecuted)
+	if len(scored) == 0 {
+		return
+	}
+	b.WriteString("| formula | Top-1 | Top-3 | Top-5 | Top-10 | EXAM best | EXAM average | EXAM worst | absent |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, s := range Summarize(scored, formulas) {
+		fmt.Fprintf(b, "| %s | %d/%d | %d/%d | %d/%d | %d/%d | %.4f | %.4f | %.4f | %d |\n", s.Formula,
+			s.Top[0][0], s.Top[0][1], s.Top[1][0], s.Top[1][1], s.Top[2][0], s.Top[2][1], s.Top[3][0], s.Top[3][1],
+			s.Exam[0], s.Exam[1], s.Exam[2], s.NotFound)
+	}
+	b.WriteString("\n")
+}
+
+// cell makes text safe inside a markdown table cell.
+func cell(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	s = strings.ReplaceAll(s, "|", "\\|")
+	if r := []rune(s); len(r) > 200 {
+		s = string(r[:200]) + "…"
+	}
+	return s
+}
+
+func joinInts(xs []int) string {
+	ys := append([]int(nil), xs...)
+	sort.Ints(ys)
+	parts := make([]string, len(ys))
+	for i, x := range ys {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"faultline/spectra/rank"
+)
+
+// Fault says which ranked lines are the fault: lines of one file.
+type Fault struct {
+	File  string `json:"file"`
+	Lines []int  `json:"lines"`
+}
+
+func (f Fault) holds(file string, line int) bool {
+	return file == f.File && slices.Contains(f.Lines, line)
+}
+
+// tieModes are the three ways of examining a tie group, in report order.
+var tieModes = [3]rank.TieMode{rank.BestCase, rank.AverageCase, rank.WorstCase}
+
+// FormulaScore is where one formula puts the fault in one ranking.
+type FormulaScore struct {
+	Found bool       `json:"found"` // the fault is among the ranked lines
+	Pos   [3]float64 `json:"pos"`   // 1-based position: best, average, worst over ties
+	Exam  [3]float64 `json:"exam"`  // Pos / number of ranked lines; 1 when not found
+}
+
+// Scored is the evaluation of one faultline ranking against a known fault.
+type Scored struct {
+	Lines int `json:"lines"` // ranked (executed) lines
+	// FaultExecutedByFailing is false when no failing test executes the
+	// faulty line, which no spectrum formula can overcome.
+	FaultExecutedByFailing bool                    `json:"faultExecutedByFailing"`
+	ByFormula              map[string]FormulaScore `json:"byFormula"`
+	// FaultlineRank is the faulty line's best rank in faultline's own
+	// ordering (0 if absent), a cross-check of the recomputed one.
+	FaultlineRank int `json:"faultlineRank"`
+}
+
+// Score ranks the report's lines under every formula, recomputing each
+// score from the four counts, and locates the fault.
+func Score(rep *RankReport, fault Fault, formulas []rank.Formula) Scored {
+	elems := make([]rank.Element, len(rep.Lines))
+	s := Scored{Lines: len(rep.Lines), ByFormula: make(map[string]FormulaScore, len(formulas))}
+	for i, l := range rep.Lines {
+		elems[i] = rank.Element{
+			Counts: rank.Counts{EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP},
+			Loc:    rank.Location{File: l.File, Line: l.Line},
+		}
+		if fault.holds(l.File, l.Line) {
+			if l.EF > 0 {
+				s.FaultExecutedByFailing = true
+			}
+			if s.FaultlineRank == 0 || l.Rank < s.FaultlineRank {
+				s.FaultlineRank = l.Rank
+			}
+		}
+	}
+	isFaulty := func(i int) bool { return fault.holds(elems[i].Loc.File, elems[i].Loc.Line) }
+	for _, f := range formulas {
+		ranked := rank.Rank(elems, f)
+		fs := FormulaScore{Exam: [3]float64{1, 1, 1}}
+		for m, mode := range tieModes {
+			if pos, ok := rank.FaultPosition(ranked, isFaulty, mode); ok {
+				fs.Found = true
+				fs.Pos[m] = pos
+				fs.Exam[m] = pos / float64(len(ranked))
+			}
+		}
+		s.ByFormula[f.Name()] = fs
+	}
+	return s
+}
+
+// topNs are the cut-offs reported as Top-N.
+var topNs = [4]int{1, 3, 5, 10}
+
+// Summary aggregates one formula over a set of scored faults.
+type Summary struct {
+	Formula  string
+	Faults   int
+	Top      [4][2]int  // per cut-off of topNs: faults within it in the best and the worst case
+	Exam     [3]float64 // mean EXAM, best, average, worst
+	NotFound int        // faults missing from the ranking (counted with EXAM 1)
+}
+
+// Summarize aggregates the scored faults per formula, best average EXAM
+// first (ties by name).
+func Summarize(scored []Scored, formulas []string) []Summary {
+	out := make([]Summary, 0, len(formulas))
+	for _, name := range formulas {
+		sum := Summary{Formula: name}
+		for _, s := range scored {
+			fs, ok := s.ByFormula[name]
+			if !ok {
+				continue
+			}
+			sum.Faults++
+			if !fs.Found {
+				sum.NotFound++
+			}
+			for m := range tieModes {
+				sum.Exam[m] += fs.Exam[m]
+			}
+			for k, n := range topNs {
+				if fs.Found && fs.Pos[0] <= float64(n) {
+					sum.Top[k][0]++
+				}
+				if fs.Found && fs.Pos[2] <= float64(n) {
+					sum.Top[k][1]++
+				}
+			}
+		}
+		if sum.Faults > 0 {
+			for m := range sum.Exam {
+				sum.Exam[m] /= float64(sum.Faults)
+			}
+		}
+		out = append(out, sum)
+	}
+	slices.SortStableFunc(out, func(a, b Summary) int {
+		return cmp.Or(cmp.Compare(a.Exam[1], b.Exam[1]), cmp.Compare(a.Formula, b.Formula))
+	})
+	return out
+}
+
+// ResolveFormulas looks up formula names; an empty list means every
+// registered formula plus the Opt wrapper of each bounded one.
+func ResolveFormulas(names []string) ([]rank.Formula, error) {
+	if len(names) == 0 {
+		for _, n := range rank.Names() {
+			names = append(names, n)
+		}
+		for _, n := range rank.Names() {
+			f, err := rank.Lookup(n)
+			if err != nil {
+				return nil, fmt.Errorf("registered formula %q: %w", n, err)
+			}
+			if f.Bounded() {
+				names = append(names, "opt-"+n)
+			}
+		}
+	}
+	formulas := make([]rank.Formula, 0, len(names))
+	seen := make(map[string]bool)
+	for _, n := range names {
+		f, err := rank.Lookup(n)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[f.Name()] {
+			seen[f.Name()] = true
+			formulas = append(formulas, f)
+		}
+	}
+	return formulas, nil
+}

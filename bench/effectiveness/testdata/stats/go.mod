@@ -1,0 +1,3 @@
+module example.com/stats
+
+go 1.22
