@@ -268,3 +268,6 @@ func Version() string {
 func EstimatedAllocBytes() uint64 {
 	return uint64(C.Z3_get_estimated_alloc_size())
 }
+
+// Timeout is the per-check bound from the context's Config (0: none).
+func (ctx *Context) Timeout() time.Duration { return ctx.timeout }

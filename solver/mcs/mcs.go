@@ -1,0 +1,330 @@
+// Package mcs enumerates minimal correction subsets (MCSs) of a
+// constraint system: hard constraints that must hold and tagged soft
+// constraints that may be dropped. An MCS is a set of soft constraints
+// whose removal makes the rest satisfiable while no proper subset does;
+// each comes with a model of the remaining constraints. MCSs are
+// delivered smallest first, one at a time, and the constraint system can
+// grow between enumerations without losing what the solver has learnt.
+// The package speaks only of constraints and tags: what a soft constraint
+// stands for is the caller's business.
+//
+// # Usage
+//
+//	ctx, _ := z3.NewContext(z3.Config{})
+//	defer ctx.Close()
+//	enum, err := mcs.New[string](ctx, mcs.Options{})
+//	if err != nil { ... }
+//	enum.AddHard(inputs, expectation)
+//	enum.AddSoft("line 3", ab3.Not())
+//	for c, err := range enum.Enumerate(goctx, mcs.Bounds{MaxSize: 3, Budget: 5 * time.Second}) {
+//		if err != nil { ... }       // budget exhausted, cancelled or a solver error
+//		use(c.Tags, c.Model)
+//		enum.Block(c)               // never report this set again
+//		// or: break, AddHard/AddSoft to refine, and enumerate again
+//	}
+//
+// Within one enumeration every reported set is excluded from the rest of
+// that enumeration; Block excludes it from later ones too. An MCS is
+// minimal with respect to the blocked sets: a superset of a blocked set is
+// never reported. If the hard constraints alone are unsatisfiable there is
+// no MCS and the enumeration yields nothing.
+//
+// # Algorithms
+//
+// HittingSet (the default) is an implicit-hitting-set enumeration: a
+// plain incremental solver checks candidate sets under assumptions and
+// returns unsat cores, and a small Boolean solver proposes minimum-size
+// sets hitting every core found so far. Cores only depend on the hard
+// constraints, which only grow, so they are kept across enumerations.
+// Levels asserts a cardinality bound k = 0, 1, ... in the main solver and
+// blocks each model found. OptimizeBlocking asks Z3's MaxSMT optimizer
+// for one optimum at a time and blocks it. bench/solver.md has the
+// measurements behind the default.
+package mcs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"time"
+
+	"faultline/solver/z3"
+)
+
+// Algorithm selects the enumeration strategy.
+type Algorithm int
+
+const (
+	HittingSet       Algorithm = iota // core-guided implicit hitting sets (default)
+	Levels                            // cardinality levels in one incremental solver
+	OptimizeBlocking                  // Z3 Optimize with soft constraints plus blocking
+)
+
+func (a Algorithm) String() string {
+	switch a {
+	case HittingSet:
+		return "hitting-set"
+	case Levels:
+		return "levels"
+	case OptimizeBlocking:
+		return "optimize"
+	}
+	return fmt.Sprintf("Algorithm(%d)", int(a))
+}
+
+// Options configures an Enumerator.
+type Options struct {
+	Algorithm Algorithm
+}
+
+// Bounds limits one enumeration.
+type Bounds struct {
+	// MaxSize is the largest MCS reported; 0 means no limit.
+	MaxSize int
+	// Budget bounds the enumeration's wall-clock time, solver calls
+	// included; 0 means no limit. Each solver call also respects the
+	// z3.Context's timeout.
+	Budget time.Duration
+}
+
+// ErrBudgetExhausted is yielded when the budget (or the context's
+// deadline) runs out before the enumeration is complete.
+var ErrBudgetExhausted = errors.New("mcs: time budget exhausted")
+
+// Correction is one minimal correction subset.
+type Correction[T any] struct {
+	// Tags of the soft constraints to drop, in the order they were added.
+	Tags []T
+	// Soft holds the indices of those constraints (0 = first AddSoft).
+	Soft []int
+	// Model satisfies the hard constraints and every other soft one.
+	Model *z3.Model
+}
+
+// Enumerator holds a growing constraint system and enumerates its MCSs.
+// Like its z3.Context, it must be used by one goroutine at a time.
+type Enumerator[T any] struct {
+	ctx     *z3.Context
+	alg     Algorithm
+	tags    []T
+	sels    []z3.Bool // selector per soft constraint: true means enforced
+	blocked [][]int
+	running bool
+	pending [][]int // Block calls made during an enumeration
+	eng     engine
+}
+
+// engine is one enumeration algorithm. Soft constraint i is represented
+// by the selector sels[i], with sels[i] → constraint asserted by addSoft.
+type engine interface {
+	addHard(b z3.Bool) error
+	addSoft(sel, constraint z3.Bool) error
+	block(sels []z3.Bool) error
+	run(r *run, emit func(relaxed []int, m *z3.Model) bool) error
+}
+
+// New makes an empty Enumerator over ctx.
+func New[T any](ctx *z3.Context, opts Options) (*Enumerator[T], error) {
+	e := &Enumerator[T]{ctx: ctx, alg: opts.Algorithm}
+	var err error
+	switch opts.Algorithm {
+	case HittingSet:
+		e.eng, err = newHittingSetEngine(ctx, &e.sels)
+	case Levels:
+		e.eng, err = newLevelsEngine(ctx, &e.sels)
+	case OptimizeBlocking:
+		e.eng, err = newOptimizeEngine(ctx, &e.sels)
+	default:
+		return nil, fmt.Errorf("mcs: unknown algorithm %v", opts.Algorithm)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mcs: new %v enumerator: %w", opts.Algorithm, err)
+	}
+	return e, nil
+}
+
+// Algorithm reports the strategy in use.
+func (e *Enumerator[T]) Algorithm() Algorithm { return e.alg }
+
+// NumSoft is the number of soft constraints added so far.
+func (e *Enumerator[T]) NumSoft() int { return len(e.sels) }
+
+var errRunning = errors.New("mcs: constraints cannot change during an enumeration; break out of the loop first")
+
+// AddHard adds constraints that every reported model satisfies.
+func (e *Enumerator[T]) AddHard(bs ...z3.Bool) error {
+	if e.running {
+		return errRunning
+	}
+	for _, b := range bs {
+		if err := e.eng.addHard(b); err != nil {
+			return fmt.Errorf("mcs: add hard constraint: %w", err)
+		}
+	}
+	return nil
+}
+
+// AddSoft adds a soft constraint standing for tag and returns its index.
+func (e *Enumerator[T]) AddSoft(tag T, b z3.Bool) (int, error) {
+	if e.running {
+		return 0, errRunning
+	}
+	if err := b.Err(); err != nil {
+		return 0, fmt.Errorf("mcs: add soft constraint %v: %w", tag, err)
+	}
+	sel := e.ctx.FreshBool("mcs_sel")
+	if err := sel.Err(); err != nil {
+		return 0, fmt.Errorf("mcs: add soft constraint %v: %w", tag, err)
+	}
+	if err := e.eng.addSoft(sel, b); err != nil {
+		return 0, fmt.Errorf("mcs: add soft constraint %v: %w", tag, err)
+	}
+	e.tags = append(e.tags, tag)
+	e.sels = append(e.sels, sel)
+	return len(e.sels) - 1, nil
+}
+
+// Block excludes c (and its supersets) from every later enumeration: at
+// least one of its soft constraints will hold. During an enumeration it
+// takes effect when the enumeration ends (c is already excluded from the
+// rest of it).
+func (e *Enumerator[T]) Block(c Correction[T]) error { return e.BlockSoft(c.Soft) }
+
+// BlockSoft is Block by soft-constraint indices.
+func (e *Enumerator[T]) BlockSoft(soft []int) error {
+	for _, i := range soft {
+		if i < 0 || i >= len(e.sels) {
+			return fmt.Errorf("mcs: block: no soft constraint %d (have %d)", i, len(e.sels))
+		}
+	}
+	set := append([]int(nil), soft...)
+	if e.running {
+		e.pending = append(e.pending, set)
+		return nil
+	}
+	return e.block(set)
+}
+
+func (e *Enumerator[T]) block(set []int) error {
+	if err := e.eng.block(e.selectors(set)); err != nil {
+		return fmt.Errorf("mcs: block %v: %w", set, err)
+	}
+	e.blocked = append(e.blocked, set)
+	return nil
+}
+
+func (e *Enumerator[T]) selectors(idx []int) []z3.Bool {
+	out := make([]z3.Bool, len(idx))
+	for k, i := range idx {
+		out[k] = e.sels[i]
+	}
+	return out
+}
+
+// Enumerate yields the MCSs of the current constraint system not yet
+// blocked, by increasing size, until none is left, MaxSize is passed, the
+// budget runs out (ErrBudgetExhausted) or the caller stops. An error is
+// always the last item.
+func (e *Enumerator[T]) Enumerate(goctx context.Context, b Bounds) iter.Seq2[Correction[T], error] {
+	return func(yield func(Correction[T], error) bool) {
+		if e.running {
+			yield(Correction[T]{}, errors.New("mcs: Enumerate called during an enumeration"))
+			return
+		}
+		if b.MaxSize < 0 || b.Budget < 0 {
+			yield(Correction[T]{}, fmt.Errorf("mcs: invalid bounds %+v", b))
+			return
+		}
+		r := newRun(goctx, b, e.ctx.Timeout(), len(e.sels))
+		e.running = true
+		var stopped bool
+		err := e.eng.run(r, func(relaxed []int, m *z3.Model) bool {
+			c := Correction[T]{Soft: relaxed, Model: m, Tags: make([]T, len(relaxed))}
+			for k, i := range relaxed {
+				c.Tags[k] = e.tags[i]
+			}
+			stopped = !yield(c, nil)
+			return !stopped
+		})
+		e.running = false
+		pending := e.pending
+		e.pending = nil
+		for _, set := range pending {
+			if berr := e.block(set); berr != nil && err == nil {
+				err = berr
+			}
+		}
+		if err != nil && !stopped {
+			yield(Correction[T]{}, err)
+		}
+	}
+}
+
+// run carries the limits of one enumeration to the engines.
+type run struct {
+	goctx       context.Context
+	deadline    time.Time
+	hasDeadline bool
+	callTimeout time.Duration
+	maxSize     int
+}
+
+func newRun(goctx context.Context, b Bounds, callTimeout time.Duration, numSoft int) *run {
+	r := &run{goctx: goctx, callTimeout: callTimeout, maxSize: b.MaxSize}
+	if r.maxSize == 0 || r.maxSize > numSoft {
+		r.maxSize = numSoft
+	}
+	if b.Budget > 0 {
+		r.deadline, r.hasDeadline = time.Now().Add(b.Budget), true
+	}
+	if d, ok := goctx.Deadline(); ok && (!r.hasDeadline || d.Before(r.deadline)) {
+		r.deadline, r.hasDeadline = d, true
+	}
+	return r
+}
+
+// timeout is the bound for the next solver call, or an error when the
+// enumeration must stop.
+func (r *run) timeout() (time.Duration, error) {
+	if err := r.goctx.Err(); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return 0, ErrBudgetExhausted
+		}
+		return 0, fmt.Errorf("mcs: %w", err)
+	}
+	t := r.callTimeout
+	if r.hasDeadline {
+		left := time.Until(r.deadline)
+		if left <= 0 {
+			return 0, ErrBudgetExhausted
+		}
+		if t == 0 || left < t {
+			t = left
+		}
+	}
+	return t, nil
+}
+
+// unknown explains an Unknown solver answer.
+func (r *run) unknown(reason string) error {
+	if r.hasDeadline && !time.Now().Before(r.deadline) {
+		return ErrBudgetExhausted
+	}
+	return fmt.Errorf("mcs: solver gave up: %s", reason)
+}
+
+// relaxedIn lists the soft constraints whose selector is false in m.
+func relaxedIn(m *z3.Model, sels []z3.Bool) ([]int, error) {
+	var out []int
+	for i, s := range sels {
+		v, err := m.Bool(s)
+		if err != nil {
+			return nil, fmt.Errorf("mcs: read selector %d: %w", i, err)
+		}
+		if !v {
+			out = append(out, i)
+		}
+	}
+	return out, nil
+}
