@@ -241,7 +241,7 @@ func (c *Config) evaluateFault(ctx context.Context, subj *Subject, site *Site, f
 	}
 	r.RankFailed, r.RankPassed = rep.Failed, rep.Passed
 	if rep.Failed == 0 {
-		r.Err = "faultline saw no failing test"
+		r.Err = rep.Why()
 		return r
 	}
 	scored := Score(rep, fault, c.Formulas)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"sort"
 	"time"
 )
 
@@ -16,6 +17,26 @@ type RankReport struct {
 	Failed  int          `json:"failed"`
 	Passed  int          `json:"passed"`
 	Lines   []RankedLine `json:"lines"`
+	// Message and BuildErrors explain an empty ranking.
+	Message     string            `json:"message,omitempty"`
+	BuildErrors map[string]string `json:"buildErrors,omitempty"`
+}
+
+// Why explains an empty ranking in one line.
+func (r *RankReport) Why() string {
+	why := r.Message
+	pkgs := make([]string, 0, len(r.BuildErrors))
+	for p := range r.BuildErrors {
+		pkgs = append(pkgs, p)
+	}
+	sort.Strings(pkgs)
+	for _, p := range pkgs {
+		why += fmt.Sprintf("; %s: %s", p, r.BuildErrors[p])
+	}
+	if why == "" {
+		why = "faultline saw no failing test"
+	}
+	return why
 }
 
 // RankedLine is one line of a RankReport. The harness recomputes scores

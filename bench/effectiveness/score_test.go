@@ -131,3 +131,17 @@ func TestResolveFormulas(t *testing.T) {
 		t.Errorf("unknown formula: %v", err)
 	}
 }
+
+func TestRankReportExplainsAnEmptyRanking(t *testing.T) {
+	rep, err := ParseRankReport([]byte(`{"formula":"ochiai","failed":0,"passed":0,"lines":[],
+		"buildErrors":{"m/b":"vet failed","m/a":"syntax error"},"message":"no tests ran"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rep.Why(), "no tests ran; m/a: syntax error; m/b: vet failed"; got != want {
+		t.Errorf("Why = %q, want %q", got, want)
+	}
+	if got := (&RankReport{}).Why(); got != "faultline saw no failing test" {
+		t.Errorf("Why of a bare report = %q", got)
+	}
+}
