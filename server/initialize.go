@@ -33,7 +33,7 @@ func initialize(ctx context.Context, s *Server, p *protocol.InitializeParams) (*
 
 	yes := true
 	incremental := protocol.TextDocumentSyncKindIncremental
-	return &protocol.InitializeResult{
+	res := &protocol.InitializeResult{
 		Capabilities: protocol.ServerCapabilities{
 			PositionEncoding: protocol.PositionEncodingKind(s.caps.encoding),
 			TextDocumentSync: &protocol.TextDocumentSyncOptions{
@@ -57,8 +57,12 @@ func initialize(ctx context.Context, s *Server, p *protocol.InitializeParams) (*
 				},
 			},
 		},
-		ServerInfo: protocol.ServerInfo{Name: "faultline", Version: protocol.NewOptional(s.opts.Version)},
-	}, nil
+		ServerInfo: protocol.ServerInfo{Name: "faultline"},
+	}
+	if s.opts.Version != "" {
+		res.ServerInfo.Version = protocol.NewOptional(s.opts.Version)
+	}
+	return res, nil
 }
 
 func readClientCaps(c *protocol.ClientCapabilities) clientCaps {

@@ -56,9 +56,13 @@ func request[P, R any](fn func(context.Context, *Server, *P) (R, error)) func(co
 	}
 }
 
-// notification adapts a typed notification handler to the registry.
+// notification adapts a typed notification handler to the registry. Absent
+// params decode as the zero value: some clients send initialized without any.
 func notification[P any](fn func(context.Context, *Server, *P) error) func(context.Context, *Server, jsonrpc2.RawMessage) (any, error) {
 	return func(ctx context.Context, s *Server, raw jsonrpc2.RawMessage) (any, error) {
+		if len(raw) == 0 || string(raw) == "null" {
+			return nil, fn(ctx, s, new(P))
+		}
 		p, err := decodeParams[P](raw)
 		if err != nil {
 			return nil, err
@@ -112,11 +116,15 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 	if m.async {
 		jsonrpc2.Async(ctx) // also clones the borrowed method and params
 		name = req.Method()
-	}
-	if isCall {
-		var done func()
-		ctx, done = s.cancels.track(ctx, req.ID())
-		defer done()
+		// Only async requests can be cancelled: a synchronous one holds the
+		// read loop, so no $/cancelRequest is read before it completes. Only
+		// they may derive contexts, too: a synchronous request's context is
+		// recycled as soon as it returns.
+		if isCall {
+			var done func()
+			ctx, done = s.cancels.track(ctx, req.ID())
+			defer done()
+		}
 	}
 	result, err = m.handle(ctx, s, req.Params())
 	if !isCall {

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -223,9 +222,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-// byRank orders ranked line indices best first.
-func byRank(r *spectra.Ranking) func(a, b int) int {
-	return func(a, b int) int { return cmp.Compare(r.Lines[a].Rank, r.Lines[b].Rank) }
 }

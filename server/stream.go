@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"go.lsp.dev/jsonrpc2"
@@ -71,11 +70,9 @@ func validateFrame(frame []byte) *jsonrpc2.Error {
 		return nil
 	}
 	if _, err := jsonrpc2.DecodeMessage(frame); err != nil {
-		var werr *jsonrpc2.Error
-		if errors.As(err, &werr) {
-			return jsonrpc2.NewError(werr.Code, "invalid message: "+werr.Message)
-		}
-		return jsonrpc2.NewError(jsonrpc2.InvalidRequest, "invalid message: "+err.Error())
+		// The frame is JSON, so whatever the decoder says, it is not a
+		// valid request object.
+		return jsonrpc2.NewError(jsonrpc2.InvalidRequest, "invalid request: "+err.Error())
 	}
 	return nil
 }

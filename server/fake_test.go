@@ -1,0 +1,173 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"faultline/spectra"
+)
+
+// fakeModule is a module whose spectra fakeMatrix describes: Next adds 2
+// instead of 1 for positive numbers (line 6), and TestNextPositive catches it.
+const fakeModule = `
+-- go.mod --
+module example.com/fake
+
+go 1.26
+-- a.go --
+package fake
+
+// Next returns the integer after x.
+func Next(x int) int {
+	if x > 0 {
+		return x + 2
+	}
+	return x + 1
+}
+-- a_test.go --
+package fake
+
+import "testing"
+
+func TestNextPositive(t *testing.T) {
+	if Next(1) != 2 {
+		t.Fatal("Next(1) != 2")
+	}
+}
+
+func TestNextZero(t *testing.T) {
+	if Next(0) != 1 {
+		t.Fatal("Next(0) != 1")
+	}
+}
+
+func TestNextNegative(t *testing.T) {
+	if Next(-1) != 0 {
+		t.Fatal("Next(-1) != 0")
+	}
+}
+`
+
+// fakeMatrix is what the engine would record for fakeModule as on disk in
+// root: the failing test runs lines 5 and 6, the passing ones 5 and 8.
+func fakeMatrix(t testing.TB, root string) *spectra.Matrix {
+	text, err := os.ReadFile(filepath.Join(root, "a.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &spectra.Matrix{
+		ModulePath: "example.com/fake",
+		Root:       root,
+		Blocks: []spectra.Block{
+			{File: "a.go", Start: spectra.Pos{Line: 5, Col: 2}, End: spectra.Pos{Line: 5, Col: 12}, Lines: []int{5}},
+			{File: "a.go", Start: spectra.Pos{Line: 6, Col: 3}, End: spectra.Pos{Line: 6, Col: 15}, Lines: []int{6}},
+			{File: "a.go", Start: spectra.Pos{Line: 8, Col: 2}, End: spectra.Pos{Line: 8, Col: 14}, Lines: []int{8}},
+		},
+		Tests: []spectra.TestRun{
+			{Package: "example.com/fake", Name: "TestNextPositive", Verdict: spectra.Fail, Output: "a_test.go:7: Next(1) != 2\n", FailSites: []spectra.Site{{File: "a_test.go", Line: 7}}, Hits: []int{0, 1}},
+			{Package: "example.com/fake", Name: "TestNextZero", Verdict: spectra.Pass, Hits: []int{0, 2}},
+			{Package: "example.com/fake", Name: "TestNextNegative", Verdict: spectra.Pass, Hits: []int{0, 2}},
+		},
+		BuildErrors: map[string]string{},
+		FileHashes:  map[string]string{"a.go": string(hashContent(text))},
+	}
+}
+
+// fakeWorkspace stands in for the engine in tests of the protocol surface,
+// which need results without the seconds a real test run costs.
+type fakeWorkspace struct {
+	t     testing.TB
+	root  string
+	store string
+
+	mu       sync.Mutex
+	block    bool                   // Collect waits until cancelled
+	result   func() *spectra.Matrix // what Collect returns
+	stored   *spectra.Matrix        // what Load returns
+	collects int
+	loaded   chan struct{} // closed on the first Load
+	started  chan struct{} // signalled when Collect starts
+}
+
+func newFakeWorkspace(t testing.TB, root string) *fakeWorkspace {
+	f := &fakeWorkspace{t: t, root: root, store: filepath.Join(t.TempDir(), "spectra.db"),
+		loaded: make(chan struct{}), started: make(chan struct{}, 16)}
+	f.result = func() *spectra.Matrix { return fakeMatrix(t, root) }
+	return f
+}
+
+func (f *fakeWorkspace) open(dir string) (Workspace, error) {
+	if !within(f.root, dir) && !within(dir, f.root) {
+		return nil, errors.New("no module here")
+	}
+	return f, nil
+}
+
+func (f *fakeWorkspace) Root() string      { return f.root }
+func (f *fakeWorkspace) StorePath() string { return f.store }
+
+func (f *fakeWorkspace) Collect(ctx context.Context, opts spectra.CollectOptions) (*spectra.Matrix, error) {
+	f.mu.Lock()
+	f.collects++
+	block, result := f.block, f.result
+	f.mu.Unlock()
+	f.started <- struct{}{}
+	if opts.Progress != nil {
+		opts.Progress(spectra.Progress{Phase: "build", Packages: 1})
+		opts.Progress(spectra.Progress{Phase: "run", Packages: 1, PackagesDone: 1, Tests: 3, Failing: 1})
+	}
+	if block {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	m := result()
+	f.mu.Lock()
+	f.stored = m
+	f.mu.Unlock()
+	return m, nil
+}
+
+func (f *fakeWorkspace) Load() (*spectra.Matrix, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	select {
+	case <-f.loaded:
+	default:
+		close(f.loaded)
+	}
+	return f.stored, nil
+}
+
+func (f *fakeWorkspace) waitLoaded() {
+	select {
+	case <-f.loaded:
+	case <-time.After(waitLimit):
+		f.t.Fatal("the server never loaded the store")
+	}
+}
+
+func (f *fakeWorkspace) waitCollecting() {
+	select {
+	case <-f.started:
+	case <-time.After(waitLimit):
+		f.t.Fatal("the server never started collecting")
+	}
+}
+
+func (f *fakeWorkspace) collections() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.collects
+}
+
+// noEngine is an OpenFunc for sessions that open no module.
+func noEngine(t testing.TB) OpenFunc {
+	return func(dir string) (Workspace, error) {
+		return nil, errors.New("no engine in this test")
+	}
+}

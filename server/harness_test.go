@@ -1,0 +1,243 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+	"golang.org/x/tools/txtar"
+)
+
+// waitLimit bounds every wait for the server. It only turns a hang into a
+// failure; no test depends on how fast anything happens.
+const waitLimit = 10 * time.Second
+
+// note is a notification the server sent to the test client.
+type note struct {
+	method string
+	params []byte
+}
+
+// testClient is an LSP client over an in-memory pipe, speaking to a server
+// running in the same process.
+type testClient struct {
+	t        *testing.T
+	conn     jsonrpc2.Conn
+	serveErr chan error
+
+	mu       sync.Mutex
+	notes    []note
+	requests []string        // methods of server-to-client requests
+	config   json.RawMessage // answer to workspace/configuration
+	arrived  chan struct{}   // signalled when a note arrives
+}
+
+func startServer(t *testing.T, opts Options) *testClient {
+	t.Helper()
+	serverEnd, clientEnd := net.Pipe()
+	srv := New(opts)
+	c := &testClient{t: t, serveErr: make(chan error, 1), arrived: make(chan struct{}, 1), config: json.RawMessage("null")}
+	go func() { c.serveErr <- srv.Serve(context.Background(), serverEnd) }()
+	c.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(clientEnd), jsonrpc2.WithCodec(lspCodec{}))
+	c.conn.Go(context.Background(), c.handle)
+	t.Cleanup(func() {
+		clientEnd.Close()
+		select {
+		case <-c.serveErr:
+		case <-time.After(waitLimit):
+			t.Errorf("server did not stop after its connection closed")
+		}
+	})
+	return c
+}
+
+// handle answers the server's requests and records its notifications.
+func (c *testClient) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	method := strings.Clone(req.Method())
+	if req.IsCall() {
+		c.mu.Lock()
+		c.requests = append(c.requests, method)
+		config := c.config
+		c.mu.Unlock()
+		switch method {
+		case protocol.MethodWorkspaceConfiguration:
+			return []json.RawMessage{config}, nil
+		case protocol.MethodWindowWorkDoneProgressCreate, protocol.MethodWorkspaceInlayHintRefresh, protocol.MethodWorkspaceCodeLensRefresh:
+			return nil, nil
+		}
+		return nil, jsonrpc2.ErrMethodNotFound
+	}
+	c.mu.Lock()
+	c.notes = append(c.notes, note{method: method, params: append([]byte(nil), req.Params()...)})
+	c.mu.Unlock()
+	select {
+	case c.arrived <- struct{}{}:
+	default:
+	}
+	return nil, nil
+}
+
+func (c *testClient) call(method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	_, err := c.conn.Call(ctx, method, params, result)
+	return err
+}
+
+func (c *testClient) mustCall(method string, params, result any) {
+	c.t.Helper()
+	if err := c.call(method, params, result); err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
+}
+
+func (c *testClient) notify(method string, params any) {
+	c.t.Helper()
+	if err := c.conn.Notify(context.Background(), method, params); err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
+}
+
+// waitFor waits until check, run on the notes received so far, succeeds.
+func (c *testClient) waitFor(what string, check func(notes []note) bool) {
+	c.t.Helper()
+	deadline := time.After(waitLimit)
+	for {
+		c.mu.Lock()
+		notes := append([]note(nil), c.notes...)
+		c.mu.Unlock()
+		if check(notes) {
+			return
+		}
+		select {
+		case <-c.arrived:
+		case <-deadline:
+			c.t.Fatalf("gave up waiting for %s; notifications so far:\n%s", what, describe(notes))
+		}
+	}
+}
+
+func describe(notes []note) string {
+	var b strings.Builder
+	for _, n := range notes {
+		p := string(n.params)
+		if len(p) > 300 {
+			p = p[:300] + "..."
+		}
+		b.WriteString(n.method + " " + p + "\n")
+	}
+	return b.String()
+}
+
+// diagnostics returns the latest diagnostics published for u, and whether
+// any were published at all.
+func latestDiagnostics(notes []note, u uri.URI) ([]protocol.Diagnostic, bool) {
+	var last []protocol.Diagnostic
+	found := false
+	for _, n := range notes {
+		if n.method != protocol.MethodTextDocumentPublishDiagnostics {
+			continue
+		}
+		var p protocol.PublishDiagnosticsParams
+		if err := protocol.Unmarshal(n.params, &p); err != nil || p.URI != u {
+			continue
+		}
+		last, found = p.Diagnostics, true
+	}
+	return last, found
+}
+
+// waitDiagnostics waits until the diagnostics shown for u satisfy check.
+func (c *testClient) waitDiagnostics(what string, u uri.URI, check func([]protocol.Diagnostic) bool) []protocol.Diagnostic {
+	c.t.Helper()
+	var got []protocol.Diagnostic
+	c.waitFor(what, func(notes []note) bool {
+		d, ok := latestDiagnostics(notes, u)
+		got = d
+		return ok && check(d)
+	})
+	return got
+}
+
+// onLines reports whether the diagnostics sit exactly on the 0-based lines,
+// in any order.
+func onLines(lines ...uint32) func([]protocol.Diagnostic) bool {
+	return func(ds []protocol.Diagnostic) bool {
+		var got []uint32
+		for _, d := range ds {
+			got = append(got, d.Range.Start.Line)
+		}
+		slices.Sort(got)
+		want := slices.Clone(lines)
+		slices.Sort(want)
+		return slices.Equal(got, want)
+	}
+}
+
+// initialize performs the handshake with the given root, options and
+// capabilities.
+func (c *testClient) initialize(root string, options string, caps protocol.ClientCapabilities) *protocol.InitializeResult {
+	c.t.Helper()
+	params := &protocol.InitializeParams{Capabilities: caps}
+	if root != "" {
+		u := uri.File(root)
+		params.RootURI = &u
+	}
+	if options != "" {
+		params.InitializationOptions = protocol.LSPAny(options)
+	}
+	var res protocol.InitializeResult
+	c.mustCall(protocol.MethodInitialize, params, &res)
+	c.notify(protocol.MethodInitialized, &protocol.InitializedParams{})
+	return &res
+}
+
+// shutdown ends the session properly and checks Serve's verdict.
+func (c *testClient) shutdown() {
+	c.t.Helper()
+	c.mustCall(protocol.MethodShutdown, nil, nil)
+	c.notify(protocol.MethodExit, nil)
+	select {
+	case err := <-c.serveErr:
+		if err != nil {
+			c.t.Errorf("Serve after shutdown and exit: %v", err)
+		}
+		c.serveErr <- err // for the cleanup
+	case <-time.After(waitLimit):
+		c.t.Fatalf("server did not stop after exit")
+	}
+}
+
+// writeArchive writes a txtar archive under dir.
+func writeArchive(t *testing.T, dir, archive string) {
+	t.Helper()
+	for _, f := range txtar.Parse([]byte(archive)).Files {
+		path := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// rpcCode returns the JSON-RPC error code of err, or 0.
+func rpcCode(err error) jsonrpc2.Code {
+	var werr *jsonrpc2.Error
+	if errors.As(err, &werr) {
+		return werr.Code
+	}
+	return 0
+}
