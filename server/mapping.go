@@ -74,7 +74,10 @@ func (s *Server) textOf(snap *snapshot, rel string) (openFile, *fileText, bool) 
 	if !ok {
 		return openFile{}, nil, false
 	}
-	collected := snap.hashes[rel]
+	collected, ok := snap.hashes[rel]
+	if !ok { // a file without ranked lines, such as a test file
+		collected = collectedContent(snap.root, rel, snap.matrix.FileHashes[rel], s.cache)
+	}
 	key := mappingKey{collected, f.hash}
 	if ft, ok := s.mappings.get(key); ok {
 		return f, ft, true
