@@ -1,0 +1,301 @@
+// Command solver measures MCS enumeration time of each algorithm of
+// faultline/solver/mcs on the same instances: random bit-vector clause
+// sets and chains of assignments and branches shaped like the program
+// formulas of fault localisation (the AgxFaults foo example, lengthened).
+// It prints a Markdown table of medians and ratios to Z3 Optimize.
+//
+//	go run ./bench/solver -reps 5
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"faultline/solver/mcs"
+	"faultline/solver/z3"
+)
+
+// instance adds its constraints to an enumerator; incremental instances
+// do so in two steps with an enumeration in between.
+type instance struct {
+	name    string
+	maxSize int
+	steps   int
+	build   func(ctx *z3.Context, e *mcs.Enumerator[int], step int) error
+}
+
+func main() {
+	reps := flag.Int("reps", 5, "repetitions per instance and algorithm")
+	budget := flag.Duration("budget", 60*time.Second, "time budget per enumeration")
+	only := flag.String("only", "", "run only instances whose name contains this")
+	algsFlag := flag.String("algs", "hitting-set,levels,optimize", "algorithms to run (the last is the ratio base)")
+	flag.Parse()
+	algs, err := parseAlgorithms(*algsFlag)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var rows []string
+	for _, inst := range instances() {
+		if !strings.Contains(inst.name, *only) {
+			continue
+		}
+		medians := map[mcs.Algorithm]time.Duration{}
+		var counts []string
+		for _, alg := range algs {
+			var times []time.Duration
+			var found []string
+			for range *reps {
+				d, sets, err := measure(inst, alg, *budget)
+				if errors.Is(err, mcs.ErrBudgetExhausted) {
+					times = nil // reported as over budget
+					break
+				}
+				if err != nil {
+					log.Fatalf("%s/%v: %v", inst.name, alg, err)
+				}
+				times = append(times, d)
+				found = sets
+			}
+			if times != nil {
+				medians[alg] = median(times)
+				counts = append(counts, strings.Join(found, ";"))
+			}
+		}
+		agree, n := "yes", 0
+		for i, c := range counts {
+			if c != counts[0] {
+				agree = "NO"
+			}
+			if i == 0 && c != "" {
+				n = len(strings.Split(c, ";"))
+			}
+		}
+		base, baseOK := medians[algs[len(algs)-1]]
+		row := fmt.Sprintf("| %s | %d | %s |", inst.name, n, agree)
+		for _, alg := range algs {
+			d, ok := medians[alg]
+			switch {
+			case !ok:
+				row += fmt.Sprintf(" > %v |", *budget)
+			case !baseOK:
+				row += fmt.Sprintf(" %.1f |", float64(d.Microseconds())/1000)
+			default:
+				row += fmt.Sprintf(" %.1f (%.2f×) |", float64(d.Microseconds())/1000, float64(d)/float64(base))
+			}
+		}
+		rows = append(rows, row)
+		fmt.Fprintln(os.Stderr, row)
+	}
+	fmt.Printf("z3 %s, %d repetitions, median wall-clock ms per full enumeration (ratio to %v)\n\n", z3.Version(), *reps, algs[len(algs)-1])
+	header, rule := "| instance | MCSs | same sets |", "|---|---|---|"
+	for _, alg := range algs {
+		header += " " + alg.String() + " |"
+		rule += "---|"
+	}
+	fmt.Println(header)
+	fmt.Println(rule)
+	for _, r := range rows {
+		fmt.Println(r)
+	}
+}
+
+// measure times one enumeration from an empty context to the last MCS and
+// returns the sets found (sorted, canonical) for cross-checking.
+func measure(inst instance, alg mcs.Algorithm, budget time.Duration) (time.Duration, []string, error) {
+	ctx, err := z3.NewContext(z3.Config{})
+	if err != nil {
+		return 0, nil, err
+	}
+	defer ctx.Close()
+	start := time.Now()
+	e, err := mcs.New[int](ctx, mcs.Options{Algorithm: alg})
+	if err != nil {
+		return 0, nil, err
+	}
+	var sets []string
+	for step := range inst.steps {
+		if err := inst.build(ctx, e, step); err != nil {
+			return 0, nil, err
+		}
+		sets = sets[:0]
+		for c, err := range e.Enumerate(context.Background(), mcs.Bounds{MaxSize: inst.maxSize, Budget: budget}) {
+			if err != nil {
+				return 0, nil, err
+			}
+			sets = append(sets, fmt.Sprint(c.Soft))
+		}
+	}
+	d := time.Since(start)
+	sort.Strings(sets)
+	return d, sets, nil
+}
+
+func parseAlgorithms(list string) ([]mcs.Algorithm, error) {
+	var out []mcs.Algorithm
+	for _, name := range strings.Split(list, ",") {
+		found := false
+		for _, a := range []mcs.Algorithm{mcs.HittingSet, mcs.Levels, mcs.OptimizeBlocking} {
+			if a.String() == name {
+				out, found = append(out, a), true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("unknown algorithm %q", name)
+		}
+	}
+	return out, nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func instances() []instance {
+	var out []instance
+	for _, n := range []int{12, 24, 48} {
+		out = append(out, chain(n, 3, 1), chain(n, 3, 2))
+	}
+	for seed := range uint64(3) {
+		out = append(out, random(seed, 20, 3, 3), random(seed+10, 40, 4, 2))
+	}
+	return out
+}
+
+// chain is a straight-line program with a branch every third statement:
+//
+//	v = x; for i: if i%3 == 2 { if v > t_i { v = 2*v } else { v = v - 1 } } else { v = v + c_i }
+//
+// over Go int32, one ab literal per statement, phis hard, the input fixed
+// and the output asserted to the value of the program with one constant
+// changed (the fault). With steps = 2 the second half of the program is
+// added after a first enumeration, as angelic refinement does.
+func chain(n, maxSize, steps int) instance {
+	name := fmt.Sprintf("chain n=%d k<=%d", n, maxSize)
+	if steps == 2 {
+		name += " incremental"
+	}
+	return instance{name: name, maxSize: maxSize, steps: steps, build: func(ctx *z3.Context, e *mcs.Enumerator[int], step int) error {
+		rng := rand.New(rand.NewPCG(uint64(n), 1))
+		bv := func(v int64) z3.BV { return ctx.BVInt(v, 32) }
+		type stmt struct{ c, t int32 }
+		prog := make([]stmt, n)
+		for i := range prog {
+			prog[i] = stmt{c: int32(rng.IntN(20)) - 5, t: int32(rng.IntN(60))}
+		}
+		run := func(fault int) int32 {
+			v := int32(7)
+			for i, s := range prog {
+				c := s.c
+				if i == fault {
+					c++
+				}
+				switch {
+				case i%3 != 2:
+					v += c
+				case v > s.t:
+					v *= 2
+				default:
+					v--
+				}
+			}
+			return v
+		}
+		want := run(n / 2)
+		hard := []z3.Bool{}
+		v := ctx.BVConst("v0", 32)
+		if step == 0 {
+			hard = append(hard, v.Eq(bv(7).Expr))
+		}
+		lo, hi := 0, n
+		if steps == 2 {
+			lo, hi = step*n/2, (step+1)*n/2
+		}
+		// Each step re-derives the SSA names of the values it connects to.
+		v = ctx.BVConst(fmt.Sprintf("v%d", lo), 32)
+		soft := func(body z3.Bool) error {
+			ab := ctx.FreshBool("ab")
+			hard = append(hard, ctx.Or(ab, body))
+			_, err := e.AddSoft(e.NumSoft(), ab.Not())
+			return err
+		}
+		for i := lo; i < hi; i++ {
+			next := ctx.BVConst(fmt.Sprintf("v%d", i+1), 32)
+			if i%3 != 2 {
+				if err := soft(next.Eq(v.Add(bv(int64(prog[i].c))).Expr)); err != nil {
+					return err
+				}
+			} else {
+				g := ctx.FreshBool("g")
+				thenV, elseV := ctx.FreshConst("t", ctx.BVSort(32)).AsBV(), ctx.FreshConst("e", ctx.BVSort(32)).AsBV()
+				if err := soft(g.Iff(bv(int64(prog[i].t)).SLT(v))); err != nil {
+					return err
+				}
+				if err := soft(thenV.Eq(v.Mul(bv(2)).Expr)); err != nil {
+					return err
+				}
+				if err := soft(elseV.Eq(v.Sub(bv(1)).Expr)); err != nil {
+					return err
+				}
+				hard = append(hard, g.Implies(next.Eq(thenV.Expr)), g.Not().Implies(next.Eq(elseV.Expr)))
+			}
+			v = next
+		}
+		if hi == n {
+			hard = append(hard, v.Eq(bv(int64(want)).Expr))
+		}
+		return e.AddHard(hard...)
+	}}
+}
+
+// random is a random clause set over 16-bit variables: nVars variables,
+// nSoft soft clauses and nSoft/5 hard ones.
+func random(seed uint64, nSoft, nVars, maxSize int) instance {
+	return instance{name: fmt.Sprintf("random soft=%d vars=%d k<=%d #%d", nSoft, nVars, maxSize, seed), maxSize: maxSize, steps: 1,
+		build: func(ctx *z3.Context, e *mcs.Enumerator[int], _ int) error {
+			rng := rand.New(rand.NewPCG(seed, 2))
+			vars := make([]z3.BV, nVars)
+			for i := range vars {
+				vars[i] = ctx.BVConst(fmt.Sprintf("x%d", i), 16)
+			}
+			num := func() z3.BV { return ctx.BVUint(uint64(rng.IntN(1<<16)), 16) }
+			atom := func() z3.Bool {
+				x, y := vars[rng.IntN(nVars)], vars[rng.IntN(nVars)]
+				switch rng.IntN(5) {
+				case 0:
+					return x.Eq(num().Expr)
+				case 1:
+					return x.ULT(y)
+				case 2:
+					return x.Add(y).Eq(num().Expr)
+				case 3:
+					return x.Mul(ctx.BVUint(3, 16)).Add(y).ULE(num())
+				default:
+					m := num()
+					return x.And(m).Eq(num().And(m).Expr)
+				}
+			}
+			clause := func() z3.Bool { return ctx.Or(atom(), atom()) }
+			for range nSoft / 5 {
+				if err := e.AddHard(clause()); err != nil {
+					return err
+				}
+			}
+			for i := range nSoft {
+				if _, err := e.AddSoft(i, atom()); err != nil {
+					return err
+				}
+			}
+			return nil
+		}}
+}
