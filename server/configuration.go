@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 )
 
@@ -31,7 +30,7 @@ func (s *Server) pullSettings(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	section := settingsSection
-	var result []jsonrpc2.RawMessage
+	var result []protocol.LSPAny
 	err := s.client.call(ctx, protocol.MethodWorkspaceConfiguration,
 		&protocol.ConfigurationParams{Items: []protocol.ConfigurationItem{{Section: &section}}}, &result)
 	if err != nil {

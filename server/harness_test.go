@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -33,6 +34,7 @@ type note struct {
 // running in the same process.
 type testClient struct {
 	t        *testing.T
+	srv      *Server
 	conn     jsonrpc2.Conn
 	serveErr chan error
 
@@ -47,7 +49,7 @@ func startServer(t *testing.T, opts Options) *testClient {
 	t.Helper()
 	serverEnd, clientEnd := net.Pipe()
 	srv := New(opts)
-	c := &testClient{t: t, serveErr: make(chan error, 1), arrived: make(chan struct{}, 1), config: json.RawMessage("null")}
+	c := &testClient{t: t, srv: srv, serveErr: make(chan error, 1), arrived: make(chan struct{}, 1), config: json.RawMessage("null")}
 	go func() { c.serveErr <- srv.Serve(context.Background(), serverEnd) }()
 	c.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(clientEnd), jsonrpc2.WithCodec(lspCodec{}))
 	c.conn.Go(context.Background(), c.handle)
@@ -70,6 +72,10 @@ func (c *testClient) handle(ctx context.Context, req *jsonrpc2.Request) (any, er
 		c.requests = append(c.requests, method)
 		config := c.config
 		c.mu.Unlock()
+		select {
+		case c.arrived <- struct{}{}:
+		default:
+		}
 		switch method {
 		case protocol.MethodWorkspaceConfiguration:
 			return []json.RawMessage{config}, nil
@@ -126,6 +132,29 @@ func (c *testClient) waitFor(what string, check func(notes []note) bool) {
 			c.t.Fatalf("gave up waiting for %s; notifications so far:\n%s", what, describe(notes))
 		}
 	}
+}
+
+// waitRequest waits until the server has sent n requests of a method.
+func (c *testClient) waitRequest(method string, n int) {
+	c.t.Helper()
+	c.waitFor(fmt.Sprintf("%d %s requests", n, method), func([]note) bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		count := 0
+		for _, m := range c.requests {
+			if m == method {
+				count++
+			}
+		}
+		return count >= n
+	})
+}
+
+// sync waits until the server has handled everything sent so far: messages
+// are handled in order, so the answer to a request comes after them.
+func (c *testClient) sync() {
+	c.t.Helper()
+	c.mustCall(methodRanking, map[string]string{}, nil)
 }
 
 func describe(notes []note) string {

@@ -1,0 +1,42 @@
+package server
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSettingsApply(t *testing.T) {
+	base := DefaultSettings()
+	tests := []struct {
+		name    string
+		raw     string
+		want    func(*Settings)
+		wantErr string
+	}{
+		{"null", `null`, func(*Settings) {}, ""},
+		{"flat", `{"formula":"tarantula","top":3,"threshold":0.5,"autoRun":false,"timeout":"5s","parallel":2}`, func(s *Settings) {
+			s.Formula, s.Top, s.Threshold, s.AutoRun, s.Timeout, s.Parallel = "tarantula", 3, 0.5, false, 5*time.Second, 2
+		}, ""},
+		{"wrapped in its section", `{"faultline":{"top":4},"go":{"x":1}}`, func(s *Settings) { s.Top = 4 }, ""},
+		{"unknown formula", `{"formula":"nope","top":2}`, func(s *Settings) { s.Top = 2 }, `unknown formula "nope"`},
+		{"bad values keep the old ones", `{"top":0,"timeout":"soon","parallel":-1,"autoRun":"yes"}`, func(*Settings) {}, `"top": 0 is not a positive count`},
+		{"not an object", `[1]`, func(*Settings) {}, "settings must be a JSON object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := base.apply([]byte(tt.raw))
+			want := base
+			tt.want(&want)
+			if got != want {
+				t.Errorf("got %+v, want %+v", got, want)
+			}
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("unexpected error %v", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Errorf("error %v, want one mentioning %q", err, tt.wantErr)
+			}
+		})
+	}
+}
