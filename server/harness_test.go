@@ -22,7 +22,7 @@ import (
 
 // waitLimit bounds every wait for the server. It only turns a hang into a
 // failure; no test depends on how fast anything happens.
-const waitLimit = 10 * time.Second
+const waitLimit = 3 * time.Minute
 
 // note is a notification the server sent to the test client.
 type note struct {

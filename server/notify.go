@@ -50,6 +50,8 @@ func (s *Server) announce(v *view, snap *snapshot) {
 	}
 	st.Failing = failing
 	switch {
+	case len(snap.matrix.Tests) == 0:
+		st.Message = "no test results yet"
 	case snap.buildErrors != "":
 		st.State, st.Message = "error", "tests do not build"
 	case failing > 0:

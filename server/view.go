@@ -305,7 +305,10 @@ func (v *view) storeChanged() {
 		v.reload.Stop()
 	}
 	v.reload = time.AfterFunc(v.srv.opts.Debounce, func() {
-		if v.running() {
+		// A run of our own, in progress or about to start, brings fresher
+		// results than the store: the package of a file just saved is
+		// missing from it until that run is done.
+		if v.running() || v.pending() {
 			return
 		}
 		m, err := v.ws.Load()
@@ -317,6 +320,12 @@ func (v *view) storeChanged() {
 		}
 		v.update(m)
 	})
+}
+
+func (v *view) pending() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.timer != nil
 }
 
 func (v *view) running() bool {

@@ -1,0 +1,141 @@
+package server
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"faultline/spectra"
+)
+
+// buggyModule is a tiny module with one fault: Abs forgets to negate.
+const buggyModule = `
+-- go.mod --
+module example.com/buggy
+
+go 1.26
+-- abs/abs.go --
+package abs
+
+// Abs returns the absolute value of x.
+func Abs(x int) int {
+	if x < 0 {
+		return x
+	}
+	return x
+}
+-- abs/abs_test.go --
+package abs
+
+import "testing"
+
+func TestAbsPositive(t *testing.T) {
+	if got := Abs(3); got != 3 {
+		t.Errorf("Abs(3) = %d, want 3", got)
+	}
+}
+
+func TestAbsZero(t *testing.T) {
+	if got := Abs(0); got != 0 {
+		t.Errorf("Abs(0) = %d, want 0", got)
+	}
+}
+
+func TestAbsNegative(t *testing.T) {
+	if got := Abs(-2); got != 2 {
+		t.Errorf("Abs(-2) = %d, want 2", got)
+	}
+}
+`
+
+// TestRealEngine runs the real engine (real go test builds) under two
+// servers sharing one store: one runs the tests on start and on save, the
+// other only follows the store, as when tests run in a terminal.
+func TestRealEngine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test on a module; skipped with -short")
+	}
+	dir, cache := t.TempDir(), t.TempDir()
+	writeArchive(t, dir, buggyModule)
+	open := func(d string) (Workspace, error) { return spectra.Open(d, spectra.Options{CacheDir: cache}) }
+	src := uri.File(filepath.Join(dir, "abs", "abs.go"))
+	isBug := func(d []protocol.Diagnostic) bool {
+		return len(d) > 0 && d[0].Range.Start.Line == 5 && strings.Contains(string(d[0].Message.(protocol.String)), "TestAbsNegative")
+	}
+
+	follower := startServer(t, Options{Open: open, Debounce: 50 * time.Millisecond})
+	follower.initialize(dir, `{"autoRun":false}`, protocol.ClientCapabilities{})
+	waitWatching(t, follower.srv, dir)
+
+	runner := startServer(t, Options{Open: open})
+	yes := true
+	runner.initialize(dir, "", protocol.ClientCapabilities{Window: &protocol.WindowClientCapabilities{WorkDoneProgress: &yes}})
+	runner.waitDiagnostics("the fault flagged by the runner", src, isBug)
+	follower.waitDiagnostics("the fault flagged by the follower, from the store", src, isBug)
+
+	// Fix the fault and save: the rerun passes and the diagnostics go.
+	fixed := strings.Replace(readFile(t, src), "return x\n\t}", "return -x\n\t}", 1)
+	writeFile(t, src, fixed)
+	runner.notify(protocol.MethodTextDocumentDidSave, &protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: src}})
+	cleared := func(d []protocol.Diagnostic) bool { return len(d) == 0 }
+	runner.waitFor("a run where all tests pass", func(notes []note) bool {
+		for _, n := range notes {
+			if n.method == methodRankingChanged && strings.Contains(string(n.params), `"failed":0,"passed":3`) {
+				return true
+			}
+		}
+		return false
+	})
+	runner.waitDiagnostics("diagnostics cleared after the fix", src, cleared)
+	follower.waitDiagnostics("the follower cleared too", src, cleared)
+
+	// Break the build: one message with the compiler's error.
+	writeFile(t, src, strings.Replace(fixed, "return -x", "return -x +", 1))
+	runner.notify(protocol.MethodTextDocumentDidSave, &protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: src}})
+	runner.waitFor("the compiler's error", func(notes []note) bool {
+		for _, n := range notes {
+			if n.method == protocol.MethodWindowShowMessage && strings.Contains(string(n.params), "abs/abs.go:7:2: syntax error") {
+				return true
+			}
+		}
+		return false
+	})
+	runner.shutdown()
+	follower.shutdown()
+}
+
+// waitWatching waits until the server watches the store of the module in dir.
+func waitWatching(t *testing.T, s *Server, dir string) {
+	deadline := time.Now().Add(waitLimit)
+	for time.Now().Before(deadline) {
+		if v := s.viewOf(dir); v != nil {
+			v.mu.Lock()
+			ok := v.watcher != nil
+			v.mu.Unlock()
+			if ok {
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the server never watched the store")
+}
+
+func readFile(t *testing.T, u uri.URI) string {
+	b, err := os.ReadFile(u.FsPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func writeFile(t *testing.T, u uri.URI, text string) {
+	if err := os.WriteFile(u.FsPath(), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
