@@ -49,13 +49,13 @@ func (a atom) build(ctx *z3.Context, vars [numVars]z3.BV) z3.Bool {
 	var r z3.Bool
 	switch a.kind {
 	case 0:
-		r = x.Eq(num(a.c).Expr)
+		r = x.Eq(num(a.c))
 	case 1:
 		r = x.ULT(y)
 	case 2:
-		r = x.Add(y).Eq(num(a.c).Expr)
+		r = x.Add(y).Eq(num(a.c))
 	case 3:
-		r = x.And(num(a.c)).Eq(num(a.d & a.c).Expr)
+		r = x.And(num(a.c)).Eq(num(a.d & a.c))
 	default:
 		r = x.ULE(num(a.c))
 	}

@@ -187,17 +187,17 @@ func (e *levelsEngine) block(sels []z3.Bool) error { return e.s.Assert(e.ctx.Or(
 func (e *levelsEngine) run(r *run, emit func([]int, *z3.Model) bool) error {
 	sels := *e.sels
 	negs := negations(sels)
-	if err := e.s.Push(); err != nil {
-		return err
-	}
-	defer e.s.Pop(1)
+	// Clauses of this enumeration are guarded by runLit rather than put in
+	// a scope, so what the solver learns survives the enumeration.
+	runLit := e.ctx.FreshBool("mcs_run")
+	defer e.s.Assert(runLit.Not())
 	for k := 0; k <= r.maxSize; k++ {
 		level := e.ctx.FreshBool("mcs_level")
 		if err := e.s.Assert(level.Implies(e.ctx.AtMost(negs, uint(k)))); err != nil {
 			return err
 		}
 		for {
-			res, err := check(r, e.s, []z3.Bool{level})
+			res, err := check(r, e.s, []z3.Bool{runLit, level})
 			if err != nil {
 				return err
 			}
@@ -206,8 +206,8 @@ func (e *levelsEngine) run(r *run, emit func([]int, *z3.Model) bool) error {
 				if err != nil {
 					return err
 				}
-				if len(core) == 0 { // inconsistent without the bound: nothing left
-					return nil
+				if len(core) == 0 || (len(core) == 1 && core[0].ID() == runLit.ID()) {
+					return nil // inconsistent without the size bound: nothing left
 				}
 				break
 			}
@@ -222,9 +222,12 @@ func (e *levelsEngine) run(r *run, emit func([]int, *z3.Model) bool) error {
 			if !emit(relaxed, m) || len(relaxed) == 0 {
 				return nil
 			}
-			if err := e.s.Assert(e.ctx.Or(pick(sels, relaxed)...)); err != nil {
+			if err := e.s.Assert(runLit.Implies(e.ctx.Or(pick(sels, relaxed)...))); err != nil {
 				return err
 			}
+		}
+		if err := e.s.Assert(level.Not()); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -67,15 +67,15 @@ func (p *fooProgram) num(v int64) z3.Expr { return p.ctx.BVInt(v, 64).Expr }
 func (p *fooProgram) trace() (hard []z3.Bool, soft map[string]z3.Bool) {
 	hard = []z3.Bool{
 		p.x.Eq(p.num(3)), p.y.Eq(p.num(5)), p.foo.Eq(p.num(2)), // IN and AS
-		p.g1.Implies(p.a3.Eq(p.a1.Expr)),       // c5, explored edge
-		p.g2.Not().Implies(p.b3.Eq(p.b1.Expr)), // c8, explored edge
+		p.g1.Implies(p.a3.Eq(p.a1)),       // c5, explored edge
+		p.g2.Not().Implies(p.b3.Eq(p.b1)), // c8, explored edge
 	}
 	soft = map[string]z3.Bool{
-		"c1": p.stmt("c1", p.b1.Eq(p.x.Add(p.y).Expr)),
+		"c1": p.stmt("c1", p.b1.Eq(p.x.Add(p.y))),
 		"c2": p.stmt("c2", p.g1.Iff(p.ctx.BVInt(0, 64).SLT(p.x))),
-		"c3": p.stmt("c3", p.a1.Eq(p.x.Expr)),
+		"c3": p.stmt("c3", p.a1.Eq(p.x)),
 		"c6": p.stmt("c6", p.g2.Iff(p.y.SLE(p.a3))),
-		"c9": p.stmt("c9", p.foo.Eq(p.b3.Expr)),
+		"c9": p.stmt("c9", p.foo.Eq(p.b3)),
 	}
 	return hard, soft
 }
@@ -84,12 +84,12 @@ func (p *fooProgram) trace() (hard []z3.Bool, soft map[string]z3.Bool) {
 // edges.
 func (p *fooProgram) rest() (hard []z3.Bool, soft map[string]z3.Bool) {
 	hard = []z3.Bool{
-		p.g1.Not().Implies(p.a3.Eq(p.a2.Expr)),
-		p.g2.Implies(p.b3.Eq(p.b2.Expr)),
+		p.g1.Not().Implies(p.a3.Eq(p.a2)),
+		p.g2.Implies(p.b3.Eq(p.b2)),
 	}
 	soft = map[string]z3.Bool{
 		"c4": p.stmt("c4", p.a2.Eq(p.num(0))),
-		"c7": p.stmt("c7", p.b2.Eq(p.y.Sub(p.x).Expr)),
+		"c7": p.stmt("c7", p.b2.Eq(p.y.Sub(p.x))),
 	}
 	return hard, soft
 }

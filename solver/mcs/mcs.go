@@ -238,6 +238,7 @@ func (e *Enumerator[T]) Enumerate(goctx context.Context, b Bounds) iter.Seq2[Cor
 		}
 		r := newRun(goctx, b, e.ctx.Timeout(), len(e.sels))
 		e.running = true
+		defer func() { e.running = false }() // also when the loop body panics
 		var stopped bool
 		err := e.eng.run(r, func(relaxed []int, m *z3.Model) bool {
 			c := Correction[T]{Soft: relaxed, Model: m, Tags: make([]T, len(relaxed))}

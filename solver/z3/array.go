@@ -14,19 +14,19 @@ func (ctx *Context) ArrayConst(name string, domain, rng Sort) Array {
 }
 
 // ConstArray is the array mapping every index of sort domain to v.
-func (ctx *Context) ConstArray(domain Sort, v Expr) Array {
+func (ctx *Context) ConstArray(domain Sort, v Term) Array {
 	if domain.err != nil {
 		return Array{Expr{ctx: ctx, err: domain.err}}
 	}
-	return Array{ctx.apply1("ConstArray", v, func(c C.Z3_context, a C.Z3_ast) C.Z3_ast { return C.Z3_mk_const_array(c, domain.sort(), a) })}
+	return Array{ctx.apply1("ConstArray", v.term(), func(c C.Z3_context, a C.Z3_ast) C.Z3_ast { return C.Z3_mk_const_array(c, domain.sort(), a) })}
 }
 
 // Select is a[i].
-func (a Array) Select(i Expr) Expr {
-	return a.ctx.apply2("Array.Select", a.Expr, i, func(c C.Z3_context, x, y C.Z3_ast) C.Z3_ast { return C.Z3_mk_select(c, x, y) })
+func (a Array) Select(i Term) Expr {
+	return a.ctx.apply2("Array.Select", a.Expr, i.term(), func(c C.Z3_context, x, y C.Z3_ast) C.Z3_ast { return C.Z3_mk_select(c, x, y) })
 }
 
 // Store is the array a with a[i] = v.
-func (a Array) Store(i, v Expr) Array {
-	return Array{a.ctx.apply3("Array.Store", a.Expr, i, v, func(c C.Z3_context, x, y, z C.Z3_ast) C.Z3_ast { return C.Z3_mk_store(c, x, y, z) })}
+func (a Array) Store(i, v Term) Array {
+	return Array{a.ctx.apply3("Array.Store", a.Expr, i.term(), v.term(), func(c C.Z3_context, x, y, z C.Z3_ast) C.Z3_ast { return C.Z3_mk_store(c, x, y, z) })}
 }

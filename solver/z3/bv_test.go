@@ -92,8 +92,8 @@ func checkIntType[T goInt](t *testing.T, ctx *Context, rng *rand.Rand, trials in
 	}{
 		{"<", x.Less(y, signed), func(a, b T) bool { return a < b }},
 		{"<=", x.LessEq(y, signed), func(a, b T) bool { return a <= b }},
-		{"==", x.Eq(y.Expr), func(a, b T) bool { return a == b }},
-		{"!=", x.NotEq(y.Expr), func(a, b T) bool { return a != b }},
+		{"==", x.Eq(y), func(a, b T) bool { return a == b }},
+		{"!=", x.NotEq(y), func(a, b T) bool { return a != b }},
 	}
 	s, err := ctx.NewSolver()
 	if err != nil {
@@ -113,8 +113,8 @@ func checkIntType[T goInt](t *testing.T, ctx *Context, rng *rand.Rand, trials in
 			t.Fatal(err)
 		}
 		if err := s.Assert(
-			x.Eq(ctx.BVUint(uint64(a), bits).Expr), y.Eq(ctx.BVUint(uint64(b), bits).Expr),
-			c8.Eq(ctx.BVUint(uint64(s8), 8).Expr), c64.Eq(ctx.BVUint(s64, 64).Expr),
+			x.Eq(ctx.BVUint(uint64(a), bits)), y.Eq(ctx.BVUint(uint64(b), bits)),
+			c8.Eq(ctx.BVUint(uint64(s8), 8)), c64.Eq(ctx.BVUint(s64, 64)),
 		); err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +190,7 @@ func TestBVNumerals(t *testing.T) {
 		bits uint
 	}{{-1, 8}, {-128, 8}, {127, 8}, {300, 8}, {math.MinInt64, 64}, {-5, 128}} {
 		n := ctx.BVInt(tc.v, tc.bits)
-		got, err := m.Big(n.Expr)
+		got, err := m.Big(n)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,7 +18,7 @@
 //	s, err := ctx.NewSolver()
 //	if err != nil { ... }
 //	// x / 3 == -2 with Go's int64 semantics.
-//	if err := s.Assert(x.Div(ctx.BVInt(3, 64), true).Eq(ctx.BVInt(-2, 64).Expr)); err != nil { ... }
+//	if err := s.Assert(x.Div(ctx.BVInt(3, 64), true).Eq(ctx.BVInt(-2, 64))); err != nil { ... }
 //	if r, err := s.Check(); err == nil && r == z3.Sat {
 //		m, _ := s.Model()
 //		v, _ := m.Int64(x) // one of -8, -7, -6

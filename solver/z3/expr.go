@@ -124,6 +124,14 @@ type Expr struct {
 	err error
 }
 
+// Term is anything that is an Expr: Expr itself and the typed views
+// (Bool, BV, Int, Real, Float, Array), which embed it.
+type Term interface {
+	term() Expr
+}
+
+func (e Expr) term() Expr { return e }
+
 // Err reports why the term could not be built, or nil.
 func (e Expr) Err() error {
 	if e.ctx == nil && e.err == nil {
@@ -173,12 +181,12 @@ func (e Expr) Simplify() Expr {
 // Eq is SMT equality of two terms of the same sort. For floats it is
 // structural (NaN equals NaN, +0 differs from -0); use Float.IEEEEq for
 // Go's ==.
-func (e Expr) Eq(o Expr) Bool {
-	return Bool{e.ctx.apply2("Eq", e, o, func(c C.Z3_context, a, b C.Z3_ast) C.Z3_ast { return C.Z3_mk_eq(c, a, b) })}
+func (e Expr) Eq(o Term) Bool {
+	return Bool{e.ctx.apply2("Eq", e, o.term(), func(c C.Z3_context, a, b C.Z3_ast) C.Z3_ast { return C.Z3_mk_eq(c, a, b) })}
 }
 
 // NotEq is the negation of Eq.
-func (e Expr) NotEq(o Expr) Bool { return e.Eq(o).Not() }
+func (e Expr) NotEq(o Term) Bool { return e.Eq(o).Not() }
 
 // AsBool views the term as a Bool, failing if its sort is not Boolean.
 func (e Expr) AsBool() Bool { return Bool{e.checkKind("AsBool", C.Z3_BOOL_SORT)} }
@@ -313,12 +321,16 @@ func (ctx *Context) FreshConst(prefix string, s Sort) Expr {
 }
 
 // Ite is if-then-else over terms of the same sort.
-func (ctx *Context) Ite(cond Bool, then, els Expr) Expr {
-	return ctx.apply3("Ite", cond.Expr, then, els, func(c C.Z3_context, a, b, x C.Z3_ast) C.Z3_ast { return C.Z3_mk_ite(c, a, b, x) })
+func (ctx *Context) Ite(cond Bool, then, els Term) Expr {
+	return ctx.apply3("Ite", cond.Expr, then.term(), els.term(), func(c C.Z3_context, a, b, x C.Z3_ast) C.Z3_ast { return C.Z3_mk_ite(c, a, b, x) })
 }
 
 // Distinct states that all terms differ pairwise.
-func (ctx *Context) Distinct(es ...Expr) Bool {
+func (ctx *Context) Distinct(ts ...Term) Bool {
+	es := make([]Expr, len(ts))
+	for i, t := range ts {
+		es[i] = t.term()
+	}
 	return Bool{ctx.applyN("Distinct", es, func(c C.Z3_context, n C.uint, a *C.Z3_ast) C.Z3_ast { return C.Z3_mk_distinct(c, n, a) })}
 }
 

@@ -64,7 +64,7 @@ func TestFloatMatchesGo(t *testing.T) {
 		a, b := floatOperand(rng), floatOperand(rng)
 		n := int64(rng.Uint64() >> rng.UintN(64))
 		_ = s.Push()
-		if err := s.Assert(x.Eq(ctx.Float64Val(a).Expr), y.Eq(ctx.Float64Val(b).Expr), i.Eq(ctx.BVInt(n, 64).Expr)); err != nil {
+		if err := s.Assert(x.Eq(ctx.Float64Val(a)), y.Eq(ctx.Float64Val(b)), i.Eq(ctx.BVInt(n, 64))); err != nil {
 			t.Fatal(err)
 		}
 		if r, err := s.Check(); err != nil || r != Sat {
@@ -112,19 +112,19 @@ func TestArraysIntsReals(t *testing.T) {
 	bv32 := ctx.BVSort(32)
 	a := ctx.ArrayConst("a", bv32, bv32)
 	i, j := ctx.BVConst("i", 32), ctx.BVConst("j", 32)
-	b := a.Store(i.Expr, ctx.BVInt(7, 32).Expr).Store(j.Expr, ctx.BVInt(9, 32).Expr)
-	zero := ctx.ConstArray(bv32, ctx.BVInt(0, 32).Expr)
+	b := a.Store(i.Expr, ctx.BVInt(7, 32)).Store(j.Expr, ctx.BVInt(9, 32))
+	zero := ctx.ConstArray(bv32, ctx.BVInt(0, 32))
 	n, q := ctx.IntConst("n"), ctx.RealConst("q")
 	s, err := ctx.NewSolver()
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = s.Assert(
-		b.Select(i.Expr).AsBV().Eq(ctx.BVInt(9, 32).Expr), // forces i == j
-		a.Select(ctx.BVInt(3, 32).Expr).AsBV().Eq(ctx.BVInt(-1, 32).Expr),
-		n.Mul(ctx.IntVal(3)).Eq(ctx.IntVal(-21).Expr),
-		q.Mul(ctx.RealVal(3, 1)).Eq(ctx.RealVal(1, 1).Expr),
-		ctx.IntVal(-7).Div(ctx.IntVal(2)).Eq(ctx.IntVal(-4).Expr), // Euclidean, unlike Go's -3
+		b.Select(i).AsBV().Eq(ctx.BVInt(9, 32)), // forces i == j
+		a.Select(ctx.BVInt(3, 32)).AsBV().Eq(ctx.BVInt(-1, 32)),
+		n.Mul(ctx.IntVal(3)).Eq(ctx.IntVal(-21)),
+		q.Mul(ctx.RealVal(3, 1)).Eq(ctx.RealVal(1, 1)),
+		ctx.IntVal(-7).Div(ctx.IntVal(2)).Eq(ctx.IntVal(-4)), // Euclidean, unlike Go's -3
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -138,19 +138,19 @@ func TestArraysIntsReals(t *testing.T) {
 	if iv != jv {
 		t.Errorf("i=%d j=%d, want equal", iv, jv)
 	}
-	if v, _ := m.Int64(a.Select(ctx.BVInt(3, 32).Expr).AsBV()); v != -1 {
+	if v, _ := m.Int64(a.Select(ctx.BVInt(3, 32)).AsBV()); v != -1 {
 		t.Errorf("a[3] = %d", v)
 	}
-	if v, _ := m.Uint64(zero.Select(i.Expr).AsBV()); v != 0 {
+	if v, _ := m.Uint64(zero.Select(i).AsBV()); v != 0 {
 		t.Errorf("const array = %d", v)
 	}
-	if v, _ := m.Big(n.Expr); v.Int64() != -7 {
+	if v, _ := m.Big(n); v.Int64() != -7 {
 		t.Errorf("n = %s", v)
 	}
-	if v, _ := m.Rat(q.Expr); v.Cmp(big.NewRat(1, 3)) != 0 {
+	if v, _ := m.Rat(q); v.Cmp(big.NewRat(1, 3)) != 0 {
 		t.Errorf("q = %s", v)
 	}
-	if r, _ := s.CheckAssumptions(i.Eq(ctx.BVInt(1, 32).Expr).Not(), j.Eq(ctx.BVInt(1, 32).Expr)); r != Sat {
+	if r, _ := s.CheckAssumptions(i.Eq(ctx.BVInt(1, 32)).Not(), j.Eq(ctx.BVInt(1, 32))); r != Sat {
 		// i == j is forced, so assuming i != 1 and j == 1 is unsat.
 		if r != Unsat {
 			t.Fatalf("got %v", r)
@@ -218,18 +218,18 @@ func TestErrorsAreGoErrors(t *testing.T) {
 	if derived := sum.Mul(x8); derived.Err() == nil {
 		t.Error("error not propagated to derived term")
 	}
-	if err := ctx.BoolConst("b").Eq(x8.Expr).Err(); err == nil {
+	if err := ctx.BoolConst("b").Eq(x8).Err(); err == nil {
 		t.Error("Bool == BV accepted")
 	}
 	arr := ctx.ArrayConst("a", ctx.IntSort(), ctx.IntSort())
-	if err := arr.Select(x8.Expr).Err(); err == nil {
+	if err := arr.Select(x8).Err(); err == nil {
 		t.Error("array indexed with the wrong sort")
 	}
 	if err := x8.Expr.AsBool().Err(); err == nil {
 		t.Error("AsBool of a BV accepted")
 	}
 	s, _ := ctx.NewSolver()
-	if err := s.Assert(sum.Eq(x8.Expr)); err == nil {
+	if err := s.Assert(sum.Eq(x8)); err == nil {
 		t.Error("Assert of an ill-sorted term succeeded")
 	}
 	if err := s.Pop(3); err == nil {
@@ -242,7 +242,7 @@ func TestErrorsAreGoErrors(t *testing.T) {
 		t.Error("unknown context parameter accepted")
 	}
 	// The context still works after errors.
-	if err := s.Assert(x8.Eq(ctx.BVInt(1, 8).Expr)); err != nil {
+	if err := s.Assert(x8.Eq(ctx.BVInt(1, 8))); err != nil {
 		t.Fatal(err)
 	}
 	if r, err := s.Check(); err != nil || r != Sat {
@@ -267,7 +267,7 @@ func TestTimeoutGivesUnknown(t *testing.T) {
 	a, b := ctx.BVConst("a", 64), ctx.BVConst("b", 64)
 	one := ctx.BVUint(1, 64)
 	s, _ := ctx.NewSolver()
-	_ = s.Assert(a.Mul(b).Eq(ctx.BVUint(4294967291*4294967279, 64).Expr), one.ULT(a), one.ULT(b),
+	_ = s.Assert(a.Mul(b).Eq(ctx.BVUint(4294967291*4294967279, 64)), one.ULT(a), one.ULT(b),
 		a.ULT(ctx.BVUint(1<<32, 64)), b.ULT(ctx.BVUint(1<<32, 64)))
 	r, err := s.Check()
 	if err != nil {
@@ -308,8 +308,8 @@ func TestNoLeakAcrossManySolverCalls(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_ = s.Assert(ctx.Or(ab, y.Eq(x.Mul(ctx.BVInt(int64(k), 32)).Expr)), x.Eq(ctx.BVInt(3, 32).Expr))
-		_ = s.Assert(y.Eq(ctx.BVInt(1, 32).Expr))
+		_ = s.Assert(ctx.Or(ab, y.Eq(x.Mul(ctx.BVInt(int64(k), 32)))), x.Eq(ctx.BVInt(3, 32)))
+		_ = s.Assert(y.Eq(ctx.BVInt(1, 32)))
 		if r, err := s.CheckAssumptions(ab.Not()); err != nil || r != Unsat {
 			t.Fatalf("round %d: %v %v", k, r, err)
 		}
@@ -349,7 +349,7 @@ func TestContextsCloseWithoutLeak(t *testing.T) {
 		defer ctx.Close()
 		s, _ := ctx.NewSolver()
 		x := ctx.BVConst("x", 64)
-		_ = s.Assert(x.Add(ctx.BVInt(7, 64)).Eq(ctx.BVInt(49, 64).Expr))
+		_ = s.Assert(x.Add(ctx.BVInt(7, 64)).Eq(ctx.BVInt(49, 64)))
 		if r, _ := s.Check(); r != Sat {
 			t.Fatal(r)
 		}

@@ -43,7 +43,8 @@ func (m *Model) String() string {
 
 // Eval evaluates e; with completion, constants the model leaves free get
 // a default value so the result is a value, not a term.
-func (m *Model) Eval(e Expr, completion bool) (Expr, error) {
+func (m *Model) Eval(t Term, completion bool) (Expr, error) {
+	e := t.term()
 	if err := m.ctx.ready(e); err != nil {
 		return Expr{}, fmt.Errorf("z3: Model.Eval: %w", err)
 	}
@@ -61,7 +62,7 @@ func (m *Model) Eval(e Expr, completion bool) (Expr, error) {
 
 // Bool is the value of b.
 func (m *Model) Bool(b Bool) (bool, error) {
-	v, err := m.Eval(b.Expr, true)
+	v, err := m.Eval(b, true)
 	if err != nil {
 		return false, err
 	}
@@ -75,8 +76,8 @@ func (m *Model) Bool(b Bool) (bool, error) {
 }
 
 // Big is the value of an Int term, or the unsigned value of a BV term.
-func (m *Model) Big(e Expr) (*big.Int, error) {
-	v, err := m.Eval(e, true)
+func (m *Model) Big(t Term) (*big.Int, error) {
+	v, err := m.Eval(t, true)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +98,7 @@ func (v Expr) bigValue() (*big.Int, error) {
 
 // Uint64 is the unsigned value of a BV term of at most 64 bits.
 func (m *Model) Uint64(x BV) (uint64, error) {
-	n, err := m.Big(x.Expr)
+	n, err := m.Big(x)
 	if err != nil {
 		return 0, err
 	}
@@ -122,8 +123,8 @@ func (m *Model) Int64(x BV) (int64, error) {
 }
 
 // Rat is the value of a Real or Int term.
-func (m *Model) Rat(e Expr) (*big.Rat, error) {
-	v, err := m.Eval(e, true)
+func (m *Model) Rat(t Term) (*big.Rat, error) {
+	v, err := m.Eval(t, true)
 	if err != nil {
 		return nil, err
 	}
