@@ -1,0 +1,335 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"faultline/solver/mcs"
+	"faultline/solver/z3"
+)
+
+// Options bound the analysis of each failing test.
+type Options struct {
+	MaxSize        int           // largest fix candidate, in locations (default 2)
+	Budget         time.Duration // wall-clock time per failing test (default 30s)
+	MaxRuns        int           // test runs per failing test, refinement and verification (default 60)
+	RunTimeout     time.Duration // one run of the test (default 20s)
+	KeepUnverified bool          // also report candidates whose forced run failed
+}
+
+func (o *Options) defaults() {
+	if o.MaxSize <= 0 {
+		o.MaxSize = 2
+	}
+	if o.Budget <= 0 {
+		o.Budget = 30 * time.Second
+	}
+	if o.MaxRuns <= 0 {
+		o.MaxRuns = 60
+	}
+	if o.RunTimeout <= 0 {
+		o.RunTimeout = 20 * time.Second
+	}
+}
+
+// Target is one failing leaf test.
+type Target struct {
+	Package string // import path
+	Dir     string // package directory
+	Test    string // full leaf name, e.g. TestX/case_3
+}
+
+// Location is one fix location of a candidate and its angelic value.
+type Location struct {
+	File     string `json:"file"` // relative to the module root, slash-separated
+	Line     int    `json:"line"`
+	Col      int    `json:"col"` // 1-based byte column
+	EndLine  int    `json:"endLine"`
+	EndCol   int    `json:"endCol"` // exclusive
+	Expr     string `json:"expr"`
+	Original string `json:"original"`
+	Angelic  string `json:"angelic"`
+}
+
+// Candidate is a minimal set of locations whose angelic values make the
+// test pass under the formula; Verified when a run with them forced passed.
+type Candidate struct {
+	Verified  bool       `json:"verified"`
+	Locations []Location `json:"locations"`
+}
+
+// TestResult is the analysis of one failing test.
+type TestResult struct {
+	Test       string      `json:"test"`
+	Package    string      `json:"-"`
+	Candidates []Candidate `json:"candidates"`
+	// Notes say when the analysis could not start or a bound cut it.
+	Notes []string      `json:"notes,omitempty"`
+	Runs  int           `json:"-"`
+	Solve time.Duration `json:"-"` // time in the solver
+	Total time.Duration `json:"-"`
+}
+
+// Analyze computes the angelic fix candidates of each failing test. The
+// targets of one package share one instrumented build.
+func Analyze(ctx context.Context, root string, targets []Target, opts Options) ([]TestResult, error) {
+	opts.defaults()
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("resolving the module root: %w", err)
+	}
+	work, err := os.MkdirTemp("", "faultline-agx-")
+	if err != nil {
+		return nil, fmt.Errorf("creating scratch directory: %w", err)
+	}
+	defer os.RemoveAll(work)
+	byPkg := map[string][]Target{}
+	var order []string
+	for _, t := range targets {
+		if _, ok := byPkg[t.Package]; !ok {
+			order = append(order, t.Package)
+		}
+		byPkg[t.Package] = append(byPkg[t.Package], t)
+	}
+	var out []TestResult
+	for i, pkg := range order {
+		dir := filepath.Join(work, strconv.Itoa(i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("creating scratch directory: %w", err)
+		}
+		prog, err := loadProgram(root, pkg, dir)
+		if err != nil {
+			return nil, err
+		}
+		list := byPkg[pkg]
+		bin, err := buildTestBinary(ctx, prog, list[0].Dir, pkg, dir)
+		if err != nil {
+			return nil, err
+		}
+		bin.timeout = opts.RunTimeout
+		for _, t := range list {
+			r, err := analyzeTest(ctx, prog, bin, t, opts)
+			if err != nil {
+				return nil, fmt.Errorf("analysing %s: %w", t.Test, err)
+			}
+			r.Package = pkg
+			out = append(out, *r)
+		}
+	}
+	return out, nil
+}
+
+// analyzeTest runs Algorithm 1 of AgxFaults for one failing test: encode
+// the failing trace, enumerate minimal correction subsets smallest first,
+// run the test with each candidate's angelic values forced, add what a
+// failing forced run reaches that the formula lacks and enumerate again,
+// and report the candidates whose forced run passed.
+func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, opts Options) (*TestResult, error) {
+	start := time.Now()
+	res := &TestResult{Test: t.Test}
+	bin.runs = 0
+	defer func() {
+		res.Runs = bin.runs
+		res.Total = time.Since(start)
+	}()
+	first, err := bin.run(ctx, t.Test, nil)
+	if err != nil {
+		return nil, err
+	}
+	if first.passed {
+		res.Notes = append(res.Notes, "the test passes: nothing to fix")
+		return res, nil
+	}
+	if len(first.trace) == 0 {
+		res.Notes = append(res.Notes, "the test recorded nothing (did it run?)")
+		return res, nil
+	}
+	z, err := z3.NewContext(z3.Config{Timeout: 10 * time.Second})
+	if err != nil {
+		return nil, err
+	}
+	defer z.Close()
+	enum, err := mcs.New[int32](z, mcs.Options{})
+	if err != nil {
+		return nil, err
+	}
+	enc := newEncoder(z, enum, prog)
+	if err := enc.replay(first.trace, nil, true); err != nil {
+		return nil, err
+	}
+	if enc.failing == 0 {
+		res.Notes = append(res.Notes, "no recognised check failed (only `if cond { t.Error/Fatal... }` in test code is recognised; panics are not)")
+		return res, nil
+	}
+	deadline := start.Add(opts.Budget)
+	for {
+		restart := false
+		left := time.Until(deadline)
+		if left <= 0 {
+			res.Notes = append(res.Notes, "time budget exhausted")
+			break
+		}
+		solveStart := time.Now()
+		var pending []mcs.Correction[int32]
+		var lastErr error
+		for c, err := range enum.Enumerate(ctx, mcs.Bounds{MaxSize: opts.MaxSize, Budget: left}) {
+			if err != nil {
+				lastErr = err
+				break
+			}
+			pending = append(pending, c)
+			break // one at a time: a refinement changes the formula
+		}
+		res.Solve += time.Since(solveStart)
+		if lastErr != nil {
+			if errors.Is(lastErr, mcs.ErrBudgetExhausted) {
+				res.Notes = append(res.Notes, "time budget exhausted")
+				break
+			}
+			return nil, lastErr
+		}
+		if len(pending) == 0 {
+			break
+		}
+		c := pending[0]
+		if len(c.Soft) == 0 {
+			res.Notes = append(res.Notes, "the formula is satisfiable without a fix: the failure is outside what is modelled")
+			break
+		}
+		if bin.runs >= opts.MaxRuns {
+			res.Notes = append(res.Notes, fmt.Sprintf("run bound (%d) reached", opts.MaxRuns))
+			break
+		}
+		cand, force, err := enc.candidate(c)
+		if err != nil {
+			return nil, err
+		}
+		run, err := bin.run(ctx, t.Test, force)
+		if err != nil {
+			return nil, err
+		}
+		if !run.passed && enc.novel(run.trace) {
+			forced := map[instKey]bool{}
+			for _, f := range force {
+				forced[instKey{f.Site, f.Inst}] = true
+			}
+			if err := enc.replay(run.trace, forced, false); err != nil {
+				return nil, err
+			}
+			restart = true
+		} else {
+			cand.Verified = run.passed
+			if cand.Verified || opts.KeepUnverified {
+				res.Candidates = append(res.Candidates, cand)
+			}
+			if err := enum.Block(c); err != nil {
+				return nil, err
+			}
+		}
+		_ = restart
+	}
+	sortCandidates(res.Candidates)
+	return res, nil
+}
+
+// candidate reads the angelic values of a correction from its model: every
+// encoded instance of each location is forced to its model value.
+func (e *encoder) candidate(c mcs.Correction[int32]) (Candidate, []forcedValue, error) {
+	var cand Candidate
+	var force []forcedValue
+	for _, id := range c.Tags {
+		s := e.prog.sites[id]
+		var orig, angelic []string
+		for _, inst := range e.instOf[id] {
+			k := instKey{id, inst}
+			v, err := modelValue(c.Model, e.vars[k], s)
+			if err != nil {
+				return cand, nil, fmt.Errorf("reading the angelic value of %s: %w", s.text, err)
+			}
+			force = append(force, forcedValue{Site: id, Inst: inst, Value: v})
+			o, seen := e.original[k]
+			if seen && o == v && len(e.instOf[id]) > 1 {
+				continue
+			}
+			if seen {
+				orig = append(orig, render(s, o))
+			} else {
+				orig = append(orig, "?")
+			}
+			angelic = append(angelic, render(s, v))
+		}
+		cand.Locations = append(cand.Locations, Location{File: s.file, Line: s.pos.Line, Col: s.pos.Column,
+			EndLine: s.end.Line, EndCol: s.end.Column, Expr: s.text,
+			Original: strings.Join(orig, ", "), Angelic: strings.Join(angelic, ", ")})
+	}
+	sort.Slice(cand.Locations, func(i, j int) bool { return lessLocation(cand.Locations[i], cand.Locations[j]) })
+	return cand, force, nil
+}
+
+func modelValue(m *z3.Model, v z3.Expr, s *site) (int64, error) {
+	if valueKind(s.typ) == 'b' {
+		b, err := m.Bool(v.AsBool())
+		if b {
+			return 1, err
+		}
+		return 0, err
+	}
+	if _, signed := bits(s.typ); signed {
+		return m.Int64(v.AsBV())
+	}
+	u, err := m.Uint64(v.AsBV())
+	return int64(u), err
+}
+
+// render prints a recorded value as Go would.
+func render(s *site, v int64) string {
+	if valueKind(s.typ) == 'b' {
+		return strconv.FormatBool(v != 0)
+	}
+	n, signed := bits(s.typ)
+	if signed {
+		return strconv.FormatInt(v, 10)
+	}
+	u := uint64(v)
+	if n < 64 {
+		u &= 1<<n - 1
+	}
+	return strconv.FormatUint(u, 10)
+}
+
+func lessLocation(a, b Location) bool {
+	if a.File != b.File {
+		return a.File < b.File
+	}
+	if a.Line != b.Line {
+		return a.Line < b.Line
+	}
+	return a.Col < b.Col
+}
+
+// sortCandidates orders candidates verified first, then smaller, then by
+// position, so output is stable whatever order the solver found them in.
+func sortCandidates(cs []Candidate) {
+	sort.SliceStable(cs, func(i, j int) bool {
+		a, b := cs[i], cs[j]
+		if a.Verified != b.Verified {
+			return a.Verified
+		}
+		if len(a.Locations) != len(b.Locations) {
+			return len(a.Locations) < len(b.Locations)
+		}
+		for k := range a.Locations {
+			if a.Locations[k] != b.Locations[k] {
+				return lessLocation(a.Locations[k], b.Locations[k])
+			}
+		}
+		return false
+	})
+}

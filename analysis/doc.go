@@ -1,0 +1,67 @@
+// Package analysis owns faultline's angelic fix localization: for each
+// failing leaf test it finds minimal sets of source expressions which, had
+// they produced other values, would make the test pass, and those values.
+// It follows the incremental formula-based fix localization of AgxFaults
+// (Phung and Lee, Applied Sciences 2021): an angelic trace formula of the
+// failing run, minimal correction subsets enumerated with solver/mcs,
+// refinement by running the test down the branches a candidate needs, and
+// verification of every candidate by a forced run.
+//
+// # Record and replay
+//
+// The test's package, its test files and the module packages it imports are
+// instrumented through go test -overlay (the user's files are never
+// touched): each site calls a runtime injected at
+// <module>/internal/faultlineagx that counts dynamic instances per site,
+// appends "site instance value" to a trace file named by
+// FAULTLINE_AGX_TRACE and substitutes the values listed in the JSON file
+// named by FAULTLINE_AGX_FORCE. Sites are integer and Boolean right-hand
+// sides of assignments and var specs, x++/x--, if and for conditions,
+// returned values, arguments of calls to instrumented functions, parameter
+// values on entry, and the operands the formula does not model (recorded so
+// that they enter as constants). One leaf test runs per process, selected
+// with a fully anchored -test.run pattern.
+//
+// # The formula
+//
+// The recorded trace is replayed over the typed AST (go/packages): each
+// site instance gets a variable; in non-test code the constraint
+// "ab_site or variable = expression" is hard and "not ab_site" soft, one ab
+// literal per static site shared by its instances; test code is hard. A
+// condition instance's direction guards the path; when control leaves an if
+// or for statement each local it may assign gets a join variable equal to
+// its current value only under the directions taken (the phi as an
+// implication), so an unexplored direction leaves it free. A function's
+// result equals its return value under the path that reached the return;
+// arguments of calls between instrumented functions flow into the callee's
+// parameters. The specification: each instance of a test-code if condition
+// whose branch calls t.Error, t.Errorf, t.Fatal, t.Fatalf, t.Fail or
+// t.FailNow takes the other direction (reflect.DeepEqual on integers and
+// Booleans inside such a condition is modelled as ==).
+//
+// Modelled: integer types of every width as bit-vectors with Go's wrapping,
+// truncating division and remainder, shifts (counts of any width),
+// conversions between integer types; Booleans, comparisons, && and ||,
+// locals and parameters assigned only by plain assignments in their own
+// function and never addressed; calls between instrumented functions with a
+// single integer or Boolean result. Concretised (the recorded value is a
+// constant in the formula): struct fields, slice, array and map elements,
+// pointers, globals, captured variables, range variables, locals assigned
+// from multi-value calls, calls to code outside the module or through
+// function values and interfaces, strings, floats. Not modelled at all:
+// switch and select cases as branches (their bodies are replayed as
+// executed), goroutines other than the test's, panics as failures (a test
+// that fails by panicking gets no specification), testify and go-cmp
+// assertions.
+//
+// # The search
+//
+// MCSs are enumerated smallest first up to Options.MaxSize. For each the
+// model gives angelic values for every encoded instance of its sites; the
+// test is run with them forced. A passing run makes the candidate verified.
+// A failing run that reaches site instances or branch directions the
+// formula lacks is replayed into the formula (refinement, keeping the
+// solver state) and the search resumes; otherwise the candidate is blocked
+// as unverified. Time, runs and candidate size are bounded, and a cut is
+// reported in TestResult.Notes.
+package analysis

@@ -1,0 +1,565 @@
+package analysis
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+
+	"faultline/solver/mcs"
+	"faultline/solver/z3"
+)
+
+type instKey struct{ site, inst int32 }
+
+type joinKey struct {
+	site, inst int32
+	v          *types.Var
+}
+
+// encoder holds the angelic formula of one failing test: every site
+// instance replayed so far, shared by all the traces that reached it, so
+// that refinement only adds.
+type encoder struct {
+	z    *z3.Context
+	enum *mcs.Enumerator[int32]
+	prog *program
+
+	ab       map[int32]z3.Bool
+	vars     map[instKey]z3.Expr // value of a site instance
+	joins    map[joinKey]z3.Expr // value of a local after an if or loop instance
+	results  map[instKey]z3.Expr // returned value of a function activation
+	explored map[instKey]uint8   // condition directions seen: 1 false, 2 true
+	original map[instKey]int64   // concrete value when first seen unforced
+	instOf   map[int32][]int32   // encoded instances per site, in order seen
+	failing  int                 // failure-guarding conditions that failed in the first trace
+	checks   int
+	fresh    int
+}
+
+func newEncoder(z *z3.Context, enum *mcs.Enumerator[int32], prog *program) *encoder {
+	return &encoder{z: z, enum: enum, prog: prog, ab: map[int32]z3.Bool{}, vars: map[instKey]z3.Expr{},
+		joins: map[joinKey]z3.Expr{}, results: map[instKey]z3.Expr{}, explored: map[instKey]uint8{},
+		original: map[instKey]int64{}, instOf: map[int32][]int32{}}
+}
+
+type pendingArg struct {
+	target *function
+	index  int
+	term   z3.Expr
+}
+
+type pendingResult struct {
+	fn   *function
+	term z3.Expr
+}
+
+type frame struct {
+	cond    *site
+	inst    int32
+	before  z3.Bool
+	escapes bool
+}
+
+// activation is one replayed call of an instrumented function.
+type activation struct {
+	fn      *function
+	env     map[*types.Var]z3.Expr
+	pc      z3.Bool
+	frames  []frame
+	leaves  map[int32]z3.Expr
+	args    []pendingArg
+	results []pendingResult
+	params  map[int]z3.Expr
+	ret     z3.Expr
+	hasRet  bool
+}
+
+// sortOf is the solver sort of a Go type the formula models.
+func bits(t types.Type) (uint, bool) {
+	b := t.Underlying().(*types.Basic)
+	switch b.Kind() {
+	case types.Int8:
+		return 8, true
+	case types.Int16:
+		return 16, true
+	case types.Int32:
+		return 32, true
+	case types.Int64, types.Int, types.UntypedInt, types.UntypedRune:
+		return 64, true
+	case types.Uint8:
+		return 8, false
+	case types.Uint16:
+		return 16, false
+	case types.Uint32:
+		return 32, false
+	}
+	return 64, false
+}
+
+func (e *encoder) constant(t types.Type, v int64) z3.Expr {
+	if valueKind(t) == 'b' {
+		return e.z.BoolVal(v != 0).Expr
+	}
+	n, _ := bits(t)
+	return e.z.BVInt(v, n).Expr
+}
+
+func (e *encoder) freshOf(t types.Type) z3.Expr {
+	e.fresh++
+	name := fmt.Sprintf("free%d", e.fresh)
+	if valueKind(t) == 'b' {
+		return e.z.BoolConst(name).Expr
+	}
+	n, _ := bits(t)
+	return e.z.BVConst(name, n).Expr
+}
+
+func (e *encoder) abOf(s *site) (z3.Bool, error) {
+	if ab, ok := e.ab[s.id]; ok {
+		return ab, nil
+	}
+	ab := e.z.BoolConst(fmt.Sprintf("ab%d", s.id))
+	e.ab[s.id] = ab
+	if _, err := e.enum.AddSoft(s.id, ab.Not()); err != nil {
+		return ab, fmt.Errorf("adding the soft constraint of %s: %w", s.text, err)
+	}
+	return ab, nil
+}
+
+// siteVar returns the variable of a site instance, encoding it the first
+// time: hard in test code, guarded by the statement's ab literal elsewhere.
+func (e *encoder) siteVar(s *site, ev event, term z3.Expr) (z3.Expr, error) {
+	k := instKey{s.id, ev.inst}
+	if v, ok := e.vars[k]; ok {
+		return v, nil
+	}
+	e.fresh++
+	v := e.z.Const(fmt.Sprintf("s%d_%d", s.id, ev.inst), term.Sort())
+	e.vars[k] = v
+	e.instOf[s.id] = append(e.instOf[s.id], ev.inst)
+	eq := v.Eq(term)
+	if s.hard {
+		return v, e.enum.AddHard(eq)
+	}
+	ab, err := e.abOf(s)
+	if err != nil {
+		return v, err
+	}
+	return v, e.enum.AddHard(e.z.Or(ab, eq))
+}
+
+// novel reports whether a trace reaches a site instance or condition
+// direction the formula does not encode yet.
+func (e *encoder) novel(trace []event) bool {
+	for _, ev := range trace {
+		if int(ev.site) >= len(e.prog.sites) {
+			continue
+		}
+		s := e.prog.sites[ev.site]
+		switch s.kind {
+		case kindAssign, kindIncDec, kindReturn, kindArg:
+			if !s.hard {
+				if _, ok := e.vars[instKey{s.id, ev.inst}]; !ok {
+					return true
+				}
+			}
+		case kindCond:
+			if e.explored[instKey{s.id, ev.inst}]&direction(ev.value) == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func direction(v int64) uint8 {
+	if v != 0 {
+		return 2
+	}
+	return 1
+}
+
+// replay adds a trace to the formula. forced tells which instances carried
+// forced values, whose recorded value is not the program's.
+func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool) error {
+	var stack []*activation
+	for _, ev := range trace {
+		if ev.site < 0 || int(ev.site) >= len(e.prog.sites) {
+			return fmt.Errorf("trace names unknown site %d", ev.site)
+		}
+		s := e.prog.sites[ev.site]
+		k := instKey{s.id, ev.inst}
+		if _, ok := e.original[k]; !ok && !forced[k] {
+			e.original[k] = ev.value
+		}
+		if s.kind == kindEnter {
+			a := &activation{fn: s.fn, env: map[*types.Var]z3.Expr{}, pc: e.z.True(), leaves: map[int32]z3.Expr{}, params: map[int]z3.Expr{}}
+			if len(stack) > 0 {
+				caller := stack[len(stack)-1]
+				for _, p := range caller.args {
+					if p.target == s.fn {
+						a.params[p.index] = p.term
+					}
+				}
+				caller.args = nil
+			}
+			stack = append(stack, a)
+			continue
+		}
+		if len(stack) == 0 || stack[len(stack)-1].fn != s.fn {
+			continue // another goroutine, or code outside any replayed call
+		}
+		a := stack[len(stack)-1]
+		switch s.kind {
+		case kindLeave:
+			for len(a.frames) > 0 {
+				if err := e.reconverge(a); err != nil {
+					return err
+				}
+			}
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 && a.hasRet {
+				c := stack[len(stack)-1]
+				c.results = append(c.results, pendingResult{a.fn, a.ret})
+			}
+		case kindParam:
+			term, ok := a.params[s.index]
+			if !ok || term.Sort().String() != e.constant(s.typ, 0).Sort().String() {
+				term = e.constant(s.typ, ev.value)
+			}
+			if s.obj != nil {
+				a.env[s.obj] = term
+			}
+		case kindLeaf:
+			a.leaves[s.id] = e.constant(s.typ, ev.value)
+		case kindDef:
+			if s.obj != nil {
+				a.env[s.obj] = e.constant(s.typ, ev.value)
+			}
+		case kindArg, kindAssign, kindReturn, kindCond, kindIncDec:
+			var term z3.Expr
+			if s.kind == kindIncDec {
+				old, ok := a.env[s.obj]
+				if !ok {
+					old = e.freshOf(s.typ)
+				}
+				n, _ := bits(s.typ)
+				if s.op == token.INC {
+					term = old.AsBV().Add(e.z.BVInt(1, n)).Expr
+				} else {
+					term = old.AsBV().Sub(e.z.BVInt(1, n)).Expr
+				}
+			} else {
+				term = e.sym(a, s, s.expr, ev.value, true)
+			}
+			if err := term.Err(); err != nil {
+				return fmt.Errorf("encoding %s at %s: %w", s.text, s.pos, err)
+			}
+			v, err := e.siteVar(s, ev, term)
+			if err != nil {
+				return err
+			}
+			a.leaves = map[int32]z3.Expr{}
+			a.results = nil
+			switch s.kind {
+			case kindArg:
+				a.args = append(a.args, pendingArg{s.target, s.index, v})
+			case kindAssign, kindIncDec:
+				if s.obj != nil {
+					if s.op == token.ASSIGN || s.op == token.DEFINE || s.kind == kindIncDec {
+						a.env[s.obj] = v
+					} else if old, ok := a.env[s.obj]; ok {
+						a.env[s.obj] = e.binary(opOfAssign(s.op), old, v, s.obj.Type(), s.obj.Type())
+					} else {
+						a.env[s.obj] = e.freshOf(s.obj.Type())
+					}
+				}
+			case kindReturn:
+				if len(a.fn.results) == 1 {
+					rk := instKey{s.id, ev.inst}
+					r, ok := e.results[rk]
+					if !ok {
+						r = e.freshOf(s.typ)
+						e.results[rk] = r
+					}
+					if err := e.enum.AddHard(a.pc.Implies(r.Eq(v))); err != nil {
+						return err
+					}
+					a.ret, a.hasRet = r, true
+				}
+			case kindCond:
+				if err := e.branch(a, s, ev, v.AsBool(), first); err != nil {
+					return err
+				}
+			}
+		case kindJoin:
+			for i := len(a.frames) - 1; i >= 0; i-- {
+				if a.frames[i].cond.stmt == s.stmt {
+					for len(a.frames) > i {
+						if err := e.reconverge(a); err != nil {
+							return err
+						}
+					}
+					break
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// branch records a condition instance: its direction guards what follows,
+// and a failure-guarding test condition must take the passing direction.
+func (e *encoder) branch(a *activation, s *site, ev event, v z3.Bool, first bool) error {
+	k := instKey{s.id, ev.inst}
+	e.explored[k] |= direction(ev.value)
+	guard := v
+	if ev.value == 0 {
+		guard = v.Not()
+	}
+	if s.failsWhen != 0 {
+		pass := s.failsWhen == 2
+		if first {
+			e.checks++
+			if (ev.value != 0) != pass {
+				e.failing++
+			}
+		}
+		if err := e.enum.AddHard(v.Eq(e.z.BoolVal(pass).Expr)); err != nil {
+			return err
+		}
+	}
+	top := -1
+	for i := len(a.frames) - 1; i >= 0; i-- {
+		if a.frames[i].cond == s {
+			top = i
+			break
+		}
+	}
+	if _, loop := s.stmt.(*ast.ForStmt); loop && top >= 0 {
+		for len(a.frames) > top+1 {
+			if err := e.reconverge(a); err != nil {
+				return err
+			}
+		}
+	} else {
+		a.frames = append(a.frames, frame{cond: s, inst: ev.inst, before: a.pc, escapes: s.escapes})
+	}
+	a.pc = e.z.And(a.pc, guard)
+	return nil
+}
+
+// reconverge pops the innermost frame: each local the statement may assign
+// gets a join variable that equals its current value only under the path
+// taken, so that other directions leave it free until they are explored.
+func (e *encoder) reconverge(a *activation) error {
+	f := a.frames[len(a.frames)-1]
+	a.frames = a.frames[:len(a.frames)-1]
+	for _, v := range f.cond.assignedInside {
+		cur, ok := a.env[v]
+		if !ok {
+			continue
+		}
+		jk := joinKey{f.cond.id, f.inst, v}
+		j, ok := e.joins[jk]
+		if !ok {
+			j = e.freshOf(v.Type())
+			e.joins[jk] = j
+		}
+		if err := e.enum.AddHard(a.pc.Implies(j.Eq(cur))); err != nil {
+			return err
+		}
+		a.env[v] = j
+	}
+	if !f.escapes {
+		a.pc = f.before
+	}
+	return nil
+}
+
+func opOfAssign(op token.Token) token.Token {
+	switch op {
+	case token.ADD_ASSIGN:
+		return token.ADD
+	case token.SUB_ASSIGN:
+		return token.SUB
+	case token.MUL_ASSIGN:
+		return token.MUL
+	case token.QUO_ASSIGN:
+		return token.QUO
+	case token.REM_ASSIGN:
+		return token.REM
+	case token.AND_ASSIGN:
+		return token.AND
+	case token.OR_ASSIGN:
+		return token.OR
+	case token.XOR_ASSIGN:
+		return token.XOR
+	case token.SHL_ASSIGN:
+		return token.SHL
+	case token.SHR_ASSIGN:
+		return token.SHR
+	case token.AND_NOT_ASSIGN:
+		return token.AND_NOT
+	}
+	return token.ILLEGAL
+}
+
+// sym builds the term of e in activation a. The root of a site that the
+// formula does not model is the site's recorded value.
+func (e *encoder) sym(a *activation, s *site, x ast.Expr, rootValue int64, root bool) z3.Expr {
+	info := s.info
+	t := info.TypeOf(x)
+	if tv := info.Types[x]; tv.Value != nil {
+		return e.constValue(tv.Value, t)
+	}
+	leaf := func() z3.Expr {
+		if root {
+			return e.constant(s.typ, rootValue)
+		}
+		if id, ok := e.prog.leafOf[x]; ok {
+			if v, ok := a.leaves[id]; ok {
+				return v
+			}
+		}
+		return e.freshOf(t)
+	}
+	if !modelled(e.prog, info, a.fn, x) {
+		return leaf()
+	}
+	switch x := x.(type) {
+	case *ast.ParenExpr:
+		return e.sym(a, s, x.X, rootValue, root)
+	case *ast.Ident:
+		v := info.ObjectOf(x).(*types.Var)
+		if term, ok := a.env[v]; ok {
+			return term
+		}
+		return e.freshOf(t)
+	case *ast.UnaryExpr:
+		y := e.sym(a, s, x.X, 0, false)
+		switch x.Op {
+		case token.NOT:
+			return y.AsBool().Not().Expr
+		case token.SUB:
+			return y.AsBV().Neg().Expr
+		case token.XOR:
+			return y.AsBV().Not().Expr
+		}
+		return y
+	case *ast.BinaryExpr:
+		switch x.Op {
+		case token.LAND:
+			return e.z.And(e.sym(a, s, x.X, 0, false).AsBool(), e.sym(a, s, x.Y, 0, false).AsBool()).Expr
+		case token.LOR:
+			return e.z.Or(e.sym(a, s, x.X, 0, false).AsBool(), e.sym(a, s, x.Y, 0, false).AsBool()).Expr
+		}
+		l := e.sym(a, s, x.X, 0, false)
+		r := e.sym(a, s, x.Y, 0, false)
+		return e.binary(x.Op, l, r, info.TypeOf(x.X), info.TypeOf(x.Y))
+	case *ast.CallExpr:
+		if isConversion(info, x) {
+			y := e.sym(a, s, x.Args[0], 0, false).AsBV()
+			from, signed := bits(info.TypeOf(x.Args[0]))
+			to, _ := bits(t)
+			if from == to {
+				return y.Expr
+			}
+			return y.Convert(to, signed).Expr
+		}
+		if isDeepEqual(info, x) {
+			return e.sym(a, s, x.Args[0], 0, false).Eq(e.sym(a, s, x.Args[1], 0, false)).Expr
+		}
+		callee := e.prog.callee(info, x)
+		for i, r := range a.results {
+			if r.fn == callee {
+				a.results = append(a.results[:i:i], a.results[i+1:]...)
+				return r.term
+			}
+		}
+		return leaf()
+	}
+	return leaf()
+}
+
+func (e *encoder) constValue(v constant.Value, t types.Type) z3.Expr {
+	if v.Kind() == constant.Bool {
+		return e.z.BoolVal(constant.BoolVal(v)).Expr
+	}
+	if i, ok := constant.Int64Val(v); ok {
+		return e.constant(t, i)
+	}
+	if u, ok := constant.Uint64Val(v); ok {
+		n, _ := bits(t)
+		return e.z.BVUint(u, n).Expr
+	}
+	return e.freshOf(t)
+}
+
+// binary applies a Go operator with Go's semantics; lt and rt are the
+// operand types (they differ only for shifts).
+func (e *encoder) binary(op token.Token, l, r z3.Expr, lt, rt types.Type) z3.Expr {
+	if valueKind(lt) == 'b' {
+		switch op {
+		case token.EQL:
+			return l.AsBool().Iff(r.AsBool()).Expr
+		case token.NEQ:
+			return l.AsBool().Xor(r.AsBool()).Expr
+		}
+		return e.freshOf(types.Typ[types.Bool])
+	}
+	if isUntypedNumber(lt) {
+		n, _ := bits(rt)
+		if r.Sort().String() != l.Sort().String() {
+			l = l.AsBV().Convert(n, true).Expr
+		}
+	}
+	_, signed := bits(lt)
+	x, y := l.AsBV(), r.AsBV()
+	if op != token.SHL && op != token.SHR && x.Bits() != y.Bits() {
+		if x.Bits() < y.Bits() {
+			x = x.Convert(y.Bits(), signed)
+		} else {
+			y = y.Convert(x.Bits(), signed)
+		}
+	}
+	switch op {
+	case token.ADD:
+		return x.Add(y).Expr
+	case token.SUB:
+		return x.Sub(y).Expr
+	case token.MUL:
+		return x.Mul(y).Expr
+	case token.QUO:
+		return x.Div(y, signed).Expr
+	case token.REM:
+		return x.Rem(y, signed).Expr
+	case token.AND:
+		return x.And(y).Expr
+	case token.OR:
+		return x.Or(y).Expr
+	case token.XOR:
+		return x.Xor(y).Expr
+	case token.AND_NOT:
+		return x.AndNot(y).Expr
+	case token.SHL:
+		return x.GoShl(y).Expr
+	case token.SHR:
+		return x.GoShr(y, signed).Expr
+	case token.EQL:
+		return x.Eq(y.Expr).Expr
+	case token.NEQ:
+		return x.NotEq(y.Expr).Expr
+	case token.LSS:
+		return x.Less(y, signed).Expr
+	case token.LEQ:
+		return x.LessEq(y, signed).Expr
+	case token.GTR:
+		return y.Less(x, signed).Expr
+	case token.GEQ:
+		return y.LessEq(x, signed).Expr
+	}
+	return e.freshOf(lt)
+}

@@ -1,0 +1,926 @@
+package analysis
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// program is one instrumented build of a package's test binary.
+type program struct {
+	root       string
+	modulePath string
+	fset       *token.FileSet
+	sites      []*site            // by id
+	leafOf     map[ast.Expr]int32 // wrapped operand -> leaf site
+	funcs      map[string]*function
+	overlay    map[string]string // original path -> instrumented copy
+}
+
+// edit is a text insertion (or replacement when del > 0) at a byte offset.
+type edit struct {
+	off     int
+	del     int
+	text    string
+	closing bool
+	span    int
+	seq     int
+}
+
+// loadProgram loads pkgPath with its tests and the module packages it
+// depends on, and instruments every file of them into workDir.
+func loadProgram(root, pkgPath, workDir string) (*program, error) {
+	cfg := &packages.Config{
+		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedSyntax |
+			packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports | packages.NeedDeps | packages.NeedModule,
+		Dir:   root,
+		Tests: true,
+	}
+	pkgs, err := packages.Load(cfg, pkgPath)
+	if err != nil {
+		return nil, fmt.Errorf("loading %s: %w", pkgPath, err)
+	}
+	var errs []string
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		for _, e := range p.Errors {
+			errs = append(errs, e.Error())
+		}
+	})
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("loading %s: %s", pkgPath, strings.Join(errs, "; "))
+	}
+	prog := &program{root: root, leafOf: map[ast.Expr]int32{}, funcs: map[string]*function{}, overlay: map[string]string{}}
+	// Every module package in the graph; test variants first, since they
+	// hold the package's test files and type the other files identically.
+	var mod []*packages.Package
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		if p.Module != nil && p.Module.Main {
+			mod = append(mod, p)
+			prog.modulePath = p.Module.Path
+			if prog.fset == nil {
+				prog.fset = p.Fset
+			}
+		}
+	})
+	if len(mod) == 0 {
+		return nil, fmt.Errorf("%s: no package of the main module", pkgPath)
+	}
+	sort.SliceStable(mod, func(i, j int) bool { return (mod[i].ID != mod[i].PkgPath) && (mod[j].ID == mod[j].PkgPath) })
+	type unit struct {
+		p    *packages.Package
+		file *ast.File
+		path string
+	}
+	var units []unit
+	seen := map[string]bool{}
+	for _, p := range mod {
+		for i, f := range p.Syntax {
+			if i >= len(p.CompiledGoFiles) {
+				break
+			}
+			path := p.CompiledGoFiles[i]
+			if seen[path] || !strings.HasSuffix(path, ".go") || !strings.HasPrefix(path, root) {
+				continue
+			}
+			seen[path] = true
+			units = append(units, unit{p, f, path})
+		}
+	}
+	// Functions first, so that calls resolve to callees in any file.
+	for _, u := range units {
+		hard := strings.HasSuffix(u.path, "_test.go")
+		for _, d := range u.file.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+				prog.declare(fd.Name.Pos(), fd.Name.Name, hard, u.p.TypesInfo.Defs[fd.Name])
+			}
+		}
+	}
+	for _, u := range units {
+		src, err := os.ReadFile(u.path)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", u.path, err)
+		}
+		rel, _ := filepath.Rel(root, u.path)
+		fi := &fileInstrumenter{prog: prog, info: u.p.TypesInfo, rel: filepath.ToSlash(rel), src: src,
+			hard: strings.HasSuffix(u.path, "_test.go"), tf: prog.fset.File(u.file.Pos())}
+		out, changed := fi.run(u.file)
+		if !changed {
+			continue
+		}
+		dst := filepath.Join(workDir, "src", strconv.Itoa(len(prog.overlay))+"_"+filepath.Base(u.path))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return nil, fmt.Errorf("creating overlay directory: %w", err)
+		}
+		if err := os.WriteFile(dst, out, 0o644); err != nil {
+			return nil, fmt.Errorf("writing instrumented %s: %w", rel, err)
+		}
+		prog.overlay[u.path] = dst
+	}
+	rt := filepath.Join(workDir, "src", "faultlineagx.go")
+	if err := os.WriteFile(rt, []byte(runtimeSource), 0o644); err != nil {
+		return nil, fmt.Errorf("writing the runtime: %w", err)
+	}
+	prog.overlay[filepath.Join(root, filepath.FromSlash(runtimePackage), "faultlineagx.go")] = rt
+	return prog, nil
+}
+
+// writeOverlay writes the go build overlay file.
+func (p *program) writeOverlay(path string) error {
+	data, err := json.Marshal(map[string]any{"Replace": p.overlay})
+	if err != nil {
+		return fmt.Errorf("encoding overlay: %w", err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("writing overlay: %w", err)
+	}
+	return nil
+}
+
+func (p *program) funcKey(pos token.Pos) string {
+	position := p.fset.Position(pos)
+	return position.Filename + ":" + strconv.Itoa(position.Offset)
+}
+
+func (p *program) declare(pos token.Pos, name string, hard bool, obj types.Object) *function {
+	key := p.funcKey(pos)
+	if f := p.funcs[key]; f != nil {
+		return f
+	}
+	f := &function{name: name, hard: hard, tracked: map[*types.Var]bool{}}
+	if fn, ok := obj.(*types.Func); ok {
+		sig := fn.Type().(*types.Signature)
+		for i := 0; i < sig.Results().Len(); i++ {
+			f.results = append(f.results, sig.Results().At(i).Type())
+		}
+	}
+	p.funcs[key] = f
+	return f
+}
+
+// callee returns the instrumented function a call statically calls, if any.
+func (p *program) callee(info *types.Info, call *ast.CallExpr) *function {
+	var id *ast.Ident
+	switch fun := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		id = fun
+	case *ast.SelectorExpr:
+		if sel := info.Selections[fun]; sel != nil && sel.Kind() != types.MethodVal {
+			return nil
+		}
+		id = fun.Sel
+	case *ast.IndexExpr: // explicit instantiation
+		if x, ok := fun.X.(*ast.Ident); ok {
+			id = x
+		}
+	}
+	if id == nil {
+		return nil
+	}
+	fn, ok := info.Uses[id].(*types.Func)
+	if !ok {
+		return nil
+	}
+	if sig, ok := fn.Type().(*types.Signature); ok && sig.Recv() != nil {
+		if types.IsInterface(sig.Recv().Type()) {
+			return nil
+		}
+	}
+	return p.funcs[p.funcKey(fn.Origin().Pos())]
+}
+
+func (p *program) newSite(s *site) *site {
+	s.id = int32(len(p.sites))
+	p.sites = append(p.sites, s)
+	return s
+}
+
+// valueKind classifies a type the formula models: 'i' integer, 'b' Boolean.
+func valueKind(t types.Type) byte {
+	if t == nil {
+		return 0
+	}
+	b, ok := t.Underlying().(*types.Basic)
+	if !ok {
+		return 0
+	}
+	switch {
+	case b.Info()&types.IsBoolean != 0:
+		return 'b'
+	case b.Info()&types.IsInteger != 0:
+		return 'i'
+	}
+	return 0
+}
+
+// fileInstrumenter rewrites one file.
+type fileInstrumenter struct {
+	prog  *program
+	info  *types.Info
+	rel   string
+	src   []byte
+	hard  bool
+	tf    *token.File
+	edits []edit
+}
+
+func (fi *fileInstrumenter) off(p token.Pos) int { return fi.tf.Offset(p) }
+
+func (fi *fileInstrumenter) insert(p token.Pos, text string) {
+	fi.edits = append(fi.edits, edit{off: fi.off(p), text: text, seq: len(fi.edits)})
+}
+
+// wrap surrounds e with a call to the runtime recording site id.
+func (fi *fileInstrumenter) wrap(e ast.Expr, id int32, t types.Type) {
+	fn := "I"
+	if valueKind(t) == 'b' {
+		fn = "B"
+	}
+	open := "faultlineagx." + fn + "(" + strconv.Itoa(int(id)) + ", "
+	if tv := fi.info.Types[e]; tv.Value != nil {
+		// A constant takes the type of its context, which a generic call would not.
+		name := fi.typeName(t)
+		if name == "" {
+			return
+		}
+		open += name + "("
+		fi.edits = append(fi.edits, edit{off: fi.off(e.End()), text: ")", closing: true, span: fi.off(e.End()) - fi.off(e.Pos()), seq: len(fi.edits)})
+	}
+	span := fi.off(e.End()) - fi.off(e.Pos())
+	fi.edits = append(fi.edits, edit{off: fi.off(e.Pos()), text: open, span: span, seq: len(fi.edits)})
+	fi.edits = append(fi.edits, edit{off: fi.off(e.End()), text: ")", closing: true, span: span + 1, seq: len(fi.edits)})
+}
+
+// typeName spells t in this file, or "" when it cannot (another package's type).
+func (fi *fileInstrumenter) typeName(t types.Type) string {
+	if n, ok := t.(*types.Named); ok {
+		if n.Obj().Pkg() != nil && n.Obj().Parent() == n.Obj().Pkg().Scope() && n.Obj().Pkg().Scope().Lookup(n.Obj().Name()) == n.Obj() {
+			if fi.pkgOf() == n.Obj().Pkg() {
+				return n.Obj().Name()
+			}
+		}
+		return ""
+	}
+	if b, ok := t.(*types.Basic); ok && b.Info()&types.IsUntyped == 0 {
+		return b.Name()
+	}
+	return ""
+}
+
+func (fi *fileInstrumenter) pkgOf() *types.Package {
+	for _, obj := range fi.info.Defs {
+		if obj != nil && obj.Pkg() != nil {
+			return obj.Pkg()
+		}
+	}
+	return nil
+}
+
+func (fi *fileInstrumenter) site(kind siteKind, fn *function, e ast.Node, t types.Type) *site {
+	s := &site{kind: kind, hard: fi.hard, file: fi.rel, fn: fn, info: fi.info, typ: t}
+	if e != nil {
+		s.pos = fi.prog.fset.Position(e.Pos())
+		s.end = fi.prog.fset.Position(e.End())
+		s.text = string(fi.src[fi.off(e.Pos()):fi.off(e.End())])
+		if x, ok := e.(ast.Expr); ok {
+			s.expr = x
+		}
+	}
+	return fi.prog.newSite(s)
+}
+
+// run instruments every function of f and returns the new source.
+func (fi *fileInstrumenter) run(f *ast.File) ([]byte, bool) {
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Body == nil {
+			continue
+		}
+		fn := fi.prog.funcs[fi.prog.funcKey(fd.Name.Pos())]
+		fn.name = fd.Name.Name
+		fi.function(fn, fd.Recv, fd.Type, fd.Body)
+	}
+	if len(fi.edits) == 0 {
+		return nil, false
+	}
+	fi.insert(f.Name.End(), "; import faultlineagx \""+fi.prog.modulePath+"/"+runtimePackage+"\"")
+	sort.SliceStable(fi.edits, func(i, j int) bool {
+		a, b := fi.edits[i], fi.edits[j]
+		if a.off != b.off {
+			return a.off < b.off
+		}
+		if a.closing != b.closing {
+			return a.closing
+		}
+		if a.closing {
+			return a.span < b.span
+		}
+		if a.span != b.span {
+			return a.span > b.span
+		}
+		return a.seq < b.seq
+	})
+	var out bytes.Buffer
+	last := 0
+	for _, e := range fi.edits {
+		if e.off < last {
+			continue // inside a replaced range
+		}
+		out.Write(fi.src[last:e.off])
+		out.WriteString(e.text)
+		last = e.off + e.del
+	}
+	out.Write(fi.src[last:])
+	return out.Bytes(), true
+}
+
+// function instruments one function body.
+func (fi *fileInstrumenter) function(fn *function, recv *ast.FieldList, ft *ast.FuncType, body *ast.BlockStmt) {
+	fi.trackLocals(fn, ft, body)
+	enter := fi.site(kindEnter, fn, nil, nil)
+	leave := fi.site(kindLeave, fn, nil, nil)
+	fn.enter, fn.leave = enter.id, leave.id
+	var prologue strings.Builder
+	fmt.Fprintf(&prologue, " faultlineagx.Enter(%d); defer faultlineagx.Leave(%d);", enter.id, leave.id)
+	if ft.Params != nil {
+		index := 0
+		for _, field := range ft.Params.List {
+			_, variadic := field.Type.(*ast.Ellipsis)
+			names := field.Names
+			if len(names) == 0 {
+				index++
+				continue
+			}
+			for _, name := range names {
+				obj, _ := fi.info.Defs[name].(*types.Var)
+				if obj != nil && name.Name != "_" && !variadic && valueKind(obj.Type()) != 0 {
+					s := fi.site(kindParam, fn, name, obj.Type())
+					s.index = index
+					if fn.tracked[obj] {
+						s.obj = obj
+					}
+					f := "I"
+					if valueKind(obj.Type()) == 'b' {
+						f = "B"
+					}
+					fmt.Fprintf(&prologue, " _ = faultlineagx.%s(%d, %s);", f, s.id, name.Name)
+				}
+				index++
+			}
+		}
+	}
+	fi.insert(body.Lbrace+1, prologue.String())
+	fi.stmtList(fn, body.List)
+}
+
+// trackLocals decides which integer and Boolean locals of fn the formula
+// follows: those only ever assigned one value at a time by plain
+// assignments in fn itself and never addressed. The others enter as
+// recorded values at each use.
+func (fi *fileInstrumenter) trackLocals(fn *function, ft *ast.FuncType, body *ast.BlockStmt) {
+	candidate := func(id *ast.Ident) {
+		if v, ok := fi.info.Defs[id].(*types.Var); ok && valueKind(v.Type()) != 0 && id.Name != "_" {
+			fn.tracked[v] = true
+		}
+	}
+	if ft.Params != nil {
+		for _, f := range ft.Params.List {
+			for _, n := range f.Names {
+				candidate(n)
+			}
+		}
+	}
+	untrack := func(e ast.Expr) {
+		if id, ok := ast.Unparen(e).(*ast.Ident); ok {
+			if v, ok := fi.info.ObjectOf(id).(*types.Var); ok {
+				delete(fn.tracked, v)
+			}
+		}
+	}
+	var untracked []ast.Expr
+	depth := 0
+	var visit func(n ast.Node) bool
+	visit = func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			depth++
+			ast.Inspect(n.Body, visit)
+			depth--
+			return false
+		case *ast.AssignStmt:
+			plain := len(n.Lhs) == len(n.Rhs)
+			for _, l := range n.Lhs {
+				if id, ok := l.(*ast.Ident); ok && depth == 0 && plain && n.Tok == token.DEFINE {
+					candidate(id)
+				} else if !plain || depth > 0 {
+					untracked = append(untracked, l)
+				}
+			}
+		case *ast.IncDecStmt:
+			if depth > 0 {
+				untracked = append(untracked, n.X)
+			}
+		case *ast.ValueSpec:
+			if depth == 0 && (len(n.Values) == 0 || len(n.Values) == len(n.Names)) {
+				for _, id := range n.Names {
+					candidate(id)
+				}
+			}
+		case *ast.RangeStmt:
+			untracked = append(untracked, n.Key, n.Value)
+		case *ast.UnaryExpr:
+			if n.Op == token.AND {
+				untracked = append(untracked, n.X)
+			}
+		}
+		return true
+	}
+	ast.Inspect(body, visit)
+	for _, e := range untracked {
+		if e != nil {
+			untrack(e)
+		}
+	}
+}
+
+func (fi *fileInstrumenter) stmtList(fn *function, list []ast.Stmt) {
+	for _, s := range list {
+		fi.stmt(fn, s, true)
+	}
+}
+
+func (fi *fileInstrumenter) localVar(fn *function, e ast.Expr) *types.Var {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	v, _ := fi.info.ObjectOf(id).(*types.Var)
+	if v == nil || !fn.tracked[v] {
+		return nil
+	}
+	return v
+}
+
+// stmt instruments one statement; inList says a statement may follow it.
+func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
+	switch s := s.(type) {
+	case *ast.AssignStmt:
+		if len(s.Lhs) == len(s.Rhs) {
+			for i, rhs := range s.Rhs {
+				fi.calls(fn, rhs)
+				t := fi.info.TypeOf(s.Lhs[i])
+				if id, ok := s.Lhs[i].(*ast.Ident); ok && id.Name == "_" {
+					continue
+				}
+				if s.Tok != token.ASSIGN && s.Tok != token.DEFINE {
+					t = fi.info.TypeOf(rhs)
+				}
+				if valueKind(t) == 0 {
+					continue
+				}
+				st := fi.site(kindAssign, fn, rhs, t)
+				st.obj = fi.localVar(fn, s.Lhs[i])
+				st.op = s.Tok
+				fi.model(fn, rhs, true)
+				fi.wrap(rhs, st.id, t)
+			}
+		} else {
+			for _, rhs := range s.Rhs {
+				fi.calls(fn, rhs)
+			}
+		}
+	case *ast.IncDecStmt:
+		fi.calls(fn, s.X)
+		if v := fi.localVar(fn, s.X); v != nil && valueKind(v.Type()) == 'i' {
+			st := fi.site(kindIncDec, fn, s, v.Type())
+			st.obj, st.op = v, s.Tok
+			name := s.X.(*ast.Ident).Name
+			op := "+"
+			if s.Tok == token.DEC {
+				op = "-"
+			}
+			fi.edits = append(fi.edits, edit{off: fi.off(s.Pos()), del: fi.off(s.End()) - fi.off(s.Pos()),
+				text: fmt.Sprintf("%s = faultlineagx.I(%d, %s%s1)", name, st.id, name, op), span: 1 << 30, seq: len(fi.edits)})
+		}
+	case *ast.DeclStmt:
+		gd, ok := s.Decl.(*ast.GenDecl)
+		if !ok || gd.Tok != token.VAR {
+			return
+		}
+		var defs []string
+		for _, spec := range gd.Specs {
+			vs := spec.(*ast.ValueSpec)
+			for i, name := range vs.Names {
+				v, _ := fi.info.Defs[name].(*types.Var)
+				if v == nil || valueKind(v.Type()) == 0 || name.Name == "_" {
+					continue
+				}
+				if len(vs.Values) == len(vs.Names) {
+					fi.calls(fn, vs.Values[i])
+					st := fi.site(kindAssign, fn, vs.Values[i], v.Type())
+					st.op = token.DEFINE
+					if fn.tracked[v] {
+						st.obj = v
+					}
+					fi.model(fn, vs.Values[i], true)
+					fi.wrap(vs.Values[i], st.id, v.Type())
+				} else if len(vs.Values) == 0 && inList {
+					st := fi.site(kindDef, fn, name, v.Type())
+					if fn.tracked[v] {
+						st.obj = v
+					}
+					f := "I"
+					if valueKind(v.Type()) == 'b' {
+						f = "B"
+					}
+					defs = append(defs, fmt.Sprintf("_ = faultlineagx.%s(%d, %s)", f, st.id, name.Name))
+				} else {
+					for _, x := range vs.Values {
+						fi.calls(fn, x)
+					}
+				}
+			}
+		}
+		if len(defs) > 0 {
+			fi.insert(s.End(), "; "+strings.Join(defs, "; "))
+		}
+	case *ast.ExprStmt:
+		fi.calls(fn, s.X)
+	case *ast.SendStmt:
+		fi.calls(fn, s.Chan)
+		fi.calls(fn, s.Value)
+	case *ast.GoStmt, *ast.DeferStmt:
+		// Arguments are evaluated now but the callee runs later: only the
+		// function literals inside are instrumented.
+		ast.Inspect(s, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.FuncLit); ok {
+				fi.funcLit(lit)
+				return false
+			}
+			return true
+		})
+	case *ast.ReturnStmt:
+		for i, r := range s.Results {
+			fi.calls(fn, r)
+			if len(s.Results) != len(fn.results) || valueKind(fn.results[i]) == 0 {
+				continue
+			}
+			st := fi.site(kindReturn, fn, r, fn.results[i])
+			st.index = i
+			fi.model(fn, r, true)
+			fi.wrap(r, st.id, fn.results[i])
+		}
+	case *ast.BlockStmt:
+		fi.stmtList(fn, s.List)
+	case *ast.LabeledStmt:
+		fi.stmt(fn, s.Stmt, inList)
+	case *ast.IfStmt:
+		if s.Init != nil {
+			fi.stmt(fn, s.Init, false)
+		}
+		fi.calls(fn, s.Cond)
+		st := fi.site(kindCond, fn, s.Cond, types.Typ[types.Bool])
+		st.stmt = s
+		st.assignedInside = fi.assigned(fn, s)
+		st.escapes = escapes(s)
+		if fi.hard {
+			if fi.reportsFailure(s.Body) {
+				st.failsWhen = 1
+			} else if s.Else != nil && fi.reportsFailure(s.Else) {
+				st.failsWhen = 2
+			}
+		}
+		fi.model(fn, s.Cond, true)
+		fi.wrap(s.Cond, st.id, types.Typ[types.Bool])
+		fi.stmt(fn, s.Body, false)
+		if s.Else != nil {
+			fi.stmt(fn, s.Else, false)
+		}
+		fi.join(fn, s, inList)
+	case *ast.ForStmt:
+		if s.Init != nil {
+			fi.stmt(fn, s.Init, false)
+		}
+		if s.Cond != nil {
+			fi.calls(fn, s.Cond)
+			st := fi.site(kindCond, fn, s.Cond, types.Typ[types.Bool])
+			st.stmt = s
+			st.assignedInside = fi.assigned(fn, s)
+			st.escapes = escapes(s)
+			fi.model(fn, s.Cond, true)
+			fi.wrap(s.Cond, st.id, types.Typ[types.Bool])
+		}
+		if s.Post != nil {
+			fi.stmt(fn, s.Post, false)
+		}
+		fi.stmt(fn, s.Body, false)
+		if s.Cond != nil {
+			fi.join(fn, s, inList)
+		}
+	case *ast.RangeStmt:
+		fi.calls(fn, s.X)
+		fi.stmt(fn, s.Body, false)
+	case *ast.SwitchStmt:
+		if s.Init != nil {
+			fi.stmt(fn, s.Init, false)
+		}
+		if s.Tag != nil {
+			fi.calls(fn, s.Tag)
+		}
+		for _, c := range s.Body.List {
+			cc := c.(*ast.CaseClause)
+			for _, x := range cc.List {
+				fi.calls(fn, x)
+			}
+			fi.stmtList(fn, cc.Body)
+		}
+	case *ast.TypeSwitchStmt:
+		if s.Init != nil {
+			fi.stmt(fn, s.Init, false)
+		}
+		fi.calls(fn, s.Assign)
+		for _, c := range s.Body.List {
+			fi.stmtList(fn, c.(*ast.CaseClause).Body)
+		}
+	case *ast.SelectStmt:
+		for _, c := range s.Body.List {
+			cc := c.(*ast.CommClause)
+			if cc.Comm != nil {
+				fi.calls(fn, cc.Comm)
+			}
+			fi.stmtList(fn, cc.Body)
+		}
+	}
+}
+
+// join marks where control leaves an if or for statement, unless nothing
+// may follow it there.
+func (fi *fileInstrumenter) join(fn *function, s ast.Stmt, inList bool) {
+	if !inList || terminating(s) {
+		return
+	}
+	st := fi.site(kindJoin, fn, nil, nil)
+	st.stmt = s
+	fi.insert(s.End(), fmt.Sprintf("; faultlineagx.Mark(%d)", st.id))
+}
+
+// assigned lists the tracked locals a statement may assign.
+func (fi *fileInstrumenter) assigned(fn *function, s ast.Stmt) []*types.Var {
+	seen := map[*types.Var]bool{}
+	var out []*types.Var
+	add := func(e ast.Expr) {
+		if v := fi.localVar(fn, e); v != nil && !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	ast.Inspect(s, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				add(l)
+			}
+		case *ast.IncDecStmt:
+			add(n.X)
+		}
+		return true
+	})
+	return out
+}
+
+// escapes reports whether control may leave s other than at its end.
+func escapes(s ast.Stmt) bool {
+	found := false
+	ast.Inspect(s, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			found = true
+		case *ast.BranchStmt:
+			if n.Tok == token.GOTO || n.Label != nil {
+				found = true
+			}
+		case *ast.CallExpr:
+			if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "panic" {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// terminating approximates the spec's terminating statements: no statement
+// may follow one at the end of a function.
+func terminating(s ast.Stmt) bool {
+	switch s := s.(type) {
+	case *ast.ReturnStmt:
+		return true
+	case *ast.BranchStmt:
+		return s.Tok == token.GOTO
+	case *ast.ExprStmt:
+		if c, ok := s.X.(*ast.CallExpr); ok {
+			if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "panic" {
+				return true
+			}
+		}
+	case *ast.BlockStmt:
+		return len(s.List) > 0 && terminating(s.List[len(s.List)-1])
+	case *ast.IfStmt:
+		return s.Else != nil && terminating(s.Body) && terminating(s.Else)
+	case *ast.ForStmt:
+		if s.Cond != nil {
+			return false
+		}
+		brk := false
+		ast.Inspect(s.Body, func(n ast.Node) bool {
+			if b, ok := n.(*ast.BranchStmt); ok && b.Tok == token.BREAK {
+				brk = true
+			}
+			return true
+		})
+		return !brk
+	case *ast.LabeledStmt:
+		return terminating(s.Stmt)
+	}
+	return false
+}
+
+// reportsFailure reports whether a branch calls t.Error, t.Fatal, t.Fail
+// or their variants on a testing type.
+func (fi *fileInstrumenter) reportsFailure(s ast.Stmt) bool {
+	found := false
+	ast.Inspect(s, func(n ast.Node) bool {
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false
+		}
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return !found
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		switch sel.Sel.Name {
+		case "Error", "Errorf", "Fatal", "Fatalf", "Fail", "FailNow":
+		default:
+			return true
+		}
+		if fn, ok := fi.info.Uses[sel.Sel].(*types.Func); ok && fn.Pkg() != nil && fn.Pkg().Path() == "testing" {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// calls instruments the arguments of calls to instrumented functions in e
+// and the function literals in it.
+func (fi *fileInstrumenter) calls(fn *function, e ast.Node) {
+	if e == nil {
+		return
+	}
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			fi.funcLit(n)
+			return false
+		case *ast.CallExpr:
+			callee := fi.prog.callee(fi.info, n)
+			if callee == nil || n.Ellipsis.IsValid() {
+				return true
+			}
+			sig, ok := fi.info.TypeOf(n.Fun).(*types.Signature)
+			if !ok {
+				return true
+			}
+			for i, a := range n.Args {
+				if i >= sig.Params().Len() || (sig.Variadic() && i >= sig.Params().Len()-1) {
+					break
+				}
+				t := sig.Params().At(i).Type()
+				if valueKind(t) == 0 {
+					continue
+				}
+				st := fi.site(kindArg, fn, a, t)
+				st.index, st.target = i, callee
+				fi.model(fn, a, true)
+				fi.wrap(a, st.id, t)
+			}
+		}
+		return true
+	})
+}
+
+func (fi *fileInstrumenter) funcLit(lit *ast.FuncLit) {
+	fn := fi.prog.declare(lit.Pos(), "func literal", fi.hard, nil)
+	if sig, ok := fi.info.TypeOf(lit).(*types.Signature); ok {
+		for i := 0; i < sig.Results().Len(); i++ {
+			fn.results = append(fn.results, sig.Results().At(i).Type())
+		}
+	}
+	fi.function(fn, nil, lit.Type, lit.Body)
+}
+
+// model wraps the operands of e that the formula does not model, so that
+// their values are recorded. The root of a site needs no wrapping: the site
+// records its value.
+func (fi *fileInstrumenter) model(fn *function, e ast.Expr, root bool) {
+	if fi.info.Types[e].Value != nil {
+		return
+	}
+	if modelled(fi.prog, fi.info, fn, e) {
+		switch e := e.(type) {
+		case *ast.ParenExpr:
+			fi.model(fn, e.X, root)
+		case *ast.BinaryExpr:
+			fi.model(fn, e.X, false)
+			fi.model(fn, e.Y, false)
+		case *ast.UnaryExpr:
+			fi.model(fn, e.X, false)
+		case *ast.CallExpr:
+			if isConversion(fi.info, e) || isDeepEqual(fi.info, e) {
+				for _, a := range e.Args {
+					fi.model(fn, a, false)
+				}
+			}
+		}
+		return
+	}
+	if root {
+		return
+	}
+	t := fi.info.TypeOf(e)
+	if valueKind(t) == 0 {
+		return
+	}
+	st := fi.site(kindLeaf, fn, e, t)
+	fi.prog.leafOf[e] = st.id
+	fi.wrap(e, st.id, t)
+}
+
+func isConversion(info *types.Info, call *ast.CallExpr) bool {
+	return len(call.Args) == 1 && info.Types[call.Fun].IsType()
+}
+
+func isDeepEqual(info *types.Info, call *ast.CallExpr) bool {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok || len(call.Args) != 2 {
+		return false
+	}
+	fn, ok := info.Uses[sel.Sel].(*types.Func)
+	if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "reflect" || fn.Name() != "DeepEqual" {
+		return false
+	}
+	a, b := info.TypeOf(call.Args[0]), info.TypeOf(call.Args[1])
+	return valueKind(a) != 0 && valueKind(a) == valueKind(b) && types.Identical(a, b)
+}
+
+// modelled reports whether the formula builds e from its operands.
+func modelled(p *program, info *types.Info, fn *function, e ast.Expr) bool {
+	if info.Types[e].Value != nil {
+		return valueKind(info.TypeOf(e)) != 0 || isUntypedNumber(info.TypeOf(e))
+	}
+	switch e := e.(type) {
+	case *ast.ParenExpr:
+		return modelled(p, info, fn, e.X) || valueKind(info.TypeOf(e)) != 0
+	case *ast.Ident:
+		v, ok := info.ObjectOf(e).(*types.Var)
+		return ok && fn.tracked[v]
+	case *ast.BinaryExpr:
+		return valueKind(info.TypeOf(e.X)) != 0 && valueKind(info.TypeOf(e.Y)) != 0 || isUntypedNumber(info.TypeOf(e.Y)) && valueKind(info.TypeOf(e.X)) != 0
+	case *ast.UnaryExpr:
+		switch e.Op {
+		case token.SUB, token.ADD, token.XOR, token.NOT:
+			return valueKind(info.TypeOf(e.X)) != 0
+		}
+	case *ast.CallExpr:
+		if isConversion(info, e) {
+			return valueKind(info.TypeOf(e)) == 'i' && valueKind(info.TypeOf(e.Args[0])) == 'i'
+		}
+		if isDeepEqual(info, e) {
+			return true
+		}
+		callee := p.callee(info, e)
+		return callee != nil && len(callee.results) == 1 && valueKind(callee.results[0]) != 0
+	}
+	return false
+}
+
+func isUntypedNumber(t types.Type) bool {
+	b, ok := t.(*types.Basic)
+	return ok && b.Info()&types.IsUntyped != 0 && b.Info()&types.IsInteger != 0
+}

@@ -1,0 +1,135 @@
+package analysis
+
+// runtimePackage is the import path, below the module path, at which the
+// recording runtime is injected through the overlay.
+const runtimePackage = "internal/faultlineagx"
+
+// Environment variables the injected runtime reads.
+const (
+	traceEnv = "FAULTLINE_AGX_TRACE" // file to write the trace to
+	forceEnv = "FAULTLINE_AGX_FORCE" // JSON file of values to force
+)
+
+// runtimeSource is the package injected into the instrumented test binary.
+// Every instrumented site calls it with its site number; it counts dynamic
+// instances per site, substitutes forced values and appends one line
+// "site instance value" per event to the trace file. Its state is package
+// level because instrumented code anywhere in the binary reaches it without
+// plumbing; it lives only inside the test process.
+const runtimeSource = `// Package faultlineagx records and forces values for faultline's angelic
+// analysis. It is injected into test binaries; do not import it yourself.
+package faultlineagx
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+)
+
+type key struct{ site, inst int32 }
+
+const maxEvents = 4000000
+
+var (
+	mu     sync.Mutex
+	counts = map[int32]int32{}
+	forced map[key]int64
+	out    *bufio.Writer
+	depth  int
+	events int
+	buf    []byte
+)
+
+func init() {
+	if p := os.Getenv("` + traceEnv + `"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "faultline: cannot write the trace:", err)
+			os.Exit(3)
+		}
+		out = bufio.NewWriterSize(f, 1<<16)
+	}
+	if p := os.Getenv("` + forceEnv + `"); p != "" {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "faultline: cannot read the forced values:", err)
+			os.Exit(3)
+		}
+		var list []struct {
+			Site, Inst int32
+			Value      int64
+		}
+		if err := json.Unmarshal(data, &list); err != nil {
+			fmt.Fprintln(os.Stderr, "faultline: bad forced values:", err)
+			os.Exit(3)
+		}
+		forced = map[key]int64{}
+		for _, f := range list {
+			forced[key{f.Site, f.Inst}] = f.Value
+		}
+	}
+}
+
+func event(site int32, v int64) int64 {
+	mu.Lock()
+	defer mu.Unlock()
+	counts[site]++
+	inst := counts[site]
+	if f, ok := forced[key{site, inst}]; ok {
+		v = f
+	}
+	if out != nil && events < maxEvents {
+		events++
+		buf = strconv.AppendInt(buf[:0], int64(site), 10)
+		buf = append(buf, ' ')
+		buf = strconv.AppendInt(buf, int64(inst), 10)
+		buf = append(buf, ' ')
+		buf = strconv.AppendInt(buf, v, 10)
+		buf = append(buf, '\n')
+		out.Write(buf)
+	}
+	return v
+}
+
+type integer interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr
+}
+
+// I records an integer value at a site and returns it, or the forced value.
+func I[T integer](site int32, v T) T { return T(event(site, int64(v))) }
+
+// B records a Boolean value at a site and returns it, or the forced value.
+func B[T ~bool](site int32, v T) T {
+	var x int64
+	if v {
+		x = 1
+	}
+	return event(site, x) != 0
+}
+
+// Mark records that control reached a point.
+func Mark(site int32) { event(site, 0) }
+
+// Enter records a function entry.
+func Enter(site int32) {
+	event(site, 0)
+	mu.Lock()
+	depth++
+	mu.Unlock()
+}
+
+// Leave records a function exit; the trace is flushed when the outermost
+// instrumented call returns, which covers t.Fatal and panics (deferred).
+func Leave(site int32) {
+	event(site, 0)
+	mu.Lock()
+	defer mu.Unlock()
+	depth--
+	if depth <= 0 && out != nil {
+		out.Flush()
+	}
+}
+`

@@ -1,0 +1,59 @@
+package analysis
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+)
+
+// siteKind says what an instrumented site records.
+type siteKind uint8
+
+const (
+	kindAssign siteKind = iota // right-hand side of an assignment or var spec
+	kindIncDec                 // x++ or x-- on a tracked local
+	kindCond                   // condition of an if or for
+	kindReturn                 // one returned integer or Boolean value
+	kindArg                    // argument of a call to an instrumented function
+	kindParam                  // parameter value on entry
+	kindLeaf                   // operand the formula does not model: its concrete value
+	kindDef                    // concrete value of a local declared without a value
+	kindEnter                  // function entry
+	kindLeave                  // function exit
+	kindJoin                   // control leaves an if or for statement
+)
+
+// site is one instrumented point of the source.
+type site struct {
+	id   int32
+	kind siteKind
+	hard bool   // test code: never a fix location
+	file string // slash path relative to the module root
+	pos  token.Position
+	end  token.Position
+	text string // source text of expr (or of the statement for kindIncDec)
+
+	expr ast.Expr   // recorded expression
+	typ  types.Type // type of the recorded value
+	obj  *types.Var // local assigned (assign, incdec, def, param), nil if not tracked
+	op   token.Token
+	fn   *function
+	info *types.Info
+
+	index  int       // parameter or argument index
+	target *function // callee of an argument
+
+	stmt           ast.Stmt // if or for statement of a condition or join
+	failsWhen      int8     // test condition guarding a failure report: 1 when true, 2 when false
+	assignedInside []*types.Var
+	escapes        bool // the statement may leave by return, goto, labelled jump or panic
+}
+
+// function is one instrumented function declaration or literal.
+type function struct {
+	enter, leave int32
+	name         string
+	hard         bool
+	results      []types.Type
+	tracked      map[*types.Var]bool
+}
