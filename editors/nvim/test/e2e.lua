@@ -31,6 +31,7 @@ local ok, err = pcall(function()
   local timeout = tonumber(os.getenv("FAULTLINE_E2E_TIMEOUT_MS") or "") or 240000
   local top_n = tonumber(os.getenv("FAULTLINE_TOP_N") or "") or 3
 
+  vim.lsp.set_log_level("debug")
   vim.opt.runtimepath:prepend(plugin_dir)
   vim.cmd("filetype on")
   vim.cmd("runtime plugin/faultline.lua")
@@ -43,6 +44,15 @@ local ok, err = pcall(function()
     pattern = "FaultlineRankingChanged",
     callback = function()
       changes = changes + 1
+    end,
+  })
+  -- Server states in arrival order, to see a run start and finish.
+  local states = {}
+  vim.api.nvim_create_autocmd("User", {
+    pattern = "FaultlineStatus",
+    callback = function()
+      local st = faultline.last_status()
+      table.insert(states, st and st.state or "?")
     end,
   })
   faultline.setup({ cmd = cmd, open_quickfix = false })
@@ -69,12 +79,23 @@ local ok, err = pcall(function()
   end
   out(string.format("server attached after %d ms", elapsed()))
 
-  -- Ask for a run in case the server does not collect on its own; then poll
-  -- the ranking until the faulty file shows up or time runs out.
-  vim.cmd("FaultlineRun")
+  local function server_alive()
+    for _, client in ipairs(faultline.clients()) do
+      if not client.is_stopped() then
+        return true
+      end
+    end
+    return false
+  end
+
+  -- The server collects on its own after initialize (autoRun); poll the
+  -- ranking until lines show up or time runs out.
   local items = {}
   local deadline = uv.now() + timeout
   while uv.now() < deadline do
+    if not server_alive() then
+      finish(1, "the server exited before producing a ranking (see the LSP log below)")
+    end
     vim.fn.setqflist({}, "r", { items = {} })
     vim.cmd("FaultlineRanking")
     vim.wait(5000, function()
@@ -95,6 +116,10 @@ local ok, err = pcall(function()
 
   local position
   for i, item in ipairs(items) do
+    if i > 10 and position then
+      out(string.format("  ... %d more", #items - 10))
+      break
+    end
     local name = vim.fn.bufname(item.bufnr)
     local path = uv.fs_realpath(vim.fn.fnamemodify(name, ":p")) or name
     out(string.format("  %2d. %s:%d  %s", i, vim.fn.fnamemodify(path, ":~:."), item.lnum, item.text))
@@ -134,6 +159,34 @@ local ok, err = pcall(function()
   if not fault_marked then
     finish(1, string.format("%d extmarks placed but none with a FaultlineSusp group on line %d", #marks, fault_line))
   end
+  -- :FaultlineRun must start a fresh collection (a non-idle status) that
+  -- ends (idle again, or a rankingChanged), with the server still alive.
+  local before_changes, before_states = changes, #states
+  vim.cmd("FaultlineRun")
+  local function rerun_done()
+    if changes > before_changes then
+      return true
+    end
+    local busy = false
+    for i = before_states + 1, #states do
+      if states[i] ~= "idle" then
+        busy = true
+      elseif busy then
+        return true
+      end
+    end
+    return false
+  end
+  local rerun = vim.wait(timeout, function()
+    return rerun_done() or not server_alive()
+  end, 100)
+  if not server_alive() then
+    finish(1, ":FaultlineRun made the server exit (see the LSP log below)")
+  end
+  if not rerun then
+    finish(1, string.format(":FaultlineRun started no run that finished within %d ms (statuses since: %s)", timeout, table.concat(states, " ", before_states + 1)))
+  end
+  out(string.format(":FaultlineRun ran and finished after %d ms", elapsed()))
   finish(0, string.format("faulty line ranked at position %d, %d lines highlighted, %d ms", position, #marks, elapsed()))
 end)
 if not ok then

@@ -67,6 +67,7 @@ test("status text", function()
   eq(ranking.status_text({ state = "idle", done = 4, total = 4, failing = 0 }), "faultline: idle")
   eq(ranking.status_text({ state = "error", message = "build failed\nmore" }), "faultline: error: build failed")
   eq(ranking.status_text(nil), "")
+  eq(ranking.status_text({ state = "running", done = 0, total = 2, failing = 1, message = "0/2 packages done, 17 tests run, 1 failing" }), "faultline: 0/2 packages done, 17 tests run, 1 failing")
 end)
 
 test("config merges and validates", function()

@@ -117,7 +117,8 @@ local function paint(client_id)
     max_score = ranking.max_score(result.lines)
     for _, entry in ipairs(result.lines) do
       local fname = ranking.filename(entry, root)
-      if fname then
+      -- The ranking lists every covered line; only the top ones are coloured.
+      if fname and (entry.rank or math.huge) <= state.cfg.top then
         fname = realpath(fname)
         by_file[fname] = by_file[fname] or {}
         table.insert(by_file[fname], entry)
@@ -376,6 +377,17 @@ function M.status(bufnr)
     end
   end
   return ""
+end
+
+-- last_status returns the latest faultline/status params received for
+-- bufnr's module (nil before the first).
+function M.last_status(bufnr)
+  for _, client in ipairs(clients_for(bufnr or vim.api.nvim_get_current_buf())) do
+    if state.statuses[client.id] then
+      return state.statuses[client.id]
+    end
+  end
+  return nil
 end
 
 -- ranking_of returns the last ranking result received by client_id.

@@ -116,7 +116,10 @@ function M.status_text(status)
   end
   local state = status.state
   local text
-  if state == "running" then
+  if state == "running" and type(status.message) == "string" and status.message ~= "" then
+    -- The server's own progress text says what done/total count.
+    return "faultline: " .. status.message
+  elseif state == "running" then
     text = string.format("running %d/%d tests", status.done or 0, status.total or 0)
   elseif state == "building" then
     text = "building"

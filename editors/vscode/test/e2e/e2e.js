@@ -1,0 +1,281 @@
+#!/usr/bin/env node
+// End-to-end test of the faultline extension in a real VS Code (code-server)
+// driven by headless Chromium through playwright-core: install the .vsix,
+// open an example module, trust it, open the faulty file, and check that the
+// "Suspicious lines" view lists the faulty line first (or within the top N),
+// that the line is highlighted, and whether the angelic-fix action is
+// offered. A screenshot is kept in the artifacts directory.
+//
+// usage: node e2e.js [example-dir]   (default: <repo>/examples/booking)
+// env:   FAULTLINE_BIN   server binary (required)
+//        VSIX            extension package (default: ../../faultline.vsix)
+//        CHROMIUM        browser (default: /usr/bin/chromium)
+//        ARTIFACTS       screenshot directory (default: ../../test-results)
+//        FAULTLINE_TOP_N faulty line must be within this many rows (default 3)
+//        FAULTLINE_E2E_TIMEOUT_MS  wait for the ranking (default 240000)
+'use strict';
+const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const { chromium } = require('playwright-core');
+
+const here = __dirname;
+const repo = path.resolve(here, '..', '..', '..', '..');
+const codeServer = path.join(here, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+const vsix = path.resolve(process.env.VSIX || path.join(here, '..', '..', 'faultline.vsix'));
+const browserPath = process.env.CHROMIUM || '/usr/bin/chromium';
+const artifacts = path.resolve(process.env.ARTIFACTS || path.join(here, '..', '..', 'test-results'));
+const topN = Number(process.env.FAULTLINE_TOP_N || 3);
+const rankingTimeout = Number(process.env.FAULTLINE_E2E_TIMEOUT_MS || 240000);
+const chromiumFlags = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+class Failure extends Error {}
+const log = (msg) => console.log(`vscode-e2e: ${msg}`);
+const fail = (msg) => {
+  throw new Failure(msg);
+};
+
+function requireFile(file, what) {
+  if (!fs.existsSync(file)) fail(`${what} not found at ${file}`);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHttp(url, ms, child) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) fail(`code-server exited with code ${child.exitCode}`);
+    try {
+      const res = await fetch(url);
+      if (res.status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  fail(`code-server did not answer on ${url} within ${ms / 1000}s`);
+}
+
+// lineHighlighted reports the background colours of decorations drawn on
+// the given 1-based line of the visible editor.
+async function lineDecorations(page, line) {
+  return page.evaluate((lineNumber) => {
+    const editor = document.querySelector('.editor-instance .monaco-editor');
+    if (!editor) return { found: false, colours: [] };
+    const numbers = [...editor.querySelectorAll('.margin-view-overlays .line-numbers')];
+    const number = numbers.find((n) => n.textContent.trim() === String(lineNumber));
+    if (!number) return { found: false, colours: [] };
+    const top = number.closest('.margin-view-overlays > div').style.top;
+    const rows = [...editor.querySelectorAll('.view-overlays > div')].filter((d) => d.style.top === top);
+    const colours = [];
+    for (const row of rows) {
+      for (const el of row.querySelectorAll('[class*="ced-"]')) {
+        const bg = getComputedStyle(el).backgroundColor;
+        if (bg && bg !== 'rgba(0, 0, 0, 0)' && bg !== 'transparent') colours.push(bg);
+      }
+    }
+    return { found: true, colours };
+  }, line);
+}
+
+async function runCommand(page, title) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15000 });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15000 });
+  await page.keyboard.press('Enter');
+}
+
+async function main() {
+  const moduleSrc = path.resolve(process.argv[2] || path.join(repo, 'examples', 'booking'));
+  const bin = process.env.FAULTLINE_BIN;
+  if (!bin) fail('FAULTLINE_BIN is not set (build it with: go build -o /tmp/faultline .)');
+  requireFile(bin, 'FAULTLINE_BIN');
+  requireFile(codeServer, 'code-server (run test/e2e/setup.sh)');
+  requireFile(vsix, 'the .vsix (run npm run package)');
+  requireFile(browserPath, 'chromium (apt-get install chromium)');
+  requireFile(path.join(moduleSrc, 'fault.json'), 'fault.json');
+  const fault = JSON.parse(fs.readFileSync(path.join(moduleSrc, 'fault.json'), 'utf8'));
+  if (typeof fault.file !== 'string' || !Number.isInteger(fault.line)) fail(`${moduleSrc}/fault.json needs "file" and "line"`);
+  fs.mkdirSync(artifacts, { recursive: true });
+
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'faultline-vscode-e2e-'));
+  const workspace = path.join(work, path.basename(moduleSrc));
+  fs.cpSync(moduleSrc, workspace, { recursive: true });
+  const userData = path.join(work, 'user-data');
+  const extensions = path.join(work, 'extensions');
+  fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
+  fs.writeFileSync(
+    path.join(userData, 'User', 'settings.json'),
+    JSON.stringify(
+      {
+        'faultline.path': path.resolve(bin),
+        'security.workspace.trust.enabled': true,
+        'security.workspace.trust.startupPrompt': 'always',
+        'workbench.startupEditor': 'none',
+        'workbench.tips.enabled': false,
+        'workbench.enableExperiments': false,
+        'telemetry.telemetryLevel': 'off',
+        'extensions.autoCheckUpdates': false,
+        'extensions.autoUpdate': false,
+        'update.mode': 'none',
+        'git.enabled': false,
+        'window.restoreWindows': 'none',
+      },
+      null,
+      2,
+    ),
+  );
+
+  const install = spawnSync(
+    process.execPath,
+    [codeServer, '--install-extension', vsix, '--extensions-dir', extensions, '--user-data-dir', userData],
+    { encoding: 'utf8' },
+  );
+  if (install.status !== 0) fail(`installing the .vsix failed:\n${install.stdout}\n${install.stderr}`);
+  log(`installed ${path.basename(vsix)}: ${install.stdout.trim().split('\n').pop()}`);
+
+  const port = await freePort();
+  const serverLog = fs.openSync(path.join(artifacts, 'code-server.log'), 'w');
+  const server = spawn(
+    process.execPath,
+    [
+      codeServer,
+      '--auth', 'none',
+      '--bind-addr', `127.0.0.1:${port}`,
+      '--user-data-dir', userData,
+      '--extensions-dir', extensions,
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-getting-started-override',
+      '--ignore-last-opened',
+    ],
+    { stdio: ['ignore', serverLog, serverLog], detached: true, env: { ...process.env, PATH: `${path.dirname(path.resolve(bin))}:${process.env.PATH}` } },
+  );
+  let browser;
+  const screenshot = path.join(artifacts, 'vscode-e2e.png');
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    await waitForHttp(`${base}/healthz`, 60000, server);
+    log(`code-server on ${base}`);
+    browser = await chromium.launch({ executablePath: browserPath, headless: true, args: chromiumFlags });
+    const page = await browser.newPage({ viewport: { width: 1500, height: 900 } });
+    try {
+      await page.goto(`${base}/?folder=${encodeURIComponent(workspace)}`);
+      await page.locator('.monaco-workbench').waitFor({ timeout: 120000 });
+      log('workbench rendered');
+
+      const trust = page.getByRole('button', { name: /Yes, I trust the authors/i });
+      await trust.waitFor({ timeout: 60000 }).catch(() => fail('the workspace-trust dialog did not appear'));
+      await trust.click();
+      log('workspace trusted');
+
+      // Open the faulty file through Quick Open.
+      await page.keyboard.press('Control+P');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible', timeout: 15000 });
+      await input.fill(fault.file);
+      await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 30000 });
+      await page.keyboard.press('Enter');
+      const tabName = path.basename(fault.file);
+      await page.locator('.tab', { hasText: tabName }).first().waitFor({ timeout: 30000 });
+      log(`opened ${fault.file}`);
+
+      await runCommand(page, 'faultline: Show suspicious lines');
+      const view = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Suspicious lines/i }) });
+      await view.waitFor({ timeout: 30000 });
+      const started = Date.now();
+      const rowLocator = view.locator('.monaco-list-row');
+      await rowLocator.first().waitFor({ timeout: rankingTimeout }).catch(() => fail(`the Suspicious lines view stayed empty for ${rankingTimeout / 1000}s`));
+      const labels = await rowLocator.evaluateAll((rows) =>
+        rows.map((r) => {
+          const name = r.querySelector('.label-name');
+          const description = r.querySelector('.label-description');
+          return [name ? name.textContent : r.innerText, description ? description.textContent : ''].join(' ').trim();
+        }),
+      );
+      log(`ranking shown after ${((Date.now() - started) / 1000).toFixed(1)}s:`);
+      labels.forEach((l, i) => log(`  ${i + 1}. ${l}`));
+      const want = `${tabName}:${fault.line}`;
+      const position = labels.findIndex((l) => l.startsWith(`${want} `) || l === want) + 1;
+      if (position === 0) fail(`the faulty line ${want} is not in the Suspicious lines view`);
+      if (position > topN) fail(`the faulty line ${want} is row ${position}, want within the top ${topN}`);
+      log(`faulty line is row ${position}`);
+
+      // Click the row: the editor must reveal the line, and it must be coloured.
+      await rowLocator.nth(position - 1).click();
+      let deco = { found: false, colours: [] };
+      const decoDeadline = Date.now() + 20000;
+      while (Date.now() < decoDeadline) {
+        deco = await lineDecorations(page, fault.line);
+        if (deco.colours.length > 0) break;
+        await page.waitForTimeout(250);
+      }
+      if (!deco.found) fail(`line ${fault.line} is not visible in the editor after clicking its row`);
+      if (deco.colours.length === 0) fail(`line ${fault.line} carries no faultline decoration`);
+      log(`line ${fault.line} highlighted (${deco.colours.join(', ')})`);
+
+      const status = await page.locator('.statusbar-item', { hasText: 'faultline' }).first().innerText().catch(() => '');
+      log(`status bar: ${status.replace(/\s+/g, ' ').trim() || '(none)'}`);
+
+      // Code actions on the faulty line (cursor is there after the click).
+      await page.locator('.editor-instance .monaco-editor textarea').first().focus();
+      await page.keyboard.press('Control+.');
+      const menu = page.locator('.action-widget');
+      let actions = [];
+      if (await menu.waitFor({ timeout: 10000 }).then(() => true, () => false)) {
+        actions = await menu.locator('.monaco-list-row').evaluateAll((rows) => rows.map((r) => r.innerText.trim()));
+      }
+      log(`code actions: ${actions.length ? actions.join(' | ') : '(none)'}`);
+      const angelic = actions.find((a) => /angelic/i.test(a));
+      log(angelic ? `angelic-fix action offered: ${angelic}` : 'angelic-fix action not offered by this server build');
+      await page.keyboard.press('Escape');
+      await page.screenshot({ path: screenshot });
+      log(`screenshot: ${screenshot}`);
+    } catch (err) {
+      await page.screenshot({ path: screenshot }).catch(() => {});
+      throw err;
+    }
+  } finally {
+    if (browser) await browser.close().catch(() => {});
+    try {
+      process.kill(-server.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => {
+    console.log('vscode-e2e: 1 passed, 0 failed');
+  },
+  (err) => {
+    console.error(`vscode-e2e: FAIL: ${err instanceof Failure ? err.message : err.stack || err}`);
+    console.error(`vscode-e2e: artifacts in ${artifacts}`);
+    console.log('vscode-e2e: 0 passed, 1 failed');
+    process.exitCode = 1;
+  },
+);
