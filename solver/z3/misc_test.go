@@ -2,6 +2,7 @@ package z3
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -363,5 +364,38 @@ func TestContextsCloseWithoutLeak(t *testing.T) {
 	}
 	if after := EstimatedAllocBytes(); after > mem+mem/2+1<<20 {
 		t.Errorf("Z3 memory grew from %d to %d bytes over 100 contexts", mem, after)
+	}
+}
+
+func TestMinimalCore(t *testing.T) {
+	ctx := newTestContext(t)
+	p := make([]Bool, 6)
+	for i := range p {
+		p[i] = ctx.BoolConst(fmt.Sprintf("p%d", i))
+	}
+	x := ctx.BVConst("x", 8)
+	s, _ := ctx.NewSolver()
+	// Two irreducible conflicts: {p0, p1} and {p3, p4, p5}.
+	_ = s.Assert(p[0].Implies(x.ULT(ctx.BVUint(10, 8))), p[1].Implies(ctx.BVUint(20, 8).ULT(x)),
+		p[3].Implies(x.Eq(ctx.BVUint(1, 8))), ctx.And(p[4], p[5]).Implies(x.Eq(ctx.BVUint(2, 8))))
+	if r, _ := s.CheckAssumptions(p...); r != Unsat {
+		t.Fatal(r)
+	}
+	core, err := s.UnsatCore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	min, err := s.MinimalCore(core)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := s.CheckAssumptions(min...); r != Unsat {
+		t.Fatalf("minimal core %v is satisfiable", min)
+	}
+	for i := range min {
+		rest := append(append([]Bool(nil), min[:i]...), min[i+1:]...)
+		if r, _ := s.CheckAssumptions(rest...); r != Sat {
+			t.Errorf("core %v without %v is still %v: not minimal", min, min[i], r)
+		}
 	}
 }

@@ -361,3 +361,48 @@ func (o *Optimize) Model() (*Model, error) {
 	}
 	return o.ctx.wrapModel("Optimize.Model", C.Z3_optimize_get_model(o.ctx.c, o.ptr()))
 }
+
+// MinimalCore shrinks an unsat core (a set of assumption literals that is
+// inconsistent with the assertions) to an irreducible one by deletion:
+// each literal is dropped in turn and kept out if the rest is still
+// inconsistent, reusing the smaller core Z3 returns. Z3's own cores are
+// not minimal; fault localisation by unsat cores wants them to be.
+func (s *Solver) MinimalCore(core []Bool) ([]Bool, error) {
+	cur := append([]Bool(nil), core...)
+	for i := 0; i < len(cur); {
+		trial := append(append([]Bool(nil), cur[:i]...), cur[i+1:]...)
+		r, err := s.CheckAssumptions(trial...)
+		if err != nil {
+			return nil, fmt.Errorf("z3: MinimalCore: %w", err)
+		}
+		switch r {
+		case Sat: // cur[i] is needed
+			i++
+		case Unsat:
+			smaller, err := s.UnsatCore()
+			if err != nil {
+				return nil, fmt.Errorf("z3: MinimalCore: %w", err)
+			}
+			cur = keepOrder(trial, smaller)
+		default:
+			return nil, fmt.Errorf("z3: MinimalCore: solver gave up: %s", s.ReasonUnknown())
+		}
+	}
+	return cur, nil
+}
+
+// keepOrder returns the literals of all that are in sub, in all's order,
+// so that the deletion loop's position stays meaningful.
+func keepOrder(all, sub []Bool) []Bool {
+	in := make(map[uint32]bool, len(sub))
+	for _, b := range sub {
+		in[b.ID()] = true
+	}
+	out := all[:0:0]
+	for _, b := range all {
+		if in[b.ID()] {
+			out = append(out, b)
+		}
+	}
+	return out
+}
