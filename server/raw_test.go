@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -23,13 +24,14 @@ type rawClient struct {
 	done   chan error
 	frames chan []byte // bodies read from the server, in order
 	err    error       // why frames was closed
+	wait   time.Duration
 }
 
 // startRaw starts a server and a reader that drains its output as it comes:
 // the pipe is unbuffered, so an unread notification would stall the server.
 func startRaw(t testing.TB, opts Options) *rawClient {
 	serverEnd, clientEnd := net.Pipe()
-	r := &rawClient{conn: clientEnd, in: bufio.NewReader(clientEnd), done: make(chan error, 1), frames: make(chan []byte, 1024)}
+	r := &rawClient{conn: clientEnd, in: bufio.NewReader(clientEnd), done: make(chan error, 1), frames: make(chan []byte, 1024), wait: waitLimit}
 	go func() { r.done <- New(opts).Serve(context.Background(), serverEnd) }()
 	go func() {
 		defer close(r.frames)
@@ -46,7 +48,7 @@ func startRaw(t testing.TB, opts Options) *rawClient {
 }
 
 func (r *rawClient) send(body string) error {
-	r.conn.SetWriteDeadline(time.Now().Add(waitLimit))
+	r.conn.SetWriteDeadline(time.Now().Add(r.wait))
 	_, err := fmt.Fprintf(r.conn, "Content-Length: %d\r\n\r\n%s", len(body), body)
 	return err
 }
@@ -96,8 +98,8 @@ func (r *rawClient) nextBody() ([]byte, error) {
 			return nil, fmt.Errorf("connection closed: %v", r.err)
 		}
 		return body, nil
-	case <-time.After(waitLimit):
-		return nil, fmt.Errorf("no message from the server")
+	case <-time.After(r.wait):
+		return nil, fmt.Errorf("no message from the server in %s", r.wait)
 	}
 }
 
@@ -108,6 +110,13 @@ func (r *rawClient) next() (message, error) {
 		return message{}, err
 	}
 	var m message
+	if bytes.HasPrefix(body, []byte("[")) {
+		var batch []message
+		if err := json.Unmarshal(body, &batch); err != nil {
+			return message{}, fmt.Errorf("server sent %q: %w", body, err)
+		}
+		return message{Method: "(batch reply)"}, nil
+	}
 	if err := json.Unmarshal(body, &m); err != nil {
 		return message{}, fmt.Errorf("server sent %q: %w", body, err)
 	}
