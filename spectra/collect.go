@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -348,21 +349,31 @@ func (w *Workspace) instrument(toRun []*listedPackage, byPath map[string]*listed
 			need[q.ImportPath] = q
 		}
 	}
-	srcDir := filepath.Join(work, "src")
+	// Instrumented sources live under their content hash beside the store,
+	// so that an unchanged file has an unchanged path and the go command's
+	// build cache serves it again.
+	srcDir := filepath.Join(filepath.Dir(w.store.path), "overlay")
+	if err := os.MkdirAll(srcDir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating overlay directory: %w", err)
+	}
 	overlay := map[string]string{}
-	written := 0
 	put := func(target string, data []byte) error {
-		written++
-		path := filepath.Join(srcDir, fmt.Sprintf("%d_%s", written, filepath.Base(target)))
-		if err := os.MkdirAll(srcDir, 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			return fmt.Errorf("writing overlay file: %w", err)
+		sum := sha256.Sum256(append([]byte(target+"\x00"), data...))
+		path := filepath.Join(srcDir, hex.EncodeToString(sum[:12])+"_"+filepath.Base(target))
+		now := time.Now()
+		if os.Chtimes(path, now, now) != nil { // absent: write it
+			tmp := path + ".tmp" + strconv.Itoa(os.Getpid())
+			if err := os.WriteFile(tmp, data, 0o644); err != nil {
+				return fmt.Errorf("writing overlay file: %w", err)
+			}
+			if err := os.Rename(tmp, path); err != nil {
+				return fmt.Errorf("writing overlay file: %w", err)
+			}
 		}
 		overlay[target] = path
 		return nil
 	}
+	pruneOverlay(srcDir, overlayLifetime)
 	runtimePath := w.modulePath + "/" + instrument.RuntimeDir
 	var layout strings.Builder
 	for _, path := range sortedKeys(need) {
@@ -444,6 +455,24 @@ func (w *Workspace) instrument(toRun []*listedPackage, byPath map[string]*listed
 	return b, nil
 }
 
+// overlayLifetime is how long an instrumented source unused by any
+// collection is kept.
+const overlayLifetime = 14 * 24 * time.Hour
+
+// pruneOverlay removes instrumented sources no collection used for a while
+// (every use touches them).
+func pruneOverlay(dir string, lifetime time.Duration) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > lifetime {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
 // isGenerated reports a file carrying the standard "Code generated ... DO
 // NOT EDIT." comment: its lines are nobody's to fix.
 func isGenerated(name string, src []byte) bool {
@@ -484,7 +513,9 @@ func (w *Workspace) buildMessage(ctx context.Context, p *listedPackage, deps []*
 		msg.WriteString(failed[q.ImportPath])
 	}
 	if msg.Len() == 0 {
-		msg.WriteString(failed[""])
+		for _, pkg := range sortedKeys(failed) {
+			msg.WriteString(failed[pkg])
+		}
 	}
 	return "faultline could not instrument this package (a plain build works): " + msg.String()
 }

@@ -14,7 +14,8 @@ import (
 
 // Options configure a Workspace.
 type Options struct {
-	// CacheDir is where stores live; empty means os.UserCacheDir()/faultline.
+	// CacheDir is where stores live; empty means $FAULTLINE_CACHE, or else
+	// os.UserCacheDir()/faultline.
 	CacheDir string
 	// Warn receives problems that were handled but that the user should
 	// know of, such as a corrupt store that was rebuilt. Nil discards them.
@@ -80,6 +81,9 @@ func Open(dir string, opts Options) (*Workspace, error) {
 		return nil, fmt.Errorf("%s: no module directive", filepath.Join(root, "go.mod"))
 	}
 	cache := opts.CacheDir
+	if cache == "" {
+		cache = os.Getenv("FAULTLINE_CACHE")
+	}
 	if cache == "" {
 		base, err := os.UserCacheDir()
 		if err != nil {

@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !aix && !darwin && !dragonfly && !freebsd && !linux && !netbsd && !openbsd && !solaris
 
 package faultlinert
 

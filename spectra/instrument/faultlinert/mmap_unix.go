@@ -1,4 +1,4 @@
-//go:build unix
+//go:build aix || darwin || dragonfly || freebsd || linux || netbsd || openbsd || solaris
 
 package faultlinert
 
@@ -23,5 +23,6 @@ func mapCounters(path string, n int) ([]uint32, error) {
 	if err != nil {
 		return nil, err
 	}
-	return unsafe.Slice((*uint32)(unsafe.Pointer(&mem[0])), n), nil
+	// Not unsafe.Slice: this file must compile at old language versions.
+	return (*[1 << 30]uint32)(unsafe.Pointer(&mem[0]))[:n:n], nil
 }

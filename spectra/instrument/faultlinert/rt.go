@@ -31,6 +31,9 @@ import (
 
 // T is the part of *testing.T the hooks use; the package does not import
 // testing so that instrumented non-test packages do not link it.
+//
+// This file is compiled at the language version of the module under test,
+// which may be old: it uses nothing newer than Go 1.13.
 type T interface {
 	Name() string
 	SkipNow()
@@ -144,7 +147,7 @@ func Enter(t T) func() {
 	return func() { exit(t, name, recover()) }
 }
 
-func exit(t T, name string, panicked any) {
+func exit(t T, name string, panicked interface{}) {
 	flags := "-"
 	if panicked != nil {
 		flags = "p"
@@ -189,7 +192,9 @@ func Parallel(T) {}
 // resets them. The caller holds rt.mu.
 func (s *state) boundary(kind, name, flags string) {
 	if s.out == nil {
-		clear(s.counters)
+		for i := range s.counters {
+			s.counters[i] = 0
+		}
 		return
 	}
 	b := append(s.buf[:0], kind...)

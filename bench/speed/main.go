@@ -1,0 +1,197 @@
+// Command speed measures faultline's collection time against plain
+// go test -count=1 -cover over the same packages, side by side in one run:
+// a full collection into an empty store, a rerun with no change, and a
+// rerun after a one-line edit. Runs are interleaved so that machine noise
+// hits both sides alike; medians and ratios are reported.
+//
+//	go run ./bench/speed -faultline /tmp/faultline -runs 5 DIR...
+//	go run ./bench/speed -faultline /tmp/faultline -modules github.com/BurntSushi/toml@v1.5.0,github.com/spf13/cast@v1.9.2
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+func main() {
+	faultline := flag.String("faultline", "faultline", "path of the faultline binary")
+	runs := flag.Int("runs", 5, "measured rounds per subject")
+	modules := flag.String("modules", "", "comma-separated module@version to fetch through the module proxy as subjects")
+	flag.Parse()
+	dirs := flag.Args()
+	for _, mod := range strings.Split(*modules, ",") {
+		if mod == "" {
+			continue
+		}
+		dir, err := fetch(mod)
+		if err != nil {
+			fail(err)
+		}
+		dirs = append(dirs, dir)
+	}
+	if len(dirs) == 0 {
+		fail(fmt.Errorf("no subjects: give module directories or -modules"))
+	}
+	fmt.Println("| subject | leaf tests | go test -count=1 -cover | faultline, full | ratio | no change | ratio | one-line edit | ratio |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	for _, dir := range dirs {
+		if err := measure(dir, *faultline, *runs); err != nil {
+			fail(fmt.Errorf("%s: %w", dir, err))
+		}
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "speed:", err)
+	os.Exit(1)
+}
+
+// fetch copies a module from the module cache into a writable directory.
+func fetch(mod string) (string, error) {
+	out, err := exec.Command("go", "mod", "download", "-json", mod).Output()
+	if err != nil {
+		return "", fmt.Errorf("downloading %s: %w", mod, err)
+	}
+	var info struct{ Dir string }
+	if err := json.Unmarshal(out, &info); err != nil {
+		return "", err
+	}
+	dst := filepath.Join(os.TempDir(), "faultline-speed", strings.NewReplacer("/", "_", "@", "_").Replace(mod))
+	os.RemoveAll(dst)
+	if err := exec.Command("cp", "-r", info.Dir, dst).Run(); err != nil {
+		return "", fmt.Errorf("copying %s: %w", mod, err)
+	}
+	if err := exec.Command("chmod", "-R", "u+w", dst).Run(); err != nil {
+		return "", err
+	}
+	cmd := exec.Command("go", "mod", "download")
+	cmd.Dir = dst
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go mod download in %s: %v\n%s", dst, err, out)
+	}
+	return dst, nil
+}
+
+var summary = regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed`)
+
+func measure(dir, faultline string, runs int) error {
+	editFile, err := pickEditFile(dir)
+	if err != nil {
+		return err
+	}
+	original, err := os.ReadFile(editFile)
+	if err != nil {
+		return err
+	}
+	defer os.WriteFile(editFile, original, 0o644)
+	cache, err := os.MkdirTemp("", "faultline-speed-cache")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(cache)
+	plain := func() (time.Duration, string, error) {
+		return timed(dir, nil, "go", "test", "-count=1", "-cover", "./...")
+	}
+	collect := func(store string) (time.Duration, string, error) {
+		return timed(dir, []string{"FAULTLINE_CACHE=" + store}, faultline, "test", "./...")
+	}
+	// Warm the build cache for both sides.
+	if _, _, err := plain(); err != nil {
+		return err
+	}
+	if _, _, err := collect(filepath.Join(cache, "warm")); err != nil {
+		return err
+	}
+	var tPlain, tFull, tSame, tEdit []time.Duration
+	tests := ""
+	for i := 0; i < runs; i++ {
+		d, _, err := plain()
+		if err != nil {
+			return err
+		}
+		tPlain = append(tPlain, d)
+		store := filepath.Join(cache, fmt.Sprint("round", i))
+		d, out, err := collect(store)
+		if err != nil {
+			return err
+		}
+		tFull = append(tFull, d)
+		if m := summary.FindStringSubmatch(out); m != nil {
+			tests = fmt.Sprintf("%s pass, %s fail", m[1], m[2])
+		}
+		d, _, err = collect(store)
+		if err != nil {
+			return err
+		}
+		tSame = append(tSame, d)
+		edited := append(append([]byte{}, original...), []byte(fmt.Sprintf("\n// edit %d\n", i))...)
+		if err := os.WriteFile(editFile, edited, 0o644); err != nil {
+			return err
+		}
+		d, _, err = collect(store)
+		if err != nil {
+			return err
+		}
+		tEdit = append(tEdit, d)
+		if err := os.WriteFile(editFile, original, 0o644); err != nil {
+			return err
+		}
+	}
+	p, f, s, e := median(tPlain), median(tFull), median(tSame), median(tEdit)
+	rel, _ := filepath.Rel(dir, editFile)
+	fmt.Printf("| %s (edit: %s) | %s | %s | %s | %.2f | %s | %.2f | %s | %.2f |\n", filepath.Base(dir), rel, tests,
+		round(p), round(f), f.Seconds()/p.Seconds(), round(s), s.Seconds()/p.Seconds(), round(e), e.Seconds()/p.Seconds())
+	return nil
+}
+
+// pickEditFile returns the first non-test Go file of the module's root
+// package: its tests, and those of every package importing it, rerun.
+func pickEditFile(dir string) (string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return "", err
+	}
+	for _, f := range files {
+		if !strings.HasSuffix(f, "_test.go") {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("no Go file in the root package of %s", dir)
+}
+
+// timed runs a command in dir; a test failure (exit 1) is not an error.
+func timed(dir string, env []string, name string, args ...string) (time.Duration, string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	if exit, ok := err.(*exec.ExitError); ok && exit.ExitCode() == 1 {
+		err = nil
+	}
+	if err != nil {
+		return 0, "", fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out.String())
+	}
+	return d, out.String(), nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func round(d time.Duration) string { return d.Round(10 * time.Millisecond).String() }

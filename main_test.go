@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"faultline/spectra"
+)
+
+// faultlineBin is the faultline binary built for these tests.
+var faultlineBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "faultline-cli-test")
+	if err != nil {
+		panic(err)
+	}
+	faultlineBin = filepath.Join(dir, "faultline")
+	if out, err := exec.Command("go", "build", "-o", faultlineBin, ".").CombinedOutput(); err != nil {
+		os.Stderr.Write(out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// copyModule copies a module directory so that a test owns its files.
+func copyModule(t *testing.T, src string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), filepath.Base(src))
+	if out, err := exec.Command("cp", "-r", src, dst).CombinedOutput(); err != nil {
+		t.Fatalf("copying %s: %v\n%s", src, err, out)
+	}
+	return dst
+}
+
+// faultline runs the binary in dir with a private store and returns its
+// standard output, standard error and exit code.
+func faultline(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(faultlineBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "FAULTLINE_CACHE="+t.TempDir())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if exit, ok := err.(*exec.ExitError); ok {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return stdout.String(), stderr.String(), code
+}
+
+// The main job: on every bundled example, the seeded faulty line is among
+// the ten most suspicious lines (best case of its tie group).
+func TestRankFindsExampleFaults(t *testing.T) {
+	faults, err := filepath.Glob("examples/*/fault.json")
+	if err != nil || len(faults) < 3 {
+		t.Fatalf("want at least three examples, found %v (%v)", faults, err)
+	}
+	for _, faultFile := range faults {
+		example := filepath.Dir(faultFile)
+		t.Run(filepath.Base(example), func(t *testing.T) {
+			t.Parallel()
+			var fault struct {
+				File string
+				Line int
+			}
+			data, err := os.ReadFile(faultFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(data, &fault); err != nil {
+				t.Fatal(err)
+			}
+			stdout, stderr, code := faultline(t, copyModule(t, example), "rank", "-json")
+			if code != 0 {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			var r spectra.Ranking
+			if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+				t.Fatalf("rank -json output: %v\n%s", err, stdout)
+			}
+			if r.Failed == 0 || r.Passed == 0 {
+				t.Fatalf("%d failing and %d passing tests, want some of each", r.Failed, r.Passed)
+			}
+			for _, l := range r.Lines {
+				if l.File == fault.File && l.Line == fault.Line {
+					if l.Tie[0] > 10 {
+						t.Errorf("fault %s:%d ranks %d (ties %v), want within the top 10", l.File, l.Line, l.Rank, l.Tie)
+					}
+					return
+				}
+			}
+			t.Errorf("fault %s:%d is not in the ranking", fault.File, fault.Line)
+		})
+	}
+}
+
+func TestTestCommandReadsLikeGoTest(t *testing.T) {
+	stdout, _, code := faultline(t, copyModule(t, "examples/money"), "test")
+	if code != 1 {
+		t.Errorf("exit %d with failing tests, want 1", code)
+	}
+	for _, want := range []string{
+		"--- FAIL: TestAllocate/halves",
+		"panic: runtime error: index out of range",
+		"--- FAIL: TestAllocate/remainder_to_largest_loss",
+		"FAIL\texample.com/money\t",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stdout, " passed, ") || strings.Contains(stdout, "--- PASS") {
+		t.Errorf("want a closing count and no passing tests listed without -v:\n%s", stdout)
+	}
+}
+
+func writeModule(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, data := range files {
+		path := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestRankWithoutFailures(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod":     "module example.com/ok\n\ngo 1.22\n",
+		"ok.go":      "package ok\n\nfunc One() int { return 1 }\n",
+		"ok_test.go": "package ok\n\nimport \"testing\"\n\nfunc TestOne(t *testing.T) {\n\tif One() != 1 {\n\t\tt.Fatal(\"not one\")\n\t}\n}\n",
+	})
+	stdout, stderr, code := faultline(t, dir, "rank")
+	if code != 0 || !strings.Contains(stdout, "no failing test: all 1 tests pass") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want a plain message and exit 0", code, stdout, stderr)
+	}
+}
+
+func TestRankReportsBuildErrors(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod":         "module example.com/broken\n\ngo 1.22\n",
+		"broken.go":      "package broken\n\nfunc One() int { return undefinedName }\n",
+		"broken_test.go": "package broken\n\nimport \"testing\"\n\nfunc TestOne(t *testing.T) { One() }\n",
+	})
+	_, stderr, code := faultline(t, dir, "rank")
+	if code == 0 {
+		t.Error("exit 0 for a package that does not build")
+	}
+	if !strings.Contains(stderr, "broken.go:3:25: undefined: undefinedName") {
+		t.Errorf("stderr lacks the compiler's message:\n%s", stderr)
+	}
+	if strings.Contains(stderr, "goroutine ") {
+		t.Errorf("stderr has a stack trace:\n%s", stderr)
+	}
+}
+
+func TestRankRejectsUnknownFormula(t *testing.T) {
+	_, stderr, code := faultline(t, t.TempDir(), "rank", "-formula", "nonsense")
+	if code != 1 || !strings.Contains(stderr, "unknown formula") || !strings.Contains(stderr, "ochiai") {
+		t.Errorf("exit %d, stderr %q; want exit 1 naming the valid formulas", code, stderr)
+	}
+}
+
+func TestNotAModule(t *testing.T) {
+	_, stderr, code := faultline(t, t.TempDir(), "rank")
+	if code != 1 || !strings.Contains(stderr, "no go.mod") {
+		t.Errorf("exit %d, stderr %q; want a clear error outside a module", code, stderr)
+	}
+}
