@@ -66,9 +66,11 @@ local ok, err = pcall(function()
     return uv.now() - started
   end
 
+  local client_id
   local attached = vim.wait(30000, function()
     for _, client in ipairs(faultline.clients()) do
       if client.initialized ~= false and vim.lsp.buf_is_attached(bufnr, client.id) then
+        client_id = client.id
         return true
       end
     end
@@ -80,39 +82,43 @@ local ok, err = pcall(function()
   out(string.format("server attached after %d ms", elapsed()))
 
   local function server_alive()
-    for _, client in ipairs(faultline.clients()) do
-      if not client.is_stopped() then
-        return true
-      end
+    local client = vim.lsp.get_client_by_id(client_id)
+    if client == nil then
+      return false
     end
-    return false
+    -- A method since 0.11; a plain function before.
+    if vim.fn.has("nvim-0.11") == 1 then
+      return not client:is_stopped()
+    end
+    return not client.is_stopped()
   end
 
-  -- The server collects on its own after initialize (autoRun); poll the
-  -- ranking until lines show up or time runs out.
-  local items = {}
-  local deadline = uv.now() + timeout
-  while uv.now() < deadline do
-    if not server_alive() then
-      finish(1, "the server exited before producing a ranking (see the LSP log below)")
-    end
-    vim.fn.setqflist({}, "r", { items = {} })
-    vim.cmd("FaultlineRanking")
-    vim.wait(5000, function()
-      return #vim.fn.getqflist() > 0
-    end, 100)
-    items = vim.fn.getqflist()
-    if #items > 0 then
-      break
-    end
-    vim.wait(2000, function()
-      return false
-    end, 200)
+  -- The server collects on its own after initialize (autoRun) and announces
+  -- the result with faultline/rankingChanged, on which the plugin fetches
+  -- the ranking: wait for that fetched ranking to have lines.
+  local got = vim.wait(timeout, function()
+    local result = faultline.ranking_of(client_id)
+    return not server_alive() or (result ~= nil and type(result.lines) == "table" and #result.lines > 0)
+  end, 200)
+  if not server_alive() then
+    finish(1, "the server exited before producing a ranking (see the LSP log below)")
   end
-  if #items == 0 then
-    finish(1, string.format("quickfix list still empty after %d ms: the server produced no ranking", elapsed()))
+  if not got then
+    local st = faultline.last_status()
+    finish(1, string.format("no ranking with lines after %d ms (%d rankingChanged, last status %s)", elapsed(), changes, vim.inspect(st)))
   end
   out(string.format("ranking received after %d ms (%d rankingChanged notifications)", elapsed(), changes))
+
+  vim.cmd("FaultlineRanking")
+  vim.wait(10000, function()
+    return #vim.fn.getqflist() > 0
+  end, 100)
+  local items = vim.fn.getqflist()
+  if #items == 0 then
+    finish(1, ":FaultlineRanking left the quickfix list empty")
+  end
+  local title = vim.fn.getqflist({ title = 1 }).title
+  out(string.format("quickfix: %s, %d entries", title, #items))
 
   local position
   for i, item in ipairs(items) do

@@ -53,7 +53,6 @@ class SuspiciousLinesView implements vscode.TreeDataProvider<RowModel> {
     const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
     item.description = row.description;
     item.tooltip = row.tooltip;
-    item.resourceUri = vscode.Uri.parse(row.uri);
     item.iconPath = new vscode.ThemeIcon(
       'circle-filled',
       new vscode.ThemeColor(`faultline.ruler${Math.max(row.level, 1)}`),
@@ -190,7 +189,7 @@ class Faultline implements vscode.Disposable {
   private configurationChanged(e: vscode.ConfigurationChangeEvent): void {
     if (e.affectsConfiguration(`${SECTION}.path`)) {
       void this.stop().then(() => this.start());
-    } else if (e.affectsConfiguration(`${SECTION}.highlight`)) {
+    } else if (e.affectsConfiguration(`${SECTION}.highlight`) || e.affectsConfiguration(`${SECTION}.top`)) {
       this.paint();
     }
   }
@@ -241,8 +240,10 @@ class Faultline implements vscode.Disposable {
   }
 
   private paint(): void {
-    const enabled = vscode.workspace.getConfiguration(SECTION).get<boolean>('highlight', true);
-    const lines = enabled && this.ranking ? byUri(this.ranking) : new Map<string, { line: number; level: number }[]>();
+    const config = vscode.workspace.getConfiguration(SECTION);
+    const enabled = config.get<boolean>('highlight', true);
+    const topN = config.get<number>('top', 10);
+    const lines = enabled && this.ranking ? byUri(this.ranking, topN) : new Map<string, { line: number; level: number }[]>();
     for (const editor of vscode.window.visibleTextEditors) {
       const marks = lines.get(editor.document.uri.toString()) ?? [];
       for (let lv = 1; lv <= LEVELS; lv++) {

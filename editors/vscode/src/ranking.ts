@@ -117,11 +117,16 @@ export function rows(result: RankingResult): RowModel[] {
   }));
 }
 
-/** byUri groups ranked lines per document, each with its colour level. */
-export function byUri(result: RankingResult): Map<string, { line: number; level: number }[]> {
+/**
+ * byUri groups the lines ranked within the first topN per document, each
+ * with its colour level; the ranking lists every covered line, but only the
+ * top ones are worth colouring.
+ */
+export function byUri(result: RankingResult, topN: number): Map<string, { line: number; level: number }[]> {
   const top = maxScore(result.lines);
   const out = new Map<string, { line: number; level: number }[]>();
   for (const l of result.lines) {
+    if (l.rank > topN) continue;
     const lv = level(l.score, top);
     if (lv === 0) continue;
     const list = out.get(l.uri) ?? [];

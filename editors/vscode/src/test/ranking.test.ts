@@ -52,13 +52,18 @@ test('ranking is sorted by rank and rows describe each line', () => {
 });
 
 test('decorations group coloured lines per document and skip zero scores', () => {
-  const groups = byUri(parseRanking(sample));
+  const groups = byUri(parseRanking(sample), 10);
   assert.deepEqual(groups.get('file:///m/calc/calc.go'), [
     { line: 7, level: 5 },
     { line: 6, level: 3 },
     { line: 9, level: 3 },
   ]);
   assert.equal(groups.has('file:///m/other.go'), false);
+  const top2 = byUri(parseRanking(sample), 2);
+  assert.deepEqual(top2.get('file:///m/calc/calc.go'), [
+    { line: 7, level: 5 },
+    { line: 6, level: 3 },
+  ]);
 });
 
 test('malformed ranking results are rejected or cleaned', () => {

@@ -98,6 +98,37 @@ async function lineDecorations(page, line) {
   }, line);
 }
 
+// serverProcesses lists the descendants of root whose executable is bin,
+// read from /proc, so only processes this test started are considered.
+function serverProcesses(root, bin) {
+  const want = fs.realpathSync(bin);
+  const children = new Map();
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (!children.has(ppid)) children.set(ppid, []);
+      children.get(ppid).push(Number(pid));
+    } catch {
+      // exited while listing
+    }
+  }
+  const found = [];
+  const queue = [root];
+  while (queue.length) {
+    const pid = queue.shift();
+    for (const child of children.get(pid) || []) {
+      queue.push(child);
+      try {
+        if (fs.readlinkSync(`/proc/${child}/exe`) === want) found.push(child);
+      } catch {
+        // exited or not readable
+      }
+    }
+  }
+  return found;
+}
+
 async function runCommand(page, title) {
   await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input');
@@ -123,6 +154,8 @@ async function main() {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'faultline-vscode-e2e-'));
   const workspace = path.join(work, path.basename(moduleSrc));
   fs.cpSync(moduleSrc, workspace, { recursive: true });
+  const untrusted = path.join(work, 'untrusted', path.basename(moduleSrc));
+  fs.cpSync(moduleSrc, untrusted, { recursive: true });
   const userData = path.join(work, 'user-data');
   const extensions = path.join(work, 'extensions');
   fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
@@ -182,9 +215,20 @@ async function main() {
     browser = await chromium.launch({ executablePath: browserPath, headless: true, args: chromiumFlags });
     const page = await browser.newPage({ viewport: { width: 1500, height: 900 } });
     try {
-      await page.goto(`${base}/?folder=${encodeURIComponent(workspace)}`);
+      // Untrusted first: the extension must stay off and run nothing.
+      await page.goto(`${base}/?folder=${encodeURIComponent(untrusted)}`);
       await page.locator('.monaco-workbench').waitFor({ timeout: 120000 });
       log('workbench rendered');
+      const distrust = page.getByRole('button', { name: /No, I don.t trust the authors/i });
+      await distrust.waitFor({ timeout: 60000 }).catch(() => fail('the workspace-trust dialog did not appear'));
+      await distrust.click();
+      const off = page.locator('.statusbar-item', { hasText: /faultline: off/ });
+      await off.first().waitFor({ timeout: 60000 }).catch(() => fail('no "faultline: off" status in the untrusted workspace'));
+      if (serverProcesses(server.pid, bin).length > 0) fail('a faultline server runs in the untrusted workspace');
+      log('untrusted workspace: extension off, no server process');
+
+      await page.goto(`${base}/?folder=${encodeURIComponent(workspace)}`);
+      await page.locator('.monaco-workbench').waitFor({ timeout: 120000 });
 
       const trust = page.getByRole('button', { name: /Yes, I trust the authors/i });
       await trust.waitFor({ timeout: 60000 }).catch(() => fail('the workspace-trust dialog did not appear'));
@@ -222,6 +266,7 @@ async function main() {
       if (position === 0) fail(`the faulty line ${want} is not in the Suspicious lines view`);
       if (position > topN) fail(`the faulty line ${want} is row ${position}, want within the top ${topN}`);
       log(`faulty line is row ${position}`);
+      if (serverProcesses(server.pid, bin).length === 0) fail('no faultline server process under code-server in the trusted workspace');
 
       // Click the row: the editor must reveal the line, and it must be coloured.
       await rowLocator.nth(position - 1).click();
