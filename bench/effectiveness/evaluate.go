@@ -87,7 +87,7 @@ func Evaluate(ctx context.Context, cfg *Config) (*Results, error) {
 		res.Subjects = append(res.Subjects, stats)
 		res.Faults = append(res.Faults, faults...)
 	}
-	return res, nil
+	return res, ctx.Err()
 }
 
 func (c *Config) evaluateSubject(ctx context.Context, spec SubjectSpec) (SubjectStats, []FaultResult) {
@@ -128,6 +128,10 @@ func (c *Config) evaluateSubject(ctx context.Context, spec SubjectSpec) (Subject
 		}
 		stats.Tried++
 		r, verdict, err := c.tryMutant(ctx, subj, site)
+		if ctx.Err() != nil {
+			stats.Tried-- // interrupted midway: no verdict
+			break
+		}
 		if err != nil {
 			stats.Err = err.Error()
 			c.logf("subject %s: %v", spec, err)

@@ -179,3 +179,14 @@ func TestParseSubjectSpec(t *testing.T) {
 		}
 	}
 }
+
+func TestEvaluateStopsWhenInterrupted(t *testing.T) {
+	cfg := testConfig(t, "faultline")
+	cfg.Subjects = []SubjectSpec{{Dir: "testdata/stats"}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := Evaluate(ctx, cfg)
+	if err == nil || len(res.Subjects) != 0 || len(res.Faults) != 0 {
+		t.Fatalf("interrupted run: %+v, %v", res, err)
+	}
+}

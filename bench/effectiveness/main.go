@@ -26,11 +26,11 @@ import (
 // deterministic, offline tests.
 var defaultSubjects = []string{
 	"github.com/hashicorp/go-version@v1.7.0",
-	"github.com/blang/semver/v4@v4.0.0",
-	"github.com/Masterminds/semver/v3@v3.3.1",
 	"github.com/dustin/go-humanize@v1.0.1",
 	"github.com/google/uuid@v1.6.0",
 	"github.com/mattn/go-runewidth@v0.0.16",
+	"github.com/spf13/cast@v1.7.1",
+	"github.com/BurntSushi/toml@v1.4.0",
 }
 
 func main() {
@@ -139,10 +139,11 @@ func run(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	start := time.Now()
-	res, err := Evaluate(ctx, cfg)
-	if err != nil {
-		return err
+	res, evalErr := Evaluate(ctx, cfg)
+	if evalErr != nil && !errors.Is(evalErr, context.Canceled) {
+		return evalErr
 	}
+	// An interrupted run still reports the faults scored so far.
 	names := make([]string, len(formulas))
 	for i, f := range formulas {
 		names[i] = f.Name()
@@ -152,6 +153,7 @@ func run(args []string) error {
 		Seed:     *seed,
 		HeldOut:  *heldOut,
 		Elapsed:  time.Since(start).Round(time.Second).String(),
+		Partial:  evalErr != nil,
 		Formulas: names,
 	}
 	if *resultsPath != "" {
@@ -164,7 +166,10 @@ func run(args []string) error {
 		}
 	}
 	if *out == "-" {
-		return WriteReport(os.Stdout, meta, res)
+		if err := WriteReport(os.Stdout, meta, res); err != nil {
+			return err
+		}
+		return evalErr
 	}
 	f, err := os.Create(*out)
 	if err != nil {
@@ -174,7 +179,10 @@ func run(args []string) error {
 		f.Close()
 		return fmt.Errorf("write report: %w", err)
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return evalErr
 }
 
 func splitList(s string) []string {

@@ -14,6 +14,7 @@ type ReportMeta struct {
 	HeldOut  float64
 	Elapsed  string
 	Formulas []string
+	Partial  bool // the run was interrupted before every subject was done
 }
 
 // WriteReport renders the results as markdown: subjects, one table per
@@ -23,6 +24,9 @@ func WriteReport(w io.Writer, meta ReportMeta, res *Results) error {
 	fmt.Fprintf(&b, "# Effectiveness of the ranking formulas\n\n")
 	fmt.Fprintf(&b, "Regenerate with:\n\n```sh\n%s\n```\n\n", meta.Command)
 	fmt.Fprintf(&b, "Seed %d; %.0f%% of the kept mutants drawn into the held-out set; wall time %s.\n\n", meta.Seed, 100*meta.HeldOut, meta.Elapsed)
+	if meta.Partial {
+		b.WriteString("**The run was interrupted: the figures cover only the faults scored before that.**\n\n")
+	}
 	b.WriteString("Each fault is ranked once by `faultline rank -json`; every formula is then scored from the four counts of every executed line. " +
 		"Positions are 1-based; a fault counts as the mutated line or the first line of its statement. " +
 		"Top-N cells read best/worst over ties (the fault examined first or last in its tie group). " +
