@@ -42,7 +42,7 @@ func (o *Options) defaults() {
 // Target is one failing leaf test.
 type Target struct {
 	Package string // import path
-	Dir     string // package directory
+	Dir     string // package directory; empty: found by loading the package
 	Test    string // full leaf name, e.g. TestX/case_3
 }
 
@@ -109,7 +109,11 @@ func Analyze(ctx context.Context, root string, targets []Target, opts Options) (
 			return nil, err
 		}
 		list := byPkg[pkg]
-		bin, err := buildTestBinary(ctx, prog, list[0].Dir, pkg, dir)
+		pkgDir := list[0].Dir
+		if pkgDir == "" {
+			pkgDir = prog.pkgDir
+		}
+		bin, err := buildTestBinary(ctx, prog, pkgDir, pkg, dir)
 		if err != nil {
 			return nil, err
 		}
@@ -169,8 +173,8 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 		return res, nil
 	}
 	deadline := start.Add(opts.Budget)
+	enumerated := 0
 	for {
-		restart := false
 		left := time.Until(deadline)
 		if left <= 0 {
 			res.Notes = append(res.Notes, "time budget exhausted")
@@ -196,8 +200,12 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 			return nil, lastErr
 		}
 		if len(pending) == 0 {
+			if enumerated == 0 {
+				res.Notes = append(res.Notes, fmt.Sprintf("no fix of at most %d locations: the failing check does not depend on modelled values, or needs more locations", opts.MaxSize))
+			}
 			break
 		}
+		enumerated++
 		c := pending[0]
 		if len(c.Soft) == 0 {
 			res.Notes = append(res.Notes, "the formula is satisfiable without a fix: the failure is outside what is modelled")
@@ -223,7 +231,6 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 			if err := enc.replay(run.trace, forced, false); err != nil {
 				return nil, err
 			}
-			restart = true
 		} else {
 			cand.Verified = run.passed
 			if cand.Verified || opts.KeepUnverified {
@@ -233,7 +240,6 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 				return nil, err
 			}
 		}
-		_ = restart
 	}
 	sortCandidates(res.Candidates)
 	return res, nil

@@ -74,6 +74,8 @@ type activation struct {
 	params  map[int]z3.Expr
 	ret     z3.Expr
 	hasRet  bool
+	// parallel holds the updates of a multi-assignment until its last pair.
+	parallel []func()
 }
 
 // sortOf is the solver sort of a Go type the formula models.
@@ -268,13 +270,22 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool) err
 				a.args = append(a.args, pendingArg{s.target, s.index, v})
 			case kindAssign, kindIncDec:
 				if s.obj != nil {
+					var next z3.Expr
 					if s.op == token.ASSIGN || s.op == token.DEFINE || s.kind == kindIncDec {
-						a.env[s.obj] = v
+						next = v
 					} else if old, ok := a.env[s.obj]; ok {
-						a.env[s.obj] = e.binary(opOfAssign(s.op), old, v, s.obj.Type(), s.obj.Type())
+						next = e.binary(opOfAssign(s.op), old, v, s.obj.Type(), s.obj.Type())
 					} else {
-						a.env[s.obj] = e.freshOf(s.obj.Type())
+						next = e.freshOf(s.obj.Type())
 					}
+					obj := s.obj
+					a.parallel = append(a.parallel, func() { a.env[obj] = next })
+				}
+				if !s.parallel || s.last {
+					for _, f := range a.parallel {
+						f()
+					}
+					a.parallel = nil
 				}
 			case kindReturn:
 				if len(a.fn.results) == 1 {

@@ -25,6 +25,7 @@ type program struct {
 	leafOf     map[ast.Expr]int32 // wrapped operand -> leaf site
 	funcs      map[string]*function
 	overlay    map[string]string // original path -> instrumented copy
+	pkgDir     string            // directory of the package under test
 }
 
 // edit is a text insertion (or replacement when del > 0) at a byte offset.
@@ -65,6 +66,9 @@ func loadProgram(root, pkgPath, workDir string) (*program, error) {
 	var mod []*packages.Package
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
 		if p.Module != nil && p.Module.Main {
+			if p.PkgPath == pkgPath && prog.pkgDir == "" && len(p.GoFiles) > 0 {
+				prog.pkgDir = filepath.Dir(p.GoFiles[0])
+			}
 			mod = append(mod, p)
 			prog.modulePath = p.Module.Path
 			if prog.fset == nil {
@@ -305,6 +309,9 @@ func (fi *fileInstrumenter) run(f *ast.File) ([]byte, bool) {
 		if !ok || fd.Body == nil {
 			continue
 		}
+		if fi.hard && fd.Name.Name == "TestMain" && fd.Recv == nil {
+			continue // it outlives the tests and may exit the process
+		}
 		fn := fi.prog.funcs[fi.prog.funcKey(fd.Name.Pos())]
 		fn.name = fd.Name.Name
 		fi.function(fn, fd.Recv, fd.Type, fd.Body)
@@ -475,6 +482,7 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 	switch s := s.(type) {
 	case *ast.AssignStmt:
 		if len(s.Lhs) == len(s.Rhs) {
+			var group *site
 			for i, rhs := range s.Rhs {
 				fi.calls(fn, rhs)
 				t := fi.info.TypeOf(s.Lhs[i])
@@ -490,6 +498,13 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 				st := fi.site(kindAssign, fn, rhs, t)
 				st.obj = fi.localVar(fn, s.Lhs[i])
 				st.op = s.Tok
+				if len(s.Rhs) > 1 {
+					st.parallel = true
+					if group != nil {
+						group.last = false
+					}
+					st.last, group = true, st
+				}
 				fi.model(fn, rhs, true)
 				fi.wrap(rhs, st.id, t)
 			}

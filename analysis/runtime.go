@@ -121,14 +121,16 @@ func Enter(site int32) {
 	mu.Unlock()
 }
 
-// Leave records a function exit; the trace is flushed when the outermost
-// instrumented call returns, which covers t.Fatal and panics (deferred).
+// Leave records a function exit. The trace is flushed whenever control is
+// back in a test function (or above), which runs even when the test fails
+// by t.Fatal or a panic (Leave is deferred), and after which a crashing
+// test binary writes no more.
 func Leave(site int32) {
 	event(site, 0)
 	mu.Lock()
 	defer mu.Unlock()
 	depth--
-	if depth <= 0 && out != nil {
+	if depth <= 1 && out != nil {
 		out.Flush()
 	}
 }

@@ -47,6 +47,9 @@ type site struct {
 	failsWhen      int8     // test condition guarding a failure report: 1 when true, 2 when false
 	assignedInside []*types.Var
 	escapes        bool // the statement may leave by return, goto, labelled jump or panic
+	// parallel marks a pair of a multi-assignment (a, b = b, a+b): the
+	// locals change only after the last pair, marked last.
+	parallel, last bool
 }
 
 // function is one instrumented function declaration or literal.

@@ -1,0 +1,238 @@
+// Command analysis measures the angelic fix localization on seeded faults:
+// for each program (a txtar module in programs/ or an examples/ module with
+// fault.json) it collects spectra, analyses every failing test, and reports
+// whether the faulty line is in a verified candidate, the faulty line's
+// rank under Ochiai and under the combined ranking, and the time per
+// failing test split into solving and the rest.
+//
+//	go run ./bench/analysis [-programs bench/analysis/programs] [-examples examples]
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"golang.org/x/tools/txtar"
+
+	"faultline/analysis"
+	"faultline/spectra"
+	"faultline/spectra/rank"
+)
+
+type fault struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+}
+
+type outcome struct {
+	name             string
+	failing          int
+	fixedTests       int // failing tests with the faulty line in a verified candidate
+	ochiai, combined int
+	lines            int
+	perTest          []analysis.TestResult
+	notes            []string
+}
+
+func main() {
+	programs := flag.String("programs", "bench/analysis/programs", "directory of seeded-fault txtar modules")
+	examples := flag.String("examples", "examples", "directory of example modules with fault.json")
+	budget := flag.Duration("budget", 30*time.Second, "analysis time per failing test")
+	flag.Parse()
+	if err := run(*programs, *examples, *budget); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/analysis:", err)
+		os.Exit(1)
+	}
+}
+
+func run(programs, examples string, budget time.Duration) error {
+	ctx := context.Background()
+	scratch, err := os.MkdirTemp("", "faultline-bench-analysis-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(scratch)
+	type source struct{ name, dir string }
+	var sources []source
+	archives, _ := filepath.Glob(filepath.Join(programs, "*.txtar"))
+	for _, a := range archives {
+		dir := filepath.Join(scratch, strings.TrimSuffix(filepath.Base(a), ".txtar"))
+		if err := extract(a, dir); err != nil {
+			return err
+		}
+		sources = append(sources, source{filepath.Base(a), dir})
+	}
+	faults, _ := filepath.Glob(filepath.Join(examples, "*", "fault.json"))
+	for _, f := range faults {
+		dir, _ := filepath.Abs(filepath.Dir(f))
+		sources = append(sources, source{"examples/" + filepath.Base(dir), dir})
+	}
+	var outs []outcome
+	for _, s := range sources {
+		o, err := measure(ctx, s.name, s.dir, filepath.Join(scratch, "cache"), budget)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		outs = append(outs, o)
+	}
+	report(outs)
+	return nil
+}
+
+func extract(archive, dir string) error {
+	ar, err := txtar.ParseFile(archive)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", archive, err)
+	}
+	for _, f := range ar.Files {
+		path := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func measure(ctx context.Context, name, dir, cache string, budget time.Duration) (outcome, error) {
+	o := outcome{name: name}
+	data, err := os.ReadFile(filepath.Join(dir, "fault.json"))
+	if err != nil {
+		return o, fmt.Errorf("reading fault.json: %w", err)
+	}
+	var f fault
+	if err := json.Unmarshal(data, &f); err != nil {
+		return o, fmt.Errorf("parsing fault.json: %w", err)
+	}
+	ws, err := spectra.Open(dir, spectra.Options{CacheDir: cache})
+	if err != nil {
+		return o, err
+	}
+	m, err := ws.Collect(ctx, spectra.CollectOptions{})
+	if err != nil {
+		return o, err
+	}
+	formula, err := rank.Lookup("ochiai")
+	if err != nil {
+		return o, err
+	}
+	ranking, err := spectra.RankLines(m, formula)
+	if err != nil {
+		return o, err
+	}
+	var spectrum []analysis.Line
+	for _, l := range ranking.Lines {
+		spectrum = append(spectrum, analysis.Line{File: l.File, Line: l.Line})
+	}
+	var targets []analysis.Target
+	for _, t := range m.Tests {
+		if t.Verdict.Failing() {
+			targets = append(targets, analysis.Target{Package: t.Package, Test: t.Name})
+		}
+	}
+	o.failing = len(targets)
+	results, err := analysis.Analyze(ctx, m.Root, targets, analysis.Options{Budget: budget})
+	if err != nil {
+		return o, err
+	}
+	o.perTest = results
+	for _, r := range results {
+		for _, n := range r.Notes {
+			o.notes = append(o.notes, r.Test+": "+n)
+		}
+		if hosts(r, f) {
+			o.fixedTests++
+		}
+	}
+	o.lines = len(spectrum)
+	o.ochiai = position(spectrum, f)
+	o.combined = position(analysis.CombinedOrder(spectrum, results), f)
+	return o, nil
+}
+
+func hosts(r analysis.TestResult, f fault) bool {
+	for _, c := range r.Candidates {
+		for _, l := range c.Locations {
+			if c.Verified && l.File == f.File && l.Line <= f.Line && f.Line <= l.EndLine {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// position is the 1-based rank of the faulty line, 0 when never executed.
+func position(lines []analysis.Line, f fault) int {
+	for i, l := range lines {
+		if l.File == f.File && l.Line == f.Line {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+func report(outs []outcome) {
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "program\tfailing tests\twith fault in a verified candidate\tOchiai rank\tcombined rank\tlines")
+	faultsFound, top := 0, [2][3]int{}
+	var totals, solves []time.Duration
+	for _, o := range outs {
+		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%d\n", o.name, o.failing, o.fixedTests, o.ochiai, o.combined, o.lines)
+		if o.fixedTests > 0 {
+			faultsFound++
+		}
+		for i, n := range []int{1, 3, 5} {
+			if o.ochiai > 0 && o.ochiai <= n {
+				top[0][i]++
+			}
+			if o.combined > 0 && o.combined <= n {
+				top[1][i]++
+			}
+		}
+		for _, r := range o.perTest {
+			totals = append(totals, r.Total)
+			solves = append(solves, r.Solve)
+		}
+	}
+	w.Flush()
+	fmt.Printf("\nfaults with the faulty line in a verified candidate: %d of %d\n", faultsFound, len(outs))
+	fmt.Printf("Top-1/3/5  Ochiai: %d/%d/%d  combined: %d/%d/%d  (of %d faults)\n",
+		top[0][0], top[0][1], top[0][2], top[1][0], top[1][1], top[1][2], len(outs))
+	if len(totals) > 0 {
+		rest := make([]time.Duration, len(totals))
+		for i := range totals {
+			rest[i] = totals[i] - solves[i]
+		}
+		fmt.Printf("time per failing test (%d tests): total median %v worst %v; solving median %v worst %v; rest median %v worst %v\n",
+			len(totals), median(totals), worst(totals), median(solves), worst(solves), median(rest), worst(rest))
+	}
+	for _, o := range outs {
+		for _, n := range o.notes {
+			fmt.Printf("note %s: %s\n", o.name, n)
+		}
+	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2].Round(time.Millisecond)
+}
+
+func worst(ds []time.Duration) time.Duration {
+	var w time.Duration
+	for _, d := range ds {
+		w = max(w, d)
+	}
+	return w.Round(time.Millisecond)
+}

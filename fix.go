@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"faultline/analysis"
+)
+
+// runFix computes angelic fix candidates for every failing leaf test.
+func runFix(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("fix", flag.ContinueOnError)
+	var cf collectFlags
+	cf.register(fs)
+	asJSON := fs.Bool("json", false, "print the candidates as one JSON object")
+	maxSize := fs.Int("max-size", 2, "largest candidate, in locations")
+	budget := fs.Duration("budget", 30*time.Second, "time per failing test")
+	maxRuns := fs.Int("max-runs", 60, "test runs per failing test (refinement and verification)")
+	unverified := fs.Bool("unverified", false, "also print candidates whose forced run did not pass")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: faultline fix [flags] [packages]\n\nFor each failing leaf test, prints minimal sets of expressions whose other\nvalues (shown) make the test pass; each is verified by running the test\nwith the values forced.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	_, m, err := cf.collect(ctx, fs.Args())
+	if err != nil {
+		return err
+	}
+	var targets []analysis.Target
+	for _, t := range m.Tests {
+		if t.Verdict.Failing() {
+			targets = append(targets, analysis.Target{Package: t.Package, Test: t.Name})
+		}
+	}
+	results, err := analysis.Analyze(ctx, m.Root, targets, analysis.Options{
+		MaxSize: *maxSize, Budget: *budget, MaxRuns: *maxRuns, KeepUnverified: *unverified,
+	})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeFixJSON(os.Stdout, results)
+	}
+	writeFixText(os.Stdout, results)
+	return nil
+}
+
+func writeFixJSON(w io.Writer, results []analysis.TestResult) error {
+	out := struct {
+		Tests []analysis.TestResult `json:"tests"`
+	}{Tests: results}
+	if out.Tests == nil {
+		out.Tests = []analysis.TestResult{}
+	}
+	for i := range out.Tests {
+		if out.Tests[i].Candidates == nil {
+			out.Tests[i].Candidates = []analysis.Candidate{}
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return fmt.Errorf("writing JSON: %w", err)
+	}
+	return nil
+}
+
+func writeFixText(w io.Writer, results []analysis.TestResult) {
+	if len(results) == 0 {
+		fmt.Fprintln(w, "no failing tests")
+		return
+	}
+	for _, r := range results {
+		fmt.Fprintf(w, "%s (%s)\n", r.Test, r.Package)
+		for _, n := range r.Notes {
+			fmt.Fprintf(w, "  note: %s\n", n)
+		}
+		if len(r.Candidates) == 0 {
+			fmt.Fprintln(w, "  no candidate")
+		}
+		for i, c := range r.Candidates {
+			status := "verified"
+			if !c.Verified {
+				status = "not verified"
+			}
+			fmt.Fprintf(w, "  candidate %d (%s):\n", i+1, status)
+			for _, l := range c.Locations {
+				fmt.Fprintf(w, "    %s:%d:%d  %s  %s -> %s\n", l.File, l.Line, l.Col, l.Expr, l.Original, l.Angelic)
+			}
+		}
+	}
+}
