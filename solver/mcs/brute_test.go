@@ -246,10 +246,10 @@ func masks(ms []uint32) string {
 
 // checkRandomInstance runs one random scenario: enumerate, block, bound,
 // grow the formula, enumerate again.
-func checkRandomInstance(t *testing.T, alg Algorithm, seed uint64, nSoft, nHard int) {
+func checkRandomInstance(t *testing.T, cfg Options, seed uint64, nSoft, nHard int) {
 	ctx := newContext(t)
 	rng := rand.New(rand.NewPCG(seed, 99))
-	e, err := New[int](ctx, Options{Algorithm: alg})
+	e, err := New[int](ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,10 +283,10 @@ func checkRandomInstance(t *testing.T, alg Algorithm, seed uint64, nSoft, nHard 
 }
 
 func TestMCSAgainstBruteForce(t *testing.T) {
-	for _, alg := range algorithms {
-		t.Run(alg.String(), func(t *testing.T) {
+	for _, cfg := range configs {
+		t.Run(configName(cfg), func(t *testing.T) {
 			for seed := range uint64(12) {
-				checkRandomInstance(t, alg, seed, 3+int(seed%6), int(seed%3))
+				checkRandomInstance(t, cfg, seed, 3+int(seed%6), int(seed%3))
 			}
 		})
 	}
@@ -294,7 +294,7 @@ func TestMCSAgainstBruteForce(t *testing.T) {
 
 func FuzzMCSAgainstBruteForce(f *testing.F) {
 	f.Add(uint64(1), uint8(6), uint8(1), uint8(0))
-	f.Fuzz(func(t *testing.T, seed uint64, nSoft, nHard, alg uint8) {
-		checkRandomInstance(t, algorithms[int(alg)%len(algorithms)], seed, 1+int(nSoft)%9, int(nHard)%4)
+	f.Fuzz(func(t *testing.T, seed uint64, nSoft, nHard, config uint8) {
+		checkRandomInstance(t, configs[int(config)%len(configs)], seed, 1+int(nSoft)%9, int(nHard)%4)
 	})
 }

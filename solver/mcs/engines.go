@@ -53,12 +53,12 @@ type hittingSetEngine struct {
 	sels *[]z3.Bool
 }
 
-func newHittingSetEngine(ctx *z3.Context, sels *[]z3.Bool) (*hittingSetEngine, error) {
-	main, err := ctx.NewSolver()
+func newHittingSetEngine(ctx *z3.Context, logic string, sels *[]z3.Bool) (*hittingSetEngine, error) {
+	main, err := ctx.NewSolverForLogic(logic)
 	if err != nil {
 		return nil, err
 	}
-	hit, err := ctx.NewSolver()
+	hit, err := ctx.NewSolverForLogic("QF_FD") // Booleans and cardinalities only
 	if err != nil {
 		return nil, err
 	}
@@ -170,8 +170,8 @@ type levelsEngine struct {
 	sels *[]z3.Bool
 }
 
-func newLevelsEngine(ctx *z3.Context, sels *[]z3.Bool) (*levelsEngine, error) {
-	s, err := ctx.NewSolver()
+func newLevelsEngine(ctx *z3.Context, logic string, sels *[]z3.Bool) (*levelsEngine, error) {
+	s, err := ctx.NewSolverForLogic(logic)
 	if err != nil {
 		return nil, err
 	}

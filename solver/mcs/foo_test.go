@@ -12,7 +12,21 @@ import (
 	"faultline/solver/z3"
 )
 
-var algorithms = []Algorithm{HittingSet, Levels, OptimizeBlocking}
+// configs are the enumerator set-ups every behavioural test runs on.
+var configs = []Options{
+	{Algorithm: HittingSet},
+	{Algorithm: Levels},
+	{Algorithm: HittingSet, Logic: GeneralLogic},
+	{Algorithm: Levels, Logic: GeneralLogic},
+	{Algorithm: OptimizeBlocking},
+}
+
+func configName(o Options) string {
+	if o.Logic == "" {
+		return o.Algorithm.String()
+	}
+	return o.Algorithm.String() + "/" + o.Logic
+}
 
 func newContext(t testing.TB) *z3.Context {
 	t.Helper()
@@ -142,11 +156,11 @@ func collect(t *testing.T, e *Enumerator[string], b Bounds) ([]string, []Correct
 }
 
 func TestFooProgramFormulaGivesTheFiveFixCandidates(t *testing.T) {
-	for _, alg := range algorithms {
-		t.Run(alg.String(), func(t *testing.T) {
+	for _, cfg := range configs {
+		t.Run(configName(cfg), func(t *testing.T) {
 			ctx := newContext(t)
 			p := newFoo(ctx)
-			e, err := New[string](ctx, Options{Algorithm: alg})
+			e, err := New[string](ctx, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -192,11 +206,11 @@ func TestFooProgramFormulaGivesTheFiveFixCandidates(t *testing.T) {
 // unexplored (angelic); then the rest of the program is added to the same
 // enumerator and the five candidates of the full formula remain.
 func TestFooIncrementalRefinement(t *testing.T) {
-	for _, alg := range algorithms {
-		t.Run(alg.String(), func(t *testing.T) {
+	for _, cfg := range configs {
+		t.Run(configName(cfg), func(t *testing.T) {
 			ctx := newContext(t)
 			p := newFoo(ctx)
-			e, _ := New[string](ctx, Options{Algorithm: alg})
+			e, _ := New[string](ctx, cfg)
 			h1, s1 := p.trace()
 			addAll(t, e, p, h1, s1)
 			got, _ := collect(t, e, Bounds{})

@@ -47,6 +47,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strings"
 	"time"
 
 	"faultline/solver/z3"
@@ -76,7 +77,22 @@ func (a Algorithm) String() string {
 // Options configures an Enumerator.
 type Options struct {
 	Algorithm Algorithm
+	// Logic selects the solver behind HittingSet and Levels. The default,
+	// AutoLogic, starts with FiniteDomainLogic (Booleans and bit-vectors
+	// bit-blasted into Z3's incremental SAT solver, several times faster
+	// on such constraints) and switches to GeneralLogic, replaying the
+	// constraints, as soon as they leave that fragment (floats, arrays,
+	// integers...). Any other value is an SMT-LIB logic name passed to
+	// z3.Context.NewSolverForLogic.
+	Logic string
 }
+
+// Solver logics for Options.Logic.
+const (
+	AutoLogic         = ""
+	FiniteDomainLogic = "QF_FD"
+	GeneralLogic      = "ALL"
+)
 
 // Bounds limits one enumeration.
 type Bounds struct {
@@ -106,9 +122,12 @@ type Correction[T any] struct {
 // Like its z3.Context, it must be used by one goroutine at a time.
 type Enumerator[T any] struct {
 	ctx     *z3.Context
-	alg     Algorithm
+	opts    Options
+	logic   string // the solver logic in use
 	tags    []T
 	sels    []z3.Bool // selector per soft constraint: true means enforced
+	soft    []z3.Bool // the soft constraints, kept for replay
+	hard    []z3.Bool // kept for replay when the solver changes
 	blocked [][]int
 	running bool
 	pending [][]int // Block calls made during an enumeration
@@ -126,26 +145,74 @@ type engine interface {
 
 // New makes an empty Enumerator over ctx.
 func New[T any](ctx *z3.Context, opts Options) (*Enumerator[T], error) {
-	e := &Enumerator[T]{ctx: ctx, alg: opts.Algorithm}
-	var err error
-	switch opts.Algorithm {
-	case HittingSet:
-		e.eng, err = newHittingSetEngine(ctx, &e.sels)
-	case Levels:
-		e.eng, err = newLevelsEngine(ctx, &e.sels)
-	case OptimizeBlocking:
-		e.eng, err = newOptimizeEngine(ctx, &e.sels)
-	default:
-		return nil, fmt.Errorf("mcs: unknown algorithm %v", opts.Algorithm)
+	e := &Enumerator[T]{ctx: ctx, opts: opts, logic: opts.Logic}
+	if e.logic == AutoLogic {
+		e.logic = FiniteDomainLogic
 	}
+	eng, err := e.newEngine()
 	if err != nil {
-		return nil, fmt.Errorf("mcs: new %v enumerator: %w", opts.Algorithm, err)
+		return nil, err
 	}
+	e.eng = eng
 	return e, nil
 }
 
+func (e *Enumerator[T]) newEngine() (engine, error) {
+	var eng engine
+	var err error
+	logic := e.logic
+	if logic == GeneralLogic {
+		logic = ""
+	}
+	switch e.opts.Algorithm {
+	case HittingSet:
+		eng, err = newHittingSetEngine(e.ctx, logic, &e.sels)
+	case Levels:
+		eng, err = newLevelsEngine(e.ctx, logic, &e.sels)
+	case OptimizeBlocking:
+		eng, err = newOptimizeEngine(e.ctx, &e.sels)
+	default:
+		return nil, fmt.Errorf("mcs: unknown algorithm %v", e.opts.Algorithm)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mcs: new %v enumerator: %w", e.opts.Algorithm, err)
+	}
+	return eng, nil
+}
+
+// switchToGeneral rebuilds the engine on the general solver and replays
+// the constraint system (learnt cores are lost, nothing else).
+func (e *Enumerator[T]) switchToGeneral() error {
+	e.logic = GeneralLogic
+	eng, err := e.newEngine()
+	if err != nil {
+		return err
+	}
+	for _, h := range e.hard {
+		if err := eng.addHard(h); err != nil {
+			return fmt.Errorf("mcs: replay hard constraint: %w", err)
+		}
+	}
+	for i, sel := range e.sels {
+		if err := eng.addSoft(sel, e.soft[i]); err != nil {
+			return fmt.Errorf("mcs: replay soft constraint: %w", err)
+		}
+	}
+	for _, set := range e.blocked {
+		if err := eng.block(e.selectors(set)); err != nil {
+			return fmt.Errorf("mcs: replay block: %w", err)
+		}
+	}
+	e.eng = eng
+	return nil
+}
+
 // Algorithm reports the strategy in use.
-func (e *Enumerator[T]) Algorithm() Algorithm { return e.alg }
+func (e *Enumerator[T]) Algorithm() Algorithm { return e.opts.Algorithm }
+
+// Logic reports the solver logic in use (FiniteDomainLogic or
+// GeneralLogic under AutoLogic).
+func (e *Enumerator[T]) Logic() string { return e.logic }
 
 // NumSoft is the number of soft constraints added so far.
 func (e *Enumerator[T]) NumSoft() int { return len(e.sels) }
@@ -161,6 +228,7 @@ func (e *Enumerator[T]) AddHard(bs ...z3.Bool) error {
 		if err := e.eng.addHard(b); err != nil {
 			return fmt.Errorf("mcs: add hard constraint: %w", err)
 		}
+		e.hard = append(e.hard, b)
 	}
 	return nil
 }
@@ -182,6 +250,7 @@ func (e *Enumerator[T]) AddSoft(tag T, b z3.Bool) (int, error) {
 	}
 	e.tags = append(e.tags, tag)
 	e.sels = append(e.sels, sel)
+	e.soft = append(e.soft, b)
 	return len(e.sels) - 1, nil
 }
 
@@ -239,15 +308,24 @@ func (e *Enumerator[T]) Enumerate(goctx context.Context, b Bounds) iter.Seq2[Cor
 		r := newRun(goctx, b, e.ctx.Timeout(), len(e.sels))
 		e.running = true
 		defer func() { e.running = false }() // also when the loop body panics
-		var stopped bool
-		err := e.eng.run(r, func(relaxed []int, m *z3.Model) bool {
+		var stopped, emitted bool
+		emit := func(relaxed []int, m *z3.Model) bool {
 			c := Correction[T]{Soft: relaxed, Model: m, Tags: make([]T, len(relaxed))}
 			for k, i := range relaxed {
 				c.Tags[k] = e.tags[i]
 			}
+			emitted = true
 			stopped = !yield(c, nil)
 			return !stopped
-		})
+		}
+		err := e.eng.run(r, emit)
+		// The constraints left the finite-domain fragment: the first
+		// check of the enumeration says so, before anything is reported.
+		if errors.Is(err, errOutsideLogic) && e.opts.Logic == AutoLogic && !emitted {
+			if err = e.switchToGeneral(); err == nil {
+				err = e.eng.run(r, emit)
+			}
+		}
 		e.running = false
 		pending := e.pending
 		e.pending = nil
@@ -307,10 +385,17 @@ func (r *run) timeout() (time.Duration, error) {
 	return t, nil
 }
 
+// errOutsideLogic marks a specialised solver's refusal of constraints
+// outside its logic.
+var errOutsideLogic = errors.New("mcs: constraints outside the solver's logic")
+
 // unknown explains an Unknown solver answer.
 func (r *run) unknown(reason string) error {
 	if r.hasDeadline && !time.Now().Before(r.deadline) {
 		return ErrBudgetExhausted
+	}
+	if strings.Contains(reason, "sat.giveup") { // Z3's finite-domain solver
+		return fmt.Errorf("%w: %s", errOutsideLogic, reason)
 	}
 	return fmt.Errorf("mcs: solver gave up: %s", reason)
 }
