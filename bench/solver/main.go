@@ -39,7 +39,8 @@ func main() {
 	reps := flag.Int("reps", 5, "repetitions per instance and algorithm")
 	budget := flag.Duration("budget", 60*time.Second, "time budget per enumeration")
 	only := flag.String("only", "", "run only instances whose name contains this")
-	algsFlag := flag.String("algs", "hitting-set,levels,optimize", "algorithms to run (the last is the ratio base)")
+	algsFlag := flag.String("algs", "hitting-set,levels,hitting-set/ALL,levels/ALL,optimize",
+		"configurations to run: algorithm[/logic], the last is the ratio base")
 	flag.Parse()
 	algs, err := parseAlgorithms(*algsFlag)
 	if err != nil {
@@ -50,13 +51,13 @@ func main() {
 		if !strings.Contains(inst.name, *only) {
 			continue
 		}
-		medians := map[mcs.Algorithm]time.Duration{}
+		medians := map[string]time.Duration{}
 		var counts []string
 		for _, alg := range algs {
 			var times []time.Duration
 			var found []string
 			for range *reps {
-				d, sets, err := measure(inst, alg, *budget)
+				d, sets, err := measure(inst, alg.opts, *budget)
 				if errors.Is(err, mcs.ErrBudgetExhausted) {
 					times = nil // reported as over budget
 					break
@@ -68,7 +69,7 @@ func main() {
 				found = sets
 			}
 			if times != nil {
-				medians[alg] = median(times)
+				medians[alg.name] = median(times)
 				counts = append(counts, strings.Join(found, ";"))
 			}
 		}
@@ -81,10 +82,10 @@ func main() {
 				n = len(strings.Split(c, ";"))
 			}
 		}
-		base, baseOK := medians[algs[len(algs)-1]]
+		base, baseOK := medians[algs[len(algs)-1].name]
 		row := fmt.Sprintf("| %s | %d | %s |", inst.name, n, agree)
 		for _, alg := range algs {
-			d, ok := medians[alg]
+			d, ok := medians[alg.name]
 			switch {
 			case !ok:
 				row += fmt.Sprintf(" > %v |", *budget)
@@ -97,10 +98,10 @@ func main() {
 		rows = append(rows, row)
 		fmt.Fprintln(os.Stderr, row)
 	}
-	fmt.Printf("z3 %s, %d repetitions, median CPU ms per full enumeration (ratio to %v)\n\n", z3.Version(), *reps, algs[len(algs)-1])
+	fmt.Printf("z3 %s, %d repetitions, median CPU ms per full enumeration (ratio to %s)\n\n", z3.Version(), *reps, algs[len(algs)-1].name)
 	header, rule := "| instance | MCSs | same sets |", "|---|---|---|"
 	for _, alg := range algs {
-		header += " " + alg.String() + " |"
+		header += " " + alg.name + " |"
 		rule += "---|"
 	}
 	fmt.Println(header)
@@ -112,14 +113,14 @@ func main() {
 
 // measure times one enumeration from an empty context to the last MCS and
 // returns the sets found (sorted, canonical) for cross-checking.
-func measure(inst instance, alg mcs.Algorithm, budget time.Duration) (time.Duration, []string, error) {
+func measure(inst instance, opts mcs.Options, budget time.Duration) (time.Duration, []string, error) {
 	ctx, err := z3.NewContext(z3.Config{})
 	if err != nil {
 		return 0, nil, err
 	}
 	defer ctx.Close()
 	start := cpuTime()
-	e, err := mcs.New[int](ctx, mcs.Options{Algorithm: alg})
+	e, err := mcs.New[int](ctx, opts)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -141,17 +142,26 @@ func measure(inst instance, alg mcs.Algorithm, budget time.Duration) (time.Durat
 	return d, sets, nil
 }
 
-func parseAlgorithms(list string) ([]mcs.Algorithm, error) {
-	var out []mcs.Algorithm
+// config is one enumerator set-up under test.
+type config struct {
+	name string
+	opts mcs.Options
+}
+
+// parseAlgorithms reads "hitting-set,levels/ALL,...": an algorithm name
+// and optionally a solver logic (default: automatic).
+func parseAlgorithms(list string) ([]config, error) {
+	var out []config
 	for _, name := range strings.Split(list, ",") {
+		algName, logic, _ := strings.Cut(name, "/")
 		found := false
 		for _, a := range []mcs.Algorithm{mcs.HittingSet, mcs.Levels, mcs.OptimizeBlocking} {
-			if a.String() == name {
-				out, found = append(out, a), true
+			if a.String() == algName {
+				out, found = append(out, config{name: name, opts: mcs.Options{Algorithm: a, Logic: logic}}), true
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("unknown algorithm %q", name)
+			return nil, fmt.Errorf("unknown algorithm %q", algName)
 		}
 	}
 	return out, nil
