@@ -264,21 +264,26 @@ func TestTimeoutGivesUnknown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ctx.Close()
-	// Factoring a 64-bit semiprime by bit-blasting takes far longer than 1ms.
-	a, b := ctx.BVConst("a", 64), ctx.BVConst("b", 64)
-	one := ctx.BVUint(1, 64)
-	s, _ := ctx.NewSolver()
-	_ = s.Assert(a.Mul(b).Eq(ctx.BVUint(4294967291*4294967279, 64)), one.ULT(a), one.ULT(b),
-		a.ULT(ctx.BVUint(1<<32, 64)), b.ULT(ctx.BVUint(1<<32, 64)))
-	r, err := s.Check()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r != Unknown {
-		t.Fatalf("got %v within 1ms", r)
-	}
-	if s.ReasonUnknown() == "" {
-		t.Error("no reason for unknown")
+	for _, logic := range []string{"", "QF_FD"} {
+		// Factoring a 64-bit semiprime by bit-blasting takes far longer than 1ms.
+		a, b := ctx.BVConst("a", 64), ctx.BVConst("b", 64)
+		one := ctx.BVUint(1, 64)
+		s, err := ctx.NewSolverForLogic(logic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = s.Assert(a.Mul(b).Eq(ctx.BVUint(4294967291*4294967279, 64)), one.ULT(a), one.ULT(b),
+			a.ULT(ctx.BVUint(1<<32, 64)), b.ULT(ctx.BVUint(1<<32, 64)))
+		r, err := s.CheckAssumptions(ctx.BoolConst("p"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r != Unknown {
+			t.Fatalf("logic %q: got %v within 1ms", logic, r)
+		}
+		if s.ReasonUnknown() == "" {
+			t.Errorf("logic %q: no reason for unknown", logic)
+		}
 	}
 }
 
