@@ -6,25 +6,52 @@ import (
 	"go.lsp.dev/protocol"
 )
 
+// hintKey identifies the hints of one file: results of one snapshot (and its
+// findings so far) shown on one content of the file.
+type hintKey struct {
+	root     string
+	seq      uint64
+	findings int
+	rel      string
+	content  contentHash
+}
+
 // inlayHint shows score and rank at the end of each suspicious line in the
 // requested range, and the providers' angelic values beside expressions.
+// A file's hints are computed once per content and cached under its hash.
 func inlayHint(ctx context.Context, s *Server, p *protocol.InlayHintParams) ([]protocol.InlayHint, error) {
 	snap, rel, ok := s.locate(p.TextDocument.URI)
 	if !ok {
 		return nil, nil
 	}
-	_, ft, ok := s.textOf(snap, rel)
+	f, ft, ok := s.textOf(snap, rel)
 	if !ok {
 		return nil, nil
 	}
+	key := hintKey{snap.root, snap.seq, snap.findings.size(), rel, f.hash}
+	all, ok := s.hints.get(key)
+	if !ok {
+		all = s.fileHints(snap, rel, ft)
+		s.hints.put(key, all)
+	}
+	var hints []protocol.InlayHint
+	for _, h := range all {
+		if h.Position.Line >= p.Range.Start.Line && h.Position.Line <= p.Range.End.Line {
+			hints = append(hints, h)
+		}
+	}
+	return hints, nil
+}
+
+// fileHints computes every hint of one file.
+func (s *Server) fileHints(snap *snapshot, rel string, ft *fileText) []protocol.InlayHint {
 	enc := s.encoding()
 	yes := true
-	inRange := func(cur int) bool { return uint32(cur) >= p.Range.Start.Line && uint32(cur) <= p.Range.End.Line }
 	var hints []protocol.InlayHint
 	for _, i := range snap.flaggedIn[rel] {
 		l := snap.ranking.Lines[i]
 		cur, ok := ft.current(l.Line)
-		if !ok || !inRange(cur) {
+		if !ok {
 			continue
 		}
 		hints = append(hints, protocol.InlayHint{
@@ -36,7 +63,7 @@ func inlayHint(ctx context.Context, s *Server, p *protocol.InlayHintParams) ([]p
 	}
 	for _, av := range snap.findings.valuesIn(rel) {
 		cur, ok := ft.current(av.Line)
-		if !ok || !inRange(cur) {
+		if !ok {
 			continue
 		}
 		col := min(max(av.Col-1, 0), len(ft.lines[cur]))
@@ -47,5 +74,5 @@ func inlayHint(ctx context.Context, s *Server, p *protocol.InlayHintParams) ([]p
 			PaddingLeft: &yes,
 		})
 	}
-	return hints, nil
+	return hints
 }

@@ -92,7 +92,18 @@ func (s *Server) refreshPulled() {
 // analyze runs the providers on a new snapshot in the background; their
 // findings appear in hints and code actions as they arrive.
 func (s *Server) analyze(v *view, snap *snapshot) {
-	if len(s.opts.Providers) == 0 || len(snap.flagged) == 0 {
+	if len(s.opts.Providers) == 0 {
+		return
+	}
+	// Findings of an older snapshot are stale: stop computing them.
+	ctx, cancel := context.WithCancel(v.ctx)
+	v.mu.Lock()
+	if v.analysis != nil {
+		v.analysis()
+	}
+	v.analysis = cancel
+	v.mu.Unlock()
+	if len(snap.flagged) == 0 {
 		return
 	}
 	in := AnalysisInput{Root: snap.root, Matrix: snap.matrix, Ranking: snap.ranking}
@@ -101,11 +112,14 @@ func (s *Server) analyze(v *view, snap *snapshot) {
 	}
 	for _, p := range s.opts.Providers {
 		go func() {
-			f, err := p.Analyze(v.ctx, in)
+			f, err := p.Analyze(ctx, in)
 			if err != nil {
-				if v.ctx.Err() == nil {
+				if ctx.Err() == nil {
 					s.client.logf(protocol.MessageTypeWarning, "%s: %v", p.Name(), err)
 				}
+				return
+			}
+			if ctx.Err() != nil {
 				return
 			}
 			snap.findings.add(f)

@@ -73,6 +73,13 @@ func (f *findingsSlot) add(x Findings) {
 	f.mu.Unlock()
 }
 
+// size counts the providers that have reported, to key caches.
+func (f *findingsSlot) size() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.all)
+}
+
 // valuesIn returns the angelic values in one file.
 func (f *findingsSlot) valuesIn(file string) []AngelicValue {
 	f.mu.Lock()

@@ -50,6 +50,7 @@ type Server struct {
 	client   *client
 	cache    *contentCache
 	mappings *lru[mappingKey, *fileText]
+	hints    *lru[hintKey, []protocol.InlayHint]
 
 	pubMu       sync.Mutex // serializes diagnostics passes
 	progressSeq atomic.Int64
@@ -81,6 +82,7 @@ func New(opts Options) *Server {
 		cancels:  newCancels(),
 		cache:    newContentCache(256),
 		mappings: newLRU[mappingKey, *fileText](256),
+		hints:    newLRU[hintKey, []protocol.InlayHint](64),
 		exited:   make(chan struct{}),
 		settings: DefaultSettings(),
 		views:    make(map[string]*view),

@@ -36,6 +36,7 @@ type view struct {
 	reload    *time.Timer // pending store reload
 	lastShown string      // last build failure shown, not to repeat it
 	diag      diagState
+	analysis  context.CancelFunc // of the providers' work on the current snapshot
 	watcher   *fsnotify.Watcher
 }
 
