@@ -20,7 +20,7 @@ type Options struct {
 	MaxSize        int           // largest fix candidate, in locations (default 2)
 	Budget         time.Duration // wall-clock time per failing test (default 30s)
 	MaxRuns        int           // test runs per failing test, refinement and verification (default 60)
-	RunTimeout     time.Duration // one run of the test (default 20s)
+	RunTimeout     time.Duration // one run of the test (default 10s)
 	KeepUnverified bool          // also report candidates whose forced run failed
 }
 
@@ -35,7 +35,7 @@ func (o *Options) defaults() {
 		o.MaxRuns = 60
 	}
 	if o.RunTimeout <= 0 {
-		o.RunTimeout = 20 * time.Second
+		o.RunTimeout = 10 * time.Second
 	}
 }
 
@@ -139,6 +139,7 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 	start := time.Now()
 	res := &TestResult{Test: t.Test}
 	bin.runs = 0
+	bin.timeout = opts.RunTimeout
 	defer func() {
 		res.Runs = bin.runs
 		res.Total = time.Since(start)
@@ -147,8 +148,14 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 	if err != nil {
 		return nil, err
 	}
+	// A forced run may loop: bound it by the failing run's own duration.
+	bin.timeout = min(opts.RunTimeout, max(2*time.Second, 20*first.elapsed))
 	if first.passed {
 		res.Notes = append(res.Notes, "the test passes: nothing to fix")
+		return res, nil
+	}
+	if first.truncated {
+		res.Notes = append(res.Notes, fmt.Sprintf("the failing run is longer than %d recorded events: not analysed", maxTraceEvents))
 		return res, nil
 	}
 	if len(first.trace) == 0 {
@@ -215,6 +222,13 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 			res.Notes = append(res.Notes, fmt.Sprintf("run bound (%d) reached", opts.MaxRuns))
 			break
 		}
+		solveStart = time.Now()
+		if m, err := enc.closestModel(c, 5*time.Second); err != nil {
+			return nil, err
+		} else if m != nil {
+			c.Model = m
+		}
+		res.Solve += time.Since(solveStart)
 		cand, force, err := enc.candidate(c)
 		if err != nil {
 			return nil, err
@@ -223,7 +237,7 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 		if err != nil {
 			return nil, err
 		}
-		if !run.passed && enc.novel(run.trace) {
+		if !run.passed && !run.truncated && enc.novel(run.trace) {
 			forced := map[instKey]bool{}
 			for _, f := range force {
 				forced[instKey{f.Site, f.Inst}] = true

@@ -33,6 +33,7 @@ type encoder struct {
 	explored map[instKey]uint8   // condition directions seen: 1 false, 2 true
 	original map[instKey]int64   // concrete value when first seen unforced
 	instOf   map[int32][]int32   // encoded instances per site, in order seen
+	hards    []z3.Bool           // every hard constraint, for choosing values
 	failing  int                 // failure-guarding conditions that failed in the first trace
 	checks   int
 	fresh    int
@@ -42,6 +43,11 @@ func newEncoder(z *z3.Context, enum *mcs.Enumerator[int32], prog *program) *enco
 	return &encoder{z: z, enum: enum, prog: prog, ab: map[int32]z3.Bool{}, vars: map[instKey]z3.Expr{},
 		joins: map[joinKey]z3.Expr{}, results: map[instKey]z3.Expr{}, explored: map[instKey]uint8{},
 		original: map[instKey]int64{}, instOf: map[int32][]int32{}}
+}
+
+func (e *encoder) addHard(b z3.Bool) error {
+	e.hards = append(e.hards, b)
+	return e.enum.AddHard(b)
 }
 
 type pendingArg struct {
@@ -143,13 +149,13 @@ func (e *encoder) siteVar(s *site, ev event, term z3.Expr) (z3.Expr, error) {
 	e.instOf[s.id] = append(e.instOf[s.id], ev.inst)
 	eq := v.Eq(term)
 	if s.hard {
-		return v, e.enum.AddHard(eq)
+		return v, e.addHard(eq)
 	}
 	ab, err := e.abOf(s)
 	if err != nil {
 		return v, err
 	}
-	return v, e.enum.AddHard(e.z.Or(ab, eq))
+	return v, e.addHard(e.z.Or(ab, eq))
 }
 
 // novel reports whether a trace reaches a site instance or condition
@@ -295,7 +301,7 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool) err
 						r = e.freshOf(s.typ)
 						e.results[rk] = r
 					}
-					if err := e.enum.AddHard(a.pc.Implies(r.Eq(v))); err != nil {
+					if err := e.addHard(a.pc.Implies(r.Eq(v))); err != nil {
 						return err
 					}
 					a.ret, a.hasRet = r, true
@@ -338,7 +344,7 @@ func (e *encoder) branch(a *activation, s *site, ev event, v z3.Bool, first bool
 				e.failing++
 			}
 		}
-		if err := e.enum.AddHard(v.Eq(e.z.BoolVal(pass).Expr)); err != nil {
+		if err := e.addHard(v.Eq(e.z.BoolVal(pass).Expr)); err != nil {
 			return err
 		}
 	}
@@ -379,7 +385,7 @@ func (e *encoder) reconverge(a *activation) error {
 			j = e.freshOf(v.Type())
 			e.joins[jk] = j
 		}
-		if err := e.enum.AddHard(a.pc.Implies(j.Eq(cur))); err != nil {
+		if err := e.addHard(a.pc.Implies(j.Eq(cur))); err != nil {
 			return err
 		}
 		a.env[v] = j

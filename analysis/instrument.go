@@ -131,7 +131,7 @@ func loadProgram(root, pkgPath, workDir string) (*program, error) {
 		prog.overlay[u.path] = dst
 	}
 	rt := filepath.Join(workDir, "src", "faultlineagx.go")
-	if err := os.WriteFile(rt, []byte(runtimeSource), 0o644); err != nil {
+	if err := os.WriteFile(rt, []byte(runtimeSource()), 0o644); err != nil {
 		return nil, fmt.Errorf("writing the runtime: %w", err)
 	}
 	prog.overlay[filepath.Join(root, filepath.FromSlash(runtimePackage), "faultlineagx.go")] = rt

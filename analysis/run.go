@@ -16,6 +16,10 @@ import (
 	"time"
 )
 
+// maxTraceEvents bounds a trace (the runtime stops recording there): a
+// forced value can make a loop run away, and such a run is not replayed.
+const maxTraceEvents = 200000
+
 // event is one recorded dynamic instance of a site.
 type event struct {
 	site  int32
@@ -32,9 +36,11 @@ type forcedValue struct {
 
 // runResult is one run of the leaf test.
 type runResult struct {
-	passed bool
-	trace  []event
-	output string
+	passed    bool
+	elapsed   time.Duration
+	truncated bool // the trace hit the runtime's event bound
+	trace     []event
+	output    string
 }
 
 // testBinary is an instrumented test binary and the leaf test it runs.
@@ -101,7 +107,9 @@ func (b *testBinary) run(ctx context.Context, test string, force []forcedValue) 
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
+	began := time.Now()
 	err := cmd.Run()
+	elapsed := time.Since(began)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -109,12 +117,13 @@ func (b *testBinary) run(ctx context.Context, test string, force []forcedValue) 
 	if err != nil && !errors.As(err, &exit) {
 		return nil, fmt.Errorf("running %s: %w", test, err)
 	}
-	res := &runResult{output: out.String()}
+	res := &runResult{output: out.String(), elapsed: elapsed}
 	res.passed = err == nil && strings.Contains(res.output, "--- PASS: "+test+" ") && !strings.Contains(res.output, "--- FAIL")
 	res.trace, err = readTrace(tracePath)
 	if err != nil {
 		return nil, err
 	}
+	res.truncated = len(res.trace) >= maxTraceEvents
 	return res, nil
 }
 

@@ -1,5 +1,7 @@
 package analysis
 
+import "strconv"
+
 // runtimePackage is the import path, below the module path, at which the
 // recording runtime is injected through the overlay.
 const runtimePackage = "internal/faultlineagx"
@@ -16,7 +18,8 @@ const (
 // "site instance value" per event to the trace file. Its state is package
 // level because instrumented code anywhere in the binary reaches it without
 // plumbing; it lives only inside the test process.
-const runtimeSource = `// Package faultlineagx records and forces values for faultline's angelic
+func runtimeSource() string {
+	return `// Package faultlineagx records and forces values for faultline's angelic
 // analysis. It is injected into test binaries; do not import it yourself.
 package faultlineagx
 
@@ -31,7 +34,7 @@ import (
 
 type key struct{ site, inst int32 }
 
-const maxEvents = 4000000
+const maxEvents = ` + strconv.Itoa(maxTraceEvents) + `
 
 var (
 	mu     sync.Mutex
@@ -135,3 +138,4 @@ func Leave(site int32) {
 	}
 }
 `
+}
