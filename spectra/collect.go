@@ -39,14 +39,39 @@ func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, er
 	if co.Parallel <= 0 {
 		co.Parallel = runtime.GOMAXPROCS(0)
 	}
+	trace := newPhaseTrace()
+	defer trace.done("collect")
 	gorun := &goTool{root: w.root, env: os.Environ()}
-	all, err := gorun.list(ctx, w.root, "./...")
-	if err != nil {
-		return nil, fmt.Errorf("listing the module's packages: %w", err)
+	// The go command's answers do not depend on each other: ask at once.
+	var all, requested []*listedPackage
+	var env string
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		all, err = gorun.list(gctx, w.root, "./...")
+		if err != nil {
+			return fmt.Errorf("listing the module's packages: %w", err)
+		}
+		return nil
+	})
+	wholeModule := w.dir == w.root && len(co.Packages) == 1 && co.Packages[0] == "./..."
+	if !wholeModule {
+		g.Go(func() (err error) {
+			requested, err = (&goTool{root: w.dir, env: os.Environ()}).list(gctx, w.root, co.Packages...)
+			if err != nil {
+				return fmt.Errorf("listing %s: %w", strings.Join(co.Packages, " "), err)
+			}
+			return nil
+		})
 	}
-	requested, err := (&goTool{root: w.dir, env: os.Environ()}).list(ctx, w.root, co.Packages...)
-	if err != nil {
-		return nil, fmt.Errorf("listing %s: %w", strings.Join(co.Packages, " "), err)
+	g.Go(func() (err error) {
+		env, err = gorun.goEnv(gctx)
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if wholeModule {
+		requested = all
 	}
 	byPath := map[string]*listedPackage{}
 	for _, p := range all {
@@ -57,10 +82,6 @@ func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, er
 		if len(p.TestGoFiles)+len(p.XTestGoFiles) > 0 {
 			targets = append(targets, p)
 		}
-	}
-	env, err := gorun.goEnv(ctx)
-	if err != nil {
-		return nil, err
 	}
 	hashes := newFileHasher()
 	base := sha256.New()
@@ -84,7 +105,9 @@ func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, er
 	for _, p := range targets {
 		keys[p.ImportPath] = packageKey(baseSum, p, closure(p, byPath), hashes)
 	}
+	trace.done("list and hash")
 	stored, files, err := w.store.results(values(keys))
+	trace.done("read store")
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +119,7 @@ func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, er
 	}
 	report := newReporter(co.Progress, len(targets), len(targets)-len(toRun))
 	if len(toRun) > 0 {
-		fresh, freshFiles, err := w.run(ctx, toRun, byPath, keys, hashes, co, report)
+		fresh, freshFiles, err := w.run(ctx, toRun, byPath, keys, hashes, co, report, trace)
 		if err != nil {
 			return nil, err
 		}
@@ -209,7 +232,7 @@ type build struct {
 
 // run instruments, builds and runs the packages, storing each result as
 // soon as it is complete, so that an interrupted collection keeps them.
-func (w *Workspace) run(ctx context.Context, toRun []*listedPackage, byPath map[string]*listedPackage, keys map[string]string, hashes *fileHasher, co CollectOptions, report *reporter) (map[string]*storedPackage, map[string]*storedFile, error) {
+func (w *Workspace) run(ctx context.Context, toRun []*listedPackage, byPath map[string]*listedPackage, keys map[string]string, hashes *fileHasher, co CollectOptions, report *reporter, trace *phaseTrace) (map[string]*storedPackage, map[string]*storedFile, error) {
 	work, err := os.MkdirTemp("", "faultline-")
 	if err != nil {
 		return nil, nil, fmt.Errorf("creating scratch directory: %w", err)
@@ -229,6 +252,7 @@ func (w *Workspace) run(ctx context.Context, toRun []*listedPackage, byPath map[
 	if err := w.store.putFiles(toStore); err != nil {
 		return nil, nil, err
 	}
+	trace.done("instrument")
 	report.phase("build")
 	gorun := &goTool{root: w.root, env: os.Environ()}
 	binDir := filepath.Join(work, "bin")
@@ -240,6 +264,7 @@ func (w *Workspace) run(ctx context.Context, toRun []*listedPackage, byPath map[
 	if err != nil {
 		return nil, nil, err
 	}
+	trace.done("build")
 	report.phase("run")
 	results := map[string]*storedPackage{}
 	var mu sync.Mutex
@@ -266,10 +291,12 @@ func (w *Workspace) run(ctx context.Context, toRun []*listedPackage, byPath map[
 			}
 			tb := &testBinary{pkg: p, path: bin, run: co.Run, timeout: co.Timeout, layout: b.layoutPath,
 				counters: b.counters, test2json: test2json, root: w.root, workDir: workDir}
+			start := time.Now()
 			leaves, err := runBinary(gctx, tb, report.leafDone)
 			if err != nil {
 				return err
 			}
+			trace.since(start, "run "+p.ImportPath)
 			for _, leaf := range leaves {
 				t := storedTest{TestRun: leaf.TestRun}
 				t.Output = truncateOutput(t.Output)
