@@ -50,8 +50,12 @@ function handle(msg) {
       send({ id: msg.id, result: ranking() });
       return;
     case 'workspace/executeCommand':
-      send({ id: msg.id, result: null });
-      if (msg.params && msg.params.command === 'faultline.run') announce();
+      if (msg.params && msg.params.command === 'faultline.run') {
+        announce();
+        send({ id: msg.id, result: { modules: [{ root, failed: fixture.failed, passed: fixture.passed, buildErrors: 0 }] } });
+      } else {
+        send({ id: msg.id, result: null });
+      }
       return;
     case 'shutdown':
       send({ id: msg.id, result: null });

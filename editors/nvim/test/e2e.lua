@@ -28,7 +28,7 @@ local ok, err = pcall(function()
   local plugin_dir = env("FAULTLINE_PLUGIN_DIR")
   local fault_file = uv.fs_realpath(env("FAULT_FILE")) or env("FAULT_FILE")
   local fault_line = tonumber(env("FAULT_LINE"))
-  local timeout = tonumber(os.getenv("FAULTLINE_E2E_TIMEOUT_MS") or "") or 240000
+  local timeout = tonumber(os.getenv("FAULTLINE_E2E_TIMEOUT_MS") or "") or 420000
   local top_n = tonumber(os.getenv("FAULTLINE_TOP_N") or "") or 3
 
   vim.lsp.set_log_level("debug")
@@ -46,15 +46,7 @@ local ok, err = pcall(function()
       changes = changes + 1
     end,
   })
-  -- Server states in arrival order, to see a run start and finish.
-  local states = {}
-  vim.api.nvim_create_autocmd("User", {
-    pattern = "FaultlineStatus",
-    callback = function()
-      local st = faultline.last_status()
-      table.insert(states, st and st.state or "?")
-    end,
-  })
+
   faultline.setup({ cmd = cmd, open_quickfix = false })
 
   vim.cmd("edit " .. vim.fn.fnameescape(fault_file))
@@ -165,34 +157,28 @@ local ok, err = pcall(function()
   if not fault_marked then
     finish(1, string.format("%d extmarks placed but none with a FaultlineSusp group on line %d", #marks, fault_line))
   end
-  -- :FaultlineRun must start a fresh collection (a non-idle status) that
-  -- ends (idle again, or a rankingChanged), with the server still alive.
-  local before_changes, before_states = changes, #states
-  vim.cmd("FaultlineRun")
-  local function rerun_done()
-    if changes > before_changes then
-      return true
-    end
-    local busy = false
-    for i = before_states + 1, #states do
-      if states[i] ~= "idle" then
-        busy = true
-      elseif busy then
-        return true
-      end
-    end
-    return false
-  end
-  local rerun = vim.wait(timeout, function()
-    return rerun_done() or not server_alive()
+  -- :FaultlineRun's request is answered when the fresh run is over; the
+  -- server must still be alive and report the module's failing tests.
+  local run_done, run_err, run_result = false, nil, nil
+  faultline.run(function(err, result)
+    run_done, run_err, run_result = true, err, result
+  end)
+  vim.wait(timeout, function()
+    return run_done or not server_alive()
   end, 100)
   if not server_alive() then
-    finish(1, ":FaultlineRun made the server exit (see the LSP log below)")
+    finish(1, "faultline.run made the server exit (see the LSP log below)")
   end
-  if not rerun then
-    finish(1, string.format(":FaultlineRun started no run that finished within %d ms (statuses since: %s)", timeout, table.concat(states, " ", before_states + 1)))
+  if not run_done then
+    finish(1, string.format("faultline.run was not answered within %d ms", timeout))
   end
-  out(string.format(":FaultlineRun ran and finished after %d ms", elapsed()))
+  if run_err then
+    finish(1, "faultline.run failed: " .. vim.inspect(run_err))
+  end
+  out(string.format("%s (%d ms)", require("faultline.ranking").run_summary(run_result), elapsed()))
+  if type(run_result) == "table" and type(run_result.modules) == "table" and run_result.modules[1] and (run_result.modules[1].failed or 0) == 0 then
+    finish(1, "faultline.run reported no failing test in a module with a known fault")
+  end
   finish(0, string.format("faulty line ranked at position %d, %d lines highlighted, %d ms", position, #marks, elapsed()))
 end)
 if not ok then

@@ -6,7 +6,7 @@
 # env:   FAULTLINE_BIN     server binary (default: build one from the repo root)
 #        NVIM              Neovim binary (default: nvim)
 #        FAULTLINE_TOP_N   the faulty line must be within this many entries (3)
-#        FAULTLINE_E2E_TIMEOUT_MS  how long to wait for a ranking per example (240000)
+#        FAULTLINE_E2E_TIMEOUT_MS  how long to wait for a ranking per example (420000)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -63,7 +63,7 @@ for name in "${examples[@]}"; do
     XDG_STATE_HOME="$state/state" XDG_CACHE_HOME="$state/cache" \
     FAULTLINE_CMD="[\"$bin\",\"serve\"]" FAULTLINE_PLUGIN_DIR="$plugin_dir" \
     FAULT_FILE="$mod/$file" FAULT_LINE="$line" \
-      timeout 600 "$nvim" --headless -u NONE -i NONE -n \
+      timeout 900 "$nvim" --headless -u NONE -i NONE -n \
         -c "luafile $here/e2e.lua" 2>&1 </dev/null
   )
   rc=$?

@@ -70,6 +70,13 @@ test("status text", function()
   eq(ranking.status_text({ state = "running", done = 0, total = 2, failing = 1, message = "0/2 packages done, 17 tests run, 1 failing" }), "faultline: 0/2 packages done, 17 tests run, 1 failing")
 end)
 
+test("run summary", function()
+  eq(ranking.run_summary({ modules = { { root = "/w/calc", failed = 3, passed = 33, buildErrors = 0 } } }), "run finished: calc: 3 failing, 33 passing")
+  eq(ranking.run_summary({ modules = { { root = "/w/a", failed = 0, passed = 1, buildErrors = 2 }, { root = "/w/b", error = "boom\nmore" } } }),
+    "run finished: a: 0 failing, 1 passing, 2 packages did not build; b: error: boom")
+  eq(ranking.run_summary(vim.NIL), "run finished")
+end)
+
 test("config merges and validates", function()
   local cfg = config.merge({ formula = "dstar", top = 5 })
   eq(cfg.formula, "dstar")

@@ -14,7 +14,7 @@ import {
 } from 'vscode-languageclient/node';
 import { LEVELS, RankingResult, byUri, parseRanking, rows, RowModel } from './ranking';
 import { serverCommand, serverSettings } from './settings';
-import { ServerStatus, TopSuspect, statusView } from './status';
+import { ServerStatus, TopSuspect, runSummary, statusView } from './status';
 
 const SECTION = 'faultline';
 const VIEW_ID = 'faultline.suspiciousLines';
@@ -209,7 +209,8 @@ class Faultline implements vscode.Disposable {
     const client = this.requireClient();
     if (!client) return;
     try {
-      await client.sendRequest(ExecuteCommandRequest.type, { command: 'faultline.run', arguments: [] });
+      const result = await client.sendRequest(ExecuteCommandRequest.type, { command: 'faultline.run', arguments: [] });
+      vscode.window.setStatusBarMessage(`faultline: ${runSummary(result)}`, 10000);
     } catch (err) {
       void vscode.window.showErrorMessage(`faultline.run failed: ${String(err)}`);
     }

@@ -43,10 +43,15 @@ export function statusView(status: ServerStatus | undefined, top: TopSuspect | n
   const topTip = top ? `\nMost suspicious: ${fileOf(top.uri)}:${top.line} (score ${top.score.toFixed(3)})` : '';
   switch (status?.state) {
     case 'building':
-      return { text: '$(sync~spin) faultline: building tests', tooltip: 'Building the test binaries' + topTip, error: false };
+      return {
+        text: `$(sync~spin) faultline: ${status.message || 'building tests'}`,
+        tooltip: 'Building the test binaries' + topTip,
+        error: false,
+      };
     case 'running':
       return {
-        text: `$(sync~spin) faultline: running ${status.done ?? 0}/${status.total ?? 0} tests${failingText}`,
+        // The server's own message says what done/total count.
+        text: `$(sync~spin) faultline: ${status.message || `running ${status.done ?? 0}/${status.total ?? 0} tests${failingText}`}`,
         tooltip: `Collecting coverage spectra${topTip}`,
         error: false,
       };
@@ -65,4 +70,29 @@ export function statusView(status: ServerStatus | undefined, top: TopSuspect | n
     default:
       return { text: `$(pulse) faultline${topText}`, tooltip: 'faultline is starting' + topTip, error: false };
   }
+}
+
+/** One module's outcome in the faultline.run command's result. */
+export interface ModuleRun {
+  root: string;
+  failed: number;
+  passed: number;
+  buildErrors?: number;
+  error?: string;
+}
+
+/** runSummary renders the faultline.run result, e.g. "calc: 3 failing, 33 passing". */
+export function runSummary(result: unknown): string {
+  const modules = (result as { modules?: ModuleRun[] } | null)?.modules;
+  if (!Array.isArray(modules) || modules.length === 0) {
+    return 'run finished';
+  }
+  return modules
+    .map((m) => {
+      const name = String(m.root ?? '?').split('/').pop() || '?';
+      if (m.error) return `${name}: error: ${m.error.split('\n')[0]}`;
+      const build = m.buildErrors ? `, ${m.buildErrors} packages did not build` : '';
+      return `${name}: ${m.failed ?? 0} failing, ${m.passed ?? 0} passing${build}`;
+    })
+    .join('; ');
 }

@@ -320,15 +320,22 @@ local function require_clients()
 end
 
 -- run asks the server(s) to collect spectra and rank now (faultline.run).
-function M.run()
+-- The server answers when the run is over; then a summary is echoed and
+-- on_done(err, result) is called once per server if given.
+function M.run(on_done)
   local clients = require_clients()
   if not clients then
     return
   end
   for _, client in ipairs(clients) do
-    client_request(client, "workspace/executeCommand", { command = "faultline.run", arguments = {} }, function(err)
+    client_request(client, "workspace/executeCommand", { command = "faultline.run", arguments = {} }, function(err, result)
       if err then
         notify("faultline.run failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      else
+        notify(ranking.run_summary(result))
+      end
+      if on_done then
+        on_done(err, result)
       end
     end)
   end

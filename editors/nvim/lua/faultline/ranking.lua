@@ -109,6 +109,28 @@ function M.title(result)
   )
 end
 
+-- run_summary renders the result of the faultline.run command, one
+-- "root: N failing, M passing" part per module.
+function M.run_summary(result)
+  if type(result) ~= "table" or type(result.modules) ~= "table" or #result.modules == 0 then
+    return "run finished"
+  end
+  local parts = {}
+  for _, mod in ipairs(result.modules) do
+    local text
+    if type(mod.error) == "string" and mod.error ~= "" then
+      text = "error: " .. mod.error:gsub("\n.*", "")
+    else
+      text = string.format("%d failing, %d passing", mod.failed or 0, mod.passed or 0)
+      if (mod.buildErrors or 0) > 0 then
+        text = text .. string.format(", %d packages did not build", mod.buildErrors)
+      end
+    end
+    table.insert(parts, vim.fn.fnamemodify(mod.root or "?", ":t") .. ": " .. text)
+  end
+  return "run finished: " .. table.concat(parts, "; ")
+end
+
 -- status_text renders a faultline/status notification for a statusline.
 function M.status_text(status)
   if type(status) ~= "table" or status.state == nil then

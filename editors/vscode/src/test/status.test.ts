@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { statusView } from '../status';
+import { runSummary, statusView } from '../status';
 import { serverCommand, serverSettings } from '../settings';
 
 const top = { uri: 'file:///m/booking/booking.go', line: 42, score: 0.87 };
@@ -10,6 +10,12 @@ test('status text while running', () => {
   assert.equal(v.text, '$(sync~spin) faultline: running 37/120 tests, 2 failing');
   assert.match(v.tooltip, /Most suspicious: booking\.go:42 \(score 0\.870\)/);
   assert.equal(v.error, false);
+});
+
+test('status text prefers the server message', () => {
+  const v = statusView({ state: 'running', done: 1, total: 2, failing: 1, message: '1/2 packages done, 17 tests run, 1 failing' }, null);
+  assert.equal(v.text, '$(sync~spin) faultline: 1/2 packages done, 17 tests run, 1 failing');
+  assert.equal(statusView({ state: 'building', message: 'built 0/1 packages' }, null).text, '$(sync~spin) faultline: built 0/1 packages');
 });
 
 test('status text when idle names the top suspect', () => {
@@ -38,4 +44,13 @@ test('server path resolution', () => {
   assert.equal(serverCommand('~/go/bin/faultline', '/ws', '/home/u'), '/home/u/go/bin/faultline');
   assert.equal(serverCommand('./bin/faultline', '/ws', '/home/u'), '/ws/bin/faultline');
   assert.equal(serverCommand('./bin/faultline', undefined, '/home/u'), './bin/faultline');
+});
+
+test('run summary', () => {
+  assert.equal(runSummary({ modules: [{ root: '/w/calc', failed: 3, passed: 33, buildErrors: 0 }] }), 'calc: 3 failing, 33 passing');
+  assert.equal(
+    runSummary({ modules: [{ root: '/w/a', failed: 0, passed: 1, buildErrors: 2 }, { root: '/w/b', failed: 0, passed: 0, error: 'boom\nmore' }] }),
+    'a: 0 failing, 1 passing, 2 packages did not build; b: error: boom',
+  );
+  assert.equal(runSummary(null), 'run finished');
 });

@@ -12,7 +12,7 @@
 //        CHROMIUM        browser (default: /usr/bin/chromium)
 //        ARTIFACTS       screenshot directory (default: ../../test-results)
 //        FAULTLINE_TOP_N faulty line must be within this many rows (default 3)
-//        FAULTLINE_E2E_TIMEOUT_MS  wait for the ranking (default 240000)
+//        FAULTLINE_E2E_TIMEOUT_MS  wait for the ranking (default 420000)
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -28,7 +28,7 @@ const vsix = path.resolve(process.env.VSIX || path.join(here, '..', '..', 'fault
 const browserPath = process.env.CHROMIUM || '/usr/bin/chromium';
 const artifacts = path.resolve(process.env.ARTIFACTS || path.join(here, '..', '..', 'test-results'));
 const topN = Number(process.env.FAULTLINE_TOP_N || 3);
-const rankingTimeout = Number(process.env.FAULTLINE_E2E_TIMEOUT_MS || 240000);
+const rankingTimeout = Number(process.env.FAULTLINE_E2E_TIMEOUT_MS || 420000);
 const chromiumFlags = [
   '--no-sandbox',
   '--disable-gpu',
