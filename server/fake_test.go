@@ -94,6 +94,14 @@ type fakeWorkspace struct {
 	started  chan struct{} // signalled when Collect starts
 }
 
+// newFakeModule writes fakeModule to a new directory and returns it with a
+// fake engine for it.
+func newFakeModule(t testing.TB) (string, *fakeWorkspace) {
+	dir := t.TempDir()
+	writeArchive(t, dir, fakeModule)
+	return dir, newFakeWorkspace(t, dir)
+}
+
 func newFakeWorkspace(t testing.TB, root string) *fakeWorkspace {
 	f := &fakeWorkspace{t: t, root: root, store: filepath.Join(t.TempDir(), "spectra.db"),
 		loaded: make(chan struct{}), started: make(chan struct{}, 16)}
@@ -123,7 +131,9 @@ func (f *fakeWorkspace) Collect(ctx context.Context, opts spectra.CollectOptions
 	}
 	if block {
 		<-ctx.Done()
-		return nil, ctx.Err()
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	m := result()
 	f.mu.Lock()

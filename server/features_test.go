@@ -16,9 +16,7 @@ import (
 // TestFeatures drives every request over a module whose results come from
 // the fake engine, including edits that move and remove suspicious lines.
 func TestFeatures(t *testing.T) {
-	dir := t.TempDir()
-	writeArchive(t, dir, fakeModule)
-	fake := newFakeWorkspace(t, dir)
+	dir, fake := newFakeModule(t)
 	c := startServer(t, Options{Open: fake.open})
 	yes := true
 	c.initialize(dir, `{"faultline":{"top":5}}`, protocol.ClientCapabilities{

@@ -249,7 +249,7 @@ func (c *testClient) shutdown() {
 }
 
 // writeArchive writes a txtar archive under dir.
-func writeArchive(t *testing.T, dir, archive string) {
+func writeArchive(t testing.TB, dir, archive string) {
 	t.Helper()
 	for _, f := range txtar.Parse([]byte(archive)).Files {
 		path := filepath.Join(dir, filepath.FromSlash(f.Name))

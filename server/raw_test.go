@@ -137,7 +137,14 @@ func (r *rawClient) response(id string) (message, error) {
 	}
 }
 
-func (r *rawClient) close() { r.conn.Close() }
+// close ends the connection and waits for the server to stop.
+func (r *rawClient) close() {
+	r.conn.Close()
+	select {
+	case <-r.done:
+	case <-time.After(r.wait):
+	}
+}
 
 func TestMalformedMessages(t *testing.T) {
 	r := startRaw(t, Options{Open: noEngine(t)})
@@ -221,9 +228,7 @@ func TestBatchWithBadMembers(t *testing.T) {
 }
 
 func TestCancelRequest(t *testing.T) {
-	dir := t.TempDir()
-	writeArchive(t, dir, fakeModule)
-	fake := newFakeWorkspace(t, dir)
+	dir, fake := newFakeModule(t)
 	fake.block = true
 	r := startRaw(t, Options{Open: fake.open})
 	defer r.close()

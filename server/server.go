@@ -152,7 +152,7 @@ func (s *Server) teardown() {
 	s.views = make(map[string]*view)
 	s.mu.Unlock()
 	for _, v := range views {
-		v.close()
+		v.stop()
 	}
 }
 

@@ -14,7 +14,7 @@ func shutdown(ctx context.Context, s *Server, _ jsonrpc2.RawMessage) (any, error
 	s.views = make(map[string]*view)
 	s.mu.Unlock()
 	for _, v := range views {
-		v.cancel()
+		v.stop()
 	}
 	return nil, nil
 }

@@ -67,7 +67,9 @@ func (v *view) start(autoRun bool) {
 	}
 }
 
-func (v *view) close() {
+// stop cancels the view's background work and waits for its collection
+// run to wind down, so no run outlives the session.
+func (v *view) stop() {
 	v.cancel()
 	v.mu.Lock()
 	if v.timer != nil {
@@ -76,12 +78,20 @@ func (v *view) close() {
 	if v.reload != nil {
 		v.reload.Stop()
 	}
-	w := v.watcher
+	w, r := v.watcher, v.current
 	v.watcher = nil
 	v.mu.Unlock()
 	if w != nil {
 		w.Close()
 	}
+	if r != nil {
+		<-r.done
+	}
+}
+
+// close stops the view and withdraws what it shows.
+func (v *view) close() {
+	v.stop()
 	v.srv.clearDiagnostics(v)
 }
 

@@ -16,9 +16,7 @@ import (
 )
 
 func TestAutoRunOffAndStoreReload(t *testing.T) {
-	dir := t.TempDir()
-	writeArchive(t, dir, fakeModule)
-	fake := newFakeWorkspace(t, dir)
+	dir, fake := newFakeModule(t)
 	c := startServer(t, Options{Open: fake.open, Debounce: 10 * time.Millisecond})
 	c.initialize(dir, `{"autoRun":false}`, protocol.ClientCapabilities{})
 	src := uri.File(filepath.Join(dir, "a.go"))
@@ -63,9 +61,7 @@ func TestAutoRunOffAndStoreReload(t *testing.T) {
 }
 
 func TestSavesAreDebounced(t *testing.T) {
-	dir := t.TempDir()
-	writeArchive(t, dir, fakeModule)
-	fake := newFakeWorkspace(t, dir)
+	dir, fake := newFakeModule(t)
 	// A debounce longer than any test run: only a burst's last save counts.
 	c := startServer(t, Options{Open: fake.open, Debounce: time.Hour})
 	c.initialize(dir, `{"autoRun":false}`, protocol.ClientCapabilities{})
@@ -89,9 +85,7 @@ func TestSavesAreDebounced(t *testing.T) {
 }
 
 func TestConfigurationPull(t *testing.T) {
-	dir := t.TempDir()
-	writeArchive(t, dir, fakeModule)
-	fake := newFakeWorkspace(t, dir)
+	dir, fake := newFakeModule(t)
 	c := startServer(t, Options{Open: fake.open})
 	c.config = json.RawMessage(`{"top":1,"formula":"dstar"}`)
 	yes := true
@@ -111,9 +105,7 @@ func TestConfigurationPull(t *testing.T) {
 }
 
 func TestBuildFailure(t *testing.T) {
-	dir := t.TempDir()
-	writeArchive(t, dir, fakeModule)
-	fake := newFakeWorkspace(t, dir)
+	dir, fake := newFakeModule(t)
 	c := startServer(t, Options{Open: fake.open})
 	c.initialize(dir, "", protocol.ClientCapabilities{})
 	src := uri.File(filepath.Join(dir, "a.go"))
@@ -218,9 +210,7 @@ func (oneFixProvider) Analyze(ctx context.Context, in AnalysisInput) (Findings, 
 }
 
 func TestProviderFindings(t *testing.T) {
-	dir := t.TempDir()
-	writeArchive(t, dir, fakeModule)
-	fake := newFakeWorkspace(t, dir)
+	dir, fake := newFakeModule(t)
 	c := startServer(t, Options{Open: fake.open, Providers: []Provider{oneFixProvider{}}})
 	yes := true
 	c.initialize(dir, "", protocol.ClientCapabilities{Workspace: &protocol.WorkspaceClientCapabilities{
