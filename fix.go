@@ -53,20 +53,9 @@ func runFix(ctx context.Context, args []string) error {
 }
 
 func writeFixJSON(w io.Writer, results []analysis.TestResult) error {
-	out := struct {
-		Tests []analysis.TestResult `json:"tests"`
-	}{Tests: results}
-	if out.Tests == nil {
-		out.Tests = []analysis.TestResult{}
-	}
-	for i := range out.Tests {
-		if out.Tests[i].Candidates == nil {
-			out.Tests[i].Candidates = []analysis.Candidate{}
-		}
-	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
+	if err := enc.Encode(analysis.NewReport(results)); err != nil {
 		return fmt.Errorf("writing JSON: %w", err)
 	}
 	return nil

@@ -65,6 +65,23 @@ type Candidate struct {
 	Locations []Location `json:"locations"`
 }
 
+// Report is the JSON form of faultline fix -json.
+type Report struct {
+	Tests []TestResult `json:"tests"`
+}
+
+// NewReport wraps results for JSON output, with empty lists rather than
+// nulls.
+func NewReport(results []TestResult) Report {
+	r := Report{Tests: append([]TestResult{}, results...)}
+	for i := range r.Tests {
+		if r.Tests[i].Candidates == nil {
+			r.Tests[i].Candidates = []Candidate{}
+		}
+	}
+	return r
+}
+
 // TestResult is the analysis of one failing test.
 type TestResult struct {
 	Test       string      `json:"test"`
@@ -240,7 +257,7 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 		if !run.passed && !run.truncated && enc.novel(run.trace) {
 			forced := map[instKey]bool{}
 			for _, f := range force {
-				forced[instKey{f.Site, f.Inst}] = true
+				forced[instKey{f.Site, instance{f.Act, f.Local}}] = true
 			}
 			if err := enc.replay(run.trace, forced, false); err != nil {
 				return nil, err
@@ -273,7 +290,7 @@ func (e *encoder) candidate(c mcs.Correction[int32]) (Candidate, []forcedValue, 
 			if err != nil {
 				return cand, nil, fmt.Errorf("reading the angelic value of %s: %w", s.text, err)
 			}
-			force = append(force, forcedValue{Site: id, Inst: inst, Value: v})
+			force = append(force, forcedValue{Site: id, Act: inst.act, Local: inst.local, Value: v})
 			o, seen := e.original[k]
 			if seen && o == v && len(e.instOf[id]) > 1 {
 				continue

@@ -11,11 +11,21 @@ import (
 	"faultline/solver/z3"
 )
 
-type instKey struct{ site, inst int32 }
+// instance names a dynamic instance of a site: the activation of its
+// function (counted per function) and the count within that activation.
+// Unlike a global count, it stays put when a forced value makes an earlier
+// loop run longer.
+type instance struct{ act, local int32 }
+
+type instKey struct {
+	site int32
+	inst instance
+}
 
 type joinKey struct {
-	site, inst int32
-	v          *types.Var
+	site int32
+	inst instance
+	v    *types.Var
 }
 
 // encoder holds the angelic formula of one failing test: every site
@@ -27,14 +37,14 @@ type encoder struct {
 	prog *program
 
 	ab       map[int32]z3.Bool
-	vars     map[instKey]z3.Expr // value of a site instance
-	joins    map[joinKey]z3.Expr // value of a local after an if or loop instance
-	results  map[instKey]z3.Expr // returned value of a function activation
-	explored map[instKey]uint8   // condition directions seen: 1 false, 2 true
-	original map[instKey]int64   // concrete value when first seen unforced
-	instOf   map[int32][]int32   // encoded instances per site, in order seen
-	hards    []z3.Bool           // every hard constraint, for choosing values
-	failing  int                 // failure-guarding conditions that failed in the first trace
+	vars     map[instKey]z3.Expr  // value of a site instance
+	joins    map[joinKey]z3.Expr  // value of a local after an if or loop instance
+	results  map[instKey]z3.Expr  // returned value of a function activation
+	explored map[instKey]uint8    // condition directions seen: 1 false, 2 true
+	original map[instKey]int64    // concrete value when first seen unforced
+	instOf   map[int32][]instance // encoded instances per site, in order seen
+	hards    []z3.Bool            // every hard constraint, for choosing values
+	failing  int                  // failure-guarding conditions that failed in the first trace
 	checks   int
 	fresh    int
 }
@@ -42,7 +52,7 @@ type encoder struct {
 func newEncoder(z *z3.Context, enum *mcs.Enumerator[int32], prog *program) *encoder {
 	return &encoder{z: z, enum: enum, prog: prog, ab: map[int32]z3.Bool{}, vars: map[instKey]z3.Expr{},
 		joins: map[joinKey]z3.Expr{}, results: map[instKey]z3.Expr{}, explored: map[instKey]uint8{},
-		original: map[instKey]int64{}, instOf: map[int32][]int32{}}
+		original: map[instKey]int64{}, instOf: map[int32][]instance{}}
 }
 
 func (e *encoder) addHard(b z3.Bool) error {
@@ -63,7 +73,7 @@ type pendingResult struct {
 
 type frame struct {
 	cond    *site
-	inst    int32
+	inst    instance
 	before  z3.Bool
 	escapes bool
 }
@@ -144,7 +154,7 @@ func (e *encoder) siteVar(s *site, ev event, term z3.Expr) (z3.Expr, error) {
 		return v, nil
 	}
 	e.fresh++
-	v := e.z.Const(fmt.Sprintf("s%d_%d", s.id, ev.inst), term.Sort())
+	v := e.z.Const(fmt.Sprintf("s%d_%d_%d", s.id, ev.inst.act, ev.inst.local), term.Sort())
 	e.vars[k] = v
 	e.instOf[s.id] = append(e.instOf[s.id], ev.inst)
 	eq := v.Eq(term)

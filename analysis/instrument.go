@@ -490,7 +490,13 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 					continue
 				}
 				if s.Tok != token.ASSIGN && s.Tok != token.DEFINE {
-					t = fi.info.TypeOf(rhs)
+					// The site records the right operand: a shift count has
+					// its own type, an untyped count is a uint.
+					if s.Tok == token.SHL_ASSIGN || s.Tok == token.SHR_ASSIGN {
+						if t = fi.info.TypeOf(rhs); isUntypedNumber(t) {
+							t = types.Typ[types.Uint]
+						}
+					}
 				}
 				if valueKind(t) == 0 {
 					continue

@@ -23,14 +23,15 @@ const maxTraceEvents = 200000
 // event is one recorded dynamic instance of a site.
 type event struct {
 	site  int32
-	inst  int32
+	inst  instance
 	value int64
 }
 
 // forcedValue is a value the runtime substitutes at one dynamic instance.
 type forcedValue struct {
 	Site  int32 `json:"Site"`
-	Inst  int32 `json:"Inst"`
+	Act   int32 `json:"Act"`
+	Local int32 `json:"Local"`
 	Value int64 `json:"Value"`
 }
 
@@ -140,16 +141,17 @@ func readTrace(path string) ([]event, error) {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		if len(fields) != 3 {
+		if len(fields) != 4 {
 			continue // a line cut by a crash
 		}
 		s, err1 := strconv.ParseInt(fields[0], 10, 32)
-		i, err2 := strconv.ParseInt(fields[1], 10, 32)
-		v, err3 := strconv.ParseInt(fields[2], 10, 64)
-		if err1 != nil || err2 != nil || err3 != nil {
+		act, err2 := strconv.ParseInt(fields[1], 10, 32)
+		local, err3 := strconv.ParseInt(fields[2], 10, 32)
+		v, err4 := strconv.ParseInt(fields[3], 10, 64)
+		if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
 			continue
 		}
-		out = append(out, event{int32(s), int32(i), v})
+		out = append(out, event{int32(s), instance{int32(act), int32(local)}, v})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("reading the trace: %w", err)

@@ -15,7 +15,7 @@ const (
 // runtimeSource is the package injected into the instrumented test binary.
 // Every instrumented site calls it with its site number; it counts dynamic
 // instances per site, substitutes forced values and appends one line
-// "site instance value" per event to the trace file. Its state is package
+// "site activation instance value" per event to the trace file. Its state is package
 // level because instrumented code anywhere in the binary reaches it without
 // plumbing; it lives only inside the test process.
 func runtimeSource() string {
@@ -32,13 +32,21 @@ import (
 	"sync"
 )
 
-type key struct{ site, inst int32 }
+type key struct{ site, act, local int32 }
+
+// frame is one instrumented activation: instances count per activation.
+type frame struct {
+	fn, act int32
+	counts  map[int32]int32
+}
 
 const maxEvents = ` + strconv.Itoa(maxTraceEvents) + `
 
 var (
 	mu     sync.Mutex
-	counts = map[int32]int32{}
+	counts = map[int32]int32{} // instances outside any activation
+	acts   = map[int32]int32{} // activations per function
+	stack  []*frame
 	forced map[key]int64
 	out    *bufio.Writer
 	depth  int
@@ -62,8 +70,8 @@ func init() {
 			os.Exit(3)
 		}
 		var list []struct {
-			Site, Inst int32
-			Value      int64
+			Site, Act, Local int32
+			Value            int64
 		}
 		if err := json.Unmarshal(data, &list); err != nil {
 			fmt.Fprintln(os.Stderr, "faultline: bad forced values:", err)
@@ -71,7 +79,7 @@ func init() {
 		}
 		forced = map[key]int64{}
 		for _, f := range list {
-			forced[key{f.Site, f.Inst}] = f.Value
+			forced[key{f.Site, f.Act, f.Local}] = f.Value
 		}
 	}
 }
@@ -79,16 +87,29 @@ func init() {
 func event(site int32, v int64) int64 {
 	mu.Lock()
 	defer mu.Unlock()
-	counts[site]++
-	inst := counts[site]
-	if f, ok := forced[key{site, inst}]; ok {
+	return eventLocked(site, v)
+}
+
+func eventLocked(site int32, v int64) int64 {
+	var act, local int32
+	if n := len(stack); n > 0 {
+		f := stack[n-1]
+		f.counts[site]++
+		act, local = f.act, f.counts[site]
+	} else {
+		counts[site]++
+		local = counts[site]
+	}
+	if f, ok := forced[key{site, act, local}]; ok {
 		v = f
 	}
 	if out != nil && events < maxEvents {
 		events++
 		buf = strconv.AppendInt(buf[:0], int64(site), 10)
 		buf = append(buf, ' ')
-		buf = strconv.AppendInt(buf, int64(inst), 10)
+		buf = strconv.AppendInt(buf, int64(act), 10)
+		buf = append(buf, ' ')
+		buf = strconv.AppendInt(buf, int64(local), 10)
 		buf = append(buf, ' ')
 		buf = strconv.AppendInt(buf, v, 10)
 		buf = append(buf, '\n')
@@ -118,20 +139,36 @@ func Mark(site int32) { event(site, 0) }
 
 // Enter records a function entry.
 func Enter(site int32) {
-	event(site, 0)
 	mu.Lock()
+	defer mu.Unlock()
+	acts[site]++
+	stack = append(stack, &frame{fn: site, act: acts[site], counts: map[int32]int32{}})
+	eventLocked(site, 0)
 	depth++
-	mu.Unlock()
 }
 
 // Leave records a function exit. The trace is flushed whenever control is
 // back in a test function (or above), which runs even when the test fails
 // by t.Fatal or a panic (Leave is deferred), and after which a crashing
 // test binary writes no more.
+// The leave site of a function is numbered right after its enter site;
+// the activation left is the innermost of that function (with parallel
+// subtests it need not be the top one).
 func Leave(site int32) {
-	event(site, 0)
 	mu.Lock()
 	defer mu.Unlock()
+	for i := len(stack) - 1; i >= 0; i-- {
+		if stack[i].fn == site-1 {
+			f := stack[i]
+			stack = append(stack[:i], stack[i+1:]...)
+			stack = append(stack, f)
+			break
+		}
+	}
+	eventLocked(site, 0)
+	if n := len(stack); n > 0 && stack[n-1].fn == site-1 {
+		stack = stack[:n-1]
+	}
 	depth--
 	if depth <= 1 && out != nil {
 		out.Flush()
