@@ -234,7 +234,7 @@ func (c *Config) evaluateFault(ctx context.Context, subj *Subject, site *Site, f
 			return r
 		}
 		defer os.RemoveAll(store)
-		fl.Env = append(fl.Env, "XDG_CACHE_HOME="+store)
+		fl.Env = append(fl.Env, "FAULTLINE_CACHE="+store)
 	}
 	rep, elapsed, err := fl.Rank(ctx, subj.Root, subj.Packages)
 	r.Seconds = elapsed.Seconds()

@@ -111,14 +111,6 @@ func run(args []string) error {
 			return fmt.Errorf("faultline binary: %w", err)
 		}
 		cfg.Faultline = Faultline{Binary: bin, TestTimeout: *rankTimeout, Deadline: *deadline}
-		if *freshStore {
-			// A fresh XDG_CACHE_HOME must not also give go an empty build cache.
-			gocache, err := exec.Command("go", "env", "GOCACHE").Output()
-			if err != nil {
-				return fmt.Errorf("go env GOCACHE: %w", err)
-			}
-			cfg.Faultline.Env = []string{"GOCACHE=" + strings.TrimSpace(string(gocache))}
-		}
 	}
 	if *work == "" {
 		dir, err := os.MkdirTemp("", "faultline-effectiveness-")
