@@ -89,7 +89,7 @@ func run(bin string, saves, requests int, keep bool) error {
 	var saveTimes []time.Duration
 	for i := 0; i < saves; i++ {
 		fixed := i%2 == 0
-		if err := buggy.set(fixed); err != nil {
+		if err := buggy.set(fixed, i+1); err != nil {
 			return err
 		}
 		t0 := time.Now()
@@ -101,8 +101,13 @@ func run(bin string, saves, requests int, keep bool) error {
 		saveTimes = append(saveTimes, time.Since(t0))
 	}
 	fmt.Printf("save → diagnostics, one-line edit, %d saves (includes the 300ms debounce): %s\n", saves, summarize(saveTimes))
+	var each []string
+	for _, d := range saveTimes {
+		each = append(each, d.Round(time.Millisecond).String())
+	}
+	fmt.Printf("  each save: %s\n", strings.Join(each, " "))
 
-	// Request latency on the open 10,000-line... file of the fault.
+	// Request latency on the open file of the fault, in the 10,000-line module.
 	text, err := os.ReadFile(buggy.path)
 	if err != nil {
 		return err
@@ -185,20 +190,24 @@ func memory(pid int) (rss, hwm int, err error) {
 // faultyLine is the line whose edit toggles the fault.
 type faultyLine struct {
 	path        string
+	index       int // 0-based line number in path
 	good, buggy string
 }
 
-func (f faultyLine) set(fixed bool) error {
+// set rewrites the line, fixed or faulty. A numbered comment makes every
+// edit new to the engine, so no save is answered from earlier results.
+func (f faultyLine) set(fixed bool, edit int) error {
 	b, err := os.ReadFile(f.path)
 	if err != nil {
 		return err
 	}
-	from, to := f.good, f.buggy
+	lines := strings.Split(string(b), "\n")
+	line := f.buggy
 	if fixed {
-		from, to = f.buggy, f.good
+		line = f.good
 	}
-	s := strings.Replace(string(b), from, to, 1)
-	return os.WriteFile(f.path, []byte(s), 0o644)
+	lines[f.index] = fmt.Sprintf("%s // edit %d", line, edit)
+	return os.WriteFile(f.path, []byte(strings.Join(lines, "\n")), 0o644)
 }
 
 // generate writes the module: every function is a chain of arithmetic
@@ -230,8 +239,9 @@ func generate(root string) (faultyLine, int, int, error) {
 				c := (p*131 + f*17 + i*7) % 97
 				line := fmt.Sprintf("\ts = (s*3 + %d) %% %d\n", c, modulus)
 				if p == 0 && f == 0 && i == steps/2 {
-					fault.good = line
-					fault.buggy = fmt.Sprintf("\ts = (s*3 + %d) %% %d\n", c+1, modulus)
+					fault.index = strings.Count(src.String(), "\n")
+					fault.good = strings.TrimSuffix(line, "\n")
+					fault.buggy = fmt.Sprintf("\ts = (s*3 + %d) %% %d", c+1, modulus)
 				}
 				src.WriteString(line)
 				s = (s*3 + c) % modulus
@@ -252,7 +262,7 @@ func generate(root string) (faultyLine, int, int, error) {
 		}
 	}
 	fault.path = filepath.Join(root, "p0", "p.go")
-	return fault, lines, tests, fault.set(false)
+	return fault, lines, tests, fault.set(false, 0)
 }
 
 // client is a minimal LSP client over the server's stdin and stdout.
