@@ -12,8 +12,10 @@
 // The test's package, its test files and the module packages it imports are
 // instrumented through go test -overlay (the user's files are never
 // touched): each site calls a runtime injected at
-// <module>/internal/faultlineagx that counts dynamic instances per site and function activation,
-// appends "site activation instance value" to a trace file named by
+// <module>/internal/faultlineagx that counts dynamic instances per site
+// and function activation (so that a forced value making one loop run
+// longer does not renumber the instances of later calls), appends
+// "site activation instance value" to a trace file named by
 // FAULTLINE_AGX_TRACE and substitutes the values listed in the JSON file
 // named by FAULTLINE_AGX_FORCE. Sites are integer and Boolean right-hand
 // sides of assignments and var specs, x++/x--, if and for conditions,

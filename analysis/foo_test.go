@@ -12,10 +12,16 @@ import (
 	"golang.org/x/tools/txtar"
 )
 
-// extract writes a txtar archive from testdata into a fresh directory.
+// extract writes a txtar archive of testdata into a fresh directory.
 func extract(t *testing.T, name string) string {
 	t.Helper()
-	ar, err := txtar.ParseFile(filepath.Join("testdata", name))
+	return extractFrom(t, filepath.Join("testdata", name))
+}
+
+// extractFrom writes a txtar archive into a fresh directory.
+func extractFrom(t *testing.T, path string) string {
+	t.Helper()
+	ar, err := txtar.ParseFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
