@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"go.lsp.dev/protocol"
@@ -64,7 +66,9 @@ func (s *Server) announce(v *view, snap *snapshot) {
 		l := snap.ranking.Lines[snap.flagged[0]]
 		changed.Top = &topLocation{URI: string(snap.fileURI(l.File)), Line: l.Line, Score: l.Score}
 	}
-	s.client.notify(methodRankingChanged, &changed)
+	if v.rankingChanged(snap) {
+		s.client.notify(methodRankingChanged, &changed)
+	}
 	s.refreshPulled()
 }
 
@@ -126,4 +130,24 @@ func (s *Server) analyze(v *view, snap *snapshot) {
 			s.refreshPulled()
 		}()
 	}
+}
+
+// rankingChanged reports whether snap ranks differently from the snapshot
+// last announced, and remembers it.
+func (v *view) rankingChanged(snap *snapshot) bool {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %d %d %d|", snap.ranking.Formula, snap.ranking.Failed, snap.ranking.Passed, len(snap.ranking.Lines))
+	for _, l := range snap.ranking.Lines {
+		if l.EF > 0 {
+			fmt.Fprintf(&b, "%s:%d:%g:%d;", l.File, l.Line, l.Score, l.Rank)
+		}
+	}
+	digest := b.String()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if digest == v.lastRanking {
+		return false
+	}
+	v.lastRanking = digest
+	return true
 }

@@ -25,19 +25,20 @@ type view struct {
 	ctx    context.Context // the view's lifetime
 	cancel context.CancelFunc
 
-	mu        sync.Mutex
-	matrix    *spectra.Matrix // latest engine result
-	digest    string          // fingerprint of matrix
-	snap      *snapshot
-	seq       uint64
-	focus     string
-	current   *run        // latest collection run, possibly finished
-	timer     *time.Timer // pending debounced run
-	reload    *time.Timer // pending store reload
-	lastShown string      // last build failure shown, not to repeat it
-	diag      diagState
-	analysis  context.CancelFunc // of the providers' work on the current snapshot
-	watcher   *fsnotify.Watcher
+	mu          sync.Mutex
+	matrix      *spectra.Matrix // latest engine result
+	digest      string          // fingerprint of matrix
+	snap        *snapshot
+	seq         uint64
+	focus       string
+	current     *run        // latest collection run, possibly finished
+	timer       *time.Timer // pending debounced run
+	reload      *time.Timer // pending store reload
+	lastShown   string      // last build failure shown, not to repeat it
+	lastRanking string      // digest of the ranking last announced
+	diag        diagState
+	analysis    context.CancelFunc // of the providers' work on the current snapshot
+	watcher     *fsnotify.Watcher
 }
 
 // run is one collection.
