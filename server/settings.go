@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"faultline/spectra/rank"
@@ -35,7 +36,8 @@ const settingsSection = "faultline"
 // together and leave their previous values in place, so one typo does not
 // reset the rest.
 func (s Settings) apply(raw []byte) (Settings, error) {
-	if len(raw) == 0 || string(raw) == "null" {
+	// Neovim encodes an empty settings table as [].
+	if trimmed := strings.TrimSpace(string(raw)); trimmed == "" || trimmed == "null" || trimmed == "[]" {
 		return s, nil
 	}
 	var fields map[string]json.RawMessage

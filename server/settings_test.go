@@ -15,6 +15,7 @@ func TestSettingsApply(t *testing.T) {
 		wantErr string
 	}{
 		{"null", `null`, func(*Settings) {}, ""},
+		{"empty table from Neovim", ` [] `, func(*Settings) {}, ""},
 		{"flat", `{"formula":"tarantula","top":3,"threshold":0.5,"autoRun":false,"timeout":"5s","parallel":2}`, func(s *Settings) {
 			s.Formula, s.Top, s.Threshold, s.AutoRun, s.Timeout, s.Parallel = "tarantula", 3, 0.5, false, 5*time.Second, 2
 		}, ""},
