@@ -103,7 +103,13 @@ func eventLocked(site int32, v int64) int64 {
 	if f, ok := forced[key{site, act, local}]; ok {
 		v = f
 	}
-	if out != nil && events < maxEvents {
+	if out != nil {
+		if events >= maxEvents {
+			// A run this long is a forced value sent astray: stop it now
+			// rather than at its timeout.
+			out.Flush()
+			os.Exit(86)
+		}
 		events++
 		buf = strconv.AppendInt(buf[:0], int64(site), 10)
 		buf = append(buf, ' ')
