@@ -88,10 +88,13 @@ type TestResult struct {
 	Package    string      `json:"-"`
 	Candidates []Candidate `json:"candidates"`
 	// Notes say when the analysis could not start or a bound cut it.
-	Notes []string      `json:"notes,omitempty"`
-	Runs  int           `json:"-"`
-	Solve time.Duration `json:"-"` // time in the solver
-	Total time.Duration `json:"-"`
+	Notes []string `json:"notes,omitempty"`
+	// Switched counts the candidates found by predicate switching rather
+	// than by the formula.
+	Switched int           `json:"-"`
+	Runs     int           `json:"-"`
+	Solve    time.Duration `json:"-"` // time in the solver
+	Total    time.Duration `json:"-"`
 }
 
 // Analyze computes the angelic fix candidates of each failing test. The
@@ -192,11 +195,11 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 	if err := enc.replay(first.trace, nil, true); err != nil {
 		return nil, err
 	}
+	deadline := start.Add(opts.Budget)
 	if enc.failing == 0 {
 		res.Notes = append(res.Notes, "no recognised check failed (only `if cond { t.Error/Fatal... }` in test code is recognised; panics are not)")
-		return res, nil
+		return res, switchPredicates(ctx, prog, bin, t, first, deadline, opts, res)
 	}
-	deadline := start.Add(opts.Budget)
 	enumerated := 0
 	for {
 		left := time.Until(deadline)
@@ -270,6 +273,11 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 			if err := enum.Block(c); err != nil {
 				return nil, err
 			}
+		}
+	}
+	if enumerated == 0 {
+		if err := switchPredicates(ctx, prog, bin, t, first, deadline, opts, res); err != nil {
+			return nil, err
 		}
 	}
 	sortCandidates(res.Candidates)
