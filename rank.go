@@ -18,9 +18,11 @@ import (
 
 // collectFlags are the flags shared by commands that collect spectra.
 type collectFlags struct {
-	run      string
-	timeout  time.Duration
-	parallel int
+	run        string
+	timeout    time.Duration
+	parallel   int
+	buildFlags []string
+	testFlags  []string
 }
 
 func (c *collectFlags) register(fs *flag.FlagSet) {
@@ -39,6 +41,7 @@ func (c *collectFlags) collect(ctx context.Context, packages []string) (*spectra
 	progress := newProgressLine()
 	m, err := ws.Collect(ctx, spectra.CollectOptions{
 		Packages: packages, Run: c.run, Timeout: c.timeout, Parallel: c.parallel, Progress: progress.update,
+		BuildFlags: c.buildFlags, TestFlags: c.testFlags,
 	})
 	progress.done()
 	if err != nil {

@@ -19,7 +19,11 @@ func runTest(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	var cf collectFlags
 	cf.register(fs)
+	fs.IntVar(&cf.parallel, "p", 0, "packages built and run at once, as go test -p (0: one per CPU)")
 	verbose := fs.Bool("v", false, "print every test, as go test -v")
+	short := fs.Bool("short", false, "tell long-running tests to shorten their run time, as go test -short")
+	tags := fs.String("tags", "", "comma-separated build tags, as go test -tags")
+	race := fs.Bool("race", false, "enable the race detector, as go test -race")
 	fs.Int("count", 1, "accepted for compatibility; tests always run uncached by inputs")
 	fs.Bool("cover", false, "accepted for compatibility; spectra are always recorded")
 	fs.Usage = func() {
@@ -28,6 +32,15 @@ func runTest(ctx context.Context, args []string) error {
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *short {
+		cf.testFlags = append(cf.testFlags, "-test.short")
+	}
+	if *tags != "" {
+		cf.buildFlags = append(cf.buildFlags, "-tags="+*tags)
+	}
+	if *race {
+		cf.buildFlags = append(cf.buildFlags, "-race")
 	}
 	_, m, err := cf.collect(ctx, fs.Args())
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -95,7 +96,7 @@ func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, er
 	if err != nil {
 		return nil, fmt.Errorf("hashing the faultline executable: %w", err)
 	}
-	fmt.Fprintf(base, "%s %s\n%s\nrun=%q timeout=%s\n", instrument.Version, selfSum, env, co.Run, co.Timeout)
+	fmt.Fprintf(base, "%s %s\n%s\nrun=%q timeout=%s build=%q test=%q\n", instrument.Version, selfSum, env, co.Run, co.Timeout, co.BuildFlags, co.TestFlags)
 	for _, name := range []string{"go.mod", "go.sum"} {
 		sum, _ := hashes.file(filepath.Join(w.root, name))
 		fmt.Fprintf(base, "%s %s\n", name, sum)
@@ -238,7 +239,7 @@ func (w *Workspace) run(ctx context.Context, toRun []*listedPackage, byPath map[
 		return nil, nil, fmt.Errorf("creating scratch directory: %w", err)
 	}
 	defer os.RemoveAll(work)
-	b, err := w.instrument(toRun, byPath, hashes, work)
+	b, err := w.instrument(toRun, byPath, hashes, work, slices.Contains(co.BuildFlags, "-race"))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -256,7 +257,7 @@ func (w *Workspace) run(ctx context.Context, toRun []*listedPackage, byPath map[
 	report.phase("build")
 	gorun := &goTool{root: w.root, env: os.Environ()}
 	binDir := filepath.Join(work, "bin")
-	failed, err := gorun.buildTests(ctx, b.overlay, binDir, toRun)
+	failed, err := gorun.buildTests(ctx, b.overlay, binDir, toRun, co.BuildFlags)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -276,7 +277,7 @@ func (w *Workspace) run(ctx context.Context, toRun []*listedPackage, byPath map[
 		table := b.fileTable(deps, result)
 		bin := binaryPath(binDir, p.ImportPath)
 		if _, err := os.Stat(bin); err != nil {
-			result.BuildErr = w.buildMessage(ctx, p, deps, failed)
+			result.BuildErr = w.buildMessage(ctx, p, deps, failed, co.BuildFlags)
 			if err := w.store.putResult(result); err != nil {
 				return nil, nil, err
 			}
@@ -289,7 +290,7 @@ func (w *Workspace) run(ctx context.Context, toRun []*listedPackage, byPath map[
 			if err := os.MkdirAll(workDir, 0o755); err != nil {
 				return err
 			}
-			tb := &testBinary{pkg: p, path: bin, run: co.Run, timeout: co.Timeout, layout: b.layoutPath,
+			tb := &testBinary{pkg: p, path: bin, run: co.Run, flags: co.TestFlags, timeout: co.Timeout, layout: b.layoutPath,
 				counters: b.counters, test2json: test2json, root: w.root, workDir: workDir}
 			start := time.Now()
 			leaves, err := runBinary(gctx, tb, report.leafDone)
@@ -368,7 +369,7 @@ func indexOf(files []*instrumentedFile, f *instrumentedFile) int {
 // instrument writes the overlay for every module package the binaries are
 // built from: counters in non-test files, hooks in the test files of the
 // packages to run, and the runtime package.
-func (w *Workspace) instrument(toRun []*listedPackage, byPath map[string]*listedPackage, hashes *fileHasher, work string) (*build, error) {
+func (w *Workspace) instrument(toRun []*listedPackage, byPath map[string]*listedPackage, hashes *fileHasher, work string, atomic bool) (*build, error) {
 	b := &build{byPackage: map[string][]*instrumentedFile{}}
 	need := map[string]*listedPackage{}
 	for _, p := range toRun {
@@ -415,7 +416,7 @@ func (w *Workspace) instrument(toRun []*listedPackage, byPath map[string]*listed
 			if isGenerated(file, src) {
 				continue
 			}
-			res, err := instrument.File(file, src, instrument.Options{Coverage: true, FirstID: b.counters - first, Runtime: runtimePath})
+			res, err := instrument.File(file, src, instrument.Options{Coverage: true, FirstID: b.counters - first, Runtime: runtimePath, Atomic: atomic})
 			if err != nil {
 				continue // the build reports the syntax error
 			}
@@ -522,9 +523,10 @@ func convertBlocks(rel string, blocks []instrument.Block) []Block {
 // instrumented build's messages have shifted columns, so the message is
 // taken from a plain build; if the plain build works, the instrumentation
 // is at fault and says so.
-func (w *Workspace) buildMessage(ctx context.Context, p *listedPackage, deps []*listedPackage, failed map[string]string) string {
+func (w *Workspace) buildMessage(ctx context.Context, p *listedPackage, deps []*listedPackage, failed map[string]string, buildFlags []string) string {
 	gorun := &goTool{root: w.root, env: os.Environ()}
-	cmd := gorun.command(ctx, "test", "-c", "-o", os.DevNull, p.ImportPath)
+	args := append(append([]string{"test", "-c", "-o", os.DevNull}, buildFlags...), p.ImportPath)
+	cmd := gorun.command(ctx, args...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		var msg []string

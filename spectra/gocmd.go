@@ -113,7 +113,7 @@ func (g *goTool) toolPath(ctx context.Context, name string) (string, error) {
 // buildTests builds the test binaries of pkgs into dir with the overlay,
 // one binary per package named <import path with / replaced>.test. It
 // returns the compiler's message for each package that did not build.
-func (g *goTool) buildTests(ctx context.Context, overlay, dir string, pkgs []*listedPackage) (map[string]string, error) {
+func (g *goTool) buildTests(ctx context.Context, overlay, dir string, pkgs []*listedPackage, buildFlags []string) (map[string]string, error) {
 	failed := map[string]string{}
 	batches := 0
 	// go test -c -o dir/ names binaries by the last path element, so
@@ -135,7 +135,7 @@ func (g *goTool) buildTests(ctx context.Context, overlay, dir string, pkgs []*li
 		if err := os.MkdirAll(batchDir, 0o755); err != nil {
 			return nil, fmt.Errorf("creating build directory: %w", err)
 		}
-		args := []string{"test", "-c", "-o", batchDir + string(filepath.Separator), "-overlay", overlay}
+		args := append([]string{"test", "-c", "-o", batchDir + string(filepath.Separator), "-overlay", overlay}, buildFlags...)
 		for _, p := range batch {
 			args = append(args, p.ImportPath)
 		}

@@ -22,6 +22,7 @@ type testBinary struct {
 	pkg       *listedPackage
 	path      string
 	run       string        // -test.run pattern, may be empty
+	flags     []string      // further flags for the test binary
 	timeout   time.Duration // per leaf test
 	layout    string        // counter layout file
 	counters  int           // number of counters in the layout
@@ -111,6 +112,7 @@ func runProcess(ctx context.Context, b *testBinary, done map[string]bool, attemp
 	if b.run != "" {
 		args = append(args, "-test.run="+b.run)
 	}
+	args = append(args, b.flags...)
 	cmd := exec.Command(b.path, args...)
 	cmd.Dir = b.pkg.Dir
 	cmd.Env = append(os.Environ(),

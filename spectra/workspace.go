@@ -28,6 +28,11 @@ type CollectOptions struct {
 	Run      string        // regexp selecting tests, as go test -run; empty means all
 	Timeout  time.Duration // per leaf test; zero means DefaultTimeout
 	Parallel int           // test processes at once; zero means the number of CPUs
+	// BuildFlags are passed to the go command when building test binaries
+	// (for example -tags=integration or -race); TestFlags to every test
+	// binary (for example -test.short). Both are part of the store's keys.
+	BuildFlags []string
+	TestFlags  []string
 	// Progress, when set, is called as work advances, from several goroutines
 	// one at a time.
 	Progress func(Progress)

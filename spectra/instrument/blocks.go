@@ -49,7 +49,11 @@ func (r *rewriter) block(start token.Pos, list []ast.Stmt) {
 
 func (r *rewriter) counter(at, end token.Pos, lines map[int]bool) {
 	id := r.opts.FirstID + len(r.blocks)
-	r.insert(r.offset(at), fmt.Sprintf("%s[%d]++;", countersVar, id))
+	if r.opts.Atomic {
+		r.insert(r.offset(at), fmt.Sprintf("%s.AddUint32(&%s[%d], 1);", atomicName, countersVar, id))
+	} else {
+		r.insert(r.offset(at), fmt.Sprintf("%s[%d]++;", countersVar, id))
+	}
 	b := Block{Start: r.position(at), End: r.position(end)}
 	for line := range lines {
 		b.Lines = append(b.Lines, line)

@@ -21,7 +21,7 @@ import (
 
 // Version changes whenever the instrumentation changes what it produces, so
 // that stored results made by an older instrumentation are not reused.
-const Version = "faultline-instrument-1"
+const Version = "faultline-instrument-2"
 
 // RuntimeDir is where the runtime package is placed inside the module being
 // instrumented, relative to the module root.
@@ -31,6 +31,7 @@ const RuntimeDir = "internal/faultlinert"
 const (
 	countersVar = "faultlineCounters_"
 	runtimeName = "faultlinert_"
+	atomicName  = "faultlineatomic_"
 )
 
 //go:embed faultlinert/rt.go faultlinert/mmap_unix.go faultlinert/mmap_other.go
@@ -69,6 +70,9 @@ type Options struct {
 	Coverage bool   // add block counters (non-test, non-generated files)
 	FirstID  int    // index of the file's first counter within its package
 	Runtime  string // import path of the runtime package
+	// Atomic makes counter increments atomic, for builds with the race
+	// detector, which would otherwise report the counters themselves.
+	Atomic bool
 }
 
 type insertion struct {
@@ -111,9 +115,12 @@ func File(filename string, src []byte, opts Options) (*Result, error) {
 			r.hookLiterals(fn.Body)
 		}
 	}
+	// Imports go on the package clause's line: no line moves.
 	if r.hooked {
-		// Same line as the package clause: no line moves.
 		r.insert(r.offset(f.Name.End()), fmt.Sprintf("; import %s %q", runtimeName, opts.Runtime))
+	}
+	if opts.Atomic && len(r.blocks) > 0 {
+		r.insert(r.offset(f.Name.End()), fmt.Sprintf("; import %s %q", atomicName, "sync/atomic"))
 	}
 	if len(r.edits) == 0 {
 		return &Result{Blocks: r.blocks}, nil

@@ -187,3 +187,21 @@ func notATest(x int) {}
 		t.Errorf("test file got %d counters, want none", len(res.Blocks))
 	}
 }
+
+func TestAtomicCounters(t *testing.T) {
+	src := []byte("package p\n\nfunc F(x int) int {\n\tif x > 0 {\n\t\treturn 1\n\t}\n\treturn 0\n}\n")
+	res := checkLinesKept(t, "p.go", src, Options{Coverage: true, Atomic: true, Runtime: "m/internal/faultlinert"})
+	out := string(res.Source)
+	for _, want := range []string{
+		`package p; import faultlineatomic_ "sync/atomic"`,
+		"func F(x int) int {faultlineatomic_.AddUint32(&faultlineCounters_[0], 1);",
+		"if x > 0 {faultlineatomic_.AddUint32(&faultlineCounters_[1], 1);",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("atomic instrumentation lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "]++") {
+		t.Errorf("a plain increment is left:\n%s", out)
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // T is the part of *testing.T the hooks use; the package does not import
@@ -191,9 +192,11 @@ func Parallel(T) {}
 // boundary writes the counters executed since the previous boundary and
 // resets them. The caller holds rt.mu.
 func (s *state) boundary(kind, name, flags string) {
+	// Atomic accesses: other goroutines of the test may still be counting,
+	// and a build with the race detector must not report faultline itself.
 	if s.out == nil {
 		for i := range s.counters {
-			s.counters[i] = 0
+			atomic.StoreUint32(&s.counters[i], 0)
 		}
 		return
 	}
@@ -204,11 +207,11 @@ func (s *state) boundary(kind, name, flags string) {
 		b = append(b, ' ')
 		b = append(b, flags...)
 	}
-	for i, c := range s.counters {
-		if c != 0 {
+	for i := range s.counters {
+		if atomic.LoadUint32(&s.counters[i]) != 0 {
 			b = append(b, ' ')
 			b = strconv.AppendInt(b, int64(i), 10)
-			s.counters[i] = 0
+			atomic.StoreUint32(&s.counters[i], 0)
 		}
 	}
 	b = append(b, '\n')
