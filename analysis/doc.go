@@ -66,4 +66,16 @@
 // solver state) and the search resumes; otherwise the candidate is blocked
 // as unverified. Time, runs and candidate size are bounded, and a cut is
 // reported in TestResult.Notes.
+//
+// When the formula cannot reach the failing check (no recognised check
+// failed, or no correction of the allowed size exists because the check
+// compares values that are not modelled), the analysis falls back to
+// predicate switching: each recorded Boolean of non-test code, latest
+// first, is flipped alone in a forced run, and the flips that make the test
+// pass are reported as verified single-location candidates
+// (TestResult.Switched counts them).
+//
+// CombinedOrder merges the candidates into a spectrum ranking: lines that
+// host a verified single-location candidate for more failing tests come
+// first.
 package analysis
