@@ -42,9 +42,11 @@
 // optimum at a time and blocks it. Levels and HittingSet run by default
 // on Z3's finite-domain solver (bit-blasting into incremental SAT) and
 // move to the general solver when the constraints need it (Options.Logic).
-// On program-shaped formulas Levels measured fastest, 3-7x faster than
-// OptimizeBlocking (bench/solver.md); cores of such formulas span whole
-// data-flow chains, which makes hitting sets weak.
+// Levels measured fastest on program-shaped formulas: 3-6x faster than
+// OptimizeBlocking on chains of 12-24 statements, 6 s where Optimize did
+// not finish in 90 s on 48, and on a par (tens of ms) on small random
+// instances; see bench/solver.md. Cores of program formulas span whole
+// data-flow chains, which makes hitting sets weak there.
 package mcs
 
 import (
