@@ -87,8 +87,9 @@ type TestResult struct {
 	Test       string      `json:"test"`
 	Package    string      `json:"-"`
 	Candidates []Candidate `json:"candidates"`
-	// Notes say when the analysis could not start or a bound cut it.
-	Notes []string `json:"notes,omitempty"`
+	// Notes say when the analysis could not start or a bound cut it
+	// (printed by faultline fix, not part of its JSON).
+	Notes []string `json:"-"`
 	// Switched counts the candidates found by predicate switching rather
 	// than by the formula.
 	Switched int           `json:"-"`
