@@ -9,7 +9,9 @@ import (
 	"os"
 	"time"
 
+	"faultline/analysis"
 	"faultline/server"
+	"faultline/server/angelic"
 )
 
 // runServe runs the language server on stdin and stdout: `faultline serve`.
@@ -17,8 +19,10 @@ func runServe(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(os.Stderr)
 	debounce := fs.Duration("debounce", 300*time.Millisecond, "how long a save waits for further saves before tests rerun")
+	angelicTests := fs.Int("angelic-tests", 3, "failing tests to run the angelic analysis on after each run (0: off)")
+	angelicBudget := fs.Duration("angelic-budget", 20*time.Second, "time the angelic analysis may spend per failing test")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: faultline serve [-debounce d]\n\nRuns the faultline language server over stdin and stdout (LSP, JSON-RPC 2.0).")
+		fmt.Fprintln(fs.Output(), "usage: faultline serve [flags]\n\nRuns the faultline language server over stdin and stdout (LSP, JSON-RPC 2.0).\n\nflags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -30,7 +34,14 @@ func runServe(ctx context.Context, args []string) error {
 	if *debounce <= 0 {
 		return fmt.Errorf("serve: -debounce must be positive, got %s", *debounce)
 	}
-	srv := server.New(server.Options{Debounce: *debounce})
+	if *angelicTests < 0 || *angelicBudget <= 0 {
+		return fmt.Errorf("serve: -angelic-tests must be >= 0 and -angelic-budget positive")
+	}
+	opts := server.Options{Debounce: *debounce}
+	if *angelicTests > 0 {
+		opts.Providers = append(opts.Providers, angelic.New(analysis.Options{Budget: *angelicBudget}, *angelicTests))
+	}
+	srv := server.New(opts)
 	// ErrExitWithoutShutdown makes the process exit with status 1, as the
 	// LSP asks of a server told to exit before shutdown.
 	if err := srv.Serve(ctx, stdio{}); err != nil {
