@@ -24,6 +24,12 @@
 //		v, _ := m.Int64(x) // one of -8, -7, -6
 //	}
 //
+// Typed terms (Bool, BV, Int, Real, Float, Array) embed Expr and satisfy
+// Term, so they mix freely where any sort is allowed (Eq, Ite, Select).
+// NewSolverForLogic("QF_FD") gives Z3's bit-blasting incremental SAT
+// solver, much faster on Boolean and bit-vector constraints; MinimalCore
+// shrinks an unsat core to an irreducible one.
+//
 // # Errors
 //
 // Terms are built without error returns. A construction Z3 rejects (say,
