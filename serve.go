@@ -19,7 +19,7 @@ func runServe(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(os.Stderr)
 	debounce := fs.Duration("debounce", 300*time.Millisecond, "how long a save waits for further saves before tests rerun")
-	angelicTests := fs.Int("angelic-tests", 3, "failing tests to run the angelic analysis on after each run (0: off)")
+	angelicTests := fs.Int("angelic-tests", 3, "failing tests the angelic analysis looks at after each run, when the \"angelic\" setting is on (0: never)")
 	angelicBudget := fs.Duration("angelic-budget", 20*time.Second, "time the angelic analysis may spend per failing test")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: faultline serve [flags]\n\nRuns the faultline language server over stdin and stdout (LSP, JSON-RPC 2.0).\n\nflags:")

@@ -55,7 +55,7 @@ func (s *Server) setSettings(raw []byte) error {
 	s.mu.Unlock()
 	if next != old {
 		for _, v := range s.allViews() {
-			if next.Formula != old.Formula || next.Top != old.Top || next.Threshold != old.Threshold {
+			if next.Formula != old.Formula || next.Top != old.Top || next.Threshold != old.Threshold || next.Angelic != old.Angelic {
 				v.rebuild()
 			}
 			if next.AutoRun && !old.AutoRun {

@@ -93,8 +93,9 @@ func (s *Server) refreshPulled() {
 	}()
 }
 
-// analyze runs the providers on a new snapshot in the background; their
-// findings appear in hints and code actions as they arrive.
+// analyze runs the providers on a new snapshot in the background, when the
+// "angelic" setting is on (the analysis costs solver time and memory); their
+// findings appear in hints, lenses and code actions as they arrive.
 func (s *Server) analyze(v *view, snap *snapshot) {
 	if len(s.opts.Providers) == 0 {
 		return
@@ -107,7 +108,7 @@ func (s *Server) analyze(v *view, snap *snapshot) {
 	}
 	v.analysis = cancel
 	v.mu.Unlock()
-	if len(snap.flagged) == 0 {
+	if len(snap.flagged) == 0 || !snap.settings.Angelic {
 		return
 	}
 	in := AnalysisInput{Root: snap.root, Matrix: snap.matrix, Ranking: snap.ranking}

@@ -21,6 +21,7 @@ type Settings struct {
 	AutoRun   bool          // collect on start and on save
 	Timeout   time.Duration // per leaf test
 	Parallel  int           // test processes at once; 0 lets the engine decide
+	Angelic   bool          // run the providers (angelic analysis) after each run
 }
 
 // DefaultSettings are used until the client says otherwise.
@@ -84,6 +85,7 @@ func (s Settings) apply(raw []byte) (Settings, error) {
 		}
 	}
 	field("autoRun", &s.AutoRun)
+	field("angelic", &s.Angelic)
 	var timeout string
 	if field("timeout", &timeout) {
 		d, err := time.ParseDuration(timeout)

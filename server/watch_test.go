@@ -213,7 +213,7 @@ func TestProviderFindings(t *testing.T) {
 	dir, fake := newFakeModule(t)
 	c := startServer(t, Options{Open: fake.open, Providers: []Provider{oneFixProvider{}}})
 	yes := true
-	c.initialize(dir, "", protocol.ClientCapabilities{Workspace: &protocol.WorkspaceClientCapabilities{
+	c.initialize(dir, `{"angelic":true}`, protocol.ClientCapabilities{Workspace: &protocol.WorkspaceClientCapabilities{
 		InlayHint: &protocol.InlayHintWorkspaceClientCapabilities{RefreshSupport: &yes},
 	}})
 	src := uri.File(filepath.Join(dir, "a.go"))

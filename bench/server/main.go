@@ -37,18 +37,19 @@ func main() {
 	saves := flag.Int("saves", 6, "edit-save-diagnose cycles to time")
 	requests := flag.Int("requests", 2000, "requests of each kind to time")
 	keep := flag.Bool("keep", false, "keep the generated module")
+	angelic := flag.Bool("angelic", false, "turn the angelic analysis on (setting \"angelic\")")
 	flag.Parse()
 	if *bin == "" {
 		fmt.Fprintln(os.Stderr, "usage: server -bin path/to/faultline [-saves n] [-requests n]")
 		os.Exit(2)
 	}
-	if err := run(*bin, *saves, *requests, *keep); err != nil {
+	if err := run(*bin, *saves, *requests, *keep, *angelic); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/server:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin string, saves, requests int, keep bool) error {
+func run(bin string, saves, requests int, keep, angelic bool) error {
 	dir, err := os.MkdirTemp("", "faultline-bench-*")
 	if err != nil {
 		return err
@@ -71,7 +72,7 @@ func run(bin string, saves, requests int, keep bool) error {
 	rootURI := "file://" + mod
 	if _, err := c.call("initialize", map[string]any{
 		"rootUri": rootURI, "capabilities": map[string]any{},
-		"initializationOptions": map[string]any{"top": 10},
+		"initializationOptions": map[string]any{"top": 10, "angelic": angelic},
 	}); err != nil {
 		return err
 	}
