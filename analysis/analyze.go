@@ -151,6 +151,9 @@ func Analyze(ctx context.Context, root string, targets []Target, opts Options) (
 	return out, nil
 }
 
+// maxRefinements bounds the refinements made for one set of locations.
+const maxRefinements = 4
+
 // analyzeTest runs Algorithm 1 of AgxFaults for one failing test: encode
 // the failing trace, enumerate minimal correction subsets smallest first,
 // run the test with each candidate's angelic values forced, add what a
@@ -202,6 +205,7 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 		return res, switchPredicates(ctx, prog, bin, t, first, deadline, opts, res)
 	}
 	enumerated := 0
+	refined := map[string]int{} // refinements per candidate location set
 	for {
 		left := time.Until(deadline)
 		if left <= 0 {
@@ -258,7 +262,11 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 		if err != nil {
 			return nil, err
 		}
-		if !run.passed && !run.truncated && enc.novel(run.trace) {
+		// Refining the same locations again and again means their angelic
+		// path keeps unrolling a loop: bound it like the paper bounds loops.
+		tags := fmt.Sprint(c.Tags)
+		if !run.passed && !run.truncated && refined[tags] < maxRefinements && enc.novel(run.trace) {
+			refined[tags]++
 			forced := map[instKey]bool{}
 			for _, f := range force {
 				forced[instKey{f.Site, instance{f.Act, f.Local}}] = true
@@ -267,6 +275,9 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 				return nil, err
 			}
 		} else {
+			if refined[tags] >= maxRefinements && !run.passed {
+				res.Notes = append(res.Notes, fmt.Sprintf("refinement bound (%d) reached for %s", maxRefinements, describe(cand)))
+			}
 			cand.Verified = run.passed
 			if cand.Verified || opts.KeepUnverified {
 				res.Candidates = append(res.Candidates, cand)
@@ -317,6 +328,14 @@ func (e *encoder) candidate(c mcs.Correction[int32]) (Candidate, []forcedValue, 
 	}
 	sort.Slice(cand.Locations, func(i, j int) bool { return lessLocation(cand.Locations[i], cand.Locations[j]) })
 	return cand, force, nil
+}
+
+func describe(c Candidate) string {
+	var parts []string
+	for _, l := range c.Locations {
+		parts = append(parts, fmt.Sprintf("%s:%d %s", l.File, l.Line, l.Expr))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func modelValue(m *z3.Model, v z3.Expr, s *site) (int64, error) {

@@ -1,0 +1,79 @@
+package analysis
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSeededFaults analyses failing tests of the benchmark's seeded-fault
+// programs (bench/analysis/programs) and checks that the faulty line is in
+// a verified candidate: a helper call that forgets to negate, a parallel
+// assignment in a loop, a Boolean chain with && for ||, an int32 overflow.
+func TestSeededFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds several instrumented test binaries")
+	}
+	cases := []struct {
+		program, pkg string
+		tests        []string
+	}{
+		{"distance", "example.com/distance", []string{"TestManhattan/backward_x"}},
+		{"fib", "example.com/fib", []string{"TestFib"}},
+		{"leap", "example.com/leap", []string{"TestDays/2024", "TestDays/2000"}},
+		{"midpoint", "example.com/midpoint", []string{"TestMidLarge"}},
+	}
+	for _, c := range cases {
+		t.Run(c.program, func(t *testing.T) {
+			t.Parallel()
+			dir := extractFrom(t, filepath.Join("..", "bench", "analysis", "programs", c.program+".txtar"))
+			data, err := os.ReadFile(filepath.Join(dir, "fault.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var fault struct {
+				File string
+				Line int
+			}
+			if err := json.Unmarshal(data, &fault); err != nil {
+				t.Fatal(err)
+			}
+			var targets []Target
+			for _, name := range c.tests {
+				targets = append(targets, Target{Package: c.pkg, Test: name})
+			}
+			// Single locations and a short budget keep the test quick; the
+			// benchmark runs with the defaults.
+			res, err := Analyze(context.Background(), dir, targets, Options{MaxSize: 1, Budget: 10 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res) != len(c.tests) {
+				t.Fatalf("got %d results, want %d", len(res), len(c.tests))
+			}
+			for _, r := range res {
+				found := false
+				var seen []string
+				for _, cand := range r.Candidates {
+					if !cand.Verified {
+						t.Errorf("%s: unverified candidate reported", r.Test)
+					}
+					for _, l := range cand.Locations {
+						seen = append(seen, l.File+":"+l.Expr)
+						if l.File == fault.File && l.Line <= fault.Line && fault.Line <= l.EndLine {
+							found = true
+						}
+					}
+				}
+				if !found {
+					t.Errorf("%s: faulty line %s:%d in no verified candidate; got %s; notes %v",
+						r.Test, fault.File, fault.Line, strings.Join(seen, ", "), r.Notes)
+				}
+			}
+		})
+	}
+}
