@@ -378,9 +378,10 @@ func (w *Workspace) instrument(toRun []*listedPackage, byPath map[string]*listed
 		}
 	}
 	// Instrumented sources live under their content hash beside the store,
-	// so that an unchanged file has an unchanged path and the go command's
-	// build cache serves it again.
-	srcDir := filepath.Join(filepath.Dir(w.store.path), "overlay")
+	// so that an unchanged file has an unchanged path. The directory's name
+	// starts with "_" so that the go command never takes it for a package
+	// when the store sits inside a module.
+	srcDir := filepath.Join(filepath.Dir(w.store.path), "_overlay")
 	if err := os.MkdirAll(srcDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating overlay directory: %w", err)
 	}
