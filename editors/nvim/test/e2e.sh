@@ -43,6 +43,12 @@ examples=("$@")
 [ ${#examples[@]} -gt 0 ] || examples=(calc)
 [ ${#examples[@]} -gt 0 ] || die "no example with fault.json under $repo/examples"
 
+# The XDG overrides below keep Neovim's and the server's state out of the
+# user's; Go's build cache would follow XDG_CACHE_HOME, so pin it to the
+# user's to avoid rebuilding the standard library.
+GOCACHE=$(go env GOCACHE)
+export GOCACHE
+
 passed=0 failed=0
 for name in "${examples[@]}"; do
   src="$repo/examples/$name"

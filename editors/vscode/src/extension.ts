@@ -217,9 +217,9 @@ class Faultline implements vscode.Disposable {
   }
 
   async showRanking(): Promise<void> {
+    await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
     if (!this.requireClient()) return;
     await this.refresh();
-    await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
   }
 
   private async refresh(): Promise<void> {

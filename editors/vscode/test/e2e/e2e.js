@@ -246,9 +246,13 @@ async function main() {
       await page.locator('.tab', { hasText: tabName }).first().waitFor({ timeout: 30000 });
       log(`opened ${fault.file}`);
 
-      await runCommand(page, 'faultline: Show suspicious lines');
+      // The extension may still be starting after the trust reload: retry.
       const view = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Suspicious lines/i }) });
-      await view.waitFor({ timeout: 30000 });
+      for (let attempt = 1; ; attempt++) {
+        await runCommand(page, 'faultline: Show suspicious lines');
+        if (await view.waitFor({ timeout: 10000 }).then(() => true, () => false)) break;
+        if (attempt === 6) fail('"faultline: Show suspicious lines" did not open the Suspicious lines view');
+      }
       const started = Date.now();
       const rowLocator = view.locator('.monaco-list-row');
       await rowLocator.first().waitFor({ timeout: rankingTimeout }).catch(() => fail(`the Suspicious lines view stayed empty for ${rankingTimeout / 1000}s`));
@@ -295,11 +299,33 @@ async function main() {
       log(`code actions: ${actions.length ? actions.join(' | ') : '(none)'}`);
       const angelic = actions.find((a) => /angelic/i.test(a));
       log(angelic ? `angelic-fix action offered: ${angelic}` : 'angelic-fix action not offered by this server build');
+      if (actions.length) {
+        const actionsShot = path.join(artifacts, 'vscode-e2e-actions.png');
+        await page.screenshot({ path: actionsShot });
+        log(`screenshot: ${actionsShot}`);
+      }
+      // Server commands behind code actions are forwarded by the extension:
+      // running one must not end in "command not found".
+      if (actions.some((a) => /Show failing tests/.test(a))) {
+        // Keyboard selection: the menu re-renders under the pointer.
+        for (let i = 0; i < 10; i++) {
+          const focused = await menu.locator('.monaco-list-row.focused').innerText().catch(() => '');
+          if (/Show failing tests/.test(focused)) break;
+          await page.keyboard.press('ArrowDown');
+        }
+        await page.keyboard.press('Enter');
+        await page.waitForTimeout(3000);
+        const toasts = await page.locator('.notifications-toasts').innerText().catch(() => '');
+        if (/command .* not found/i.test(toasts)) fail(`running a server code action failed: ${toasts.trim()}`);
+        log(`"Show failing tests" ran${toasts.trim() ? `: ${toasts.trim().split('\n')[0]}` : ''}`);
+      }
       await page.keyboard.press('Escape');
       await page.screenshot({ path: screenshot });
       log(`screenshot: ${screenshot}`);
     } catch (err) {
       await page.screenshot({ path: screenshot }).catch(() => {});
+      // VS Code's logs hold the extension's output channel and host errors.
+      fs.cpSync(path.join(userData, 'logs'), path.join(artifacts, 'logs'), { recursive: true });
       throw err;
     }
   } finally {
