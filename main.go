@@ -5,6 +5,7 @@
 //
 //	faultline rank [flags] [packages]    collect spectra and print the ranked suspicious lines
 //	faultline test [go test flags] [packages]  run tests like go test, recording spectra
+//	faultline fix [flags] [packages]     print verified angelic fix candidates per failing test
 //	faultline serve                      run the language server on stdin/stdout
 package main
 
@@ -30,6 +31,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"rank":  {"collect spectra and print the ranked suspicious lines", runRank},
 		"test":  {"run tests like go test and record their spectra", runTest},
+		"fix":   {"find and verify angelic fix candidates for the failing tests", runFix},
 		"serve": {"run the language server on standard input and output", runServe},
 	}
 }
