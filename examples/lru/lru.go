@@ -128,7 +128,10 @@ func (c *Cache[K, V]) Stats() Stats { return c.stats }
 // expired reports whether e's time to live is over: an entry written at t
 // with ttl d is still valid strictly before t+d.
 func (c *Cache[K, V]) expired(e *entry[K, V]) bool {
-	return !e.expires.IsZero() && c.now().After(e.expires)
+	if e.expires.IsZero() {
+		return false
+	}
+	return c.now().After(e.expires)
 }
 
 func (c *Cache[K, V]) pushFront(e *entry[K, V]) {

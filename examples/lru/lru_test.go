@@ -78,6 +78,8 @@ func TestCache(t *testing.T) {
 		{"expires exactly at ttl", 3, time.Minute, "put a 1; wait 60s; get a", "miss", []string{}},
 		{"rewrite renews ttl", 3, time.Minute, "put a 1; wait 40s; put a 2; wait 40s; get a", "2", []string{"a"}},
 		{"renewed entry expires at its new deadline", 3, time.Minute, "put a 1; wait 40s; put a 2; wait 60s; get a", "miss", []string{}},
+		{"entries with a ttl count toward capacity", 2, time.Minute, "put a 1; put b 2; put c 3", "", []string{"c", "b"}},
+		{"delete before the deadline", 2, time.Minute, "put a 1; put b 2; del a", "", []string{"b"}},
 		{"only the stale entry expires", 3, time.Second, "put a 1; wait 500ms; put b 2; wait 500ms; get a; get b", "miss 2", []string{"b"}},
 	}
 	for _, tc := range cases {
