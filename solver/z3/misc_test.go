@@ -226,6 +226,15 @@ func TestErrorsAreGoErrors(t *testing.T) {
 	if err := arr.Select(x8).Err(); err == nil {
 		t.Error("array indexed with the wrong sort")
 	}
+	if err := x8.Extract(9, 0).Err(); err == nil {
+		t.Error("Extract beyond the width accepted")
+	}
+	if err := (BV{ctx.BoolConst("c").Expr}).ZeroExt(2).Err(); err == nil { // bypasses AsBV: Z3 itself must refuse
+		t.Error("ZeroExt of a Bool accepted")
+	}
+	if err := ctx.BVSort(0).Err(); err == nil {
+		t.Error("zero-width sort accepted")
+	}
 	if err := x8.Expr.AsBool().Err(); err == nil {
 		t.Error("AsBool of a BV accepted")
 	}
