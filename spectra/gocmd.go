@@ -122,7 +122,7 @@ func (g *goTool) buildTests(ctx context.Context, overlay, dir string, pkgs []*li
 		seen := map[string]bool{}
 		var batch, rest []*listedPackage
 		for _, p := range pkgs {
-			base := p.ImportPath[strings.LastIndex(p.ImportPath, "/")+1:]
+			base := execName(p.ImportPath)
 			if seen[base] {
 				rest = append(rest, p)
 				continue
@@ -148,8 +148,7 @@ func (g *goTool) buildTests(ctx context.Context, overlay, dir string, pkgs []*li
 			return nil, ctx.Err()
 		}
 		for _, p := range batch {
-			base := p.ImportPath[strings.LastIndex(p.ImportPath, "/")+1:]
-			built := filepath.Join(batchDir, base+".test")
+			built := filepath.Join(batchDir, execName(p.ImportPath)+".test")
 			if _, err := os.Stat(built); err == nil {
 				if err := os.Rename(built, binaryPath(dir, p.ImportPath)); err != nil {
 					return nil, fmt.Errorf("moving test binary: %w", err)
@@ -168,6 +167,18 @@ func (g *goTool) buildTests(ctx context.Context, overlay, dir string, pkgs []*li
 		pkgs = rest
 	}
 	return failed, nil
+}
+
+// execName is the name the go command gives a package's executable: the
+// last element of its import path, or the one before a major-version
+// suffix such as /v4.
+func execName(importPath string) string {
+	elems := strings.Split(importPath, "/")
+	last := elems[len(elems)-1]
+	if len(elems) > 1 && len(last) > 1 && last[0] == 'v' && strings.Trim(last[1:], "0123456789") == "" {
+		return elems[len(elems)-2]
+	}
+	return last
 }
 
 func binaryPath(dir, importPath string) string {

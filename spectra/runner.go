@@ -75,6 +75,8 @@ func runBinary(ctx context.Context, b *testBinary, progress func(leafResult)) ([
 		}
 		if p.interrupted != "" {
 			done[p.interrupted] = true
+		} else if len(p.leaves) == 0 {
+			return results, nil // a restart would run nothing new
 		}
 	}
 	return results, fmt.Errorf("%s: gave up after %d restarts", b.pkg.ImportPath, maxRestarts)
@@ -185,9 +187,15 @@ wait:
 	if waitErr != nil && errors.As(waitErr, &exit) && exit.ExitCode() != 1 {
 		res.abnormal = true // 1 is the exit code of failing tests
 	}
-	if len(rr.stack) > 0 {
+	// The process must be restarted for the remaining tests when it died
+	// inside a test, of a test's panic (even a top-level test's, which has
+	// already left the stack), or abnormally between tests.
+	switch {
+	case len(rr.stack) > 0 || rr.panicked != "":
 		res.restart = true
 		res.interrupted = rr.interrupted(readCounters(countersPath))
+	case res.abnormal && len(rr.leaves) > 0:
+		res.restart = true
 	}
 	res.prelude = keys(rr.prelude)
 	events, err := testEvents(ctx, b.test2json, b.pkg.ImportPath, output.Bytes())
