@@ -291,7 +291,7 @@ func (w *Workspace) run(ctx context.Context, toRun []*listedPackage, byPath map[
 				return err
 			}
 			tb := &testBinary{pkg: p, path: bin, run: co.Run, flags: co.TestFlags, timeout: co.Timeout, layout: b.layoutPath,
-				counters: b.counters, test2json: test2json, root: w.root, workDir: workDir}
+				counters: b.counters, test2json: test2json, root: w.root, workDir: workDir, trace: trace}
 			start := time.Now()
 			leaves, err := runBinary(gctx, tb, report.leafDone)
 			if err != nil {

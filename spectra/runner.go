@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,6 +30,7 @@ type testBinary struct {
 	test2json string        // path of the test2json tool
 	root      string        // module root, to recognise module frames in panics
 	workDir   string        // scratch directory for this binary
+	trace     *phaseTrace
 }
 
 // leafResult is a leaf test with its verdict, before counters are mapped
@@ -73,10 +75,12 @@ func runBinary(ctx context.Context, b *testBinary, progress func(leafResult)) ([
 			}
 			return results, nil
 		}
+		b.trace.since(p.started, fmt.Sprintf("process %d of %s: %d leaves, then %q", attempt, b.pkg.ImportPath, len(p.leaves), p.interrupted))
+		if len(p.leaves) == 0 && (p.interrupted == "" || done[p.interrupted]) {
+			return results, nil // a restart would run nothing new
+		}
 		if p.interrupted != "" {
 			done[p.interrupted] = true
-		} else if len(p.leaves) == 0 {
-			return results, nil // a restart would run nothing new
 		}
 	}
 	return results, fmt.Errorf("%s: gave up after %d restarts", b.pkg.ImportPath, maxRestarts)
@@ -90,6 +94,7 @@ type processResult struct {
 	abnormal    bool   // the process ended by a signal, a crash or os.Exit
 	output      string
 	prelude     []int
+	started     time.Time
 }
 
 func runProcess(ctx context.Context, b *testBinary, done map[string]bool, attempt int) (*processResult, error) {
@@ -114,6 +119,19 @@ func runProcess(ctx context.Context, b *testBinary, done map[string]bool, attemp
 	if b.run != "" {
 		args = append(args, "-test.run="+b.run)
 	}
+	// Finished top-level tests are skipped by the go test flag, since an
+	// Example has no *testing.T for the runtime to skip; the runtime skips
+	// finished subtests.
+	var topLevel []string
+	for name := range done {
+		if !strings.Contains(name, "/") {
+			topLevel = append(topLevel, regexp.QuoteMeta(name))
+		}
+	}
+	if len(topLevel) > 0 {
+		sort.Strings(topLevel)
+		args = append(args, "-test.skip=^("+strings.Join(topLevel, "|")+")$")
+	}
 	args = append(args, b.flags...)
 	cmd := exec.Command(b.path, args...)
 	cmd.Dir = b.pkg.Dir
@@ -130,6 +148,7 @@ func runProcess(ctx context.Context, b *testBinary, done map[string]bool, attemp
 	// A test's own child process may hold the output pipe open after the
 	// test process is gone.
 	cmd.WaitDelay = time.Second
+	started := time.Now()
 	if err := cmd.Start(); err != nil {
 		recordsR.Close()
 		recordsW.Close()
@@ -182,7 +201,7 @@ wait:
 	<-readDone
 	recordsR.Close()
 
-	res := &processResult{output: output.String()}
+	res := &processResult{output: output.String(), started: started}
 	var exit *exec.ExitError
 	if waitErr != nil && errors.As(waitErr, &exit) && exit.ExitCode() != 1 {
 		res.abnormal = true // 1 is the exit code of failing tests

@@ -39,7 +39,7 @@ func (t *phaseTrace) done(phase string) {
 
 // since reports a phase that ran concurrently with others.
 func (t *phaseTrace) since(start time.Time, phase string) {
-	if !t.on {
+	if t == nil || !t.on {
 		return
 	}
 	t.mu.Lock()
