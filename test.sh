@@ -1,12 +1,37 @@
 #!/usr/bin/env bash
-# Runs faultline's whole test suite: vet, the Go tests (which need
-# libz3-dev), and the end-to-end tests in real editors (Neovim, VS Code).
-# .ci/run installs what this needs on a fresh machine.
+# Runs faultline's whole test suite: vet, the Go tests (spectra, server,
+# solver, analysis, and the CLI on the bundled examples), then the editor
+# integrations in real editors: Neovim, and VS Code (code-server driven by
+# headless Chromium). Installs the Debian packages it needs when missing.
 set -euo pipefail
 cd "$(dirname "$0")"
+
+# Z3 for the solver; Neovim; Chromium, ripgrep and code-server's native build
+# dependencies for the VS Code test.
+packages=(libz3-dev gcc neovim chromium ripgrep libkrb5-dev libsecret-1-dev libxkbfile-dev libx11-dev build-essential python3)
+missing=()
+for p in "${packages[@]}"; do
+	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	sudo=""
+	[ "$(id -u)" = 0 ] || sudo=sudo
+	echo "== installing ${missing[*]}"
+	$sudo apt-get update -q
+	$sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+fi
+command -v npm >/dev/null || { echo "test.sh: the VS Code tests need Node.js 20 and npm" >&2; exit 1; }
 
 echo "== go vet"
 go vet ./...
 echo "== go test"
-go test -count=1 -timeout 30m ./...
+go test -count=1 -timeout 45m ./...
 
+bin="$(mktemp -d)/faultline"
+go build -o "$bin" .
+echo "== Neovim plugin"
+editors/nvim/test/plugin.sh
+FAULTLINE_BIN="$bin" editors/nvim/test/e2e.sh
+echo "== VS Code extension"
+(cd editors/vscode && npm ci --no-audit --no-fund && npm test)
+FAULTLINE_BIN="$bin" editors/vscode/test/e2e.sh
