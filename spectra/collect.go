@@ -68,6 +68,11 @@ func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, er
 		env, err = gorun.goEnv(gctx)
 		return err
 	})
+	var test2json string
+	g.Go(func() (err error) {
+		test2json, err = gorun.toolPath(gctx, "test2json")
+		return err
+	})
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
@@ -120,7 +125,7 @@ func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, er
 	}
 	report := newReporter(co.Progress, len(targets), len(targets)-len(toRun))
 	if len(toRun) > 0 {
-		fresh, freshFiles, err := w.run(ctx, toRun, byPath, keys, hashes, co, report, trace)
+		fresh, freshFiles, err := w.run(ctx, toRun, byPath, keys, hashes, co, report, trace, test2json)
 		if err != nil {
 			return nil, err
 		}
@@ -233,12 +238,16 @@ type build struct {
 
 // run instruments, builds and runs the packages, storing each result as
 // soon as it is complete, so that an interrupted collection keeps them.
-func (w *Workspace) run(ctx context.Context, toRun []*listedPackage, byPath map[string]*listedPackage, keys map[string]string, hashes *fileHasher, co CollectOptions, report *reporter, trace *phaseTrace) (map[string]*storedPackage, map[string]*storedFile, error) {
+func (w *Workspace) run(ctx context.Context, toRun []*listedPackage, byPath map[string]*listedPackage, keys map[string]string, hashes *fileHasher, co CollectOptions, report *reporter, trace *phaseTrace, test2json string) (map[string]*storedPackage, map[string]*storedFile, error) {
 	work, err := os.MkdirTemp("", "faultline-")
 	if err != nil {
 		return nil, nil, fmt.Errorf("creating scratch directory: %w", err)
 	}
-	defer os.RemoveAll(work)
+	if os.Getenv("FAULTLINE_DEBUG") == "keep" {
+		fmt.Fprintf(os.Stderr, "faultline: keeping the overlay, binaries and records in %s\n", work)
+	} else {
+		defer os.RemoveAll(work)
+	}
 	b, err := w.instrument(toRun, byPath, hashes, work, slices.Contains(co.BuildFlags, "-race"))
 	if err != nil {
 		return nil, nil, err
@@ -258,10 +267,6 @@ func (w *Workspace) run(ctx context.Context, toRun []*listedPackage, byPath map[
 	gorun := &goTool{root: w.root, env: os.Environ()}
 	binDir := filepath.Join(work, "bin")
 	failed, err := gorun.buildTests(ctx, b.overlay, binDir, toRun, co.BuildFlags)
-	if err != nil {
-		return nil, nil, err
-	}
-	test2json, err := gorun.toolPath(ctx, "test2json")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -526,7 +531,7 @@ func convertBlocks(rel string, blocks []instrument.Block) []Block {
 // is at fault and says so.
 func (w *Workspace) buildMessage(ctx context.Context, p *listedPackage, deps []*listedPackage, failed map[string]string, buildFlags []string) string {
 	gorun := &goTool{root: w.root, env: os.Environ()}
-	args := append(append([]string{"test", "-c", "-o", os.DevNull}, buildFlags...), p.ImportPath)
+	args := append(append([]string{"test", "-c", "-vet=off", "-o", os.DevNull}, buildFlags...), p.ImportPath)
 	cmd := gorun.command(ctx, args...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -135,7 +135,9 @@ func (g *goTool) buildTests(ctx context.Context, overlay, dir string, pkgs []*li
 		if err := os.MkdirAll(batchDir, 0o755); err != nil {
 			return nil, fmt.Errorf("creating build directory: %w", err)
 		}
-		args := append([]string{"test", "-c", "-o", batchDir + string(filepath.Separator), "-overlay", overlay}, buildFlags...)
+		// No vet: it is the user's to run, it costs time on every build,
+		// and it knows nothing of the overlay-only runtime package.
+		args := append([]string{"test", "-c", "-vet=off", "-o", batchDir + string(filepath.Separator), "-overlay", overlay}, buildFlags...)
 		for _, p := range batch {
 			args = append(args, p.ImportPath)
 		}
