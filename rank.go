@@ -113,16 +113,8 @@ func writeBuildErrors(w io.Writer, m *spectra.Matrix) {
 	}
 }
 
-// rankingJSON is the documented shape of faultline rank -json: the
-// ranking, plus what went wrong around it.
-type rankingJSON struct {
-	spectra.Ranking
-	BuildErrors map[string]string `json:"buildErrors,omitempty"`
-	Message     string            `json:"message,omitempty"`
-}
-
 func writeRankingJSON(w io.Writer, r *spectra.Ranking, lines []spectra.RankedLine, m *spectra.Matrix) error {
-	out := rankingJSON{Ranking: *r}
+	out := spectra.RankReport{Ranking: *r}
 	out.Lines = append([]spectra.RankedLine{}, lines...)
 	if len(m.BuildErrors) > 0 {
 		out.BuildErrors = m.BuildErrors

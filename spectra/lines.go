@@ -111,6 +111,14 @@ type Ranking struct {
 	Lines   []RankedLine `json:"lines"`
 }
 
+// RankReport is the documented output of faultline rank -json: a ranking
+// and what explains an empty one.
+type RankReport struct {
+	Ranking
+	BuildErrors map[string]string `json:"buildErrors,omitempty"` // compiler message by package
+	Message     string            `json:"message,omitempty"`     // why there is nothing to rank
+}
+
 // RankedLine is one line's place in a ranking.
 type RankedLine struct {
 	File  string  `json:"file"` // relative to the module root, slash-separated

@@ -245,7 +245,7 @@ func (c *Config) evaluateFault(ctx context.Context, subj *Subject, site *Site, f
 	}
 	r.RankFailed, r.RankPassed = rep.Failed, rep.Passed
 	if rep.Failed == 0 {
-		r.Err = rep.Why()
+		r.Err = whyEmpty(rep)
 		return r
 	}
 	scored := Score(rep, fault, c.Formulas)

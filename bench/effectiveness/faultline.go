@@ -9,21 +9,17 @@ import (
 	"os/exec"
 	"sort"
 	"time"
+
+	"faultline/spectra"
 )
 
-// RankReport is the object `faultline rank -json` prints.
-type RankReport struct {
-	Formula string       `json:"formula"`
-	Failed  int          `json:"failed"`
-	Passed  int          `json:"passed"`
-	Lines   []RankedLine `json:"lines"`
-	// Message and BuildErrors explain an empty ranking.
-	Message     string            `json:"message,omitempty"`
-	BuildErrors map[string]string `json:"buildErrors,omitempty"`
-}
+// RankReport is the object `faultline rank -json` prints. The harness
+// recomputes scores from the four counts, so Score, Rank and Tie are only
+// cross-checked.
+type RankReport = spectra.RankReport
 
-// Why explains an empty ranking in one line.
-func (r *RankReport) Why() string {
+// whyEmpty explains an empty ranking in one line.
+func whyEmpty(r *RankReport) string {
 	why := r.Message
 	pkgs := make([]string, 0, len(r.BuildErrors))
 	for p := range r.BuildErrors {
@@ -37,20 +33,6 @@ func (r *RankReport) Why() string {
 		why = "faultline saw no failing test"
 	}
 	return why
-}
-
-// RankedLine is one line of a RankReport. The harness recomputes scores
-// from the four counts, so Score, Rank and Tie are only cross-checked.
-type RankedLine struct {
-	File  string  `json:"file"` // relative to the module root
-	Line  int     `json:"line"`
-	Score float64 `json:"score"`
-	Rank  int     `json:"rank"`
-	Tie   [2]int  `json:"tie"`
-	EF    int     `json:"ef"`
-	EP    int     `json:"ep"`
-	NF    int     `json:"nf"`
-	NP    int     `json:"np"`
 }
 
 // ParseRankReport decodes and sanity-checks faultline's JSON output.

@@ -138,10 +138,10 @@ func TestRankReportExplainsAnEmptyRanking(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := rep.Why(), "no tests ran; m/a: syntax error; m/b: vet failed"; got != want {
+	if got, want := whyEmpty(rep), "no tests ran; m/a: syntax error; m/b: vet failed"; got != want {
 		t.Errorf("Why = %q, want %q", got, want)
 	}
-	if got := (&RankReport{}).Why(); got != "faultline saw no failing test" {
+	if got := whyEmpty(&RankReport{}); got != "faultline saw no failing test" {
 		t.Errorf("Why of a bare report = %q", got)
 	}
 }
