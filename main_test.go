@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"faultline/spectra"
 )
@@ -44,19 +45,7 @@ func copyModule(t *testing.T, src string) string {
 // standard output, standard error and exit code.
 func faultline(t *testing.T, dir string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(faultlineBin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "FAULTLINE_CACHE="+t.TempDir())
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if exit, ok := err.(*exec.ExitError); ok {
-		code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return stdout.String(), stderr.String(), code
+	return faultlineWithStore(t, dir, t.TempDir(), args...)
 }
 
 // The main job: on every bundled example, the seeded faulty line is among
@@ -180,4 +169,49 @@ func TestNotAModule(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "no go.mod") {
 		t.Errorf("exit %d, stderr %q; want a clear error outside a module", code, stderr)
 	}
+}
+
+// A collection killed at any moment leaves a store from which the next run
+// gives the same ranking as a collection into an empty store.
+func TestKilledCollectionLeavesUsableStore(t *testing.T) {
+	dir := copyModule(t, "examples/booking")
+	want, stderr, code := faultlineWithStore(t, dir, t.TempDir(), "rank", "-json")
+	if code != 0 {
+		t.Fatalf("reference ranking: exit %d\n%s", code, stderr)
+	}
+	for _, delay := range []time.Duration{50 * time.Millisecond, 300 * time.Millisecond, 800 * time.Millisecond, 1500 * time.Millisecond} {
+		store := t.TempDir()
+		cmd := exec.Command(faultlineBin, "test", "./...")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "FAULTLINE_CACHE="+store)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(delay)
+		cmd.Process.Kill() // SIGKILL: no chance to clean up
+		cmd.Wait()
+		got, stderr, code := faultlineWithStore(t, dir, store, "rank", "-json")
+		if code != 0 {
+			t.Fatalf("after a kill at %s: exit %d\n%s", delay, code, stderr)
+		}
+		if got != want {
+			t.Errorf("after a kill at %s the ranking differs:\n%s\nwant:\n%s", delay, got, want)
+		}
+	}
+}
+
+func faultlineWithStore(t *testing.T, dir, store string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(faultlineBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "FAULTLINE_CACHE="+store)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if exit, ok := err.(*exec.ExitError); ok {
+		return stdout.String(), stderr.String(), exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return stdout.String(), stderr.String(), 0
 }
