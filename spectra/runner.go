@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -141,9 +142,18 @@ func runProcess(ctx context.Context, b *testBinary, done map[string]bool, attemp
 		"FAULTLINE_COUNTERS="+countersPath,
 		"FAULTLINE_SKIP="+skipPath,
 	)
+	// The output streams into test2json while the tests run, so that its
+	// conversion overlaps the tests instead of following them.
+	convert, err := startTest2JSON(ctx, b.test2json, b.pkg.ImportPath)
+	if err != nil {
+		recordsR.Close()
+		recordsW.Close()
+		return nil, err
+	}
 	var output bytes.Buffer
-	cmd.Stdout = &output
-	cmd.Stderr = &output
+	sink := io.MultiWriter(&output, convert.stdin)
+	cmd.Stdout = sink
+	cmd.Stderr = sink
 	cmd.ExtraFiles = []*os.File{recordsW}
 	// A test's own child process may hold the output pipe open after the
 	// test process is gone.
@@ -152,6 +162,7 @@ func runProcess(ctx context.Context, b *testBinary, done map[string]bool, attemp
 	if err := cmd.Start(); err != nil {
 		recordsR.Close()
 		recordsW.Close()
+		convert.abort()
 		return nil, fmt.Errorf("starting %s: %w", filepath.Base(b.path), err)
 	}
 	recordsW.Close()
@@ -188,6 +199,7 @@ wait:
 			<-waitDone
 			<-readDone
 			recordsR.Close()
+			convert.abort()
 			return nil, ctx.Err()
 		case <-tick.C:
 			mu.Lock()
@@ -217,7 +229,7 @@ wait:
 		res.restart = true
 	}
 	res.prelude = keys(rr.prelude)
-	events, err := testEvents(ctx, b.test2json, b.pkg.ImportPath, output.Bytes())
+	events, err := convert.events()
 	if err != nil {
 		return nil, err
 	}
@@ -306,15 +318,46 @@ type testEvent struct {
 	output  string
 }
 
-// testEvents converts a test binary's -test.v=test2json output with the
-// test2json tool and groups it by test name; "" holds output outside tests.
-func testEvents(ctx context.Context, tool, pkg string, output []byte) (map[string]*testEvent, error) {
-	cmd := exec.CommandContext(ctx, tool, "-t", "-p", pkg)
-	cmd.Stdin = bytes.NewReader(output)
-	out, err := cmd.Output()
-	if err != nil && len(out) == 0 {
+// test2json converts a test binary's -test.v=test2json output into
+// events while the binary runs.
+type test2json struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout bytes.Buffer
+}
+
+func startTest2JSON(ctx context.Context, tool, pkg string) (*test2json, error) {
+	t := &test2json{cmd: exec.CommandContext(ctx, tool, "-t", "-p", pkg)}
+	stdin, err := t.cmd.StdinPipe()
+	if err != nil {
 		return nil, fmt.Errorf("running test2json: %w", err)
 	}
+	t.stdin = stdin
+	t.cmd.Stdout = &t.stdout
+	if err := t.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("running test2json: %w", err)
+	}
+	return t, nil
+}
+
+func (t *test2json) abort() {
+	t.stdin.Close()
+	t.cmd.Process.Kill()
+	t.cmd.Wait()
+}
+
+// events ends the input and groups the events by test name; "" holds
+// output outside tests.
+func (t *test2json) events() (map[string]*testEvent, error) {
+	t.stdin.Close()
+	if err := t.cmd.Wait(); err != nil && t.stdout.Len() == 0 {
+		return nil, fmt.Errorf("running test2json: %w", err)
+	}
+	return parseEvents(t.stdout.Bytes()), nil
+}
+
+// parseEvents groups test2json's JSON events by test name.
+func parseEvents(out []byte) map[string]*testEvent {
 	events := map[string]*testEvent{}
 	get := func(name string) *testEvent {
 		if events[name] == nil {
@@ -345,7 +388,7 @@ func testEvents(ctx context.Context, tool, pkg string, output []byte) (map[strin
 		}
 	}
 	get("")
-	return events, nil
+	return events
 }
 
 var (
