@@ -9,6 +9,7 @@ export interface ServerSettings {
   autoRun: boolean;
   timeout: string;
   parallel: number;
+  angelic: boolean;
 }
 
 export const DEFAULTS: ServerSettings = {
@@ -18,6 +19,7 @@ export const DEFAULTS: ServerSettings = {
   autoRun: true,
   timeout: '60s',
   parallel: 0,
+  angelic: false,
 };
 
 /** serverSettings reads the server's keys through get, falling back to defaults. */
@@ -29,6 +31,7 @@ export function serverSettings(get: <T>(key: string) => T | undefined): ServerSe
     autoRun: get<boolean>('autoRun') ?? DEFAULTS.autoRun,
     timeout: get<string>('timeout') ?? DEFAULTS.timeout,
     parallel: get<number>('parallel') ?? DEFAULTS.parallel,
+    angelic: get<boolean>('angelic') ?? DEFAULTS.angelic,
   };
 }
 

@@ -34,7 +34,7 @@ test('status text for build and errors', () => {
 test('server settings fall back to defaults', () => {
   const values: Record<string, unknown> = { formula: 'dstar', top: 5 };
   const s = serverSettings((key) => values[key] as never);
-  assert.deepEqual(s, { formula: 'dstar', top: 5, threshold: 0, autoRun: true, timeout: '60s', parallel: 0 });
+  assert.deepEqual(s, { formula: 'dstar', top: 5, threshold: 0, autoRun: true, timeout: '60s', parallel: 0, angelic: false });
 });
 
 test('server path resolution', () => {

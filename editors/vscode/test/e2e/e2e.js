@@ -3,8 +3,9 @@
 // driven by headless Chromium through playwright-core: install the .vsix,
 // open an example module, trust it, open the faulty file, and check that the
 // "Suspicious lines" view lists the faulty line first (or within the top N),
-// that the line is highlighted, and whether the angelic-fix action is
-// offered. A screenshot is kept in the artifacts directory.
+// that the line is highlighted, and, with faultline.angelic on, that the
+// "Preview angelic fix" action is offered on the line where faultline fix
+// finds a verified candidate. Screenshots are kept in the artifacts directory.
 //
 // usage: node e2e.js [example-dir]   (default: <repo>/examples/booking)
 // env:   FAULTLINE_BIN   server binary (required)
@@ -152,6 +153,7 @@ async function main() {
   fs.mkdirSync(artifacts, { recursive: true });
 
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'faultline-vscode-e2e-'));
+  const angelicLine = verifiedCandidateLine(bin, moduleSrc, fault.file, work);
   const workspace = path.join(work, path.basename(moduleSrc));
   fs.cpSync(moduleSrc, workspace, { recursive: true });
   const untrusted = path.join(work, 'untrusted', path.basename(moduleSrc));
@@ -164,6 +166,7 @@ async function main() {
     JSON.stringify(
       {
         'faultline.path': path.resolve(bin),
+        'faultline.angelic': true,
         'security.workspace.trust.enabled': true,
         'security.workspace.trust.startupPrompt': 'always',
         'workbench.startupEditor': 'none',
@@ -297,8 +300,6 @@ async function main() {
         actions = await menu.locator('.monaco-list-row').evaluateAll((rows) => rows.map((r) => r.innerText.trim()));
       }
       log(`code actions: ${actions.length ? actions.join(' | ') : '(none)'}`);
-      const angelic = actions.find((a) => /angelic/i.test(a));
-      log(angelic ? `angelic-fix action offered: ${angelic}` : 'angelic-fix action not offered by this server build');
       if (actions.length) {
         const actionsShot = path.join(artifacts, 'vscode-e2e-actions.png');
         await page.screenshot({ path: actionsShot });
@@ -320,6 +321,13 @@ async function main() {
         log(`"Show failing tests" ran${toasts.trim() ? `: ${toasts.trim().split('\n')[0]}` : ''}`);
       }
       await page.keyboard.press('Escape');
+
+      // With faultline.angelic on, the server analyzes the failing tests in
+      // the background and offers "Preview angelic fix" where faultline fix
+      // found a verified candidate.
+      const offered = await angelicActionAt(page, angelicLine);
+      log(`angelic-fix action at line ${angelicLine}: ${offered}`);
+      await page.keyboard.press('Escape');
       await page.screenshot({ path: screenshot });
       log(`screenshot: ${screenshot}`);
     } catch (err) {
@@ -337,6 +345,59 @@ async function main() {
     }
     fs.rmSync(work, { recursive: true, force: true });
   }
+}
+
+// verifiedCandidateLine runs faultline fix -json on a copy of the module and
+// returns the line of the first verified candidate in the faulty file.
+function verifiedCandidateLine(bin, moduleSrc, file, work) {
+  const copy = path.join(work, 'fix', path.basename(moduleSrc));
+  fs.cpSync(moduleSrc, copy, { recursive: true });
+  const res = spawnSync(bin, ['fix', '-json'], {
+    cwd: copy,
+    encoding: 'utf8',
+    env: { ...process.env, FAULTLINE_CACHE: path.join(work, 'fix-cache') },
+    timeout: 300000,
+  });
+  let report;
+  try {
+    report = JSON.parse(res.stdout);
+  } catch {
+    fail(`faultline fix -json gave no JSON (exit ${res.status}): ${res.stderr}`);
+  }
+  for (const t of report.tests || []) {
+    for (const c of t.candidates || []) {
+      const loc = c.verified && (c.locations || []).find((l) => l.file === file);
+      if (loc) return loc.line;
+    }
+  }
+  fail(`faultline fix found no verified candidate in ${file}: ${res.stdout}`);
+}
+
+// angelicActionAt moves the cursor to line and waits until its code actions
+// include the angelic fix, returning that action's title.
+async function angelicActionAt(page, line) {
+  const deadline = Date.now() + 180000;
+  let seen = [];
+  while (Date.now() < deadline) {
+    await page.locator('.editor-instance .monaco-editor textarea').first().focus();
+    await page.keyboard.press('Control+g');
+    await page.keyboard.type(String(line));
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(300);
+    await page.keyboard.press('Control+.');
+    const menu = page.locator('.action-widget');
+    if (await menu.waitFor({ timeout: 5000 }).then(() => true, () => false)) {
+      seen = await menu.locator('.monaco-list-row').evaluateAll((rows) => rows.map((r) => r.innerText.trim()));
+      const angelic = seen.find((a) => /angelic/i.test(a));
+      if (angelic) {
+        await page.screenshot({ path: path.join(artifacts, 'vscode-e2e-angelic.png') });
+        return angelic;
+      }
+    }
+    await page.keyboard.press('Escape');
+    await page.waitForTimeout(3000);
+  }
+  fail(`no angelic-fix action at line ${line} within 3 minutes; code actions seen: ${seen.join(' | ') || '(none)'}`);
 }
 
 main().then(
