@@ -93,13 +93,9 @@ func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, er
 	base := sha256.New()
 	// The collector itself is an input: a result made by another build of
 	// faultline is not reused.
-	self, err := os.Executable()
+	selfSum, err := w.selfHash()
 	if err != nil {
-		return nil, fmt.Errorf("locating the faultline executable: %w", err)
-	}
-	selfSum, err := hashes.file(self)
-	if err != nil {
-		return nil, fmt.Errorf("hashing the faultline executable: %w", err)
+		return nil, err
 	}
 	fmt.Fprintf(base, "%s %s\n%s\nrun=%q timeout=%s build=%q test=%q\n", instrument.Version, selfSum, env, co.Run, co.Timeout, co.BuildFlags, co.TestFlags)
 	for _, name := range []string{"go.mod", "go.sum"} {
@@ -221,8 +217,8 @@ func concat(lists ...[]string) []string {
 // instrumentedFile is a non-test file with counters.
 type instrumentedFile struct {
 	rel, hash string
-	pkg       string
 	first     int // global index of its first counter
+	index     int // position in build.files
 	blocks    []instrument.Block
 }
 
@@ -287,7 +283,7 @@ func (w *Workspace) run(ctx context.Context, toRun []*listedPackage, byPath map[
 				return nil, nil, err
 			}
 			results[result.Key] = result
-			report.packageDone(p.ImportPath, nil)
+			report.packageDone(p.ImportPath)
 			continue
 		}
 		g.Go(func() error {
@@ -296,7 +292,7 @@ func (w *Workspace) run(ctx context.Context, toRun []*listedPackage, byPath map[
 				return err
 			}
 			tb := &testBinary{pkg: p, path: bin, run: co.Run, flags: co.TestFlags, timeout: co.Timeout, layout: b.layoutPath,
-				counters: b.counters, test2json: test2json, root: w.root, workDir: workDir, trace: trace}
+				test2json: test2json, root: w.root, workDir: workDir, trace: trace}
 			start := time.Now()
 			leaves, err := runBinary(gctx, tb, report.leafDone)
 			if err != nil {
@@ -322,7 +318,7 @@ func (w *Workspace) run(ctx context.Context, toRun []*listedPackage, byPath map[
 			mu.Lock()
 			results[result.Key] = result
 			mu.Unlock()
-			report.packageDone(p.ImportPath, nil)
+			report.packageDone(p.ImportPath)
 			return nil
 		})
 	}
@@ -347,7 +343,7 @@ func (b *build) fileTable(deps []*listedPackage, result *storedPackage) func(int
 	next := 0
 	for _, q := range deps {
 		for _, f := range b.byPackage[q.ImportPath] {
-			base[indexOf(b.files, f)] = next
+			base[f.index] = next
 			result.Files = append(result.Files, fileRef{Path: f.rel, Hash: f.hash, Blocks: len(f.blocks)})
 			next += len(f.blocks)
 		}
@@ -360,15 +356,6 @@ func (b *build) fileTable(deps []*listedPackage, result *storedPackage) func(int
 		}
 		return start + counter - b.files[fi].first
 	}
-}
-
-func indexOf(files []*instrumentedFile, f *instrumentedFile) int {
-	for i, g := range files {
-		if g == f {
-			return i
-		}
-	}
-	return -1
 }
 
 // instrument writes the overlay for every module package the binaries are
@@ -428,7 +415,7 @@ func (w *Workspace) instrument(toRun []*listedPackage, byPath map[string]*listed
 			}
 			rel, _ := relToRoot(file, w.root)
 			sum, _ := hashes.file(file)
-			f := &instrumentedFile{rel: rel, hash: sum, pkg: q.ImportPath, first: b.counters, blocks: res.Blocks}
+			f := &instrumentedFile{rel: rel, hash: sum, first: b.counters, index: len(b.files), blocks: res.Blocks}
 			for range res.Blocks {
 				b.counterOf = append(b.counterOf, len(b.files))
 			}

@@ -27,16 +27,16 @@ type recordReader struct {
 	prelude map[int]bool // counters executed before the first test: package init
 	stack   []*frame
 	leaves  []leafRecord
-	// parents are tests that started subtests; their verdict is not a leaf's.
-	parents map[string]bool
-	errors  []string
+	// errors are problems the runtime reported (a package missing from the
+	// counter layout, counters that could not be mapped).
+	errors []string
 	// panicked is the test whose panicking exit was the last record: the
 	// process dies of that panic right after.
 	panicked string
 }
 
 func newRecordReader() *recordReader {
-	return &recordReader{prelude: map[int]bool{}, parents: map[string]bool{}}
+	return &recordReader{prelude: map[int]bool{}}
 }
 
 func (rr *recordReader) line(line string) {
@@ -52,7 +52,6 @@ func (rr *recordReader) line(line string) {
 	case "skip":
 		if n := len(rr.stack); n > 0 {
 			rr.stack[n-1].children = true
-			rr.parents[rr.stack[n-1].name] = true
 		}
 	case "enter":
 		rr.charge(parseInts(rest))
@@ -68,9 +67,6 @@ func (rr *recordReader) line(line string) {
 			for c := range f.own {
 				ctx[c] = true
 			}
-		}
-		if n := len(rr.stack); n > 0 {
-			rr.parents[rr.stack[n-1].name] = true
 		}
 		rr.stack = append(rr.stack, &frame{name: name, own: map[int]bool{}, context: keys(ctx)})
 	case "exit":

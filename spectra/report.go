@@ -37,7 +37,7 @@ func (r *reporter) leafDone(leaf leafResult) {
 	r.emit()
 }
 
-func (r *reporter) packageDone(pkg string, _ error) {
+func (r *reporter) packageDone(pkg string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.prog.PackagesDone++

@@ -27,7 +27,6 @@ type testBinary struct {
 	flags     []string      // further flags for the test binary
 	timeout   time.Duration // per leaf test
 	layout    string        // counter layout file
-	counters  int           // number of counters in the layout
 	test2json string        // path of the test2json tool
 	root      string        // module root, to recognise module frames in panics
 	workDir   string        // scratch directory for this binary
@@ -214,6 +213,9 @@ wait:
 	recordsR.Close()
 
 	res := &processResult{output: output.String(), started: started}
+	for _, msg := range rr.errors {
+		b.trace.since(started, fmt.Sprintf("runtime of %s: %s", b.pkg.ImportPath, msg))
+	}
 	var exit *exec.ExitError
 	if waitErr != nil && errors.As(waitErr, &exit) && exit.ExitCode() != 1 {
 		res.abnormal = true // 1 is the exit code of failing tests
@@ -318,16 +320,16 @@ type testEvent struct {
 	output  string
 }
 
-// test2json converts a test binary's -test.v=test2json output into
-// events while the binary runs.
-type test2json struct {
+// eventConverter runs the test2json tool on a test binary's
+// -test.v=test2json output while the binary runs.
+type eventConverter struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout bytes.Buffer
 }
 
-func startTest2JSON(ctx context.Context, tool, pkg string) (*test2json, error) {
-	t := &test2json{cmd: exec.CommandContext(ctx, tool, "-t", "-p", pkg)}
+func startTest2JSON(ctx context.Context, tool, pkg string) (*eventConverter, error) {
+	t := &eventConverter{cmd: exec.CommandContext(ctx, tool, "-t", "-p", pkg)}
 	stdin, err := t.cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("running test2json: %w", err)
@@ -340,7 +342,7 @@ func startTest2JSON(ctx context.Context, tool, pkg string) (*test2json, error) {
 	return t, nil
 }
 
-func (t *test2json) abort() {
+func (t *eventConverter) abort() {
 	t.stdin.Close()
 	t.cmd.Process.Kill()
 	t.cmd.Wait()
@@ -348,7 +350,7 @@ func (t *test2json) abort() {
 
 // events ends the input and groups the events by test name; "" holds
 // output outside tests.
-func (t *test2json) events() (map[string]*testEvent, error) {
+func (t *eventConverter) events() (map[string]*testEvent, error) {
 	t.stdin.Close()
 	if err := t.cmd.Wait(); err != nil && t.stdout.Len() == 0 {
 		return nil, fmt.Errorf("running test2json: %w", err)

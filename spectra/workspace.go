@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"golang.org/x/mod/modfile"
@@ -58,6 +59,27 @@ type Workspace struct {
 	root       string // module root
 	modulePath string
 	store      *store
+
+	// self is the hash of the running faultline executable, computed once:
+	// it cannot change while the process lives, and the server collects on
+	// every save.
+	selfOnce sync.Once
+	self     string
+	selfErr  error
+}
+
+func (w *Workspace) selfHash() (string, error) {
+	w.selfOnce.Do(func() {
+		path, err := os.Executable()
+		if err != nil {
+			w.selfErr = fmt.Errorf("locating the faultline executable: %w", err)
+			return
+		}
+		if w.self, err = newFileHasher().file(path); err != nil {
+			w.selfErr = fmt.Errorf("hashing the faultline executable: %w", err)
+		}
+	})
+	return w.self, w.selfErr
 }
 
 // Open finds the module holding dir and opens its store.
