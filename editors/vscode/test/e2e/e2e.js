@@ -99,17 +99,35 @@ async function lineDecorations(page, line) {
   }, line);
 }
 
-// serverProcesses lists the descendants of root whose executable is bin,
-// read from /proc, so only processes this test started are considered.
+// serverProcesses lists the processes running bin, read from /proc. It looks
+// among root's descendants first; when the process tree is not what node's
+// pids suggest (a sandbox's /proc from another pid namespace), it accepts any
+// process running bin, whose path is this run's own build.
 function serverProcesses(root, bin) {
-  const want = fs.realpathSync(bin);
+  const want = fs.statSync(bin);
+  const resolved = new Set([path.resolve(bin), fs.realpathSync(bin)]);
+  const runsBin = (pid) => {
+    try {
+      const exe = fs.statSync(`/proc/${pid}/exe`);
+      if (exe.dev === want.dev && exe.ino === want.ino) return true;
+    } catch {
+      // exited, or exe not readable: fall back to the command line
+    }
+    try {
+      const argv0 = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0];
+      return resolved.has(argv0);
+    } catch {
+      return false;
+    }
+  };
+  const pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
   const children = new Map();
-  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+  for (const pid of pids) {
     try {
       const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
       if (!children.has(ppid)) children.set(ppid, []);
-      children.get(ppid).push(Number(pid));
+      children.get(ppid).push(pid);
     } catch {
       // exited while listing
     }
@@ -117,17 +135,28 @@ function serverProcesses(root, bin) {
   const found = [];
   const queue = [root];
   while (queue.length) {
-    const pid = queue.shift();
-    for (const child of children.get(pid) || []) {
+    for (const child of children.get(queue.shift()) || []) {
       queue.push(child);
-      try {
-        if (fs.readlinkSync(`/proc/${child}/exe`) === want) found.push(child);
-      } catch {
-        // exited or not readable
-      }
+      if (runsBin(child)) found.push(child);
     }
   }
-  return found;
+  if (found.length > 0) return found;
+  return pids.filter(runsBin);
+}
+
+// describeProcesses names every process whose command line mentions
+// faultline, for a failure message.
+function describeProcesses() {
+  const lines = [];
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+      if (cmd.includes('faultline')) lines.push(`${pid}: ${cmd.slice(0, 200)}`);
+    } catch {
+      // exited
+    }
+  }
+  return lines.length ? lines.join('\n') : '(none)';
 }
 
 async function runCommand(page, title) {
@@ -273,15 +302,25 @@ async function main() {
       if (position === 0) fail(`the faulty line ${want} is not in the Suspicious lines view`);
       if (position > topN) fail(`the faulty line ${want} is row ${position}, want within the top ${topN}`);
       log(`faulty line is row ${position}`);
-      if (serverProcesses(server.pid, bin).length === 0) fail('no faultline server process under code-server in the trusted workspace');
+      if (serverProcesses(server.pid, bin).length === 0) {
+        fail(`no faultline server process in the trusted workspace; processes naming faultline:\n${describeProcesses()}`);
+      }
 
       // Click the row: the editor must reveal the line, and it must be coloured.
+      // A click on a view that has not had focus may only focus it: open
+      // the row again (Enter on the selected row) while the line is not shown.
       await rowLocator.nth(position - 1).click();
       let deco = { found: false, colours: [] };
-      const decoDeadline = Date.now() + 20000;
+      const decoDeadline = Date.now() + 30000;
+      let nextOpen = Date.now() + 5000;
       while (Date.now() < decoDeadline) {
         deco = await lineDecorations(page, fault.line);
         if (deco.colours.length > 0) break;
+        if (!deco.found && Date.now() > nextOpen) {
+          await rowLocator.nth(position - 1).click();
+          await page.keyboard.press('Enter');
+          nextOpen = Date.now() + 5000;
+        }
         await page.waitForTimeout(250);
       }
       if (!deco.found) fail(`line ${fault.line} is not visible in the editor after clicking its row`);
