@@ -63,6 +63,12 @@ type Location struct {
 type Candidate struct {
 	Verified  bool       `json:"verified"`
 	Locations []Location `json:"locations"`
+
+	// What Verify needs to force the candidate again: the value of every
+	// dynamic instance, and the hashes of the sources (slash path relative
+	// to the root) whose instrumentation numbered the sites.
+	force   []forcedValue
+	sources map[string]string
 }
 
 // Report is the JSON form of faultline fix -json.
@@ -129,6 +135,10 @@ func Analyze(ctx context.Context, root string, targets []Target, opts Options) (
 		if err != nil {
 			return nil, err
 		}
+		sources, err := hashSources(prog)
+		if err != nil {
+			return nil, err
+		}
 		list := byPkg[pkg]
 		pkgDir := list[0].Dir
 		if pkgDir == "" {
@@ -145,6 +155,7 @@ func Analyze(ctx context.Context, root string, targets []Target, opts Options) (
 				return nil, fmt.Errorf("analysing %s: %w", t.Test, err)
 			}
 			r.Package = pkg
+			r.setSources(sources)
 			out = append(out, *r)
 		}
 	}
@@ -258,6 +269,7 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 		if err != nil {
 			return nil, err
 		}
+		cand.force = force
 		run, err := bin.run(ctx, t.Test, force)
 		if err != nil {
 			return nil, err

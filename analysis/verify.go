@@ -1,0 +1,208 @@
+package analysis
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"go/token"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ErrSourceChanged is returned by Verify when a source file of the module
+// differs from the one the candidate was computed on: its forced values
+// address site instances of the old program and mean nothing on the new one.
+var ErrSourceChanged = errors.New("the sources changed since the analysis")
+
+// Verification is the outcome of running a failing test with a candidate's
+// angelic values forced.
+type Verification struct {
+	Test     string
+	Passed   bool
+	Duration time.Duration // of the forced run alone
+	Output   string        // the end of the test's output, without === lines
+}
+
+// maxExcerptLines bounds Verification.Output.
+const maxExcerptLines = 12
+
+// Verify runs the test of t again with the angelic values of c forced and
+// reports whether it passes. The package is loaded and instrumented anew:
+// site numbers depend only on the sources, so Verify refuses, with an error
+// wrapping ErrSourceChanged, when any source file of the module differs from
+// what the analysis saw. Only candidates returned by Analyze (in this
+// process) carry the forced values needed.
+func Verify(ctx context.Context, root string, t Target, c Candidate, opts Options) (Verification, error) {
+	opts.defaults()
+	if len(c.force) == 0 || c.sources == nil {
+		return Verification{}, errors.New("the candidate carries no forced values: only candidates made by Analyze can be verified")
+	}
+	if t.Package == "" || t.Test == "" {
+		return Verification{}, errors.New("verifying a candidate needs the test's package and name")
+	}
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return Verification{}, fmt.Errorf("resolving the module root: %w", err)
+	}
+	// Checked before and after loading: before saves the load when a file
+	// plainly changed, after catches new files and edits made meanwhile.
+	if err := changedSources(root, c.sources); err != nil {
+		return Verification{}, err
+	}
+	work, err := os.MkdirTemp("", "faultline-verify-")
+	if err != nil {
+		return Verification{}, fmt.Errorf("creating scratch directory: %w", err)
+	}
+	defer os.RemoveAll(work)
+	prog, err := loadProgram(root, t.Package, work)
+	if err != nil {
+		return Verification{}, err
+	}
+	now, err := hashSources(prog)
+	if err != nil {
+		return Verification{}, err
+	}
+	if err := sameSources(c.sources, now); err != nil {
+		return Verification{}, err
+	}
+	if err := c.sameSites(prog); err != nil {
+		return Verification{}, err
+	}
+	pkgDir := t.Dir
+	if pkgDir == "" {
+		pkgDir = prog.pkgDir
+	}
+	bin, err := buildTestBinary(ctx, prog, pkgDir, t.Package, work)
+	if err != nil {
+		return Verification{}, err
+	}
+	bin.timeout = opts.RunTimeout
+	run, err := bin.run(ctx, t.Test, c.force)
+	if err != nil {
+		return Verification{}, fmt.Errorf("verifying %s: %w", t.Test, err)
+	}
+	return Verification{Test: t.Test, Passed: run.passed, Duration: run.elapsed, Output: excerpt(run.output)}, nil
+}
+
+// hashSources hashes every file of the module that the program was loaded
+// from, test files included: the instrumentation numbers sites in their
+// order, so any of them changing may renumber the sites.
+func hashSources(prog *program) (map[string]string, error) {
+	out := map[string]string{}
+	var firstErr error
+	prefix := prog.root + string(filepath.Separator)
+	prog.fset.Iterate(func(f *token.File) bool {
+		name := f.Name()
+		if !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, ".go") {
+			return true
+		}
+		rel, err := filepath.Rel(prog.root, name)
+		if err != nil {
+			firstErr = fmt.Errorf("locating %s in the module: %w", name, err)
+			return false
+		}
+		h, err := hashFile(name)
+		if err != nil {
+			firstErr = err
+			return false
+		}
+		out[filepath.ToSlash(rel)] = h
+		return true
+	})
+	return out, firstErr
+}
+
+func hashFile(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("hashing %s: %w", path, err)
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// changedSources compares the files on disk with the recorded hashes.
+func changedSources(root string, recorded map[string]string) error {
+	for _, rel := range slices.Sorted(maps.Keys(recorded)) {
+		h, err := hashFile(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			return fmt.Errorf("%w: %s is unreadable (%v); run the analysis again", ErrSourceChanged, rel, err)
+		}
+		if h != recorded[rel] {
+			return fmt.Errorf("%w: %s was edited; run the analysis again", ErrSourceChanged, rel)
+		}
+	}
+	return nil
+}
+
+// sameSources compares the files a new load hashed with the recorded ones.
+func sameSources(recorded, now map[string]string) error {
+	for _, rel := range slices.Sorted(maps.Keys(now)) {
+		was, ok := recorded[rel]
+		switch {
+		case !ok:
+			return fmt.Errorf("%w: %s is new; run the analysis again", ErrSourceChanged, rel)
+		case was != now[rel]:
+			return fmt.Errorf("%w: %s was edited; run the analysis again", ErrSourceChanged, rel)
+		}
+	}
+	for _, rel := range slices.Sorted(maps.Keys(recorded)) {
+		if _, ok := now[rel]; !ok {
+			return fmt.Errorf("%w: %s is no longer part of the build; run the analysis again", ErrSourceChanged, rel)
+		}
+	}
+	return nil
+}
+
+// sameSites checks that every forced site of the new instrumentation is one
+// of the candidate's locations, so the values land on the same expressions
+// even were the instrumenter itself to number sites differently.
+func (c Candidate) sameSites(prog *program) error {
+	for _, f := range c.force {
+		if f.Site < 0 || int(f.Site) >= len(prog.sites) {
+			return fmt.Errorf("%w: site %d no longer exists", ErrSourceChanged, f.Site)
+		}
+		s := prog.sites[f.Site]
+		found := false
+		for _, l := range c.Locations {
+			if l.File == s.file && l.Line == s.pos.Line && l.Col == s.pos.Column && l.Expr == s.text {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return fmt.Errorf("%w: site %d is now %s:%d %s, which the candidate does not change", ErrSourceChanged, f.Site, s.file, s.pos.Line, s.text)
+		}
+	}
+	return nil
+}
+
+// setSources records on every candidate of r the sources it was computed on.
+func (r *TestResult) setSources(sources map[string]string) {
+	for i := range r.Candidates {
+		r.Candidates[i].sources = sources
+	}
+}
+
+// excerpt keeps the end of a test's output: its messages and verdict lines,
+// without the === RUN/PAUSE/CONT lines or the binary's closing PASS/FAIL.
+func excerpt(output string) string {
+	var keep []string
+	for _, l := range strings.Split(output, "\n") {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "=== ") || t == "PASS" || t == "FAIL" {
+			continue
+		}
+		keep = append(keep, strings.TrimRight(l, "\r "))
+	}
+	if len(keep) > maxExcerptLines {
+		keep = append([]string{"…"}, keep[len(keep)-maxExcerptLines:]...)
+	}
+	return strings.Join(keep, "\n")
+}
