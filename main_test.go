@@ -74,12 +74,21 @@ func TestRankFindsExampleFaults(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d\n%s", code, stderr)
 			}
-			var r spectra.Ranking
+			var r struct {
+				spectra.Ranking
+				Angelic struct{ Failing, Analyzed int }
+			}
 			if err := json.Unmarshal([]byte(stdout), &r); err != nil {
 				t.Fatalf("rank -json output: %v\n%s", err, stdout)
 			}
 			if r.Failed == 0 || r.Passed == 0 {
 				t.Fatalf("%d failing and %d passing tests, want some of each", r.Failed, r.Passed)
+			}
+			// The default order combines the formula with the angelic
+			// analysis of every failing test.
+			if r.Order != spectra.OrderCombined || r.Angelic.Analyzed != r.Failed || r.Angelic.Failing != r.Failed {
+				t.Errorf("order %q, %d of %d failing tests analysed; want the combined order over all %d",
+					r.Order, r.Angelic.Analyzed, r.Angelic.Failing, r.Failed)
 			}
 			for _, l := range r.Lines {
 				if l.File == fault.File && l.Line == fault.Line {
@@ -175,7 +184,7 @@ func TestNotAModule(t *testing.T) {
 // gives the same ranking as a collection into an empty store.
 func TestKilledCollectionLeavesUsableStore(t *testing.T) {
 	dir := copyModule(t, "examples/booking")
-	want, stderr, code := faultlineWithStore(t, dir, t.TempDir(), "rank", "-json")
+	want, stderr, code := faultlineWithStore(t, dir, t.TempDir(), "rank", "-json", "-angelic=false")
 	if code != 0 {
 		t.Fatalf("reference ranking: exit %d\n%s", code, stderr)
 	}
@@ -190,7 +199,7 @@ func TestKilledCollectionLeavesUsableStore(t *testing.T) {
 		time.Sleep(delay)
 		cmd.Process.Kill() // SIGKILL: no chance to clean up
 		cmd.Wait()
-		got, stderr, code := faultlineWithStore(t, dir, store, "rank", "-json")
+		got, stderr, code := faultlineWithStore(t, dir, store, "rank", "-json", "-angelic=false")
 		if code != 0 {
 			t.Fatalf("after a kill at %s: exit %d\n%s", delay, code, stderr)
 		}
@@ -214,4 +223,67 @@ func faultlineWithStore(t *testing.T, dir, store string, args ...string) (string
 		t.Fatal(err)
 	}
 	return stdout.String(), stderr.String(), 0
+}
+
+// faultline rank combines the formula with the angelic analysis by default
+// and ranks by the formula alone with -angelic=false; the second combined
+// run is served from the analysis cache.
+func TestRankOrders(t *testing.T) {
+	dir := copyModule(t, "examples/booking")
+	store := t.TempDir()
+	type output struct {
+		spectra.Ranking
+		Angelic *struct {
+			Analyzed, Cached int
+			Fixes            []struct{ File string }
+		}
+	}
+	rank := func(args ...string) output {
+		t.Helper()
+		stdout, stderr, code := faultlineWithStore(t, dir, store, append([]string{"rank", "-json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("rank %v: exit %d\n%s", args, code, stderr)
+		}
+		var out output
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+			t.Fatalf("rank %v: %v\n%s", args, err, stdout)
+		}
+		return out
+	}
+	pure := rank("-angelic=false")
+	if pure.Order != spectra.OrderFormula || pure.Angelic != nil {
+		t.Errorf("-angelic=false: order %q, angelic %v; want the formula alone", pure.Order, pure.Angelic)
+	}
+	for _, l := range pure.Lines {
+		if l.Fixes != 0 {
+			t.Errorf("-angelic=false: %s:%d carries fixes", l.File, l.Line)
+		}
+	}
+	combined := rank()
+	if combined.Order != spectra.OrderCombined || combined.Angelic == nil || combined.Angelic.Analyzed != combined.Failed {
+		t.Fatalf("default: order %q, angelic %+v; want every failing test analysed", combined.Order, combined.Angelic)
+	}
+	// booking's fault (interval.go:88) alone fixes every failing test.
+	hosts := 0
+	for i, l := range combined.Lines {
+		if i > 0 && l.Fixes > combined.Lines[i-1].Fixes {
+			t.Errorf("line %s:%d with %d fixes ranks below one with %d", l.File, l.Line, l.Fixes, combined.Lines[i-1].Fixes)
+		}
+		if l.File == "interval/interval.go" && l.Line == 88 {
+			hosts = l.Fixes
+			if l.Rank > 3 {
+				t.Errorf("the fault ranks %d in the combined order, want within 3", l.Rank)
+			}
+		}
+	}
+	if hosts != combined.Failed {
+		t.Errorf("interval.go:88 hosts fixes for %d of %d failing tests", hosts, combined.Failed)
+	}
+	again := rank()
+	if again.Angelic == nil || again.Angelic.Cached != again.Angelic.Analyzed {
+		t.Errorf("second run: %+v; want every analysis from the cache", again.Angelic)
+	}
+	if len(again.Lines) != len(combined.Lines) || again.Lines[0] != combined.Lines[0] {
+		t.Errorf("cached combined ranking differs from the first")
+	}
 }

@@ -53,3 +53,15 @@ func (p *progressLine) done() {
 		fmt.Fprint(p.out, "\r\x1b[K")
 	}
 }
+
+// message shows a fixed status, for steps that report no progress of their
+// own.
+func (p *progressLine) message(text string) {
+	if !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.out, "\r\x1b[K%s", text)
+	p.shown = true
+}

@@ -57,6 +57,8 @@ func runRank(ctx context.Context, args []string) error {
 	formulaName := fs.String("formula", "ochiai", "suspiciousness formula: "+strings.Join(rank.Names(), ", ")+", dstarN, opt-NAME")
 	asJSON := fs.Bool("json", false, "print the ranking as one JSON object")
 	top := fs.Int("top", 0, "print only the N most suspicious lines (0: every executed line in JSON, 20 in text)")
+	var af angelicFlags
+	af.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: faultline rank [flags] [packages]\n\nCollects per-test spectra (only tests whose inputs changed are run again) and\nprints the lines most likely to cause the failing tests.\n\nflags:")
 		fs.PrintDefaults()
@@ -68,13 +70,17 @@ func runRank(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	_, m, err := cf.collect(ctx, fs.Args())
+	ws, m, err := cf.collect(ctx, fs.Args())
 	if err != nil {
 		return err
 	}
 	ranking, err := spectra.RankLines(m, formula)
 	if err != nil {
 		return err
+	}
+	var summary *angelicSummary
+	if af.enabled && ranking.Failed > 0 {
+		ranking, summary = af.combine(ctx, ws, m, ranking)
 	}
 	lines := ranking.Lines
 	limit := *top
@@ -88,9 +94,9 @@ func runRank(ctx context.Context, args []string) error {
 		lines = nil
 	}
 	if *asJSON {
-		err = writeRankingJSON(os.Stdout, ranking, lines, m)
+		err = writeRankingJSON(os.Stdout, ranking, lines, m, summary)
 	} else {
-		err = writeRankingText(os.Stdout, ranking, lines, m)
+		err = writeRankingText(os.Stdout, ranking, lines, m, summary)
 	}
 	if err != nil {
 		return err
@@ -113,8 +119,14 @@ func writeBuildErrors(w io.Writer, m *spectra.Matrix) {
 	}
 }
 
-func writeRankingJSON(w io.Writer, r *spectra.Ranking, lines []spectra.RankedLine, m *spectra.Matrix) error {
-	out := spectra.RankReport{Ranking: *r}
+// rankOutput is the JSON form of faultline rank -json.
+type rankOutput struct {
+	spectra.RankReport
+	Angelic *angelicSummary `json:"angelic,omitempty"`
+}
+
+func writeRankingJSON(w io.Writer, r *spectra.Ranking, lines []spectra.RankedLine, m *spectra.Matrix, summary *angelicSummary) error {
+	out := rankOutput{RankReport: spectra.RankReport{Ranking: *r}, Angelic: summary}
 	out.Lines = append([]spectra.RankedLine{}, lines...)
 	if len(m.BuildErrors) > 0 {
 		out.BuildErrors = m.BuildErrors
@@ -134,25 +146,34 @@ func noFailureMessage(r *spectra.Ranking) string {
 	return fmt.Sprintf("no failing test: all %d tests pass, nothing to localize", r.Passed)
 }
 
-func writeRankingText(w io.Writer, r *spectra.Ranking, lines []spectra.RankedLine, m *spectra.Matrix) error {
+func writeRankingText(w io.Writer, r *spectra.Ranking, lines []spectra.RankedLine, m *spectra.Matrix, summary *angelicSummary) error {
 	if r.Failed == 0 {
 		_, err := fmt.Fprintln(w, noFailureMessage(r))
 		return err
 	}
-	fmt.Fprintf(w, "%d failing and %d passing tests; most suspicious lines by %s:\n\n", r.Failed, r.Passed, r.Formula)
+	by := r.Formula
+	if r.Order == spectra.OrderCombined {
+		by += " and verified angelic fixes"
+	}
+	fmt.Fprintf(w, "%d failing and %d passing tests; most suspicious lines by %s:\n\n", r.Failed, r.Passed, by)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RANK\tSCORE\tLINE\tEF\tEP\tNF\tNP\tTIED")
+	fmt.Fprintln(tw, "RANK\tSCORE\tLINE\tEF\tEP\tNF\tNP\tFIXES\tTIED")
 	for _, l := range lines {
 		tied := "-"
 		if l.Tie[0] != l.Tie[1] {
 			tied = fmt.Sprintf("ranks %d-%d", l.Tie[0], l.Tie[1])
 		}
-		fmt.Fprintf(tw, "%d\t%.4f\t%s:%d\t%d\t%d\t%d\t%d\t%s\n", l.Rank, l.Score, l.File, l.Line, l.EF, l.EP, l.NF, l.NP, tied)
+		fixes := "-"
+		if l.Fixes > 0 && summary != nil {
+			fixes = fmt.Sprintf("%d/%d", l.Fixes, summary.Analyzed)
+		}
+		fmt.Fprintf(tw, "%d\t%.4f\t%s:%d\t%d\t%d\t%d\t%d\t%s\t%s\n", l.Rank, l.Score, l.File, l.Line, l.EF, l.EP, l.NF, l.NP, fixes, tied)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nEF/EP: failing/passing tests that execute the line; NF/NP: that do not.\n")
+	summary.writeText(w)
+	fmt.Fprintf(w, "\nEF/EP: failing/passing tests that execute the line; NF/NP: that do not;\nFIXES: analysed failing tests that a verified angelic value on the line makes pass.\n")
 	failing := 0
 	for _, t := range m.Tests {
 		if t.Verdict.Failing() {

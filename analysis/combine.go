@@ -1,6 +1,10 @@
 package analysis
 
-import "sort"
+import (
+	"sort"
+
+	"faultline/spectra"
+)
 
 // Line is one source line, relative to the module root.
 type Line struct {
@@ -8,13 +12,11 @@ type Line struct {
 	Line int
 }
 
-// CombinedOrder reorders lines ranked by a spectrum formula (best first)
-// with the fix candidates: lines hosting a verified single-location
-// candidate for every analysed failing test come first, then lines hosting
-// one for more failing tests before fewer; the spectrum order is kept
-// within each group and for lines without such a candidate.
-func CombinedOrder(spectrum []Line, results []TestResult) []Line {
-	fixes := map[Line]int{} // line -> failing tests it fixes alone
+// FixCounts counts, for each line, the failing tests for which it hosts a
+// verified single-location candidate: a line that alone fixes every failing
+// test is the strongest evidence there is.
+func FixCounts(results []TestResult) map[Line]int {
+	fixes := map[Line]int{}
 	for _, r := range results {
 		seen := map[Line]bool{}
 		for _, c := range r.Candidates {
@@ -31,7 +33,42 @@ func CombinedOrder(spectrum []Line, results []TestResult) []Line {
 			}
 		}
 	}
+	return fixes
+}
+
+// CombinedOrder reorders lines ranked by a spectrum formula (best first)
+// with the fix candidates: lines hosting a verified single-location
+// candidate for more failing tests come first; the spectrum order is kept
+// within each group and for lines without such a candidate.
+func CombinedOrder(spectrum []Line, results []TestResult) []Line {
+	fixes := FixCounts(results)
 	out := append([]Line(nil), spectrum...)
 	sort.SliceStable(out, func(i, j int) bool { return fixes[out[i]] > fixes[out[j]] })
 	return out
+}
+
+// Combine returns r reordered as CombinedOrder does, with each line's Fixes
+// set and ranks and ties recomputed: two lines tie when they host fixes for
+// as many tests and tied under the formula.
+func Combine(r *spectra.Ranking, results []TestResult) *spectra.Ranking {
+	fixes := FixCounts(results)
+	out := *r
+	out.Order = spectra.OrderCombined
+	out.Lines = append([]spectra.RankedLine(nil), r.Lines...)
+	for i := range out.Lines {
+		out.Lines[i].Fixes = fixes[Line{out.Lines[i].File, out.Lines[i].Line}]
+	}
+	sort.SliceStable(out.Lines, func(i, j int) bool { return out.Lines[i].Fixes > out.Lines[j].Fixes })
+	for start := 0; start < len(out.Lines); {
+		end := start + 1
+		for end < len(out.Lines) && out.Lines[end].Fixes == out.Lines[start].Fixes && out.Lines[end].Tie == out.Lines[start].Tie {
+			end++
+		}
+		for i := start; i < end; i++ {
+			out.Lines[i].Rank = i + 1
+			out.Lines[i].Tie = [2]int{start + 1, end}
+		}
+		start = end
+	}
+	return &out
 }

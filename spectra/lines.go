@@ -105,11 +105,21 @@ func (m *Matrix) Executing(file string, line int) (failing, passing []int) {
 // Ranking is the suspiciousness ranking of a matrix's executed lines. Its
 // JSON form is the documented output of faultline rank -json.
 type Ranking struct {
-	Formula string       `json:"formula"`
-	Failed  int          `json:"failed"` // counted failing tests
-	Passed  int          `json:"passed"` // passing tests
-	Lines   []RankedLine `json:"lines"`
+	Formula string `json:"formula"`
+	// Order is how the lines are ordered: "formula" (by score alone) or
+	// "combined" (lines hosting verified angelic fixes for more failing
+	// tests first, then by score).
+	Order  string       `json:"order"`
+	Failed int          `json:"failed"` // counted failing tests
+	Passed int          `json:"passed"` // passing tests
+	Lines  []RankedLine `json:"lines"`
 }
+
+// Orders of a Ranking's lines.
+const (
+	OrderFormula  = "formula"
+	OrderCombined = "combined"
+)
 
 // RankReport is the documented output of faultline rank -json: a ranking
 // and what explains an empty one.
@@ -131,6 +141,9 @@ type RankedLine struct {
 	NF    int     `json:"nf"`
 	NP    int     `json:"np"`
 	Block int     `json:"block"` // the line's first basic block: lines of one block always tie
+	// Fixes counts the analysed failing tests for which this line hosts a
+	// verified single-location angelic fix; set only by a combined ranking.
+	Fixes int `json:"fixes,omitempty"`
 }
 
 // RankLines ranks every line executed by a counted test under f, most
@@ -145,7 +158,7 @@ func RankLines(m *Matrix, f rank.Formula) (*Ranking, error) {
 	if err != nil {
 		return nil, fmt.Errorf("counting spectra: %w", err)
 	}
-	r := &Ranking{Formula: f.Name(), Lines: []RankedLine{}}
+	r := &Ranking{Formula: f.Name(), Order: OrderFormula, Lines: []RankedLine{}}
 	for _, run := range runs {
 		if run.Failing {
 			r.Failed++

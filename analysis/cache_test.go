@@ -1,0 +1,99 @@
+package analysis
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"faultline/spectra"
+)
+
+// TestResultCache analyses a failing test through the cache, then checks
+// that a second analysis is served from it, that code the test never runs
+// leaves the entry valid, and that an edit to the code it runs invalidates
+// it.
+func TestResultCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("collects spectra and builds an instrumented test binary")
+	}
+	dir := extractFrom(t, filepath.Join("..", "bench", "analysis", "programs", "distance.txtar"))
+	ws, err := spectra.Open(dir, spectra.Options{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	m, err := ws.Collect(ctx, spectra.CollectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failing []spectra.TestRun
+	for _, tr := range m.Tests {
+		if tr.Verdict.Failing() {
+			failing = append(failing, tr)
+		}
+	}
+	if len(failing) != 1 {
+		t.Fatalf("want one failing test, got %d", len(failing))
+	}
+	cache, err := OpenResultCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{MaxSize: 1, Budget: 10 * time.Second}
+	analyse := func(wantHits int) Cached {
+		t.Helper()
+		out, err := AnalyzeCached(ctx, cache, m, failing, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Hits != wantHits {
+			t.Fatalf("cache hits %d, want %d", out.Hits, wantHits)
+		}
+		if len(out.Results) != 1 || out.Results[0].Test != failing[0].Name || len(out.Results[0].Candidates) == 0 {
+			t.Fatalf("unexpected results %+v", out.Results)
+		}
+		return out
+	}
+	first := analyse(0)
+	second := analyse(1)
+	if len(second.Results[0].Candidates) != len(first.Results[0].Candidates) ||
+		second.Results[0].Candidates[0].Locations[0] != first.Results[0].Candidates[0].Locations[0] {
+		t.Errorf("cached result differs:\n%+v\n%+v", second.Results[0], first.Results[0])
+	}
+
+	// A package the test does not run.
+	other := filepath.Join(dir, "other")
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "other.go"), []byte("package other\n\nfunc Unused() int { return 1 }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	analyse(1)
+
+	// The function the test runs.
+	src := filepath.Join(dir, "dist.go")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(src, append(data, "\n// edited\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	analyse(0)
+	analyse(1)
+
+	// A corrupt entry is a miss, not an error.
+	entries, err := filepath.Glob(filepath.Join(cache.dir, "*.json"))
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("no cache entries: %v", err)
+	}
+	for _, e := range entries {
+		if err := os.WriteFile(e, []byte("{not json"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	analyse(0)
+}
