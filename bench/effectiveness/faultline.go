@@ -65,11 +65,14 @@ type Faultline struct {
 	// Env is added to the environment, for instance to give every run a
 	// fresh spectrum store.
 	Env []string
+	// Flags are extra rank flags, such as the angelic analysis' bounds.
+	Flags []string
 }
 
 // Rank runs `faultline rank -json -timeout T pkgs...` in dir.
 func (f Faultline) Rank(ctx context.Context, dir string, pkgs []string) (*RankReport, time.Duration, error) {
-	args := append([]string{"rank", "-json", "-timeout", f.TestTimeout}, pkgs...)
+	args := append([]string{"rank", "-json", "-timeout", f.TestTimeout}, f.Flags...)
+	args = append(args, pkgs...)
 	res, err := runCommand(ctx, dir, append(goEnv(), f.Env...), f.Deadline, f.Binary, args...)
 	if err != nil {
 		var exit *exec.ExitError

@@ -51,6 +51,7 @@ func run(args []string) error {
 	faultline := fs.String("faultline", "faultline", "path of the faultline binary")
 	rankTimeout := fs.String("timeout", "30s", "faultline's per-test timeout (its -timeout flag)")
 	deadline := fs.Duration("rank-deadline", 15*time.Minute, "hard limit on one faultline rank run")
+	rankFlags := fs.String("rank-flags", "", "extra flags for faultline rank, space-separated (e.g. \"-budget 10s -max-analyzed 5\", or -angelic=false for the formulas alone)")
 	testTimeout := fs.Duration("test-timeout", 2*time.Minute, "timeout of one plain go test run over a subject")
 	out := fs.String("out", "-", "markdown report path (- for standard output)")
 	resultsPath := fs.String("results", "", "also write the raw results as JSON to this path")
@@ -110,7 +111,7 @@ func run(args []string) error {
 		if bin, err = filepath.Abs(bin); err != nil {
 			return fmt.Errorf("faultline binary: %w", err)
 		}
-		cfg.Faultline = Faultline{Binary: bin, TestTimeout: *rankTimeout, Deadline: *deadline}
+		cfg.Faultline = Faultline{Binary: bin, TestTimeout: *rankTimeout, Deadline: *deadline, Flags: strings.Fields(*rankFlags)}
 	}
 	if *work == "" {
 		dir, err := os.MkdirTemp("", "faultline-effectiveness-")
@@ -136,9 +137,12 @@ func run(args []string) error {
 		return evalErr
 	}
 	// An interrupted run still reports the faults scored so far.
-	names := make([]string, len(formulas))
-	for i, f := range formulas {
-		names[i] = f.Name()
+	var names []string
+	for _, f := range formulas {
+		names = append(names, f.Name())
+		if combinedWith[f.Name()] {
+			names = append(names, f.Name()+combinedSuffix)
+		}
 	}
 	meta := ReportMeta{
 		Command:  "go run ./bench/effectiveness " + strings.Join(args, " "),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"faultline/spectra"
 	"faultline/spectra/rank"
 )
 
@@ -60,8 +61,7 @@ func Score(rep *RankReport, fault Fault, formulas []rank.Formula) Scored {
 		}
 	}
 	isFaulty := func(i int) bool { return fault.holds(elems[i].Loc.File, elems[i].Loc.Line) }
-	for _, f := range formulas {
-		ranked := rank.Rank(elems, f)
+	locate := func(ranked []rank.Ranked) FormulaScore {
 		fs := FormulaScore{Exam: [3]float64{1, 1, 1}}
 		for m, mode := range tieModes {
 			if pos, ok := rank.FaultPosition(ranked, isFaulty, mode); ok {
@@ -70,10 +70,43 @@ func Score(rep *RankReport, fault Fault, formulas []rank.Formula) Scored {
 				fs.Exam[m] = pos / float64(len(ranked))
 			}
 		}
-		s.ByFormula[f.Name()] = fs
+		return fs
+	}
+	// A combined ranking (faultline's default) carries each line's verified
+	// angelic fixes: rescore it as faultline orders it, fixes first and the
+	// formula within, for the formulas the combination is reported with.
+	var fixes []float64
+	var locs []rank.Location
+	if rep.Order == spectra.OrderCombined {
+		fixes = make([]float64, len(rep.Lines))
+		for i, l := range rep.Lines {
+			fixes[i] = float64(l.Fixes)
+			locs = append(locs, elems[i].Loc)
+		}
+	}
+	for _, f := range formulas {
+		ranked := rank.Rank(elems, f)
+		s.ByFormula[f.Name()] = locate(ranked)
+		if fixes == nil || !combinedWith[f.Name()] {
+			continue
+		}
+		scores := make([]float64, len(elems))
+		for i := range elems {
+			scores[i] = f.Score(elems[i].Counts)
+		}
+		if combined, err := rank.RankScores(locs, fixes, scores); err == nil {
+			s.ByFormula[f.Name()+combinedSuffix] = locate(combined)
+		}
 	}
 	return s
 }
+
+// combinedSuffix names a formula combined with the angelic fixes.
+const combinedSuffix = "+angelic"
+
+// combinedWith are the formulas whose combination with the angelic fixes
+// is scored: faultline's default and the best-scoring ones.
+var combinedWith = map[string]bool{"ochiai": true, "op2": true, "dstar2": true}
 
 // topNs are the cut-offs reported as Top-N.
 var topNs = [4]int{1, 3, 5, 10}
