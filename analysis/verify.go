@@ -40,7 +40,7 @@ const maxExcerptLines = 12
 // process) carry the forced values needed.
 func Verify(ctx context.Context, root string, t Target, c Candidate, opts Options) (Verification, error) {
 	opts.defaults()
-	if len(c.force) == 0 || c.sources == nil {
+	if !c.Verifiable() {
 		return Verification{}, errors.New("the candidate carries no forced values: only candidates made by Analyze can be verified")
 	}
 	if t.Package == "" || t.Test == "" {
@@ -89,6 +89,10 @@ func Verify(ctx context.Context, root string, t Target, c Candidate, opts Option
 	}
 	return Verification{Test: t.Test, Passed: run.passed, Duration: run.elapsed, Output: excerpt(run.output)}, nil
 }
+
+// Verifiable reports whether c carries what Verify needs: candidates made
+// by Analyze do, those decoded from JSON do not.
+func (c Candidate) Verifiable() bool { return len(c.force) > 0 && c.sources != nil }
 
 // hashSources hashes every file of the module that the program was loaded
 // from, test files included: the instrumentation numbers sites in their

@@ -47,12 +47,21 @@ func codeAction(ctx context.Context, s *Server, p *protocol.CodeActionParams) ([
 			Command: protocol.Command{Title: title, Command: commandShowFailingTests, Arguments: []protocol.LSPAny{raw}},
 		})
 		for _, fix := range snap.findings.fixes(rel, line) {
-			if edit, ok := s.fixEdit(snap, fix); ok {
-				actions = append(actions, &protocol.CodeAction{
-					Title: "Preview angelic fix (demonstration): " + fix.Title,
-					Kind:  &kind,
-					Edit:  edit,
-				})
+			edit, ok := s.fixEdit(snap, fix)
+			if !ok {
+				continue
+			}
+			actions = append(actions, &protocol.CodeAction{
+				Title: "Preview angelic fix (demonstration): " + fix.Title,
+				Kind:  &kind,
+				Edit:  edit,
+			})
+			if _, ok := snap.findings.verifier(fix.ID); ok {
+				action, err := verifyFixAction(p.TextDocument.URI, fix, kind)
+				if err != nil {
+					return nil, err
+				}
+				actions = append(actions, action)
 			}
 		}
 	}

@@ -20,6 +20,7 @@ func commands() map[string]command {
 		commandRun:              runCommand,
 		commandLocalizeTest:     localizeCommand,
 		commandShowFailingTests: showFailingTestsCommand,
+		commandVerifyFix:        verifyFixCommand,
 	}
 }
 

@@ -2,12 +2,15 @@ package server
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"go.lsp.dev/protocol"
 )
 
-// hover explains a ranked line: its spectrum counts and its score under
-// every formula.
+// hover explains a line: when ranked, its spectrum counts and its score
+// under every formula; when a fix candidate changes it, what the angelic
+// values mean.
 func hover(ctx context.Context, s *Server, p *protocol.HoverParams) (*protocol.Hover, error) {
 	snap, rel, ok := s.locate(p.TextDocument.URI)
 	if !ok || snap.ranking.Failed == 0 || snap.buildErrors != "" {
@@ -22,13 +25,58 @@ func hover(ctx context.Context, s *Server, p *protocol.HoverParams) (*protocol.H
 	if !ok {
 		return nil, nil
 	}
-	i, ok := snap.at[fileLine{rel, line}]
-	if !ok || snap.ranking.Lines[i].EF == 0 {
+	var parts []string
+	if i, ok := snap.at[fileLine{rel, line}]; ok && snap.ranking.Lines[i].EF > 0 {
+		parts = append(parts, snap.hoverText(i))
+	}
+	if text := angelicHoverText(snap.findings.fixesTouching(rel, line), rel, line); text != "" {
+		parts = append(parts, text)
+	}
+	if len(parts) == 0 {
 		return nil, nil
 	}
 	r := lineRange(ft, cur, s.encoding())
 	return &protocol.Hover{
-		Contents: &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: snap.hoverText(i)},
+		Contents: &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: strings.Join(parts, "\n---\n\n")},
 		Range:    &r,
 	}, nil
+}
+
+// angelicHoverText explains the fix candidates changing a collected line:
+// "if `a + b` evaluated to 8 instead of 7 here, TestX passes (verified by a
+// forced run)", one sentence per candidate.
+func angelicHoverText(fixes []FixCandidate, rel string, line int) string {
+	var b strings.Builder
+	seen := make(map[string]bool)
+	for _, fix := range fixes {
+		var changes []string
+		for _, e := range fix.Edits {
+			where := "here"
+			if e.File != rel || e.StartLine > line || line > e.EndLine {
+				where = fmt.Sprintf("at %s:%d", e.File, e.StartLine)
+			}
+			was := ""
+			if e.Original != "" && e.Original != "?" {
+				was = " instead of " + e.Original
+			}
+			changes = append(changes, fmt.Sprintf("%s evaluated to %s%s %s", e.exprText(), e.NewText, was, where))
+		}
+		how := "as the analysis predicts; no forced run confirmed it"
+		if fix.Verified {
+			how = "verified by a forced run"
+		}
+		test := fix.Test
+		if test == "" {
+			test = "the failing test"
+		}
+		sentence := fmt.Sprintf("- if %s, %s passes (%s)\n", strings.Join(changes, " and "), test, how)
+		if !seen[sentence] {
+			seen[sentence] = true
+			b.WriteString(sentence)
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "**angelic values** (a demonstration of what would make the test pass, not a fix to apply as is)\n\n" + b.String()
 }

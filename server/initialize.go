@@ -14,6 +14,7 @@ const (
 	commandRun              = "faultline.run"
 	commandLocalizeTest     = "faultline.localizeTest"
 	commandShowFailingTests = "faultline.showFailingTests"
+	commandVerifyFix        = "faultline.verifyFix"
 )
 
 func initialize(ctx context.Context, s *Server, p *protocol.InitializeParams) (*protocol.InitializeResult, error) {
@@ -48,7 +49,7 @@ func initialize(ctx context.Context, s *Server, p *protocol.InitializeParams) (*
 				CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix},
 			},
 			ExecuteCommandProvider: protocol.ExecuteCommandOptions{
-				Commands: []string{commandRun, commandLocalizeTest, commandShowFailingTests},
+				Commands: []string{commandRun, commandLocalizeTest, commandShowFailingTests, commandVerifyFix},
 			},
 			Workspace: &protocol.WorkspaceOptions{
 				WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{

@@ -127,7 +127,7 @@ func (s *Server) analyze(v *view, snap *snapshot) {
 			if ctx.Err() != nil {
 				return
 			}
-			snap.findings.add(f)
+			snap.findings.add(p, f)
 			s.refreshPulled()
 		}()
 	}

@@ -209,9 +209,12 @@ func (oneFixProvider) Analyze(ctx context.Context, in AnalysisInput) (Findings, 
 	}, nil
 }
 
-func TestProviderFindings(t *testing.T) {
+// startWithFindings starts a server on fakeModule with the angelic setting
+// on and waits until provider p's findings arrived. It returns the client,
+// the module's directory and the URI of a.go.
+func startWithFindings(t *testing.T, p Provider) (*testClient, string, uri.URI) {
 	dir, fake := newFakeModule(t)
-	c := startServer(t, Options{Open: fake.open, Providers: []Provider{oneFixProvider{}}})
+	c := startServer(t, Options{Open: fake.open, Providers: []Provider{p}})
 	yes := true
 	c.initialize(dir, `{"angelic":true}`, protocol.ClientCapabilities{Workspace: &protocol.WorkspaceClientCapabilities{
 		InlayHint: &protocol.InlayHintWorkspaceClientCapabilities{RefreshSupport: &yes},
@@ -219,6 +222,11 @@ func TestProviderFindings(t *testing.T) {
 	src := uri.File(filepath.Join(dir, "a.go"))
 	c.waitDiagnostics("diagnostics", src, onLines(4, 5))
 	c.waitRequest(protocol.MethodWorkspaceInlayHintRefresh, 2) // after the ranking, after the findings
+	return c, dir, src
+}
+
+func TestProviderFindings(t *testing.T) {
+	c, _, src := startWithFindings(t, oneFixProvider{})
 	var hints []protocol.InlayHint
 	c.mustCall(protocol.MethodTextDocumentInlayHint, &protocol.InlayHintParams{
 		TextDocument: protocol.TextDocumentIdentifier{URI: src},
