@@ -207,12 +207,12 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 		return nil, err
 	}
 	enc := newEncoder(z, enum, prog)
-	if err := enc.replay(first.trace, nil, true); err != nil {
+	if err := enc.replay(first.trace, nil, true, panicAt(prog, first)); err != nil {
 		return nil, err
 	}
 	deadline := start.Add(opts.Budget)
 	if enc.failing == 0 {
-		res.Notes = append(res.Notes, "no recognised check failed (only `if cond { t.Error/Fatal... }` in test code is recognised; panics are not)")
+		res.Notes = append(res.Notes, "no recognised check failed (recognised: `if cond { t.Error/Fatal... }` in test code, and index, slice and division panics in non-test code)")
 		return res, switchPredicates(ctx, prog, bin, t, first, deadline, opts, res)
 	}
 	enumerated := 0
@@ -277,14 +277,27 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 		// Refining the same locations again and again means their angelic
 		// path keeps unrolling a loop: bound it like the paper bounds loops.
 		tags := fmt.Sprint(c.Tags)
-		if !run.passed && !run.truncated && refined[tags] < maxRefinements && enc.novel(run.trace) {
+		// A failing run that reaches what the formula lacks refines it; one
+		// that does not, or fails on values the formula does not model,
+		// excludes its values so that the next nearest are tried.
+		if !run.passed && !run.truncated && refined[tags] < maxRefinements {
 			refined[tags]++
-			forced := map[instKey]bool{}
-			for _, f := range force {
-				forced[instKey{f.Site, instance{f.Act, f.Local}}] = true
+			panicked := panicAt(prog, run)
+			novel := enc.novel(run.trace, panicked)
+			enc.concrete = false
+			if novel {
+				forced := map[instKey]bool{}
+				for _, f := range force {
+					forced[instKey{f.Site, instance{f.Act, f.Local}}] = true
+				}
+				if err := enc.replay(run.trace, forced, false, panicked); err != nil {
+					return nil, err
+				}
 			}
-			if err := enc.replay(run.trace, forced, false); err != nil {
-				return nil, err
+			if !novel || enc.concrete {
+				if err := enc.excludeValues(c.Tags, force); err != nil {
+					return nil, err
+				}
 			}
 		} else {
 			if refined[tags] >= maxRefinements && !run.passed {

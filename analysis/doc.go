@@ -21,7 +21,10 @@
 // sides of assignments and var specs, x++/x--, if and for conditions,
 // returned values, arguments of calls to instrumented functions, parameter
 // values on entry, and the operands the formula does not model (recorded so
-// that they enter as constants). One leaf test runs per process, selected
+// that they enter as constants). Index, slice and integer division
+// operations of non-test code pass their index, bounds or divisor through a
+// guard that records the length, capacity or zero divisor only when the
+// operation is about to panic. One leaf test runs per process, selected
 // with a fully anchored -test.run pattern.
 //
 // # The formula
@@ -39,7 +42,15 @@
 // parameters. The specification: each instance of a test-code if condition
 // whose branch calls t.Error, t.Errorf, t.Fatal, t.Fatalf, t.Fail or
 // t.FailNow takes the other direction (reflect.DeepEqual on integers and
-// Booleans inside such a condition is modelled as ==).
+// Booleans inside such a condition is modelled as ==). A run that fails by
+// a runtime panic at a guarded operation gets "under the path that reached
+// it, the operation does not panic": 0 <= index < len and
+// 0 <= lo <= hi <= max <= cap (bounds modelled when their expressions are,
+// the length or capacity taken from the run), divisor != 0; when an
+// operand is not modelled the path itself must change. Checks met only in
+// a forced run are added once the replay ends, and only those the formula
+// can meet: one that fails whatever the locations' values compares
+// recorded operands, which hold only under that run's forced values.
 //
 // Modelled: integer types of every width as bit-vectors with Go's wrapping,
 // truncating division and remainder, shifts (counts of any width),
@@ -52,19 +63,23 @@
 // from multi-value calls, calls to code outside the module or through
 // function values and interfaces, strings, floats. Not modelled at all:
 // switch and select cases as branches (their bodies are replayed as
-// executed), goroutines other than the test's, panics as failures (a test
-// that fails by panicking gets no specification), testify and go-cmp
-// assertions.
+// executed), goroutines other than the test's, panics other than index,
+// slice and integer division ones in non-test code (nil dereferences, map
+// writes, conversions, explicit panic calls: such a test gets no
+// specification), testify and go-cmp assertions.
 //
 // # The search
 //
 // MCSs are enumerated smallest first up to Options.MaxSize. For each the
 // model gives angelic values for every encoded instance of its sites; the
 // test is run with them forced. A passing run makes the candidate verified.
-// A failing run that reaches site instances or branch directions the
-// formula lacks is replayed into the formula (refinement, keeping the
-// solver state) and the search resumes; otherwise the candidate is blocked
-// as unverified. Time, runs and candidate size are bounded, and a cut is
+// A failing run that reaches site instances, branch directions or a panic
+// the formula lacks is replayed into the formula (refinement, keeping the
+// solver state); a failing run that does not, or that fails a check on
+// unmodelled operands, excludes its values (with every other location
+// correct) so that the next nearest values are tried. After a bounded
+// number of such rounds per location set the candidate is blocked as
+// unverified. Time, runs and candidate size are bounded, and a cut is
 // reported in TestResult.Notes.
 //
 // When the formula cannot reach the failing check (no recognised check

@@ -6,6 +6,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"time"
 
 	"faultline/solver/mcs"
 	"faultline/solver/z3"
@@ -47,12 +48,19 @@ type encoder struct {
 	failing  int                  // failure-guarding conditions that failed in the first trace
 	checks   int
 	fresh    int
+	guarded  map[instKey]bool // panicking operations whose "must not panic" is encoded
+	// concrete is set by a replay of a forced run that failed a check (or
+	// panicked) whatever the modelled values: the operands are recorded
+	// values that hold only under that run's forced values, so the check
+	// is left out of the formula and the caller excludes those values.
+	concrete bool
+	pending  []pendingSpec
 }
 
 func newEncoder(z *z3.Context, enum *mcs.Enumerator[int32], prog *program) *encoder {
 	return &encoder{z: z, enum: enum, prog: prog, ab: map[int32]z3.Bool{}, vars: map[instKey]z3.Expr{},
 		joins: map[joinKey]z3.Expr{}, results: map[instKey]z3.Expr{}, explored: map[instKey]uint8{},
-		original: map[instKey]int64{}, instOf: map[int32][]instance{}}
+		original: map[instKey]int64{}, instOf: map[int32][]instance{}, guarded: map[instKey]bool{}}
 }
 
 func (e *encoder) addHard(b z3.Bool) error {
@@ -169,8 +177,12 @@ func (e *encoder) siteVar(s *site, ev event, term z3.Expr) (z3.Expr, error) {
 }
 
 // novel reports whether a trace reaches a site instance or condition
-// direction the formula does not encode yet.
-func (e *encoder) novel(trace []event) bool {
+// direction the formula does not encode yet, or panics at an operation
+// (trace[panicAt], -1 for none) it does not constrain yet.
+func (e *encoder) novel(trace []event, panicAt int) bool {
+	if panicAt >= 0 && !e.guarded[instKey{trace[panicAt].site, trace[panicAt].inst}] {
+		return true
+	}
 	for _, ev := range trace {
 		if int(ev.site) >= len(e.prog.sites) {
 			continue
@@ -200,10 +212,11 @@ func direction(v int64) uint8 {
 }
 
 // replay adds a trace to the formula. forced tells which instances carried
-// forced values, whose recorded value is not the program's.
-func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool) error {
+// forced values, whose recorded value is not the program's; panicAt is the
+// index of the guard event at which the run panicked, or -1.
+func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, panicAt int) error {
 	var stack []*activation
-	for _, ev := range trace {
+	for i, ev := range trace {
 		if ev.site < 0 || int(ev.site) >= len(e.prog.sites) {
 			return fmt.Errorf("trace names unknown site %d", ev.site)
 		}
@@ -252,6 +265,12 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool) err
 			}
 		case kindLeaf:
 			a.leaves[s.id] = e.constant(s.typ, ev.value)
+		case kindGuard:
+			if i == panicAt {
+				if err := e.mustNotPanic(a, s, ev, first); err != nil {
+					return err
+				}
+			}
 		case kindDef:
 			if s.obj != nil {
 				a.env[s.obj] = e.constant(s.typ, ev.value)
@@ -334,6 +353,9 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool) err
 			}
 		}
 	}
+	if !first {
+		return e.settleSpecs()
+	}
 	return nil
 }
 
@@ -354,7 +376,7 @@ func (e *encoder) branch(a *activation, s *site, ev event, v z3.Bool, first bool
 				e.failing++
 			}
 		}
-		if err := e.addHard(v.Eq(e.z.BoolVal(pass).Expr)); err != nil {
+		if err := e.addSpec(v.Eq(e.z.BoolVal(pass).Expr), first, instKey{}); err != nil {
 			return err
 		}
 	}
@@ -589,4 +611,176 @@ func (e *encoder) binary(op token.Token, l, r z3.Expr, lt, rt types.Type) z3.Exp
 		return y.LessEq(x, signed).Expr
 	}
 	return e.freshOf(lt)
+}
+
+// mustNotPanic is the specification of a run that failed by a runtime
+// panic: under the path that reached the panicking operation, its operands
+// are in range (index below the length, slice bounds ordered up to the
+// capacity, divisor non-zero). Operands the formula does not model are
+// recorded values that panic, so there the path itself must change.
+func (e *encoder) mustNotPanic(a *activation, s *site, ev event, first bool) error {
+	k := instKey{s.id, ev.inst}
+	limit := e.z.BVInt(ev.value, 64)
+	// The operands in order, widened to 64 bits; unsigned comparison also
+	// rules out negative values.
+	var terms []z3.BV
+	modelledAll := true
+	for j, b := range s.bounds {
+		if b == nil {
+			if j == 0 && s.guard == guardSlice {
+				terms = append(terms, e.z.BVInt(0, 64)) // x[:hi]
+			}
+			continue // x[lo:]: the runtime recorded len(x) as the limit
+		}
+		t, ok := e.complete(a, s, b)
+		if !ok {
+			modelledAll = false
+			break
+		}
+		_, signed := bits(s.info.TypeOf(b))
+		if isUntypedNumber(s.info.TypeOf(b)) {
+			signed = true
+		}
+		bv := t.AsBV()
+		if bv.Bits() != 64 {
+			bv = bv.Convert(64, signed)
+		}
+		terms = append(terms, bv)
+	}
+	safe := e.z.False()
+	if modelledAll && len(terms) > 0 {
+		switch s.guard {
+		case guardIndex:
+			safe = terms[0].ULT(limit)
+		case guardSlice:
+			var chain []z3.Bool
+			for j := 0; j+1 < len(terms); j++ {
+				chain = append(chain, terms[j].ULE(terms[j+1]))
+			}
+			safe = e.z.And(append(chain, terms[len(terms)-1].ULE(limit))...)
+		case guardDiv:
+			safe = terms[0].NotEq(e.z.BVInt(0, 64).Expr)
+		}
+	}
+	spec := a.pc.Implies(safe)
+	if err := spec.Err(); err != nil {
+		return fmt.Errorf("encoding the panic at %s: %w", s.pos, err)
+	}
+	if first {
+		e.checks++
+		e.failing++
+	}
+	return e.addSpec(spec, first, k)
+}
+
+// pendingSpec is a specification met while replaying a forced run.
+type pendingSpec struct {
+	spec  z3.Bool
+	guard instKey // the panicking operation it constrains, if any
+}
+
+// addSpec adds a specification. Those of the failing run are hard facts;
+// those of a forced run wait until the replay ends (settleSpecs), since
+// its recorded operands hold only under its forced values.
+func (e *encoder) addSpec(spec z3.Bool, first bool, guard instKey) error {
+	if !first {
+		e.pending = append(e.pending, pendingSpec{spec, guard})
+		return nil
+	}
+	if guard != (instKey{}) {
+		e.guarded[guard] = true
+	}
+	return e.addHard(spec)
+}
+
+// settleSpecs adds the specifications of a replayed forced run that the
+// formula can meet. One it cannot meet whatever the locations' values
+// fails on recorded, unmodelled operands: adding it would leave no
+// correction at all, so it is left out and concrete is set for the caller
+// to exclude the run's forced values instead.
+func (e *encoder) settleSpecs() error {
+	specs := e.pending
+	e.pending = nil
+	if len(specs) == 0 {
+		return nil
+	}
+	s, err := e.z.NewSolver()
+	if err != nil {
+		return fmt.Errorf("creating solver: %w", err)
+	}
+	if err := s.SetTimeout(5 * time.Second); err != nil {
+		return err
+	}
+	if err := s.Assert(e.hards...); err != nil {
+		return err
+	}
+	for _, p := range specs {
+		r, err := s.CheckAssumptions(p.spec)
+		if err != nil {
+			return fmt.Errorf("checking a specification: %w", err)
+		}
+		if r == z3.Unsat {
+			e.concrete = true
+			continue
+		}
+		if err := s.Assert(p.spec); err != nil {
+			return err
+		}
+		if err := e.addSpec(p.spec, true, p.guard); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// complete builds the term of a guarded operand, or reports false when an
+// operand it does not model was not recorded (its term would be free).
+func (e *encoder) complete(a *activation, s *site, x ast.Expr) (z3.Expr, bool) {
+	var ok func(x ast.Expr) bool
+	ok = func(x ast.Expr) bool {
+		info := s.info
+		if info.Types[x].Value != nil {
+			return true
+		}
+		if !modelled(e.prog, info, a.fn, x) {
+			id, wrapped := e.prog.leafOf[x]
+			if !wrapped {
+				return false
+			}
+			_, recorded := a.leaves[id]
+			return recorded
+		}
+		switch x := x.(type) {
+		case *ast.ParenExpr:
+			return ok(x.X)
+		case *ast.Ident:
+			_, bound := a.env[info.ObjectOf(x).(*types.Var)]
+			return bound
+		case *ast.UnaryExpr:
+			return ok(x.X)
+		case *ast.BinaryExpr:
+			return ok(x.X) && ok(x.Y)
+		case *ast.CallExpr:
+			if isConversion(info, x) || isDeepEqual(info, x) {
+				for _, arg := range x.Args {
+					if !ok(arg) {
+						return false
+					}
+				}
+				return true
+			}
+			callee := e.prog.callee(info, x)
+			for _, r := range a.results {
+				if r.fn == callee {
+					return true
+				}
+			}
+			return false
+		}
+		return false
+	}
+	if !ok(x) {
+		return z3.Expr{}, false
+	}
+	return e.sym(a, s, x, 0, false), true
 }

@@ -481,10 +481,16 @@ func (fi *fileInstrumenter) localVar(fn *function, e ast.Expr) *types.Var {
 func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 	switch s := s.(type) {
 	case *ast.AssignStmt:
+		for _, l := range s.Lhs {
+			fi.calls(fn, l)
+		}
 		if len(s.Lhs) == len(s.Rhs) {
 			var group *site
 			for i, rhs := range s.Rhs {
 				fi.calls(fn, rhs)
+				if s.Tok == token.QUO_ASSIGN || s.Tok == token.REM_ASSIGN {
+					fi.divGuard(fn, rhs)
+				}
 				t := fi.info.TypeOf(s.Lhs[i])
 				if id, ok := s.Lhs[i].(*ast.Ident); ok && id.Name == "_" {
 					continue
@@ -819,6 +825,12 @@ func (fi *fileInstrumenter) calls(fn *function, e ast.Node) {
 		case *ast.FuncLit:
 			fi.funcLit(n)
 			return false
+		case *ast.IndexExpr, *ast.SliceExpr:
+			fi.guard(fn, n.(ast.Expr))
+		case *ast.BinaryExpr:
+			if n.Op == token.QUO || n.Op == token.REM {
+				fi.divGuard(fn, n.Y)
+			}
 		case *ast.CallExpr:
 			callee := fi.prog.callee(fi.info, n)
 			if callee == nil || n.Ellipsis.IsValid() {
@@ -888,6 +900,9 @@ func (fi *fileInstrumenter) model(fn *function, e ast.Expr, root bool) {
 	if valueKind(t) == 0 {
 		return
 	}
+	if _, done := fi.prog.leafOf[e]; done {
+		return // a guard recorded it already
+	}
 	st := fi.site(kindLeaf, fn, e, t)
 	fi.prog.leafOf[e] = st.id
 	fi.wrap(e, st.id, t)
@@ -944,4 +959,144 @@ func modelled(p *program, info *types.Info, fn *function, e ast.Expr) bool {
 func isUntypedNumber(t types.Type) bool {
 	b, ok := t.(*types.Basic)
 	return ok && b.Info()&types.IsUntyped != 0 && b.Info()&types.IsInteger != 0
+}
+
+// guard instruments an index or slice expression of non-test code so that
+// the run records it when it is about to panic: the bound operands are
+// passed through a runtime check that reads len or cap of the indexed
+// operand. That operand (and, for slices, the earlier bounds) is evaluated
+// twice, so only expressions without calls or receives are guarded.
+func (fi *fileInstrumenter) guard(fn *function, e ast.Expr) {
+	if fi.hard || fi.info.Types[e].Value != nil {
+		return
+	}
+	var x ast.Expr
+	switch e := e.(type) {
+	case *ast.IndexExpr:
+		x = e.X
+	case *ast.SliceExpr:
+		x = e.X
+	}
+	t := fi.info.TypeOf(x)
+	if t == nil || fi.info.Types[x].IsType() || !pure(fi.info, x) {
+		return
+	}
+	str := false
+	switch u := t.Underlying().(type) {
+	case *types.Slice:
+	case *types.Array:
+	case *types.Pointer:
+		if _, ok := u.Elem().Underlying().(*types.Array); !ok {
+			return
+		}
+	case *types.Basic:
+		if u.Info()&types.IsString == 0 {
+			return
+		}
+		str = true
+	default:
+		return // maps, type parameters, generic instantiations
+	}
+	xs := fi.text(x)
+	switch e := e.(type) {
+	case *ast.IndexExpr:
+		if valueKind(fi.info.TypeOf(e.Index)) != 'i' && !isUntypedNumber(fi.info.TypeOf(e.Index)) {
+			return
+		}
+		if _, array := t.Underlying().(*types.Array); array && fi.info.Types[e.Index].Value != nil {
+			return // checked by the compiler
+		}
+		st := fi.site(kindGuard, fn, e, fi.info.TypeOf(e.Index))
+		st.guard, st.bounds = guardIndex, []ast.Expr{e.Index}
+		fi.model(fn, e.Index, true)
+		fi.surround(e.Index, fmt.Sprintf("faultlineagx.Index(%d, ", st.id), ", len("+xs+"))")
+	case *ast.SliceExpr:
+		bounds := []ast.Expr{e.Low, e.High}
+		if e.Slice3 {
+			bounds = append(bounds, e.Max)
+		}
+		var present []ast.Expr
+		for _, b := range bounds {
+			if b != nil {
+				present = append(present, b)
+			}
+		}
+		if len(present) == 0 {
+			return
+		}
+		for _, b := range present {
+			if !pure(fi.info, b) || (valueKind(fi.info.TypeOf(b)) != 'i' && !isUntypedNumber(fi.info.TypeOf(b))) {
+				return
+			}
+		}
+		last := present[len(present)-1]
+		earlier := []string{"0", "0"}
+		if e.Low != nil && last != e.Low {
+			earlier[0], earlier[1] = "int64("+fi.text(e.Low)+")", "int64("+fi.text(e.Low)+")"
+		}
+		if e.Slice3 {
+			earlier[1] = "int64(" + fi.text(e.High) + ")"
+		}
+		limit := "cap(" + xs + ")"
+		if str || e.High == nil {
+			limit = "len(" + xs + ")"
+		}
+		st := fi.site(kindGuard, fn, e, fi.info.TypeOf(last))
+		st.guard, st.bounds = guardSlice, bounds
+		for _, b := range present {
+			fi.model(fn, b, true)
+		}
+		fi.surround(last, fmt.Sprintf("faultlineagx.Slice(%d, ", st.id), fmt.Sprintf(", %s, %s, %s)", earlier[0], earlier[1], limit))
+	}
+}
+
+// divGuard instruments an integer divisor of non-test code so that the run
+// records it when it is zero.
+func (fi *fileInstrumenter) divGuard(fn *function, y ast.Expr) {
+	if fi.hard || fi.info.Types[y].Value != nil || valueKind(fi.info.TypeOf(y)) != 'i' {
+		return
+	}
+	st := fi.site(kindGuard, fn, y, fi.info.TypeOf(y))
+	st.guard, st.bounds = guardDiv, []ast.Expr{y}
+	fi.model(fn, y, true)
+	fi.surround(y, fmt.Sprintf("faultlineagx.Div(%d, ", st.id), ")")
+}
+
+// surround puts text around e, outside any wrapping of e itself.
+func (fi *fileInstrumenter) surround(e ast.Expr, open, close string) {
+	span := fi.off(e.End()) - fi.off(e.Pos())
+	fi.edits = append(fi.edits, edit{off: fi.off(e.Pos()), text: open, span: span + 1, seq: len(fi.edits)})
+	fi.edits = append(fi.edits, edit{off: fi.off(e.End()), text: close, closing: true, span: span + 2, seq: len(fi.edits)})
+}
+
+func (fi *fileInstrumenter) text(e ast.Expr) string {
+	return string(fi.src[fi.off(e.Pos()):fi.off(e.End())])
+}
+
+// pure reports whether evaluating e twice is harmless: no calls other than
+// conversions and len or cap, no receives, no function literals.
+func pure(info *types.Info, e ast.Expr) bool {
+	ok := true
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			ok = false
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW {
+				ok = false
+			}
+		case *ast.CallExpr:
+			if isConversion(info, n) {
+				break
+			}
+			if id, isID := ast.Unparen(n.Fun).(*ast.Ident); isID {
+				if b, builtin := info.Uses[id].(*types.Builtin); builtin && (b.Name() == "len" || b.Name() == "cap") {
+					break
+				}
+			}
+			ok = false
+		}
+		return ok
+	})
+	return ok
 }

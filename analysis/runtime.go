@@ -140,6 +140,34 @@ func B[T ~bool](site int32, v T) T {
 	return event(site, x) != 0
 }
 
+// Index returns i, first recording the length n at a guard site when i is
+// out of range, so that the indexing about to panic is in the trace.
+func Index[T integer](site int32, i T, n int) T {
+	if uint64(i) >= uint64(n) {
+		event(site, int64(n))
+	}
+	return i
+}
+
+// Slice returns the last bound of a slice expression, first recording the
+// limit (capacity, or length without a high bound) at a guard site when
+// lo <= mid <= last <= limit fails, so that the slicing about to panic is
+// in the trace.
+func Slice[T integer](site int32, last T, lo, mid int64, limit int) T {
+	if uint64(lo) > uint64(mid) || uint64(mid) > uint64(last) || uint64(last) > uint64(limit) {
+		event(site, int64(limit))
+	}
+	return last
+}
+
+// Div returns a divisor, first recording it at a guard site when it is zero.
+func Div[T integer](site int32, y T) T {
+	if y == 0 {
+		event(site, 0)
+	}
+	return y
+}
+
 // Mark records that control reached a point.
 func Mark(site int32) { event(site, 0) }
 

@@ -56,24 +56,31 @@ func TestSeededFaults(t *testing.T) {
 				t.Fatalf("got %d results, want %d", len(res), len(c.tests))
 			}
 			for _, r := range res {
-				found := false
-				var seen []string
-				for _, cand := range r.Candidates {
-					if !cand.Verified {
-						t.Errorf("%s: unverified candidate reported", r.Test)
-					}
-					for _, l := range cand.Locations {
-						seen = append(seen, l.File+":"+l.Expr)
-						if l.File == fault.File && l.Line <= fault.Line && fault.Line <= l.EndLine {
-							found = true
-						}
-					}
-				}
-				if !found {
-					t.Errorf("%s: faulty line %s:%d in no verified candidate; got %s; notes %v",
-						r.Test, fault.File, fault.Line, strings.Join(seen, ", "), r.Notes)
-				}
+				checkFaultFound(t, r, fault.File, fault.Line)
 			}
 		})
+	}
+}
+
+// checkFaultFound checks that every candidate of r is verified and that one
+// of them covers the faulty line.
+func checkFaultFound(t *testing.T, r TestResult, file string, line int) {
+	t.Helper()
+	found := false
+	var seen []string
+	for _, cand := range r.Candidates {
+		if !cand.Verified {
+			t.Errorf("%s: unverified candidate reported", r.Test)
+		}
+		for _, l := range cand.Locations {
+			seen = append(seen, l.File+":"+l.Expr+" -> "+l.Angelic)
+			if l.File == file && l.Line <= line && line <= l.EndLine {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Errorf("%s: faulty line %s:%d in no verified candidate; got %s; notes %v",
+			r.Test, file, line, strings.Join(seen, ", "), r.Notes)
 	}
 }

@@ -21,6 +21,16 @@ const (
 	kindEnter                  // function entry
 	kindLeave                  // function exit
 	kindJoin                   // control leaves an if or for statement
+	kindGuard                  // an index, slice or division about to panic: the length, capacity or zero divisor
+)
+
+// guardKind says which operation a kindGuard site protects.
+type guardKind uint8
+
+const (
+	guardIndex guardKind = iota + 1 // x[i]: i < len(x), unsigned
+	guardSlice                      // x[lo:hi:max]: lo <= hi <= max <= cap(x), unsigned
+	guardDiv                        // x / y, x % y: y != 0
 )
 
 // site is one instrumented point of the source.
@@ -45,6 +55,8 @@ type site struct {
 
 	stmt           ast.Stmt // if or for statement of a condition or join
 	failsWhen      int8     // test condition guarding a failure report: 1 when true, 2 when false
+	guard          guardKind
+	bounds         []ast.Expr // operands a guard constrains, in order; nil for a missing slice bound
 	assignedInside []*types.Var
 	escapes        bool // the statement may leave by return, goto, labelled jump or panic
 	// parallel marks a pair of a multi-assignment (a, b = b, a+b): the
