@@ -45,9 +45,9 @@ func TestFindings(t *testing.T) {
 	}
 }
 
-// TestVerifyFix analyses the AgxFaults example through the provider and
-// verifies one of its candidates, then refuses it once the source changed.
-func TestVerifyFix(t *testing.T) {
+// fooModule writes the AgxFaults example (a module whose TestFoo fails)
+// to a new directory.
+func fooModule(t *testing.T) string {
 	dir := t.TempDir()
 	ar, err := txtar.ParseFile(filepath.Join("..", "..", "analysis", "testdata", "foo.txtar"))
 	if err != nil {
@@ -58,6 +58,13 @@ func TestVerifyFix(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return dir
+}
+
+// TestVerifyFix analyses the AgxFaults example through the provider and
+// verifies one of its candidates, then refuses it once the source changed.
+func TestVerifyFix(t *testing.T) {
+	dir := fooModule(t)
 	m := &spectra.Matrix{Root: dir, ModulePath: "example.com/foo", Tests: []spectra.TestRun{
 		{Package: "example.com/foo", Name: "TestFoo", Verdict: spectra.Fail},
 	}}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -13,7 +12,6 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
-	"golang.org/x/tools/txtar"
 
 	"faultline/analysis"
 	"faultline/server"
@@ -28,16 +26,7 @@ func TestVerifyOverLSP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test and the analysis on a module; skipped with -short")
 	}
-	dir, cache := t.TempDir(), t.TempDir()
-	ar, err := txtar.ParseFile(filepath.Join("..", "..", "analysis", "testdata", "foo.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range ar.Files {
-		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir, cache := fooModule(t), t.TempDir()
 	srv := server.New(server.Options{
 		Open:      func(d string) (server.Workspace, error) { return spectra.Open(d, spectra.Options{CacheDir: cache}) },
 		Providers: []server.Provider{New(analysis.Options{MaxSize: 1}, 1)},
