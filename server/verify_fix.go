@@ -89,7 +89,7 @@ func verifyFixAction(u uri.URI, fix FixCandidate, kind protocol.CodeActionKind) 
 	if err != nil {
 		return nil, fmt.Errorf("encoding action arguments: %w", err)
 	}
-	title := "Verify angelic fix (run the test with these values forced): " + fix.Title
+	title := "Verify angelic fix (rerun the test with these values forced): " + fix.Title
 	return &protocol.CodeAction{
 		Title:   title,
 		Kind:    &kind,
