@@ -212,7 +212,7 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 	}
 	deadline := start.Add(opts.Budget)
 	if enc.failing == 0 {
-		res.Notes = append(res.Notes, "no recognised check failed (recognised: `if cond { t.Error/Fatal... }` in test code, and index, slice and division panics in non-test code)")
+		res.Notes = append(res.Notes, "no recognised check failed (recognised: `if cond { t.Error/Fatal... }` and testify assertions on integers and Booleans in test code, index, slice and division panics in non-test code)")
 		return res, switchPredicates(ctx, prog, bin, t, first, deadline, opts, res)
 	}
 	enumerated := 0

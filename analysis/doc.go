@@ -20,7 +20,7 @@
 // named by FAULTLINE_AGX_FORCE. Sites are integer and Boolean right-hand
 // sides of assignments and var specs, x++/x--, if and for conditions,
 // returned values, arguments of calls to instrumented functions, parameter
-// values on entry, and the operands the formula does not model (recorded so
+// values on entry, operands of testify assertions, and the operands the formula does not model (recorded so
 // that they enter as constants). Index, slice and integer division
 // operations of non-test code pass their index, bounds or divisor through a
 // guard that records the length, capacity or zero divisor only when the
@@ -41,10 +41,17 @@
 // arguments of calls between instrumented functions flow into the callee's
 // parameters. The specification: each instance of a test-code if condition
 // whose branch calls t.Error, t.Errorf, t.Fatal, t.Fatalf, t.Fail or
-// t.FailNow takes the other direction (reflect.DeepEqual on integers and
-// Booleans inside such a condition is modelled as ==). A run that fails by
-// a runtime panic at a guarded operation gets "under the path that reached
-// it, the operation does not panic": 0 <= index < len and
+// t.FailNow takes the other direction; inside such a condition
+// reflect.DeepEqual(x, y) and go-cmp's cmp.Equal(x, y) on integers and
+// Booleans of one type are modelled as x == y, and cmp.Diff(x, y) != ""
+// (the call in place or assigned in the if's init) as x != y. Each instance
+// of a testify assertion statement (package assert or require, function or
+// method: Equal, Exactly, NotEqual, Greater, GreaterOrEqual, Less,
+// LessOrEqual, True, False, Zero, NotZero, Positive, Negative) on integer or
+// Boolean operands of one type must hold: the call is the check, since it
+// reports failure inside testify. A run that fails by a runtime panic at a
+// guarded operation gets "under the path that reached it, the operation
+// does not panic": 0 <= index < len and
 // 0 <= lo <= hi <= max <= cap (bounds modelled when their expressions are,
 // the length or capacity taken from the run), divisor != 0; when an
 // operand is not modelled the path itself must change. Checks met only in
@@ -57,8 +64,8 @@
 // conversions between integer types; Booleans, comparisons, && and ||,
 // locals and parameters assigned only by plain assignments in their own
 // function and never addressed; calls between instrumented functions with a
-// single integer or Boolean result. Concretised (the recorded value is a
-// constant in the formula): struct fields, slice, array and map elements,
+// single integer or Boolean result; the assertions above. Concretised (the
+// recorded value is a constant in the formula): struct fields, slice, array and map elements,
 // pointers, globals, captured variables, range variables, locals assigned
 // from multi-value calls, calls to code outside the module or through
 // function values and interfaces, strings, floats. Not modelled at all:
@@ -66,7 +73,11 @@
 // executed), goroutines other than the test's, panics other than index,
 // slice and integer division ones in non-test code (nil dereferences, map
 // writes, conversions, explicit panic calls: such a test gets no
-// specification), testify and go-cmp assertions.
+// specification), assertions on other types (strings, structs, slices,
+// errors, operands of different types: testify's Equal fails on int(1) and
+// int64(1)) and other testify functions, cmp options, assertions written as
+// expressions rather than statements: such a test falls back to predicate
+// switching.
 //
 // # The search
 //

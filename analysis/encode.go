@@ -100,6 +100,8 @@ type activation struct {
 	hasRet  bool
 	// parallel holds the updates of a multi-assignment until its last pair.
 	parallel []func()
+	// operands holds the operands of assertions replayed so far.
+	operands map[*assertion][]operand
 }
 
 // sortOf is the solver sort of a Go type the formula models.
@@ -265,6 +267,10 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 			}
 		case kindLeaf:
 			a.leaves[s.id] = e.constant(s.typ, ev.value)
+		case kindAssertArg:
+			if err := e.assertOperand(a, s, ev, first); err != nil {
+				return fmt.Errorf("encoding the assertion on %s at %s: %w", s.text, s.pos, err)
+			}
 		case kindGuard:
 			if i == panicAt {
 				if err := e.mustNotPanic(a, s, ev, first); err != nil {
@@ -505,6 +511,10 @@ func (e *encoder) sym(a *activation, s *site, x ast.Expr, rootValue int64, root 
 		case token.LOR:
 			return e.z.Or(e.sym(a, s, x.X, 0, false).AsBool(), e.sym(a, s, x.Y, 0, false).AsBool()).Expr
 		}
+		if l, r, ok := e.prog.diffOperands(info, x); ok {
+			lt := info.TypeOf(l)
+			return e.binary(x.Op, e.sym(a, s, l, 0, false), e.sym(a, s, r, 0, false), lt, lt)
+		}
 		l := e.sym(a, s, x.X, 0, false)
 		r := e.sym(a, s, x.Y, 0, false)
 		return e.binary(x.Op, l, r, info.TypeOf(x.X), info.TypeOf(x.Y))
@@ -518,7 +528,7 @@ func (e *encoder) sym(a *activation, s *site, x ast.Expr, rootValue int64, root 
 			}
 			return y.Convert(to, signed).Expr
 		}
-		if isDeepEqual(info, x) {
+		if isEqualCall(info, x) {
 			return e.sym(a, s, x.Args[0], 0, false).Eq(e.sym(a, s, x.Args[1], 0, false)).Expr
 		}
 		callee := e.prog.callee(info, x)
@@ -761,7 +771,7 @@ func (e *encoder) complete(a *activation, s *site, x ast.Expr) (z3.Expr, bool) {
 		case *ast.BinaryExpr:
 			return ok(x.X) && ok(x.Y)
 		case *ast.CallExpr:
-			if isConversion(info, x) || isDeepEqual(info, x) {
+			if isConversion(info, x) || isEqualCall(info, x) {
 				for _, arg := range x.Args {
 					if !ok(arg) {
 						return false

@@ -24,8 +24,9 @@ type program struct {
 	sites      []*site            // by id
 	leafOf     map[ast.Expr]int32 // wrapped operand -> leaf site
 	funcs      map[string]*function
-	overlay    map[string]string // original path -> instrumented copy
-	pkgDir     string            // directory of the package under test
+	overlay    map[string]string            // original path -> instrumented copy
+	diffs      map[*types.Var]*ast.CallExpr // d in if d := cmp.Diff(x, y); ...
+	pkgDir     string                       // directory of the package under test
 }
 
 // edit is a text insertion (or replacement when del > 0) at a byte offset.
@@ -60,7 +61,8 @@ func loadProgram(root, pkgPath, workDir string) (*program, error) {
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("loading %s: %s", pkgPath, strings.Join(errs, "; "))
 	}
-	prog := &program{root: root, leafOf: map[ast.Expr]int32{}, funcs: map[string]*function{}, overlay: map[string]string{}}
+	prog := &program{root: root, leafOf: map[ast.Expr]int32{}, funcs: map[string]*function{}, overlay: map[string]string{},
+		diffs: map[*types.Var]*ast.CallExpr{}}
 	// Every module package in the graph; test variants first, since they
 	// hold the package's test files and type the other files identically.
 	var mod []*packages.Package
@@ -582,6 +584,9 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 		}
 	case *ast.ExprStmt:
 		fi.calls(fn, s.X)
+		if call, ok := ast.Unparen(s.X).(*ast.CallExpr); ok && fi.hard {
+			fi.assertion(fn, call)
+		}
 	case *ast.SendStmt:
 		fi.calls(fn, s.Chan)
 		fi.calls(fn, s.Value)
@@ -612,6 +617,7 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 		fi.stmt(fn, s.Stmt, inList)
 	case *ast.IfStmt:
 		if s.Init != nil {
+			fi.noteDiff(s.Init)
 			fi.stmt(fn, s.Init, false)
 		}
 		fi.calls(fn, s.Cond)
@@ -880,12 +886,17 @@ func (fi *fileInstrumenter) model(fn *function, e ast.Expr, root bool) {
 		case *ast.ParenExpr:
 			fi.model(fn, e.X, root)
 		case *ast.BinaryExpr:
+			if x, y, ok := fi.prog.diffOperands(fi.info, e); ok {
+				fi.model(fn, x, false)
+				fi.model(fn, y, false)
+				break
+			}
 			fi.model(fn, e.X, false)
 			fi.model(fn, e.Y, false)
 		case *ast.UnaryExpr:
 			fi.model(fn, e.X, false)
 		case *ast.CallExpr:
-			if isConversion(fi.info, e) || isDeepEqual(fi.info, e) {
+			if isConversion(fi.info, e) || isEqualCall(fi.info, e) {
 				for _, a := range e.Args {
 					fi.model(fn, a, false)
 				}
@@ -912,19 +923,6 @@ func isConversion(info *types.Info, call *ast.CallExpr) bool {
 	return len(call.Args) == 1 && info.Types[call.Fun].IsType()
 }
 
-func isDeepEqual(info *types.Info, call *ast.CallExpr) bool {
-	sel, ok := call.Fun.(*ast.SelectorExpr)
-	if !ok || len(call.Args) != 2 {
-		return false
-	}
-	fn, ok := info.Uses[sel.Sel].(*types.Func)
-	if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "reflect" || fn.Name() != "DeepEqual" {
-		return false
-	}
-	a, b := info.TypeOf(call.Args[0]), info.TypeOf(call.Args[1])
-	return valueKind(a) != 0 && valueKind(a) == valueKind(b) && types.Identical(a, b)
-}
-
 // modelled reports whether the formula builds e from its operands.
 func modelled(p *program, info *types.Info, fn *function, e ast.Expr) bool {
 	if info.Types[e].Value != nil {
@@ -937,6 +935,9 @@ func modelled(p *program, info *types.Info, fn *function, e ast.Expr) bool {
 		v, ok := info.ObjectOf(e).(*types.Var)
 		return ok && fn.tracked[v]
 	case *ast.BinaryExpr:
+		if _, _, ok := p.diffOperands(info, e); ok {
+			return true
+		}
 		return valueKind(info.TypeOf(e.X)) != 0 && valueKind(info.TypeOf(e.Y)) != 0 || isUntypedNumber(info.TypeOf(e.Y)) && valueKind(info.TypeOf(e.X)) != 0
 	case *ast.UnaryExpr:
 		switch e.Op {
@@ -947,7 +948,7 @@ func modelled(p *program, info *types.Info, fn *function, e ast.Expr) bool {
 		if isConversion(info, e) {
 			return valueKind(info.TypeOf(e)) == 'i' && valueKind(info.TypeOf(e.Args[0])) == 'i'
 		}
-		if isDeepEqual(info, e) {
+		if isEqualCall(info, e) {
 			return true
 		}
 		callee := p.callee(info, e)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -82,5 +83,30 @@ func checkFaultFound(t *testing.T, r TestResult, file string, line int) {
 	if !found {
 		t.Errorf("%s: faulty line %s:%d in no verified candidate; got %s; notes %v",
 			r.Test, file, line, strings.Join(seen, ", "), r.Notes)
+	}
+}
+
+// checkFormulaFinds analyses the named tests of pkg in dir with single
+// locations and checks that each faulty line (by test) is in a verified
+// candidate the formula found, not predicate switching.
+func checkFormulaFinds(t *testing.T, dir, pkg, file string, faulty map[string]int) {
+	t.Helper()
+	var targets []Target
+	for name := range faulty {
+		targets = append(targets, Target{Package: pkg, Test: name})
+	}
+	sort.Slice(targets, func(i, j int) bool { return targets[i].Test < targets[j].Test })
+	res, err := Analyze(context.Background(), dir, targets, Options{MaxSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != len(faulty) {
+		t.Fatalf("got %d results, want %d", len(res), len(faulty))
+	}
+	for _, r := range res {
+		if r.Switched != 0 {
+			t.Errorf("%s: %d candidates by predicate switching; notes %v", r.Test, r.Switched, r.Notes)
+		}
+		checkFaultFound(t, r, file, faulty[r.Test])
 	}
 }

@@ -10,18 +10,19 @@ import (
 type siteKind uint8
 
 const (
-	kindAssign siteKind = iota // right-hand side of an assignment or var spec
-	kindIncDec                 // x++ or x-- on a tracked local
-	kindCond                   // condition of an if or for
-	kindReturn                 // one returned integer or Boolean value
-	kindArg                    // argument of a call to an instrumented function
-	kindParam                  // parameter value on entry
-	kindLeaf                   // operand the formula does not model: its concrete value
-	kindDef                    // concrete value of a local declared without a value
-	kindEnter                  // function entry
-	kindLeave                  // function exit
-	kindJoin                   // control leaves an if or for statement
-	kindGuard                  // an index, slice or division about to panic: the length, capacity or zero divisor
+	kindAssign    siteKind = iota // right-hand side of an assignment or var spec
+	kindIncDec                    // x++ or x-- on a tracked local
+	kindCond                      // condition of an if or for
+	kindReturn                    // one returned integer or Boolean value
+	kindArg                       // argument of a call to an instrumented function
+	kindParam                     // parameter value on entry
+	kindLeaf                      // operand the formula does not model: its concrete value
+	kindDef                       // concrete value of a local declared without a value
+	kindEnter                     // function entry
+	kindLeave                     // function exit
+	kindJoin                      // control leaves an if or for statement
+	kindGuard                     // an index, slice or division about to panic: the length, capacity or zero divisor
+	kindAssertArg                 // operand of a testify assertion in test code
 )
 
 // guardKind says which operation a kindGuard site protects.
@@ -57,6 +58,7 @@ type site struct {
 	failsWhen      int8     // test condition guarding a failure report: 1 when true, 2 when false
 	guard          guardKind
 	bounds         []ast.Expr // operands a guard constrains, in order; nil for a missing slice bound
+	assertion      *assertion // the assertion an operand belongs to
 	assignedInside []*types.Var
 	escapes        bool // the statement may leave by return, goto, labelled jump or panic
 	// parallel marks a pair of a multi-assignment (a, b = b, a+b): the
