@@ -123,6 +123,9 @@ func loadProgram(root, pkgPath, workDir string) (*program, error) {
 		if !changed {
 			continue
 		}
+		if u.p.Module != nil && needsUpgrade(u.p.Module.GoVersion) {
+			out = upgradeLanguage(out, u.path)
+		}
 		dst := filepath.Join(workDir, "src", strconv.Itoa(len(prog.overlay))+"_"+filepath.Base(u.path))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return nil, fmt.Errorf("creating overlay directory: %w", err)
@@ -133,7 +136,11 @@ func loadProgram(root, pkgPath, workDir string) (*program, error) {
 		prog.overlay[u.path] = dst
 	}
 	rt := filepath.Join(workDir, "src", "faultlineagx.go")
-	if err := os.WriteFile(rt, []byte(runtimeSource()), 0o644); err != nil {
+	runtime := runtimeSource()
+	if m := mod[0].Module; needsUpgrade(m.GoVersion) {
+		runtime = "//go:build " + genericsVersion + "\n\n" + runtime
+	}
+	if err := os.WriteFile(rt, []byte(runtime), 0o644); err != nil {
 		return nil, fmt.Errorf("writing the runtime: %w", err)
 	}
 	prog.overlay[filepath.Join(root, filepath.FromSlash(runtimePackage), "faultlineagx.go")] = rt
