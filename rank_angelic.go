@@ -23,7 +23,7 @@ type angelicFlags struct {
 
 func (a *angelicFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&a.enabled, "angelic", true, "order lines by verified angelic fixes first, then by the formula (false: the formula alone)")
-	fs.DurationVar(&a.budget, "budget", 20*time.Second, "angelic analysis time per failing test")
+	fs.DurationVar(&a.budget, "budget", 10*time.Second, "angelic analysis time per failing test")
 	fs.IntVar(&a.maxTests, "max-analyzed", 10, "analyse at most this many failing tests (results are cached per test)")
 }
 
