@@ -21,5 +21,5 @@ func TestAssertionLibraries(t *testing.T) {
 		t.Skipf("cannot fetch testify and go-cmp: %v: %s", err, out)
 	}
 	checkFormulaFinds(t, dir, "example.com/calc", "calc.go",
-		map[string]int{"TestTriangle": 5, "TestEven": 10, "TestClamp": 16, "TestAbs": 27})
+		map[string]int{"TestTriangle": 5, "TestEven": 10, "TestClamp": 16, "TestAbs": 27, "TestScale": 42})
 }

@@ -304,8 +304,12 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 			if err != nil {
 				return err
 			}
-			a.leaves = map[int32]z3.Expr{}
-			a.results = nil
+			if s.kind != kindArg {
+				// An argument is recorded in the middle of its caller's
+				// expression, whose other operands are still to be read.
+				a.leaves = map[int32]z3.Expr{}
+				a.results = nil
+			}
 			switch s.kind {
 			case kindArg:
 				a.args = append(a.args, pendingArg{s.target, s.index, v})
