@@ -764,7 +764,12 @@ func escapes(s ast.Stmt) bool {
 
 // terminating approximates the spec's terminating statements: no statement
 // may follow one at the end of a function.
-func terminating(s ast.Stmt) bool {
+func terminating(s ast.Stmt) bool { return terminatingAs(s, "") }
+
+// terminatingAs is the spec's terminating statement, for s labelled label
+// ("" when it has none): control never flows past it, so the compiler
+// rejects a statement placed after it at the end of a function.
+func terminatingAs(s ast.Stmt, label string) bool {
 	switch s := s.(type) {
 	case *ast.ReturnStmt:
 		return true
@@ -781,21 +786,79 @@ func terminating(s ast.Stmt) bool {
 	case *ast.IfStmt:
 		return s.Else != nil && terminating(s.Body) && terminating(s.Else)
 	case *ast.ForStmt:
-		if s.Cond != nil {
-			return false
-		}
-		brk := false
-		ast.Inspect(s.Body, func(n ast.Node) bool {
-			if b, ok := n.(*ast.BranchStmt); ok && b.Tok == token.BREAK {
-				brk = true
-			}
-			return true
-		})
-		return !brk
+		return s.Cond == nil && !breaksOut(s.Body, label)
 	case *ast.LabeledStmt:
-		return terminating(s.Stmt)
+		return terminatingAs(s.Stmt, s.Label.Name)
+	case *ast.SwitchStmt:
+		return clausesTerminate(s.Body, true) && !breaksOut(s.Body, label)
+	case *ast.TypeSwitchStmt:
+		return clausesTerminate(s.Body, true) && !breaksOut(s.Body, label)
+	case *ast.SelectStmt:
+		return clausesTerminate(s.Body, false) && !breaksOut(s.Body, label)
 	}
 	return false
+}
+
+// clausesTerminate reports whether every clause of a switch or select ends
+// in a terminating statement (or, in a switch, a fallthrough) and, for a
+// switch, whether one of them is the default.
+func clausesTerminate(body *ast.BlockStmt, needDefault bool) bool {
+	hasDefault := false
+	for _, c := range body.List {
+		var list []ast.Stmt
+		switch c := c.(type) {
+		case *ast.CaseClause:
+			list = c.Body
+			hasDefault = hasDefault || c.List == nil
+		case *ast.CommClause:
+			list = c.Body
+		}
+		if len(list) == 0 {
+			return false
+		}
+		last := list[len(list)-1]
+		if b, ok := last.(*ast.BranchStmt); ok && b.Tok == token.FALLTHROUGH {
+			continue
+		}
+		if !terminating(last) {
+			return false
+		}
+	}
+	return hasDefault || !needDefault
+}
+
+// breaksOut reports whether body holds a break that leaves the statement it
+// belongs to: an unlabelled one outside any nested for, switch or select,
+// or one naming label.
+func breaksOut(body *ast.BlockStmt, label string) bool {
+	found := false
+	var stack []ast.Node
+	nested := 0
+	ast.Inspect(body, func(n ast.Node) bool {
+		if n == nil {
+			switch stack[len(stack)-1].(type) {
+			case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+				nested--
+			}
+			stack = stack[:len(stack)-1]
+			return false
+		}
+		if _, ok := n.(*ast.FuncLit); ok || found {
+			return false
+		}
+		if b, ok := n.(*ast.BranchStmt); ok && b.Tok == token.BREAK {
+			if (b.Label == nil && nested == 0) || (b.Label != nil && b.Label.Name == label && label != "") {
+				found = true
+			}
+		}
+		switch n.(type) {
+		case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+			nested++
+		}
+		stack = append(stack, n)
+		return true
+	})
+	return found
 }
 
 // reportsFailure reports whether a branch calls t.Error, t.Fatal, t.Fail
