@@ -61,6 +61,8 @@ func WriteReport(w io.Writer, meta ReportMeta, res *Results) error {
 		writeSet(&b, set.title, set.faults, meta.Formulas)
 	}
 
+	writeCombined(&b, all, meta.Formulas)
+
 	b.WriteString("## Faults\n\n| set | module | fault | change | failed/passed (go test) | failed/passed (faultline) | lines | ochiai pos (best–worst) | executed by a failing test | faultline s | note |\n|---|---|---|---|---|---|---:|---|---|---:|---|\n")
 	for _, f := range res.Faults {
 		set, change := "tuning", f.Description
@@ -81,6 +83,9 @@ func WriteReport(w io.Writer, meta ReportMeta, res *Results) error {
 				pos = fmt.Sprintf("%g–%g", fs.Pos[0], fs.Pos[2])
 			} else if ok {
 				pos = "absent"
+			}
+			if fs, ok := f.Scored.ByFormula["ochiai"+combinedSuffix]; ok && fs.Found {
+				pos += fmt.Sprintf(" (combined %g–%g)", fs.Pos[0], fs.Pos[2])
 			}
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s:%s | %s | %d/%d | %d/%d | %s | %s | %s | %.1f | %s |\n",
@@ -117,6 +122,53 @@ func writeSet(b *strings.Builder, title string, faults []FaultResult, formulas [
 		fmt.Fprintf(b, "| %s | %d/%d | %d/%d | %d/%d | %d/%d | %.4f | %.4f | %.4f | %d |\n", s.Formula,
 			s.Top[0][0], s.Top[0][1], s.Top[1][0], s.Top[1][1], s.Top[2][0], s.Top[2][1], s.Top[3][0], s.Top[3][1],
 			s.Exam[0], s.Exam[1], s.Exam[2], s.NotFound)
+	}
+	b.WriteString("\n")
+}
+
+// writeCombined compares each formula with its combination with the
+// angelic fixes on the same faults: those whose ranking faultline could
+// combine (the analysis ran).
+func writeCombined(b *strings.Builder, faults []FaultResult, formulas []string) {
+	var names []string
+	for _, f := range formulas {
+		if strings.HasSuffix(f, combinedSuffix) {
+			names = append(names, strings.TrimSuffix(f, combinedSuffix), f)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	var combined []FaultResult
+	for _, f := range faults {
+		if f.Scored != nil {
+			if _, ok := f.Scored.ByFormula[names[1]]; ok {
+				combined = append(combined, f)
+			}
+		}
+	}
+	fmt.Fprintf(b, "## Formula alone against combined with angelic fixes, on the same faults\n\n"+
+		"The %d of %d faults whose ranking faultline combined (the angelic analysis ran on their failing tests). "+
+		"Top-1 expected is the number of faults ranked first when ties are examined in random order.\n\n", len(combined), len(faults))
+	b.WriteString("| order | Top-1 expected | Top-1 | Top-3 | Top-5 | Top-10 | EXAM best | EXAM average | EXAM worst |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, name := range names {
+		var scored []Scored
+		expected := 0.0
+		for _, f := range combined {
+			fs := f.Scored.ByFormula[name]
+			scored = append(scored, *f.Scored)
+			if fs.Found && fs.Pos[0] == 1 {
+				// Pos[2] is the last position of the fault's tie group
+				// less the other faulty lines in it; one faulty line is
+				// the common case, where 1/size is the chance of first.
+				expected += 1 / (fs.Pos[2] - fs.Pos[0] + 1)
+			}
+		}
+		for _, s := range Summarize(scored, []string{name}) {
+			fmt.Fprintf(b, "| %s | %.1f | %d/%d | %d/%d | %d/%d | %d/%d | %.4f | %.4f | %.4f |\n", name, expected,
+				s.Top[0][0], s.Top[0][1], s.Top[1][0], s.Top[1][1], s.Top[2][0], s.Top[2][1], s.Top[3][0], s.Top[3][1],
+				s.Exam[0], s.Exam[1], s.Exam[2])
+		}
 	}
 	b.WriteString("\n")
 }
