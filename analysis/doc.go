@@ -18,10 +18,11 @@
 // "site activation instance value" to a trace file named by
 // FAULTLINE_AGX_TRACE and substitutes the values listed in the JSON file
 // named by FAULTLINE_AGX_FORCE. Sites are integer and Boolean right-hand
-// sides of assignments and var specs, x++/x--, if and for conditions,
-// returned values, arguments of calls to instrumented functions, parameter
-// values on entry, operands of testify assertions, and the operands the formula does not model (recorded so
-// that they enter as constants). Index, slice and integer division
+// sides of assignments and var specs, x++/x--, if and for conditions, the
+// case expressions and tags of expression switches, returned values,
+// arguments of calls to instrumented functions, parameter values on entry,
+// operands of testify assertions, and the operands the formula does not
+// model (recorded so that they enter as constants). Index, slice and integer division
 // operations of non-test code pass their index, bounds or divisor through a
 // guard that records the length, capacity or zero divisor only when the
 // operation is about to panic. One leaf test runs per process, selected
@@ -33,8 +34,8 @@
 // site instance gets a variable; in non-test code the constraint
 // "ab_site or variable = expression" is hard and "not ab_site" soft, one ab
 // literal per static site shared by its instances; test code is hard. A
-// condition instance's direction guards the path; when control leaves an if
-// or for statement each local it may assign gets a join variable equal to
+// condition instance's direction guards the path; when control leaves an
+// if, for or switch statement each local it may assign gets a join variable equal to
 // its current value only under the directions taken (the phi as an
 // implication), so an unexplored direction leaves it free. A function's
 // result equals its return value under the path that reached the return;
@@ -64,13 +65,18 @@
 // conversions between integer types; Booleans, comparisons, && and ||,
 // locals and parameters assigned only by plain assignments in their own
 // function and never addressed; calls between instrumented functions with a
-// single integer or Boolean result; the assertions above. Concretised (the
+// single integer or Boolean result; the assertions above; expression
+// switches as the if/else-if chains they are, with an init statement and
+// fallthrough: each case expression evaluated is a condition (in a tagged
+// switch on an integer, tag == value against the tag, itself a site,
+// evaluated once), so a forced run can take another clause. Concretised (the
 // recorded value is a constant in the formula): struct fields, slice, array and map elements,
 // pointers, globals, captured variables, range variables, locals assigned
 // from multi-value calls, calls to code outside the module or through
 // function values and interfaces, strings, floats. Not modelled at all:
-// switch and select cases as branches (their bodies are replayed as
-// executed), goroutines other than the test's, panics other than index,
+// type switches, select statements, tagged switches on a non-integer tag
+// (or one of another package's named type) or with a case value that calls
+// a function (their bodies are replayed as executed), goroutines other than the test's, panics other than index,
 // slice and integer division ones in non-test code (nil dereferences, map
 // writes, conversions, explicit panic calls: such a test gets no
 // specification), assertions on other types (strings, structs, slices,

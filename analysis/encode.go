@@ -96,6 +96,7 @@ type activation struct {
 	args    []pendingArg
 	results []pendingResult
 	params  map[int]z3.Expr
+	tags    map[int32]z3.Expr // switch tags by site, as last evaluated
 	ret     z3.Expr
 	hasRet  bool
 	// parallel holds the updates of a multi-assignment until its last pair.
@@ -191,7 +192,7 @@ func (e *encoder) novel(trace []event, panicAt int) bool {
 		}
 		s := e.prog.sites[ev.site]
 		switch s.kind {
-		case kindAssign, kindIncDec, kindReturn, kindArg:
+		case kindAssign, kindIncDec, kindReturn, kindArg, kindTag:
 			if !s.hard {
 				if _, ok := e.vars[instKey{s.id, ev.inst}]; !ok {
 					return true
@@ -228,7 +229,8 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 			e.original[k] = ev.value
 		}
 		if s.kind == kindEnter {
-			a := &activation{fn: s.fn, env: map[*types.Var]z3.Expr{}, pc: e.z.True(), leaves: map[int32]z3.Expr{}, params: map[int]z3.Expr{}}
+			a := &activation{fn: s.fn, env: map[*types.Var]z3.Expr{}, pc: e.z.True(), leaves: map[int32]z3.Expr{}, params: map[int]z3.Expr{},
+				tags: map[int32]z3.Expr{}}
 			if len(stack) > 0 {
 				caller := stack[len(stack)-1]
 				for _, p := range caller.args {
@@ -281,9 +283,11 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 			if s.obj != nil {
 				a.env[s.obj] = e.constant(s.typ, ev.value)
 			}
-		case kindArg, kindAssign, kindReturn, kindCond, kindIncDec:
+		case kindArg, kindAssign, kindReturn, kindCond, kindIncDec, kindTag:
 			var term z3.Expr
-			if s.kind == kindIncDec {
+			if s.tag != nil {
+				term = e.caseTerm(a, s)
+			} else if s.kind == kindIncDec {
 				old, ok := a.env[s.obj]
 				if !ok {
 					old = e.freshOf(s.typ)
@@ -349,16 +353,21 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 				if err := e.branch(a, s, ev, v.AsBool(), first); err != nil {
 					return err
 				}
+			case kindTag:
+				a.tags[s.id] = v
 			}
 		case kindJoin:
+			// The outermost frame of the statement: a switch pushes one
+			// per case evaluated.
+			outer := -1
 			for i := len(a.frames) - 1; i >= 0; i-- {
 				if a.frames[i].cond.stmt == s.stmt {
-					for len(a.frames) > i {
-						if err := e.reconverge(a); err != nil {
-							return err
-						}
-					}
-					break
+					outer = i
+				}
+			}
+			for outer >= 0 && len(a.frames) > outer {
+				if err := e.reconverge(a); err != nil {
+					return err
 				}
 			}
 		}
@@ -367,6 +376,16 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 		return e.settleSpecs()
 	}
 	return nil
+}
+
+// caseTerm is the condition of a case of a tagged switch: the tag, as the
+// switch last evaluated it, equals the case value.
+func (e *encoder) caseTerm(a *activation, s *site) z3.Expr {
+	tag, ok := a.tags[s.tag.id]
+	if !ok {
+		tag = e.freshOf(s.tag.typ)
+	}
+	return e.binary(token.EQL, tag, e.sym(a, s, s.expr, 0, false), s.tag.typ, s.info.TypeOf(s.expr))
 }
 
 // branch records a condition instance: its direction guards what follows,

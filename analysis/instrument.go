@@ -621,6 +621,11 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 	case *ast.BlockStmt:
 		fi.stmtList(fn, s.List)
 	case *ast.LabeledStmt:
+		if sw, ok := s.Stmt.(*ast.SwitchStmt); ok {
+			// A break naming the label leaves the switch: it is not terminating.
+			fi.switchStmt(fn, sw, s.Label.Name, inList)
+			break
+		}
 		fi.stmt(fn, s.Stmt, inList)
 	case *ast.IfStmt:
 		if s.Init != nil {
@@ -645,7 +650,7 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 		if s.Else != nil {
 			fi.stmt(fn, s.Else, false)
 		}
-		fi.join(fn, s, inList)
+		fi.join(fn, s, "", inList)
 	case *ast.ForStmt:
 		if s.Init != nil {
 			fi.stmt(fn, s.Init, false)
@@ -664,25 +669,13 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 		}
 		fi.stmt(fn, s.Body, false)
 		if s.Cond != nil {
-			fi.join(fn, s, inList)
+			fi.join(fn, s, "", inList)
 		}
 	case *ast.RangeStmt:
 		fi.calls(fn, s.X)
 		fi.stmt(fn, s.Body, false)
 	case *ast.SwitchStmt:
-		if s.Init != nil {
-			fi.stmt(fn, s.Init, false)
-		}
-		if s.Tag != nil {
-			fi.calls(fn, s.Tag)
-		}
-		for _, c := range s.Body.List {
-			cc := c.(*ast.CaseClause)
-			for _, x := range cc.List {
-				fi.calls(fn, x)
-			}
-			fi.stmtList(fn, cc.Body)
-		}
+		fi.switchStmt(fn, s, "", inList)
 	case *ast.TypeSwitchStmt:
 		if s.Init != nil {
 			fi.stmt(fn, s.Init, false)
@@ -702,10 +695,80 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 	}
 }
 
-// join marks where control leaves an if or for statement, unless nothing
-// may follow it there.
-func (fi *fileInstrumenter) join(fn *function, s ast.Stmt, inList bool) {
-	if !inList || terminating(s) {
+// switchStmt instruments an expression switch as the if/else-if chain it
+// is: each case expression evaluated is a condition site and control
+// leaving the switch is a join. A tagged switch records its tag once (a
+// site of its own) and each case compares that value with the case value,
+// so that the tag is evaluated once as the switch does. A tagged switch
+// whose tag is not an integer of a type this file can spell, or a case
+// value that calls a function (which could run the switch again before the
+// comparison), is left as executed.
+func (fi *fileInstrumenter) switchStmt(fn *function, s *ast.SwitchStmt, label string, inList bool) {
+	if s.Init != nil {
+		fi.stmt(fn, s.Init, false)
+	}
+	var tag *site
+	typeName := ""
+	if s.Tag != nil {
+		fi.calls(fn, s.Tag)
+		if typeName = fi.tagTypeName(s); typeName == "" {
+			for _, c := range s.Body.List {
+				cc := c.(*ast.CaseClause)
+				for _, x := range cc.List {
+					fi.calls(fn, x)
+				}
+				fi.stmtList(fn, cc.Body)
+			}
+			return
+		}
+		tag = fi.site(kindTag, fn, s.Tag, fi.info.TypeOf(s.Tag))
+		fi.model(fn, s.Tag, true)
+		fi.surround(s.Tag, fmt.Sprintf("faultlineagx.Tag[%s](%d, ", typeName, tag.id), ")")
+	}
+	assigned := fi.assigned(fn, s)
+	leaves := escapes(s)
+	for _, c := range s.Body.List {
+		cc := c.(*ast.CaseClause)
+		for _, x := range cc.List {
+			fi.calls(fn, x)
+			st := fi.site(kindCond, fn, x, types.Typ[types.Bool])
+			st.stmt, st.assignedInside, st.escapes = s, assigned, leaves
+			if tag == nil {
+				fi.model(fn, x, true)
+				fi.wrap(x, st.id, types.Typ[types.Bool])
+				continue
+			}
+			st.tag = tag
+			st.text = tag.text + " == " + st.text
+			fi.model(fn, x, false)
+			fi.surround(x, fmt.Sprintf("faultlineagx.Case[%s](%d, %d, ", typeName, st.id, tag.id), ")")
+		}
+		fi.stmtList(fn, cc.Body)
+	}
+	fi.join(fn, s, label, inList)
+}
+
+// tagTypeName returns the spelling of the tag's type when a tagged switch
+// is modelled, "" when it is left as executed.
+func (fi *fileInstrumenter) tagTypeName(s *ast.SwitchStmt) string {
+	t := fi.info.TypeOf(s.Tag)
+	if fi.info.Types[s.Tag].Value != nil || valueKind(t) != 'i' {
+		return ""
+	}
+	for _, c := range s.Body.List {
+		for _, x := range c.(*ast.CaseClause).List {
+			if !pure(fi.info, x) || !types.Identical(fi.info.TypeOf(x), t) && !isUntypedNumber(fi.info.TypeOf(x)) {
+				return ""
+			}
+		}
+	}
+	return fi.typeName(t)
+}
+
+// join marks where control leaves an if, for or switch statement (labelled
+// label, "" for none), unless nothing may follow it there.
+func (fi *fileInstrumenter) join(fn *function, s ast.Stmt, label string, inList bool) {
+	if !inList || terminatingAs(s, label) {
 		return
 	}
 	st := fi.site(kindJoin, fn, nil, nil)

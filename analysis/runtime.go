@@ -52,6 +52,7 @@ var (
 	depth  int
 	events int
 	buf    []byte
+	tags   = map[int32]int64{} // last value per switch tag site
 )
 
 func init() {
@@ -138,6 +139,37 @@ func B[T ~bool](site int32, v T) T {
 		x = 1
 	}
 	return event(site, x) != 0
+}
+
+// Tag records the tag of an expression switch at a site and returns it, or
+// the forced value; the switch's cases compare with the value returned.
+func Tag[T integer](site int32, v T) T {
+	mu.Lock()
+	defer mu.Unlock()
+	r := T(eventLocked(site, int64(v)))
+	tags[site] = int64(r)
+	return r
+}
+
+// Case records at a site whether the tag last recorded at site tag equals
+// the case value v, and returns a value the switch's own comparison with
+// the tag agrees with: v itself, or under a forced outcome the tag (equal)
+// or the tag plus one (different).
+func Case[T integer](site, tag int32, v T) T {
+	mu.Lock()
+	defer mu.Unlock()
+	t := T(tags[tag])
+	var eq int64
+	if v == t {
+		eq = 1
+	}
+	switch got := eventLocked(site, eq); {
+	case got != 0:
+		return t
+	case v == t:
+		return t + 1
+	}
+	return v
 }
 
 // Index returns i, first recording the length n at a guard site when i is

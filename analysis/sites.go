@@ -12,7 +12,7 @@ type siteKind uint8
 const (
 	kindAssign    siteKind = iota // right-hand side of an assignment or var spec
 	kindIncDec                    // x++ or x-- on a tracked local
-	kindCond                      // condition of an if or for
+	kindCond                      // condition of an if or for, or a case of an expression switch
 	kindReturn                    // one returned integer or Boolean value
 	kindArg                       // argument of a call to an instrumented function
 	kindParam                     // parameter value on entry
@@ -20,9 +20,10 @@ const (
 	kindDef                       // concrete value of a local declared without a value
 	kindEnter                     // function entry
 	kindLeave                     // function exit
-	kindJoin                      // control leaves an if or for statement
+	kindJoin                      // control leaves an if, for or switch statement
 	kindGuard                     // an index, slice or division about to panic: the length, capacity or zero divisor
 	kindAssertArg                 // operand of a testify assertion in test code
+	kindTag                       // tag of an expression switch, compared by its cases
 )
 
 // guardKind says which operation a kindGuard site protects.
@@ -54,7 +55,8 @@ type site struct {
 	index  int       // parameter or argument index
 	target *function // callee of an argument
 
-	stmt           ast.Stmt // if or for statement of a condition or join
+	stmt           ast.Stmt // if, for or switch statement of a condition or join
+	tag            *site    // the tag a case of a tagged switch compares with
 	failsWhen      int8     // test condition guarding a failure report: 1 when true, 2 when false
 	guard          guardKind
 	bounds         []ast.Expr // operands a guard constrains, in order; nil for a missing slice bound
