@@ -36,20 +36,10 @@ func FixCounts(results []TestResult) map[Line]int {
 	return fixes
 }
 
-// CombinedOrder reorders lines ranked by a spectrum formula (best first)
-// with the fix candidates: lines hosting a verified single-location
-// candidate for more failing tests come first; the spectrum order is kept
-// within each group and for lines without such a candidate.
-func CombinedOrder(spectrum []Line, results []TestResult) []Line {
-	fixes := FixCounts(results)
-	out := append([]Line(nil), spectrum...)
-	sort.SliceStable(out, func(i, j int) bool { return fixes[out[i]] > fixes[out[j]] })
-	return out
-}
-
-// Combine returns r reordered as CombinedOrder does, with each line's Fixes
-// set and ranks and ties recomputed: two lines tie when they host fixes for
-// as many tests and tied under the formula.
+// Combine returns r with lines hosting a verified single-location fix for
+// more failing tests first and the formula's order kept otherwise, each
+// line's Fixes set and ranks and ties recomputed: two lines tie when they
+// host fixes for as many tests and tied under the formula.
 func Combine(r *spectra.Ranking, results []TestResult) *spectra.Ranking {
 	fixes := FixCounts(results)
 	out := *r

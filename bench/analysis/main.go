@@ -35,8 +35,8 @@ type fault struct {
 type outcome struct {
 	name             string
 	failing          int
-	fixedTests       int // failing tests with the faulty line in a verified candidate
-	ochiai, combined int
+	fixedTests       int                // failing tests with the faulty line in a verified candidate
+	ochiai, combined spectra.RankedLine // the faulty line's place; Rank 0 when never executed
 	lines            int
 	perTest          []analysis.TestResult
 	notes            []string
@@ -45,7 +45,7 @@ type outcome struct {
 func main() {
 	programs := flag.String("programs", "bench/analysis/programs", "directory of seeded-fault txtar modules")
 	examples := flag.String("examples", "examples", "directory of example modules with fault.json")
-	budget := flag.Duration("budget", 30*time.Second, "analysis time per failing test")
+	budget := flag.Duration("budget", 10*time.Second, "analysis time per failing test (faultline rank's default)")
 	flag.Parse()
 	if err := run(*programs, *examples, *budget); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/analysis:", err)
@@ -130,10 +130,6 @@ func measure(ctx context.Context, name, dir, cache string, budget time.Duration)
 	if err != nil {
 		return o, err
 	}
-	var spectrum []analysis.Line
-	for _, l := range ranking.Lines {
-		spectrum = append(spectrum, analysis.Line{File: l.File, Line: l.Line})
-	}
 	var targets []analysis.Target
 	for _, t := range m.Tests {
 		if t.Verdict.Failing() {
@@ -154,9 +150,9 @@ func measure(ctx context.Context, name, dir, cache string, budget time.Duration)
 			o.fixedTests++
 		}
 	}
-	o.lines = len(spectrum)
-	o.ochiai = position(spectrum, f)
-	o.combined = position(analysis.CombinedOrder(spectrum, results), f)
+	o.lines = len(ranking.Lines)
+	o.ochiai = position(ranking, f)
+	o.combined = position(analysis.Combine(ranking, results), f)
 	return o, nil
 }
 
@@ -171,34 +167,71 @@ func hosts(r analysis.TestResult, f fault) bool {
 	return false
 }
 
-// position is the 1-based rank of the faulty line, 0 when never executed.
-func position(lines []analysis.Line, f fault) int {
-	for i, l := range lines {
+// position is the faulty line's place in r, with its tie group; Rank 0
+// when the line was never executed.
+func position(r *spectra.Ranking, f fault) spectra.RankedLine {
+	for _, l := range r.Lines {
 		if l.File == f.File && l.Line == f.Line {
-			return i + 1
+			return l
 		}
 	}
-	return 0
+	return spectra.RankedLine{}
+}
+
+// place prints a rank with its tie group.
+func place(l spectra.RankedLine) string {
+	if l.Rank == 0 {
+		return "-"
+	}
+	if l.Tie[0] == l.Tie[1] {
+		return fmt.Sprint(l.Rank)
+	}
+	return fmt.Sprintf("%d–%d", l.Tie[0], l.Tie[1])
+}
+
+// tops counts the faults within the top 1, 3 and 5 in the best and worst
+// case over ties, and the expected number ranked first when ties are
+// examined in random order.
+type tops struct {
+	best, worst [3]int
+	expected1   float64
+}
+
+func (t *tops) add(l spectra.RankedLine) {
+	if l.Rank == 0 {
+		return
+	}
+	for i, n := range []int{1, 3, 5} {
+		if l.Tie[0] <= n {
+			t.best[i]++
+		}
+		if l.Tie[1] <= n {
+			t.worst[i]++
+		}
+	}
+	if l.Tie[0] == 1 {
+		t.expected1 += 1 / float64(l.Tie[1]-l.Tie[0]+1)
+	}
+}
+
+func (t tops) String() string {
+	return fmt.Sprintf("best %d/%d/%d, worst %d/%d/%d, expected Top-1 %.1f",
+		t.best[0], t.best[1], t.best[2], t.worst[0], t.worst[1], t.worst[2], t.expected1)
 }
 
 func report(outs []outcome) {
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "program\tfailing tests\twith fault in a verified candidate\tOchiai rank\tcombined rank\tlines")
-	faultsFound, top := 0, [2][3]int{}
+	faultsFound := 0
+	var ochiai, combined tops
 	var totals, solves []time.Duration
 	for _, o := range outs {
-		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%d\n", o.name, o.failing, o.fixedTests, o.ochiai, o.combined, o.lines)
+		fmt.Fprintf(w, "%s\t%d\t%d\t%s\t%s\t%d\n", o.name, o.failing, o.fixedTests, place(o.ochiai), place(o.combined), o.lines)
 		if o.fixedTests > 0 {
 			faultsFound++
 		}
-		for i, n := range []int{1, 3, 5} {
-			if o.ochiai > 0 && o.ochiai <= n {
-				top[0][i]++
-			}
-			if o.combined > 0 && o.combined <= n {
-				top[1][i]++
-			}
-		}
+		ochiai.add(o.ochiai)
+		combined.add(o.combined)
 		for _, r := range o.perTest {
 			totals = append(totals, r.Total)
 			solves = append(solves, r.Solve)
@@ -206,8 +239,7 @@ func report(outs []outcome) {
 	}
 	w.Flush()
 	fmt.Printf("\nfaults with the faulty line in a verified candidate: %d of %d\n", faultsFound, len(outs))
-	fmt.Printf("Top-1/3/5  Ochiai: %d/%d/%d  combined: %d/%d/%d  (of %d faults)\n",
-		top[0][0], top[0][1], top[0][2], top[1][0], top[1][1], top[1][2], len(outs))
+	fmt.Printf("Top-1/3/5 of %d faults\n  Ochiai:   %v\n  combined: %v\n", len(outs), ochiai, combined)
 	if len(totals) > 0 {
 		rest := make([]time.Duration, len(totals))
 		for i := range totals {
