@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -212,7 +213,7 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 	}
 	deadline := start.Add(opts.Budget)
 	if enc.failing == 0 {
-		res.Notes = append(res.Notes, "no recognised check failed (recognised: `if cond { t.Error/Fatal... }` and testify assertions on integers and Booleans in test code, index, slice and division panics in non-test code)")
+		res.Notes = append(res.Notes, "no recognised check failed (recognised: `if cond { t.Error/Fatal... }` and testify assertions on integers, floats and Booleans in test code, index, slice and division panics in non-test code)")
 		return res, switchPredicates(ctx, prog, bin, t, first, deadline, opts, res)
 	}
 	enumerated := 0
@@ -363,13 +364,23 @@ func describe(c Candidate) string {
 	return strings.Join(parts, ", ")
 }
 
+// modelValue reads a site's value from a model in the trace's encoding:
+// Booleans as 0 or 1, floats as their IEEE bits.
 func modelValue(m *z3.Model, v z3.Expr, s *site) (int64, error) {
-	if valueKind(s.typ) == 'b' {
+	switch valueKind(s.typ) {
+	case 'b':
 		b, err := m.Bool(v.AsBool())
 		if b {
 			return 1, err
 		}
 		return 0, err
+	case 'f':
+		if isFloat32(s.typ) {
+			f, err := m.Float32(v.AsFloat())
+			return int64(math.Float32bits(f)), err
+		}
+		f, err := m.Float64(v.AsFloat())
+		return int64(math.Float64bits(f)), err
 	}
 	if _, signed := bits(s.typ); signed {
 		return m.Int64(v.AsBV())
@@ -380,8 +391,14 @@ func modelValue(m *z3.Model, v z3.Expr, s *site) (int64, error) {
 
 // render prints a recorded value as Go would.
 func render(s *site, v int64) string {
-	if valueKind(s.typ) == 'b' {
+	switch valueKind(s.typ) {
+	case 'b':
 		return strconv.FormatBool(v != 0)
+	case 'f':
+		if isFloat32(s.typ) {
+			return strconv.FormatFloat(float64(math.Float32frombits(uint32(v))), 'g', -1, 32)
+		}
+		return strconv.FormatFloat(math.Float64frombits(uint64(v)), 'g', -1, 64)
 	}
 	n, signed := bits(s.typ)
 	if signed {

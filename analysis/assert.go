@@ -5,6 +5,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"math"
 
 	"faultline/solver/z3"
 )
@@ -27,8 +28,9 @@ type assertion struct {
 }
 
 // testifyCall recognises a call of a testify assertion (package assert or
-// require, function or *Assertions method) on integer or Boolean operands
-// of one type, and returns its name and operands.
+// require, function or *Assertions method) on integer, float or Boolean
+// operands of one type, and returns its name and operands. testify
+// compares floats with Go's operators (Equal through reflect.DeepEqual).
 func testifyCall(info *types.Info, call *ast.CallExpr) (string, []ast.Expr, bool) {
 	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
 	if !ok {
@@ -43,18 +45,18 @@ func testifyCall(info *types.Info, call *ast.CallExpr) (string, []ast.Expr, bool
 		first = 0
 	}
 	var n int
-	var want byte // 'i' integer, 'b' Boolean, 0 either
+	var want byte // 'n' integer or float, 'b' Boolean, 0 any
 	switch fn.Name() {
 	case "Equal", "NotEqual", "Exactly":
 		n = 2
 	case "Greater", "GreaterOrEqual", "Less", "LessOrEqual":
-		n, want = 2, 'i'
+		n, want = 2, 'n'
 	case "True", "False":
 		n, want = 1, 'b'
 	case "Zero", "NotZero":
 		n = 1
 	case "Positive", "Negative":
-		n, want = 1, 'i'
+		n, want = 1, 'n'
 	default:
 		return "", nil, false
 	}
@@ -64,7 +66,7 @@ func testifyCall(info *types.Info, call *ast.CallExpr) (string, []ast.Expr, bool
 	ops := call.Args[first : first+n]
 	t0 := types.Default(info.TypeOf(ops[0]))
 	k := valueKind(t0)
-	if k == 0 || (want != 0 && k != want) {
+	if k == 0 || (want == 'b' && k != 'b') || (want == 'n' && !numeric(t0)) {
 		return "", nil, false
 	}
 	for _, o := range ops[1:] {
@@ -117,7 +119,7 @@ func (e *encoder) assertOperand(a *activation, s *site, ev event, first bool) er
 		ops = make([]operand, len(as.operands))
 		for i, o := range as.operands {
 			if tv := s.info.Types[o]; tv.Value != nil {
-				ops[i] = operand{e.constValue(tv.Value, as.types[i]), constInt(tv.Value)}
+				ops[i] = operand{e.constValue(tv.Value, as.types[i]), constInt(tv.Value, as.types[i])}
 			}
 		}
 	}
@@ -172,7 +174,11 @@ type operand struct {
 	value int64
 }
 
-func constInt(v constant.Value) int64 {
+// constInt is a constant in the trace's encoding for type t.
+func constInt(v constant.Value, t types.Type) int64 {
+	if valueKind(t) == 'f' {
+		return floatBits(v, t)
+	}
 	if v.Kind() == constant.Bool {
 		if constant.BoolVal(v) {
 			return 1
@@ -187,32 +193,48 @@ func constInt(v constant.Value) int64 {
 }
 
 // assertionHolds evaluates an assertion on the values a run had (recorded
-// as int64: Booleans as 0 or 1, unsigned values as their bits).
+// as int64: Booleans as 0 or 1, unsigned values and floats as their bits)
+// with Go's operators, as testify does.
 func assertionHolds(name string, t types.Type, x, y int64) bool {
 	_, signed := bits(t)
+	eq := func(a, b int64) bool { return a == b }
 	less := func(a, b int64) bool {
 		if signed || valueKind(t) == 'b' {
 			return a < b
 		}
 		return uint64(a) < uint64(b)
 	}
+	if valueKind(t) == 'f' {
+		value := func(b int64) float64 {
+			if isFloat32(t) {
+				return float64(math.Float32frombits(uint32(b)))
+			}
+			return math.Float64frombits(uint64(b))
+		}
+		eq = func(a, b int64) bool { return value(a) == value(b) }
+		less = func(a, b int64) bool { return value(a) < value(b) }
+	}
 	switch name {
 	case "Equal", "Exactly":
-		return x == y
+		return eq(x, y)
 	case "NotEqual":
-		return x != y
+		return !eq(x, y)
 	case "Greater":
 		return less(y, x)
 	case "GreaterOrEqual":
-		return !less(x, y)
+		return less(y, x) || eq(x, y)
 	case "Less":
 		return less(x, y)
 	case "LessOrEqual":
-		return !less(y, x)
-	case "True", "NotZero":
+		return less(x, y) || eq(x, y)
+	case "True":
 		return x != 0
-	case "False", "Zero":
+	case "False":
 		return x == 0
+	case "NotZero":
+		return !eq(x, 0)
+	case "Zero":
+		return eq(x, 0)
 	case "Positive":
 		return less(0, x)
 	case "Negative":

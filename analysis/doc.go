@@ -17,8 +17,9 @@
 // longer does not renumber the instances of later calls), appends
 // "site activation instance value" to a trace file named by
 // FAULTLINE_AGX_TRACE and substitutes the values listed in the JSON file
-// named by FAULTLINE_AGX_FORCE. Sites are integer and Boolean right-hand
-// sides of assignments and var specs, x++/x--, if and for conditions, the
+// named by FAULTLINE_AGX_FORCE (a float as its IEEE bits, in both files).
+// Sites are integer, float and Boolean right-hand sides of assignments and
+// var specs, x++/x--, if and for conditions, the
 // case expressions and tags of expression switches, returned values,
 // arguments of calls to instrumented functions, parameter values on entry,
 // operands of testify assertions, and the operands the formula does not
@@ -43,13 +44,13 @@
 // parameters. The specification: each instance of a test-code if condition
 // whose branch calls t.Error, t.Errorf, t.Fatal, t.Fatalf, t.Fail or
 // t.FailNow takes the other direction; inside such a condition
-// reflect.DeepEqual(x, y) and go-cmp's cmp.Equal(x, y) on integers and
-// Booleans of one type are modelled as x == y, and cmp.Diff(x, y) != ""
+// reflect.DeepEqual(x, y) and go-cmp's cmp.Equal(x, y) on integers, floats
+// and Booleans of one type are modelled as x == y, and cmp.Diff(x, y) != ""
 // (the call in place or assigned in the if's init) as x != y. Each instance
 // of a testify assertion statement (package assert or require, function or
 // method: Equal, Exactly, NotEqual, Greater, GreaterOrEqual, Less,
-// LessOrEqual, True, False, Zero, NotZero, Positive, Negative) on integer or
-// Boolean operands of one type must hold: the call is the check, since it
+// LessOrEqual, True, False, Zero, NotZero, Positive, Negative) on integer,
+// float or Boolean operands of one type must hold: the call is the check, since it
 // reports failure inside testify. A run that fails by a runtime panic at a
 // guarded operation gets "under the path that reached it, the operation
 // does not panic": 0 <= index < len and
@@ -62,10 +63,15 @@
 //
 // Modelled: integer types of every width as bit-vectors with Go's wrapping,
 // truncating division and remainder, shifts (counts of any width),
-// conversions between integer types; Booleans, comparisons, && and ||,
-// locals and parameters assigned only by plain assignments in their own
-// function and never addressed; calls between instrumented functions with a
-// single integer or Boolean result; the assertions above; expression
+// conversions between integer types; float32 and float64 in the IEEE
+// floating-point theory: + - * / rounding to nearest even, unary minus,
+// comparisons (false on NaN, -0 == +0), math.Abs, conversions between
+// float types and to and from integers (a float truncated toward zero; out
+// of range, NaN included, the integer with only the sign bit set, as on
+// amd64); Booleans, comparisons, && and ||, locals and parameters assigned
+// only by plain assignments in their own function and never addressed;
+// calls between instrumented functions with a single integer, float or
+// Boolean result; the assertions above; expression
 // switches as the if/else-if chains they are, with an init statement and
 // fallthrough: each case expression evaluated is a condition (in a tagged
 // switch on an integer, tag == value against the tag, itself a site,
@@ -73,7 +79,11 @@
 // recorded value is a constant in the formula): struct fields, slice, array and map elements,
 // pointers, globals, captured variables, range variables, locals assigned
 // from multi-value calls, calls to code outside the module or through
-// function values and interfaces, strings, floats. Not modelled at all:
+// function values and interfaces (math functions other than Abs among
+// them), strings, complex numbers. Not modelled at all:
+// fused multiply-add (Go may fuse x*y + z where the machine has the
+// instruction, arm64 for one: the formula rounds each operation, and the
+// forced run decides),
 // type switches, select statements, tagged switches on a non-integer tag
 // (or one of another package's named type) or with a case value that calls
 // a function (their bodies are replayed as executed), goroutines other than the test's, panics other than index,
@@ -107,7 +117,8 @@
 // pass are reported as verified single-location candidates
 // (TestResult.Switched counts them).
 //
-// CombinedOrder merges the candidates into a spectrum ranking: lines that
-// host a verified single-location candidate for more failing tests come
-// first.
+// Combine merges the candidates into a spectrum ranking: lines that host a
+// verified single-location candidate for more failing tests come first (the
+// default order of faultline rank). ResultCache keeps each failing test's
+// result on disk under the content of the packages the test runs.
 package analysis

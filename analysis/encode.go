@@ -6,6 +6,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"math"
 	"time"
 
 	"faultline/solver/mcs"
@@ -127,9 +128,31 @@ func bits(t types.Type) (uint, bool) {
 	return 64, false
 }
 
+// isFloat32 reports whether t is float32; any other float type (an untyped
+// float constant included) is encoded as a float64.
+func isFloat32(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Kind() == types.Float32
+}
+
+// floatSort is the IEEE sort of a float type.
+func (e *encoder) floatSort(t types.Type) z3.Sort {
+	if isFloat32(t) {
+		return e.z.Float32Sort()
+	}
+	return e.z.Float64Sort()
+}
+
+// constant is the term of a recorded value: a float's is its IEEE bits.
 func (e *encoder) constant(t types.Type, v int64) z3.Expr {
-	if valueKind(t) == 'b' {
+	switch valueKind(t) {
+	case 'b':
 		return e.z.BoolVal(v != 0).Expr
+	case 'f':
+		if isFloat32(t) {
+			return e.z.Float32Val(math.Float32frombits(uint32(v))).Expr
+		}
+		return e.z.Float64Val(math.Float64frombits(uint64(v))).Expr
 	}
 	n, _ := bits(t)
 	return e.z.BVInt(v, n).Expr
@@ -138,11 +161,53 @@ func (e *encoder) constant(t types.Type, v int64) z3.Expr {
 func (e *encoder) freshOf(t types.Type) z3.Expr {
 	e.fresh++
 	name := fmt.Sprintf("free%d", e.fresh)
-	if valueKind(t) == 'b' {
+	switch valueKind(t) {
+	case 'b':
 		return e.z.BoolConst(name).Expr
+	case 'f':
+		return e.z.FloatConst(name, e.floatSort(t)).Expr
 	}
 	n, _ := bits(t)
 	return e.z.BVConst(name, n).Expr
+}
+
+// floatToInt is Go's conversion of a float to an integer type: it
+// truncates toward zero. Out of range (NaN included) the result is
+// implementation-defined; it is the integer with only the sign bit set, as
+// on amd64, rather than a value the solver could choose to make a check
+// pass that no run would reproduce.
+func (e *encoder) floatToInt(x z3.Float, from, to types.Type) z3.Expr {
+	n, signed := bits(to)
+	// The truncated value is in range when low < x < high; low may round
+	// to the least signed integer, a power of two, which converts exactly.
+	low, high := -1.0, math.Ldexp(1, int(n))
+	if signed {
+		low, high = -math.Ldexp(1, int(n)-1)-1, math.Ldexp(1, int(n)-1)
+	}
+	lowF := e.floatVal(from, low)
+	aboveLow := lowF.LT(x)
+	if signed {
+		aboveLow = e.z.Or(aboveLow, x.IEEEEq(e.floatVal(from, -math.Ldexp(1, int(n)-1))))
+	}
+	inRange := e.z.And(x.LT(e.floatVal(from, high)), aboveLow)
+	indefinite := e.z.BVUint(1<<(n-1), n)
+	return e.z.Ite(inRange, x.ToBV(n, signed), indefinite)
+}
+
+// floatVal is v rounded to float type t.
+func (e *encoder) floatVal(t types.Type, v float64) z3.Float {
+	if isFloat32(t) {
+		return e.z.Float32Val(float32(v))
+	}
+	return e.z.Float64Val(v)
+}
+
+// floatOne is 1 in the sort of float type t, for x++ and x--.
+func (e *encoder) floatOne(t types.Type) z3.Float {
+	if isFloat32(t) {
+		return e.z.Float32Val(1)
+	}
+	return e.z.Float64Val(1)
 }
 
 func (e *encoder) abOf(s *site) (z3.Bool, error) {
@@ -293,7 +358,13 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 					old = e.freshOf(s.typ)
 				}
 				n, _ := bits(s.typ)
-				if s.op == token.INC {
+				if valueKind(s.typ) == 'f' {
+					if s.op == token.INC {
+						term = old.AsFloat().Add(e.floatOne(s.typ)).Expr
+					} else {
+						term = old.AsFloat().Sub(e.floatOne(s.typ)).Expr
+					}
+				} else if s.op == token.INC {
 					term = old.AsBV().Add(e.z.BVInt(1, n)).Expr
 				} else {
 					term = old.AsBV().Sub(e.z.BVInt(1, n)).Expr
@@ -522,6 +593,9 @@ func (e *encoder) sym(a *activation, s *site, x ast.Expr, rootValue int64, root 
 		case token.NOT:
 			return y.AsBool().Not().Expr
 		case token.SUB:
+			if valueKind(t) == 'f' {
+				return y.AsFloat().Neg().Expr
+			}
 			return y.AsBV().Neg().Expr
 		case token.XOR:
 			return y.AsBV().Not().Expr
@@ -543,16 +617,15 @@ func (e *encoder) sym(a *activation, s *site, x ast.Expr, rootValue int64, root 
 		return e.binary(x.Op, l, r, info.TypeOf(x.X), info.TypeOf(x.Y))
 	case *ast.CallExpr:
 		if isConversion(info, x) {
-			y := e.sym(a, s, x.Args[0], 0, false).AsBV()
-			from, signed := bits(info.TypeOf(x.Args[0]))
-			to, _ := bits(t)
-			if from == to {
-				return y.Expr
-			}
-			return y.Convert(to, signed).Expr
+			return e.convert(e.sym(a, s, x.Args[0], 0, false), info.TypeOf(x.Args[0]), t)
 		}
 		if isEqualCall(info, x) {
-			return e.sym(a, s, x.Args[0], 0, false).Eq(e.sym(a, s, x.Args[1], 0, false)).Expr
+			// == on the operands: IEEE equality for floats, as DeepEqual and cmp.Equal.
+			lt := types.Default(info.TypeOf(x.Args[0]))
+			return e.binary(token.EQL, e.sym(a, s, x.Args[0], 0, false), e.sym(a, s, x.Args[1], 0, false), lt, lt)
+		}
+		if isMathAbs(info, x) {
+			return e.sym(a, s, x.Args[0], 0, false).AsFloat().Abs().Expr
 		}
 		callee := e.prog.callee(info, x)
 		for i, r := range a.results {
@@ -566,9 +639,43 @@ func (e *encoder) sym(a *activation, s *site, x ast.Expr, rootValue int64, root 
 	return leaf()
 }
 
+// convert is Go's conversion of a numeric term between integer and float
+// types: integers wrap or extend, floats round to nearest even, and a float
+// converted to an integer truncates toward zero.
+func (e *encoder) convert(y z3.Expr, from, to types.Type) z3.Expr {
+	switch {
+	case valueKind(from) == 'f' && valueKind(to) == 'f':
+		if isFloat32(from) == isFloat32(to) {
+			return y
+		}
+		return y.AsFloat().Convert(e.floatSort(to)).Expr
+	case valueKind(to) == 'f':
+		_, signed := bits(from)
+		return e.z.FloatFromBV(y.AsBV(), signed || isUntypedNumber(from), e.floatSort(to)).Expr
+	case valueKind(from) == 'f':
+		return e.floatToInt(y.AsFloat(), from, to)
+	}
+	x := y.AsBV()
+	n, signed := bits(from)
+	to2, _ := bits(to)
+	if n == to2 {
+		return x.Expr
+	}
+	return x.Convert(to2, signed).Expr
+}
+
 func (e *encoder) constValue(v constant.Value, t types.Type) z3.Expr {
 	if v.Kind() == constant.Bool {
 		return e.z.BoolVal(constant.BoolVal(v)).Expr
+	}
+	if valueKind(t) == 'f' {
+		if b := t.Underlying().(*types.Basic); b.Info()&types.IsUntyped != 0 {
+			// An untyped float left so is a shift count (x << 2.0): an integer.
+			if i := constant.ToInt(v); i.Kind() == constant.Int {
+				return e.constValue(i, types.Typ[types.UntypedInt])
+			}
+		}
+		return e.constant(t, floatBits(v, t))
 	}
 	if i, ok := constant.Int64Val(v); ok {
 		return e.constant(t, i)
@@ -591,6 +698,9 @@ func (e *encoder) binary(op token.Token, l, r z3.Expr, lt, rt types.Type) z3.Exp
 			return l.AsBool().Xor(r.AsBool()).Expr
 		}
 		return e.freshOf(types.Typ[types.Bool])
+	}
+	if (valueKind(lt) == 'f' || valueKind(rt) == 'f') && op != token.SHL && op != token.SHR {
+		return e.floatBinary(op, l, r, lt, rt)
 	}
 	if isUntypedNumber(lt) {
 		n, _ := bits(rt)
@@ -644,6 +754,53 @@ func (e *encoder) binary(op token.Token, l, r z3.Expr, lt, rt types.Type) z3.Exp
 		return y.LessEq(x, signed).Expr
 	}
 	return e.freshOf(lt)
+}
+
+// floatBinary applies a Go operator to floats: IEEE arithmetic rounding to
+// nearest even, comparisons false on NaN and -0 == +0.
+func (e *encoder) floatBinary(op token.Token, l, r z3.Expr, lt, rt types.Type) z3.Expr {
+	// An operand of another kind is an untyped integer constant left so.
+	if valueKind(lt) != 'f' {
+		l = e.convert(l, lt, rt)
+	} else if valueKind(rt) != 'f' {
+		r = e.convert(r, rt, lt)
+	}
+	x, y := l.AsFloat(), r.AsFloat()
+	switch op {
+	case token.ADD:
+		return x.Add(y).Expr
+	case token.SUB:
+		return x.Sub(y).Expr
+	case token.MUL:
+		return x.Mul(y).Expr
+	case token.QUO:
+		return x.Div(y).Expr
+	case token.EQL:
+		return x.IEEEEq(y).Expr
+	case token.NEQ:
+		return x.IEEEEq(y).Not().Expr
+	case token.LSS:
+		return x.LT(y).Expr
+	case token.LEQ:
+		return x.LE(y).Expr
+	case token.GTR:
+		return y.LT(x).Expr
+	case token.GEQ:
+		return y.LE(x).Expr
+	}
+	return e.freshOf(lt)
+}
+
+// floatBits is the IEEE encoding of a numeric constant in float type t,
+// rounded to t's precision, as the trace records a float.
+func floatBits(v constant.Value, t types.Type) int64 {
+	v = constant.ToFloat(v)
+	if isFloat32(t) {
+		f, _ := constant.Float32Val(v)
+		return int64(math.Float32bits(f))
+	}
+	f, _ := constant.Float64Val(v)
+	return int64(math.Float64bits(f))
 }
 
 // mustNotPanic is the specification of a run that failed by a runtime
@@ -794,7 +951,7 @@ func (e *encoder) complete(a *activation, s *site, x ast.Expr) (z3.Expr, bool) {
 		case *ast.BinaryExpr:
 			return ok(x.X) && ok(x.Y)
 		case *ast.CallExpr:
-			if isConversion(info, x) || isEqualCall(info, x) {
+			if isConversion(info, x) || isEqualCall(info, x) || isMathAbs(info, x) {
 				for _, arg := range x.Args {
 					if !ok(arg) {
 						return false

@@ -217,7 +217,8 @@ func (p *program) newSite(s *site) *site {
 	return s
 }
 
-// valueKind classifies a type the formula models: 'i' integer, 'b' Boolean.
+// valueKind classifies a type the formula models: 'i' integer, 'b' Boolean,
+// 'f' float32 or float64.
 func valueKind(t types.Type) byte {
 	if t == nil {
 		return 0
@@ -231,8 +232,26 @@ func valueKind(t types.Type) byte {
 		return 'b'
 	case b.Info()&types.IsInteger != 0:
 		return 'i'
+	case b.Info()&types.IsFloat != 0:
+		return 'f'
 	}
 	return 0
+}
+
+// recorder is the runtime function that records a value of type t: the
+// trace holds an integer as itself, a Boolean as 0 or 1 and a float as its
+// IEEE bits.
+func recorder(t types.Type) string {
+	switch valueKind(t) {
+	case 'b':
+		return "B"
+	case 'f':
+		if t.Underlying().(*types.Basic).Kind() == types.Float32 {
+			return "F32"
+		}
+		return "F64"
+	}
+	return "I"
 }
 
 // fileInstrumenter rewrites one file.
@@ -254,11 +273,7 @@ func (fi *fileInstrumenter) insert(p token.Pos, text string) {
 
 // wrap surrounds e with a call to the runtime recording site id.
 func (fi *fileInstrumenter) wrap(e ast.Expr, id int32, t types.Type) {
-	fn := "I"
-	if valueKind(t) == 'b' {
-		fn = "B"
-	}
-	open := "faultlineagx." + fn + "(" + strconv.Itoa(int(id)) + ", "
+	open := "faultlineagx." + recorder(t) + "(" + strconv.Itoa(int(id)) + ", "
 	if tv := fi.info.Types[e]; tv.Value != nil {
 		// A constant takes the type of its context, which a generic call would not.
 		name := fi.typeName(t)
@@ -384,11 +399,7 @@ func (fi *fileInstrumenter) function(fn *function, recv *ast.FieldList, ft *ast.
 					if fn.tracked[obj] {
 						s.obj = obj
 					}
-					f := "I"
-					if valueKind(obj.Type()) == 'b' {
-						f = "B"
-					}
-					fmt.Fprintf(&prologue, " _ = faultlineagx.%s(%d, %s);", f, s.id, name.Name)
+					fmt.Fprintf(&prologue, " _ = faultlineagx.%s(%d, %s);", recorder(obj.Type()), s.id, name.Name)
 				}
 				index++
 			}
@@ -536,7 +547,7 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 		}
 	case *ast.IncDecStmt:
 		fi.calls(fn, s.X)
-		if v := fi.localVar(fn, s.X); v != nil && valueKind(v.Type()) == 'i' {
+		if v := fi.localVar(fn, s.X); v != nil && (valueKind(v.Type()) == 'i' || valueKind(v.Type()) == 'f') {
 			st := fi.site(kindIncDec, fn, s, v.Type())
 			st.obj, st.op = v, s.Tok
 			name := s.X.(*ast.Ident).Name
@@ -545,7 +556,7 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 				op = "-"
 			}
 			fi.edits = append(fi.edits, edit{off: fi.off(s.Pos()), del: fi.off(s.End()) - fi.off(s.Pos()),
-				text: fmt.Sprintf("%s = faultlineagx.I(%d, %s%s1)", name, st.id, name, op), span: 1 << 30, seq: len(fi.edits)})
+				text: fmt.Sprintf("%s = faultlineagx.%s(%d, %s%s1)", name, recorder(v.Type()), st.id, name, op), span: 1 << 30, seq: len(fi.edits)})
 		}
 	case *ast.DeclStmt:
 		gd, ok := s.Decl.(*ast.GenDecl)
@@ -574,11 +585,7 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 					if fn.tracked[v] {
 						st.obj = v
 					}
-					f := "I"
-					if valueKind(v.Type()) == 'b' {
-						f = "B"
-					}
-					defs = append(defs, fmt.Sprintf("_ = faultlineagx.%s(%d, %s)", f, st.id, name.Name))
+					defs = append(defs, fmt.Sprintf("_ = faultlineagx.%s(%d, %s)", recorder(v.Type()), st.id, name.Name))
 				} else {
 					for _, x := range vs.Values {
 						fi.calls(fn, x)
@@ -1029,7 +1036,7 @@ func (fi *fileInstrumenter) model(fn *function, e ast.Expr, root bool) {
 		case *ast.UnaryExpr:
 			fi.model(fn, e.X, false)
 		case *ast.CallExpr:
-			if isConversion(fi.info, e) || isEqualCall(fi.info, e) {
+			if isConversion(fi.info, e) || isEqualCall(fi.info, e) || isMathAbs(fi.info, e) {
 				for _, a := range e.Args {
 					fi.model(fn, a, false)
 				}
@@ -1079,15 +1086,28 @@ func modelled(p *program, info *types.Info, fn *function, e ast.Expr) bool {
 		}
 	case *ast.CallExpr:
 		if isConversion(info, e) {
-			return valueKind(info.TypeOf(e)) == 'i' && valueKind(info.TypeOf(e.Args[0])) == 'i'
+			return numeric(info.TypeOf(e)) && numeric(info.TypeOf(e.Args[0]))
 		}
-		if isEqualCall(info, e) {
+		if isEqualCall(info, e) || isMathAbs(info, e) {
 			return true
 		}
 		callee := p.callee(info, e)
 		return callee != nil && len(callee.results) == 1 && valueKind(callee.results[0]) != 0
 	}
 	return false
+}
+
+// numeric reports whether t is an integer or float type the formula models.
+func numeric(t types.Type) bool {
+	k := valueKind(t)
+	return k == 'i' || k == 'f'
+}
+
+// isMathAbs recognises math.Abs(x), modelled as IEEE abs (both clear the
+// sign bit, NaN stays NaN).
+func isMathAbs(info *types.Info, call *ast.CallExpr) bool {
+	fn := calledFunc(info, call)
+	return fn != nil && len(call.Args) == 1 && fn.Pkg().Path() == "math" && fn.Name() == "Abs"
 }
 
 func isUntypedNumber(t types.Type) bool {

@@ -15,7 +15,8 @@ const (
 // runtimeSource is the package injected into the instrumented test binary.
 // Every instrumented site calls it with its site number; it counts dynamic
 // instances per site, substitutes forced values and appends one line
-// "site activation instance value" per event to the trace file. Its state is package
+// "site activation instance value" per event to the trace file (a float's
+// value is its IEEE bits, which forced values carry too). Its state is package
 // level because instrumented code anywhere in the binary reaches it without
 // plumbing; it lives only inside the test process.
 func runtimeSource() string {
@@ -27,6 +28,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"sync"
@@ -139,6 +141,18 @@ func B[T ~bool](site int32, v T) T {
 		x = 1
 	}
 	return event(site, x) != 0
+}
+
+// F32 records a float32 value at a site as its IEEE bits and returns it, or
+// the forced value (bits too).
+func F32[T ~float32](site int32, v T) T {
+	return T(math.Float32frombits(uint32(event(site, int64(math.Float32bits(float32(v)))))))
+}
+
+// F64 records a float64 value at a site as its IEEE bits and returns it, or
+// the forced value (bits too).
+func F64[T ~float64](site int32, v T) T {
+	return T(math.Float64frombits(uint64(event(site, int64(math.Float64bits(float64(v)))))))
 }
 
 // Tag records the tag of an expression switch at a site and returns it, or

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -108,5 +109,24 @@ func checkFormulaFinds(t *testing.T, dir, pkg, file string, faulty map[string]in
 			t.Errorf("%s: %d candidates by predicate switching; notes %v", r.Test, r.Switched, r.Notes)
 		}
 		checkFaultFound(t, r, file, faulty[r.Test])
+	}
+}
+
+// checkPassesInstrumented checks that tests which pass uninstrumented pass
+// instrumented too: the analysis finds nothing to fix.
+func checkPassesInstrumented(t *testing.T, dir, pkg string, tests ...string) {
+	t.Helper()
+	var targets []Target
+	for _, name := range tests {
+		targets = append(targets, Target{Package: pkg, Test: name})
+	}
+	res, err := Analyze(context.Background(), dir, targets, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if len(r.Candidates) != 0 || !slices.Contains(r.Notes, "the test passes: nothing to fix") {
+			t.Errorf("instrumented %s: %d candidates, notes %v", r.Test, len(r.Candidates), r.Notes)
+		}
 	}
 }

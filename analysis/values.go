@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"go/types"
 	"time"
 
 	"faultline/solver/mcs"
@@ -11,7 +12,8 @@ import (
 // closestModel re-solves a correction for the angelic values nearest the
 // concrete ones: with exactly its locations abnormal, it keeps as many
 // instances at their recorded values as it can, and moves the others as
-// little as it can. Arbitrary solver values are hard to read and tend to
+// little as it can; a float changed is kept finite and short (few
+// significant bits: 100 rather than 99.99999999998568) instead of near. Arbitrary solver values are hard to read and tend to
 // send loops astray in the verifying run. It returns nil when the optimiser
 // gives up, and the correction's own model is used.
 func (e *encoder) closestModel(c mcs.Correction[int32], timeout time.Duration) (*z3.Model, error) {
@@ -52,6 +54,12 @@ func (e *encoder) closestModel(c mcs.Correction[int32], timeout time.Duration) (
 			if err := opt.AssertSoft(v.Eq(o), 16, ""); err != nil {
 				return nil, err
 			}
+			if valueKind(s.typ) == 'f' {
+				if err := e.readableFloat(opt, v.AsFloat(), s.typ); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			if valueKind(s.typ) != 'i' {
 				continue
 			}
@@ -70,4 +78,30 @@ func (e *encoder) closestModel(c mcs.Correction[int32], timeout time.Duration) (
 		return nil, nil
 	}
 	return opt.Model()
+}
+
+// readableFloat prefers a finite float with few significant bits: soft
+// constraints that the low 1/4, 1/2, 3/4 and all but 4 of the fraction bits
+// are zero. Minimising the distance in the IEEE theory is left out: the
+// values a check within a tolerance allows are many, and one easy to read
+// says more than the one nearest the recorded value.
+func (e *encoder) readableFloat(opt *z3.Optimize, v z3.Float, t types.Type) error {
+	if err := opt.AssertSoft(v.IsNaN().Not(), 4, ""); err != nil {
+		return err
+	}
+	if err := opt.AssertSoft(v.IsInf().Not(), 4, ""); err != nil {
+		return err
+	}
+	fraction := uint(52)
+	if isFloat32(t) {
+		fraction = 23
+	}
+	ieee := v.ToIEEEBV()
+	for _, k := range []uint{fraction / 4, fraction / 2, 3 * fraction / 4, fraction - 4} {
+		low := ieee.Extract(k-1, 0)
+		if err := opt.AssertSoft(low.Eq(e.z.BVInt(0, k)), 1, ""); err != nil {
+			return err
+		}
+	}
+	return nil
 }
