@@ -57,6 +57,8 @@ func testifyCall(info *types.Info, call *ast.CallExpr) (string, []ast.Expr, bool
 		n = 1
 	case "Positive", "Negative":
 		n, want = 1, 'n'
+	case "InDelta":
+		n, want = 3, 'f' // expected, actual, delta: all float64
 	default:
 		return "", nil, false
 	}
@@ -66,7 +68,7 @@ func testifyCall(info *types.Info, call *ast.CallExpr) (string, []ast.Expr, bool
 	ops := call.Args[first : first+n]
 	t0 := types.Default(info.TypeOf(ops[0]))
 	k := valueKind(t0)
-	if k == 0 || (want == 'b' && k != 'b') || (want == 'n' && !numeric(t0)) {
+	if k == 0 || (want == 'b' || want == 'f') && k != want || (want == 'n' && !numeric(t0)) {
 		return "", nil, false
 	}
 	for _, o := range ops[1:] {
@@ -150,21 +152,35 @@ func (e *encoder) assertOperand(a *activation, s *site, ev event, first bool) er
 	if len(ops) > 1 {
 		second = ops[1].term
 	}
-	holds := rel(ops[0].term, second).AsBool()
+	var holds z3.Bool
+	if as.name == "InDelta" {
+		holds = e.inDelta(ops[0].term.AsFloat(), ops[1].term.AsFloat(), ops[2].term.AsFloat())
+	} else {
+		holds = rel(ops[0].term, second).AsBool()
+	}
 	if err := holds.Err(); err != nil {
 		return err
 	}
 	if first {
 		e.checks++
-		var y int64
-		if len(ops) > 1 {
-			y = ops[1].value
+		values := make([]int64, 3)
+		for i, o := range ops {
+			values[i] = o.value
 		}
-		if !assertionHolds(as.name, t, ops[0].value, y) {
+		if !assertionHolds(as.name, t, values[0], values[1], values[2]) {
 			e.failing++
 		}
 	}
 	return e.addSpec(holds, first, instKey{})
+}
+
+// inDelta is testify's InDelta on float64 operands: both NaN, or neither
+// and -delta <= expected - actual <= delta (false when delta is NaN).
+func (e *encoder) inDelta(expected, actual, delta z3.Float) z3.Bool {
+	dt := expected.Sub(actual)
+	return e.z.Or(
+		e.z.And(expected.IsNaN(), actual.IsNaN()),
+		e.z.And(expected.IsNaN().Not(), actual.IsNaN().Not(), dt.LT(delta.Neg()).Not(), delta.LT(dt).Not()))
 }
 
 // operand is one replayed operand of an assertion: its term and the value
@@ -195,7 +211,7 @@ func constInt(v constant.Value, t types.Type) int64 {
 // assertionHolds evaluates an assertion on the values a run had (recorded
 // as int64: Booleans as 0 or 1, unsigned values and floats as their bits)
 // with Go's operators, as testify does.
-func assertionHolds(name string, t types.Type, x, y int64) bool {
+func assertionHolds(name string, t types.Type, x, y, delta int64) bool {
 	_, signed := bits(t)
 	eq := func(a, b int64) bool { return a == b }
 	less := func(a, b int64) bool {
@@ -239,6 +255,12 @@ func assertionHolds(name string, t types.Type, x, y int64) bool {
 		return less(0, x)
 	case "Negative":
 		return less(x, 0)
+	case "InDelta":
+		ex, ac, d := math.Float64frombits(uint64(x)), math.Float64frombits(uint64(y)), math.Float64frombits(uint64(delta))
+		if math.IsNaN(ex) || math.IsNaN(ac) {
+			return math.IsNaN(ex) && math.IsNaN(ac)
+		}
+		return !(ex-ac < -d || ex-ac > d)
 	}
 	return true
 }

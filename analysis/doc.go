@@ -50,7 +50,8 @@
 // of a testify assertion statement (package assert or require, function or
 // method: Equal, Exactly, NotEqual, Greater, GreaterOrEqual, Less,
 // LessOrEqual, True, False, Zero, NotZero, Positive, Negative) on integer,
-// float or Boolean operands of one type must hold: the call is the check, since it
+// float or Boolean operands of one type, and InDelta on float64 operands,
+// must hold: the call is the check, since it
 // reports failure inside testify. A run that fails by a runtime panic at a
 // guarded operation gets "under the path that reached it, the operation
 // does not panic": 0 <= index < len and
