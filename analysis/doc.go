@@ -21,7 +21,8 @@
 // Sites are integer, float and Boolean right-hand sides of assignments and
 // var specs, x++/x--, if and for conditions, the
 // case expressions and tags of expression switches, returned values,
-// arguments of calls to instrumented functions, parameter values on entry,
+// arguments of calls to instrumented functions and the values those calls
+// return, parameter values on entry,
 // operands of testify assertions, and the operands the formula does not
 // model (recorded so that they enter as constants). Index, slice and integer division
 // operations of non-test code pass their index, bounds or divisor through a
@@ -39,7 +40,9 @@
 // if, for or switch statement each local it may assign gets a join variable equal to
 // its current value only under the directions taken (the phi as an
 // implication), so an unexplored direction leaves it free. A function's
-// result equals its return value under the path that reached the return;
+// result equals its return value under the path that reached the return,
+// and is bound to the call that returned it (recorded as it returns), so a
+// result ignored never stands for a later call's;
 // arguments of calls between instrumented functions flow into the callee's
 // parameters. The specification: each instance of a test-code if condition
 // whose branch calls t.Error, t.Errorf, t.Fatal, t.Fatalf, t.Fail or

@@ -75,9 +75,12 @@ type pendingArg struct {
 	term   z3.Expr
 }
 
-type pendingResult struct {
-	fn   *function
-	term z3.Expr
+// returned is what an activation of fn returned: its modelled results by
+// index, each equal to the returned expression under the path that reached
+// the return.
+type returned struct {
+	fn    *function
+	terms map[int]z3.Expr
 }
 
 type frame struct {
@@ -89,17 +92,21 @@ type frame struct {
 
 // activation is one replayed call of an instrumented function.
 type activation struct {
-	fn      *function
-	env     map[*types.Var]z3.Expr
-	pc      z3.Bool
-	frames  []frame
-	leaves  map[int32]z3.Expr
-	args    []pendingArg
-	results []pendingResult
-	params  map[int]z3.Expr
-	tags    map[int32]z3.Expr // switch tags by site, as last evaluated
-	ret     z3.Expr
-	hasRet  bool
+	fn     *function
+	env    map[*types.Var]z3.Expr
+	pc     z3.Bool
+	frames []frame
+	leaves map[int32]z3.Expr
+	args   []pendingArg
+	params map[int]z3.Expr
+	tags   map[int32]z3.Expr // switch tags by site, as last evaluated
+	rets   map[int]z3.Expr   // this activation's results by index, once returned
+	// callee is what the call that just returned to this activation
+	// returned, until the call's kindResult event binds it to the call.
+	callee *returned
+	// calls holds the results of the calls evaluated for the site being
+	// read, by call expression and result index.
+	calls map[*ast.CallExpr]map[int]z3.Expr
 	// parallel holds the updates of a multi-assignment until its last pair.
 	parallel []func()
 	// operands holds the operands of assertions replayed so far.
@@ -295,7 +302,7 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 		}
 		if s.kind == kindEnter {
 			a := &activation{fn: s.fn, env: map[*types.Var]z3.Expr{}, pc: e.z.True(), leaves: map[int32]z3.Expr{}, params: map[int]z3.Expr{},
-				tags: map[int32]z3.Expr{}}
+				tags: map[int32]z3.Expr{}, rets: map[int]z3.Expr{}, calls: map[*ast.CallExpr]map[int]z3.Expr{}}
 			if len(stack) > 0 {
 				caller := stack[len(stack)-1]
 				for _, p := range caller.args {
@@ -312,7 +319,20 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 			continue // another goroutine, or code outside any replayed call
 		}
 		a := stack[len(stack)-1]
+		// A call's results are bound only by the event right after its
+		// return: one whose result is ignored must not feed a later call.
+		callee := a.callee
+		a.callee = nil
 		switch s.kind {
+		case kindResult:
+			call := s.expr.(*ast.CallExpr)
+			terms := map[int]z3.Expr{}
+			if callee != nil && callee.fn == e.prog.callee(s.info, call) {
+				terms = callee.terms
+			} else if s.typ != nil {
+				terms[0] = e.constant(s.typ, ev.value) // the callee was not replayed
+			}
+			a.calls[call] = terms
 		case kindLeave:
 			for len(a.frames) > 0 {
 				if err := e.reconverge(a); err != nil {
@@ -320,9 +340,8 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 				}
 			}
 			stack = stack[:len(stack)-1]
-			if len(stack) > 0 && a.hasRet {
-				c := stack[len(stack)-1]
-				c.results = append(c.results, pendingResult{a.fn, a.ret})
+			if len(stack) > 0 && len(a.rets) > 0 {
+				stack[len(stack)-1].callee = &returned{a.fn, a.rets}
 			}
 		case kindParam:
 			term, ok := a.params[s.index]
@@ -383,7 +402,7 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 				// An argument is recorded in the middle of its caller's
 				// expression, whose other operands are still to be read.
 				a.leaves = map[int32]z3.Expr{}
-				a.results = nil
+				a.calls = map[*ast.CallExpr]map[int]z3.Expr{}
 			}
 			switch s.kind {
 			case kindArg:
@@ -408,18 +427,16 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 					a.parallel = nil
 				}
 			case kindReturn:
-				if len(a.fn.results) == 1 {
-					rk := instKey{s.id, ev.inst}
-					r, ok := e.results[rk]
-					if !ok {
-						r = e.freshOf(s.typ)
-						e.results[rk] = r
-					}
-					if err := e.addHard(a.pc.Implies(r.Eq(v))); err != nil {
-						return err
-					}
-					a.ret, a.hasRet = r, true
+				rk := instKey{s.id, ev.inst}
+				r, ok := e.results[rk]
+				if !ok {
+					r = e.freshOf(s.typ)
+					e.results[rk] = r
 				}
+				if err := e.addHard(a.pc.Implies(r.Eq(v))); err != nil {
+					return err
+				}
+				a.rets[s.index] = r
 			case kindCond:
 				if err := e.branch(a, s, ev, v.AsBool(), first); err != nil {
 					return err
@@ -627,12 +644,8 @@ func (e *encoder) sym(a *activation, s *site, x ast.Expr, rootValue int64, root 
 		if isMathAbs(info, x) {
 			return e.sym(a, s, x.Args[0], 0, false).AsFloat().Abs().Expr
 		}
-		callee := e.prog.callee(info, x)
-		for i, r := range a.results {
-			if r.fn == callee {
-				a.results = append(a.results[:i:i], a.results[i+1:]...)
-				return r.term
-			}
+		if r, ok := a.calls[x][0]; ok {
+			return r
 		}
 		return leaf()
 	}
@@ -959,13 +972,8 @@ func (e *encoder) complete(a *activation, s *site, x ast.Expr) (z3.Expr, bool) {
 				}
 				return true
 			}
-			callee := e.prog.callee(info, x)
-			for _, r := range a.results {
-				if r.fn == callee {
-					return true
-				}
-			}
-			return false
+			_, bound := a.calls[x][0]
+			return bound
 		}
 		return false
 	}

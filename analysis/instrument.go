@@ -26,6 +26,7 @@ type program struct {
 	funcs      map[string]*function
 	overlay    map[string]string            // original path -> instrumented copy
 	diffs      map[*types.Var]*ast.CallExpr // d in if d := cmp.Diff(x, y); ...
+	resultOf   map[*ast.CallExpr]bool       // calls wrapped in a kindResult site
 	pkgDir     string                       // directory of the package under test
 }
 
@@ -62,7 +63,7 @@ func loadProgram(root, pkgPath, workDir string) (*program, error) {
 		return nil, fmt.Errorf("loading %s: %s", pkgPath, strings.Join(errs, "; "))
 	}
 	prog := &program{root: root, leafOf: map[ast.Expr]int32{}, funcs: map[string]*function{}, overlay: map[string]string{},
-		diffs: map[*types.Var]*ast.CallExpr{}}
+		diffs: map[*types.Var]*ast.CallExpr{}, resultOf: map[*ast.CallExpr]bool{}}
 	// Every module package in the graph; test variants first, since they
 	// hold the package's test files and type the other files identically.
 	var mod []*packages.Package
@@ -979,7 +980,11 @@ func (fi *fileInstrumenter) calls(fn *function, e ast.Node) {
 			}
 		case *ast.CallExpr:
 			callee := fi.prog.callee(fi.info, n)
-			if callee == nil || n.Ellipsis.IsValid() {
+			if callee == nil {
+				return true
+			}
+			fi.result(fn, n, callee)
+			if n.Ellipsis.IsValid() {
 				return true
 			}
 			sig, ok := fi.info.TypeOf(n.Fun).(*types.Signature)
@@ -1002,6 +1007,23 @@ func (fi *fileInstrumenter) calls(fn *function, e ast.Node) {
 		}
 		return true
 	})
+}
+
+// result wraps a call to an instrumented function with a single integer,
+// float or Boolean result in a kindResult site, innermost, so that the
+// replay binds what the callee returned to this call and no other.
+func (fi *fileInstrumenter) result(fn *function, call *ast.CallExpr, callee *function) {
+	if len(callee.results) != 1 || valueKind(callee.results[0]) == 0 || fi.prog.resultOf[call] {
+		return
+	}
+	fi.prog.resultOf[call] = true
+	t := fi.info.TypeOf(call)
+	st := fi.site(kindResult, fn, call, t)
+	// Inside any other wrapping of the call (a site's own, spanning the
+	// same text), and outside its operands, which end before its ")".
+	span := fi.off(call.End()) - fi.off(call.Pos())
+	fi.edits = append(fi.edits, edit{off: fi.off(call.Pos()), text: "faultlineagx." + recorder(t) + "(" + strconv.Itoa(int(st.id)) + ", ", span: span - 1, seq: len(fi.edits)})
+	fi.edits = append(fi.edits, edit{off: fi.off(call.End()), text: ")", closing: true, span: span, seq: len(fi.edits)})
 }
 
 func (fi *fileInstrumenter) funcLit(lit *ast.FuncLit) {

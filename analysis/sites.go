@@ -24,6 +24,7 @@ const (
 	kindGuard                     // an index, slice or division about to panic: the length, capacity or zero divisor
 	kindAssertArg                 // operand of a testify assertion in test code
 	kindTag                       // tag of an expression switch, compared by its cases
+	kindResult                    // a call to an instrumented function has returned: binds its results to the call
 )
 
 // guardKind says which operation a kindGuard site protects.
