@@ -39,7 +39,8 @@
 // condition instance's direction guards the path; when control leaves an
 // if, for or switch statement each local it may assign gets a join variable equal to
 // its current value only under the directions taken (the phi as an
-// implication), so an unexplored direction leaves it free. A function's
+// implication), so an unexplored direction leaves it free. A statement
+// left by a return or a panic binds no join: no code after it runs. A function's
 // result equals its return value under the path that reached the return,
 // and is bound to the call that returned it (recorded as it returns), so a
 // result ignored never stands for a later call's;

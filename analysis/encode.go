@@ -334,11 +334,11 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 			}
 			a.calls[call] = terms
 		case kindLeave:
-			for len(a.frames) > 0 {
-				if err := e.reconverge(a); err != nil {
-					return err
-				}
-			}
+			// Statements still open are left by a return or a panic: no
+			// code of this activation runs after them, so their joins are
+			// not bound. Binding them under the path so far would claim
+			// the values for every run that shares that path's prefix.
+			a.frames = nil
 			stack = stack[:len(stack)-1]
 			if len(stack) > 0 && len(a.rets) > 0 {
 				stack[len(stack)-1].callee = &returned{a.fn, a.rets}
