@@ -33,7 +33,19 @@ type angelicSummary struct {
 	Analyzed int          `json:"analyzed"` // failing tests analysed
 	Cached   int          `json:"cached"`   // of which taken from the cache
 	Fixes    []angelicFix `json:"fixes"`    // verified single-location fixes
+	Tests    []angelicRun `json:"tests"`    // what each analysed test cost
 	Notes    []string     `json:"notes,omitempty"`
+}
+
+// angelicRun is the cost of one failing test's analysis, as measured when
+// it ran (a cached result keeps the figures of the run that made it).
+type angelicRun struct {
+	Test         string  `json:"test"`
+	Package      string  `json:"package"`
+	Seconds      float64 `json:"seconds"`      // the whole analysis
+	SolveSeconds float64 `json:"solveSeconds"` // of which in the solver
+	Runs         int     `json:"runs"`         // test runs, refinement and verification
+	Cached       bool    `json:"cached"`
 }
 
 // angelicFix is one verified single-location fix of one failing test.
@@ -46,7 +58,7 @@ type angelicFix struct {
 // reorders the ranking by their verified fixes. When the analysis cannot
 // run, the formula's ranking stands and the summary says why.
 func (a *angelicFlags) combine(ctx context.Context, ws *spectra.Workspace, m *spectra.Matrix, r *spectra.Ranking) (*spectra.Ranking, *angelicSummary) {
-	summary := &angelicSummary{Fixes: []angelicFix{}}
+	summary := &angelicSummary{Fixes: []angelicFix{}, Tests: []angelicRun{}}
 	var tests []spectra.TestRun
 	for _, t := range m.Tests {
 		if t.Verdict.Failing() {
@@ -75,7 +87,9 @@ func (a *angelicFlags) combine(ctx context.Context, ws *spectra.Workspace, m *sp
 	}
 	summary.Analyzed = len(out.Results)
 	summary.Cached = out.Hits
-	for _, res := range out.Results {
+	for i, res := range out.Results {
+		summary.Tests = append(summary.Tests, angelicRun{Test: res.Test, Package: res.Package,
+			Seconds: res.Total.Seconds(), SolveSeconds: res.Solve.Seconds(), Runs: res.Runs, Cached: out.Cached[i]})
 		for _, c := range res.Candidates {
 			if c.Verified && len(c.Locations) == 1 {
 				summary.Fixes = append(summary.Fixes, angelicFix{Test: res.Test, Location: c.Locations[0]})

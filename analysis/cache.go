@@ -186,6 +186,7 @@ func (c *ResultCache) put(key string, r TestResult) error {
 // Cached is the outcome of AnalyzeCached.
 type Cached struct {
 	Results []TestResult // one per test, in the order given
+	Cached  []bool       // whether each result came from the cache
 	Hits    int          // results taken from the cache
 }
 
@@ -194,7 +195,7 @@ type Cached struct {
 // analyses everything.
 func AnalyzeCached(ctx context.Context, c *ResultCache, m *spectra.Matrix, tests []spectra.TestRun, opts Options) (Cached, error) {
 	opts.defaults()
-	out := Cached{Results: make([]TestResult, len(tests))}
+	out := Cached{Results: make([]TestResult, len(tests)), Cached: make([]bool, len(tests))}
 	keys := make([]string, len(tests))
 	var targets []Target
 	var missing []int
@@ -207,6 +208,7 @@ func AnalyzeCached(ctx context.Context, c *ResultCache, m *spectra.Matrix, tests
 			keys[i] = key
 			if r, ok := c.get(key); ok {
 				out.Results[i] = r
+				out.Cached[i] = true
 				out.Hits++
 				continue
 			}

@@ -40,8 +40,17 @@ type FaultResult struct {
 	RankFailed  int     `json:"rankFailed"` // as faultline counted them
 	RankPassed  int     `json:"rankPassed"`
 	Seconds     float64 `json:"seconds"` // faultline rank wall time
-	Scored      *Scored `json:"scored,omitempty"`
+	// Analysis times each failing test's angelic analysis (seconds in all
+	// and in the solver), when faultline ran one.
+	Analysis []AnalysisTime `json:"analysis,omitempty"`
+	Scored   *Scored        `json:"scored,omitempty"`
 	Err         string  `json:"error,omitempty"`
+}
+
+// AnalysisTime is one failing test's angelic analysis.
+type AnalysisTime struct {
+	Seconds      float64 `json:"seconds"`
+	SolveSeconds float64 `json:"solveSeconds"`
 }
 
 // SubjectStats records how mutant selection went for one subject.
@@ -250,6 +259,13 @@ func (c *Config) evaluateFault(ctx context.Context, subj *Subject, site *Site, f
 	}
 	scored := Score(rep, fault, c.Formulas)
 	r.Scored = &scored
+	if rep.Angelic != nil {
+		for _, t := range rep.Angelic.Tests {
+			if !t.Cached {
+				r.Analysis = append(r.Analysis, AnalysisTime{Seconds: t.Seconds, SolveSeconds: t.SolveSeconds})
+			}
+		}
+	}
 	if fs, ok := scored.ByFormula[rank.Default().Name()]; ok {
 		c.logf("    faultline %.1fs: %d failed, %d passed, %d lines; %s puts the fault at %.1f (executed by a failing test: %v)",
 			r.Seconds, rep.Failed, rep.Passed, scored.Lines, rank.Default().Name(), fs.Pos[1], scored.FaultExecutedByFailing)

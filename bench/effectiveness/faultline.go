@@ -16,7 +16,20 @@ import (
 // RankReport is the object `faultline rank -json` prints. The harness
 // recomputes scores from the four counts, so Score, Rank and Tie are only
 // cross-checked.
-type RankReport = spectra.RankReport
+type RankReport struct {
+	spectra.RankReport
+	Angelic *AngelicSummary `json:"angelic,omitempty"`
+}
+
+// AngelicSummary is what rank's angelic analysis reports of its cost.
+type AngelicSummary struct {
+	Analyzed int `json:"analyzed"`
+	Tests    []struct {
+		Seconds      float64 `json:"seconds"`
+		SolveSeconds float64 `json:"solveSeconds"`
+		Cached       bool    `json:"cached"`
+	} `json:"tests"`
+}
 
 // whyEmpty explains an empty ranking in one line.
 func whyEmpty(r *RankReport) string {

@@ -39,6 +39,9 @@ type Scored struct {
 	// FaultlineRank is the faulty line's best rank in faultline's own
 	// ordering (0 if absent), a cross-check of the recomputed one.
 	FaultlineRank int `json:"faultlineRank"`
+	// FaultFixes is the most failing tests for which a faulty line hosts a
+	// verified single-location angelic fix (combined rankings only).
+	FaultFixes int `json:"faultFixes"`
 }
 
 // Score ranks the report's lines under every formula, recomputing each
@@ -58,6 +61,7 @@ func Score(rep *RankReport, fault Fault, formulas []rank.Formula) Scored {
 			if s.FaultlineRank == 0 || l.Rank < s.FaultlineRank {
 				s.FaultlineRank = l.Rank
 			}
+			s.FaultFixes = max(s.FaultFixes, l.Fixes)
 		}
 	}
 	isFaulty := func(i int) bool { return fault.holds(elems[i].Loc.File, elems[i].Loc.Line) }
