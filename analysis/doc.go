@@ -22,7 +22,9 @@
 // var specs, x++/x--, if and for conditions, the
 // case expressions and tags of expression switches, returned values,
 // arguments of calls to instrumented functions and the values those calls
-// return, parameter values on entry,
+// return (a call with several results passes them through a generic helper
+// generated in the file, which records each integer, float and Boolean
+// one), parameter values on entry,
 // operands of testify assertions, and the operands the formula does not
 // model (recorded so that they enter as constants). Index, slice and integer division
 // operations of non-test code pass their index, bounds or divisor through a
@@ -75,17 +77,21 @@
 // of range, NaN included, the integer with only the sign bit set, as on
 // amd64); Booleans, comparisons, && and ||, locals and parameters assigned
 // only by plain assignments in their own function and never addressed;
-// calls between instrumented functions with a single integer, float or
-// Boolean result; the assertions above; expression
+// calls between instrumented functions: each integer, float or Boolean
+// result, whether the callee has one result or several (v, err := f(),
+// v, err = f(), var v, err = f(), return f(), g(f())), equals the callee's
+// returned expression under the path that reached the return, its other
+// results (errors, strings...) staying concrete; the assertions above; expression
 // switches as the if/else-if chains they are, with an init statement and
 // fallthrough: each case expression evaluated is a condition (in a tagged
 // switch on an integer, tag == value against the tag, itself a site,
 // evaluated once), so a forced run can take another clause. Concretised (the
 // recorded value is a constant in the formula): struct fields, slice, array and map elements,
 // pointers, globals, captured variables, range variables, locals assigned
-// from multi-value calls, calls to code outside the module or through
-// function values and interfaces (math functions other than Abs among
-// them), strings, complex numbers. Not modelled at all:
+// by comma-ok forms or from multi-value calls to code outside the module
+// (strconv.Atoi), calls to code outside the module or through function
+// values and interfaces (math functions other than Abs among them),
+// strings, complex numbers. Not modelled at all:
 // fused multiply-add (Go may fuse x*y + z where the machine has the
 // instruction, arm64 for one: the formula rounds each operation, and the
 // forced run decides),

@@ -388,6 +388,8 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 				} else {
 					term = old.AsBV().Sub(e.z.BVInt(1, n)).Expr
 				}
+			} else if s.tuple {
+				term = e.component(a, s, ev.value)
 			} else {
 				term = e.sym(a, s, s.expr, ev.value, true)
 			}
@@ -398,9 +400,10 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 			if err != nil {
 				return err
 			}
-			if s.kind != kindArg {
+			if s.kind != kindArg && (!s.tuple || s.last) {
 				// An argument is recorded in the middle of its caller's
-				// expression, whose other operands are still to be read.
+				// expression, whose other operands are still to be read;
+				// a result of a call with several, before the others.
 				a.leaves = map[int32]z3.Expr{}
 				a.calls = map[*ast.CallExpr]map[int]z3.Expr{}
 			}
@@ -464,6 +467,16 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 		return e.settleSpecs()
 	}
 	return nil
+}
+
+// component is the term of one result of a call with several: what the
+// callee returned at that index, or the recorded value when it was not
+// replayed or the result is not modelled there.
+func (e *encoder) component(a *activation, s *site, recorded int64) z3.Expr {
+	if r, ok := a.calls[s.expr.(*ast.CallExpr)][s.index]; ok && r.Sort().String() == e.constant(s.typ, 0).Sort().String() {
+		return r
+	}
+	return e.constant(s.typ, recorded)
 }
 
 // caseTerm is the condition of a case of a tagged switch: the tag, as the

@@ -445,7 +445,7 @@ func (fi *fileInstrumenter) trackLocals(fn *function, ft *ast.FuncType, body *as
 			depth--
 			return false
 		case *ast.AssignStmt:
-			plain := len(n.Lhs) == len(n.Rhs)
+			plain := len(n.Lhs) == len(n.Rhs) || fi.tupleCall(n.Rhs, len(n.Lhs)) != nil
 			for _, l := range n.Lhs {
 				if id, ok := l.(*ast.Ident); ok && depth == 0 && plain && n.Tok == token.DEFINE {
 					candidate(id)
@@ -458,7 +458,7 @@ func (fi *fileInstrumenter) trackLocals(fn *function, ft *ast.FuncType, body *as
 				untracked = append(untracked, n.X)
 			}
 		case *ast.ValueSpec:
-			if depth == 0 && (len(n.Values) == 0 || len(n.Values) == len(n.Names)) {
+			if depth == 0 && (len(n.Values) == 0 || len(n.Values) == len(n.Names) || fi.tupleCall(n.Values, len(n.Names)) != nil) {
 				for _, id := range n.Names {
 					candidate(id)
 				}
@@ -545,6 +545,9 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 			for _, rhs := range s.Rhs {
 				fi.calls(fn, rhs)
 			}
+			if call := fi.tupleCall(s.Rhs, len(s.Lhs)); call != nil {
+				fi.tupleAssign(fn, call, s.Lhs, s.Tok)
+			}
 		}
 	case *ast.IncDecStmt:
 		fi.calls(fn, s.X)
@@ -567,6 +570,19 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 		var defs []string
 		for _, spec := range gd.Specs {
 			vs := spec.(*ast.ValueSpec)
+			if len(vs.Values) != 0 && len(vs.Values) != len(vs.Names) {
+				for _, x := range vs.Values {
+					fi.calls(fn, x)
+				}
+				if call := fi.tupleCall(vs.Values, len(vs.Names)); call != nil {
+					lhs := make([]ast.Expr, len(vs.Names))
+					for i, name := range vs.Names {
+						lhs[i] = name
+					}
+					fi.tupleAssign(fn, call, lhs, token.DEFINE)
+				}
+				continue
+			}
 			for i, name := range vs.Names {
 				v, _ := fi.info.Defs[name].(*types.Var)
 				if v == nil || valueKind(v.Type()) == 0 || name.Name == "_" {
@@ -581,16 +597,12 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 					}
 					fi.model(fn, vs.Values[i], true)
 					fi.wrap(vs.Values[i], st.id, v.Type())
-				} else if len(vs.Values) == 0 && inList {
+				} else if inList {
 					st := fi.site(kindDef, fn, name, v.Type())
 					if fn.tracked[v] {
 						st.obj = v
 					}
 					defs = append(defs, fmt.Sprintf("_ = faultlineagx.%s(%d, %s)", recorder(v.Type()), st.id, name.Name))
-				} else {
-					for _, x := range vs.Values {
-						fi.calls(fn, x)
-					}
 				}
 			}
 		}
@@ -616,6 +628,24 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 			return true
 		})
 	case *ast.ReturnStmt:
+		if call := fi.tupleCall(s.Results, len(fn.results)); call != nil {
+			fi.calls(fn, call)
+			comps := map[int]*site{}
+			var last *site
+			for i, t := range fn.results {
+				if valueKind(t) != 0 {
+					last = fi.site(kindReturn, fn, call, t)
+					last.index, last.tuple = i, true
+					last.text += fmt.Sprintf(" (result %d)", i+1)
+					comps[i] = last
+				}
+			}
+			if last != nil {
+				last.last = true
+			}
+			fi.tuple(fn, call, comps)
+			break
+		}
 		for i, r := range s.Results {
 			fi.calls(fn, r)
 			if len(s.Results) != len(fn.results) || valueKind(fn.results[i]) == 0 {
@@ -991,7 +1021,23 @@ func (fi *fileInstrumenter) calls(fn *function, e ast.Node) {
 			if !ok {
 				return true
 			}
+			if inner := fi.tupleCall(n.Args, sig.Params().Len()); inner != nil && !sig.Variadic() {
+				comps := map[int]*site{}
+				for i := 0; i < sig.Params().Len(); i++ {
+					if t := sig.Params().At(i).Type(); valueKind(t) != 0 {
+						st := fi.site(kindArg, fn, inner, t)
+						st.index, st.target, st.tuple = i, callee, true
+						st.text += fmt.Sprintf(" (result %d)", i+1)
+						comps[i] = st
+					}
+				}
+				fi.tuple(fn, inner, comps)
+				return true
+			}
 			for i, a := range n.Args {
+				if _, multi := fi.info.TypeOf(a).(*types.Tuple); multi {
+					break // g(h()) with h not instrumented: its results enter as parameters
+				}
 				if i >= sig.Params().Len() || (sig.Variadic() && i >= sig.Params().Len()-1) {
 					break
 				}
@@ -1007,6 +1053,81 @@ func (fi *fileInstrumenter) calls(fn *function, e ast.Node) {
 		}
 		return true
 	})
+}
+
+// tupleCall returns the call of list when it is its only expression and
+// calls an instrumented function with n > 1 results, nil otherwise.
+func (fi *fileInstrumenter) tupleCall(list []ast.Expr, n int) *ast.CallExpr {
+	if len(list) != 1 || n < 2 {
+		return nil
+	}
+	call, ok := ast.Unparen(list[0]).(*ast.CallExpr)
+	if !ok {
+		return nil
+	}
+	if callee := fi.prog.callee(fi.info, call); callee == nil || len(callee.results) != n {
+		return nil
+	}
+	return call
+}
+
+// tupleAssign gives each integer, float or Boolean result of call assigned
+// to a non-blank operand of lhs a site of its own, the locals changing
+// together after the last one as in a multi-assignment.
+func (fi *fileInstrumenter) tupleAssign(fn *function, call *ast.CallExpr, lhs []ast.Expr, tok token.Token) {
+	results := fi.info.TypeOf(call).(*types.Tuple)
+	comps := map[int]*site{}
+	var last *site
+	for i, l := range lhs {
+		if id, ok := l.(*ast.Ident); ok && id.Name == "_" {
+			continue
+		}
+		t := results.At(i).Type()
+		if valueKind(t) == 0 || valueKind(fi.info.TypeOf(l)) == 0 {
+			continue
+		}
+		st := fi.site(kindAssign, fn, l, t)
+		st.expr, st.index, st.tuple = call, i, true
+		st.obj, st.op = fi.localVar(fn, l), tok
+		st.parallel = true
+		comps[i] = st
+		last = st
+	}
+	if last != nil {
+		last.last = true
+	}
+	fi.tuple(fn, call, comps)
+}
+
+// tuple passes a call with several results through a helper declared at
+// the end of the file: it records that the call returned (a kindResult
+// site, binding the callee's results to the call) and then each result
+// with a site in comps, by index, so that a forced value replaces it. The
+// helper is generic, so the results' types need not be spelled here.
+func (fi *fileInstrumenter) tuple(fn *function, call *ast.CallExpr, comps map[int]*site) {
+	if len(comps) == 0 || fi.prog.resultOf[call] {
+		return
+	}
+	fi.prog.resultOf[call] = true
+	rs := fi.site(kindResult, fn, call, nil)
+	results := fi.info.TypeOf(call).(*types.Tuple)
+	var params, args, resultTypes, rets []string
+	for i := 0; i < results.Len(); i++ {
+		constraint := "any"
+		ret := fmt.Sprintf("v%d", i)
+		if st := comps[i]; st != nil {
+			constraint = map[string]string{"I": "faultlineagx.Integer", "B": "~bool", "F32": "~float32", "F64": "~float64"}[recorder(results.At(i).Type())]
+			ret = fmt.Sprintf("faultlineagx.%s(%d, v%d)", recorder(results.At(i).Type()), st.id, i)
+		}
+		params = append(params, fmt.Sprintf("T%d %s", i, constraint))
+		args = append(args, fmt.Sprintf("v%d T%d", i, i))
+		resultTypes = append(resultTypes, fmt.Sprintf("T%d", i))
+		rets = append(rets, ret)
+	}
+	name := fmt.Sprintf("faultlineagxTuple%d", rs.id)
+	fi.edits = append(fi.edits, edit{off: len(fi.src), text: fmt.Sprintf("\n\nfunc %s[%s](%s) (%s) {\n\tfaultlineagx.Mark(%d)\n\treturn %s\n}\n",
+		name, strings.Join(params, ", "), strings.Join(args, ", "), strings.Join(resultTypes, ", "), rs.id, strings.Join(rets, ", ")), seq: len(fi.edits)})
+	fi.surround(call, name+"(", ")")
 }
 
 // result wraps a call to an instrumented function with a single integer,

@@ -127,12 +127,13 @@ func eventLocked(site int32, v int64) int64 {
 	return v
 }
 
-type integer interface {
+// Integer is the constraint of the integer recorders.
+type Integer interface {
 	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr
 }
 
 // I records an integer value at a site and returns it, or the forced value.
-func I[T integer](site int32, v T) T { return T(event(site, int64(v))) }
+func I[T Integer](site int32, v T) T { return T(event(site, int64(v))) }
 
 // B records a Boolean value at a site and returns it, or the forced value.
 func B[T ~bool](site int32, v T) T {
@@ -157,7 +158,7 @@ func F64[T ~float64](site int32, v T) T {
 
 // Tag records the tag of an expression switch at a site and returns it, or
 // the forced value; the switch's cases compare with the value returned.
-func Tag[T integer](site int32, v T) T {
+func Tag[T Integer](site int32, v T) T {
 	mu.Lock()
 	defer mu.Unlock()
 	r := T(eventLocked(site, int64(v)))
@@ -169,7 +170,7 @@ func Tag[T integer](site int32, v T) T {
 // the case value v, and returns a value the switch's own comparison with
 // the tag agrees with: v itself, or under a forced outcome the tag (equal)
 // or the tag plus one (different).
-func Case[T integer](site, tag int32, v T) T {
+func Case[T Integer](site, tag int32, v T) T {
 	mu.Lock()
 	defer mu.Unlock()
 	t := T(tags[tag])
@@ -188,7 +189,7 @@ func Case[T integer](site, tag int32, v T) T {
 
 // Index returns i, first recording the length n at a guard site when i is
 // out of range, so that the indexing about to panic is in the trace.
-func Index[T integer](site int32, i T, n int) T {
+func Index[T Integer](site int32, i T, n int) T {
 	if uint64(i) >= uint64(n) {
 		event(site, int64(n))
 	}
@@ -199,7 +200,7 @@ func Index[T integer](site int32, i T, n int) T {
 // limit (capacity, or length without a high bound) at a guard site when
 // lo <= mid <= last <= limit fails, so that the slicing about to panic is
 // in the trace.
-func Slice[T integer](site int32, last T, lo, mid int64, limit int) T {
+func Slice[T Integer](site int32, last T, lo, mid int64, limit int) T {
 	if uint64(lo) > uint64(mid) || uint64(mid) > uint64(last) || uint64(last) > uint64(limit) {
 		event(site, int64(limit))
 	}
@@ -207,7 +208,7 @@ func Slice[T integer](site int32, last T, lo, mid int64, limit int) T {
 }
 
 // Div returns a divisor, first recording it at a guard site when it is zero.
-func Div[T integer](site int32, y T) T {
+func Div[T Integer](site int32, y T) T {
 	if y == 0 {
 		event(site, 0)
 	}

@@ -67,6 +67,9 @@ type site struct {
 	// parallel marks a pair of a multi-assignment (a, b = b, a+b): the
 	// locals change only after the last pair, marked last.
 	parallel, last bool
+	// tuple marks a site recording one result (index) of expr, a call
+	// with several results: a, b := f(), var a, b = f(), return f(), g(f()).
+	tuple bool
 }
 
 // function is one instrumented function declaration or literal.
