@@ -241,7 +241,13 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 				res.Notes = append(res.Notes, "time budget exhausted")
 				break
 			}
-			return nil, lastErr
+			if ctx.Err() != nil {
+				return nil, lastErr
+			}
+			// One solver call out of its time (a hard float formula, say)
+			// bounds this test's analysis like the budget, not the others'.
+			res.Notes = append(res.Notes, fmt.Sprintf("enumeration stopped: %v", lastErr))
+			break
 		}
 		if len(pending) == 0 {
 			if enumerated == 0 {
