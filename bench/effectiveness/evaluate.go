@@ -44,7 +44,7 @@ type FaultResult struct {
 	// and in the solver), when faultline ran one.
 	Analysis []AnalysisTime `json:"analysis,omitempty"`
 	Scored   *Scored        `json:"scored,omitempty"`
-	Err         string  `json:"error,omitempty"`
+	Err      string         `json:"error,omitempty"`
 }
 
 // AnalysisTime is one failing test's angelic analysis.
