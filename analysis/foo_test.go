@@ -25,15 +25,13 @@ func extractFrom(t *testing.T, path string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fsys, err := txtar.FS(ar)
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
-	for _, f := range ar.Files {
-		path := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.CopyFS(dir, fsys); err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }

@@ -87,19 +87,18 @@ func run(programs, examples string, budget time.Duration) error {
 	return nil
 }
 
+// extract writes a txtar module into dir.
 func extract(archive, dir string) error {
 	ar, err := txtar.ParseFile(archive)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", archive, err)
 	}
-	for _, f := range ar.Files {
-		path := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
-			return err
-		}
+	fsys, err := txtar.FS(ar)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", archive, err)
+	}
+	if err := os.CopyFS(dir, fsys); err != nil {
+		return fmt.Errorf("extracting %s: %w", archive, err)
 	}
 	return nil
 }

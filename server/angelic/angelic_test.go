@@ -53,10 +53,12 @@ func fooModule(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range ar.Files {
-		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	fsys, err := txtar.FS(ar)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(dir, fsys); err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }
