@@ -66,16 +66,20 @@ type cachedResult struct {
 	Total      time.Duration
 }
 
-// key hashes what the analysis of test depends on.
-func (c *ResultCache) key(m *spectra.Matrix, test spectra.TestRun, opts Options) (string, error) {
+// key hashes what the analysis of test depends on. digests memoises the
+// digest of each directory (and of go.mod and go.sum, under "") across the
+// keys of one call, since failing tests mostly share their packages.
+func (c *ResultCache) key(m *spectra.Matrix, test spectra.TestRun, opts Options, digests map[string]string) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%+v\x00", cacheFormat, c.version, test.Package, test.Name, opts)
 	for _, env := range []string{"GOFLAGS", "GOOS", "GOARCH", "GOEXPERIMENT", "CGO_ENABLED"} {
 		fmt.Fprintf(h, "%s=%s\x00", env, os.Getenv(env))
 	}
-	dirs := map[string]bool{}
-	if rel, ok := strings.CutPrefix(test.Package, m.ModulePath); ok {
-		dirs[strings.TrimPrefix(rel, "/")] = true
+	dirs := map[string]bool{"": true}
+	if test.Package == m.ModulePath {
+		dirs["."] = true
+	} else if rel, ok := strings.CutPrefix(test.Package, m.ModulePath+"/"); ok {
+		dirs[rel] = true
 	}
 	for _, b := range test.Hits {
 		if b >= 0 && b < len(m.Blocks) {
@@ -87,15 +91,31 @@ func (c *ResultCache) key(m *spectra.Matrix, test spectra.TestRun, opts Options)
 		list = append(list, d)
 	}
 	sort.Strings(list)
-	for _, f := range []string{"go.mod", "go.sum"} {
-		if err := hashInto(h, filepath.Join(m.Root, f), f); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return "", err
-		}
-	}
 	for _, d := range list {
-		if err := hashPackageDir(h, m.Root, d); err != nil {
-			return "", err
+		digest, ok := digests[d]
+		if !ok {
+			var err error
+			if digest, err = dirDigest(m.Root, d); err != nil {
+				return "", err
+			}
+			digests[d] = digest
 		}
+		fmt.Fprintf(h, "%s\x00%s\x00", d, digest)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// dirDigest hashes one package directory, or go.mod and go.sum for "".
+func dirDigest(root, rel string) (string, error) {
+	h := sha256.New()
+	if rel == "" {
+		for _, f := range []string{"go.mod", "go.sum"} {
+			if err := hashInto(h, filepath.Join(root, f), f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return "", err
+			}
+		}
+	} else if err := hashPackageDir(h, root, rel); err != nil {
+		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
@@ -199,9 +219,10 @@ func AnalyzeCached(ctx context.Context, c *ResultCache, m *spectra.Matrix, tests
 	keys := make([]string, len(tests))
 	var targets []Target
 	var missing []int
+	digests := map[string]string{}
 	for i, t := range tests {
 		if c != nil {
-			key, err := c.key(m, t, opts)
+			key, err := c.key(m, t, opts, digests)
 			if err != nil {
 				return Cached{}, fmt.Errorf("keying the analysis of %s: %w", t.Name, err)
 			}
