@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"sort"
 	"syscall"
 )
@@ -62,6 +63,13 @@ func run(ctx context.Context, args []string) int {
 		usage(cmds)
 		return 2
 	}
+	if path := os.Getenv("FAULTLINE_CPUPROFILE"); path != "" {
+		if stop, err := startCPUProfile(path); err != nil {
+			fmt.Fprintf(os.Stderr, "faultline: %v\n", err)
+		} else {
+			defer stop()
+		}
+	}
 	err := cmd.run(ctx, args[1:])
 	var code exitError
 	switch {
@@ -75,6 +83,20 @@ func run(ctx context.Context, args []string) int {
 		fmt.Fprintf(os.Stderr, "faultline %s: %v\n", args[0], err)
 		return 1
 	}
+}
+
+// startCPUProfile writes a CPU profile of the command to path, for finding
+// where the time goes on a real module.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("creating the CPU profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("starting the CPU profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 func usage(cmds map[string]command) {

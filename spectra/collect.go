@@ -2,38 +2,26 @@ package spectra
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
+	"faultline/internal/bug"
+	"faultline/internal/testbuild"
+	"faultline/internal/testbuild/pertest"
 	"faultline/spectra/instrument"
 )
-
-// maxOutput bounds the output kept per test; the end is kept, since that
-// is where a failure's message and trace are.
-const maxOutput = 64 << 10
 
 // Collect brings the store up to date for the selected packages, running
 // only the tests whose binaries' inputs changed, and returns their spectra.
 func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, error) {
-	if len(co.Packages) == 0 {
-		co.Packages = []string{"./..."}
-	}
 	if co.Timeout <= 0 {
 		co.Timeout = DefaultTimeout
 	}
@@ -42,86 +30,44 @@ func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, er
 	}
 	trace := newPhaseTrace()
 	defer trace.done("collect")
-	gorun := &goTool{root: w.root, env: os.Environ()}
-	// The go command's answers do not depend on each other: ask at once.
-	var all, requested []*listedPackage
-	var env string
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) {
-		all, err = gorun.list(gctx, w.root, "./...")
-		if err != nil {
-			return fmt.Errorf("listing the module's packages: %w", err)
-		}
-		return nil
-	})
-	wholeModule := w.dir == w.root && len(co.Packages) == 1 && co.Packages[0] == "./..."
-	if !wholeModule {
-		g.Go(func() (err error) {
-			requested, err = (&goTool{root: w.dir, env: os.Environ()}).list(gctx, w.root, co.Packages...)
-			if err != nil {
-				return fmt.Errorf("listing %s: %w", strings.Join(co.Packages, " "), err)
-			}
-			return nil
-		})
-	}
-	g.Go(func() (err error) {
-		env, err = gorun.goEnv(gctx)
-		return err
-	})
-	var test2json string
-	g.Go(func() (err error) {
-		test2json, err = gorun.toolPath(gctx, "test2json")
-		return err
-	})
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	if wholeModule {
-		requested = all
-	}
-	byPath := map[string]*listedPackage{}
-	for _, p := range all {
-		byPath[p.ImportPath] = p
-	}
-	var targets []*listedPackage
-	for _, p := range requested {
-		if len(p.TestGoFiles)+len(p.XTestGoFiles) > 0 {
-			targets = append(targets, p)
-		}
-	}
-	hashes := newFileHasher()
-	base := sha256.New()
-	// The collector itself is an input: a result made by another build of
-	// faultline is not reused.
-	selfSum, err := w.selfHash()
+	defer w.mod.Hasher().Save()
+	listing, err := w.mod.List(ctx, co.Packages...)
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(base, "%s %s\n%s\nrun=%q timeout=%s build=%q test=%q\n", instrument.Version, selfSum, env, co.Run, co.Timeout, co.BuildFlags, co.TestFlags)
-	for _, name := range []string{"go.mod", "go.sum"} {
-		sum, _ := hashes.file(filepath.Join(w.root, name))
-		fmt.Fprintf(base, "%s %s\n", name, sum)
+	trace.done(fmt.Sprintf("list (reused: %v)", listing.Reused))
+	salt := fmt.Sprintf("%s %s run=%q timeout=%s build=%q test=%q", instrument.Version, pertest.Version, co.Run, co.Timeout, co.BuildFlags, co.TestFlags)
+	keys, err := w.mod.Keys(ctx, listing, salt)
+	if err != nil {
+		return nil, err
 	}
-	baseSum := base.Sum(nil)
-	keys := map[string]string{} // import path -> package key
+	var targets []*testbuild.Package
+	for _, p := range listing.Requested {
+		if p.HasTests() {
+			targets = append(targets, p)
+		}
+	}
+	keyOf := map[string]string{} // import path -> key of its test binary
+	var allKeys []string
 	for _, p := range targets {
-		keys[p.ImportPath] = packageKey(baseSum, p, closure(p, byPath), hashes)
+		keyOf[p.ImportPath] = keys.TestBinary(p)
+		allKeys = append(allKeys, keyOf[p.ImportPath])
 	}
-	trace.done("list and hash")
-	stored, files, err := w.store.results(values(keys))
+	trace.done("hash")
+	stored, files, err := w.store.results(allKeys)
 	trace.done("read store")
 	if err != nil {
 		return nil, err
 	}
-	var toRun []*listedPackage
+	var toRun []*testbuild.Package
 	for _, p := range targets {
-		if stored[keys[p.ImportPath]] == nil {
+		if stored[keyOf[p.ImportPath]] == nil {
 			toRun = append(toRun, p)
 		}
 	}
 	report := newReporter(co.Progress, len(targets), len(targets)-len(toRun))
 	if len(toRun) > 0 {
-		fresh, freshFiles, err := w.run(ctx, toRun, byPath, keys, hashes, co, report, trace, test2json)
+		fresh, freshFiles, err := w.run(ctx, listing, toRun, keyOf, co, report, trace)
 		if err != nil {
 			return nil, err
 		}
@@ -133,85 +79,22 @@ func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, er
 		}
 	}
 	report.finish()
+	trace.done("store results")
 	exists := map[string]bool{}
-	for _, p := range all {
+	for _, p := range listing.All {
 		exists[p.ImportPath] = true
 	}
 	if err := w.store.forget(exists); err != nil {
 		return nil, err
 	}
+	trace.done("forget")
 	var pkgs []*storedPackage
 	for _, p := range targets {
-		if r := stored[keys[p.ImportPath]]; r != nil {
+		if r := stored[keyOf[p.ImportPath]]; r != nil {
 			pkgs = append(pkgs, r)
 		}
 	}
-	return assemble(w.root, w.modulePath, pkgs, files), nil
-}
-
-func values(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for _, v := range m {
-		out = append(out, v)
-	}
-	return out
-}
-
-// closure returns the module packages p's test binary is built from: p and
-// every module package its code and tests import, directly or not.
-func closure(p *listedPackage, byPath map[string]*listedPackage) []*listedPackage {
-	seen := map[string]bool{p.ImportPath: true}
-	out := []*listedPackage{p}
-	var visit func(imports []string)
-	visit = func(imports []string) {
-		for _, imp := range imports {
-			q := byPath[imp]
-			if q == nil || seen[imp] {
-				continue
-			}
-			seen[imp] = true
-			out = append(out, q)
-			visit(q.Imports)
-		}
-	}
-	visit(p.Imports)
-	visit(p.TestImports)
-	visit(p.XTestImports)
-	sort.Slice(out[1:], func(i, j int) bool { return out[1+i].ImportPath < out[1+j].ImportPath })
-	return out
-}
-
-// packageKey hashes everything p's test binary is built from.
-func packageKey(base []byte, p *listedPackage, deps []*listedPackage, hashes *fileHasher) string {
-	d := sha256.New()
-	d.Write(base)
-	for _, q := range deps {
-		fmt.Fprintf(d, "package %s\n", q.ImportPath)
-		names := concat(q.GoFiles, q.CgoFiles, q.EmbedFiles)
-		if q == p {
-			names = concat(names, q.TestGoFiles, q.XTestGoFiles, q.TestEmbedFiles, q.XTestEmbedFiles)
-			fmt.Fprintf(d, "testdata %s\n", hashes.tree(filepath.Join(q.Dir, "testdata")))
-		}
-		for _, name := range names {
-			sum, err := hashes.file(filepath.Join(q.Dir, name))
-			if err != nil {
-				sum = "unreadable"
-			}
-			fmt.Fprintf(d, "%s %s\n", name, sum)
-		}
-		if q.Error != nil {
-			fmt.Fprintf(d, "error %s\n", q.Error.Err)
-		}
-	}
-	return hex.EncodeToString(d.Sum(nil))
-}
-
-func concat(lists ...[]string) []string {
-	var out []string
-	for _, l := range lists {
-		out = append(out, l...)
-	}
-	return out
+	return assemble(w.mod.Root, w.mod.Path, pkgs, files), nil
 }
 
 // instrumentedFile is a non-test file with counters.
@@ -224,27 +107,30 @@ type instrumentedFile struct {
 
 // build is one instrumented build of the module.
 type build struct {
+	split      map[string][]string // import path -> tests whose subtests shards divide
 	files      []*instrumentedFile
 	byPackage  map[string][]*instrumentedFile
 	counterOf  []int // global counter -> index into files
-	counters   int
 	layoutPath string
-	overlay    string
 }
 
 // run instruments, builds and runs the packages, storing each result as
 // soon as it is complete, so that an interrupted collection keeps them.
-func (w *Workspace) run(ctx context.Context, toRun []*listedPackage, byPath map[string]*listedPackage, keys map[string]string, hashes *fileHasher, co CollectOptions, report *reporter, trace *phaseTrace, test2json string) (map[string]*storedPackage, map[string]*storedFile, error) {
+func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun []*testbuild.Package, keyOf map[string]string, co CollectOptions, report *reporter, trace *phaseTrace) (map[string]*storedPackage, map[string]*storedFile, error) {
 	work, err := os.MkdirTemp("", "faultline-")
 	if err != nil {
 		return nil, nil, fmt.Errorf("creating scratch directory: %w", err)
 	}
 	if os.Getenv("FAULTLINE_DEBUG") == "keep" {
-		fmt.Fprintf(os.Stderr, "faultline: keeping the overlay, binaries and records in %s\n", work)
+		fmt.Fprintf(os.Stderr, "faultline: keeping the binaries and layout in %s\n", work)
 	} else {
 		defer os.RemoveAll(work)
 	}
-	b, err := w.instrument(toRun, byPath, hashes, work, slices.Contains(co.BuildFlags, "-race"))
+	overlay, err := w.mod.NewOverlay()
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := w.instrument(listing, toRun, overlay, work, slices.Contains(co.BuildFlags, "-race"))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -260,25 +146,24 @@ func (w *Workspace) run(ctx context.Context, toRun []*listedPackage, byPath map[
 	}
 	trace.done("instrument")
 	report.phase("build")
-	gorun := &goTool{root: w.root, env: os.Environ()}
-	binDir := filepath.Join(work, "bin")
-	failed, err := gorun.buildTests(ctx, b.overlay, binDir, toRun, co.BuildFlags)
+	binaries, failed, err := w.mod.BuildTests(ctx, overlay, toRun, co.BuildFlags, filepath.Join(work, "bin"))
 	if err != nil {
 		return nil, nil, err
 	}
 	trace.done("build")
 	report.phase("run")
+	// Cores the packages leave idle go to sharding each package's tests.
+	shards := max(1, co.Parallel/max(1, len(binaries)))
 	results := map[string]*storedPackage{}
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(co.Parallel)
 	for _, p := range toRun {
-		deps := closure(p, byPath)
-		result := &storedPackage{Package: p.ImportPath, Key: keys[p.ImportPath], Collected: time.Now()}
-		table := b.fileTable(deps, result)
-		bin := binaryPath(binDir, p.ImportPath)
-		if _, err := os.Stat(bin); err != nil {
-			result.BuildErr = w.buildMessage(ctx, p, deps, failed, co.BuildFlags)
+		result := &storedPackage{Package: p.ImportPath, Key: keyOf[p.ImportPath], Collected: time.Now()}
+		table := b.fileTable(listing.Closure(p), result)
+		bin := binaries[p.ImportPath]
+		if bin == nil {
+			result.BuildErr = w.mod.PlainBuildError(ctx, p, co.BuildFlags, failed[p.ImportPath])
 			if err := w.store.putResult(result); err != nil {
 				return nil, nil, err
 			}
@@ -287,34 +172,41 @@ func (w *Workspace) run(ctx context.Context, toRun []*listedPackage, byPath map[
 			continue
 		}
 		g.Go(func() error {
-			workDir := filepath.Join(work, "run", strings.ReplaceAll(p.ImportPath, "/", "_"))
-			if err := os.MkdirAll(workDir, 0o755); err != nil {
-				return err
-			}
-			tb := &testBinary{pkg: p, path: bin, run: co.Run, flags: co.TestFlags, timeout: co.Timeout, layout: b.layoutPath,
-				test2json: test2json, root: w.root, workDir: workDir, trace: trace}
 			start := time.Now()
-			leaves, err := runBinary(gctx, tb, report.leafDone)
+			leaves, err := pertest.Run(gctx, w.mod, bin, pertest.RunOptions{
+				Layout: b.layoutPath, Run: co.Run, Flags: co.TestFlags, Timeout: co.Timeout, Trace: trace.since, Shards: shards, Split: b.split[p.ImportPath],
+			}, func(leaf pertest.Leaf) { report.leafDone(p.ImportPath, leaf.Verdict) })
 			if err != nil {
 				return err
 			}
 			trace.since(start, "run "+p.ImportPath)
+			start = time.Now()
 			for _, leaf := range leaves {
-				t := storedTest{TestRun: leaf.TestRun}
-				t.Output = truncateOutput(t.Output)
-				for _, c := range leaf.counters {
-					if c < len(b.counterOf) {
-						if idx := table(c); idx >= 0 {
-							t.Hits = append(t.Hits, int32(idx))
-						}
+				t := storedTest{TestRun: TestRun{Package: p.ImportPath, Name: leaf.Name, Verdict: leaf.Verdict, Elapsed: leaf.Elapsed, Output: leaf.Output}}
+				switch {
+				case leaf.Verdict == Panic || leaf.Verdict == Timeout:
+					t.FailSites = panicSites(leaf.Output, w.mod.Root)
+				case leaf.Verdict == Fail:
+					t.FailSites = reportSites(leaf.Output, p.Dir, w.mod.Root)
+				}
+				t.Hits = make([]int32, 0, len(leaf.Counters))
+				for _, c := range leaf.Counters {
+					if c >= 0 && c < len(table) && table[c] >= 0 {
+						t.Hits = append(t.Hits, table[c])
 					}
 				}
-				sort.Slice(t.Hits, func(i, j int) bool { return t.Hits[i] < t.Hits[j] })
+				if !slices.IsSorted(t.Hits) {
+					bug.Reportf("the counter table of %s is not increasing", p.ImportPath)
+					slices.Sort(t.Hits)
+				}
 				result.Tests = append(result.Tests, t)
 			}
+			trace.since(start, "convert "+p.ImportPath)
+			start = time.Now()
 			if err := w.store.putResult(result); err != nil {
 				return err
 			}
+			trace.since(start, "store "+p.ImportPath)
 			mu.Lock()
 			results[result.Key] = result
 			mu.Unlock()
@@ -328,180 +220,130 @@ func (w *Workspace) run(ctx context.Context, toRun []*listedPackage, byPath map[
 	return results, files, nil
 }
 
-func truncateOutput(s string) string {
-	if len(s) <= maxOutput {
-		return s
-	}
-	return "[... output truncated ...]\n" + s[len(s)-maxOutput:]
-}
-
 // fileTable records in result the files p's binary covers and returns the
 // mapping from a global counter to the index of its block in that table,
 // or -1 for a counter outside it.
-func (b *build) fileTable(deps []*listedPackage, result *storedPackage) func(int) int {
-	base := map[int]int{} // index into b.files -> first table index
-	next := 0
+//
+// Files are listed in counter order (packages by import path), so the
+// mapping is increasing and a test's hits stay sorted through it.
+func (b *build) fileTable(deps []*testbuild.Package, result *storedPackage) []int32 {
+	deps = slices.Clone(deps)
+	slices.SortFunc(deps, func(a, b *testbuild.Package) int { return strings.Compare(a.ImportPath, b.ImportPath) })
+	table := make([]int32, len(b.counterOf))
+	for i := range table {
+		table[i] = -1
+	}
+	next := int32(0)
 	for _, q := range deps {
 		for _, f := range b.byPackage[q.ImportPath] {
-			base[f.index] = next
 			result.Files = append(result.Files, fileRef{Path: f.rel, Hash: f.hash, Blocks: len(f.blocks)})
-			next += len(f.blocks)
+			for i := range f.blocks {
+				table[f.first+i] = next
+				next++
+			}
 		}
 	}
-	return func(counter int) int {
-		fi := b.counterOf[counter]
-		start, ok := base[fi]
-		if !ok {
-			return -1
-		}
-		return start + counter - b.files[fi].first
-	}
+	return table
 }
 
-// instrument writes the overlay for every module package the binaries are
-// built from: counters in non-test files, hooks in the test files of the
-// packages to run, and the runtime package.
-func (w *Workspace) instrument(toRun []*listedPackage, byPath map[string]*listedPackage, hashes *fileHasher, work string, atomic bool) (*build, error) {
-	b := &build{byPackage: map[string][]*instrumentedFile{}}
-	need := map[string]*listedPackage{}
+// instrument puts into the overlay every module package the binaries are
+// built from: counters in non-test files, test hooks, and the runtime.
+func (w *Workspace) instrument(listing *testbuild.Listing, toRun []*testbuild.Package, overlay *testbuild.Overlay, work string, atomic bool) (*build, error) {
+	b := &build{byPackage: map[string][]*instrumentedFile{}, split: map[string][]string{}}
+	need := map[string]*testbuild.Package{}
+	running := map[string]bool{}
 	for _, p := range toRun {
-		for _, q := range closure(p, byPath) {
+		running[p.ImportPath] = true
+		for _, q := range listing.Closure(p) {
 			need[q.ImportPath] = q
 		}
 	}
-	// Instrumented sources live under their content hash beside the store,
-	// so that an unchanged file has an unchanged path. The directory's name
-	// starts with "_" so that the go command never takes it for a package
-	// when the store sits inside a module.
-	srcDir := filepath.Join(filepath.Dir(w.store.path), "_overlay")
-	if err := os.MkdirAll(srcDir, 0o755); err != nil {
-		return nil, fmt.Errorf("creating overlay directory: %w", err)
+	runtimePath, err := overlay.AddRuntime(pertest.Runtime())
+	if err != nil {
+		return nil, err
 	}
-	overlay := map[string]string{}
-	put := func(target string, data []byte) error {
-		sum := sha256.Sum256(append([]byte(target+"\x00"), data...))
-		path := filepath.Join(srcDir, hex.EncodeToString(sum[:12])+"_"+filepath.Base(target))
-		now := time.Now()
-		if os.Chtimes(path, now, now) != nil { // absent: write it
-			tmp := path + ".tmp" + strconv.Itoa(os.Getpid())
-			if err := os.WriteFile(tmp, data, 0o644); err != nil {
-				return fmt.Errorf("writing overlay file: %w", err)
-			}
-			if err := os.Rename(tmp, path); err != nil {
-				return fmt.Errorf("writing overlay file: %w", err)
-			}
-		}
-		overlay[target] = path
-		return nil
-	}
-	pruneOverlay(srcDir, overlayLifetime)
-	runtimePath := w.modulePath + "/" + instrument.RuntimeDir
-	var layout strings.Builder
+	var layout pertest.Layout
 	for _, path := range sortedKeys(need) {
 		q := need[path]
-		first := b.counters
-		for _, name := range q.GoFiles {
-			file := filepath.Join(q.Dir, name)
-			src, err := os.ReadFile(file)
-			if err != nil {
-				return nil, fmt.Errorf("reading %s: %w", file, err)
+		// Every file of the package is read first: the names the
+		// instrumentation declares must differ from all of theirs.
+		sources := map[string][]byte{}
+		var all [][]byte
+		lists := [][]string{q.GoFiles}
+		if running[path] {
+			lists = append(lists, q.TestGoFiles, q.XTestGoFiles)
+		}
+		for _, list := range lists {
+			for _, name := range list {
+				file := filepath.Join(q.Dir, name)
+				src, err := os.ReadFile(file)
+				if err != nil {
+					return nil, fmt.Errorf("reading %s: %w", file, err)
+				}
+				sources[name] = src
+				all = append(all, src)
 			}
-			if isGenerated(file, src) {
-				continue
-			}
-			res, err := instrument.File(file, src, instrument.Options{Coverage: true, FirstID: b.counters - first, Runtime: runtimePath, Atomic: atomic})
-			if err != nil {
-				continue // the build reports the syntax error
-			}
-			rel, _ := relToRoot(file, w.root)
-			sum, _ := hashes.file(file)
-			f := &instrumentedFile{rel: rel, hash: sum, first: b.counters, index: len(b.files), blocks: res.Blocks}
-			for range res.Blocks {
-				b.counterOf = append(b.counterOf, len(b.files))
-			}
-			b.counters += len(res.Blocks)
-			b.files = append(b.files, f)
-			b.byPackage[q.ImportPath] = append(b.byPackage[q.ImportPath], f)
-			if res.Source != nil {
-				if err := put(file, res.Source); err != nil {
+		}
+		names := pertest.NamesFor(all...)
+		var counted []*instrumentedFile
+		n := 0
+		for _, list := range lists {
+			for _, name := range list {
+				file := filepath.Join(q.Dir, name)
+				isTest := strings.HasSuffix(name, "_test.go")
+				res, err := instrument.File(file, sources[name], instrument.FileOptions{Coverage: !isTest, Runtime: runtimePath,
+					Options: instrument.Options{FirstID: n, Names: names, Atomic: atomic}})
+				if err != nil {
+					continue // the build reports a syntax error
+				}
+				if res.Generated {
+					continue
+				}
+				b.split[q.ImportPath] = append(b.split[q.ImportPath], res.Split...)
+				if !isTest {
+					rel, _ := relToRoot(file, w.mod.Root)
+					sum, err := w.mod.Hasher().File(file)
+					if err != nil {
+						return nil, err
+					}
+					counted = append(counted, &instrumentedFile{rel: rel, hash: sum, blocks: res.Blocks})
+					n += len(res.Blocks)
+				}
+				if res.Source == nil {
+					continue
+				}
+				out := res.Source
+				if err := overlay.Put(file, out); err != nil {
 					return nil, err
 				}
 			}
 		}
-		if n := b.counters - first; n > 0 {
-			fmt.Fprintf(&layout, "%s %d %d\n", q.ImportPath, first, n)
-			counters := instrument.CountersFile(q.Name, q.ImportPath, runtimePath, n)
-			if err := put(filepath.Join(q.Dir, "zz_faultline_counters.go"), counters); err != nil {
+		first := layout.Total()
+		if n > 0 {
+			first = layout.Add(q.ImportPath, n)
+		}
+		for _, f := range counted {
+			f.first = first
+			f.index = len(b.files)
+			first += len(f.blocks)
+			for range f.blocks {
+				b.counterOf = append(b.counterOf, f.index)
+			}
+			b.files = append(b.files, f)
+			b.byPackage[q.ImportPath] = append(b.byPackage[q.ImportPath], f)
+		}
+		if n > 0 {
+			counters := pertest.CountersFile(q.Name, q.ImportPath, runtimePath, names, n)
+			if err := overlay.Put(filepath.Join(q.Dir, "zz_faultline_counters.go"), counters); err != nil {
 				return nil, err
 			}
-		}
-	}
-	for _, p := range toRun {
-		for _, name := range concat(p.TestGoFiles, p.XTestGoFiles) {
-			file := filepath.Join(p.Dir, name)
-			src, err := os.ReadFile(file)
-			if err != nil {
-				return nil, fmt.Errorf("reading %s: %w", file, err)
-			}
-			res, err := instrument.File(file, src, instrument.Options{Runtime: runtimePath})
-			if err != nil || res.Source == nil {
-				continue
-			}
-			if err := put(file, res.Source); err != nil {
-				return nil, err
-			}
-		}
-	}
-	rt, err := instrument.RuntimeFiles()
-	if err != nil {
-		return nil, err
-	}
-	for name, data := range rt {
-		if err := put(filepath.Join(w.root, filepath.FromSlash(instrument.RuntimeDir), name), data); err != nil {
-			return nil, err
 		}
 	}
 	b.layoutPath = filepath.Join(work, "layout")
-	if err := os.WriteFile(b.layoutPath, []byte(layout.String()), 0o644); err != nil {
-		return nil, fmt.Errorf("writing counter layout: %w", err)
-	}
-	data, err := json.Marshal(map[string]any{"Replace": overlay})
-	if err != nil {
+	if err := layout.Write(b.layoutPath); err != nil {
 		return nil, err
 	}
-	b.overlay = filepath.Join(work, "overlay.json")
-	if err := os.WriteFile(b.overlay, data, 0o644); err != nil {
-		return nil, fmt.Errorf("writing overlay: %w", err)
-	}
 	return b, nil
-}
-
-// overlayLifetime is how long an instrumented source unused by any
-// collection is kept.
-const overlayLifetime = 14 * 24 * time.Hour
-
-// pruneOverlay removes instrumented sources no collection used for a while
-// (every use touches them).
-func pruneOverlay(dir string, lifetime time.Duration) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > lifetime {
-			os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
-}
-
-// isGenerated reports a file carrying the standard "Code generated ... DO
-// NOT EDIT." comment: its lines are nobody's to fix.
-func isGenerated(name string, src []byte) bool {
-	f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.PackageClauseOnly|parser.ParseComments)
-	if err != nil {
-		return false
-	}
-	return ast.IsGenerated(f)
 }
 
 func convertBlocks(rel string, blocks []instrument.Block) []Block {
@@ -510,34 +352,4 @@ func convertBlocks(rel string, blocks []instrument.Block) []Block {
 		out[i] = Block{File: rel, Start: Pos(b.Start), End: Pos(b.End), Lines: b.Lines}
 	}
 	return out
-}
-
-// buildMessage explains why p's test binary did not build. The
-// instrumented build's messages have shifted columns, so the message is
-// taken from a plain build; if the plain build works, the instrumentation
-// is at fault and says so.
-func (w *Workspace) buildMessage(ctx context.Context, p *listedPackage, deps []*listedPackage, failed map[string]string, buildFlags []string) string {
-	gorun := &goTool{root: w.root, env: os.Environ()}
-	args := append(append([]string{"test", "-c", "-vet=off", "-o", os.DevNull}, buildFlags...), p.ImportPath)
-	cmd := gorun.command(ctx, args...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		var msg []string
-		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-			if !strings.HasPrefix(line, "# ") {
-				msg = append(msg, line)
-			}
-		}
-		return strings.Join(msg, "\n")
-	}
-	var msg strings.Builder
-	for _, q := range deps {
-		msg.WriteString(failed[q.ImportPath])
-	}
-	if msg.Len() == 0 {
-		for _, pkg := range sortedKeys(failed) {
-			msg.WriteString(failed[pkg])
-		}
-	}
-	return "faultline could not instrument this package (a plain build works): " + msg.String()
 }

@@ -1,31 +1,27 @@
-// Package spectra owns the per-test coverage spectra of a Go module: it
-// discovers tests down to leaf subtests, builds each test binary once with
-// faultline's own source instrumentation (applied through go test -overlay),
-// runs the tests with per-test attribution inside one process, isolates
-// tests that crash or hang, and keeps the results in an incremental on-disk
-// store keyed by content hashes. It knows nothing of LSP.
+// Package spectra owns the per-test coverage spectra of a Go module: the
+// coverage pass over the instrumented-build layer (a counter per basic
+// block), one spectrum per leaf test, and an incremental on-disk store keyed
+// by the layer's content keys, so that only tests whose binaries' inputs
+// changed run again. It knows nothing of LSP.
 package spectra
 
-import "time"
+import (
+	"time"
 
-// Verdict is the outcome of one leaf test.
-type Verdict string
-
-const (
-	Pass       Verdict = "pass"
-	Fail       Verdict = "fail"
-	Skip       Verdict = "skip"
-	Timeout    Verdict = "timeout"
-	Panic      Verdict = "panic" // panicked, called os.Exit, or the runtime aborted
-	BuildError Verdict = "build error"
+	"faultline/internal/testbuild"
 )
 
-// Failing reports whether the verdict counts as a failing run in a spectrum.
-func (v Verdict) Failing() bool { return v == Fail || v == Timeout || v == Panic }
+// Verdict is the outcome of one leaf test.
+type Verdict = testbuild.Verdict
 
-// Counted reports whether the verdict enters the spectrum at all: skipped
-// tests and tests whose binary did not build carry no evidence.
-func (v Verdict) Counted() bool { return v == Pass || v.Failing() }
+const (
+	Pass       = testbuild.Pass
+	Fail       = testbuild.Fail
+	Skip       = testbuild.Skip
+	Timeout    = testbuild.Timeout
+	Panic      = testbuild.Panic
+	BuildError = testbuild.BuildError
+)
 
 // Block is one instrumented basic block of source: a straight run of
 // statements that share one counter, so its lines always tie.

@@ -26,14 +26,14 @@ func (r *reporter) phase(name string) {
 	r.emit()
 }
 
-func (r *reporter) leafDone(leaf leafResult) {
+func (r *reporter) leafDone(pkg string, v Verdict) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.prog.Tests++
-	if leaf.Verdict.Failing() {
+	if v.Failing() {
 		r.prog.Failing++
 	}
-	r.prog.Current = leaf.Package
+	r.prog.Current = pkg
 	r.emit()
 }
 

@@ -1,16 +1,11 @@
 package spectra
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"fmt"
-	"os"
+	"faultline/internal/testbuild"
 	"path/filepath"
-	"sync"
+	"slices"
 	"time"
-
-	"golang.org/x/mod/modfile"
 )
 
 // Options configure a Workspace.
@@ -21,6 +16,9 @@ type Options struct {
 	// Warn receives problems that were handled but that the user should
 	// know of, such as a corrupt store that was rebuilt. Nil discards them.
 	Warn func(string)
+	// Env is the environment of go commands and tests; nil means the
+	// process's own.
+	Env []string
 }
 
 // CollectOptions select and bound one collection.
@@ -55,87 +53,28 @@ type Progress struct {
 
 // Workspace is one Go module and its spectrum store.
 type Workspace struct {
-	dir        string // where package patterns are resolved
-	root       string // module root
-	modulePath string
-	store      *store
-
-	// self is the hash of the running faultline executable, computed once:
-	// it cannot change while the process lives, and the server collects on
-	// every save.
-	selfOnce sync.Once
-	self     string
-	selfErr  error
-}
-
-func (w *Workspace) selfHash() (string, error) {
-	w.selfOnce.Do(func() {
-		path, err := os.Executable()
-		if err != nil {
-			w.selfErr = fmt.Errorf("locating the faultline executable: %w", err)
-			return
-		}
-		if w.self, err = newFileHasher().file(path); err != nil {
-			w.selfErr = fmt.Errorf("hashing the faultline executable: %w", err)
-		}
-	})
-	return w.self, w.selfErr
+	mod   *testbuild.Module
+	store *store
 }
 
 // Open finds the module holding dir and opens its store.
 func Open(dir string, opts Options) (*Workspace, error) {
-	abs, err := filepath.Abs(dir)
+	mod, err := testbuild.Open(dir, testbuild.Config{CacheDir: opts.CacheDir, Env: opts.Env})
 	if err != nil {
-		return nil, fmt.Errorf("resolving %s: %w", dir, err)
+		return nil, err
 	}
-	root := abs
-	for {
-		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(root)
-		if parent == root {
-			return nil, fmt.Errorf("no go.mod in %s or any parent directory: faultline works on Go modules", abs)
-		}
-		root = parent
-	}
-	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil {
-		return nil, fmt.Errorf("reading go.mod: %w", err)
-	}
-	modulePath := modfile.ModulePath(data)
-	if modulePath == "" {
-		return nil, fmt.Errorf("%s: no module directive", filepath.Join(root, "go.mod"))
-	}
-	cache := opts.CacheDir
-	if cache == "" {
-		cache = os.Getenv("FAULTLINE_CACHE")
-	}
-	if cache == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			return nil, fmt.Errorf("finding the user cache directory: %w", err)
-		}
-		cache = filepath.Join(base, "faultline")
-	}
-	sum := sha256.Sum256([]byte(root))
-	storeDir := filepath.Join(cache, filepath.Base(root)+"-"+hex.EncodeToString(sum[:6]))
-	if err := os.MkdirAll(storeDir, 0o755); err != nil {
-		return nil, fmt.Errorf("creating store directory: %w", err)
-	}
-	return &Workspace{
-		dir:        abs,
-		root:       root,
-		modulePath: modulePath,
-		store:      &store{path: filepath.Join(storeDir, "spectra.db"), warn: opts.Warn},
-	}, nil
+	return &Workspace{mod: mod, store: &store{path: filepath.Join(mod.CacheDir(), "spectra.db"), warn: opts.Warn}}, nil
 }
 
+// Module is the module the workspace collects for, through the
+// instrumented-build layer.
+func (w *Workspace) Module() *testbuild.Module { return w.mod }
+
 // Root returns the module root directory.
-func (w *Workspace) Root() string { return w.root }
+func (w *Workspace) Root() string { return w.mod.Root }
 
 // ModulePath returns the module's path.
-func (w *Workspace) ModulePath() string { return w.modulePath }
+func (w *Workspace) ModulePath() string { return w.mod.Path }
 
 // StorePath returns the store file, for watching.
 func (w *Workspace) StorePath() string { return w.store.path }
@@ -157,12 +96,12 @@ func (w *Workspace) Load() (*Matrix, error) {
 		return nil, err
 	}
 	var fresh []*storedPackage
-	hashes := newFileHasher()
+	hashes := w.mod.Hasher()
 	for _, key := range sortedKeys(pkgs) {
 		p := pkgs[key]
 		current := true
 		for _, f := range p.Files {
-			h, err := hashes.file(filepath.Join(w.root, filepath.FromSlash(f.Path)))
+			h, err := hashes.File(filepath.Join(w.mod.Root, filepath.FromSlash(f.Path)))
 			if err != nil || h != f.Hash {
 				current = false
 				break
@@ -172,7 +111,16 @@ func (w *Workspace) Load() (*Matrix, error) {
 			fresh = append(fresh, p)
 		}
 	}
-	return assemble(w.root, w.modulePath, fresh, files), nil
+	return assemble(w.mod.Root, w.mod.Path, fresh, files), nil
 }
 
 var errNoTests = errors.New("no test packages")
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

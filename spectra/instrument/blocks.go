@@ -1,11 +1,12 @@
 package instrument
 
 import (
-	"fmt"
 	"go/ast"
 	"go/scanner"
 	"go/token"
 	"slices"
+
+	"faultline/internal/testbuild/pertest"
 )
 
 // block places counters on a statement list that starts executing at
@@ -48,12 +49,7 @@ func (r *rewriter) block(start token.Pos, list []ast.Stmt) {
 }
 
 func (r *rewriter) counter(at, end token.Pos, lines map[int]bool) {
-	id := r.opts.FirstID + len(r.blocks)
-	if r.opts.Atomic {
-		r.insert(r.offset(at), fmt.Sprintf("%s.AddUint32(&%s[%d], 1);", atomicName, countersVar, id))
-	} else {
-		r.insert(r.offset(at), fmt.Sprintf("%s[%d]++;", countersVar, id))
-	}
+	r.insert(r.offset(at), pertest.Increment(r.opts.Names, r.opts.FirstID+len(r.blocks), r.opts.Atomic))
 	b := Block{Start: r.position(at), End: r.position(end)}
 	for line := range lines {
 		b.Lines = append(b.Lines, line)
@@ -131,12 +127,11 @@ func (r *rewriter) elseBranch(e ast.Stmt) {
 	case *ast.BlockStmt:
 		r.block(e.Lbrace+1, e.List)
 	case *ast.IfStmt:
-		r.insert(r.offset(e.Pos()), "{")
+		r.wrap(e.Pos(), e.End())
 		lines := map[int]bool{}
 		r.ownLines(e, lines)
 		r.counter(e.Pos(), e.Body.Lbrace, lines)
 		r.nested(e)
-		r.insert(r.offset(e.End()), "}")
 	}
 }
 
@@ -193,7 +188,6 @@ func (r *rewriter) literals(nodes ...ast.Node) {
 		}
 		ast.Inspect(n, func(n ast.Node) bool {
 			if lit, ok := n.(*ast.FuncLit); ok {
-				r.hookFunc("", false, lit.Type, lit.Body)
 				r.block(lit.Body.Lbrace+1, lit.Body.List)
 				return false
 			}

@@ -1,54 +1,23 @@
-// Package instrument owns faultline's source instrumentation. It rewrites
-// Go files in memory, never on disk, for a build through go test -overlay:
-// non-test files get a counter at the start of every basic block, and every
-// function that takes a *testing.T (tests, subtests, fuzz callbacks) or is an
-// Example gets a hook that tells the runtime (package faultlinert) where each
-// test starts and ends. Insertions never add a newline, so every line keeps
-// its number in compiler messages, panics and test output.
+// Package instrument is spectra's coverage pass over the instrumented-build
+// layer: it places a counter at the start of every basic block of a
+// non-test file, as edits that never move a line, and records the source
+// lines each counter owns. Test hooks, counter registration and the runtime
+// that attributes counters to tests belong to package pertest.
 package instrument
 
 import (
-	"bytes"
-	"embed"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"sort"
-	"strconv"
-	"strings"
+
+	"faultline/internal/testbuild"
+	"faultline/internal/testbuild/pertest"
 )
 
-// Version changes whenever the instrumentation changes what it produces, so
-// that stored results made by an older instrumentation are not reused.
-const Version = "faultline-instrument-2"
-
-// RuntimeDir is where the runtime package is placed inside the module being
-// instrumented, relative to the module root.
-const RuntimeDir = "internal/faultlinert"
-
-// Names used inside instrumented sources; unlikely to collide with user code.
-const (
-	countersVar = "faultlineCounters_"
-	runtimeName = "faultlinert_"
-	atomicName  = "faultlineatomic_"
-)
-
-//go:embed faultlinert/rt.go faultlinert/mmap_unix.go faultlinert/mmap_other.go
-var runtimeFS embed.FS
-
-// RuntimeFiles returns the runtime package's source files by base name.
-func RuntimeFiles() (map[string][]byte, error) {
-	files := map[string][]byte{}
-	for _, name := range []string{"rt.go", "mmap_unix.go", "mmap_other.go"} {
-		data, err := runtimeFS.ReadFile("faultlinert/" + name)
-		if err != nil {
-			return nil, fmt.Errorf("reading embedded runtime %s: %w", name, err)
-		}
-		files[name] = data
-	}
-	return files, nil
-}
+// Version changes whenever the coverage pass changes what it produces, so
+// that stored results made by an older one are not reused.
+const Version = "faultline-coverage-3"
 
 // Block is a counter's source region: a straight run of statements.
 type Block struct {
@@ -59,198 +28,98 @@ type Block struct {
 // Position is a 1-based line and byte column.
 type Position struct{ Line, Col int }
 
-// Result is one instrumented file.
-type Result struct {
-	Source []byte  // the rewritten file; nil when nothing had to change
-	Blocks []Block // counters of this file, in counter order
-}
-
-// Options say what to instrument in one file.
+// Options say how to count in one file.
 type Options struct {
-	Coverage bool   // add block counters (non-test, non-generated files)
-	FirstID  int    // index of the file's first counter within its package
-	Runtime  string // import path of the runtime package
+	FirstID int           // index of the file's first counter within its package
+	Names   pertest.Names // the package's counters variable and import names
 	// Atomic makes counter increments atomic, for builds with the race
 	// detector, which would otherwise report the counters themselves.
 	Atomic bool
 }
 
-type insertion struct {
-	offset int
-	text   string
-	order  int
-}
-
 type rewriter struct {
-	fset    *token.FileSet
-	file    *token.File
-	src     []byte
-	opts    Options
-	edits   []insertion
-	blocks  []Block
-	code    map[int]bool // lines holding a token other than closing punctuation
-	testing string       // local name of the imported "testing" package
-	hooked  bool
+	fset   *token.FileSet
+	file   *token.File
+	src    []byte
+	opts   Options
+	edits  []testbuild.Edit
+	blocks []Block
+	code   map[int]bool // lines holding a token other than closing punctuation
 }
 
-// File instruments one Go source file.
-func File(filename string, src []byte, opts Options) (*Result, error) {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, filename, src, parser.ParseComments|parser.SkipObjectResolution)
-	if err != nil {
-		return nil, fmt.Errorf("parsing %s: %w", filename, err)
-	}
+// Counters returns the edits that count every basic block of a parsed
+// file, and the blocks in counter order. With Atomic, the edits include
+// the import of sync/atomic when the file has a block.
+func Counters(fset *token.FileSet, f *ast.File, src []byte, opts Options) ([]testbuild.Edit, []Block) {
 	r := &rewriter{fset: fset, file: fset.File(f.Pos()), src: src, opts: opts}
 	r.code = codeLines(fset, r.file, src)
-	r.testing = importName(f, "testing")
 	for _, decl := range f.Decls {
 		fn, ok := decl.(*ast.FuncDecl)
 		if !ok || fn.Body == nil {
 			continue
 		}
-		r.hookFunc(fn.Name.Name, fn.Recv == nil, fn.Type, fn.Body)
-		if opts.Coverage {
-			r.block(fn.Body.Lbrace+1, fn.Body.List)
-		} else {
-			r.hookLiterals(fn.Body)
-		}
-	}
-	// Imports go on the package clause's line: no line moves.
-	if r.hooked {
-		r.insert(r.offset(f.Name.End()), fmt.Sprintf("; import %s %q", runtimeName, opts.Runtime))
+		r.block(fn.Body.Lbrace+1, fn.Body.List)
 	}
 	if opts.Atomic && len(r.blocks) > 0 {
-		r.insert(r.offset(f.Name.End()), fmt.Sprintf("; import %s %q", atomicName, "sync/atomic"))
+		r.edits = append(r.edits, pertest.ImportEdit(fset, f, opts.Names.Atomic, "sync/atomic"))
 	}
-	if len(r.edits) == 0 {
-		return &Result{Blocks: r.blocks}, nil
-	}
-	return &Result{Source: r.apply(), Blocks: r.blocks}, nil
-}
-
-// CountersFile is the extra file added to an instrumented package: it
-// declares the package's counters, registered with the runtime.
-func CountersFile(pkgName, pkgPath, runtimePath string, n int) []byte {
-	return []byte(fmt.Sprintf("// Code generated by faultline. DO NOT EDIT.\n\npackage %s\n\nimport %s %q\n\nvar %s = %s.Register(%q, %d)\n",
-		pkgName, runtimeName, runtimePath, countersVar, runtimeName, pkgPath, n))
-}
-
-func importName(f *ast.File, path string) string {
-	for _, imp := range f.Imports {
-		if p, _ := strconv.Unquote(imp.Path.Value); p == path {
-			if imp.Name != nil {
-				return imp.Name.Name
-			}
-			return path[strings.LastIndex(path, "/")+1:]
-		}
-	}
-	return ""
+	return r.edits, r.blocks
 }
 
 func (r *rewriter) offset(p token.Pos) int { return r.file.Offset(p) }
 
 func (r *rewriter) insert(off int, text string) {
-	r.edits = append(r.edits, insertion{off, text, len(r.edits)})
+	r.edits = append(r.edits, testbuild.Insert(off, text))
 }
 
-func (r *rewriter) apply() []byte {
-	sort.SliceStable(r.edits, func(i, j int) bool {
-		if r.edits[i].offset != r.edits[j].offset {
-			return r.edits[i].offset < r.edits[j].offset
-		}
-		return r.edits[i].order < r.edits[j].order
-	})
-	var out bytes.Buffer
-	last := 0
-	for _, e := range r.edits {
-		out.Write(r.src[last:e.offset])
-		out.WriteString(e.text)
-		last = e.offset
-	}
-	out.Write(r.src[last:])
-	return out.Bytes()
+// wrap puts braces around the source from..to, on the lines it has.
+func (r *rewriter) wrap(from, to token.Pos) {
+	r.insert(r.offset(from), "{")
+	r.edits = append(r.edits, testbuild.Edit{Off: r.offset(to), Text: "}", Close: true, Span: r.offset(to) - r.offset(from)})
 }
 
-// hookFunc adds the test hook to a test function, a subtest or fuzz
-// callback literal, or an Example.
-func (r *rewriter) hookFunc(name string, topLevel bool, typ *ast.FuncType, body *ast.BlockStmt) {
-	if topLevel && strings.HasPrefix(name, "Example") && typ.Params.NumFields() == 0 && isTestFile(r.file.Name()) {
-		r.insert(r.offset(body.Lbrace+1), fmt.Sprintf("defer %s.EnterExample(%q)();", runtimeName, name))
-		r.hooked = true
-		return
-	}
-	t := r.testingParam(typ)
-	if t == "" {
-		return
-	}
-	r.insert(r.offset(body.Lbrace+1), fmt.Sprintf("defer %s.Enter(%s)();", runtimeName, t))
-	r.hooked = true
-	r.neutralizeParallel(body, t)
+// FileOptions say how to instrument one file for a per-test coverage build.
+type FileOptions struct {
+	Options
+	Coverage bool   // count blocks: a non-test file
+	Runtime  string // import path of the per-test runtime
 }
 
-func isTestFile(name string) bool { return strings.HasSuffix(name, "_test.go") }
-
-// testingParam returns the name of the function's first parameter when it
-// is a named *testing.T.
-func (r *rewriter) testingParam(typ *ast.FuncType) string {
-	if r.testing == "" || typ.Params == nil || len(typ.Params.List) == 0 {
-		return ""
-	}
-	field := typ.Params.List[0]
-	star, ok := field.Type.(*ast.StarExpr)
-	if !ok || len(field.Names) == 0 || field.Names[0].Name == "_" {
-		return ""
-	}
-	sel, ok := star.X.(*ast.SelectorExpr)
-	if !ok || sel.Sel.Name != "T" {
-		return ""
-	}
-	if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Name != r.testing {
-		return ""
-	}
-	return field.Names[0].Name
+// Result is one instrumented file.
+type Result struct {
+	Source    []byte   // the rewritten file; nil when nothing had to change
+	Blocks    []Block  // counters of this file, in counter order
+	Generated bool     // a generated non-test file, left alone: its lines are nobody's to fix
+	Split     []string // top-level tests that start subtests (see pertest.Hooked)
 }
 
-// neutralizeParallel turns t.Parallel() into a no-op call: per-test
-// attribution needs tests to run one at a time.
-func (r *rewriter) neutralizeParallel(body *ast.BlockStmt, t string) {
-	ast.Inspect(body, func(n ast.Node) bool {
-		if lit, ok := n.(*ast.FuncLit); ok && r.testingParam(lit.Type) != "" {
-			return false // a subtest: its own hook handles its own t
-		}
-		call, ok := n.(*ast.CallExpr)
-		if !ok || len(call.Args) != 0 {
-			return true
-		}
-		sel, ok := call.Fun.(*ast.SelectorExpr)
-		if !ok || sel.Sel.Name != "Parallel" {
-			return true
-		}
-		if id, ok := sel.X.(*ast.Ident); ok && id.Name == t {
-			// "t.Parallel" becomes "faultlinert_.Parallel(t" + ")" kept.
-			r.insert(r.offset(call.Pos()), runtimeName+".Parallel(")
-			r.blank(r.offset(sel.X.End()), r.offset(call.Rparen))
-		}
-		return true
-	})
-}
-
-// blank replaces src[from:to] (no newlines) by nothing, through an edit that
-// copies around it.
-func (r *rewriter) blank(from, to int) {
-	if bytes.ContainsRune(r.src[from:to], '\n') {
-		return
+// File instruments one file: the test hooks of package pertest wherever a
+// function takes a *testing.T, and with Coverage a counter per block.
+func File(filename string, src []byte, opts FileOptions) (*Result, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, filename, src, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		return nil, fmt.Errorf("parsing %s: %w", filename, err)
 	}
-	r.src = append(append(append([]byte{}, r.src[:from]...), bytes.Repeat([]byte(" "), to-from)...), r.src[to:]...)
-}
-
-// hookLiterals finds subtest and fuzz callback literals in a function that
-// gets no counters (test files).
-func (r *rewriter) hookLiterals(n ast.Node) {
-	ast.Inspect(n, func(n ast.Node) bool {
-		if lit, ok := n.(*ast.FuncLit); ok {
-			r.hookFunc("", false, lit.Type, lit.Body)
-		}
-		return true
-	})
+	if opts.Coverage && ast.IsGenerated(f) {
+		return &Result{Generated: true}, nil
+	}
+	hooks := pertest.Hooks(fset, f, opts.Names)
+	res := &Result{Split: hooks.Split}
+	edits := hooks.Edits
+	if opts.Coverage {
+		var counters []testbuild.Edit
+		counters, res.Blocks = Counters(fset, f, src, opts.Options)
+		edits = append(edits, counters...)
+	}
+	if hooks.Import {
+		edits = append(edits, pertest.ImportEdit(fset, f, opts.Names.Runtime, opts.Runtime))
+	}
+	if len(edits) == 0 {
+		return res, nil
+	}
+	if res.Source, err = testbuild.Apply(src, edits); err != nil {
+		return nil, fmt.Errorf("instrumenting %s: %w", filename, err)
+	}
+	return res, nil
 }

@@ -13,9 +13,18 @@ import (
 	"testing"
 
 	"golang.org/x/tools/txtar"
+
+	"faultline/internal/testbuild/pertest"
 )
 
-var parallelCall = regexp.MustCompile(runtimeName + `\.Parallel\((\w+) *\)`)
+var parallelCall = regexp.MustCompile(`faultlinert_\.Parallel\((\w+) *\)`)
+
+// options instruments src as a file of a package of its own, as a
+// collection would: the names chosen against its identifiers.
+func options(src []byte, coverage, atomic bool) FileOptions {
+	return FileOptions{Coverage: coverage, Runtime: "m/internal/faultlinert",
+		Options: Options{Names: pertest.NamesFor(src), Atomic: atomic}}
+}
 
 type tok struct {
 	line int
@@ -44,7 +53,7 @@ func tokens(t *testing.T, name string, src []byte) []tok {
 
 // checkLinesKept asserts that every token of the original appears, in
 // order, on the same line of the instrumented file, which must parse.
-func checkLinesKept(t *testing.T, name string, src []byte, opts Options) *Result {
+func checkLinesKept(t *testing.T, name string, src []byte, opts FileOptions) *Result {
 	t.Helper()
 	res, err := File(name, src, opts)
 	if err != nil {
@@ -69,7 +78,7 @@ func checkLinesKept(t *testing.T, name string, src []byte, opts Options) *Result
 	// t.Parallel() is deliberately rewritten; undo that before comparing.
 	srcLines, outLines := strings.Split(string(src), "\n"), strings.Split(string(out), "\n")
 	for i := range outLines {
-		if i < len(srcLines) && !strings.Contains(srcLines[i], runtimeName) {
+		if i < len(srcLines) && !strings.Contains(srcLines[i], "faultlinert_") {
 			outLines[i] = parallelCall.ReplaceAllString(outLines[i], "$1.Parallel()")
 		}
 	}
@@ -112,7 +121,7 @@ func TestInstrumentationKeepsEveryLine(t *testing.T) {
 			t.Fatal(err)
 		}
 		test := strings.HasSuffix(path, "_test.go")
-		checkLinesKept(t, path, src, Options{Coverage: !test, Runtime: "example.com/m/internal/faultlinert"})
+		checkLinesKept(t, path, src, options(src, !test, false))
 	}
 }
 
@@ -131,7 +140,7 @@ func TestBlockLines(t *testing.T) {
 		if !strings.HasSuffix(name, ".go") {
 			continue
 		}
-		res := checkLinesKept(t, name, src, Options{Coverage: true, Runtime: "m/internal/faultlinert"})
+		res := checkLinesKept(t, name, src, options(src, true, false))
 		var got strings.Builder
 		for i, b := range res.Blocks {
 			got.WriteString("counter " + strconv.Itoa(i) + ":")
@@ -168,7 +177,7 @@ func FuzzX(f *tst.F) { f.Fuzz(func(t *tst.T, b []byte) {}) }
 
 func notATest(x int) {}
 `)
-	res := checkLinesKept(t, "x_test.go", src, Options{Runtime: "m/internal/faultlinert"})
+	res := checkLinesKept(t, "x_test.go", src, options(src, false, false))
 	out := string(res.Source)
 	for _, want := range []string{
 		`package p_test; import faultlinert_ "m/internal/faultlinert"`,
@@ -190,7 +199,7 @@ func notATest(x int) {}
 
 func TestAtomicCounters(t *testing.T) {
 	src := []byte("package p\n\nfunc F(x int) int {\n\tif x > 0 {\n\t\treturn 1\n\t}\n\treturn 0\n}\n")
-	res := checkLinesKept(t, "p.go", src, Options{Coverage: true, Atomic: true, Runtime: "m/internal/faultlinert"})
+	res := checkLinesKept(t, "p.go", src, options(src, true, true))
 	out := string(res.Source)
 	for _, want := range []string{
 		`package p; import faultlineatomic_ "sync/atomic"`,

@@ -1,7 +1,11 @@
 // Package faultlinert is compiled into faultline's instrumented test
 // binaries (its source is injected through go test -overlay as the package
-// <module>/internal/faultlinert). It owns the block counters and tells the
-// collector which counters each test executed.
+// <module>/internal/faultlinert). It owns the counters of every pass and
+// tells the collector which counters each test executed.
+//
+// A package's tests may run in several processes at once (shards): each
+// top-level test is claimed by the first process to reach it, through a
+// file in the directory FAULTLINE_CLAIMS names, and skipped by the others.
 //
 // Counters live in a file mapped into memory, so that the counters of a test
 // that kills its process (panic, os.Exit, runtime abort, a hang the collector
@@ -23,7 +27,10 @@ package faultlinert
 
 import (
 	"bufio"
+	"hash/fnv"
+	"io/ioutil"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,6 +54,9 @@ type state struct {
 	out      *os.File          // the collector's pipe; nil when run outside a collection
 	stack    []T               // the tests running, outermost first
 	skip     map[string]bool   // tests finished by an earlier process of this collection
+	claims   string            // directory of claimed top-level tests, when sharded
+	split    map[string]bool   // top-level tests whose direct subtests are claimed one by one
+	shard    string            // this process's shard
 	buf      []byte
 }
 
@@ -82,16 +92,10 @@ func setup() {
 			rt.out = os.NewFile(uintptr(n), "faultline-records")
 		}
 	}
-	if path := os.Getenv("FAULTLINE_SKIP"); path != "" {
-		rt.skip = map[string]bool{}
-		if data, err := os.ReadFile(path); err == nil {
-			for _, line := range strings.Split(string(data), "\n") {
-				if name, err := strconv.Unquote(line); err == nil {
-					rt.skip[name] = true
-				}
-			}
-		}
-	}
+	rt.claims = os.Getenv("FAULTLINE_CLAIMS")
+	rt.shard = os.Getenv("FAULTLINE_SHARD")
+	rt.split = readNames(os.Getenv("FAULTLINE_SPLIT"))
+	rt.skip = readNames(os.Getenv("FAULTLINE_SKIP"))
 	if path := os.Getenv("FAULTLINE_COUNTERS"); path != "" && total > 0 {
 		if c, err := mapCounters(path, total); err == nil {
 			rt.counters = c
@@ -134,7 +138,7 @@ func Enter(t T) func() {
 		}
 	}
 	name := t.Name()
-	if rt.skip[name] {
+	if rt.skip[name] || rt.claims != "" && !rt.mine(name) {
 		if rt.out != nil {
 			rt.out.Write([]byte("skip " + strconv.Quote(name) + "\n"))
 		}
@@ -224,4 +228,62 @@ func (s *state) emitError(msg string) {
 		return
 	}
 	s.out.Write([]byte("error " + strconv.Quote(msg) + "\n"))
+}
+
+// readNames reads a file of quoted test names, one per line.
+func readNames(path string) map[string]bool {
+	names := map[string]bool{}
+	if path == "" {
+		return names
+	}
+	if data, err := ioutil.ReadFile(path); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if name, err := strconv.Unquote(line); err == nil {
+				names[name] = true
+			}
+		}
+	}
+	return names
+}
+
+// mine reports whether this shard runs the test about to start: every
+// shard runs a split test and claims its direct subtests one by one; any
+// other top-level test is claimed whole. The caller holds rt.mu.
+func (s *state) mine(name string) bool {
+	switch len(s.stack) {
+	case 0:
+		return s.split[name] || claim(name)
+	case 1:
+		return !s.split[s.stack[0].Name()] || claim(name)
+	}
+	return true
+}
+
+// claim reports whether this process runs a top-level test: it does when it
+// is the first shard to claim it, or claimed it before a restart. The claim
+// is a file written whole under a temporary name and linked into place,
+// which fails when another process's claim is there already.
+func claim(name string) bool {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	path := filepath.Join(rt.claims, strconv.FormatUint(h.Sum64(), 16))
+	tmp := path + ".shard" + rt.shard
+	if err := ioutil.WriteFile(tmp, []byte(rt.shard+"\n"+name), 0o644); err != nil {
+		rt.emitError("claiming " + name + ": " + err.Error())
+		return true // a test run twice is dropped once; one never run is lost
+	}
+	err := os.Link(tmp, path)
+	os.Remove(tmp)
+	if err == nil {
+		return true
+	}
+	data, err := ioutil.ReadFile(path)
+	if err != nil {
+		return true
+	}
+	owner := string(data)
+	if i := strings.Index(owner, "\n"); i >= 0 {
+		owner = owner[:i]
+	}
+	return owner == rt.shard
 }

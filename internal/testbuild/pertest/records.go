@@ -1,22 +1,71 @@
-package spectra
+package pertest
 
 import (
+	"math/bits"
 	"strconv"
 	"strings"
 )
 
+// counterSet is a set of counter indices.
+type counterSet []uint64
+
+func (s *counterSet) add(c int) {
+	if c < 0 {
+		return
+	}
+	w := c / 64
+	if w >= len(*s) {
+		*s = append(*s, make([]uint64, w+1-len(*s))...)
+	}
+	(*s)[w] |= 1 << (c % 64)
+}
+
+// appendTo appends the members, ascending.
+func (s counterSet) appendTo(out []int) []int {
+	for w, word := range s {
+		for word != 0 {
+			b := bits.TrailingZeros64(word)
+			out = append(out, w*64+b)
+			word &^= 1 << b
+		}
+	}
+	return out
+}
+
+// union merges two ascending lists.
+func union(a, b []int) []int {
+	out := make([]int, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			out = append(out, a[i])
+			i++
+		case a[i] > b[j]:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
+}
+
 // frame is one test running in the process being read.
 type frame struct {
 	name     string
-	own      map[int]bool // counters executed by the test itself so far
-	context  []int        // counters executed before it started: package init and its ancestors
+	own      counterSet // counters executed by the test itself so far
+	context  []int      // counters executed before it started (package init, its ancestors), ascending
 	children bool
 }
 
 // leafRecord is what the records say about one leaf test.
 type leafRecord struct {
 	name     string
-	hits     []int
+	hits     []int // ascending
 	panicked bool
 	finished bool // an exit record was read
 }
@@ -24,7 +73,7 @@ type leafRecord struct {
 // recordReader rebuilds leaf spectra from the runtime's record stream of
 // one test process (see package faultlinert for the format).
 type recordReader struct {
-	prelude map[int]bool // counters executed before the first test: package init
+	prelude counterSet // counters executed before the first test: package init
 	stack   []*frame
 	leaves  []leafRecord
 	// errors are problems the runtime reported (a package missing from the
@@ -35,9 +84,7 @@ type recordReader struct {
 	panicked string
 }
 
-func newRecordReader() *recordReader {
-	return &recordReader{prelude: map[int]bool{}}
-}
+func newRecordReader() *recordReader { return &recordReader{} }
 
 func (rr *recordReader) line(line string) {
 	kind, rest, _ := strings.Cut(line, " ")
@@ -54,24 +101,22 @@ func (rr *recordReader) line(line string) {
 			rr.stack[n-1].children = true
 		}
 	case "enter":
-		rr.charge(parseInts(rest))
-		ctx := make(map[int]bool, len(rr.prelude))
-		for c := range rr.prelude {
-			ctx[c] = true
+		rr.charge(rest)
+		var ctx []int
+		if n := len(rr.stack); n > 0 {
+			parent := rr.stack[n-1]
+			parent.children = true
+			ctx = union(parent.context, parent.own.appendTo(nil))
+		} else {
+			ctx = rr.prelude.appendTo(nil)
 		}
 		for _, f := range rr.stack {
 			f.children = true
-			for _, c := range f.context {
-				ctx[c] = true
-			}
-			for c := range f.own {
-				ctx[c] = true
-			}
 		}
-		rr.stack = append(rr.stack, &frame{name: name, own: map[int]bool{}, context: keys(ctx)})
+		rr.stack = append(rr.stack, &frame{name: name, context: ctx})
 	case "exit":
 		flags, hits, _ := strings.Cut(rest, " ")
-		rr.charge(parseInts(hits))
+		rr.charge(hits)
 		n := len(rr.stack)
 		if n == 0 || rr.stack[n-1].name != name {
 			return
@@ -85,14 +130,17 @@ func (rr *recordReader) line(line string) {
 	}
 }
 
-// charge adds counters to the running test, or to the prelude.
-func (rr *recordReader) charge(hits []int) {
-	target := rr.prelude
+// charge adds the counters listed in s to the running test, or to the
+// prelude.
+func (rr *recordReader) charge(s string) {
+	target := &rr.prelude
 	if n := len(rr.stack); n > 0 {
-		target = rr.stack[n-1].own
+		target = &rr.stack[n-1].own
 	}
-	for _, h := range hits {
-		target[h] = true
+	for _, f := range strings.Fields(s) {
+		if c, err := strconv.Atoi(f); err == nil {
+			target.add(c)
+		}
 	}
 }
 
@@ -100,14 +148,7 @@ func (rr *recordReader) finish(f *frame, panicked, finished bool) {
 	if f.children {
 		return
 	}
-	hits := map[int]bool{}
-	for _, c := range f.context {
-		hits[c] = true
-	}
-	for c := range f.own {
-		hits[c] = true
-	}
-	rr.leaves = append(rr.leaves, leafRecord{name: f.name, hits: keys(hits), panicked: panicked, finished: finished})
+	rr.leaves = append(rr.leaves, leafRecord{name: f.name, hits: union(f.context, f.own.appendTo(nil)), panicked: panicked, finished: finished})
 }
 
 // interrupted closes the record stream of a process that died or was
@@ -124,7 +165,7 @@ func (rr *recordReader) interrupted(leftover []int) string {
 	}
 	f := rr.stack[n-1]
 	for _, c := range leftover {
-		f.own[c] = true
+		f.own.add(c)
 	}
 	rr.finish(f, false, false)
 	rr.stack = nil
@@ -144,23 +185,4 @@ func cutQuoted(s string) (string, string, bool) {
 		return "", "", false
 	}
 	return name, strings.TrimPrefix(s[len(q):], " "), true
-}
-
-func parseInts(s string) []int {
-	fields := strings.Fields(s)
-	out := make([]int, 0, len(fields))
-	for _, f := range fields {
-		if n, err := strconv.Atoi(f); err == nil {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-func keys(m map[int]bool) []int {
-	out := make([]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }

@@ -1,0 +1,64 @@
+// Package bug reports states that cannot happen. A report is kept and
+// handed to whoever listens (the language server logs it to the client, the
+// command line prints it), and the caller goes on with a safe fallback: a
+// bug in faultline must not take the user's editor session down.
+package bug
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+)
+
+// Report is one bug report.
+type Report struct {
+	Message  string
+	Location string // file:line of the report
+	Stack    string
+}
+
+// Bugs collects reports. The zero value is ready to use.
+type Bugs struct {
+	mu       sync.Mutex
+	reports  []Report
+	handlers []func(Report)
+}
+
+// Default is where reports go unless a component was given its own Bugs.
+var Default = new(Bugs)
+
+// Reportf reports a bug to Default.
+func Reportf(format string, args ...any) { Default.reportf(2, format, args...) }
+
+// Reportf records a report and passes it to the handlers.
+func (b *Bugs) Reportf(format string, args ...any) { b.reportf(2, format, args...) }
+
+func (b *Bugs) reportf(skip int, format string, args ...any) {
+	r := Report{Message: fmt.Sprintf(format, args...)}
+	if _, file, line, ok := runtime.Caller(skip); ok {
+		r.Location = fmt.Sprintf("%s:%d", file, line)
+	}
+	buf := make([]byte, 16<<10)
+	r.Stack = string(buf[:runtime.Stack(buf, false)])
+	b.mu.Lock()
+	b.reports = append(b.reports, r)
+	handlers := append([]func(Report){}, b.handlers...)
+	b.mu.Unlock()
+	for _, h := range handlers {
+		h(r)
+	}
+}
+
+// Handle registers a function called with every later report.
+func (b *Bugs) Handle(h func(Report)) {
+	b.mu.Lock()
+	b.handlers = append(b.handlers, h)
+	b.mu.Unlock()
+}
+
+// List returns the reports so far.
+func (b *Bugs) List() []Report {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]Report{}, b.reports...)
+}

@@ -1,0 +1,166 @@
+package testbuild
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Verdict is the outcome of one test.
+type Verdict string
+
+const (
+	Pass       Verdict = "pass"
+	Fail       Verdict = "fail"
+	Skip       Verdict = "skip"
+	Timeout    Verdict = "timeout"
+	Panic      Verdict = "panic" // panicked, called os.Exit, or the runtime aborted
+	BuildError Verdict = "build error"
+)
+
+// Failing reports whether the verdict counts as a failing run.
+func (v Verdict) Failing() bool { return v == Fail || v == Timeout || v == Panic }
+
+// Counted reports whether the verdict is evidence at all: skipped tests and
+// tests whose binary did not build carry none.
+func (v Verdict) Counted() bool { return v == Pass || v.Failing() }
+
+// Output bounds: a test's output keeps its head, where a failure's first
+// message usually is, and its tail, where its last messages and any trace
+// are; a test printing gigabytes costs no more memory than this.
+const (
+	outputHead = 16 << 10
+	outputTail = 48 << 10
+)
+
+// TestEvents is what test2json said about one test.
+type TestEvents struct {
+	Name    string
+	Action  string // "pass", "fail", "skip", or "" when the test never ended
+	Elapsed time.Duration
+	output  boundedText
+}
+
+// Output returns what the test printed (framing lines such as "=== RUN"
+// left out), bounded to its head and tail.
+func (t *TestEvents) Output() string { return t.output.String() }
+
+// boundedText keeps the first outputHead and the last outputTail bytes
+// written to it.
+type boundedText struct {
+	head    []byte
+	tail    []byte
+	omitted int64
+}
+
+func (b *boundedText) write(s string) {
+	if n := outputHead - len(b.head); n > 0 {
+		if n > len(s) {
+			n = len(s)
+		}
+		b.head = append(b.head, s[:n]...)
+		s = s[n:]
+	}
+	if s == "" {
+		return
+	}
+	b.tail = append(b.tail, s...)
+	// Trimmed in batches, so appending stays linear in the text written.
+	if len(b.tail) > 2*outputTail {
+		cut := len(b.tail) - outputTail
+		b.omitted += int64(cut)
+		b.tail = append(b.tail[:0], b.tail[cut:]...)
+	}
+}
+
+func (b *boundedText) String() string {
+	tail := b.tail
+	omitted := b.omitted
+	if len(tail) > outputTail {
+		omitted += int64(len(tail) - outputTail)
+		tail = tail[len(tail)-outputTail:]
+	}
+	if omitted == 0 {
+		return string(b.head) + string(tail)
+	}
+	return fmt.Sprintf("%s\n[... %d bytes of output omitted ...]\n%s", b.head, omitted, tail)
+}
+
+// eventReader decodes a test2json stream as it arrives.
+type eventReader struct {
+	mu      sync.Mutex
+	tests   map[string]*TestEvents // by name; "" is output outside any test
+	order   []string               // names in the order they first appeared
+	onEvent func(Event)
+	err     error
+}
+
+// Event is one test2json event.
+type Event struct {
+	Action  string
+	Test    string
+	Elapsed float64
+	Output  string
+}
+
+func newEventReader(onEvent func(Event)) *eventReader {
+	return &eventReader{tests: map[string]*TestEvents{"": {}}, onEvent: onEvent}
+}
+
+// read consumes the stream until it ends.
+func (r *eventReader) read(in io.Reader) {
+	br := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			// An event longer than the buffer: gather it whole.
+			whole := append([]byte{}, line...)
+			for err == bufio.ErrBufferFull {
+				line, err = br.ReadSlice('\n')
+				whole = append(whole, line...)
+			}
+			line = whole
+		}
+		if len(line) > 0 {
+			var ev Event
+			if json.Unmarshal(line, &ev) == nil {
+				r.event(ev)
+			}
+		}
+		if err != nil {
+			if err != io.EOF {
+				r.mu.Lock()
+				r.err = err
+				r.mu.Unlock()
+			}
+			return
+		}
+	}
+}
+
+func (r *eventReader) event(ev Event) {
+	r.mu.Lock()
+	t := r.tests[ev.Test]
+	if t == nil {
+		t = &TestEvents{Name: ev.Test}
+		r.tests[ev.Test] = t
+		r.order = append(r.order, ev.Test)
+	}
+	switch ev.Action {
+	case "output":
+		if !strings.HasPrefix(ev.Output, "=== ") && !strings.HasPrefix(ev.Output, "--- ") {
+			t.output.write(ev.Output)
+		}
+	case "pass", "fail", "skip":
+		t.Action = ev.Action
+		t.Elapsed = time.Duration(ev.Elapsed * float64(time.Second))
+	}
+	r.mu.Unlock()
+	if r.onEvent != nil {
+		r.onEvent(ev)
+	}
+}

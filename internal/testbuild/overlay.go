@@ -1,0 +1,143 @@
+package testbuild
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Runtime is a package a pass injects into the module under test for its
+// edits to call: real Go source, compiled and vetted with faultline and
+// embedded in its binary.
+type Runtime struct {
+	Name  string // package name, and its directory under <module>/internal/
+	Files fs.FS  // the package's source files, at the root
+	Lang  string // the language version its source needs, e.g. "go1.18"; "" for none
+}
+
+// Overlay is the replaced and added files of one build, for go build
+// -overlay. The files live in a content-addressed directory beside the
+// module's other caches, so that an unchanged file keeps its path across
+// builds and processes, and the user's files are never touched.
+type Overlay struct {
+	m       *Module
+	dir     string
+	replace map[string]string // target path -> file in dir
+	sums    map[string]string // target path -> content hash
+}
+
+// overlayLifetime is how long an overlay file no build used is kept.
+const overlayLifetime = 14 * 24 * time.Hour
+
+// NewOverlay starts an empty overlay.
+func (m *Module) NewOverlay() (*Overlay, error) {
+	// The directory's name starts with "_" so that the go command never
+	// takes it for a package should the cache sit inside a module.
+	dir := filepath.Join(m.cacheDir, "_overlay")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating the overlay directory: %w", err)
+	}
+	pruneOld(dir, overlayLifetime)
+	return &Overlay{m: m, dir: dir, replace: map[string]string{}, sums: map[string]string{}}, nil
+}
+
+// Put makes target (an absolute path, existing or not) read as data in the
+// build.
+func (o *Overlay) Put(target string, data []byte) error {
+	sum := Bytes(data)
+	name := sha256.Sum256([]byte(target + "\x00" + sum))
+	p := filepath.Join(o.dir, hex.EncodeToString(name[:12])+"_"+filepath.Base(target))
+	now := time.Now()
+	if os.Chtimes(p, now, now) != nil { // absent: write it
+		if err := writeFileAtomic(p, data); err != nil {
+			return fmt.Errorf("writing overlay file: %w", err)
+		}
+	}
+	o.replace[target] = p
+	o.sums[target] = sum
+	return nil
+}
+
+// Has reports whether target is replaced or added.
+func (o *Overlay) Has(target string) bool { _, ok := o.replace[target]; return ok }
+
+// AddRuntime injects a runtime package and returns its import path. Its
+// files are raised to the language version they need when the module
+// declares an older one.
+func (o *Overlay) AddRuntime(rt Runtime) (string, error) {
+	dir := filepath.Join(o.m.Root, "internal", rt.Name)
+	err := fs.WalkDir(rt.Files, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		data, err := fs.ReadFile(rt.Files, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dir, filepath.FromSlash(p))
+		if NeedsUpgrade(o.m.GoVersion, rt.Lang) {
+			data = UpgradeLanguage(data, target, rt.Lang)
+		}
+		return o.Put(target, data)
+	})
+	if err != nil {
+		return "", fmt.Errorf("injecting runtime %s: %w", rt.Name, err)
+	}
+	return path.Join(o.m.Path, "internal", rt.Name), nil
+}
+
+// Key hashes the overlay's targets and contents.
+func (o *Overlay) Key() string {
+	d := sha256.New()
+	targets := make([]string, 0, len(o.sums))
+	for t := range o.sums {
+		targets = append(targets, t)
+	}
+	slices.Sort(targets)
+	for _, t := range targets {
+		fmt.Fprintf(d, "%s %s\n", t, o.sums[t])
+	}
+	return hex.EncodeToString(d.Sum(nil))
+}
+
+// file writes the overlay description the go command reads and returns
+// its path.
+func (o *Overlay) file() (string, error) {
+	data, err := json.Marshal(map[string]any{"Replace": o.replace})
+	if err != nil {
+		return "", fmt.Errorf("encoding the overlay: %w", err)
+	}
+	p := filepath.Join(o.dir, o.Key()[:24]+".json")
+	now := time.Now()
+	if os.Chtimes(p, now, now) != nil {
+		if err := writeFileAtomic(p, data); err != nil {
+			return "", fmt.Errorf("writing the overlay: %w", err)
+		}
+	}
+	return p, nil
+}
+
+// pruneOld removes the files of dir that nothing used for lifetime (every
+// use touches them).
+func pruneOld(dir string, lifetime time.Duration) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > lifetime {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}

@@ -1,0 +1,186 @@
+package pertest
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"strconv"
+	"strings"
+
+	"faultline/internal/testbuild"
+)
+
+// Names are the identifiers instrumented files of one package use: the
+// runtime's import name and the package's counters variable, chosen so
+// that no identifier of the package is spelled the same (see
+// testbuild.UnusedName).
+type Names struct {
+	Runtime  string // import name of the runtime
+	Counters string // the package's counters variable
+	Atomic   string // import name of sync/atomic, for atomic counters
+}
+
+// NamesFor chooses the names for a package from the sources of all its
+// files.
+func NamesFor(files ...[]byte) Names {
+	return Names{
+		Runtime:  testbuild.UnusedName("faultlinert_", files...),
+		Counters: testbuild.UnusedName("faultlineCounters_", files...),
+		Atomic:   testbuild.UnusedName("faultlineatomic_", files...),
+	}
+}
+
+// Hooked is what Hooks found in one file.
+type Hooked struct {
+	Edits []testbuild.Edit
+	// Import says the edits call the runtime, which the file must import
+	// (ImportEdit).
+	Import bool
+	// Split lists the top-level tests whose bodies start subtests (t.Run):
+	// shards divide their direct subtests among themselves rather than
+	// the whole test.
+	Split []string
+}
+
+// Hooks returns the edits that tell the runtime where each test starts and
+// ends: a deferred call at the top of every function that takes a
+// *testing.T (tests, subtests, fuzz callbacks, helpers) and of every
+// Example, and t.Parallel() turned into a no-op, since attribution needs
+// one test at a time.
+func Hooks(fset *token.FileSet, f *ast.File, names Names) Hooked {
+	h := &hooker{file: fset.File(f.Pos()), names: names, testing: importName(f, "testing")}
+	if h.testing == "" && !isTestFile(h.file.Name()) {
+		return Hooked{}
+	}
+	var split []string
+	for _, decl := range f.Decls {
+		fn, ok := decl.(*ast.FuncDecl)
+		if !ok || fn.Body == nil {
+			continue
+		}
+		h.hookFunc(fn.Name.Name, fn.Recv == nil, fn.Type, fn.Body)
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.FuncLit); ok {
+				h.hookFunc("", false, lit.Type, lit.Body)
+			}
+			return true
+		})
+		if t := h.testingParam(fn.Type); t != "" && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Test") && startsSubtests(fn.Body, t) {
+			split = append(split, fn.Name.Name)
+		}
+	}
+	return Hooked{Edits: h.edits, Import: h.hooked, Split: split}
+}
+
+// startsSubtests reports whether body calls t.Run itself.
+func startsSubtests(body *ast.BlockStmt, t string) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok {
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Run" {
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == t {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// ImportEdit imports a package on the package clause's line, so that no
+// line moves.
+func ImportEdit(fset *token.FileSet, f *ast.File, name, path string) testbuild.Edit {
+	return testbuild.Insert(fset.File(f.Pos()).Offset(f.Name.End()), fmt.Sprintf("; import %s %q", name, path))
+}
+
+type hooker struct {
+	file    *token.File
+	names   Names
+	testing string // local name of the imported "testing" package
+	edits   []testbuild.Edit
+	hooked  bool
+}
+
+func (h *hooker) insert(p token.Pos, text string) {
+	h.edits = append(h.edits, testbuild.Insert(h.file.Offset(p), text))
+}
+
+// hookFunc adds the test hook to a test function, a subtest or fuzz
+// callback literal, or an Example.
+func (h *hooker) hookFunc(name string, topLevel bool, typ *ast.FuncType, body *ast.BlockStmt) {
+	if topLevel && strings.HasPrefix(name, "Example") && typ.Params.NumFields() == 0 && isTestFile(h.file.Name()) {
+		h.insert(body.Lbrace+1, fmt.Sprintf("defer %s.EnterExample(%q)();", h.names.Runtime, name))
+		h.hooked = true
+		return
+	}
+	t := h.testingParam(typ)
+	if t == "" {
+		return
+	}
+	h.insert(body.Lbrace+1, fmt.Sprintf("defer %s.Enter(%s)();", h.names.Runtime, t))
+	h.hooked = true
+	h.neutralizeParallel(body, t)
+}
+
+func isTestFile(name string) bool { return strings.HasSuffix(name, "_test.go") }
+
+// testingParam returns the name of the function's first parameter when it
+// is a named *testing.T.
+func (h *hooker) testingParam(typ *ast.FuncType) string {
+	if h.testing == "" || typ.Params == nil || len(typ.Params.List) == 0 {
+		return ""
+	}
+	field := typ.Params.List[0]
+	star, ok := field.Type.(*ast.StarExpr)
+	if !ok || len(field.Names) == 0 || field.Names[0].Name == "_" {
+		return ""
+	}
+	sel, ok := star.X.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "T" {
+		return ""
+	}
+	if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Name != h.testing {
+		return ""
+	}
+	return field.Names[0].Name
+}
+
+// neutralizeParallel turns t.Parallel() into a no-op call.
+func (h *hooker) neutralizeParallel(body *ast.BlockStmt, t string) {
+	ast.Inspect(body, func(n ast.Node) bool {
+		if lit, ok := n.(*ast.FuncLit); ok && h.testingParam(lit.Type) != "" {
+			return false // a subtest: its own hook handles its own t
+		}
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) != 0 {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok || sel.Sel.Name != "Parallel" {
+			return true
+		}
+		if id, ok := sel.X.(*ast.Ident); ok && id.Name == t {
+			// "t.Parallel()" becomes "faultlinert_.Parallel(t          )".
+			from, to := h.file.Offset(sel.X.End()), h.file.Offset(call.Rparen)
+			if h.file.Line(sel.X.End()) != h.file.Line(call.Rparen) {
+				return true // a call split over lines keeps its own
+			}
+			h.insert(call.Pos(), h.names.Runtime+".Parallel(")
+			h.edits = append(h.edits, testbuild.Edit{Off: from, Del: to - from, Text: strings.Repeat(" ", to-from)})
+		}
+		return true
+	})
+}
+
+func importName(f *ast.File, path string) string {
+	for _, imp := range f.Imports {
+		if p, _ := strconv.Unquote(imp.Path.Value); p == path {
+			if imp.Name != nil {
+				return imp.Name.Name
+			}
+			return path[strings.LastIndex(path, "/")+1:]
+		}
+	}
+	return ""
+}

@@ -1,0 +1,410 @@
+package pertest
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"faultline/internal/testbuild"
+)
+
+// Leaf is one leaf test's run: its verdict and output, and the counters it
+// executed (indices into the build's layout), in no particular order.
+type Leaf struct {
+	Name     string
+	Verdict  testbuild.Verdict
+	Elapsed  time.Duration
+	Output   string
+	Counters []int
+}
+
+// RunOptions select and bound the tests of one binary.
+type RunOptions struct {
+	Layout  string        // the build's layout file
+	Run     string        // -test.run pattern; empty runs every test
+	Flags   []string      // further flags for the test binary
+	Timeout time.Duration // per leaf test
+	Shards  int           // processes to spread the top-level tests over; 0 or 1 for one
+	Split   []string      // top-level tests whose direct subtests shards divide (Hooked.Split)
+	// Trace, when set, hears where the time goes (process restarts, runtime
+	// complaints).
+	Trace func(start time.Time, what string)
+}
+
+// maxRestarts bounds how many times one binary is restarted after a test
+// crashed or hung; each restart finishes at least one more test.
+const maxRestarts = 10000
+
+// Run runs every selected test of one binary, restarting the binary past
+// each test that crashes or hangs, and returns the leaf tests, reporting
+// each to progress as it finishes.
+//
+// With Shards > 1 the top-level tests are spread over that many processes
+// running at once. Tests that pass alone can fail beside each other (shared
+// files, ports, test order), so when any test fails, the binary runs again
+// in one process and that run's verdicts stand; tests that hung keep their
+// verdict rather than hang again.
+func Run(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, opts RunOptions, progress func(Leaf)) ([]Leaf, error) {
+	work, err := os.MkdirTemp("", "faultline-run-")
+	if err != nil {
+		return nil, fmt.Errorf("creating scratch directory: %w", err)
+	}
+	defer os.RemoveAll(work)
+	if opts.Shards <= 1 {
+		r := &runner{m: m, bin: bin, opts: opts, work: work}
+		return r.run(ctx, map[string]bool{}, progress)
+	}
+	claims := filepath.Join(work, "claims")
+	if err := os.Mkdir(claims, 0o755); err != nil {
+		return nil, fmt.Errorf("creating scratch directory: %w", err)
+	}
+	split := filepath.Join(work, "split")
+	var names strings.Builder
+	for _, n := range opts.Split {
+		names.WriteString(strconv.Quote(n) + "\n")
+	}
+	if err := os.WriteFile(split, []byte(names.String()), 0o644); err != nil {
+		return nil, fmt.Errorf("writing the split tests: %w", err)
+	}
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	var leaves []Leaf
+	g, gctx := errgroup.WithContext(ctx)
+	for k := range opts.Shards {
+		dir := filepath.Join(work, "shard"+strconv.Itoa(k))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("creating scratch directory: %w", err)
+		}
+		r := &runner{m: m, bin: bin, opts: opts, work: dir, shard: strconv.Itoa(k), claims: claims, split: split}
+		g.Go(func() error {
+			_, err := r.run(gctx, map[string]bool{}, func(l Leaf) {
+				mu.Lock()
+				defer mu.Unlock()
+				if seen[l.Name] {
+					return
+				}
+				seen[l.Name] = true
+				leaves = append(leaves, l)
+				if progress != nil {
+					progress(l)
+				}
+			})
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	var hung []Leaf
+	failing := false
+	done := map[string]bool{}
+	for _, l := range leaves {
+		switch {
+		case l.Verdict == testbuild.Timeout:
+			hung = append(hung, l)
+			done[l.Name] = true
+		case l.Verdict.Failing():
+			failing = true
+		}
+	}
+	if !failing {
+		return leaves, nil
+	}
+	r := &runner{m: m, bin: bin, opts: opts, work: filepath.Join(work, "alone")}
+	if err := os.Mkdir(r.work, 0o755); err != nil {
+		return nil, fmt.Errorf("creating scratch directory: %w", err)
+	}
+	alone, err := r.run(ctx, done, nil)
+	if err != nil {
+		return nil, err
+	}
+	return append(hung, alone...), nil
+}
+
+// run runs the tests of one process and its restarts, skipping those in
+// done.
+func (r *runner) run(ctx context.Context, done map[string]bool, progress func(Leaf)) ([]Leaf, error) {
+	var results []Leaf
+	for attempt := 0; attempt < maxRestarts; attempt++ {
+		p, err := r.process(ctx, done, attempt)
+		if err != nil {
+			return results, err
+		}
+		for _, leaf := range p.leaves {
+			if done[leaf.Name] {
+				continue
+			}
+			done[leaf.Name] = true
+			results = append(results, leaf)
+			if progress != nil {
+				progress(leaf)
+			}
+		}
+		if !p.restart {
+			if p.abnormal && len(p.leaves) == 0 && attempt == 0 {
+				// The process died before or outside any test: package
+				// init or TestMain. That is the package's verdict.
+				results = append(results, Leaf{Name: "TestMain", Verdict: testbuild.Panic, Output: p.output, Counters: p.prelude})
+			}
+			return results, nil
+		}
+		r.trace(p.started, fmt.Sprintf("process %d of %s: %d leaves, then %q", attempt, r.bin.Package.ImportPath, len(p.leaves), p.interrupted))
+		if len(p.leaves) == 0 && (p.interrupted == "" || done[p.interrupted]) {
+			return results, nil // a restart would run nothing new
+		}
+		if p.interrupted != "" {
+			done[p.interrupted] = true
+		}
+	}
+	return results, fmt.Errorf("%s: gave up after %d restarts", r.bin.Package.ImportPath, maxRestarts)
+}
+
+type runner struct {
+	m      *testbuild.Module
+	bin    *testbuild.Binary
+	opts   RunOptions
+	work   string
+	shard  string // this process's shard; "" when not sharded
+	claims string // the shards' claims directory
+	split  string // the file listing the split tests
+}
+
+func (r *runner) trace(start time.Time, what string) {
+	if r.opts.Trace != nil {
+		r.opts.Trace(start, what)
+	}
+}
+
+// processResult is what one test process left behind.
+type processResult struct {
+	leaves      []Leaf
+	restart     bool   // the process died or was killed while tests were running
+	interrupted string // the test to blame, when it had not finished
+	abnormal    bool   // the process ended by a signal, a crash or os.Exit
+	output      string // printed outside any test
+	prelude     []int
+	started     time.Time
+}
+
+func (r *runner) process(ctx context.Context, done map[string]bool, attempt int) (*processResult, error) {
+	tag := strconv.Itoa(attempt)
+	skipPath := filepath.Join(r.work, "skip"+tag)
+	var skipList strings.Builder
+	for name := range done {
+		skipList.WriteString(strconv.Quote(name) + "\n")
+	}
+	if err := os.WriteFile(skipPath, []byte(skipList.String()), 0o644); err != nil {
+		return nil, fmt.Errorf("writing skip list: %w", err)
+	}
+	countersPath := filepath.Join(r.work, "counters"+tag)
+	if err := os.WriteFile(countersPath, nil, 0o644); err != nil {
+		return nil, fmt.Errorf("creating counters file: %w", err)
+	}
+	recordsR, recordsW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("creating record pipe: %w", err)
+	}
+	args := []string{"-test.count=1", "-test.timeout=0", "-test.paniconexit0"}
+	if r.opts.Run != "" {
+		args = append(args, "-test.run="+r.opts.Run)
+	}
+	// Finished top-level tests are skipped by the go test flag, since an
+	// Example has no *testing.T for the runtime to skip; the runtime skips
+	// finished subtests.
+	var topLevel []string
+	for name := range done {
+		if !strings.Contains(name, "/") {
+			topLevel = append(topLevel, regexp.QuoteMeta(name))
+		}
+	}
+	skip := ""
+	if len(topLevel) > 0 {
+		slices.Sort(topLevel)
+		skip = "^(" + strings.Join(topLevel, "|") + ")$"
+	}
+	// An Example cannot be skipped from inside: the first shard runs them all.
+	if r.shard != "" && r.shard != "0" {
+		if skip != "" {
+			skip += "|"
+		}
+		skip += "^Example"
+	}
+	if skip != "" {
+		args = append(args, "-test.skip="+skip)
+	}
+	args = append(args, r.opts.Flags...)
+	proc, err := r.m.Start(ctx, testbuild.RunConfig{
+		Binary:  r.bin.Path,
+		Package: r.bin.Package.ImportPath,
+		Dir:     r.bin.Package.Dir,
+		Args:    args,
+		Env: []string{
+			"FAULTLINE_FD=3",
+			"FAULTLINE_LAYOUT=" + r.opts.Layout,
+			"FAULTLINE_COUNTERS=" + countersPath,
+			"FAULTLINE_SKIP=" + skipPath,
+			"FAULTLINE_CLAIMS=" + r.claims,
+			"FAULTLINE_SHARD=" + r.shard,
+			"FAULTLINE_SPLIT=" + r.split,
+		},
+		ExtraFiles: []*os.File{recordsW},
+	})
+	recordsW.Close()
+	if err != nil {
+		recordsR.Close()
+		return nil, err
+	}
+	started := time.Now()
+
+	rr := newRecordReader()
+	var mu sync.Mutex
+	lastBoundary := time.Now()
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		lines := bufio.NewScanner(recordsR)
+		lines.Buffer(make([]byte, 1<<20), 1<<30)
+		for lines.Scan() {
+			mu.Lock()
+			rr.line(lines.Text())
+			lastBoundary = time.Now()
+			mu.Unlock()
+		}
+	}()
+	// The watchdog kills a test that runs past the timeout since the last
+	// test boundary.
+	var killedFor string
+	stop := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		tick := time.NewTicker(watchInterval(r.opts.Timeout))
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				mu.Lock()
+				if n := len(rr.stack); n > 0 && time.Since(lastBoundary) > r.opts.Timeout {
+					killedFor = rr.stack[n-1].name
+					proc.Kill()
+				}
+				mu.Unlock()
+			}
+		}
+	}()
+	res, waitErr := proc.Wait()
+	close(stop)
+	<-watched
+	<-readDone
+	recordsR.Close()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if waitErr != nil {
+		return nil, waitErr
+	}
+	pr := &processResult{output: res.Output(""), started: started}
+	for _, msg := range rr.errors {
+		r.trace(started, fmt.Sprintf("runtime of %s: %s", r.bin.Package.ImportPath, msg))
+	}
+	pr.abnormal = res.Abnormal()
+	// The process must be restarted for the remaining tests when it died
+	// inside a test, of a test's panic (even a top-level test's, which has
+	// already left the stack), or abnormally between tests.
+	switch {
+	case len(rr.stack) > 0 || rr.panicked != "":
+		pr.restart = true
+		pr.interrupted = rr.interrupted(readCounters(countersPath))
+	case pr.abnormal && len(rr.leaves) > 0:
+		pr.restart = true
+	}
+	pr.prelude = rr.prelude.appendTo(nil)
+	for _, rec := range rr.leaves {
+		if done[rec.name] {
+			continue
+		}
+		ev := res.Tests[rec.name]
+		leaf := Leaf{Name: rec.name, Counters: rec.hits, Output: res.Output(rec.name)}
+		if ev != nil {
+			leaf.Elapsed = ev.Elapsed
+		}
+		switch {
+		case rec.name == killedFor:
+			leaf.Verdict = testbuild.Timeout
+			leaf.Output += fmt.Sprintf("faultline: killed after %s without finishing\n", r.opts.Timeout)
+		case rec.panicked || !rec.finished:
+			leaf.Verdict = testbuild.Panic
+			leaf.Output += panicOutput(res, rec.name, leaf.Output)
+		default:
+			switch v := res.Verdict(rec.name); v {
+			case testbuild.Pass, testbuild.Skip:
+				leaf.Verdict = v
+			default:
+				leaf.Verdict = testbuild.Fail
+			}
+		}
+		pr.leaves = append(pr.leaves, leaf)
+	}
+	return pr, nil
+}
+
+// panicOutput finds the trace of a test that took its process down:
+// test2json charges it to the test's parent, or to no test at all.
+func panicOutput(res *testbuild.Result, name, own string) string {
+	if strings.Contains(own, "panic:") {
+		return ""
+	}
+	for parent := name; ; {
+		i := strings.LastIndex(parent, "/")
+		if i < 0 {
+			parent = ""
+		} else {
+			parent = parent[:i]
+		}
+		out := res.Output(parent)
+		if j := strings.Index(out, "panic:"); j >= 0 {
+			return out[j:]
+		}
+		if parent == "" {
+			return ""
+		}
+	}
+}
+
+func watchInterval(timeout time.Duration) time.Duration {
+	if d := timeout / 20; d > 10*time.Millisecond {
+		if d > time.Second {
+			return time.Second
+		}
+		return d
+	}
+	return 10 * time.Millisecond
+}
+
+// readCounters returns the indices of the non-zero counters a dead process
+// left in its counters file.
+func readCounters(path string) []int {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var hits []int
+	for i := 0; i+4 <= len(data); i += 4 {
+		if data[i]|data[i+1]|data[i+2]|data[i+3] != 0 {
+			hits = append(hits, i/4)
+		}
+	}
+	return hits
+}

@@ -1,0 +1,225 @@
+package testbuild
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+)
+
+// RunConfig says how to run one process of a test binary.
+type RunConfig struct {
+	Binary  string
+	Package string   // import path, as test2json reports it
+	Dir     string   // working directory: the package's, as go test uses
+	Args    []string // flags for the binary; -test.v=test2json is added
+	Env     []string // added to the module's environment
+	// ExtraFiles are inherited by the process as descriptors 3, 4, ...
+	ExtraFiles []*os.File
+	// OnEvent, when set, sees each event as it arrives, from another
+	// goroutine.
+	OnEvent func(Event)
+}
+
+// Process is a running test binary whose output streams through test2json.
+type Process struct {
+	cmd     *exec.Cmd
+	convert *exec.Cmd
+	events  *eventReader
+	started time.Time
+	read    chan struct{} // closed when the event stream ended
+	waited  chan error
+
+	mu     sync.Mutex
+	killed bool
+}
+
+// Result is what one test process left behind.
+type Result struct {
+	Tests    map[string]*TestEvents // by full test name; "" is output outside any test
+	Order    []string               // test names in the order their first event came
+	ExitCode int                    // -1 when the process ended by a signal
+	Killed   bool                   // ended by Kill or by the context
+	Elapsed  time.Duration
+}
+
+// Start starts a test binary, its output converted by test2json as it
+// runs.
+func (m *Module) Start(ctx context.Context, cfg RunConfig) (*Process, error) {
+	tool, err := m.Test2JSON(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p := &Process{events: newEventReader(cfg.OnEvent), read: make(chan struct{}), waited: make(chan error, 1)}
+	p.convert = exec.Command(tool, "-t", "-p", cfg.Package)
+	convertIn, err := p.convert.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("running test2json: %w", err)
+	}
+	convertOut, err := p.convert.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("running test2json: %w", err)
+	}
+	if err := p.convert.Start(); err != nil {
+		return nil, fmt.Errorf("running test2json: %w", err)
+	}
+	go func() {
+		defer close(p.read)
+		p.events.read(convertOut)
+	}()
+	p.cmd = exec.Command(cfg.Binary, append([]string{"-test.v=test2json"}, cfg.Args...)...)
+	p.cmd.Dir = cfg.Dir
+	p.cmd.Env = append(append([]string{}, m.env...), cfg.Env...)
+	p.cmd.Stdout = convertIn
+	p.cmd.Stderr = convertIn
+	p.cmd.ExtraFiles = cfg.ExtraFiles
+	setProcessGroup(p.cmd)
+	// A test's own child process may hold the output pipe open after the
+	// test process is gone.
+	p.cmd.WaitDelay = time.Second
+	p.started = time.Now()
+	if err := p.cmd.Start(); err != nil {
+		convertIn.Close()
+		p.convert.Process.Kill()
+		p.convert.Wait()
+		return nil, fmt.Errorf("starting %s: %w", filepath.Base(cfg.Binary), err)
+	}
+	go func() {
+		err := p.cmd.Wait()
+		killGroup(p.cmd) // whatever the test started dies with it
+		convertIn.Close()
+		p.waited <- err
+	}()
+	go func() {
+		select {
+		case <-ctx.Done():
+			p.Kill()
+		case <-p.read:
+		}
+	}()
+	return p, nil
+}
+
+// Kill ends the test process and every process it started.
+func (p *Process) Kill() {
+	p.mu.Lock()
+	p.killed = true
+	p.mu.Unlock()
+	killGroup(p.cmd)
+}
+
+// Pid is the test process's id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Wait waits for the process and its events. A process that failed,
+// crashed or was killed is a result, not an error.
+func (p *Process) Wait() (*Result, error) {
+	waitErr := <-p.waited
+	<-p.read
+	p.convert.Wait()
+	res := &Result{Elapsed: time.Since(p.started), ExitCode: p.cmd.ProcessState.ExitCode()}
+	p.mu.Lock()
+	res.Killed = p.killed
+	p.mu.Unlock()
+	var exit *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exit) && !errors.Is(waitErr, exec.ErrWaitDelay) {
+		return nil, fmt.Errorf("running %s: %w", filepath.Base(p.cmd.Path), waitErr)
+	}
+	p.events.mu.Lock()
+	res.Tests, res.Order = p.events.tests, p.events.order
+	err := p.events.err
+	p.events.mu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("reading test2json's events: %w", err)
+	}
+	return res, nil
+}
+
+// Verdict is a test's outcome: what test2json reported for it or, for a
+// test that never ended, Timeout when the process was killed and Panic
+// when it died.
+func (r *Result) Verdict(name string) Verdict {
+	t := r.Tests[name]
+	if t != nil {
+		switch t.Action {
+		case "pass":
+			return Pass
+		case "skip":
+			return Skip
+		case "fail":
+			if r.Killed {
+				return Timeout
+			}
+			return Fail
+		}
+	}
+	if r.Killed {
+		return Timeout
+	}
+	return Panic
+}
+
+// Abnormal reports a process that ended other than by exiting normally (0)
+// or with failing tests (1): a signal, a crash, os.Exit with another code.
+func (r *Result) Abnormal() bool { return r.ExitCode != 0 && r.ExitCode != 1 }
+
+// Output returns a test's output, "" for an unknown test.
+func (r *Result) Output(name string) string {
+	if t := r.Tests[name]; t != nil {
+		return t.Output()
+	}
+	return ""
+}
+
+// TestPattern is a -test.run pattern selecting exactly one leaf test: every
+// level anchored and quoted.
+func TestPattern(name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
+}
+
+// Outcome is one leaf test's run.
+type Outcome struct {
+	Verdict  Verdict
+	Passed   bool // the test passed and its process exited cleanly
+	Elapsed  time.Duration
+	Output   string // the test's output, then any printed outside it
+	ExitCode int
+}
+
+// RunTest runs one leaf test of a binary, killed after timeout.
+func (m *Module) RunTest(ctx context.Context, bin *Binary, test string, timeout time.Duration, env []string) (*Outcome, error) {
+	args := []string{"-test.run=" + TestPattern(test), "-test.count=1", "-test.timeout=0"}
+	p, err := m.Start(ctx, RunConfig{Binary: bin.Path, Package: bin.Package.ImportPath, Dir: bin.Package.Dir, Args: args, Env: env})
+	if err != nil {
+		return nil, err
+	}
+	timer := time.AfterFunc(timeout, p.Kill)
+	res, err := p.Wait()
+	timer.Stop()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{Verdict: res.Verdict(test), ExitCode: res.ExitCode, Elapsed: res.Elapsed}
+	out.Passed = out.Verdict == Pass && res.ExitCode == 0
+	out.Output = res.Output(test)
+	if rest := res.Output(""); strings.TrimSpace(rest) != "" {
+		out.Output += rest
+	}
+	if t := res.Tests[test]; t != nil {
+		out.Elapsed = t.Elapsed
+	}
+	return out, nil
+}

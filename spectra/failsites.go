@@ -1,0 +1,63 @@
+package spectra
+
+import (
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+var (
+	// "    file_test.go:12: message", as testing prints t.Error and friends.
+	reportLine = regexp.MustCompile(`(?m)^\s+([^\s:]+\.go):(\d+): `)
+	// "\t/abs/path/file.go:123 +0x1d", a frame of a goroutine trace.
+	traceLine = regexp.MustCompile(`(?m)^\t(\S+\.go):(\d+)`)
+)
+
+// reportSites returns where a failing test reported its failure.
+func reportSites(output, pkgDir, root string) []Site {
+	var sites []Site
+	for _, m := range reportLine.FindAllStringSubmatch(output, -1) {
+		line, _ := strconv.Atoi(m[2])
+		if rel, ok := relToRoot(filepath.Join(pkgDir, m[1]), root); ok {
+			sites = appendSite(sites, Site{rel, line})
+		}
+	}
+	return sites
+}
+
+// panicSites returns the innermost frame inside the module of each
+// goroutine trace in the output, skipping faultline's own runtime.
+func panicSites(output, root string) []Site {
+	var sites []Site
+	for _, block := range strings.Split(output, "\ngoroutine ") {
+		for _, m := range traceLine.FindAllStringSubmatch(block, -1) {
+			if strings.Contains(m[1], "/internal/faultlinert/") {
+				continue
+			}
+			if rel, ok := relToRoot(m[1], root); ok {
+				line, _ := strconv.Atoi(m[2])
+				sites = appendSite(sites, Site{rel, line})
+				break
+			}
+		}
+	}
+	return sites
+}
+
+func appendSite(sites []Site, s Site) []Site {
+	for _, x := range sites {
+		if x == s {
+			return sites
+		}
+	}
+	return append(sites, s)
+}
+
+func relToRoot(path, root string) (string, bool) {
+	rel, err := filepath.Rel(root, path)
+	if err != nil || strings.HasPrefix(rel, "..") || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
