@@ -2,19 +2,16 @@ package server
 
 import (
 	"container/list"
-	"crypto/sha256"
-	"encoding/hex"
 	"sync"
+
+	"faultline/internal/testbuild"
 )
 
-// contentHash is the hex sha256 of a file's content, the same key the engine
-// records in Matrix.FileHashes.
+// contentHash is the hash of a file's content in the build layer's scheme,
+// the key the engine records in Matrix.FileHashes.
 type contentHash string
 
-func hashContent(b []byte) contentHash {
-	sum := sha256.Sum256(b)
-	return contentHash(hex.EncodeToString(sum[:]))
-}
+func hashContent(b []byte) contentHash { return contentHash(testbuild.Bytes(b)) }
 
 // contentCache keeps recently seen file contents by hash, so the text a
 // collection ran against can be recovered after the file changed on disk.

@@ -3,6 +3,7 @@ package spectra
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -263,7 +264,7 @@ func (w *Workspace) instrument(listing *testbuild.Listing, toRun []*testbuild.Pa
 		return nil, err
 	}
 	var layout pertest.Layout
-	for _, path := range sortedKeys(need) {
+	for _, path := range slices.Sorted(maps.Keys(need)) {
 		q := need[path]
 		// Every file of the package is read first: the names the
 		// instrumentation declares must differ from all of theirs.
@@ -309,11 +310,7 @@ func (w *Workspace) instrument(listing *testbuild.Listing, toRun []*testbuild.Pa
 					counted = append(counted, &instrumentedFile{rel: rel, hash: sum, blocks: res.Blocks})
 					n += len(res.Blocks)
 				}
-				if res.Source == nil {
-					continue
-				}
-				out := res.Source
-				if err := overlay.Put(file, out); err != nil {
+				if err := overlay.Edit(file, sources[name], res.Edits, ""); err != nil {
 					return nil, err
 				}
 			}

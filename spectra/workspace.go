@@ -3,6 +3,7 @@ package spectra
 import (
 	"errors"
 	"faultline/internal/testbuild"
+	"maps"
 	"path/filepath"
 	"slices"
 	"time"
@@ -97,7 +98,7 @@ func (w *Workspace) Load() (*Matrix, error) {
 	}
 	var fresh []*storedPackage
 	hashes := w.mod.Hasher()
-	for _, key := range sortedKeys(pkgs) {
+	for _, key := range slices.Sorted(maps.Keys(pkgs)) {
 		p := pkgs[key]
 		current := true
 		for _, f := range p.Files {
@@ -115,12 +116,3 @@ func (w *Workspace) Load() (*Matrix, error) {
 }
 
 var errNoTests = errors.New("no test packages")
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}

@@ -123,7 +123,11 @@ func (m *Module) BuildTest(ctx context.Context, o *Overlay, p *Package, flags []
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating the binary cache: %w", err)
 	}
-	name := Bytes([]byte(key + "\x00" + o.Key() + "\x00" + strings.Join(flags, "\x00") + "\x00" + p.ImportPath))[:32] + ".test"
+	overlayKey, err := o.Key()
+	if err != nil {
+		return nil, err
+	}
+	name := Bytes([]byte(key + "\x00" + overlayKey + "\x00" + strings.Join(flags, "\x00") + "\x00" + p.ImportPath))[:32] + ".test"
 	path := filepath.Join(dir, name)
 	now := time.Now()
 	if os.Chtimes(path, now, now) == nil {

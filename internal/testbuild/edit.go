@@ -111,11 +111,11 @@ func UpgradeLanguage(src []byte, filename, lang string) []byte {
 }
 
 // UnusedName returns base, or base followed by a number, such that no
-// identifier of the given files is spelled that way: a name the
-// instrumentation declares or imports then cannot collide with, or be
-// shadowed by, the user's own.
+// identifier of the given files begins with it: a name the instrumentation
+// declares or imports (or uses as the prefix of the names it declares) then
+// cannot collide with, or be shadowed by, the user's own.
 func UnusedName(base string, files ...[]byte) string {
-	used := map[string]bool{}
+	var used []string
 	for _, src := range files {
 		var s scanner.Scanner
 		fset := token.NewFileSet()
@@ -126,12 +126,12 @@ func UnusedName(base string, files ...[]byte) string {
 				break
 			}
 			if tok == token.IDENT && strings.HasPrefix(lit, base) {
-				used[lit] = true
+				used = append(used, lit)
 			}
 		}
 	}
 	name := base
-	for i := 1; used[name]; i++ {
+	for i := 1; slices.ContainsFunc(used, func(id string) bool { return strings.HasPrefix(id, name) }); i++ {
 		name = base + strconv.Itoa(i)
 	}
 	return name

@@ -46,7 +46,7 @@ type Result struct {
 	Order    []string               // test names in the order their first event came
 	ExitCode int                    // -1 when the process ended by a signal
 	Killed   bool                   // ended by Kill or by the context
-	Elapsed  time.Duration
+	Elapsed  time.Duration          // the process's, start to end
 }
 
 // Start starts a test binary, its output converted by test2json as it
@@ -213,13 +213,13 @@ func (m *Module) RunTest(ctx context.Context, bin *Binary, test string, timeout 
 		return nil, err
 	}
 	out := &Outcome{Verdict: res.Verdict(test), ExitCode: res.ExitCode, Elapsed: res.Elapsed}
+	if out.Verdict == Fail && res.Abnormal() {
+		out.Verdict = Panic // the one test running took the process down
+	}
 	out.Passed = out.Verdict == Pass && res.ExitCode == 0
 	out.Output = res.Output(test)
 	if rest := res.Output(""); strings.TrimSpace(rest) != "" {
 		out.Output += rest
-	}
-	if t := res.Tests[test]; t != nil {
-		out.Elapsed = t.Elapsed
 	}
 	return out, nil
 }

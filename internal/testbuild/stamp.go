@@ -33,15 +33,16 @@ func stampOf(info fs.FileInfo) stamp {
 	return s
 }
 
-// modTimeSlack is how recent a change may be for its stamp to be trusted: a
-// file written twice within the file system's timestamp granularity can
-// keep its stamp while its content changes, so a stamp is only recorded once
-// the file has been left alone this long.
+// modTimeSlack is how recent a modification may be for its stamp to be
+// trusted: a file written twice within the file system's timestamp
+// granularity can keep its stamp while its content changes, so a stamp is
+// only recorded once the file has been left alone this long. (The change
+// time is part of the stamp, so a file whose modification time was set
+// back still shows a new stamp.)
 const modTimeSlack = 2 * time.Second
 
 // trusted reports whether a stamp taken at now may stand for the content
 // read with it.
 func (s stamp) trusted(now time.Time) bool {
-	limit := now.Add(-modTimeSlack).UnixNano()
-	return s.ModTime < limit && s.Change < limit
+	return s.ModTime < now.Add(-modTimeSlack).UnixNano()
 }

@@ -87,10 +87,10 @@ type FileOptions struct {
 
 // Result is one instrumented file.
 type Result struct {
-	Source    []byte   // the rewritten file; nil when nothing had to change
-	Blocks    []Block  // counters of this file, in counter order
-	Generated bool     // a generated non-test file, left alone: its lines are nobody's to fix
-	Split     []string // top-level tests that start subtests (see pertest.Hooked)
+	Edits     []testbuild.Edit // the file's rewriting, for testbuild.Overlay.Edit
+	Blocks    []Block          // counters of this file, in counter order
+	Generated bool             // a generated non-test file, left alone: its lines are nobody's to fix
+	Split     []string         // top-level tests that start subtests (see pertest.Hooked)
 }
 
 // File instruments one file: the test hooks of package pertest wherever a
@@ -115,11 +115,6 @@ func File(filename string, src []byte, opts FileOptions) (*Result, error) {
 	if hooks.Import {
 		edits = append(edits, pertest.ImportEdit(fset, f, opts.Names.Runtime, opts.Runtime))
 	}
-	if len(edits) == 0 {
-		return res, nil
-	}
-	if res.Source, err = testbuild.Apply(src, edits); err != nil {
-		return nil, fmt.Errorf("instrumenting %s: %w", filename, err)
-	}
+	res.Edits = edits
 	return res, nil
 }

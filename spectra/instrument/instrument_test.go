@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"faultline/internal/testbuild"
 	"faultline/internal/testbuild/pertest"
 )
 
@@ -59,9 +60,9 @@ func checkLinesKept(t *testing.T, name string, src []byte, opts FileOptions) *Re
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	out := res.Source
-	if out == nil {
-		out = src
+	out, err := testbuild.Apply(src, res.Edits)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
 	}
 	if _, err := parser.ParseFile(token.NewFileSet(), name, out, 0); err != nil {
 		t.Fatalf("%s: instrumented source does not parse: %v\n%s", name, err, out)
@@ -178,7 +179,7 @@ func FuzzX(f *tst.F) { f.Fuzz(func(t *tst.T, b []byte) {}) }
 func notATest(x int) {}
 `)
 	res := checkLinesKept(t, "x_test.go", src, options(src, false, false))
-	out := string(res.Source)
+	out := string(apply(t, src, res))
 	for _, want := range []string{
 		`package p_test; import faultlinert_ "m/internal/faultlinert"`,
 		"func TestX(t *tst.T) {defer faultlinert_.Enter(t)();",
@@ -200,7 +201,7 @@ func notATest(x int) {}
 func TestAtomicCounters(t *testing.T) {
 	src := []byte("package p\n\nfunc F(x int) int {\n\tif x > 0 {\n\t\treturn 1\n\t}\n\treturn 0\n}\n")
 	res := checkLinesKept(t, "p.go", src, options(src, true, true))
-	out := string(res.Source)
+	out := string(apply(t, src, res))
 	for _, want := range []string{
 		`package p; import faultlineatomic_ "sync/atomic"`,
 		"func F(x int) int {faultlineatomic_.AddUint32(&faultlineCounters_[0], 1);",
@@ -213,4 +214,13 @@ func TestAtomicCounters(t *testing.T) {
 	if strings.Contains(out, "]++") {
 		t.Errorf("a plain increment is left:\n%s", out)
 	}
+}
+
+func apply(t *testing.T, src []byte, res *Result) []byte {
+	t.Helper()
+	out, err := testbuild.Apply(src, res.Edits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

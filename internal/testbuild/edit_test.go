@@ -1,0 +1,79 @@
+package testbuild
+
+import (
+	"go/parser"
+	"go/token"
+	"strings"
+	"testing"
+)
+
+func TestUpgradeLanguageKeepsPositions(t *testing.T) {
+	for _, src := range []string{
+		"// Package p.\npackage p\n\nvar x = 1\n",
+		"//go:build linux || darwin\n\npackage p\n\nvar x = 1\n",
+	} {
+		out := UpgradeLanguage([]byte(src), "/m/p.go", "go1.18")
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, "/m/p.go", out, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := strings.Count(src[:strings.Index(src, "var x")], "\n") + 1
+		if got := fset.Position(f.Decls[0].Pos()).Line; got != want {
+			t.Errorf("%q: declaration at line %d after the upgrade, want %d:\n%s", src, got, want, out)
+		}
+		if !strings.Contains(string(out), "go1.18") {
+			t.Errorf("%q: no go1.18 constraint:\n%s", src, out)
+		}
+	}
+}
+
+func TestApplyOrdersWrappingsAndKeepsLines(t *testing.T) {
+	src := []byte("x := f(a)\ny := 2\n")
+	// f(a) wrapped twice (outer span larger), a wrapped once, a statement
+	// inserted at the start of the second line, and "2" replaced.
+	edits := []Edit{
+		{Off: 5, Text: "W(", Span: 4},
+		{Off: 9, Text: ")", Close: true, Span: 4},
+		{Off: 5, Text: "V(", Span: 5},
+		{Off: 9, Text: ")", Close: true, Span: 5},
+		{Off: 7, Text: "A(", Span: 1},
+		{Off: 8, Text: ")", Close: true, Span: 1},
+		Insert(10, "s();"),
+		{Off: 15, Del: 1, Text: "3"},
+	}
+	out, err := Apply(src, edits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "x := V(W(f(A(a))))\ns();y := 3\n"; string(out) != want {
+		t.Errorf("got %q, want %q", out, want)
+	}
+	if _, err := Apply(src, []Edit{Insert(2, "a\nb")}); err == nil {
+		t.Error("an edit adding a newline mid-file was applied")
+	}
+	if _, err := Apply(src, []Edit{{Off: 8, Del: 3, Text: ""}}); err == nil {
+		t.Error("an edit deleting a newline was applied")
+	}
+	if out, err := Apply(src, []Edit{{Off: len(src), Text: "\nfunc g() {}\n"}}); err != nil || !strings.HasSuffix(string(out), "func g() {}\n") {
+		t.Errorf("appending at the end: %q, %v", out, err)
+	}
+}
+
+func TestUnusedName(t *testing.T) {
+	a := []byte("package p\nvar faultlinert_ = 1\n")
+	b := []byte("package p\nfunc f() { faultlinert_1 := 2; _ = faultlinert_1 }\n")
+	if got := UnusedName("faultlinert_", a, b); got != "faultlinert_2" {
+		t.Errorf("got %q, want faultlinert_2", got)
+	}
+	// Strings and comments are not identifiers.
+	c := []byte("package p\n// faultlinert_\nvar s = \"faultlinert_\"\n")
+	if got := UnusedName("faultlinert_", c); got != "faultlinert_" {
+		t.Errorf("got %q, want faultlinert_", got)
+	}
+	// No identifier may begin with the name: it may prefix generated ones.
+	d := []byte("package p\nvar faultlineTuple_x, faultlineTuple_1y int\n")
+	if got := UnusedName("faultlineTuple_", d); got != "faultlineTuple_2" {
+		t.Errorf("got %q, want faultlineTuple_2", got)
+	}
+}
