@@ -29,7 +29,7 @@ func runFix(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	_, m, err := cf.collect(ctx, fs.Args())
+	ws, m, err := cf.collect(ctx, fs.Args())
 	if err != nil {
 		return err
 	}
@@ -39,7 +39,7 @@ func runFix(ctx context.Context, args []string) error {
 			targets = append(targets, analysis.Target{Package: t.Package, Test: t.Name})
 		}
 	}
-	results, err := analysis.Analyze(ctx, m.Root, targets, analysis.Options{
+	results, err := analysis.Analyze(ctx, ws.Module(), targets, analysis.Options{
 		MaxSize: *maxSize, Budget: *budget, MaxRuns: *maxRuns, KeepUnverified: *unverified,
 	})
 	if err != nil {

@@ -59,26 +59,26 @@ type angelicFix struct {
 // run, the formula's ranking stands and the summary says why.
 func (a *angelicFlags) combine(ctx context.Context, ws *spectra.Workspace, m *spectra.Matrix, r *spectra.Ranking) (*spectra.Ranking, *angelicSummary) {
 	summary := &angelicSummary{Fixes: []angelicFix{}, Tests: []angelicRun{}}
-	var tests []spectra.TestRun
+	var tests []analysis.Target
 	for _, t := range m.Tests {
 		if t.Verdict.Failing() {
 			summary.Failing++
 			if len(tests) < a.maxTests {
-				tests = append(tests, t)
+				tests = append(tests, analysis.Target{Package: t.Package, Test: t.Name})
 			}
 		}
 	}
 	if len(tests) < summary.Failing {
 		summary.Notes = append(summary.Notes, fmt.Sprintf("analysed the first %d of %d failing tests (-max-analyzed)", len(tests), summary.Failing))
 	}
-	cache, err := analysis.OpenResultCache(filepath.Join(filepath.Dir(ws.StorePath()), "angelic"))
+	cache, err := analysis.OpenResultCache(filepath.Join(ws.Module().CacheDir(), "angelic"))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "faultline: %v; analysing without a cache\n", err)
 		cache = nil
 	}
 	progress := newProgressLine()
 	progress.message(fmt.Sprintf("angelic analysis of %d failing tests", len(tests)))
-	out, err := analysis.AnalyzeCached(ctx, cache, m, tests, analysis.Options{Budget: a.budget})
+	out, err := analysis.AnalyzeCached(ctx, cache, ws.Module(), tests, analysis.Options{Budget: a.budget})
 	progress.done()
 	if err != nil {
 		summary.Notes = append(summary.Notes, fmt.Sprintf("angelic analysis failed, ranking by %s alone: %v", r.Formula, err))

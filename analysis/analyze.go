@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"faultline/internal/testbuild"
 	"faultline/solver/mcs"
 	"faultline/solver/z3"
 )
@@ -43,7 +43,6 @@ func (o *Options) defaults() {
 // Target is one failing leaf test.
 type Target struct {
 	Package string // import path
-	Dir     string // package directory; empty: found by loading the package
 	Test    string // full leaf name, e.g. TestX/case_3
 }
 
@@ -105,19 +104,24 @@ type TestResult struct {
 	Total    time.Duration `json:"-"`
 }
 
-// Analyze computes the angelic fix candidates of each failing test. The
-// targets of one package share one instrumented build.
-func Analyze(ctx context.Context, root string, targets []Target, opts Options) ([]TestResult, error) {
+// Analyze computes the angelic fix candidates of each failing test of mod.
+// The targets of one package share one instrumented build.
+func Analyze(ctx context.Context, mod *testbuild.Module, targets []Target, opts Options) ([]TestResult, error) {
 	opts.defaults()
-	root, err := filepath.Abs(root)
-	if err != nil {
-		return nil, fmt.Errorf("resolving the module root: %w", err)
-	}
 	work, err := os.MkdirTemp("", "faultline-agx-")
 	if err != nil {
 		return nil, fmt.Errorf("creating scratch directory: %w", err)
 	}
 	defer os.RemoveAll(work)
+	listing, err := mod.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := mod.Keys(ctx, listing, "")
+	if err != nil {
+		return nil, err
+	}
+	defer mod.Hasher().Save()
 	byPkg := map[string][]Target{}
 	var order []string
 	for _, t := range targets {
@@ -127,35 +131,30 @@ func Analyze(ctx context.Context, root string, targets []Target, opts Options) (
 		byPkg[t.Package] = append(byPkg[t.Package], t)
 	}
 	var out []TestResult
-	for i, pkg := range order {
-		dir := filepath.Join(work, strconv.Itoa(i))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("creating scratch directory: %w", err)
+	for _, path := range order {
+		pkg := listing.Package(path)
+		if pkg == nil {
+			return nil, fmt.Errorf("%s is not a package of module %s", path, mod.Path)
 		}
-		prog, err := loadProgram(root, pkg, dir)
+		prog, err := loadProgram(mod, path)
 		if err != nil {
 			return nil, err
 		}
-		sources, err := hashSources(prog)
+		sources, err := keys.Sources(pkg)
 		if err != nil {
 			return nil, err
 		}
-		list := byPkg[pkg]
-		pkgDir := list[0].Dir
-		if pkgDir == "" {
-			pkgDir = prog.pkgDir
-		}
-		bin, err := buildTestBinary(ctx, prog, pkgDir, pkg, dir)
+		bin, err := buildTestBinary(ctx, mod, keys, prog, pkg, work)
 		if err != nil {
 			return nil, err
 		}
 		bin.timeout = opts.RunTimeout
-		for _, t := range list {
+		for _, t := range byPkg[path] {
 			r, err := analyzeTest(ctx, prog, bin, t, opts)
 			if err != nil {
 				return nil, fmt.Errorf("analysing %s: %w", t.Test, err)
 			}
-			r.Package = pkg
+			r.Package = path
 			r.setSources(sources)
 			out = append(out, *r)
 		}

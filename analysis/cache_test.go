@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"faultline/spectra"
 )
 
 // TestResultCache analyses a failing test through the cache, then checks
@@ -19,24 +17,9 @@ func TestResultCache(t *testing.T) {
 		t.Skip("collects spectra and builds an instrumented test binary")
 	}
 	dir := extractFrom(t, filepath.Join("..", "bench", "analysis", "programs", "distance.txtar"))
-	ws, err := spectra.Open(dir, spectra.Options{CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	m, err := ws.Collect(ctx, spectra.CollectOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var failing []spectra.TestRun
-	for _, tr := range m.Tests {
-		if tr.Verdict.Failing() {
-			failing = append(failing, tr)
-		}
-	}
-	if len(failing) != 1 {
-		t.Fatalf("want one failing test, got %d", len(failing))
-	}
+	mod := open(t, dir)
+	failing := []Target{{Package: "example.com/distance", Test: "TestManhattan/backward_x"}}
 	cache, err := OpenResultCache(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -44,14 +27,14 @@ func TestResultCache(t *testing.T) {
 	opts := Options{MaxSize: 1, Budget: 10 * time.Second}
 	analyse := func(wantHits int) Cached {
 		t.Helper()
-		out, err := AnalyzeCached(ctx, cache, m, failing, opts)
+		out, err := AnalyzeCached(ctx, cache, mod, failing, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if out.Hits != wantHits {
 			t.Fatalf("cache hits %d, want %d", out.Hits, wantHits)
 		}
-		if len(out.Results) != 1 || out.Results[0].Test != failing[0].Name || len(out.Results[0].Candidates) == 0 {
+		if len(out.Results) != 1 || out.Results[0].Test != failing[0].Test || len(out.Results[0].Candidates) == 0 {
 			t.Fatalf("unexpected results %+v", out.Results)
 		}
 		return out
@@ -61,6 +44,12 @@ func TestResultCache(t *testing.T) {
 	if len(second.Results[0].Candidates) != len(first.Results[0].Candidates) ||
 		second.Results[0].Candidates[0].Locations[0] != first.Results[0].Candidates[0].Locations[0] {
 		t.Errorf("cached result differs:\n%+v\n%+v", second.Results[0], first.Results[0])
+	}
+	// A cached candidate carries what Verify needs.
+	if c := second.Results[0].Candidates[0]; !c.Verifiable() {
+		t.Error("a cached candidate cannot be verified")
+	} else if v, err := Verify(ctx, mod, failing[0], c, opts); err != nil || v.Passed != c.Verified {
+		t.Errorf("verifying a cached candidate: %+v, %v", v, err)
 	}
 
 	// A package the test does not run.

@@ -2,14 +2,14 @@ package analysis
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
+	"faultline/internal/testbuild"
+	"faultline/internal/txtartest"
 )
 
 // extract writes a txtar archive of testdata into a fresh directory.
@@ -18,22 +18,20 @@ func extract(t *testing.T, name string) string {
 	return extractFrom(t, filepath.Join("testdata", name))
 }
 
+// open opens the module in dir with a cache of the test's own.
+func open(t *testing.T, dir string) *testbuild.Module {
+	t.Helper()
+	m, err := testbuild.Open(dir, testbuild.Config{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // extractFrom writes a txtar archive into a fresh directory.
 func extractFrom(t *testing.T, path string) string {
 	t.Helper()
-	ar, err := txtar.ParseFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fsys, err := txtar.FS(ar)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, fsys); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return txtartest.Extract(t, path)
 }
 
 // TestFooGolden checks the five minimal fix candidates of the AgxFaults
@@ -43,7 +41,7 @@ func extractFrom(t *testing.T, path string) string {
 // by their validity conditions, not by the solver's choice.
 func TestFooGolden(t *testing.T) {
 	dir := extract(t, "foo.txtar")
-	res, err := Analyze(context.Background(), dir, []Target{{Package: "example.com/foo", Dir: dir, Test: "TestFoo"}}, Options{})
+	res, err := Analyze(context.Background(), open(t, dir), []Target{{Package: "example.com/foo", Test: "TestFoo"}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

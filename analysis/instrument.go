@@ -1,8 +1,7 @@
 package analysis
 
 import (
-	"bytes"
-	"encoding/json"
+	"faultline/internal/testbuild"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -24,29 +23,23 @@ type program struct {
 	sites      []*site            // by id
 	leafOf     map[ast.Expr]int32 // wrapped operand -> leaf site
 	funcs      map[string]*function
-	overlay    map[string]string            // original path -> instrumented copy
+	overlay    *testbuild.Overlay
 	diffs      map[*types.Var]*ast.CallExpr // d in if d := cmp.Diff(x, y); ...
 	resultOf   map[*ast.CallExpr]bool       // calls wrapped in a kindResult site
 	pkgDir     string                       // directory of the package under test
-}
-
-// edit is a text insertion (or replacement when del > 0) at a byte offset.
-type edit struct {
-	off     int
-	del     int
-	text    string
-	closing bool
-	span    int
-	seq     int
+	rt         string                       // import name of the runtime in instrumented files
+	tuple      string                       // prefix of the tuple helpers declared in instrumented files
 }
 
 // loadProgram loads pkgPath with its tests and the module packages it
-// depends on, and instruments every file of them into workDir.
-func loadProgram(root, pkgPath, workDir string) (*program, error) {
+// depends on, and instruments every file of them into an overlay of mod.
+func loadProgram(mod *testbuild.Module, pkgPath string) (*program, error) {
+	root := mod.Root
 	cfg := &packages.Config{
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedSyntax |
 			packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports | packages.NeedDeps | packages.NeedModule,
 		Dir:   root,
+		Env:   mod.Env(),
 		Tests: true,
 	}
 	pkgs, err := packages.Load(cfg, pkgPath)
@@ -62,35 +55,43 @@ func loadProgram(root, pkgPath, workDir string) (*program, error) {
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("loading %s: %s", pkgPath, strings.Join(errs, "; "))
 	}
-	prog := &program{root: root, leafOf: map[ast.Expr]int32{}, funcs: map[string]*function{}, overlay: map[string]string{},
+	overlay, err := mod.NewOverlay()
+	if err != nil {
+		return nil, err
+	}
+	prog := &program{root: root, leafOf: map[ast.Expr]int32{}, funcs: map[string]*function{}, overlay: overlay,
 		diffs: map[*types.Var]*ast.CallExpr{}, resultOf: map[*ast.CallExpr]bool{}}
 	// Every module package in the graph; test variants first, since they
 	// hold the package's test files and type the other files identically.
-	var mod []*packages.Package
+	var inModule []*packages.Package
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
 		if p.Module != nil && p.Module.Main {
 			if p.PkgPath == pkgPath && prog.pkgDir == "" && len(p.GoFiles) > 0 {
 				prog.pkgDir = filepath.Dir(p.GoFiles[0])
 			}
-			mod = append(mod, p)
+			inModule = append(inModule, p)
 			prog.modulePath = p.Module.Path
 			if prog.fset == nil {
 				prog.fset = p.Fset
 			}
 		}
 	})
-	if len(mod) == 0 {
+	if len(inModule) == 0 {
 		return nil, fmt.Errorf("%s: no package of the main module", pkgPath)
 	}
-	sort.SliceStable(mod, func(i, j int) bool { return (mod[i].ID != mod[i].PkgPath) && (mod[j].ID == mod[j].PkgPath) })
+	sort.SliceStable(inModule, func(i, j int) bool {
+		return (inModule[i].ID != inModule[i].PkgPath) && (inModule[j].ID == inModule[j].PkgPath)
+	})
 	type unit struct {
 		p    *packages.Package
 		file *ast.File
 		path string
+		src  []byte
 	}
 	var units []unit
+	var sources [][]byte
 	seen := map[string]bool{}
-	for _, p := range mod {
+	for _, p := range inModule {
 		for i, f := range p.Syntax {
 			if i >= len(p.CompiledGoFiles) {
 				break
@@ -100,8 +101,20 @@ func loadProgram(root, pkgPath, workDir string) (*program, error) {
 				continue
 			}
 			seen[path] = true
-			units = append(units, unit{p, f, path})
+			src, err := os.ReadFile(path)
+			if err != nil {
+				return nil, fmt.Errorf("reading %s: %w", path, err)
+			}
+			units = append(units, unit{p, f, path, src})
+			sources = append(sources, src)
 		}
+	}
+	// The names instrumented files use must be nobody's in the program.
+	prog.rt = testbuild.UnusedName("faultlineagx", sources...)
+	prog.tuple = testbuild.UnusedName("faultlineagxTuple", sources...)
+	runtimePath, err := overlay.AddRuntime(recorderRuntime())
+	if err != nil {
+		return nil, err
 	}
 	// Functions first, so that calls resolve to callees in any file.
 	for _, u := range units {
@@ -113,51 +126,16 @@ func loadProgram(root, pkgPath, workDir string) (*program, error) {
 		}
 	}
 	for _, u := range units {
-		src, err := os.ReadFile(u.path)
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", u.path, err)
-		}
 		rel, _ := filepath.Rel(root, u.path)
-		fi := &fileInstrumenter{prog: prog, info: u.p.TypesInfo, rel: filepath.ToSlash(rel), src: src,
+		fi := &fileInstrumenter{prog: prog, info: u.p.TypesInfo, pkg: u.p.Types, file: u.file, rel: filepath.ToSlash(rel), src: u.src,
 			hard: strings.HasSuffix(u.path, "_test.go"), tf: prog.fset.File(u.file.Pos())}
-		out, changed := fi.run(u.file)
-		if !changed {
-			continue
+		if edits := fi.run(u.file, runtimePath); len(edits) > 0 {
+			if err := overlay.Edit(u.path, u.src, edits, genericsVersion); err != nil {
+				return nil, err
+			}
 		}
-		if u.p.Module != nil && needsUpgrade(u.p.Module.GoVersion) {
-			out = upgradeLanguage(out, u.path)
-		}
-		dst := filepath.Join(workDir, "src", strconv.Itoa(len(prog.overlay))+"_"+filepath.Base(u.path))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return nil, fmt.Errorf("creating overlay directory: %w", err)
-		}
-		if err := os.WriteFile(dst, out, 0o644); err != nil {
-			return nil, fmt.Errorf("writing instrumented %s: %w", rel, err)
-		}
-		prog.overlay[u.path] = dst
 	}
-	rt := filepath.Join(workDir, "src", "faultlineagx.go")
-	runtime := runtimeSource()
-	if m := mod[0].Module; needsUpgrade(m.GoVersion) {
-		runtime = "//go:build " + genericsVersion + "\n\n" + runtime
-	}
-	if err := os.WriteFile(rt, []byte(runtime), 0o644); err != nil {
-		return nil, fmt.Errorf("writing the runtime: %w", err)
-	}
-	prog.overlay[filepath.Join(root, filepath.FromSlash(runtimePackage), "faultlineagx.go")] = rt
 	return prog, nil
-}
-
-// writeOverlay writes the go build overlay file.
-func (p *program) writeOverlay(path string) error {
-	data, err := json.Marshal(map[string]any{"Replace": p.overlay})
-	if err != nil {
-		return fmt.Errorf("encoding overlay: %w", err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return fmt.Errorf("writing overlay: %w", err)
-	}
-	return nil
 }
 
 func (p *program) funcKey(pos token.Pos) string {
@@ -259,59 +237,142 @@ func recorder(t types.Type) string {
 type fileInstrumenter struct {
 	prog  *program
 	info  *types.Info
+	pkg   *types.Package
+	file  *ast.File
 	rel   string
 	src   []byte
 	hard  bool
 	tf    *token.File
-	edits []edit
+	edits []testbuild.Edit
 }
 
 func (fi *fileInstrumenter) off(p token.Pos) int { return fi.tf.Offset(p) }
 
-func (fi *fileInstrumenter) insert(p token.Pos, text string) {
-	fi.edits = append(fi.edits, edit{off: fi.off(p), text: text, seq: len(fi.edits)})
+func (fi *fileInstrumenter) add(e testbuild.Edit) {
+	e.Seq = len(fi.edits)
+	fi.edits = append(fi.edits, e)
 }
 
-// wrap surrounds e with a call to the runtime recording site id.
+func (fi *fileInstrumenter) insert(p token.Pos, text string) {
+	fi.add(testbuild.Edit{Off: fi.off(p), Text: text})
+}
+
+// record is a call recording the value of expr, of type t, at site id:
+// instantiated with t where it can be spelled at pos, else with expr's own
+// type, which must then be t.
+func (fi *fileInstrumenter) record(t types.Type, pos token.Pos, id int32, expr string) string {
+	return fi.call(recorder(t), fi.spell(t, pos)) + strconv.Itoa(int(id)) + ", " + expr + ")"
+}
+
+// call is the start of a call of the runtime function name instantiated
+// with typ ("" to let the argument's type decide).
+func (fi *fileInstrumenter) call(name, typ string) string {
+	if typ == "" {
+		return fi.prog.rt + "." + name + "("
+	}
+	return fi.prog.rt + "." + name + "[" + typ + "]("
+}
+
+// wrap surrounds e with a call to the runtime recording site id. The call
+// is instantiated with e's type, so that an untyped constant or comparison
+// in e takes the type its context gave it, as it did unwrapped. When that
+// type cannot be spelled here and e's own type would differ from it, e is
+// left unrecorded rather than break the build.
 func (fi *fileInstrumenter) wrap(e ast.Expr, id int32, t types.Type) {
-	open := "faultlineagx." + recorder(t) + "(" + strconv.Itoa(int(id)) + ", "
-	if tv := fi.info.Types[e]; tv.Value != nil {
-		// A constant takes the type of its context, which a generic call would not.
-		name := fi.typeName(t)
-		if name == "" {
-			return
-		}
-		open += name + "("
-		fi.edits = append(fi.edits, edit{off: fi.off(e.End()), text: ")", closing: true, span: fi.off(e.End()) - fi.off(e.Pos()), seq: len(fi.edits)})
+	// The type e has where it stands: a condition of a named Boolean type
+	// keeps that type, an untyped one takes its default.
+	if own := fi.info.TypeOf(e); own != nil && valueKind(own) == valueKind(t) {
+		t = types.Default(own)
+	}
+	name := fi.spell(t, e.Pos())
+	if name == "" && fi.contextTyped(e) {
+		return
 	}
 	span := fi.off(e.End()) - fi.off(e.Pos())
-	fi.edits = append(fi.edits, edit{off: fi.off(e.Pos()), text: open, span: span, seq: len(fi.edits)})
-	fi.edits = append(fi.edits, edit{off: fi.off(e.End()), text: ")", closing: true, span: span + 1, seq: len(fi.edits)})
+	fi.add(testbuild.Edit{Off: fi.off(e.Pos()), Text: fi.call(recorder(t), name) + strconv.Itoa(int(id)) + ", ", Span: span})
+	fi.add(testbuild.Edit{Off: fi.off(e.End()), Text: ")", Close: true, Span: span + 1})
 }
 
-// typeName spells t in this file, or "" when it cannot (another package's type).
-func (fi *fileInstrumenter) typeName(t types.Type) string {
-	if n, ok := t.(*types.Named); ok {
-		if n.Obj().Pkg() != nil && n.Obj().Parent() == n.Obj().Pkg().Scope() && n.Obj().Pkg().Scope().Lookup(n.Obj().Name()) == n.Obj() {
-			if fi.pkgOf() == n.Obj().Pkg() {
-				return n.Obj().Name()
+// basicAliases name the predeclared types in the runtime, where the code
+// under test cannot shadow them.
+var basicAliases = map[types.BasicKind]string{
+	types.Bool: "Bool", types.Int: "Int", types.Int8: "Int8", types.Int16: "Int16", types.Int32: "Int32", types.Int64: "Int64",
+	types.Uint: "Uint", types.Uint8: "Uint8", types.Uint16: "Uint16", types.Uint32: "Uint32", types.Uint64: "Uint64",
+	types.Uintptr: "Uintptr", types.Float32: "Float32", types.Float64: "Float64",
+}
+
+// spell returns how t is written at pos in this file, or "" when it cannot
+// be: a predeclared type through the runtime's alias, a type of this
+// package by its name, another package's exported type through this file's
+// import of it, each only when no local declaration shadows the name.
+func (fi *fileInstrumenter) spell(t types.Type, pos token.Pos) string {
+	switch t := types.Unalias(t).(type) {
+	case *types.Basic:
+		if name, ok := basicAliases[t.Kind()]; ok {
+			return fi.prog.rt + "." + name
+		}
+	case *types.Named:
+		obj := t.Obj()
+		if obj.Pkg() == nil || obj.Parent() != obj.Pkg().Scope() || t.TypeArgs().Len() > 0 {
+			return "" // predeclared error, local types, instantiations
+		}
+		if obj.Pkg() == fi.pkg {
+			if fi.lookup(obj.Name(), pos) == obj {
+				return obj.Name()
+			}
+			return ""
+		}
+		if !obj.Exported() {
+			return ""
+		}
+		for _, imp := range fi.file.Imports {
+			if path, _ := strconv.Unquote(imp.Path.Value); path != obj.Pkg().Path() {
+				continue
+			}
+			pn, ok := fi.info.PkgNameOf(imp), true
+			if pn == nil || pn.Name() == "_" || pn.Name() == "." {
+				ok = false
+			}
+			if ok && fi.lookup(pn.Name(), pos) == types.Object(pn) {
+				return pn.Name() + "." + obj.Name()
 			}
 		}
-		return ""
-	}
-	if b, ok := t.(*types.Basic); ok && b.Info()&types.IsUntyped == 0 {
-		return b.Name()
 	}
 	return ""
 }
 
-func (fi *fileInstrumenter) pkgOf() *types.Package {
-	for _, obj := range fi.info.Defs {
-		if obj != nil && obj.Pkg() != nil {
-			return obj.Pkg()
-		}
+// lookup resolves a name at pos as the type checker would there.
+func (fi *fileInstrumenter) lookup(name string, pos token.Pos) types.Object {
+	scope := fi.pkg.Scope().Innermost(pos)
+	if scope == nil {
+		return nil
 	}
-	return nil
+	_, obj := scope.LookupParent(name, pos)
+	return obj
+}
+
+// contextTyped reports whether e's type comes from where it stands rather
+// than from e itself: a constant, a comparison (untyped bool), a shift of
+// a constant, or operations on such.
+func (fi *fileInstrumenter) contextTyped(e ast.Expr) bool {
+	if tv, ok := fi.info.Types[e]; ok && tv.Value != nil {
+		return true
+	}
+	switch e := e.(type) {
+	case *ast.ParenExpr:
+		return fi.contextTyped(e.X)
+	case *ast.UnaryExpr:
+		return fi.contextTyped(e.X)
+	case *ast.BinaryExpr:
+		switch e.Op {
+		case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
+			return true
+		case token.SHL, token.SHR:
+			return fi.contextTyped(e.X)
+		}
+		return fi.contextTyped(e.X) && fi.contextTyped(e.Y)
+	}
+	return false
 }
 
 func (fi *fileInstrumenter) site(kind siteKind, fn *function, e ast.Node, t types.Type) *site {
@@ -327,8 +388,8 @@ func (fi *fileInstrumenter) site(kind siteKind, fn *function, e ast.Node, t type
 	return fi.prog.newSite(s)
 }
 
-// run instruments every function of f and returns the new source.
-func (fi *fileInstrumenter) run(f *ast.File) ([]byte, bool) {
+// run instruments every function of f and returns the edits.
+func (fi *fileInstrumenter) run(f *ast.File, runtimePath string) []testbuild.Edit {
 	for _, d := range f.Decls {
 		fd, ok := d.(*ast.FuncDecl)
 		if !ok || fd.Body == nil {
@@ -342,37 +403,10 @@ func (fi *fileInstrumenter) run(f *ast.File) ([]byte, bool) {
 		fi.function(fn, fd.Recv, fd.Type, fd.Body)
 	}
 	if len(fi.edits) == 0 {
-		return nil, false
+		return nil
 	}
-	fi.insert(f.Name.End(), "; import faultlineagx \""+fi.prog.modulePath+"/"+runtimePackage+"\"")
-	sort.SliceStable(fi.edits, func(i, j int) bool {
-		a, b := fi.edits[i], fi.edits[j]
-		if a.off != b.off {
-			return a.off < b.off
-		}
-		if a.closing != b.closing {
-			return a.closing
-		}
-		if a.closing {
-			return a.span < b.span
-		}
-		if a.span != b.span {
-			return a.span > b.span
-		}
-		return a.seq < b.seq
-	})
-	var out bytes.Buffer
-	last := 0
-	for _, e := range fi.edits {
-		if e.off < last {
-			continue // inside a replaced range
-		}
-		out.Write(fi.src[last:e.off])
-		out.WriteString(e.text)
-		last = e.off + e.del
-	}
-	out.Write(fi.src[last:])
-	return out.Bytes(), true
+	fi.insert(f.Name.End(), fmt.Sprintf("; import %s %q", fi.prog.rt, runtimePath))
+	return fi.edits
 }
 
 // function instruments one function body.
@@ -382,7 +416,7 @@ func (fi *fileInstrumenter) function(fn *function, recv *ast.FieldList, ft *ast.
 	leave := fi.site(kindLeave, fn, nil, nil)
 	fn.enter, fn.leave = enter.id, leave.id
 	var prologue strings.Builder
-	fmt.Fprintf(&prologue, " faultlineagx.Enter(%d); defer faultlineagx.Leave(%d);", enter.id, leave.id)
+	fmt.Fprintf(&prologue, " %s.Enter(%d); defer %s.Leave(%d);", fi.prog.rt, enter.id, fi.prog.rt, leave.id)
 	if ft.Params != nil {
 		index := 0
 		for _, field := range ft.Params.List {
@@ -400,7 +434,7 @@ func (fi *fileInstrumenter) function(fn *function, recv *ast.FieldList, ft *ast.
 					if fn.tracked[obj] {
 						s.obj = obj
 					}
-					fmt.Fprintf(&prologue, " _ = faultlineagx.%s(%d, %s);", recorder(obj.Type()), s.id, name.Name)
+					fmt.Fprintf(&prologue, " _ = %s;", fi.record(obj.Type(), body.Lbrace, s.id, name.Name))
 				}
 				index++
 			}
@@ -559,8 +593,8 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 			if s.Tok == token.DEC {
 				op = "-"
 			}
-			fi.edits = append(fi.edits, edit{off: fi.off(s.Pos()), del: fi.off(s.End()) - fi.off(s.Pos()),
-				text: fmt.Sprintf("%s = faultlineagx.%s(%d, %s%s1)", name, recorder(v.Type()), st.id, name, op), span: 1 << 30, seq: len(fi.edits)})
+			fi.add(testbuild.Edit{Off: fi.off(s.Pos()), Del: fi.off(s.End()) - fi.off(s.Pos()),
+				Text: name + " = " + fi.record(v.Type(), s.Pos(), st.id, name+op+"1"), Span: testbuild.Statement})
 		}
 	case *ast.DeclStmt:
 		gd, ok := s.Decl.(*ast.GenDecl)
@@ -602,7 +636,7 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 					if fn.tracked[v] {
 						st.obj = v
 					}
-					defs = append(defs, fmt.Sprintf("_ = faultlineagx.%s(%d, %s)", recorder(v.Type()), st.id, name.Name))
+					defs = append(defs, "_ = "+fi.record(v.Type(), s.End(), st.id, name.Name))
 				}
 			}
 		}
@@ -761,7 +795,7 @@ func (fi *fileInstrumenter) switchStmt(fn *function, s *ast.SwitchStmt, label st
 		}
 		tag = fi.site(kindTag, fn, s.Tag, fi.info.TypeOf(s.Tag))
 		fi.model(fn, s.Tag, true)
-		fi.surround(s.Tag, fmt.Sprintf("faultlineagx.Tag[%s](%d, ", typeName, tag.id), ")")
+		fi.surround(s.Tag, fi.call("Tag", typeName)+strconv.Itoa(int(tag.id))+", ", ")")
 	}
 	assigned := fi.assigned(fn, s)
 	leaves := escapes(s)
@@ -779,7 +813,7 @@ func (fi *fileInstrumenter) switchStmt(fn *function, s *ast.SwitchStmt, label st
 			st.tag = tag
 			st.text = tag.text + " == " + st.text
 			fi.model(fn, x, false)
-			fi.surround(x, fmt.Sprintf("faultlineagx.Case[%s](%d, %d, ", typeName, st.id, tag.id), ")")
+			fi.surround(x, fmt.Sprintf("%s%d, %d, ", fi.call("Case", typeName), st.id, tag.id), ")")
 		}
 		fi.stmtList(fn, cc.Body)
 	}
@@ -800,7 +834,7 @@ func (fi *fileInstrumenter) tagTypeName(s *ast.SwitchStmt) string {
 			}
 		}
 	}
-	return fi.typeName(t)
+	return fi.spell(t, s.Tag.Pos())
 }
 
 // join marks where control leaves an if, for or switch statement (labelled
@@ -811,7 +845,7 @@ func (fi *fileInstrumenter) join(fn *function, s ast.Stmt, label string, inList 
 	}
 	st := fi.site(kindJoin, fn, nil, nil)
 	st.stmt = s
-	fi.insert(s.End(), fmt.Sprintf("; faultlineagx.Mark(%d)", st.id))
+	fi.insert(s.End(), fmt.Sprintf("; %s.Mark(%d)", fi.prog.rt, st.id))
 }
 
 // assigned lists the tracked locals a statement may assign.
@@ -1113,20 +1147,20 @@ func (fi *fileInstrumenter) tuple(fn *function, call *ast.CallExpr, comps map[in
 	results := fi.info.TypeOf(call).(*types.Tuple)
 	var params, args, resultTypes, rets []string
 	for i := 0; i < results.Len(); i++ {
-		constraint := "any"
+		constraint := "interface{}"
 		ret := fmt.Sprintf("v%d", i)
 		if st := comps[i]; st != nil {
-			constraint = map[string]string{"I": "faultlineagx.Integer", "B": "~bool", "F32": "~float32", "F64": "~float64"}[recorder(results.At(i).Type())]
-			ret = fmt.Sprintf("faultlineagx.%s(%d, v%d)", recorder(results.At(i).Type()), st.id, i)
+			constraint = fi.prog.rt + "." + map[string]string{"I": "Integer", "B": "BoolKind", "F32": "Float32Kind", "F64": "Float64Kind"}[recorder(results.At(i).Type())]
+			ret = fmt.Sprintf("%s.%s(%d, v%d)", fi.prog.rt, recorder(results.At(i).Type()), st.id, i)
 		}
 		params = append(params, fmt.Sprintf("T%d %s", i, constraint))
 		args = append(args, fmt.Sprintf("v%d T%d", i, i))
 		resultTypes = append(resultTypes, fmt.Sprintf("T%d", i))
 		rets = append(rets, ret)
 	}
-	name := fmt.Sprintf("faultlineagxTuple%d", rs.id)
-	fi.edits = append(fi.edits, edit{off: len(fi.src), text: fmt.Sprintf("\n\nfunc %s[%s](%s) (%s) {\n\tfaultlineagx.Mark(%d)\n\treturn %s\n}\n",
-		name, strings.Join(params, ", "), strings.Join(args, ", "), strings.Join(resultTypes, ", "), rs.id, strings.Join(rets, ", ")), seq: len(fi.edits)})
+	name := fmt.Sprintf("%s%d", fi.prog.tuple, rs.id)
+	fi.add(testbuild.Edit{Off: len(fi.src), Text: fmt.Sprintf("\n\nfunc %s[%s](%s) (%s) {\n\t%s.Mark(%d)\n\treturn %s\n}\n",
+		name, strings.Join(params, ", "), strings.Join(args, ", "), strings.Join(resultTypes, ", "), fi.prog.rt, rs.id, strings.Join(rets, ", "))})
 	fi.surround(call, name+"(", ")")
 }
 
@@ -1143,8 +1177,8 @@ func (fi *fileInstrumenter) result(fn *function, call *ast.CallExpr, callee *fun
 	// Inside any other wrapping of the call (a site's own, spanning the
 	// same text), and outside its operands, which end before its ")".
 	span := fi.off(call.End()) - fi.off(call.Pos())
-	fi.edits = append(fi.edits, edit{off: fi.off(call.Pos()), text: "faultlineagx." + recorder(t) + "(" + strconv.Itoa(int(st.id)) + ", ", span: span - 1, seq: len(fi.edits)})
-	fi.edits = append(fi.edits, edit{off: fi.off(call.End()), text: ")", closing: true, span: span, seq: len(fi.edits)})
+	fi.add(testbuild.Edit{Off: fi.off(call.Pos()), Text: fi.call(recorder(t), fi.spell(t, call.Pos())) + strconv.Itoa(int(st.id)) + ", ", Span: span - 1})
+	fi.add(testbuild.Edit{Off: fi.off(call.End()), Text: ")", Close: true, Span: span})
 }
 
 func (fi *fileInstrumenter) funcLit(lit *ast.FuncLit) {
@@ -1278,23 +1312,33 @@ func (fi *fileInstrumenter) guard(fn *function, e ast.Expr) {
 	if t == nil || fi.info.Types[x].IsType() || !pure(fi.info, x) {
 		return
 	}
+	// The length and capacity are read through the runtime (or are
+	// constants), never through len and cap, which the code may shadow.
 	str := false
+	xs := fi.text(x)
+	var length, capacity string
 	switch u := t.Underlying().(type) {
 	case *types.Slice:
+		length, capacity = fi.prog.rt+".Len("+xs+")", fi.prog.rt+".Cap("+xs+")"
 	case *types.Array:
+		length = strconv.FormatInt(u.Len(), 10)
+		capacity = length
 	case *types.Pointer:
-		if _, ok := u.Elem().Underlying().(*types.Array); !ok {
+		a, ok := u.Elem().Underlying().(*types.Array)
+		if !ok {
 			return
 		}
+		length = strconv.FormatInt(a.Len(), 10)
+		capacity = length
 	case *types.Basic:
 		if u.Info()&types.IsString == 0 {
 			return
 		}
 		str = true
+		length = fi.prog.rt + ".LenString(" + xs + ")"
 	default:
 		return // maps, type parameters, generic instantiations
 	}
-	xs := fi.text(x)
 	switch e := e.(type) {
 	case *ast.IndexExpr:
 		if valueKind(fi.info.TypeOf(e.Index)) != 'i' && !isUntypedNumber(fi.info.TypeOf(e.Index)) {
@@ -1306,7 +1350,7 @@ func (fi *fileInstrumenter) guard(fn *function, e ast.Expr) {
 		st := fi.site(kindGuard, fn, e, fi.info.TypeOf(e.Index))
 		st.guard, st.bounds = guardIndex, []ast.Expr{e.Index}
 		fi.model(fn, e.Index, true)
-		fi.surround(e.Index, fmt.Sprintf("faultlineagx.Index(%d, ", st.id), ", len("+xs+"))")
+		fi.surround(e.Index, fmt.Sprintf("%s%d, ", fi.call("Index", fi.spell(fi.info.TypeOf(e.Index), e.Index.Pos())), st.id), ", "+length+")")
 	case *ast.SliceExpr:
 		bounds := []ast.Expr{e.Low, e.High}
 		if e.Slice3 {
@@ -1328,22 +1372,23 @@ func (fi *fileInstrumenter) guard(fn *function, e ast.Expr) {
 		}
 		last := present[len(present)-1]
 		earlier := []string{"0", "0"}
+		int64Of := func(b ast.Expr) string { return fi.prog.rt + ".Int64(" + fi.text(b) + ")" }
 		if e.Low != nil && last != e.Low {
-			earlier[0], earlier[1] = "int64("+fi.text(e.Low)+")", "int64("+fi.text(e.Low)+")"
+			earlier[0], earlier[1] = int64Of(e.Low), int64Of(e.Low)
 		}
 		if e.Slice3 {
-			earlier[1] = "int64(" + fi.text(e.High) + ")"
+			earlier[1] = int64Of(e.High)
 		}
-		limit := "cap(" + xs + ")"
+		limit := capacity
 		if str || e.High == nil {
-			limit = "len(" + xs + ")"
+			limit = length
 		}
 		st := fi.site(kindGuard, fn, e, fi.info.TypeOf(last))
 		st.guard, st.bounds = guardSlice, bounds
 		for _, b := range present {
 			fi.model(fn, b, true)
 		}
-		fi.surround(last, fmt.Sprintf("faultlineagx.Slice(%d, ", st.id), fmt.Sprintf(", %s, %s, %s)", earlier[0], earlier[1], limit))
+		fi.surround(last, fmt.Sprintf("%s%d, ", fi.call("Slice", fi.spell(fi.info.TypeOf(last), last.Pos())), st.id), fmt.Sprintf(", %s, %s, %s)", earlier[0], earlier[1], limit))
 	}
 }
 
@@ -1356,14 +1401,14 @@ func (fi *fileInstrumenter) divGuard(fn *function, y ast.Expr) {
 	st := fi.site(kindGuard, fn, y, fi.info.TypeOf(y))
 	st.guard, st.bounds = guardDiv, []ast.Expr{y}
 	fi.model(fn, y, true)
-	fi.surround(y, fmt.Sprintf("faultlineagx.Div(%d, ", st.id), ")")
+	fi.surround(y, fmt.Sprintf("%s%d, ", fi.call("Div", fi.spell(fi.info.TypeOf(y), y.Pos())), st.id), ")")
 }
 
 // surround puts text around e, outside any wrapping of e itself.
 func (fi *fileInstrumenter) surround(e ast.Expr, open, close string) {
 	span := fi.off(e.End()) - fi.off(e.Pos())
-	fi.edits = append(fi.edits, edit{off: fi.off(e.Pos()), text: open, span: span + 1, seq: len(fi.edits)})
-	fi.edits = append(fi.edits, edit{off: fi.off(e.End()), text: close, closing: true, span: span + 2, seq: len(fi.edits)})
+	fi.add(testbuild.Edit{Off: fi.off(e.Pos()), Text: open, Span: span + 1})
+	fi.add(testbuild.Edit{Off: fi.off(e.End()), Text: close, Close: true, Span: span + 2})
 }
 
 func (fi *fileInstrumenter) text(e ast.Expr) string {

@@ -2,15 +2,13 @@ package analysis
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"faultline/internal/testbuild"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -44,43 +42,24 @@ type runResult struct {
 	output    string
 }
 
-// testBinary is an instrumented test binary and the leaf test it runs.
+// testBinary is an instrumented test binary and where its runs keep their
+// trace and forced values.
 type testBinary struct {
-	path    string
-	dir     string // package directory: tests run there, like go test
+	mod     *testbuild.Module
+	bin     *testbuild.Binary
 	workDir string
 	timeout time.Duration
 	runs    int
 }
 
-// buildTestBinary compiles the package's test binary with the overlay.
-func buildTestBinary(ctx context.Context, prog *program, pkgDir, pkgPath, workDir string) (*testBinary, error) {
-	overlay := filepath.Join(workDir, "overlay.json")
-	if err := prog.writeOverlay(overlay); err != nil {
-		return nil, err
+// buildTestBinary builds the package's instrumented test binary, or takes
+// the one built before from the same sources and instrumentation.
+func buildTestBinary(ctx context.Context, mod *testbuild.Module, keys *testbuild.Keys, prog *program, pkg *testbuild.Package, workDir string) (*testBinary, error) {
+	bin, err := mod.BuildTest(ctx, prog.overlay, pkg, nil, keys.TestBinary(pkg))
+	if err != nil {
+		return nil, fmt.Errorf("building the instrumented test binary of %s: %w", pkg.ImportPath, err)
 	}
-	bin := filepath.Join(workDir, "pkg.test")
-	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-vet=off", "-overlay", overlay, "-o", bin, pkgPath)
-	cmd.Dir = prog.root
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	cmd.Stdout = &stderr
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, fmt.Errorf("building the instrumented test binary of %s: %v: %s", pkgPath, err, strings.TrimSpace(stderr.String()))
-	}
-	return &testBinary{path: bin, dir: pkgDir, workDir: workDir, timeout: 20 * time.Second}, nil
-}
-
-// testPattern selects exactly one leaf test: every level anchored and quoted.
-func testPattern(name string) string {
-	parts := strings.Split(name, "/")
-	for i, p := range parts {
-		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
-	}
-	return strings.Join(parts, "/")
+	return &testBinary{mod: mod, bin: bin, workDir: workDir, timeout: 20 * time.Second}, nil
 }
 
 // run runs one leaf test with the given values forced and reads its trace.
@@ -89,7 +68,7 @@ func (b *testBinary) run(ctx context.Context, test string, force []forcedValue) 
 	tracePath := filepath.Join(b.workDir, "trace.txt")
 	forcePath := filepath.Join(b.workDir, "force.json")
 	os.Remove(tracePath)
-	env := append(os.Environ(), traceEnv+"="+tracePath)
+	env := []string{traceEnv + "=" + tracePath, maxEventsEnv + "=" + strconv.Itoa(maxTraceEvents)}
 	if len(force) > 0 {
 		data, err := json.Marshal(force)
 		if err != nil {
@@ -100,26 +79,11 @@ func (b *testBinary) run(ctx context.Context, test string, force []forcedValue) 
 		}
 		env = append(env, forceEnv+"="+forcePath)
 	}
-	rctx, cancel := context.WithTimeout(ctx, b.timeout)
-	defer cancel()
-	cmd := exec.CommandContext(rctx, b.path, "-test.run", testPattern(test), "-test.v", "-test.count=1", "-test.timeout", b.timeout.String())
-	cmd.Dir = b.dir
-	cmd.Env = env
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	began := time.Now()
-	err := cmd.Run()
-	elapsed := time.Since(began)
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
+	out, err := b.mod.RunTest(ctx, b.bin, test, b.timeout, env)
+	if err != nil {
 		return nil, fmt.Errorf("running %s: %w", test, err)
 	}
-	res := &runResult{output: out.String(), elapsed: elapsed}
-	res.passed = err == nil && strings.Contains(res.output, "--- PASS: "+test+" ") && !strings.Contains(res.output, "--- FAIL")
+	res := &runResult{passed: out.Passed, output: out.Output, elapsed: out.Elapsed}
 	res.trace, err = readTrace(tracePath)
 	if err != nil {
 		return nil, err

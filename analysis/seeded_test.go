@@ -50,7 +50,7 @@ func TestSeededFaults(t *testing.T) {
 			}
 			// Single locations and a short budget keep the test quick; the
 			// benchmark runs with the defaults.
-			res, err := Analyze(context.Background(), dir, targets, Options{MaxSize: 1, Budget: 10 * time.Second})
+			res, err := Analyze(context.Background(), open(t, dir), targets, Options{MaxSize: 1, Budget: 10 * time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +97,7 @@ func checkFormulaFinds(t *testing.T, dir, pkg, file string, faulty map[string]in
 		targets = append(targets, Target{Package: pkg, Test: name})
 	}
 	sort.Slice(targets, func(i, j int) bool { return targets[i].Test < targets[j].Test })
-	res, err := Analyze(context.Background(), dir, targets, Options{MaxSize: 1})
+	res, err := Analyze(context.Background(), open(t, dir), targets, Options{MaxSize: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func checkPassesInstrumented(t *testing.T, dir, pkg string, tests ...string) {
 	for _, name := range tests {
 		targets = append(targets, Target{Package: pkg, Test: name})
 	}
-	res, err := Analyze(context.Background(), dir, targets, Options{})
+	res, err := Analyze(context.Background(), open(t, dir), targets, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

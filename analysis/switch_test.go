@@ -7,7 +7,7 @@ import (
 
 func TestPredicateSwitchingFallback(t *testing.T) {
 	dir := extract(t, "label.txtar")
-	res, err := Analyze(context.Background(), dir, []Target{{Package: "example.com/label", Test: "TestSize"}}, Options{})
+	res, err := Analyze(context.Background(), open(t, dir), []Target{{Package: "example.com/label", Test: "TestSize"}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

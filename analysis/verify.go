@@ -2,11 +2,9 @@ package analysis
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
+	"faultline/internal/testbuild"
 	"fmt"
-	"go/token"
 	"maps"
 	"os"
 	"path/filepath"
@@ -33,12 +31,13 @@ type Verification struct {
 const maxExcerptLines = 12
 
 // Verify runs the test of t again with the angelic values of c forced and
-// reports whether it passes. The package is loaded and instrumented anew:
-// site numbers depend only on the sources, so Verify refuses, with an error
-// wrapping ErrSourceChanged, when any source file of the module differs from
-// what the analysis saw. Only candidates returned by Analyze (in this
-// process) carry the forced values needed.
-func Verify(ctx context.Context, root string, t Target, c Candidate, opts Options) (Verification, error) {
+// reports whether it passes. The package is loaded and instrumented anew
+// (the binary built for the analysis is reused when nothing changed): site
+// numbers depend only on the sources, so Verify refuses, with an error
+// wrapping ErrSourceChanged, when any source file the test's binary is
+// built from differs from what the analysis saw. Only candidates returned
+// by Analyze, or restored from a ResultCache, carry the forced values.
+func Verify(ctx context.Context, mod *testbuild.Module, t Target, c Candidate, opts Options) (Verification, error) {
 	opts.defaults()
 	if !c.Verifiable() {
 		return Verification{}, errors.New("the candidate carries no forced values: only candidates made by Analyze can be verified")
@@ -46,13 +45,36 @@ func Verify(ctx context.Context, root string, t Target, c Candidate, opts Option
 	if t.Package == "" || t.Test == "" {
 		return Verification{}, errors.New("verifying a candidate needs the test's package and name")
 	}
-	root, err := filepath.Abs(root)
-	if err != nil {
-		return Verification{}, fmt.Errorf("resolving the module root: %w", err)
+	// Checked before and after listing: before saves the work when a file
+	// plainly changed, after catches new files.
+	if err := changedSources(mod, c.sources); err != nil {
+		return Verification{}, err
 	}
-	// Checked before and after loading: before saves the load when a file
-	// plainly changed, after catches new files and edits made meanwhile.
-	if err := changedSources(root, c.sources); err != nil {
+	listing, err := mod.List(ctx)
+	if err != nil {
+		return Verification{}, err
+	}
+	pkg := listing.Package(t.Package)
+	if pkg == nil {
+		return Verification{}, fmt.Errorf("%w: %s is no longer a package of the module", ErrSourceChanged, t.Package)
+	}
+	keys, err := mod.Keys(ctx, listing, "")
+	if err != nil {
+		return Verification{}, err
+	}
+	defer mod.Hasher().Save()
+	now, err := keys.Sources(pkg)
+	if err != nil {
+		return Verification{}, err
+	}
+	if err := sameSources(c.sources, now); err != nil {
+		return Verification{}, err
+	}
+	prog, err := loadProgram(mod, t.Package)
+	if err != nil {
+		return Verification{}, err
+	}
+	if err := c.sameSites(prog); err != nil {
 		return Verification{}, err
 	}
 	work, err := os.MkdirTemp("", "faultline-verify-")
@@ -60,25 +82,7 @@ func Verify(ctx context.Context, root string, t Target, c Candidate, opts Option
 		return Verification{}, fmt.Errorf("creating scratch directory: %w", err)
 	}
 	defer os.RemoveAll(work)
-	prog, err := loadProgram(root, t.Package, work)
-	if err != nil {
-		return Verification{}, err
-	}
-	now, err := hashSources(prog)
-	if err != nil {
-		return Verification{}, err
-	}
-	if err := sameSources(c.sources, now); err != nil {
-		return Verification{}, err
-	}
-	if err := c.sameSites(prog); err != nil {
-		return Verification{}, err
-	}
-	pkgDir := t.Dir
-	if pkgDir == "" {
-		pkgDir = prog.pkgDir
-	}
-	bin, err := buildTestBinary(ctx, prog, pkgDir, t.Package, work)
+	bin, err := buildTestBinary(ctx, mod, keys, prog, pkg, work)
 	if err != nil {
 		return Verification{}, err
 	}
@@ -94,47 +98,10 @@ func Verify(ctx context.Context, root string, t Target, c Candidate, opts Option
 // by Analyze do, those decoded from JSON do not.
 func (c Candidate) Verifiable() bool { return len(c.force) > 0 && c.sources != nil }
 
-// hashSources hashes every file of the module that the program was loaded
-// from, test files included: the instrumentation numbers sites in their
-// order, so any of them changing may renumber the sites.
-func hashSources(prog *program) (map[string]string, error) {
-	out := map[string]string{}
-	var firstErr error
-	prefix := prog.root + string(filepath.Separator)
-	prog.fset.Iterate(func(f *token.File) bool {
-		name := f.Name()
-		if !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, ".go") {
-			return true
-		}
-		rel, err := filepath.Rel(prog.root, name)
-		if err != nil {
-			firstErr = fmt.Errorf("locating %s in the module: %w", name, err)
-			return false
-		}
-		h, err := hashFile(name)
-		if err != nil {
-			firstErr = err
-			return false
-		}
-		out[filepath.ToSlash(rel)] = h
-		return true
-	})
-	return out, firstErr
-}
-
-func hashFile(path string) (string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("hashing %s: %w", path, err)
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:]), nil
-}
-
 // changedSources compares the files on disk with the recorded hashes.
-func changedSources(root string, recorded map[string]string) error {
+func changedSources(mod *testbuild.Module, recorded map[string]string) error {
 	for _, rel := range slices.Sorted(maps.Keys(recorded)) {
-		h, err := hashFile(filepath.Join(root, filepath.FromSlash(rel)))
+		h, err := mod.Hasher().File(filepath.Join(mod.Root, filepath.FromSlash(rel)))
 		if err != nil {
 			return fmt.Errorf("%w: %s is unreadable (%v); run the analysis again", ErrSourceChanged, rel, err)
 		}

@@ -136,7 +136,7 @@ func measure(ctx context.Context, name, dir, cache string, budget time.Duration)
 		}
 	}
 	o.failing = len(targets)
-	results, err := analysis.Analyze(ctx, m.Root, targets, analysis.Options{Budget: budget})
+	results, err := analysis.Analyze(ctx, ws.Module(), targets, analysis.Options{Budget: budget})
 	if err != nil {
 		return o, err
 	}

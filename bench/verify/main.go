@@ -101,7 +101,7 @@ func measure(ctx context.Context, name, dir, cache string, maxSize int) (row, er
 			targets = append(targets, analysis.Target{Package: t.Package, Test: t.Name})
 		}
 	}
-	results, err := analysis.Analyze(ctx, dir, targets, analysis.Options{MaxSize: maxSize})
+	results, err := analysis.Analyze(ctx, ws.Module(), targets, analysis.Options{MaxSize: maxSize})
 	if err != nil {
 		return r, err
 	}
@@ -112,7 +112,7 @@ func measure(ctx context.Context, name, dir, cache string, maxSize int) (row, er
 			}
 			r.candidates++
 			began := time.Now()
-			v, err := analysis.Verify(ctx, dir, analysis.Target{Package: res.Package, Test: res.Test}, c, analysis.Options{})
+			v, err := analysis.Verify(ctx, ws.Module(), analysis.Target{Package: res.Package, Test: res.Test}, c, analysis.Options{})
 			if err != nil {
 				return r, fmt.Errorf("verifying a candidate of %s: %w", res.Test, err)
 			}

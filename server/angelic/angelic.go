@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"faultline/analysis"
+	"faultline/internal/testbuild"
 	"faultline/server"
 )
 
@@ -28,7 +29,8 @@ type Provider struct {
 	nextID int
 	// byRoot holds the verifiable candidates of each module's latest
 	// analysis by FixCandidate.ID; an analysis replaces its module's.
-	byRoot map[string]map[string]produced
+	byRoot  map[string]map[string]produced
+	modules map[string]*testbuild.Module // by root
 }
 
 // produced is a candidate with the test it makes pass.
@@ -40,7 +42,22 @@ type produced struct {
 // New returns a provider analyzing at most maxTests failing tests per
 // collection (the analysis costs solver time and test runs per test).
 func New(opts analysis.Options, maxTests int) *Provider {
-	return &Provider{opts: opts, maxTests: max(maxTests, 1), byRoot: make(map[string]map[string]produced)}
+	return &Provider{opts: opts, maxTests: max(maxTests, 1), byRoot: make(map[string]map[string]produced), modules: map[string]*testbuild.Module{}}
+}
+
+// module returns the module at root, opened once.
+func (p *Provider) module(root string) (*testbuild.Module, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if m := p.modules[root]; m != nil {
+		return m, nil
+	}
+	m, err := testbuild.Open(root, testbuild.Config{})
+	if err != nil {
+		return nil, err
+	}
+	p.modules[root] = m
+	return m, nil
 }
 
 // Name implements server.Provider.
@@ -58,7 +75,11 @@ func (p *Provider) Analyze(ctx context.Context, in server.AnalysisInput) (server
 		p.replace(in.Root, nil)
 		return server.Findings{}, nil
 	}
-	results, err := analysis.Analyze(ctx, in.Root, targets, p.opts)
+	mod, err := p.module(in.Root)
+	if err != nil {
+		return server.Findings{}, fmt.Errorf("angelic analysis: %w", err)
+	}
+	results, err := analysis.Analyze(ctx, mod, targets, p.opts)
 	if err != nil {
 		return server.Findings{}, fmt.Errorf("angelic analysis: %w", err)
 	}
@@ -98,7 +119,11 @@ func (p *Provider) VerifyFix(ctx context.Context, root, id string) (server.FixVe
 	if !ok {
 		return server.FixVerification{}, fmt.Errorf("fix candidate %q is not from the latest angelic analysis of %s", id, root)
 	}
-	v, err := analysis.Verify(ctx, root, c.target, c.candidate, p.opts)
+	mod, err := p.module(root)
+	if err != nil {
+		return server.FixVerification{}, err
+	}
+	v, err := analysis.Verify(ctx, mod, c.target, c.candidate, p.opts)
 	if err != nil {
 		return server.FixVerification{}, fmt.Errorf("verifying %s: %w", c.target.Test, err)
 	}

@@ -1,0 +1,287 @@
+// Package faultlineagx records and forces values for faultline's angelic
+// analysis. It is injected into instrumented test binaries as
+// <module>/internal/faultlineagx; nothing else imports it.
+//
+// Every instrumented site calls it with its site number; it counts dynamic
+// instances per site and function activation, substitutes forced values and
+// appends one line "site activation instance value" per event to the trace
+// file (a float's value is its IEEE bits, which forced values carry too).
+// Its state is package level because instrumented code anywhere in the
+// binary reaches it without plumbing; it lives only inside the test process.
+//
+// Instrumented code refers to types, builtins and constraints only through
+// this package (Int, Len, Integer...), so that no identifier of the code
+// under test can shadow what the instrumentation means.
+package faultlineagx
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"sync"
+)
+
+type key struct{ site, act, local int32 }
+
+// frame is one instrumented activation: instances count per activation.
+type frame struct {
+	fn, act int32
+	counts  map[int32]int32
+}
+
+// Environment variables the runtime reads.
+const (
+	TraceEnv     = "FAULTLINE_AGX_TRACE"      // file to write the trace to
+	ForceEnv     = "FAULTLINE_AGX_FORCE"      // JSON file of values to force
+	MaxEventsEnv = "FAULTLINE_AGX_MAX_EVENTS" // events after which a run stops
+)
+
+var (
+	mu        sync.Mutex
+	maxEvents = 200000
+	counts    = map[int32]int32{} // instances outside any activation
+	acts      = map[int32]int32{} // activations per function
+	stack     []*frame
+	forced    map[key]int64
+	out       *bufio.Writer
+	depth     int
+	events    int
+	buf       []byte
+	tags      = map[int32]int64{} // last value per switch tag site
+)
+
+func init() {
+	if n, err := strconv.Atoi(os.Getenv(MaxEventsEnv)); err == nil && n > 0 {
+		maxEvents = n
+	}
+	if p := os.Getenv(TraceEnv); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "faultline: cannot write the trace:", err)
+			os.Exit(3)
+		}
+		out = bufio.NewWriterSize(f, 1<<16)
+	}
+	if p := os.Getenv(ForceEnv); p != "" {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "faultline: cannot read the forced values:", err)
+			os.Exit(3)
+		}
+		var list []struct {
+			Site, Act, Local int32
+			Value            int64
+		}
+		if err := json.Unmarshal(data, &list); err != nil {
+			fmt.Fprintln(os.Stderr, "faultline: bad forced values:", err)
+			os.Exit(3)
+		}
+		forced = map[key]int64{}
+		for _, f := range list {
+			forced[key{f.Site, f.Act, f.Local}] = f.Value
+		}
+	}
+}
+
+func event(site int32, v int64) int64 {
+	mu.Lock()
+	defer mu.Unlock()
+	return eventLocked(site, v)
+}
+
+func eventLocked(site int32, v int64) int64 {
+	var act, local int32
+	if n := len(stack); n > 0 {
+		f := stack[n-1]
+		f.counts[site]++
+		act, local = f.act, f.counts[site]
+	} else {
+		counts[site]++
+		local = counts[site]
+	}
+	if f, ok := forced[key{site, act, local}]; ok {
+		v = f
+	}
+	if out != nil {
+		if events >= maxEvents {
+			// A run this long is a forced value sent astray: stop it now
+			// rather than at its timeout.
+			out.Flush()
+			os.Exit(86)
+		}
+		events++
+		buf = strconv.AppendInt(buf[:0], int64(site), 10)
+		buf = append(buf, ' ')
+		buf = strconv.AppendInt(buf, int64(act), 10)
+		buf = append(buf, ' ')
+		buf = strconv.AppendInt(buf, int64(local), 10)
+		buf = append(buf, ' ')
+		buf = strconv.AppendInt(buf, v, 10)
+		buf = append(buf, '\n')
+		out.Write(buf)
+	}
+	return v
+}
+
+// Integer is the constraint of the integer recorders.
+type Integer interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr
+}
+
+// BoolKind, Float32Kind and Float64Kind constrain the other recorders.
+type (
+	BoolKind    interface{ ~bool }
+	Float32Kind interface{ ~float32 }
+	Float64Kind interface{ ~float64 }
+)
+
+// The predeclared types under names the code under test cannot shadow.
+type (
+	Bool    = bool
+	Int     = int
+	Int8    = int8
+	Int16   = int16
+	Int32   = int32
+	Int64   = int64
+	Uint    = uint
+	Uint8   = uint8
+	Uint16  = uint16
+	Uint32  = uint32
+	Uint64  = uint64
+	Uintptr = uintptr
+	Float32 = float32
+	Float64 = float64
+)
+
+// Len and Cap are len and cap of a slice, and LenString len of a string,
+// under names the code under test cannot shadow.
+func Len[S ~[]E, E any](s S) int   { return len(s) }
+func Cap[S ~[]E, E any](s S) int   { return cap(s) }
+func LenString[S ~string](s S) int { return len(s) }
+
+// I records an integer value at a site and returns it, or the forced value.
+func I[T Integer](site int32, v T) T { return T(event(site, int64(v))) }
+
+// B records a Boolean value at a site and returns it, or the forced value.
+func B[T BoolKind](site int32, v T) T {
+	var x int64
+	if v {
+		x = 1
+	}
+	return event(site, x) != 0
+}
+
+// F32 records a float32 value at a site as its IEEE bits and returns it, or
+// the forced value (bits too).
+func F32[T Float32Kind](site int32, v T) T {
+	return T(math.Float32frombits(uint32(event(site, int64(math.Float32bits(float32(v)))))))
+}
+
+// F64 records a float64 value at a site as its IEEE bits and returns it, or
+// the forced value (bits too).
+func F64[T Float64Kind](site int32, v T) T {
+	return T(math.Float64frombits(uint64(event(site, int64(math.Float64bits(float64(v)))))))
+}
+
+// Tag records the tag of an expression switch at a site and returns it, or
+// the forced value; the switch's cases compare with the value returned.
+func Tag[T Integer](site int32, v T) T {
+	mu.Lock()
+	defer mu.Unlock()
+	r := T(eventLocked(site, int64(v)))
+	tags[site] = int64(r)
+	return r
+}
+
+// Case records at a site whether the tag last recorded at site tag equals
+// the case value v, and returns a value the switch's own comparison with
+// the tag agrees with: v itself, or under a forced outcome the tag (equal)
+// or the tag plus one (different).
+func Case[T Integer](site, tag int32, v T) T {
+	mu.Lock()
+	defer mu.Unlock()
+	t := T(tags[tag])
+	var eq int64
+	if v == t {
+		eq = 1
+	}
+	switch got := eventLocked(site, eq); {
+	case got != 0:
+		return t
+	case v == t:
+		return t + 1
+	}
+	return v
+}
+
+// Index returns i, first recording the length n at a guard site when i is
+// out of range, so that the indexing about to panic is in the trace.
+func Index[T Integer](site int32, i T, n int) T {
+	if uint64(i) >= uint64(n) {
+		event(site, int64(n))
+	}
+	return i
+}
+
+// Slice returns the last bound of a slice expression, first recording the
+// limit (capacity, or length without a high bound) at a guard site when
+// lo <= mid <= last <= limit fails, so that the slicing about to panic is
+// in the trace.
+func Slice[T Integer](site int32, last T, lo, mid Int64, limit Int) T {
+	if uint64(lo) > uint64(mid) || uint64(mid) > uint64(last) || uint64(last) > uint64(limit) {
+		event(site, int64(limit))
+	}
+	return last
+}
+
+// Div returns a divisor, first recording it at a guard site when it is zero.
+func Div[T Integer](site int32, y T) T {
+	if y == 0 {
+		event(site, 0)
+	}
+	return y
+}
+
+// Mark records that control reached a point.
+func Mark(site int32) { event(site, 0) }
+
+// Enter records a function entry.
+func Enter(site int32) {
+	mu.Lock()
+	defer mu.Unlock()
+	acts[site]++
+	stack = append(stack, &frame{fn: site, act: acts[site], counts: map[int32]int32{}})
+	eventLocked(site, 0)
+	depth++
+}
+
+// Leave records a function exit. The trace is flushed whenever control is
+// back in a test function (or above), which runs even when the test fails
+// by t.Fatal or a panic (Leave is deferred), and after which a crashing
+// test binary writes no more.
+// The leave site of a function is numbered right after its enter site;
+// the activation left is the innermost of that function (with parallel
+// subtests it need not be the top one).
+func Leave(site int32) {
+	mu.Lock()
+	defer mu.Unlock()
+	for i := len(stack) - 1; i >= 0; i-- {
+		if stack[i].fn == site-1 {
+			f := stack[i]
+			stack = append(stack[:i], stack[i+1:]...)
+			stack = append(stack, f)
+			break
+		}
+	}
+	eventLocked(site, 0)
+	if n := len(stack); n > 0 && stack[n-1].fn == site-1 {
+		stack = stack[:n-1]
+	}
+	depth--
+	if depth <= 1 && out != nil {
+		out.Flush()
+	}
+}
