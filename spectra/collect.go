@@ -263,6 +263,7 @@ func (w *Workspace) instrument(listing *testbuild.Listing, toRun []*testbuild.Pa
 	if err != nil {
 		return nil, err
 	}
+	reuse := openReuseCache(filepath.Join(w.mod.CacheDir(), "_reuse"))
 	var layout pertest.Layout
 	for _, path := range slices.Sorted(maps.Keys(need)) {
 		q := need[path]
@@ -292,7 +293,7 @@ func (w *Workspace) instrument(listing *testbuild.Listing, toRun []*testbuild.Pa
 			for _, name := range list {
 				file := filepath.Join(q.Dir, name)
 				isTest := strings.HasSuffix(name, "_test.go")
-				res, err := instrument.File(file, sources[name], instrument.FileOptions{Coverage: !isTest, Runtime: runtimePath,
+				src, res, err := reuse.instrument(file, sources[name], instrument.FileOptions{Coverage: !isTest, Runtime: runtimePath,
 					Options: instrument.Options{FirstID: n, Names: names, Atomic: atomic}})
 				if err != nil {
 					continue // the build reports a syntax error
@@ -310,7 +311,7 @@ func (w *Workspace) instrument(listing *testbuild.Listing, toRun []*testbuild.Pa
 					counted = append(counted, &instrumentedFile{rel: rel, hash: sum, blocks: res.Blocks})
 					n += len(res.Blocks)
 				}
-				if err := overlay.Edit(file, sources[name], res.Edits, ""); err != nil {
+				if err := overlay.Edit(file, src, res.Edits, ""); err != nil {
 					return nil, err
 				}
 			}

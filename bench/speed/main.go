@@ -67,6 +67,9 @@ func fetch(mod string) (string, error) {
 	}
 	dst := filepath.Join(os.TempDir(), "faultline-speed", strings.NewReplacer("/", "_", "@", "_").Replace(mod))
 	os.RemoveAll(dst)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return "", err
+	}
 	if err := exec.Command("cp", "-r", info.Dir, dst).Run(); err != nil {
 		return "", fmt.Errorf("copying %s: %w", mod, err)
 	}
