@@ -136,7 +136,7 @@ func Analyze(ctx context.Context, mod *testbuild.Module, targets []Target, opts 
 		if pkg == nil {
 			return nil, fmt.Errorf("%s is not a package of module %s", path, mod.Path)
 		}
-		prog, err := loadProgram(mod, path)
+		prog, err := loadProgram(mod, path, testbuild.SortedPaths(listing.Closure(pkg)))
 		if err != nil {
 			return nil, err
 		}
