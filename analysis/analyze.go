@@ -170,50 +170,71 @@ const maxRefinements = 4
 // run the test with each candidate's angelic values forced, add what a
 // failing forced run reaches that the formula lacks and enumerate again,
 // and report the candidates whose forced run passed.
+//
+// The budget bounds the whole analysis, whatever phase the time goes to:
+// no run, encoding or solver call goes past it, and a result cut short
+// keeps the candidates verified so far, with a note.
 func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, opts Options) (*TestResult, error) {
 	start := time.Now()
 	res := &TestResult{Test: t.Test}
 	bin.runs = 0
 	bin.timeout = opts.RunTimeout
+	bin.deadline = start.Add(opts.Budget)
 	defer func() {
+		bin.deadline = time.Time{}
 		res.Runs = bin.runs
 		res.Total = time.Since(start)
 	}()
-	first, err := bin.run(ctx, t.Test, nil)
+	err := search(ctx, prog, bin, t, opts, res)
+	if errors.Is(err, errBudget) {
+		res.Notes = append(res.Notes, "time budget exhausted")
+		err = nil
+	}
 	if err != nil {
 		return nil, err
+	}
+	sortCandidates(res.Candidates)
+	return res, nil
+}
+
+// search fills res with the candidates of one failing test.
+func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts Options, res *TestResult) error {
+	first, err := bin.run(ctx, t.Test, nil)
+	if err != nil {
+		return err
 	}
 	// A forced run may loop: bound it by the failing run's own duration.
 	bin.timeout = min(opts.RunTimeout, max(2*time.Second, 20*first.elapsed))
 	if first.passed {
 		res.Notes = append(res.Notes, "the test passes: nothing to fix")
-		return res, nil
+		return nil
 	}
 	if first.truncated {
 		res.Notes = append(res.Notes, fmt.Sprintf("the failing run is longer than %d recorded events: not analysed", maxTraceEvents))
-		return res, nil
+		return nil
 	}
 	if len(first.trace) == 0 {
 		res.Notes = append(res.Notes, "the test recorded nothing (did it run?)")
-		return res, nil
+		return nil
 	}
-	z, err := z3.NewContext(z3.Config{Timeout: 10 * time.Second})
+	deadline := bin.deadline
+	z, err := z3.NewContext(z3.Config{Timeout: min(10*time.Second, max(time.Until(deadline), time.Millisecond))})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer z.Close()
 	enum, err := mcs.New[int32](z, mcs.Options{})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	enc := newEncoder(z, enum, prog)
+	enc.deadline = deadline
 	if err := enc.replay(first.trace, nil, true, panicAt(prog, first)); err != nil {
-		return nil, err
+		return err
 	}
-	deadline := start.Add(opts.Budget)
 	if enc.failing == 0 {
 		res.Notes = append(res.Notes, "no recognised check failed (recognised: `if cond { t.Error/Fatal... }` and testify assertions on integers, floats and Booleans in test code, index, slice and division panics in non-test code)")
-		return res, switchPredicates(ctx, prog, bin, t, first, deadline, opts, res)
+		return switchPredicates(ctx, prog, bin, t, first, deadline, opts, res)
 	}
 	enumerated := 0
 	refined := map[string]int{} // refinements per candidate location set
@@ -241,7 +262,7 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 				break
 			}
 			if ctx.Err() != nil {
-				return nil, lastErr
+				return lastErr
 			}
 			// One solver call out of its time (a hard float formula, say)
 			// bounds this test's analysis like the budget, not the others'.
@@ -265,20 +286,20 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 			break
 		}
 		solveStart = time.Now()
-		if m, err := enc.closestModel(c, 5*time.Second); err != nil {
-			return nil, err
+		if m, err := enc.closestModel(c, min(5*time.Second, max(time.Until(deadline), time.Millisecond))); err != nil {
+			return err
 		} else if m != nil {
 			c.Model = m
 		}
 		res.Solve += time.Since(solveStart)
 		cand, force, err := enc.candidate(c)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		cand.force = force
 		run, err := bin.run(ctx, t.Test, force)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		// Refining the same locations again and again means their angelic
 		// path keeps unrolling a loop: bound it like the paper bounds loops.
@@ -297,12 +318,12 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 					forced[instKey{f.Site, instance{f.Act, f.Local}}] = true
 				}
 				if err := enc.replay(run.trace, forced, false, panicked); err != nil {
-					return nil, err
+					return err
 				}
 			}
 			if !novel || enc.concrete {
 				if err := enc.excludeValues(c.Tags, force); err != nil {
-					return nil, err
+					return err
 				}
 			}
 		} else {
@@ -314,17 +335,14 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 				res.Candidates = append(res.Candidates, cand)
 			}
 			if err := enum.Block(c); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
 	if enumerated == 0 {
-		if err := switchPredicates(ctx, prog, bin, t, first, deadline, opts, res); err != nil {
-			return nil, err
-		}
+		return switchPredicates(ctx, prog, bin, t, first, deadline, opts, res)
 	}
-	sortCandidates(res.Candidates)
-	return res, nil
+	return nil
 }
 
 // candidate reads the angelic values of a correction from its model: every
