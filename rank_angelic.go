@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"faultline/analysis"
+	"faultline/internal/localize"
 	"faultline/spectra"
 )
 
@@ -96,7 +97,7 @@ func (a *angelicFlags) combine(ctx context.Context, ws *spectra.Workspace, m *sp
 			}
 		}
 	}
-	return analysis.Combine(r, out.Results), summary
+	return localize.Combine(r, out.Results), summary
 }
 
 // writeText prints the fixes behind a combined ranking.

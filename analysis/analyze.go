@@ -107,19 +107,33 @@ type TestResult struct {
 // Analyze computes the angelic fix candidates of each failing test of mod.
 // The targets of one package share one instrumented build.
 func Analyze(ctx context.Context, mod *testbuild.Module, targets []Target, opts Options) ([]TestResult, error) {
+	var out []TestResult
+	err := AnalyzeEach(ctx, mod, targets, opts, func(r TestResult) error {
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+// AnalyzeEach analyses the targets package by package and hands each result
+// to done as soon as it is complete. A package that cannot be analysed (its
+// instrumented build fails, say) gives each of its targets a result whose
+// note says why; only a cancelled context, an error of done or a failure of
+// the module as a whole stops the loop.
+func AnalyzeEach(ctx context.Context, mod *testbuild.Module, targets []Target, opts Options, done func(TestResult) error) error {
 	opts.defaults()
 	work, err := os.MkdirTemp("", "faultline-agx-")
 	if err != nil {
-		return nil, fmt.Errorf("creating scratch directory: %w", err)
+		return fmt.Errorf("creating scratch directory: %w", err)
 	}
 	defer os.RemoveAll(work)
 	listing, err := mod.List(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	keys, err := mod.Keys(ctx, listing, "")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer mod.Hasher().Save()
 	byPkg := map[string][]Target{}
@@ -130,36 +144,46 @@ func Analyze(ctx context.Context, mod *testbuild.Module, targets []Target, opts 
 		}
 		byPkg[t.Package] = append(byPkg[t.Package], t)
 	}
-	var out []TestResult
 	for _, path := range order {
 		pkg := listing.Package(path)
-		if pkg == nil {
-			return nil, fmt.Errorf("%s is not a package of module %s", path, mod.Path)
+		var prog *program
+		var bin *testBinary
+		var sources map[string]string
+		err := fmt.Errorf("%s is not a package of module %s", path, mod.Path)
+		if pkg != nil {
+			prog, err = loadProgram(mod, path, testbuild.SortedPaths(listing.Closure(pkg)))
 		}
-		prog, err := loadProgram(mod, path, testbuild.SortedPaths(listing.Closure(pkg)))
-		if err != nil {
-			return nil, err
+		if err == nil {
+			sources, err = keys.Sources(pkg)
 		}
-		sources, err := keys.Sources(pkg)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			bin, err = buildTestBinary(ctx, mod, keys, prog, pkg, work)
 		}
-		bin, err := buildTestBinary(ctx, mod, keys, prog, pkg, work)
-		if err != nil {
-			return nil, err
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-		bin.timeout = opts.RunTimeout
 		for _, t := range byPkg[path] {
-			r, err := analyzeTest(ctx, prog, bin, t, opts)
-			if err != nil {
-				return nil, fmt.Errorf("analysing %s: %w", t.Test, err)
+			r := &TestResult{Test: t.Test}
+			if err == nil {
+				bin.timeout = opts.RunTimeout
+				var aerr error
+				if r, aerr = analyzeTest(ctx, prog, bin, t, opts); aerr != nil {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					r = &TestResult{Test: t.Test, Notes: []string{fmt.Sprintf("not analysed: %v", aerr)}}
+				}
+				r.setSources(sources)
+			} else {
+				r.Notes = []string{fmt.Sprintf("not analysed: %v", err)}
 			}
 			r.Package = path
-			r.setSources(sources)
-			out = append(out, *r)
+			if err := done(*r); err != nil {
+				return err
+			}
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // maxRefinements bounds the refinements made for one set of locations.
