@@ -116,7 +116,9 @@ func (s *Server) analyze(v *view, snap *snapshot) {
 		in.Suspects = append(in.Suspects, snap.ranking.Lines[i])
 	}
 	for _, p := range s.opts.Providers {
+		s.analyses.Add(1)
 		go func() {
+			defer s.analyses.Done()
 			f, err := p.Analyze(ctx, in)
 			if err != nil {
 				if ctx.Err() == nil {

@@ -52,7 +52,8 @@ type Server struct {
 	mappings *lru[mappingKey, *fileText]
 	hints    *lru[hintKey, []protocol.InlayHint]
 
-	pubMu       sync.Mutex // serializes diagnostics passes
+	pubMu       sync.Mutex     // serializes diagnostics passes
+	analyses    sync.WaitGroup // provider runs, which start test processes
 	progressSeq atomic.Int64
 
 	ctx    context.Context // the session's lifetime; background work hangs off it
@@ -117,6 +118,9 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	case <-ctx.Done():
 	}
 	s.teardown()
+	// A cancelled analysis kills its test process on its way out; wait for
+	// that, but not for a solver call that cannot be interrupted.
+	waitAtMost(&s.analyses, analysisGrace)
 	closeErr := conn.Close()
 	s.mu.Lock()
 	state := s.state
@@ -136,6 +140,22 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 		return fmt.Errorf("closing connection: %w", closeErr)
 	}
 	return nil
+}
+
+// analysisGrace bounds how long Serve waits for cancelled analyses: the LSP
+// client expects the process gone soon after exit.
+const analysisGrace = 500 * time.Millisecond
+
+func waitAtMost(wg *sync.WaitGroup, limit time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(limit):
+	}
 }
 
 func (s *Server) lifecycle() lifecycleState {
