@@ -183,6 +183,7 @@ type clientCaps struct {
 	inlayHintRefresh bool
 	codeLensRefresh  bool
 	encoding         encoding
+	extensions       extensions
 }
 
 func (s *Server) encoding() encoding {
