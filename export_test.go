@@ -198,3 +198,39 @@ func TestRankSARIFWithoutFailuresAndWithBuildErrors(t *testing.T) {
 		}
 	}
 }
+
+// faultline report writes one page for the example, naming the fault; a
+// module that does not build gets no page and status 1.
+func TestReportCommand(t *testing.T) {
+	dir := copyModule(t, "examples/money")
+	out := filepath.Join(t.TempDir(), "report.html")
+	_, stderr, code := faultline(t, dir, "report", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	page, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"faultline: example.com/money", ">money.go:152</a>", "TestAllocate/halves", "Diagnosability of the test suite"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+
+	broken := writeModule(t, map[string]string{
+		"go.mod":         "module example.com/broken\n\ngo 1.22\n",
+		"broken.go":      "package broken\n\nfunc One() int { return undefinedName }\n",
+		"broken_test.go": "package broken\n\nimport \"testing\"\n\nfunc TestOne(t *testing.T) { One() }\n",
+	})
+	out = filepath.Join(t.TempDir(), "broken.html")
+	if _, stderr, code := faultline(t, broken, "report", "-o", out); code != 1 || !strings.Contains(stderr, "undefined: undefinedName") {
+		t.Errorf("broken module: exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a report for a module that does not build")
+	}
+	if _, stderr, code := faultline(t, dir, "report", "-o", filepath.Join(t.TempDir(), "missing", "r.html")); code == 0 || !strings.Contains(stderr, "cannot write to") {
+		t.Errorf("unwritable -o: exit %d, stderr %q", code, stderr)
+	}
+}

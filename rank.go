@@ -76,26 +76,37 @@ func runRank(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	ws, m, err := cf.collect(ctx, fs.Args())
+	res, err := localizeModule(ctx, &cf, &af, formula, fs.Args())
 	if err != nil {
 		return err
 	}
+	if err := out.write(res); err != nil {
+		return err
+	}
+	if len(res.matrix.BuildErrors) > 0 {
+		writeBuildErrors(os.Stderr, res.matrix)
+		return exitError(1)
+	}
+	return nil
+}
+
+// localizeModule collects the packages' spectra, ranks their lines by the
+// formula and, unless -angelic=false, combines the ranking with the angelic
+// analysis of the failing tests.
+func localizeModule(ctx context.Context, cf *collectFlags, af *angelicFlags, formula rank.Formula, packages []string) (rankResult, error) {
+	ws, m, err := cf.collect(ctx, packages)
+	if err != nil {
+		return rankResult{}, err
+	}
 	ranking, err := spectra.RankLines(m, formula)
 	if err != nil {
-		return err
+		return rankResult{}, err
 	}
 	var summary *angelicSummary
 	if af.enabled && ranking.Failed > 0 {
 		ranking, summary = af.combine(ctx, ws, m, ranking)
 	}
-	if err := out.write(rankResult{ranking: ranking, matrix: m, summary: summary}); err != nil {
-		return err
-	}
-	if len(m.BuildErrors) > 0 {
-		writeBuildErrors(os.Stderr, m)
-		return exitError(1)
-	}
-	return nil
+	return rankResult{ranking: ranking, matrix: m, summary: summary}, nil
 }
 
 func writeBuildErrors(w io.Writer, m *spectra.Matrix) {

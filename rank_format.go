@@ -124,14 +124,14 @@ func newRankDestination(format string, asJSON bool, path string, top int) (*rank
 	if f.toDir && path == "" {
 		return nil, fmt.Errorf("-format %s writes several files: name their directory with -o", format)
 	}
-	if path != "" {
-		dir := filepath.Dir(path)
-		if f.toDir {
-			dir = path
-		} else if info, err := os.Stat(path); err == nil && info.IsDir() {
-			return nil, fmt.Errorf("cannot write to %s: it is a directory", path)
+	switch {
+	case path == "":
+	case f.toDir:
+		if err := export.CheckWritable(path, true); err != nil {
+			return nil, err
 		}
-		if err := export.CheckWritable(dir, f.toDir); err != nil {
+	default:
+		if err := checkOutputFile(path); err != nil {
 			return nil, err
 		}
 	}
@@ -159,4 +159,12 @@ func (o *rankDestination) write(r rankResult) error {
 	}
 	_, err := os.Stdout.Write(buf.Bytes())
 	return err
+}
+
+// checkOutputFile reports whether a file can be written at path.
+func checkOutputFile(path string) error {
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		return fmt.Errorf("cannot write to %s: it is a directory", path)
+	}
+	return export.CheckWritable(filepath.Dir(path), false)
 }
