@@ -21,8 +21,9 @@ type Sources struct {
 
 // SourceFile is one file's text split into lines and its functions.
 type SourceFile struct {
-	Lines [][]byte // Lines[i] is line i+1, without its newline
-	funcs []funcSpan
+	Lines  [][]byte // Lines[i] is line i+1, without its newline
+	funcs  []funcSpan
+	funcOf []string // by line, built on first use
 }
 
 type funcSpan struct {
@@ -88,16 +89,19 @@ func (f *SourceFile) Line(n int) []byte {
 // Func returns the name of the innermost function holding line n, as
 // "Name", "Type.Method" or "Name.func1", or "" outside any function.
 func (f *SourceFile) Func(n int) string {
-	name := ""
-	for _, fs := range f.funcs {
-		if fs.start > n {
-			break
-		}
-		if n <= fs.end {
-			name = fs.name
+	if f.funcOf == nil {
+		// One pass over the functions, innermost last, names every line.
+		f.funcOf = make([]string, len(f.Lines)+2)
+		for _, fs := range f.funcs {
+			for l := max(fs.start, 1); l <= fs.end && l < len(f.funcOf); l++ {
+				f.funcOf[l] = fs.name
+			}
 		}
 	}
-	return name
+	if n < 1 || n >= len(f.funcOf) {
+		return ""
+	}
+	return f.funcOf[n]
 }
 
 // funcName is "F" for a function and "T.M" for a method (type parameters

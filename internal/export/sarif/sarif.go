@@ -7,6 +7,7 @@
 package sarif
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -15,6 +16,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -54,45 +56,82 @@ func Write(w io.Writer, loc *export.Localization, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("encoding SARIF: %w", err)
 	}
-	var tree any
-	if err := json.Unmarshal(data, &tree); err != nil {
-		return fmt.Errorf("encoding SARIF: %w", err)
+	data = prune(data)
+	if len(data) < 1<<20 { // indented for people while small
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, data, "", "  "); err != nil {
+			return fmt.Errorf("encoding SARIF: %w", err)
+		}
+		data = buf.Bytes()
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(prune(tree)); err != nil {
+	if _, err := w.Write(append(data, '\n')); err != nil {
 		return fmt.Errorf("writing SARIF: %w", err)
 	}
 	return nil
 }
 
-// unset are the properties for which the library writes -1, SARIF's value
+// unset are the members for which the library writes -1, SARIF's value
 // for "not set", where the format asks to leave them out.
 var unset = map[string]bool{"index": true, "byteOffset": true, "charOffset": true}
 
-// prune drops what the library writes for absent values: the -1 of unset
-// indices and offsets, and empty arrays (but "results", whose absence would
-// mean that the tool did not say).
-func prune(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			if n, ok := e.(float64); ok && n == -1 && unset[k] {
-				delete(x, k)
-				continue
+// prune drops from compact JSON what the library writes for absent values:
+// the -1 of unset indices and offsets, and empty arrays (but "results",
+// whose absence would mean that the tool did not say). It works on the
+// bytes because a decoded tree of a large log costs seconds.
+func prune(data []byte) []byte {
+	out := make([]byte, 0, len(data))
+	var stack []byte // '{' or '[' of the open containers
+	for i := 0; i < len(data); {
+		c := data[i]
+		switch {
+		case c == '"':
+			end := stringEnd(data, i)
+			if len(stack) > 0 && stack[len(stack)-1] == '{' && (out[len(out)-1] == '{' || out[len(out)-1] == ',') {
+				// A member's key: drop the member when its value is absent.
+				key := string(data[i+1 : end-1])
+				value := data[end+1:] // after the colon
+				n := 0
+				switch {
+				case unset[key] && bytes.HasPrefix(value, []byte("-1")) && len(value) > 2 && (value[2] == ',' || value[2] == '}'):
+					n = 2
+				case key != "results" && bytes.HasPrefix(value, []byte("[]")):
+					n = 2
+				}
+				if n > 0 {
+					i = end + 1 + n
+					if data[i] == ',' {
+						i++ // the member's comma goes with it
+					} else if out[len(out)-1] == ',' {
+						out = out[:len(out)-1] // the last member: the comma before it goes
+					}
+					continue
+				}
 			}
-			if a, ok := e.([]any); ok && len(a) == 0 && k != "results" {
-				delete(x, k)
-				continue
-			}
-			x[k] = prune(e)
+			out = append(out, data[i:end]...)
+			i = end
+			continue
+		case c == '{' || c == '[':
+			stack = append(stack, c)
+		case c == '}' || c == ']':
+			stack = stack[:len(stack)-1]
 		}
-	case []any:
-		for i, e := range x {
-			x[i] = prune(e)
+		out = append(out, c)
+		i++
+	}
+	return out
+}
+
+// stringEnd returns the index after the JSON string that starts at i.
+func stringEnd(data []byte, i int) int {
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
 		}
 	}
-	return v
+	return len(data)
 }
 
 // Build returns the log of one localization.
@@ -105,7 +144,7 @@ func Build(loc *export.Localization, opts Options) (*sarif.Report, error) {
 	if err != nil || strings.HasPrefix(prefix, "..") {
 		return nil, fmt.Errorf("the module %s is not below the source root %s", loc.Matrix.Root, root)
 	}
-	b := &builder{loc: loc, sources: export.NewSources(loc.Matrix.Root), prefix: filepath.ToSlash(prefix)}
+	b := &builder{loc: loc, sources: export.NewSources(loc.Matrix.Root), prefix: filepath.ToSlash(prefix), fps: map[string][]string{}}
 
 	run := sarif.NewRun()
 	run.Tool = sarif.NewTool()
@@ -182,7 +221,8 @@ func driver() *sarif.ToolComponent {
 type builder struct {
 	loc     *export.Localization
 	sources *export.Sources
-	prefix  string // the module root relative to the source root, "." at it
+	prefix  string              // the module root relative to the source root, "." at it
+	fps     map[string][]string // fingerprints by file and line
 }
 
 // uri is a module-relative file as a URI relative to the source root.
@@ -215,7 +255,7 @@ func (b *builder) result(l spectra.RankedLine) *sarif.Result {
 	}
 	res.AddLocation(b.location(l.File, region))
 	res.Message = sarif.NewTextMessage(b.message(l))
-	res.PartialFingerprints = map[string]string{FingerprintKey: fingerprint(src, l.File, l.Line)}
+	res.PartialFingerprints = map[string]string{FingerprintKey: b.fingerprint(src, l.File, l.Line)}
 	props := sarif.NewPropertyBag().
 		Add("rank", l.Rank).Add("score", l.Score).Add("formula", r.Formula).Add("order", r.Order).
 		Add("tie", []int{l.Tie[0], l.Tie[1]}).
@@ -279,24 +319,37 @@ func column(line []byte, byteCol int) int {
 	return utf8.RuneCount(line) + 1 + byteCol - 1 - len(line)
 }
 
-// fingerprint identifies a line by its file, its function, its text with
-// white space collapsed and which occurrence of that text in the function
-// it is: moving the line by edits above it keeps the fingerprint, editing
-// the line itself changes it.
-func fingerprint(src *export.SourceFile, file string, line int) string {
-	fn := src.Func(line)
-	text := normalize(src.Line(line))
-	occurrence := 0
-	for n := line - 1; n >= 1 && src.Func(n) == fn; n-- {
-		if normalize(src.Line(n)) == text {
-			occurrence++
-		}
+// fingerprints identify the lines of a file by the file, the function,
+// the line's text with white space collapsed and which occurrence of that
+// text in the function it is: moving a line by edits above it keeps its
+// fingerprint, editing the line itself changes it. Indexed by line.
+func fingerprints(src *export.SourceFile, file string) []string {
+	out := make([]string, len(src.Lines)+1)
+	seen := map[[2]string]int{}
+	for n := 1; n <= len(src.Lines); n++ {
+		fn, text := src.Func(n), normalize(src.Line(n))
+		k := [2]string{fn, text}
+		occurrence := seen[k]
+		seen[k]++
+		sum := sha256.Sum256([]byte(file + "\x00" + fn + "\x00" + text))
+		out[n] = hex.EncodeToString(sum[:16]) + ":" + strconv.Itoa(occurrence)
 	}
-	if src.Line(line) == nil {
-		text = fmt.Sprint(line) // unreadable source: the line number is all there is
+	return out
+}
+
+// fingerprint is the fingerprint of a line, or of its number alone when
+// the source cannot be read.
+func (b *builder) fingerprint(src *export.SourceFile, file string, line int) string {
+	fps, ok := b.fps[file]
+	if !ok {
+		fps = fingerprints(src, file)
+		b.fps[file] = fps
 	}
-	sum := sha256.Sum256([]byte(file + "\x00" + fn + "\x00" + text))
-	return fmt.Sprintf("%s:%d", hex.EncodeToString(sum[:16]), occurrence)
+	if line < len(fps) {
+		return fps[line]
+	}
+	sum := sha256.Sum256([]byte(file + "\x00" + strconv.Itoa(line)))
+	return hex.EncodeToString(sum[:16]) + ":0"
 }
 
 func normalize(line []byte) string {

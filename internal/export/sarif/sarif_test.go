@@ -234,3 +234,11 @@ func TestURIsRelativeToTheRepository(t *testing.T) {
 		t.Errorf("URI %q, want services/shop/price/price.go", uri)
 	}
 }
+
+func TestPrune(t *testing.T) {
+	in := `{"a":{"index":-1,"x":"\"index\":-1,","arr":[],"results":[],"n":[1],"byteOffset":-10},"index":-1,"tail":[]}`
+	want := `{"a":{"x":"\"index\":-1,","results":[],"n":[1],"byteOffset":-10}}`
+	if got := string(prune([]byte(in))); got != want {
+		t.Errorf("prune:\n got %s\nwant %s", got, want)
+	}
+}
