@@ -8,9 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-# Z3 for the solver; Neovim; Emacs and eglot; Chromium, ripgrep and
+# Z3 for the solver; Neovim; Emacs, eglot and lsp-mode; Chromium, ripgrep and
 # code-server's native build dependencies for the VS Code test.
-packages=(libz3-dev gcc neovim emacs-nox elpa-eglot chromium ripgrep libkrb5-dev libsecret-1-dev libxkbfile-dev libx11-dev build-essential python3)
+packages=(libz3-dev gcc neovim emacs-nox elpa-eglot elpa-lsp-mode chromium ripgrep libkrb5-dev libsecret-1-dev libxkbfile-dev libx11-dev build-essential python3)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# End-to-end test of faultline in Emacs with eglot, in batch mode, on an
-# example module: a diagnostic on the faulty line, hover, a code action,
-# inlay hints and a clean exit (see e2e.el).
+# End-to-end tests of faultline in Emacs, in batch mode, on an example
+# module: with eglot, a diagnostic on the faulty line, hover, a code action,
+# inlay hints and a clean exit (e2e.el); with lsp-mode, the diagnostic and
+# no unknown notification (lsp-mode.el).
 #
 # usage: editors/emacs/test/e2e.sh [example]     (default: money)
 # env:   FAULTLINE_BIN  server binary (default: built from the repository)
-#        EMACS          Emacs binary (default: emacs; Debian: emacs-nox elpa-eglot)
+#        EMACS          Emacs binary (default: emacs; Debian: emacs-nox
+#                       elpa-eglot elpa-lsp-mode)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
@@ -28,9 +30,13 @@ export MODULE="$work/$example" FAULT_FILE=$(field file) FAULT_LINE=$(field line)
 export FAULTLINE_CACHE="$work/cache" HOME="$work/home"
 mkdir -p "$HOME"
 
-if "$emacs" --batch -l "$here/e2e.el"; then
-  echo "emacs-e2e: 1 passed, 0 failed"
-else
-  echo "emacs-e2e: 0 passed, 1 failed"
-  exit 1
-fi
+passed=0 failed=0
+for test in e2e lsp-mode; do
+  if "$emacs" --batch -l "$here/$test.el"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+  fi
+done
+echo "emacs-e2e: $passed passed, $failed failed"
+[ "$failed" = 0 ]
