@@ -67,24 +67,26 @@ func one(write func(io.Writer) error) map[string]func(io.Writer) error {
 }
 
 // rankFormats is the registry of faultline rank's output formats.
-var rankFormats = map[string]rankFormat{
-	"text": {defaultTop: 20, files: func(r rankResult) map[string]func(io.Writer) error {
-		return one(func(w io.Writer) error { return writeRankingText(w, r.ranking, r.lines(), r.matrix, r.summary) })
-	}},
-	"json": {files: func(r rankResult) map[string]func(io.Writer) error {
-		return one(func(w io.Writer) error { return writeRankingJSON(w, r.ranking, r.lines(), r.matrix, r.summary) })
-	}},
-	"sarif": {export: true, defaultTop: 20, files: func(r rankResult) map[string]func(io.Writer) error {
-		return one(func(w io.Writer) error { return sarif.Write(w, r.localization(), sarif.Options{Top: r.top}) })
-	}},
-	"gzoltar": {export: true, toDir: true, files: func(r rankResult) map[string]func(io.Writer) error {
-		return gzoltar.Files(r.localization())
-	}},
+func rankFormats() map[string]rankFormat {
+	return map[string]rankFormat{
+		"text": {defaultTop: 20, files: func(r rankResult) map[string]func(io.Writer) error {
+			return one(func(w io.Writer) error { return writeRankingText(w, r.ranking, r.lines(), r.matrix, r.summary) })
+		}},
+		"json": {files: func(r rankResult) map[string]func(io.Writer) error {
+			return one(func(w io.Writer) error { return writeRankingJSON(w, r.ranking, r.lines(), r.matrix, r.summary) })
+		}},
+		"sarif": {export: true, defaultTop: 20, files: func(r rankResult) map[string]func(io.Writer) error {
+			return one(func(w io.Writer) error { return sarif.Write(w, r.localization(), sarif.Options{Top: r.top}) })
+		}},
+		"gzoltar": {export: true, toDir: true, files: func(r rankResult) map[string]func(io.Writer) error {
+			return gzoltar.Files(r.localization())
+		}},
+	}
 }
 
 func formatNames() string {
 	var names []string
-	for name := range rankFormats {
+	for name := range rankFormats() {
 		names = append(names, name)
 	}
 	sort.Strings(names)
@@ -111,7 +113,7 @@ func newRankDestination(format string, asJSON bool, path string, top int) (*rank
 	if format == "" {
 		format = "text"
 	}
-	f, ok := rankFormats[format]
+	f, ok := rankFormats()[format]
 	if !ok {
 		return nil, fmt.Errorf("unknown -format %q (formats: %s)", format, formatNames())
 	}

@@ -120,7 +120,9 @@ func (s *Server) analyze(v *view, snap *snapshot) {
 		in.Suspects = append(in.Suspects, snap.ranking.Lines[i])
 	}
 	for _, p := range s.opts.Providers {
-		s.analyses.Add(1)
+		if !s.startAnalysis() {
+			return
+		}
 		go func() {
 			defer s.analyses.Done()
 			f, err := p.Analyze(ctx, in)

@@ -53,7 +53,7 @@ type Server struct {
 	hints    *lru[hintKey, []protocol.InlayHint]
 
 	pubMu       sync.Mutex     // serializes diagnostics passes
-	analyses    sync.WaitGroup // provider runs, which start test processes
+	analyses    sync.WaitGroup // provider runs, which start test processes; see startAnalysis
 	progressSeq atomic.Int64
 
 	ctx    context.Context // the session's lifetime; background work hangs off it
@@ -62,6 +62,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	state    lifecycleState
+	draining bool // Serve is waiting for the analyses: start no more
 	exitOnce sync.Once
 	caps     clientCaps
 	settings Settings
@@ -120,6 +121,9 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	s.teardown()
 	// A cancelled analysis kills its test process on its way out; wait for
 	// that, but not for a solver call that cannot be interrupted.
+	s.mu.Lock()
+	s.draining = true
+	s.mu.Unlock()
 	waitAtMost(&s.analyses, analysisGrace)
 	closeErr := conn.Close()
 	s.mu.Lock()
@@ -145,6 +149,18 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 // analysisGrace bounds how long Serve waits for cancelled analyses: the LSP
 // client expects the process gone soon after exit.
 const analysisGrace = 500 * time.Millisecond
+
+// startAnalysis counts an analysis about to start, unless Serve is already
+// waiting for them: a WaitGroup must not grow while it is waited on.
+func (s *Server) startAnalysis() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.draining {
+		return false
+	}
+	s.analyses.Add(1)
+	return true
+}
 
 func waitAtMost(wg *sync.WaitGroup, limit time.Duration) {
 	done := make(chan struct{})

@@ -214,9 +214,13 @@ func (p *pageBuilder) page() page {
 	if !p.opts.Generated.IsZero() {
 		pg.Generated = p.opts.Generated.Format("2006-01-02 15:04 MST")
 	}
-	pg.Legend = append(pg.Legend, legendEntry{levelColor(levels), fmt.Sprintf("most suspicious (score %.3g)", p.maxScore)})
-	pg.Legend = append(pg.Legend, legendEntry{levelColor(1), fmt.Sprintf("least suspicious of the failing tests' lines (%.3g)", p.minScore)})
-	pg.Legend = append(pg.Legend, legendEntry{levelColor(levelPassing), "executed by passing tests only"})
+	if r.Failed > 0 {
+		pg.Legend = append(pg.Legend, legendEntry{levelColor(levels), fmt.Sprintf("most suspicious (score %.3g)", p.maxScore)})
+		pg.Legend = append(pg.Legend, legendEntry{levelColor(1), fmt.Sprintf("least suspicious of the failing tests' lines (%.3g)", p.minScore)})
+		pg.Legend = append(pg.Legend, legendEntry{levelColor(levelPassing), "executed by passing tests only"})
+	} else {
+		pg.Legend = append(pg.Legend, legendEntry{levelColor(levelPassing), "executed by tests"})
+	}
 	pg.Legend = append(pg.Legend, legendEntry{levelColor(levelNone), "executed by no test"})
 	if r.Failed > 0 {
 		for i, l := range r.Lines {
