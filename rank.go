@@ -55,8 +55,10 @@ func runRank(ctx context.Context, args []string) error {
 	var cf collectFlags
 	cf.register(fs)
 	formulaName := fs.String("formula", "ochiai", "suspiciousness formula: "+strings.Join(rank.Names(), ", ")+", dstarN, opt-NAME")
-	asJSON := fs.Bool("json", false, "print the ranking as one JSON object")
-	top := fs.Int("top", 0, "print only the N most suspicious lines (0: every executed line in JSON, 20 in text)")
+	asJSON := fs.Bool("json", false, "the same as -format json")
+	format := fs.String("format", "", "output format: "+formatNames()+" (default text)")
+	outPath := fs.String("o", "", "write the output to this file (for gzoltar: this directory) instead of standard output")
+	top := fs.Int("top", 0, "write only the N most suspicious lines (0: every executed line in json, 20 in text and sarif)")
 	var af angelicFlags
 	af.register(fs)
 	fs.Usage = func() {
@@ -66,46 +68,45 @@ func runRank(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	out, err := newRankDestination(*format, *asJSON, *outPath, *top)
+	if err != nil {
+		return err
+	}
 	formula, err := rank.Lookup(*formulaName)
 	if err != nil {
 		return err
 	}
-	ws, m, err := cf.collect(ctx, fs.Args())
+	res, err := localizeModule(ctx, &cf, &af, formula, fs.Args())
 	if err != nil {
 		return err
 	}
+	if err := out.write(res); err != nil {
+		return err
+	}
+	if len(res.matrix.BuildErrors) > 0 {
+		writeBuildErrors(os.Stderr, res.matrix)
+		return exitError(1)
+	}
+	return nil
+}
+
+// localizeModule collects the packages' spectra, ranks their lines by the
+// formula and, unless -angelic=false, combines the ranking with the angelic
+// analysis of the failing tests.
+func localizeModule(ctx context.Context, cf *collectFlags, af *angelicFlags, formula rank.Formula, packages []string) (rankResult, error) {
+	ws, m, err := cf.collect(ctx, packages)
+	if err != nil {
+		return rankResult{}, err
+	}
 	ranking, err := spectra.RankLines(m, formula)
 	if err != nil {
-		return err
+		return rankResult{}, err
 	}
 	var summary *angelicSummary
 	if af.enabled && ranking.Failed > 0 {
 		ranking, summary = af.combine(ctx, ws, m, ranking)
 	}
-	lines := ranking.Lines
-	limit := *top
-	if limit == 0 && !*asJSON {
-		limit = 20
-	}
-	if limit > 0 && len(lines) > limit {
-		lines = lines[:limit]
-	}
-	if ranking.Failed == 0 {
-		lines = nil
-	}
-	if *asJSON {
-		err = writeRankingJSON(os.Stdout, ranking, lines, m, summary)
-	} else {
-		err = writeRankingText(os.Stdout, ranking, lines, m, summary)
-	}
-	if err != nil {
-		return err
-	}
-	if len(m.BuildErrors) > 0 {
-		writeBuildErrors(os.Stderr, m)
-		return exitError(1)
-	}
-	return nil
+	return rankResult{ranking: ranking, matrix: m, summary: summary}, nil
 }
 
 func writeBuildErrors(w io.Writer, m *spectra.Matrix) {

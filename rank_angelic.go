@@ -51,7 +51,8 @@ type angelicRun struct {
 
 // angelicFix is one verified single-location fix of one failing test.
 type angelicFix struct {
-	Test string `json:"test"`
+	Test    string `json:"test"`
+	Package string `json:"package"`
 	analysis.Location
 }
 
@@ -93,7 +94,7 @@ func (a *angelicFlags) combine(ctx context.Context, ws *spectra.Workspace, m *sp
 			Seconds: res.Total.Seconds(), SolveSeconds: res.Solve.Seconds(), Runs: res.Runs, Cached: out.Cached[i]})
 		for _, c := range res.Candidates {
 			if c.Verified && len(c.Locations) == 1 {
-				summary.Fixes = append(summary.Fixes, angelicFix{Test: res.Test, Location: c.Locations[0]})
+				summary.Fixes = append(summary.Fixes, angelicFix{Test: res.Test, Package: res.Package, Location: c.Locations[0]})
 			}
 		}
 	}
