@@ -13,6 +13,7 @@ package main
 import (
 	"context"
 	"errors"
+	"faultline/internal/localize"
 	"flag"
 	"fmt"
 	"os"
@@ -47,6 +48,14 @@ func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e))
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if localize.IsWorker(os.Args[1:]) {
+		// An analysis worker of the localization service: it reports on
+		// standard output, failures included.
+		if err := localize.RunWorker(ctx, os.Stdin, os.Stdout); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	os.Exit(run(ctx, os.Args[1:]))
 }
 

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"faultline/internal/localize"
 	"faultline/spectra"
 	"faultline/spectra/rank"
 )
@@ -83,30 +84,42 @@ func runRank(ctx context.Context, args []string) error {
 	if err := out.write(res); err != nil {
 		return err
 	}
-	if len(res.matrix.BuildErrors) > 0 {
-		writeBuildErrors(os.Stderr, res.matrix)
+	if len(res.loc.Matrix.BuildErrors) > 0 {
+		writeBuildErrors(os.Stderr, res.loc.Matrix)
 		return exitError(1)
 	}
 	return nil
 }
 
-// localizeModule collects the packages' spectra, ranks their lines by the
-// formula and, unless -angelic=false, combines the ranking with the angelic
-// analysis of the failing tests.
+// localizeModule collects the packages' spectra and localizes their
+// failing tests through the localization service.
 func localizeModule(ctx context.Context, cf *collectFlags, af *angelicFlags, formula rank.Formula, packages []string) (rankResult, error) {
 	ws, m, err := cf.collect(ctx, packages)
 	if err != nil {
 		return rankResult{}, err
 	}
-	ranking, err := spectra.RankLines(m, formula)
+	svc, err := localize.New(ws)
 	if err != nil {
 		return rankResult{}, err
 	}
-	var summary *angelicSummary
-	if af.enabled && ranking.Failed > 0 {
-		ranking, summary = af.combine(ctx, ws, m, ranking)
+	opts := af.options()
+	opts.Formula = formula
+	progress := newProgressLine()
+	loc, err := svc.Localize(ctx, m, opts, func(l *localize.Localization) {
+		if a := l.Angelic; a != nil && a.Pending > 0 {
+			progress.message(fmt.Sprintf("angelic analysis: %d of %d failing tests analysed", a.Analyzed, a.Analyzed+a.Pending))
+		}
+	})
+	progress.done()
+	if err != nil {
+		return rankResult{}, err
 	}
-	return rankResult{ranking: ranking, matrix: m, summary: summary}, nil
+	if a := loc.Angelic; a != nil {
+		for _, n := range a.Notes {
+			fmt.Fprintf(os.Stderr, "faultline: %s\n", n)
+		}
+	}
+	return rankResult{loc: loc}, nil
 }
 
 func writeBuildErrors(w io.Writer, m *spectra.Matrix) {
@@ -123,10 +136,10 @@ func writeBuildErrors(w io.Writer, m *spectra.Matrix) {
 // rankOutput is the JSON form of faultline rank -json.
 type rankOutput struct {
 	spectra.RankReport
-	Angelic *angelicSummary `json:"angelic,omitempty"`
+	Angelic *localize.Angelic `json:"angelic,omitempty"`
 }
 
-func writeRankingJSON(w io.Writer, r *spectra.Ranking, lines []spectra.RankedLine, m *spectra.Matrix, summary *angelicSummary) error {
+func writeRankingJSON(w io.Writer, r *spectra.Ranking, lines []spectra.RankedLine, m *spectra.Matrix, summary *localize.Angelic) error {
 	out := rankOutput{RankReport: spectra.RankReport{Ranking: *r}, Angelic: summary}
 	out.Lines = append([]spectra.RankedLine{}, lines...)
 	if len(m.BuildErrors) > 0 {
@@ -147,7 +160,7 @@ func noFailureMessage(r *spectra.Ranking) string {
 	return fmt.Sprintf("no failing test: all %d tests pass, nothing to localize", r.Passed)
 }
 
-func writeRankingText(w io.Writer, r *spectra.Ranking, lines []spectra.RankedLine, m *spectra.Matrix, summary *angelicSummary) error {
+func writeRankingText(w io.Writer, r *spectra.Ranking, lines []spectra.RankedLine, m *spectra.Matrix, summary *localize.Angelic) error {
 	if r.Failed == 0 {
 		_, err := fmt.Fprintln(w, noFailureMessage(r))
 		return err
@@ -173,7 +186,7 @@ func writeRankingText(w io.Writer, r *spectra.Ranking, lines []spectra.RankedLin
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	summary.writeText(w)
+	writeAngelicText(w, summary)
 	fmt.Fprintf(w, "\nEF/EP: failing/passing tests that execute the line; NF/NP: that do not;\nFIXES: analysed failing tests that a verified angelic value on the line makes pass.\n")
 	failing := 0
 	for _, t := range m.Tests {

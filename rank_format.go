@@ -12,6 +12,7 @@ import (
 	"faultline/internal/export"
 	"faultline/internal/export/gzoltar"
 	"faultline/internal/export/sarif"
+	"faultline/internal/localize"
 	"faultline/spectra"
 )
 
@@ -32,34 +33,20 @@ type rankFormat struct {
 
 // rankResult is what faultline rank found, and how much of it to write.
 type rankResult struct {
-	ranking *spectra.Ranking
-	matrix  *spectra.Matrix
-	summary *angelicSummary
-	top     int
+	loc *localize.Localization
+	top int
 }
 
 // lines returns the lines to write: down to top, none without a failure.
 func (r rankResult) lines() []spectra.RankedLine {
-	if r.ranking.Failed == 0 {
+	if r.loc.Ranking.Failed == 0 {
 		return nil
 	}
-	lines := r.ranking.Lines
+	lines := r.loc.Ranking.Lines
 	if r.top > 0 && len(lines) > r.top {
 		lines = lines[:r.top]
 	}
 	return lines
-}
-
-// localization is the result in the exporters' form.
-func (r rankResult) localization() *export.Localization {
-	loc := &export.Localization{Matrix: r.matrix, Ranking: r.ranking}
-	if s := r.summary; s != nil {
-		loc.Angelic = &export.Angelic{Failing: s.Failing, Analyzed: s.Analyzed, Notes: s.Notes}
-		for _, f := range s.Fixes {
-			loc.Angelic.Fixes = append(loc.Angelic.Fixes, export.Fix{Test: f.Test, Package: f.Package, Location: f.Location})
-		}
-	}
-	return loc
 }
 
 func one(write func(io.Writer) error) map[string]func(io.Writer) error {
@@ -70,16 +57,20 @@ func one(write func(io.Writer) error) map[string]func(io.Writer) error {
 func rankFormats() map[string]rankFormat {
 	return map[string]rankFormat{
 		"text": {defaultTop: 20, files: func(r rankResult) map[string]func(io.Writer) error {
-			return one(func(w io.Writer) error { return writeRankingText(w, r.ranking, r.lines(), r.matrix, r.summary) })
+			return one(func(w io.Writer) error {
+				return writeRankingText(w, r.loc.Ranking, r.lines(), r.loc.Matrix, r.loc.Angelic)
+			})
 		}},
 		"json": {files: func(r rankResult) map[string]func(io.Writer) error {
-			return one(func(w io.Writer) error { return writeRankingJSON(w, r.ranking, r.lines(), r.matrix, r.summary) })
+			return one(func(w io.Writer) error {
+				return writeRankingJSON(w, r.loc.Ranking, r.lines(), r.loc.Matrix, r.loc.Angelic)
+			})
 		}},
 		"sarif": {export: true, defaultTop: 20, files: func(r rankResult) map[string]func(io.Writer) error {
-			return one(func(w io.Writer) error { return sarif.Write(w, r.localization(), sarif.Options{Top: r.top}) })
+			return one(func(w io.Writer) error { return sarif.Write(w, r.loc, sarif.Options{Top: r.top}) })
 		}},
 		"gzoltar": {export: true, toDir: true, files: func(r rankResult) map[string]func(io.Writer) error {
-			return gzoltar.Files(r.localization())
+			return gzoltar.Files(r.loc)
 		}},
 	}
 }
@@ -143,7 +134,7 @@ func newRankDestination(format string, asJSON bool, path string, top int) (*rank
 // write writes the result completely or not at all. An export is not
 // written when a package does not build (the caller reports the build).
 func (o *rankDestination) write(r rankResult) error {
-	if o.format.export && len(r.matrix.BuildErrors) > 0 {
+	if o.format.export && len(r.loc.Matrix.BuildErrors) > 0 {
 		fmt.Fprintf(os.Stderr, "faultline: no %s written: packages do not build\n", o.name)
 		return nil
 	}

@@ -47,16 +47,16 @@ func runReport(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(res.matrix.BuildErrors) > 0 {
-		writeBuildErrors(os.Stderr, res.matrix)
+	if len(res.loc.Matrix.BuildErrors) > 0 {
+		writeBuildErrors(os.Stderr, res.loc.Matrix)
 		fmt.Fprintf(os.Stderr, "faultline: no report written: packages do not build\n")
 		return exitError(1)
 	}
 	opts := report.Options{Files: *files, Lines: *lines, Generated: time.Now()}
-	err = export.WriteFile(*outPath, func(w io.Writer) error { return report.Write(w, res.localization(), opts) })
+	err = export.WriteFile(*outPath, func(w io.Writer) error { return report.Write(w, res.loc, opts) })
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "faultline: wrote %s (%d failing and %d passing tests)\n", *outPath, res.ranking.Failed, res.ranking.Passed)
+	fmt.Fprintf(os.Stderr, "faultline: wrote %s (%d failing and %d passing tests)\n", *outPath, res.loc.Ranking.Failed, res.loc.Ranking.Passed)
 	return nil
 }

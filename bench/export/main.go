@@ -24,6 +24,7 @@ import (
 	"faultline/internal/export"
 	"faultline/internal/export/gzoltar"
 	"faultline/internal/export/sarif"
+	"faultline/internal/localize"
 	"faultline/internal/report"
 	"faultline/spectra"
 	"faultline/spectra/rank"
@@ -71,19 +72,19 @@ func run(runs, packages int, keep bool) error {
 	var ranking *spectra.Ranking
 	steps := []struct {
 		name  string
-		write func(loc *export.Localization) error
+		write func(loc *localize.Localization) error
 		file  string
 	}{
-		{"SARIF, -top 20 (default)", func(loc *export.Localization) error {
+		{"SARIF, -top 20 (default)", func(loc *localize.Localization) error {
 			return export.WriteFile(filepath.Join(out, "top.sarif"), func(w io.Writer) error { return sarif.Write(w, loc, sarif.Options{Top: 20}) })
 		}, "top.sarif"},
-		{"SARIF, every executed line", func(loc *export.Localization) error {
+		{"SARIF, every executed line", func(loc *localize.Localization) error {
 			return export.WriteFile(filepath.Join(out, "all.sarif"), func(w io.Writer) error { return sarif.Write(w, loc, sarif.Options{}) })
 		}, "all.sarif"},
-		{"GZoltar CSV triple", func(loc *export.Localization) error {
+		{"GZoltar CSV triple", func(loc *localize.Localization) error {
 			return gzoltar.Write(filepath.Join(out, "gzoltar"), loc)
 		}, "gzoltar"},
-		{"HTML report", func(loc *export.Localization) error {
+		{"HTML report", func(loc *localize.Localization) error {
 			return export.WriteFile(filepath.Join(out, "report.html"), func(w io.Writer) error { return report.Write(w, loc, report.Options{}) })
 		}, "report.html"},
 	}
@@ -95,7 +96,7 @@ func run(runs, packages int, keep bool) error {
 			return err
 		}
 		times[0] = append(times[0], time.Since(t0))
-		loc := &export.Localization{Matrix: m, Ranking: ranking}
+		loc := &localize.Localization{Matrix: m, Ranking: ranking}
 		for i, s := range steps {
 			t0 := time.Now()
 			if err := s.write(loc); err != nil {

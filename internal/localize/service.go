@@ -27,6 +27,11 @@ type Options struct {
 	// Memory is how much memory one analysis may hold before it is
 	// stopped (default 1 GiB).
 	Memory int64
+	// Bounds of the search for one test, as analysis.Options has them
+	// (zero: the analysis's defaults); KeepUnverified also reports
+	// candidates whose forced run failed.
+	MaxSize, MaxRuns int
+	KeepUnverified   bool
 }
 
 // Defaults of Options.
@@ -53,7 +58,9 @@ func (o *Options) defaults() {
 
 // analysisOptions are the analysis's own options for a localization: part
 // of every cache key, so the CLI and the server share entries.
-func (o Options) analysisOptions() analysis.Options { return analysis.Options{Budget: o.Budget} }
+func (o Options) analysisOptions() analysis.Options {
+	return analysis.Options{Budget: o.Budget, MaxSize: o.MaxSize, MaxRuns: o.MaxRuns, KeepUnverified: o.KeepUnverified}
+}
 
 // Service localizes the faults behind one module's failing tests.
 type Service struct {
@@ -103,10 +110,37 @@ type Angelic struct {
 	Pending int                   `json:"-"`
 }
 
-// Fix is one verified single-location fix of one failing test.
+// Fix is one verified single-location fix of one failing test: forcing the
+// expression at Location to the angelic value makes the test pass.
 type Fix struct {
-	Test string `json:"test"`
+	Test    string `json:"test"`    // full test name
+	Package string `json:"package"` // import path of the test's package
 	analysis.Location
+}
+
+// Failing returns the failing tests of the matrix, in its order.
+func (l *Localization) Failing() []spectra.TestRun {
+	var out []spectra.TestRun
+	for _, t := range l.Matrix.Tests {
+		if t.Verdict.Failing() {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// FixesAt returns the fixes whose expression starts on the line.
+func (l *Localization) FixesAt(file string, line int) []Fix {
+	if l.Angelic == nil {
+		return nil
+	}
+	var out []Fix
+	for _, f := range l.Angelic.Fixes {
+		if f.File == file && f.Line == line {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // AnalyzedTest is the cost of one failing test's analysis, as measured when
@@ -289,7 +323,7 @@ func (st *state) publish(progress func(*Localization)) *Localization {
 			SolveSeconds: r.Solve.Seconds(), Runs: r.Runs, Cached: st.cached[i]})
 		for _, c := range r.Candidates {
 			if c.Verified && len(c.Locations) == 1 {
-				a.Fixes = append(a.Fixes, Fix{Test: r.Test, Location: c.Locations[0]})
+				a.Fixes = append(a.Fixes, Fix{Test: r.Test, Package: r.Package, Location: c.Locations[0]})
 			}
 		}
 		for _, n := range r.Notes {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"faultline/internal/export"
+	"faultline/internal/localize"
 	"faultline/spectra"
 )
 
@@ -37,7 +38,7 @@ var pageTemplate string
 var tmpl = template.Must(template.New("report").Parse(pageTemplate))
 
 // Write writes the page.
-func Write(w io.Writer, loc *export.Localization, opts Options) error {
+func Write(w io.Writer, loc *localize.Localization, opts Options) error {
 	if opts.Files <= 0 {
 		opts.Files = 5
 	}
@@ -74,7 +75,7 @@ func levelColor(level int) string {
 }
 
 type pageBuilder struct {
-	loc        *export.Localization
+	loc        *localize.Localization
 	opts       Options
 	sources    *export.Sources
 	lines      []spectra.Line // every executable line, code order
@@ -85,7 +86,7 @@ type pageBuilder struct {
 	shown      []string          // those files, most suspicious first
 }
 
-func newPageBuilder(loc *export.Localization, opts Options) *pageBuilder {
+func newPageBuilder(loc *localize.Localization, opts Options) *pageBuilder {
 	p := &pageBuilder{loc: loc, opts: opts, sources: export.NewSources(loc.Matrix.Root),
 		lines: loc.Matrix.Lines(), rankOf: map[lineKey]*spectra.RankedLine{}, fileAnchor: map[string]string{}}
 	first := true
@@ -147,7 +148,7 @@ type page struct {
 	Failed, Passed int
 	Formula        string
 	Combined       bool
-	Angelic        *export.Angelic
+	Angelic        *localize.Angelic
 	Sunburst       template.HTML
 	Legend         []legendEntry
 	Ranked         []rankedRow

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"faultline/internal/export"
 	"faultline/internal/export/exporttest"
+	"faultline/internal/localize"
 	"faultline/spectra"
 )
 
@@ -26,7 +26,7 @@ func render(t *testing.T, mutate func(*testing.T, *pageInput)) string {
 	return buf.String()
 }
 
-type pageInput struct{ loc *export.Localization }
+type pageInput struct{ loc *localize.Localization }
 
 // The page names nothing outside itself: every link is a fragment, there
 // is no script, and the content security policy forbids every request.

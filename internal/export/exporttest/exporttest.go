@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"faultline/analysis"
-	"faultline/internal/export"
 	"faultline/internal/localize"
 	"faultline/spectra"
 	"faultline/spectra/rank"
@@ -49,7 +48,7 @@ var TestNames = []string{
 
 // Module writes the module under a temporary directory and returns the
 // localization of its tests, combined with one verified fix.
-func Module(t testing.TB) *export.Localization {
+func Module(t testing.TB) *localize.Localization {
 	t.Helper()
 	root := t.TempDir()
 	write := func(rel, text string) {
@@ -91,10 +90,10 @@ func Module(t testing.TB) *export.Localization {
 		Expr: "tötal > 100", Original: "false", Angelic: "true"}
 	results := []analysis.TestResult{{Test: TestNames[0], Package: "example.com/shop/price",
 		Candidates: []analysis.Candidate{{Verified: true, Locations: []analysis.Location{fix}}}}}
-	return &export.Localization{
+	return &localize.Localization{
 		Matrix:  m,
 		Ranking: localize.Combine(r, results),
-		Angelic: &export.Angelic{Failing: 2, Analyzed: 1, Fixes: []export.Fix{{Test: TestNames[0], Package: "example.com/shop/price", Location: fix}},
+		Angelic: &localize.Angelic{Failing: 2, Analyzed: 1, Fixes: []localize.Fix{{Test: TestNames[0], Package: "example.com/shop/price", Location: fix}},
 			Notes: []string{"analysed the first 1 of 2 failing tests (-max-analyzed)"}},
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"faultline/internal/export"
+	"faultline/internal/localize"
 	"faultline/spectra"
 )
 
@@ -38,7 +39,7 @@ const (
 )
 
 // Files returns the writers of the three files of a localization.
-func Files(loc *export.Localization) map[string]func(io.Writer) error {
+func Files(loc *localize.Localization) map[string]func(io.Writer) error {
 	s := newSpectrum(loc)
 	return map[string]func(io.Writer) error{
 		TestsFile:   s.writeTests,
@@ -48,20 +49,20 @@ func Files(loc *export.Localization) map[string]func(io.Writer) error {
 }
 
 // Write writes the three files into dir, all of them or none.
-func Write(dir string, loc *export.Localization) error {
+func Write(dir string, loc *localize.Localization) error {
 	return export.WriteFiles(dir, Files(loc))
 }
 
 // spectrum is the matrix restricted to counted tests and executed lines.
 type spectrum struct {
-	loc      *export.Localization
+	loc      *localize.Localization
 	lines    []spectra.Line // every executable line, code order
 	element  []int          // index into elements of each line, -1 when never executed
 	elements []int          // the executed lines, indices into lines
 	tests    []int          // counted tests, indices into Matrix.Tests
 }
 
-func newSpectrum(loc *export.Localization) *spectrum {
+func newSpectrum(loc *localize.Localization) *spectrum {
 	m := loc.Matrix
 	s := &spectrum{loc: loc, lines: m.Lines()}
 	executed := make([]bool, len(s.lines))

@@ -23,6 +23,7 @@ import (
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 
 	"faultline/internal/export"
+	"faultline/internal/localize"
 	"faultline/spectra"
 )
 
@@ -47,7 +48,7 @@ type Options struct {
 
 // Write writes the log of one localization. A ranking without failing
 // tests gives a valid log without results.
-func Write(w io.Writer, loc *export.Localization, opts Options) error {
+func Write(w io.Writer, loc *localize.Localization, opts Options) error {
 	report, err := Build(loc, opts)
 	if err != nil {
 		return err
@@ -135,7 +136,7 @@ func stringEnd(data []byte, i int) int {
 }
 
 // Build returns the log of one localization.
-func Build(loc *export.Localization, opts Options) (*sarif.Report, error) {
+func Build(loc *localize.Localization, opts Options) (*sarif.Report, error) {
 	root := opts.SourceRoot
 	if root == "" {
 		root = repositoryRoot(loc.Matrix.Root)
@@ -219,7 +220,7 @@ func driver() *sarif.ToolComponent {
 }
 
 type builder struct {
-	loc     *export.Localization
+	loc     *localize.Localization
 	sources *export.Sources
 	prefix  string              // the module root relative to the source root, "." at it
 	fps     map[string][]string // fingerprints by file and line
@@ -291,7 +292,7 @@ func (b *builder) message(l spectra.RankedLine) string {
 
 // fix is a verified angelic value as the replacement of the expression's
 // text by the value.
-func (b *builder) fix(f export.Fix) *sarif.Fix {
+func (b *builder) fix(f localize.Fix) *sarif.Fix {
 	src := b.sources.File(f.File)
 	region := sarif.NewRegion().WithStartLine(f.Line).WithStartColumn(column(src.Line(f.Line), f.Col)).
 		WithEndLine(f.EndLine).WithEndColumn(column(src.Line(f.EndLine), f.EndCol))

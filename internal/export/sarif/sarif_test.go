@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"faultline/internal/export"
 	"faultline/internal/export/exporttest"
+	"faultline/internal/localize"
 	"faultline/spectra"
 )
 
@@ -55,7 +55,7 @@ type result struct {
 	}
 }
 
-func write(t *testing.T, loc *export.Localization, opts Options) (log, []byte) {
+func write(t *testing.T, loc *localize.Localization, opts Options) (log, []byte) {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := Write(&buf, loc, opts); err != nil {
