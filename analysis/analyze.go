@@ -56,6 +56,9 @@ type Location struct {
 	Expr     string `json:"expr"`
 	Original string `json:"original"`
 	Angelic  string `json:"angelic"`
+	// Extreme says only a value at the far end of the type's range makes
+	// the test pass (the nearest one was sought).
+	Extreme bool `json:"extreme,omitempty"`
 }
 
 // Candidate is a minimal set of locations whose angelic values make the
@@ -315,6 +318,11 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 		} else if m != nil {
 			c.Model = m
 		}
+		if m, err := enc.narrow(c, c.Model, time.Now().Add(min(time.Second, time.Until(deadline)/4))); err != nil {
+			return err
+		} else {
+			c.Model = m
+		}
 		res.Solve += time.Since(solveStart)
 		cand, force, err := enc.candidate(c)
 		if err != nil {
@@ -377,6 +385,7 @@ func (e *encoder) candidate(c mcs.Correction[int32]) (Candidate, []forcedValue, 
 	for _, id := range c.Tags {
 		s := e.prog.sites[id]
 		var orig, angelic []string
+		far := false
 		for _, inst := range e.instOf[id] {
 			k := instKey{id, inst}
 			v, err := modelValue(c.Model, e.vars[k], s)
@@ -394,10 +403,11 @@ func (e *encoder) candidate(c mcs.Correction[int32]) (Candidate, []forcedValue, 
 				orig = append(orig, "?")
 			}
 			angelic = append(angelic, render(s, v))
+			far = far || extreme(s, v)
 		}
 		cand.Locations = append(cand.Locations, Location{File: s.file, Line: s.pos.Line, Col: s.pos.Column,
 			EndLine: s.end.Line, EndCol: s.end.Column, Expr: s.text,
-			Original: strings.Join(orig, ", "), Angelic: strings.Join(angelic, ", ")})
+			Original: strings.Join(orig, ", "), Angelic: strings.Join(angelic, ", "), Extreme: far})
 	}
 	sort.Slice(cand.Locations, func(i, j int) bool { return lessLocation(cand.Locations[i], cand.Locations[j]) })
 	return cand, force, nil
