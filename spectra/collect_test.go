@@ -148,3 +148,16 @@ func TestCollectEdges(t *testing.T) {
 		t.Errorf("%s executed no line of e/e.go", m.Tests[0].Name)
 	}
 }
+
+// A module declaring an old Go builds instrumented, also when its tests are
+// spread over processes.
+func TestCollectOldLanguageVersion(t *testing.T) {
+	ws, _ := workspace(t, "oldgo.txtar")
+	m, err := ws.Collect(context.Background(), CollectOptions{Parallel: 2, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.BuildErrors) != 0 || len(m.Tests) != 3 {
+		t.Fatalf("build errors %v, tests %+v", m.BuildErrors, m.Tests)
+	}
+}

@@ -41,7 +41,8 @@ import (
 // testing so that instrumented non-test packages do not link it.
 //
 // This file is compiled at the language version of the module under test,
-// which may be old: it uses nothing newer than Go 1.13.
+// which may be as old as Go 1.0: its syntax is that old (no 0o literals, no
+// generics, no loop variable per iteration).
 type T interface {
 	Name() string
 	SkipNow()
@@ -268,7 +269,7 @@ func claim(name string) bool {
 	h.Write([]byte(name))
 	path := filepath.Join(rt.claims, strconv.FormatUint(h.Sum64(), 16))
 	tmp := path + ".shard" + rt.shard
-	if err := ioutil.WriteFile(tmp, []byte(rt.shard+"\n"+name), 0o644); err != nil {
+	if err := ioutil.WriteFile(tmp, []byte(rt.shard+"\n"+name), 0644); err != nil {
 		rt.emitError("claiming " + name + ": " + err.Error())
 		return true // a test run twice is dropped once; one never run is lost
 	}
