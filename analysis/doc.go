@@ -1,3 +1,5 @@
+//go:build cgo
+
 // Package analysis owns faultline's angelic fix localization: for each
 // failing leaf test it finds minimal sets of source expressions which, had
 // they produced other values, would make the test pass, and those values.
