@@ -1,3 +1,5 @@
+//go:build cgo
+
 package main
 
 import (
@@ -27,6 +29,9 @@ func runFix(ctx context.Context, args []string) error {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := angelicUnavailable(); err != nil {
 		return err
 	}
 	ws, m, err := cf.collect(ctx, fs.Args())

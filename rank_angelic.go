@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
-	"faultline/analysis"
+	"faultline/solver/z3"
 	"faultline/spectra"
 )
 
@@ -51,52 +50,29 @@ type angelicRun struct {
 // angelicFix is one verified single-location fix of one failing test.
 type angelicFix struct {
 	Test string `json:"test"`
-	analysis.Location
+	angelicLocation
 }
 
 // combine analyses up to maxTests failing tests (cached per test) and
 // reorders the ranking by their verified fixes. When the analysis cannot
-// run, the formula's ranking stands and the summary says why.
+// run, the formula's ranking stands and the summary says why; when this
+// faultline cannot run it at all, one line on standard error says so.
 func (a *angelicFlags) combine(ctx context.Context, ws *spectra.Workspace, m *spectra.Matrix, r *spectra.Ranking) (*spectra.Ranking, *angelicSummary) {
-	summary := &angelicSummary{Fixes: []angelicFix{}, Tests: []angelicRun{}}
-	var tests []analysis.Target
-	for _, t := range m.Tests {
-		if t.Verdict.Failing() {
-			summary.Failing++
-			if len(tests) < a.maxTests {
-				tests = append(tests, analysis.Target{Package: t.Package, Test: t.Name})
-			}
-		}
-	}
-	if len(tests) < summary.Failing {
-		summary.Notes = append(summary.Notes, fmt.Sprintf("analysed the first %d of %d failing tests (-max-analyzed)", len(tests), summary.Failing))
-	}
-	cache, err := analysis.OpenResultCache(filepath.Join(ws.Module().CacheDir(), "angelic"))
+	combined, summary, err := a.analyze(ctx, ws, m, r)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "faultline: %v; analysing without a cache\n", err)
-		cache = nil
+		fmt.Fprintf(os.Stderr, "faultline: ranking by %s alone: %v\n", r.Formula, err)
+		return r, nil
 	}
-	progress := newProgressLine()
-	progress.message(fmt.Sprintf("angelic analysis of %d failing tests", len(tests)))
-	out, err := analysis.AnalyzeCached(ctx, cache, ws.Module(), tests, analysis.Options{Budget: a.budget})
-	progress.done()
-	if err != nil {
-		summary.Notes = append(summary.Notes, fmt.Sprintf("angelic analysis failed, ranking by %s alone: %v", r.Formula, err))
-		fmt.Fprintf(os.Stderr, "faultline: angelic analysis failed, ranking by %s alone: %v\n", r.Formula, err)
-		return r, summary
+	return combined, summary
+}
+
+// angelicUnavailable says why this faultline cannot run the angelic
+// analysis (no cgo, no usable libz3), or returns nil.
+func angelicUnavailable() error {
+	if err := z3.Available(); err != nil {
+		return fmt.Errorf("the angelic analysis needs Z3: %w", err)
 	}
-	summary.Analyzed = len(out.Results)
-	summary.Cached = out.Hits
-	for i, res := range out.Results {
-		summary.Tests = append(summary.Tests, angelicRun{Test: res.Test, Package: res.Package,
-			Seconds: res.Total.Seconds(), SolveSeconds: res.Solve.Seconds(), Runs: res.Runs, Cached: out.Cached[i]})
-		for _, c := range res.Candidates {
-			if c.Verified && len(c.Locations) == 1 {
-				summary.Fixes = append(summary.Fixes, angelicFix{Test: res.Test, Location: c.Locations[0]})
-			}
-		}
-	}
-	return analysis.Combine(r, out.Results), summary
+	return nil
 }
 
 // writeText prints the fixes behind a combined ranking.
