@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Runs faultline's whole test suite: vet, the Go tests (spectra, server,
-# solver, analysis, and the CLI on the bundled examples), then the editor
+# Runs faultline's whole test suite: vet and build with and without cgo, the
+# Go tests (spectra, server, solver, analysis, and the CLI on the bundled
+# examples, also as built without cgo or run without libz3), then the editor
 # integrations in real editors: Neovim, and VS Code (code-server driven by
 # headless Chromium). Installs the Debian packages it needs when missing.
 set -euo pipefail
 cd "$(dirname "$0")"
 
-# Z3 for the solver; Neovim; Chromium, ripgrep and code-server's native build
-# dependencies for the VS Code test.
-packages=(libz3-dev gcc neovim chromium ripgrep libkrb5-dev libsecret-1-dev libxkbfile-dev libx11-dev build-essential python3)
+# Z3's runtime library for the solver, and its headers only for the test that
+# compares the binding's own declarations with them; Neovim; Chromium, ripgrep
+# and code-server's native build dependencies for the VS Code test.
+packages=(libz3-4 libz3-dev gcc neovim chromium ripgrep libkrb5-dev libsecret-1-dev libxkbfile-dev libx11-dev build-essential python3)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -24,6 +26,10 @@ command -v npm >/dev/null || { echo "test.sh: the VS Code tests need Node.js 20 
 
 echo "== go vet"
 go vet ./...
+echo "== without cgo: go build, go vet, the Z3 package's test"
+CGO_ENABLED=0 go build ./...
+CGO_ENABLED=0 go vet ./...
+CGO_ENABLED=0 go test -count=1 ./solver/z3
 echo "== go test"
 go test -count=1 -timeout 45m ./...
 
