@@ -195,6 +195,7 @@ func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options,
 	}
 	if err := analysis.Available(); err != nil {
 		st.angelic.Unavailable = err.Error()
+		st.ended = true
 		return st.publish(nil), nil
 	}
 	keys, missing, err := s.lookup(ctx, st, opts)
