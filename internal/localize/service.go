@@ -2,6 +2,7 @@ package localize
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -210,7 +211,11 @@ func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options,
 	werr := s.worker(ctx, workRequest{Root: s.ws.Root(), CacheRoot: s.ws.Module().CacheRoot(), Targets: pick(targets, missing),
 		Options: opts.analysisOptions(), Memory: opts.Memory, Env: s.ws.Module().Env(),
 		Deadline: time.Now().Add(time.Duration(len(missing))*opts.Budget + workerSlack)},
-		func(r analysis.TestResult) {
+		func(reply workReply) {
+			r, err := analysis.UnmarshalResult(reply.Result)
+			if err != nil {
+				return
+			}
 			i := st.index(r)
 			if i < 0 {
 				return
@@ -345,4 +350,26 @@ func (st *state) publish(progress func(*Localization)) *Localization {
 		progress(&loc)
 	}
 	return &loc
+}
+
+// Verify runs a candidate's failing test again with its angelic values
+// forced, in a worker like the analyses; it refuses a candidate whose
+// sources changed (analysis.ErrSourceChanged's message).
+func (s *Service) Verify(ctx context.Context, t analysis.Target, c analysis.Candidate, opts Options) (analysis.Verification, error) {
+	opts.defaults()
+	data, err := analysis.MarshalResult(analysis.TestResult{Test: t.Test, Package: t.Package, Candidates: []analysis.Candidate{c}})
+	if err != nil {
+		return analysis.Verification{}, err
+	}
+	var v *analysis.Verification
+	err = s.worker(ctx, workRequest{Root: s.ws.Root(), CacheRoot: s.ws.Module().CacheRoot(), Options: opts.analysisOptions(),
+		Verify: data, Memory: opts.Memory, Env: s.ws.Module().Env(), Deadline: time.Now().Add(opts.Budget + workerSlack)},
+		func(reply workReply) { v = reply.Verification })
+	if err != nil {
+		return analysis.Verification{}, err
+	}
+	if v == nil {
+		return analysis.Verification{}, errors.New("the verification gave no answer")
+	}
+	return *v, nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"faultline/analysis"
 	"faultline/internal/txtartest"
 	"faultline/spectra"
 )
@@ -71,8 +72,13 @@ func TestLocalizeCombinesAndCaches(t *testing.T) {
 	if again.Angelic.Cached != 1 || again.Ranking.Lines[0] != loc.Ranking.Lines[0] {
 		t.Errorf("second localization: %+v, first line %+v", again.Angelic, again.Ranking.Lines[0])
 	}
-	if !again.Angelic.Results[0].Candidates[0].Verifiable() {
+	cached := again.Angelic.Results[0].Candidates[0]
+	if !cached.Verifiable() {
 		t.Error("a cached candidate cannot be verified")
+	}
+	target := analysis.Target{Package: "example.com/foo", Test: "TestFoo"}
+	if v, err := s.Verify(context.Background(), target, cached, Options{}); err != nil || v.Passed != cached.Verified {
+		t.Errorf("verifying a cached candidate in a worker: %+v, %v", v, err)
 	}
 	formula, err := s.Localize(context.Background(), m, Options{}, nil)
 	if err != nil || formula.Angelic != nil || formula.Ranking != formula.Formula {

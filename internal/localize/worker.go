@@ -36,6 +36,9 @@ type workRequest struct {
 	CacheRoot string // faultline's cache root (testbuild.Config.CacheDir)
 	Targets   []analysis.Target
 	Options   analysis.Options
+	// Verify, when set, asks to verify this candidate (a result holding
+	// one candidate, as analysis.MarshalResult encodes it) instead.
+	Verify json.RawMessage `json:",omitempty"`
 	// Memory and Deadline bound the worker; the parent enforces them. Env
 	// is the worker's environment.
 	Memory   int64     `json:"-"`
@@ -45,13 +48,14 @@ type workRequest struct {
 
 // workReply is one line of a worker's standard output.
 type workReply struct {
-	Result json.RawMessage `json:"result,omitempty"` // analysis.MarshalResult
-	Error  string          `json:"error,omitempty"`  // the worker could not go on
+	Result       json.RawMessage        `json:"result,omitempty"`       // analysis.MarshalResult
+	Verification *analysis.Verification `json:"verification,omitempty"` // the answer to a Verify request
+	Error        string                 `json:"error,omitempty"`        // the worker could not go on
 }
 
-// workerFunc runs the analyses of a request, handing each result to done as
-// it comes.
-type workerFunc func(ctx context.Context, req workRequest, done func(analysis.TestResult)) error
+// workerFunc runs a request, handing each result (or the verification) to
+// done as it comes.
+type workerFunc func(ctx context.Context, req workRequest, done func(workReply)) error
 
 // RunWorker is the worker's main: it reads one request from in, analyses
 // its targets and writes each result to out as soon as it is complete.
@@ -68,6 +72,17 @@ func RunWorker(ctx context.Context, in io.Reader, out io.Writer) error {
 	mod, err := testbuild.Open(req.Root, testbuild.Config{CacheDir: req.CacheRoot})
 	if err != nil {
 		return fail(err)
+	}
+	if req.Verify != nil {
+		r, err := analysis.UnmarshalResult(req.Verify)
+		if err != nil || len(r.Candidates) != 1 {
+			return fail(fmt.Errorf("a verify request needs one candidate: %v", err))
+		}
+		v, err := analysis.Verify(ctx, mod, analysis.Target{Package: r.Package, Test: r.Test}, r.Candidates[0], req.Options)
+		if err != nil {
+			return fail(err)
+		}
+		return enc.Encode(workReply{Verification: &v})
 	}
 	err = analysis.AnalyzeEach(ctx, mod, req.Targets, req.Options, func(r analysis.TestResult) error {
 		data, err := analysis.MarshalResult(r)
@@ -89,7 +104,7 @@ const memoryPoll = 100 * time.Millisecond
 // which it stops when the process holds more memory than the request
 // allows or outlives its deadline.
 func processWorker(exe string) workerFunc {
-	return func(ctx context.Context, req workRequest, done func(analysis.TestResult)) error {
+	return func(ctx context.Context, req workRequest, done func(workReply)) error {
 		wctx, cancel := context.WithDeadline(ctx, req.Deadline)
 		defer cancel()
 		cmd := exec.CommandContext(wctx, exe, WorkerCommand)
@@ -141,10 +156,7 @@ func processWorker(exe string) workerFunc {
 					failure = reply.Error
 					continue
 				}
-				r, err := analysis.UnmarshalResult(reply.Result)
-				if err == nil {
-					done(r)
-				}
+				done(reply)
 			}
 		}
 		waitErr := cmd.Wait()
@@ -158,7 +170,7 @@ func processWorker(exe string) workerFunc {
 		case errors.Is(wctx.Err(), context.DeadlineExceeded):
 			return errors.New("the analysis outlived its time bound and was stopped")
 		case failure != "":
-			return fmt.Errorf("angelic analysis failed: %s", failure)
+			return errors.New(failure)
 		case waitErr != nil:
 			return fmt.Errorf("the analysis ended abnormally: %v", waitErr)
 		}
