@@ -7,6 +7,7 @@
 //	faultline test [go test flags] [packages]  run tests like go test, recording spectra
 //	faultline fix [flags] [packages]     print verified angelic fix candidates per failing test
 //	faultline serve                      run the language server on stdin/stdout
+//	faultline trust [-list | -revoke] [DIR]  manage the modules whose tests the server runs without asking
 package main
 
 import (
@@ -33,6 +34,7 @@ func commands() map[string]command {
 		"test":  {"run tests like go test and record their spectra", runTest},
 		"fix":   {"find and verify angelic fix candidates for the failing tests", runFix},
 		"serve": {"run the language server on standard input and output", runServe},
+		"trust": {"trust a module: the language server runs its tests without asking", runTrust},
 	}
 }
 

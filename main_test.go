@@ -211,9 +211,16 @@ func TestKilledCollectionLeavesUsableStore(t *testing.T) {
 
 func faultlineWithStore(t *testing.T, dir, store string, args ...string) (string, string, int) {
 	t.Helper()
+	return faultlineWithEnv(t, dir, []string{"FAULTLINE_CACHE=" + store}, args...)
+}
+
+// faultlineWithEnv runs the binary in dir with env added to the test's
+// environment.
+func faultlineWithEnv(t *testing.T, dir string, env []string, args ...string) (string, string, int) {
+	t.Helper()
 	cmd := exec.Command(faultlineBin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "FAULTLINE_CACHE="+store)
+	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
