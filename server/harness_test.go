@@ -47,7 +47,7 @@ type testClient struct {
 	arrived  chan struct{}   // signalled when a note arrives
 	// answer picks the reply to window/showMessageRequest (nil: the
 	// first action); it runs off the client's read loop and may block.
-	answer func(protocol.ShowMessageRequestParams) *protocol.MessageActionItem
+	answer func(protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error)
 }
 
 func startServer(t *testing.T, opts Options) *testClient {
@@ -123,10 +123,11 @@ func (c *testClient) answerQuestion(raw jsonrpc2.RawMessage) (any, error) {
 		}
 		return p.Actions[0], nil
 	}
-	if item := answer(p); item != nil {
-		return item, nil
+	item, err := answer(p)
+	if item == nil || err != nil {
+		return nil, err // null: the question was dismissed
 	}
-	return nil, nil
+	return item, nil
 }
 
 // testTrustList is an empty trust list of the test's own, so no test

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
@@ -61,16 +62,16 @@ func TestDoubleTwo(t *testing.T) {
 `
 
 // setAnswer makes the client answer the server's questions with answer.
-func (c *testClient) setAnswer(answer func(protocol.ShowMessageRequestParams) *protocol.MessageActionItem) {
+func (c *testClient) setAnswer(answer func(protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error)) {
 	c.mu.Lock()
 	c.answer = answer
 	c.mu.Unlock()
 }
 
 // reply answers every question with the action titled title.
-func reply(title string) func(protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
-	return func(protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
-		return &protocol.MessageActionItem{Title: title}
+func reply(title string) func(protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
+	return func(protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
+		return &protocol.MessageActionItem{Title: title}, nil
 	}
 }
 
@@ -156,13 +157,13 @@ func TestNothingRunsBeforeConsent(t *testing.T) {
 	}, Debounce: 50 * time.Millisecond})
 	asked := make(chan protocol.ShowMessageRequestParams, 4)
 	decide := make(chan string)
-	c.setAnswer(func(p protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+	c.setAnswer(func(p protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
 		asked <- p
 		select {
 		case title := <-decide:
-			return &protocol.MessageActionItem{Title: title}
+			return &protocol.MessageActionItem{Title: title}, nil
 		case <-t.Context().Done():
-			return nil
+			return nil, nil
 		}
 	})
 	c.initialize(dir, "", protocol.ClientCapabilities{})
@@ -225,9 +226,9 @@ func TestStoreShownWithoutRunning(t *testing.T) {
 		t.Fatalf("the terminal run left no marker: %v", err)
 	}
 	src := uri.File(filepath.Join(dir, "double.go"))
-	never := func(protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+	never := func(protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
 		<-t.Context().Done()
-		return nil
+		return nil, nil
 	}
 
 	c := startServer(t, Options{Open: open})
@@ -381,9 +382,9 @@ func TestTrustSettingAlways(t *testing.T) {
 
 	dir, fake = newFakeModule(t)
 	c = startServer(t, Options{Open: fake.open})
-	c.setAnswer(func(protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+	c.setAnswer(func(protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
 		<-t.Context().Done()
-		return nil
+		return nil, nil
 	})
 	c.initialize(dir, "", protocol.ClientCapabilities{})
 	c.waitRequest(protocol.MethodWindowShowMessageRequest, 1)
@@ -430,10 +431,10 @@ func TestServersAnswerAlwaysAtOnce(t *testing.T) {
 	for range servers {
 		dir, fake := newFakeModule(t)
 		c := startServer(t, Options{Open: fake.open, Trust: list})
-		c.setAnswer(func(protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+		c.setAnswer(func(protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
 			arrived.Done()
 			arrived.Wait() // every server has asked: answer together
-			return &protocol.MessageActionItem{Title: answerAlways}
+			return &protocol.MessageActionItem{Title: answerAlways}, nil
 		})
 		dirs, clients, fakes = append(dirs, dir), append(clients, c), append(fakes, fake)
 	}
@@ -449,4 +450,21 @@ func TestServersAnswerAlwaysAtOnce(t *testing.T) {
 			t.Errorf("%s: trusted %v, %v", dir, ok, err)
 		}
 	}
+}
+
+// TestQuestionFails: a client that cannot show the question is told how to
+// trust the module, and nothing runs.
+func TestQuestionFails(t *testing.T) {
+	dir, fake := newFakeModule(t)
+	c := startServer(t, Options{Open: fake.open})
+	c.setAnswer(func(protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
+		return nil, jsonrpc2.ErrMethodNotFound
+	})
+	c.initialize(dir, "", protocol.ClientCapabilities{})
+	c.waitShown("faultline trust " + dir)
+	c.settle()
+	if n := fake.collections(); n != 0 {
+		t.Errorf("%d runs though nobody agreed", n)
+	}
+	c.shutdown()
 }
