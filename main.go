@@ -8,6 +8,7 @@
 //	faultline fix [flags] [packages]     print verified angelic fix candidates per failing test
 //	faultline report [flags] [packages]  write an HTML report of the localization
 //	faultline serve                      run the language server on stdin/stdout
+//	faultline trust [-list | -revoke] [DIR]  manage the modules whose tests the server runs without asking
 package main
 
 import (
@@ -37,6 +38,7 @@ func commands() map[string]command {
 		"fix":    {"find and verify angelic fix candidates for the failing tests", runFix},
 		"report": {"write an HTML report of the suspicious lines and the test suite", runReport},
 		"serve":  {"run the language server on standard input and output", runServe},
+		"trust":  {"trust a module: the language server runs its tests without asking", runTrust},
 	}
 }
 

@@ -60,6 +60,8 @@ func (s *Server) setSettings(raw []byte) error {
 			}
 			if next.AutoRun && !old.AutoRun {
 				v.runNow()
+			} else if next.Trust == trustAlways && old.Trust != trustAlways {
+				v.resume() // what waited for consent
 			}
 		}
 	}

@@ -29,6 +29,7 @@ func initialize(ctx context.Context, s *Server, p *protocol.InitializeParams) (*
 		s.client.logf(protocol.MessageTypeWarning, "initializationOptions: %v", err)
 	}
 	s.settings = st
+	s.consent.readClientTrust(p.InitializationOptions)
 	s.folders = initialFolders(p)
 	s.state = stateInitialized
 

@@ -115,6 +115,9 @@ func (s *Server) analyze(v *view, snap *snapshot) {
 	if len(snap.flagged) == 0 || !snap.settings.Angelic {
 		return
 	}
+	if v.mayRun(deferredWork{analysis: true}) != nil {
+		return // until the user agrees
+	}
 	in := AnalysisInput{Root: snap.root, Matrix: snap.matrix, Ranking: snap.ranking}
 	for _, i := range snap.flagged {
 		in.Suspects = append(in.Suspects, snap.ranking.Lines[i])

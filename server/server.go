@@ -13,6 +13,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+
+	"faultline/internal/trust"
 )
 
 // Options configure a Server.
@@ -28,6 +30,9 @@ type Options struct {
 	Providers []Provider
 	// Version is reported in serverInfo.
 	Version string
+	// Trust is the user's list of trusted modules; nil means the one in
+	// the user's configuration directory.
+	Trust *trust.Store
 }
 
 type lifecycleState int
@@ -47,6 +52,7 @@ type Server struct {
 	opts     Options
 	registry map[string]method
 	cancels  *cancels
+	consent  *consent
 	client   *client
 	cache    *contentCache
 	mappings *lru[mappingKey, *fileText]
@@ -82,6 +88,7 @@ func New(opts Options) *Server {
 	s := &Server{
 		opts:     opts,
 		cancels:  newCancels(),
+		consent:  newConsent(opts.Trust),
 		cache:    newContentCache(256),
 		mappings: newLRU[mappingKey, *fileText](256),
 		hints:    newLRU[hintKey, []protocol.InlayHint](64),

@@ -22,11 +22,12 @@ type Settings struct {
 	Timeout   time.Duration // per leaf test
 	Parallel  int           // test processes at once; 0 lets the engine decide
 	Angelic   bool          // run the providers (angelic analysis) after each run
+	Trust     string        // "ask" before the first run in a module, or "always" run without asking
 }
 
 // DefaultSettings are used until the client says otherwise.
 func DefaultSettings() Settings {
-	return Settings{Formula: "ochiai", Top: 10, AutoRun: true, Timeout: 60 * time.Second}
+	return Settings{Formula: "ochiai", Top: 10, AutoRun: true, Timeout: 60 * time.Second, Trust: trustAsk}
 }
 
 // settingsSection is the configuration section the server reads.
@@ -104,6 +105,14 @@ func (s Settings) apply(raw []byte) (Settings, error) {
 			errs = append(errs, fmt.Errorf("setting \"parallel\": %d is negative", parallel))
 		} else {
 			s.Parallel = parallel
+		}
+	}
+	var trustSetting string
+	if field("trust", &trustSetting) {
+		if trustSetting != trustAsk && trustSetting != trustAlways {
+			errs = append(errs, fmt.Errorf("setting \"trust\": %q is neither %q nor %q", trustSetting, trustAsk, trustAlways))
+		} else {
+			s.Trust = trustSetting
 		}
 	}
 	return s, errors.Join(errs...)

@@ -56,6 +56,7 @@ func verifyFixCommand(ctx context.Context, s *Server, arg json.RawMessage) (any,
 	if file, changed := s.changedSince(snap, fix); changed {
 		return nil, failed("%s: %s changed since the tests ran, so the candidate may no longer apply; save and run the tests again", commandVerifyFix, file)
 	}
+	s.consent.give(snap.root) // asking for a verifying run is consent
 	forced := forcedValues(fix)
 	prog := s.beginProgress(ctx, "faultline: verifying an angelic fix")
 	v, err := verifier.VerifyFix(ctx, snap.root, args.ID)

@@ -39,6 +39,7 @@ type view struct {
 	diag        diagState
 	analysis    context.CancelFunc // of the providers' work on the current snapshot
 	watcher     *fsnotify.Watcher
+	deferred    deferredWork // refused until the user agrees to run the module's code
 }
 
 // run is one collection.
@@ -138,6 +139,10 @@ func (v *view) collect(ctx context.Context, r *run, prev *run) {
 		<-prev.done
 	}
 	if err := ctx.Err(); err != nil {
+		r.err = err
+		return
+	}
+	if err := v.mayRun(deferredWork{run: true}); err != nil {
 		r.err = err
 		return
 	}

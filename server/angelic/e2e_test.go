@@ -16,6 +16,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"faultline/analysis"
+	"faultline/internal/trust"
 	"faultline/server"
 	"faultline/spectra"
 )
@@ -32,6 +33,7 @@ func TestVerifyOverLSP(t *testing.T) {
 	srv := server.New(server.Options{
 		Open:      func(d string) (server.Workspace, error) { return spectra.Open(d, spectra.Options{CacheDir: cache}) },
 		Providers: []server.Provider{New(analysis.Options{MaxSize: 1}, 1)},
+		Trust:     trust.At(filepath.Join(t.TempDir(), "trusted.json")),
 	})
 	serverEnd, clientEnd := net.Pipe()
 	served := make(chan error, 1)
@@ -40,9 +42,16 @@ func TestVerifyOverLSP(t *testing.T) {
 	var messages []string
 	conn := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(clientEnd))
 	conn.Go(context.Background(), func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		if req.IsCall() {
+			// Answer off the read loop: over the unbuffered pipe, a reply
+			// written while the server writes its own would block both.
+			jsonrpc2.Async(ctx)
+		}
 		switch req.Method() {
 		case "workspace/configuration":
 			return []any{nil}, nil
+		case "window/showMessageRequest":
+			return map[string]string{"title": "Run this time"}, nil
 		case "window/showMessage":
 			var p struct {
 				Message string `json:"message"`

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end test of the Neovim plugin: headless Neovim, the real faultline
-# server, an example module with known ground truth (examples/<name>/fault.json).
+# server, an example module with known ground truth (examples/<name>/fault.json),
+# then workspace trust on a module whose tests leave a marker (test/trust.lua).
 #
 # usage: editors/nvim/test/e2e.sh [example ...]     (default: calc)
 # env:   FAULTLINE_BIN     server binary (default: build one from the repo root)
@@ -82,5 +83,64 @@ for name in "${examples[@]}"; do
     find "$state" -name 'lsp.log' -exec tail -n 40 {} \; 2>/dev/null || true
   fi
 done
+
+# Workspace trust: a module whose tests leave a marker when they run
+# (test/trust.lua says what is checked).
+mod="$work/marker"
+mkdir -p "$mod"
+printf 'module example.com/marker\n\ngo 1.21\n' >"$mod/go.mod"
+cat >"$mod/double.go" <<'GO'
+package marker
+
+// Double returns twice x.
+func Double(x int) int {
+	if x > 1 {
+		return x + x + 1
+	}
+	return x + x
+}
+GO
+cat >"$mod/double_test.go" <<'GO'
+package marker
+
+import (
+	"os"
+	"testing"
+)
+
+func TestMain(m *testing.M) {
+	os.WriteFile("ran-tests", nil, 0o644)
+	os.Exit(m.Run())
+}
+
+func TestDouble(t *testing.T) {
+	if Double(2) != 4 {
+		t.Errorf("Double(2) = %d", Double(2))
+	}
+}
+GO
+state="$work/state-trust"
+mkdir -p "$state"
+echo "e2e: trust: the server asks before running the tests of $mod"
+set +e
+(
+  cd "$mod"
+  XDG_CONFIG_HOME="$state/config" XDG_DATA_HOME="$state/data" \
+  XDG_STATE_HOME="$state/state" XDG_CACHE_HOME="$state/cache" \
+  FAULTLINE_CMD="[\"$bin\",\"serve\"]" FAULTLINE_PLUGIN_DIR="$plugin_dir" \
+  MODULE="$mod" STORE_DIR="$state/cache/faultline" TRUST_LIST="$state/config/faultline/trusted.json" \
+    timeout 900 "$nvim" --headless -u NONE -i NONE -n \
+      -c "luafile $here/trust.lua" 2>&1 </dev/null
+)
+rc=$?
+set -e
+if [ $rc -eq 0 ]; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+  echo "e2e: trust FAILED (exit $rc); LSP log tail:"
+  find "$state" -name 'lsp.log' -exec tail -n 40 {} \; 2>/dev/null || true
+fi
+
 echo "nvim-e2e: $passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -81,7 +81,7 @@ test("config merges and validates", function()
   local cfg = config.merge({ formula = "dstar", top = 5 })
   eq(cfg.formula, "dstar")
   eq(cfg.cmd, { "faultline", "serve" })
-  eq(config.server_settings(cfg), { formula = "dstar", top = 5, threshold = 0, autoRun = true, timeout = "60s", parallel = 0 })
+  eq(config.server_settings(cfg), { formula = "dstar", top = 5, threshold = 0, autoRun = true, timeout = "60s", parallel = 0, trust = "ask" })
   local ok, err = pcall(config.merge, { formul = "x" })
   eq(ok, false, "unknown key rejected")
   assert(tostring(err):find("unknown option"), tostring(err))
@@ -90,6 +90,37 @@ test("config merges and validates", function()
   assert(tostring(err):find('"top" must be a number'), tostring(err))
   ok = pcall(config.merge, { cmd = {} })
   eq(ok, false, "empty cmd rejected")
+  ok, err = pcall(config.merge, { trust = "sometimes" })
+  eq(ok, false, "unknown trust rejected")
+  assert(tostring(err):find('"trust" must be "ask" or "always"'), tostring(err))
+end)
+
+test("trust follows vim.secure where Neovim has it", function()
+  local trust = require("faultline.trust")
+  local asked = {}
+  local function secure(answer)
+    return {
+      read = function(path)
+        table.insert(asked, path)
+        if answer == "error" then
+          error("Keyboard interrupt")
+        end
+        return answer
+      end,
+    }
+  end
+  local function version(at_least_0_11_2)
+    return function(feature)
+      eq(feature, "nvim-0.11.2", "feature asked")
+      return at_least_0_11_2
+    end
+  end
+  eq(trust.stated("/m", {}, version(true)), nil, "no vim.secure.read: the server asks")
+  eq(trust.stated("/m", secure(true), version(true)), true, "trusted directory")
+  eq(trust.stated("/m", secure("module m\n"), version(false)), true, "trusted go.mod")
+  eq(trust.stated("/m", secure(nil), version(true)), false, "denied or ignored")
+  eq(trust.stated("/m", secure("error"), version(true)), false, "prompt interrupted")
+  eq(asked, { "/m", "/m/go.mod", "/m", "/m" }, "paths asked")
 end)
 
 io.stdout:write(string.format("unit: %d passed, %d failed\n", passed, failed))

@@ -130,7 +130,9 @@ class Faultline implements vscode.Disposable {
         { scheme: 'file', language: 'go' },
         { scheme: 'file', language: 'go.mod' },
       ],
-      initializationOptions: serverSettings((key) => config.get(key)),
+      // The server only runs here once VS Code trusts the workspace: say
+      // so, and the server does not ask again.
+      initializationOptions: { ...serverSettings((key) => config.get(key)), trustedWorkspace: vscode.workspace.isTrusted },
       synchronize: { configurationSection: SECTION },
       outputChannel: this.output,
     };

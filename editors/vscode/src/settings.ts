@@ -10,6 +10,7 @@ export interface ServerSettings {
   timeout: string;
   parallel: number;
   angelic: boolean;
+  trust: 'ask' | 'always';
 }
 
 export const DEFAULTS: ServerSettings = {
@@ -20,6 +21,7 @@ export const DEFAULTS: ServerSettings = {
   timeout: '60s',
   parallel: 0,
   angelic: false,
+  trust: 'ask',
 };
 
 /** serverSettings reads the server's keys through get, falling back to defaults. */
@@ -32,6 +34,7 @@ export function serverSettings(get: <T>(key: string) => T | undefined): ServerSe
     timeout: get<string>('timeout') ?? DEFAULTS.timeout,
     parallel: get<number>('parallel') ?? DEFAULTS.parallel,
     angelic: get<boolean>('angelic') ?? DEFAULTS.angelic,
+    trust: get<'ask' | 'always'>('trust') ?? DEFAULTS.trust,
   };
 }
 
