@@ -12,7 +12,7 @@ import (
 // when the client only signals a change (settings null), as VS Code does.
 func didChangeConfiguration(ctx context.Context, s *Server, p *protocol.DidChangeConfigurationParams) error {
 	if len(p.Settings) == 0 || string(p.Settings) == "null" {
-		go s.pullSettings(s.ctx)
+		s.spawn("reading the settings", func() { s.pullSettings(s.ctx) })
 		return nil
 	}
 	return s.setSettings(p.Settings)

@@ -85,7 +85,7 @@ func (s *Server) refreshPulled() {
 	if !hints && !lenses {
 		return
 	}
-	go func() {
+	s.spawn("refreshing hints and lenses", func() {
 		ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
 		defer cancel()
 		if hints {
@@ -94,54 +94,7 @@ func (s *Server) refreshPulled() {
 		if lenses {
 			_ = s.client.call(ctx, protocol.MethodWorkspaceCodeLensRefresh, nil, nil)
 		}
-	}()
-}
-
-// analyze runs the providers on a new snapshot in the background, when the
-// "angelic" setting is on (the analysis costs solver time and memory); their
-// findings appear in hints, lenses and code actions as they arrive.
-func (s *Server) analyze(v *view, snap *snapshot) {
-	if len(s.opts.Providers) == 0 {
-		return
-	}
-	// Findings of an older snapshot are stale: stop computing them.
-	ctx, cancel := context.WithCancel(v.ctx)
-	v.mu.Lock()
-	if v.analysis != nil {
-		v.analysis()
-	}
-	v.analysis = cancel
-	v.mu.Unlock()
-	if len(snap.flagged) == 0 || !snap.settings.Angelic {
-		return
-	}
-	if v.mayRun(deferredWork{analysis: true}) != nil {
-		return // until the user agrees
-	}
-	in := AnalysisInput{Root: snap.root, Matrix: snap.matrix, Ranking: snap.ranking}
-	for _, i := range snap.flagged {
-		in.Suspects = append(in.Suspects, snap.ranking.Lines[i])
-	}
-	for _, p := range s.opts.Providers {
-		if !s.startAnalysis() {
-			return
-		}
-		go func() {
-			defer s.analyses.Done()
-			f, err := p.Analyze(ctx, in)
-			if err != nil {
-				if ctx.Err() == nil {
-					s.client.logf(protocol.MessageTypeWarning, "%s: %v", p.Name(), err)
-				}
-				return
-			}
-			if ctx.Err() != nil {
-				return
-			}
-			snap.findings.add(p, f)
-			s.refreshPulled()
-		}()
-	}
+	})
 }
 
 // rankingChanged reports whether snap ranks differently from the snapshot
@@ -151,7 +104,7 @@ func (v *view) rankingChanged(snap *snapshot) bool {
 	fmt.Fprintf(&b, "%s %d %d %d|", snap.ranking.Formula, snap.ranking.Failed, snap.ranking.Passed, len(snap.ranking.Lines))
 	for _, l := range snap.ranking.Lines {
 		if l.EF > 0 {
-			fmt.Fprintf(&b, "%s:%d:%g:%d;", l.File, l.Line, l.Score, l.Rank)
+			fmt.Fprintf(&b, "%s:%d:%g:%d:%d;", l.File, l.Line, l.Score, l.Rank, l.Fixes)
 		}
 	}
 	digest := b.String()

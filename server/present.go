@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -56,7 +57,39 @@ func (snap *snapshot) diagnosticMessage(i int) string {
 	if names := testNames(snap.matrix, runs.passing, 3); names != "" {
 		fmt.Fprintf(&b, " (%s)", names)
 	}
+	if snap.findings != nil {
+		writeAngelicLines(&b, snap.findings.fixesTouching(l.File, l.Line))
+	}
 	return b.String()
+}
+
+// maxFixesShown bounds the angelic fixes a diagnostic lists.
+const maxFixesShown = 3
+
+// writeAngelicLines adds one line per distinct fix candidate, verified ones
+// first, e.g. "angelic fix: rate ⇒ 70 (TestRent passes when forced)".
+func writeAngelicLines(b *strings.Builder, fixes []FixCandidate) {
+	slices.SortStableFunc(fixes, func(x, y FixCandidate) int {
+		switch {
+		case x.Verified == y.Verified:
+			return 0
+		case x.Verified:
+			return -1
+		}
+		return 1
+	})
+	seen := make(map[string]bool)
+	for _, f := range fixes {
+		if seen[f.Title] {
+			continue
+		}
+		if len(seen) == maxFixesShown {
+			fmt.Fprintf(b, "\n(more angelic fixes in the hover)")
+			return
+		}
+		seen[f.Title] = true
+		fmt.Fprintf(b, "\nangelic fix: %s", f.Title)
+	}
 }
 
 // testNames lists up to max test names, saying how many more there are.

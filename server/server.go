@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"faultline/internal/bug"
 	"faultline/internal/trust"
 )
 
@@ -25,9 +26,10 @@ type Options struct {
 	// Debounce is how long a save waits for further saves before tests are
 	// recollected; zero means 300ms.
 	Debounce time.Duration
-	// Providers contribute analysis results (angelic values, fix
-	// candidates) on top of the spectrum ranking.
-	Providers []Provider
+	// Localizer makes the localization service of a module (the angelic
+	// analysis and the combined order); nil means the real service for the
+	// real engine.
+	Localizer OpenLocalizerFunc
 	// Version is reported in serverInfo.
 	Version string
 	// Trust is the user's list of trusted modules; nil means the one in
@@ -59,7 +61,7 @@ type Server struct {
 	hints    *lru[hintKey, []protocol.InlayHint]
 
 	pubMu       sync.Mutex     // serializes diagnostics passes
-	analyses    sync.WaitGroup // provider runs, which start test processes; see startAnalysis
+	analyses    sync.WaitGroup // localizations, which start processes; see startAnalysis
 	progressSeq atomic.Int64
 
 	ctx    context.Context // the session's lifetime; background work hangs off it
@@ -70,11 +72,14 @@ type Server struct {
 	state    lifecycleState
 	draining bool // Serve is waiting for the analyses: start no more
 	exitOnce sync.Once
-	caps     clientCaps
-	settings Settings
-	folders  []string         // workspace folder paths, in the client's order
-	views    map[string]*view // by module root
-	docs     map[string]*document
+	// unavailableOnce says once that the angelic analysis cannot run.
+	unavailableOnce sync.Once
+	panics          map[string]bool // panics and bugs reported, not to repeat them
+	caps            clientCaps
+	settings        Settings
+	folders         []string         // workspace folder paths, in the client's order
+	views           map[string]*view // by module root
+	docs            map[string]*document
 }
 
 // New returns a server ready to Serve one connection.
@@ -84,6 +89,9 @@ func New(opts Options) *Server {
 	}
 	if opts.Debounce == 0 {
 		opts.Debounce = 300 * time.Millisecond
+	}
+	if opts.Localizer == nil {
+		opts.Localizer = openLocalizer
 	}
 	s := &Server{
 		opts:     opts,
@@ -118,6 +126,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 		jsonrpc2.WithPreempter(cancelPreempter{s.cancels}))
 	c = &client{conn: conn, ctx: s.ctx}
 	s.client = c
+	defer bug.Default.Handle(s.reportBug)()
 	conn.Go(s.ctx, s.handle)
 
 	select {
@@ -232,6 +241,13 @@ func (s *Server) viewOf(path string) *view {
 		}
 	}
 	return best
+}
+
+// viewAt returns the view of the module at root, or nil.
+func (s *Server) viewAt(root string) *view {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.views[root]
 }
 
 // allViews returns the views ordered by root.

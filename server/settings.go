@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"errors"
+	"faultline/internal/localize"
 	"fmt"
 	"math"
 	"strings"
@@ -21,13 +22,27 @@ type Settings struct {
 	AutoRun   bool          // collect on start and on save
 	Timeout   time.Duration // per leaf test
 	Parallel  int           // test processes at once; 0 lets the engine decide
-	Angelic   bool          // run the providers (angelic analysis) after each run
-	Trust     string        // "ask" before the first run in a module, or "always" run without asking
+	Angelic   bool          // analyse failing tests and order lines by verified angelic fixes first
+	// Budget, MaxAnalyzed and Memory bound the angelic analysis as
+	// faultline rank's -budget, -max-analyzed and -memory do.
+	Budget      time.Duration
+	MaxAnalyzed int
+	Memory      int64  // bytes
+	Trust       string // "ask" before the first run in a module, or "always" run without asking
 }
 
 // DefaultSettings are used until the client says otherwise.
 func DefaultSettings() Settings {
-	return Settings{Formula: "ochiai", Top: 10, AutoRun: true, Timeout: 60 * time.Second, Trust: trustAsk}
+	return Settings{Formula: "ochiai", Top: 10, AutoRun: true, Timeout: 60 * time.Second, Angelic: true,
+		Budget: localize.DefaultBudget, MaxAnalyzed: localize.DefaultMaxAnalyzed, Memory: localize.DefaultMemory, Trust: trustAsk}
+}
+
+// localizeOptions are the localization service's options under s: the
+// same defaults as faultline rank's, so the editor and the terminal share
+// cached analyses and show one order.
+func (s Settings) localizeOptions() localize.Options {
+	f, _ := rank.Lookup(s.Formula) // checked when the setting was taken
+	return localize.Options{Formula: f, Angelic: s.Angelic, Budget: s.Budget, MaxAnalyzed: s.MaxAnalyzed, Memory: s.Memory}
 }
 
 // settingsSection is the configuration section the server reads.
@@ -97,6 +112,34 @@ func (s Settings) apply(raw []byte) (Settings, error) {
 			errs = append(errs, fmt.Errorf("setting \"timeout\": %s is not positive", d))
 		default:
 			s.Timeout = d
+		}
+	}
+	var budget string
+	if field("budget", &budget) {
+		d, err := time.ParseDuration(budget)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("setting \"budget\": %w", err))
+		case d <= 0:
+			errs = append(errs, fmt.Errorf("setting \"budget\": %s is not positive", d))
+		default:
+			s.Budget = d
+		}
+	}
+	var maxAnalyzed int
+	if field("maxAnalyzed", &maxAnalyzed) {
+		if maxAnalyzed < 1 {
+			errs = append(errs, fmt.Errorf("setting \"maxAnalyzed\": %d is not a positive count", maxAnalyzed))
+		} else {
+			s.MaxAnalyzed = maxAnalyzed
+		}
+	}
+	var memory int64
+	if field("memory", &memory) {
+		if memory < 1 {
+			errs = append(errs, fmt.Errorf("setting \"memory\": %d MB is not positive", memory))
+		} else {
+			s.Memory = memory << 20
 		}
 	}
 	var parallel int

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"faultline/analysis"
+	"faultline/internal/localize"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -39,6 +41,9 @@ type snapshot struct {
 	testsOnce sync.Once
 	tests     map[testKey]testFunc
 
+	// angelic is what the analysis contributed so far (nil: it did not run
+	// on these results); findings are its candidates as shown.
+	angelic  *localize.Angelic
 	findings *findingsSlot
 }
 
@@ -47,24 +52,38 @@ type fileLine struct {
 	line int
 }
 
-// buildSnapshot ranks m under the settings and indexes the result for the
-// per-request lookups.
-func buildSnapshot(seq uint64, root string, m *spectra.Matrix, st Settings, focus string, cache *contentCache) (*snapshot, error) {
+// buildSnapshot ranks m under the settings, in the combined order when loc
+// (the localization service's latest state for m) has analyses, and indexes
+// the result for the per-request lookups.
+func buildSnapshot(seq uint64, root string, m *spectra.Matrix, loc *localize.Localization, st Settings, focus string, cache *contentCache) (*snapshot, error) {
 	formula, err := rank.Lookup(st.Formula)
 	if err != nil {
 		return nil, fmt.Errorf("formula: %w", err)
 	}
 	var base *snapshot
+	var results []analysis.TestResult
+	var angelic *localize.Angelic
+	if loc != nil && loc.Matrix == m && loc.Angelic != nil && st.Angelic {
+		angelic = loc.Angelic
+		results = angelic.Results
+	}
 	if focus != "" {
-		if base, err = buildSnapshot(seq, root, m, st, "", cache); err != nil {
+		if base, err = buildSnapshot(seq, root, m, loc, st, "", cache); err != nil {
 			return nil, err
 		}
 		m = focusOn(m, focus)
+		results = slices.DeleteFunc(slices.Clone(results), func(t analysis.TestResult) bool { return !inFocus(t.Test, focus) })
 	}
+	// The order faultline rank prints: the formula's, with the lines that
+	// host verified fixes first once analyses came in (localize.Combine).
 	r, err := spectra.RankLines(m, formula)
 	if err != nil {
 		return nil, fmt.Errorf("ranking: %w", err)
 	}
+	if angelic != nil && len(angelic.Results) > 0 {
+		r = localize.Combine(r, results)
+	}
+	f, byID := findingsOf(results)
 	snap := &snapshot{
 		seq: seq, root: root, matrix: m, ranking: r, settings: st, focus: focus,
 		runs:      make(map[int]lineRuns),
@@ -72,7 +91,8 @@ func buildSnapshot(seq uint64, root string, m *spectra.Matrix, st Settings, focu
 		flaggedIn: make(map[string][]int),
 		at:        make(map[fileLine]int, len(r.Lines)),
 		hashes:    make(map[string]contentHash),
-		findings:  &findingsSlot{},
+		angelic:   angelic,
+		findings:  &findingsSlot{Findings: f, byID: byID},
 	}
 	snap.base = snap
 	if base != nil {
@@ -129,13 +149,17 @@ func focusOn(m *spectra.Matrix, test string) *spectra.Matrix {
 	out := *m
 	out.Tests = nil
 	for _, t := range m.Tests {
-		if t.Verdict.Failing() && t.Name != test && !strings.HasPrefix(t.Name, test+"/") {
+		if t.Verdict.Failing() && !inFocus(t.Name, test) {
 			continue
 		}
 		out.Tests = append(out.Tests, t)
 	}
 	return &out
 }
+
+// inFocus reports whether a test is the focused test or one of its
+// subtests.
+func inFocus(name, focus string) bool { return name == focus || strings.HasPrefix(name, focus+"/") }
 
 func joinBuildErrors(errs map[string]string) string {
 	if len(errs) == 0 {

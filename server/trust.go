@@ -123,7 +123,7 @@ func (s *Server) mayRun(root string) error {
 	c.mu.Unlock()
 	if ask {
 		s.status(statusParams{State: "idle", Root: root, Message: "waiting for permission to run the tests"})
-		go s.ask(root)
+		s.spawn("asking to run the tests of "+root, func() { s.ask(root) })
 	}
 	return errUntrusted
 }
@@ -247,8 +247,6 @@ func (v *view) resume() {
 	case w.run:
 		v.runNow()
 	case w.analysis:
-		if snap := v.snapshot(); snap != nil {
-			v.srv.analyze(v, snap)
-		}
+		v.localize()
 	}
 }

@@ -242,7 +242,7 @@ func TestStoreShownWithoutRunning(t *testing.T) {
 	writeFile(t, src, strings.Replace(readFile(t, src), "x + x + 1", "x + x + 2", 1))
 	c = startServer(t, Options{Open: open})
 	c.setAnswer(never)
-	c.initialize(dir, "", protocol.ClientCapabilities{})
+	c.initialize(dir, "", withExtensions(protocol.ClientCapabilities{}))
 	c.waitRequest(protocol.MethodWindowShowMessageRequest, 1)
 	c.waitFor("the store loaded", func(notes []note) bool {
 		for _, n := range notes {
@@ -308,7 +308,7 @@ func TestNotNow(t *testing.T) {
 	list := testTrustList(t)
 	c := startServer(t, Options{Open: fake.open, Trust: list, Debounce: 10 * time.Millisecond})
 	c.setAnswer(reply(answerNotNow))
-	c.initialize(dir, "", protocol.ClientCapabilities{})
+	c.initialize(dir, "", withExtensions(protocol.ClientCapabilities{}))
 	c.waitFor("the refusal", func(notes []note) bool {
 		for _, n := range notes {
 			if n.method == methodStatus && strings.Contains(string(n.params), "not trusted") {

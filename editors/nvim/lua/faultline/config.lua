@@ -14,6 +14,11 @@ M.defaults = {
   autoRun = true,
   timeout = "60s",
   parallel = 0,
+  -- Angelic analysis of failing tests: lines hosting verified fixes first.
+  angelic = true,
+  budget = "10s",
+  maxAnalyzed = 10,
+  memory = 1024,
   -- "ask": run a module's tests only once you agree (Neovim's :trust on
   -- 0.9+, else the server's question); "always": run without asking.
   trust = "ask",
@@ -29,7 +34,10 @@ M.defaults = {
   on_attach = nil,
 }
 
-local server_keys = { "formula", "top", "threshold", "autoRun", "timeout", "parallel", "trust" }
+local server_keys = {
+  "formula", "top", "threshold", "autoRun", "timeout", "parallel",
+  "angelic", "budget", "maxAnalyzed", "memory", "trust",
+}
 
 local function check_type(name, value, want)
   if type(value) ~= want then
@@ -60,6 +68,10 @@ function M.merge(opts)
   check_type("autoRun", cfg.autoRun, "boolean")
   check_type("timeout", cfg.timeout, "string")
   check_type("parallel", cfg.parallel, "number")
+  check_type("angelic", cfg.angelic, "boolean")
+  check_type("budget", cfg.budget, "string")
+  check_type("maxAnalyzed", cfg.maxAnalyzed, "number")
+  check_type("memory", cfg.memory, "number")
   if cfg.trust ~= "ask" and cfg.trust ~= "always" then
     error(string.format('faultline: option "trust" must be "ask" or "always", got %s', vim.inspect(cfg.trust)), 2)
   end

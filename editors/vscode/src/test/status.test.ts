@@ -36,7 +36,7 @@ test('status text for build and errors', () => {
 test('server settings fall back to defaults', () => {
   const values: Record<string, unknown> = { formula: 'dstar', top: 5 };
   const s = serverSettings((key) => values[key] as never);
-  assert.deepEqual(s, { formula: 'dstar', top: 5, threshold: 0, autoRun: true, timeout: '60s', parallel: 0, angelic: false, trust: 'ask' });
+  assert.deepEqual(s, { formula: 'dstar', top: 5, threshold: 0, autoRun: true, timeout: '60s', parallel: 0, angelic: true, budget: '10s', maxAnalyzed: 10, memory: 1024, trust: 'ask' });
 });
 
 test('every server setting is declared in package.json with the same default', () => {

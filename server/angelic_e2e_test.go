@@ -1,6 +1,6 @@
 //go:build cgo
 
-package angelic
+package server
 
 import (
 	"context"
@@ -15,25 +15,23 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
 
-	"faultline/analysis"
 	"faultline/internal/trust"
-	"faultline/server"
 	"faultline/spectra"
 )
 
-// TestVerifyOverLSP runs the whole path a user takes: the real engine
-// collects the failing TestFoo, this provider analyses it, the "Verify
-// angelic fix" code action appears, and its command runs the test with the
-// values forced, reporting a pass as result and message.
+// TestVerifyOverLSP runs the whole path a user takes, with default
+// settings: the real engine collects the failing TestFoo, the localization
+// service analyses it in a worker, the "Verify angelic fix" code action
+// appears, and its command runs the test with the values forced, reporting
+// a pass as result and message.
 func TestVerifyOverLSP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test and the analysis on a module; skipped with -short")
 	}
 	dir, cache := fooModule(t), t.TempDir()
-	srv := server.New(server.Options{
-		Open:      func(d string) (server.Workspace, error) { return spectra.Open(d, spectra.Options{CacheDir: cache}) },
-		Providers: []server.Provider{New(analysis.Options{MaxSize: 1}, 1)},
-		Trust:     trust.At(filepath.Join(t.TempDir(), "trusted.json")),
+	srv := New(Options{
+		Open:  func(d string) (Workspace, error) { return spectra.Open(d, spectra.Options{CacheDir: cache}) },
+		Trust: trust.At(filepath.Join(t.TempDir(), "trusted.json")),
 	})
 	serverEnd, clientEnd := net.Pipe()
 	served := make(chan error, 1)
@@ -77,7 +75,7 @@ func TestVerifyOverLSP(t *testing.T) {
 		}
 	}
 	call("initialize", map[string]any{
-		"rootUri": uri.File(dir), "capabilities": map[string]any{}, "initializationOptions": map[string]any{"angelic": true},
+		"rootUri": uri.File(dir), "capabilities": map[string]any{},
 	}, nil)
 	if err := conn.Notify(ctx, "initialized", map[string]any{}); err != nil {
 		t.Fatal(err)
