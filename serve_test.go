@@ -30,7 +30,8 @@ type lspProcess struct {
 	mu      sync.Mutex
 	nextID  int
 	replies map[int]chan json.RawMessage
-	methods []string // methods of the notifications and requests received
+	methods []string          // methods of the notifications and requests received
+	params  []json.RawMessage // and their parameters
 }
 
 func startServe(t *testing.T, dir string, args ...string) *lspProcess {
@@ -116,6 +117,7 @@ func (p *lspProcess) read(r *bufio.Reader) {
 		var msg struct {
 			ID     *int
 			Method string
+			Params json.RawMessage
 			Result json.RawMessage
 		}
 		if json.Unmarshal(body, &msg) != nil {
@@ -125,6 +127,7 @@ func (p *lspProcess) read(r *bufio.Reader) {
 		switch {
 		case msg.Method != "":
 			p.methods = append(p.methods, msg.Method)
+			p.params = append(p.params, msg.Params)
 			if msg.ID != nil { // a request of the server: answer it empty
 				go p.send(map[string]any{"id": *msg.ID, "result": nil})
 			}
@@ -135,6 +138,20 @@ func (p *lspProcess) read(r *bufio.Reader) {
 		}
 		p.mu.Unlock()
 	}
+}
+
+// lastNotification returns the parameters of the last notification of a
+// method about a document (nil if none came).
+func (p *lspProcess) lastNotification(method, uri string) json.RawMessage {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := len(p.methods) - 1; i >= 0; i-- {
+		var about struct{ URI string }
+		if p.methods[i] == method && json.Unmarshal(p.params[i], &about) == nil && about.URI == uri {
+			return p.params[i]
+		}
+	}
+	return nil
 }
 
 func (p *lspProcess) received(method string) bool {
@@ -305,8 +322,8 @@ func TestServeExitsDuringWork(t *testing.T) {
 		options    map[string]any
 		runs       int // the run to wait for
 	}{
-		{"test run", true, map[string]any{}, 1},
-		{"analysis", false, map[string]any{"angelic": true}, 2},
+		{"test run", true, map[string]any{"trustedWorkspace": true}, 1},
+		{"analysis", false, map[string]any{"trustedWorkspace": true, "angelic": true}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, pids := slowModule(t, tc.sleepFirst)
