@@ -111,6 +111,31 @@ local ok, err = pcall(function()
   end
   out(string.format("ranking received after %d ms (%d rankingChanged notifications, %d questions)", elapsed(), changes, questions))
 
+  -- With default settings the server also analyses the failing tests: the
+  -- angelic values reach the editor in the diagnostics of the lines that
+  -- host them, and the ranking is then in the combined order. (The mock
+  -- server of plugin.sh has no analysis.)
+  local angelic
+  vim.wait(os.getenv("EXPECT_ANGELIC") == "1" and timeout or 0, function()
+    for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+      if d.message:find("\nangelic fix: ", 1, true) then
+        angelic = d
+        return true
+      end
+    end
+    return not server_alive()
+  end, 200)
+  if not angelic and os.getenv("EXPECT_ANGELIC") == "1" then
+    finish(1, string.format("no diagnostic in %s carries an angelic value after %d ms", fault_file, elapsed()))
+  end
+  if angelic then
+    out(string.format("angelic value on line %d after %d ms: %s", angelic.lnum + 1, elapsed(), angelic.message:match("angelic fix: [^\n]*")))
+    vim.wait(10000, function()
+      local result = faultline.ranking_of(client_id)
+      return result ~= nil and result.order == "combined"
+    end, 100)
+  end
+
   vim.cmd("FaultlineRanking")
   vim.wait(10000, function()
     return #vim.fn.getqflist() > 0
