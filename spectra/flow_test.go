@@ -1,0 +1,127 @@
+package spectra
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"faultline/spectra/blockrank"
+)
+
+// edgeOf finds the edge of a function from a block of one kind to a block
+// of another, and returns its index in the matrix.
+func edgeOf(t *testing.T, fl *Flow, function, from, to string) int {
+	t.Helper()
+	for _, fn := range fl.Funcs {
+		if fn.Name != function {
+			continue
+		}
+		for i, e := range fn.Edges {
+			if fn.Blocks[e.From].Kind == from && fn.Blocks[e.To].Kind == to {
+				return fn.FirstEdge + i
+			}
+		}
+	}
+	t.Fatalf("no edge %s -> %s in %s", from, to, function)
+	return -1
+}
+
+func traversals(fl *Flow, test int, edge int) uint64 {
+	for _, c := range fl.Runs[test] {
+		if c.Edge == edge {
+			return c.N
+		}
+	}
+	return 0
+}
+
+func TestCollectEdgeProfiles(t *testing.T) {
+	ws, _ := workspace(t, "flow.txtar")
+	ctx := context.Background()
+	m, err := ws.Collect(ctx, CollectOptions{Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Flow != nil {
+		t.Fatal("a collection without edges has a flow")
+	}
+	var last Progress
+	m, err = ws.Collect(ctx, CollectOptions{Timeout: time.Minute, Edges: true, Progress: func(p Progress) { last = p }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last.Reused != 0 {
+		t.Errorf("%d packages reused from a collection without edges", last.Reused)
+	}
+	fl := m.Flow
+	if fl == nil || len(fl.Runs) != len(m.Tests) {
+		t.Fatalf("flow %v for %d tests", fl, len(m.Tests))
+	}
+	tests := map[string]int{}
+	for i, test := range m.Tests {
+		tests[test.Name] = i
+	}
+	verdicts := map[string]Verdict{"TestPutGet": Pass, "TestEmpty": Pass, "TestFull": Pass, "TestWrap": Panic, "TestDrain": Panic,
+		"TestSizes/1": Pass, "TestSizes/2": Pass, "TestPositive": Panic}
+	for name, want := range verdicts {
+		if i, ok := tests[name]; !ok || m.Tests[i].Verdict != want {
+			t.Errorf("%s: verdict %v, want %v", name, m.Tests[i].Verdict, want)
+		}
+	}
+	putEntry := edgeOf(t, fl, "(*Queue).Put", "Entry", "Body")
+	getEntry := edgeOf(t, fl, "(*Queue).Get", "Entry", "Body")
+	getCrash := edgeOf(t, fl, "(*Queue).Get", "IfDone", "Exit")
+	for _, c := range []struct {
+		test      string
+		edge      int
+		want      uint64
+		traversal string
+	}{
+		{"TestPutGet", putEntry, 2, "calls of Put"},
+		{"TestPutGet", getEntry, 2, "calls of Get"},
+		{"TestFull", putEntry, 3, "calls of Put"},
+		{"TestSizes/2", putEntry, 3, "calls of Put by the subtest"},
+		{"TestWrap", getEntry, 3, "calls of Get, the last crashing"},
+		{"TestWrap", getCrash, 2, "returns from Get's second block"},
+		{"TestDrain", getCrash, 3, "returns from Get's second block before the crash"},
+		{"TestPositive", edgeOf(t, fl, "MustPositive", "Body", "IfThen"), 1, "entries of the block that exits"},
+	} {
+		if got := traversals(fl, tests[c.test], c.edge); got != c.want {
+			t.Errorf("%s: %d %s, want %d", c.test, got, c.traversal, c.want)
+		}
+	}
+
+	for _, mode := range []blockrank.Mode{blockrank.Full, blockrank.Calibrated} {
+		r, err := RankBlockRank(m, blockrank.Options{Mode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fault *RankedLine
+		for i := range r.Lines {
+			if l := &r.Lines[i]; l.File == "queue/queue.go" && l.Line == 31 {
+				fault = l
+			}
+		}
+		if fault == nil || fault.BlockRank == nil {
+			t.Fatalf("%v: the faulty line is not ranked: %+v", mode, r.Lines)
+		}
+		if fault.Tie[0] != 1 || fault.BlockRank.T >= 1 || fault.BlockRank.Local <= 0 || fault.BlockRank.Function != "(*Queue).Get" {
+			t.Errorf("%v: faulty line ranked %v with %+v", mode, fault.Tie, *fault.BlockRank)
+		}
+		if r.Failed != 3 || r.Passed != 5 || r.BlockRank == nil || r.BlockRank.Mode != mode.String() {
+			t.Errorf("%v: %d failed, %d passed, summary %+v", mode, r.Failed, r.Passed, r.BlockRank)
+		}
+	}
+
+	// A collection without edges reuses results that have them.
+	m, err = ws.Collect(ctx, CollectOptions{Timeout: time.Minute, Progress: func(p Progress) { last = p }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last.Reused != last.Packages || m.Flow == nil {
+		t.Errorf("reused %d of %d packages, flow %v", last.Reused, last.Packages, m.Flow != nil)
+	}
+	if _, err := RankBlockRank(&Matrix{}, blockrank.Options{}); err != ErrNoFlow {
+		t.Errorf("a matrix without flow: %v", err)
+	}
+}
