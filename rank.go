@@ -23,6 +23,7 @@ type collectFlags struct {
 	parallel   int
 	buildFlags []string
 	testFlags  []string
+	edges      bool // collect edge profiles too (BlockRank)
 }
 
 func (c *collectFlags) register(fs *flag.FlagSet) {
@@ -41,7 +42,7 @@ func (c *collectFlags) collect(ctx context.Context, packages []string) (*spectra
 	progress := newProgressLine()
 	m, err := ws.Collect(ctx, spectra.CollectOptions{
 		Packages: packages, Run: c.run, Timeout: c.timeout, Parallel: c.parallel, Progress: progress.update,
-		BuildFlags: c.buildFlags, TestFlags: c.testFlags,
+		BuildFlags: c.buildFlags, TestFlags: c.testFlags, Edges: c.edges,
 	})
 	progress.done()
 	if err != nil {
@@ -54,7 +55,8 @@ func runRank(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("rank", flag.ContinueOnError)
 	var cf collectFlags
 	cf.register(fs)
-	formulaName := fs.String("formula", "ochiai", "suspiciousness formula: "+strings.Join(rank.Names(), ", ")+", dstarN, opt-NAME")
+	formulaName := fs.String("formula", "ochiai", "suspiciousness formula: "+strings.Join(rank.Names(), ", ")+", dstarN, opt-NAME, or "+spectra.BlockRankName+" (from edge profiles)")
+	blockRankMode := fs.String("blockrank-mode", "full", "how BlockRank solves its equations: full (one system) or calibrated (the paper's worked example)")
 	asJSON := fs.Bool("json", false, "print the ranking as one JSON object")
 	top := fs.Int("top", 0, "print only the N most suspicious lines (0: every executed line in JSON, 20 in text)")
 	var af angelicFlags
@@ -66,15 +68,16 @@ func runRank(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	formula, err := rank.Lookup(*formulaName)
+	ranker, err := lookupRanker(*formulaName, *blockRankMode)
 	if err != nil {
 		return err
 	}
+	cf.edges = ranker.edges
 	ws, m, err := cf.collect(ctx, fs.Args())
 	if err != nil {
 		return err
 	}
-	ranking, err := spectra.RankLines(m, formula)
+	ranking, err := ranker.rank(m)
 	if err != nil {
 		return err
 	}

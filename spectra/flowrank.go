@@ -119,6 +119,9 @@ func RankBlockRank(m *Matrix, opts blockrank.Options) (*Ranking, error) {
 		if !res.Converged {
 			summary.Unsettled = append(summary.Unsettled, UnsettledFunc{File: fn.File, Function: fn.Name, Resolution: res.Resolution})
 		}
+		for bi := range res.Blocks {
+			res.Blocks[bi].BR = settled(res.Blocks[bi].BR)
+		}
 		for bi, b := range fn.Blocks {
 			for _, l := range b.Lines {
 				loc := rank.Location{File: fn.File, Line: l}
@@ -179,4 +182,16 @@ func RankBlockRank(m *Matrix, opts blockrank.Options) (*Ranking, error) {
 		r.Lines = append(r.Lines, line)
 	}
 	return r, nil
+}
+
+// settled rounds a score to 32 significant bits (about 9.6 decimal
+// digits): iteration over a loop stops at a relative change of 1e-10, so
+// scores that are equal in exact arithmetic may differ beyond that, and
+// they must tie.
+func settled(x float64) float64 {
+	if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+		return x
+	}
+	frac, exp := math.Frexp(x)
+	return math.Ldexp(math.Round(frac*(1<<32))/(1<<32), exp)
 }
