@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -59,6 +60,7 @@ func run(args []string) error {
 	formulaList := fs.String("formulas", "", "comma-separated formulas to score (default: every registered formula and opt- of each bounded one)")
 	selectOnly := fs.Bool("select-only", false, "choose and classify mutants without running faultline")
 	freshStore := fs.Bool("fresh-store", true, "give every faultline run an empty spectrum store")
+	blockRank := fs.Bool("blockrank", true, "rank with -formula blockrank (edge profiles in the same run) and score the BlockRank orders too")
 	quiet := fs.Bool("q", false, "no progress on standard error")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -79,6 +81,7 @@ func run(args []string) error {
 		HeldOut:          *heldOut,
 		SelectOnly:       *selectOnly,
 		FreshStore:       *freshStore,
+		BlockRank:        *blockRank,
 		TestTimeout:      *testTimeout,
 		Log:              os.Stderr,
 	}
@@ -143,6 +146,9 @@ func run(args []string) error {
 		if combinedWith[f.Name()] {
 			names = append(names, f.Name()+combinedSuffix)
 		}
+	}
+	if *blockRank {
+		names = append(names, BlockRankOrders(!slices.Contains(strings.Fields(*rankFlags), "-angelic=false"))...)
 	}
 	meta := ReportMeta{
 		Command:  "go run ./bench/effectiveness " + strings.Join(args, " "),
