@@ -45,7 +45,7 @@ import (
 // testing so that instrumented non-test packages do not link it.
 //
 // This file is compiled at the language version of the module under test,
-// which may be old: it uses nothing newer than Go 1.13.
+// which may be old: it uses no language feature newer than Go 1.9 (no 0o literals).
 type T interface {
 	Name() string
 	SkipNow()
@@ -289,7 +289,7 @@ func claim(name string) bool {
 	h.Write([]byte(name))
 	path := filepath.Join(rt.claims, strconv.FormatUint(h.Sum64(), 16))
 	tmp := path + ".shard" + rt.shard
-	if err := ioutil.WriteFile(tmp, []byte(rt.shard+"\n"+name), 0o644); err != nil {
+	if err := ioutil.WriteFile(tmp, []byte(rt.shard+"\n"+name), 0644); err != nil {
 		rt.emitError("claiming " + name + ": " + err.Error())
 		return true // a test run twice is dropped once; one never run is lost
 	}
