@@ -411,7 +411,11 @@ func (w *Workspace) instrument(listing *testbuild.Listing, toRun []*testbuild.Pa
 							bug.Reportf("%s: %d pairs of probed blocks joined by more than one path", rel, f.flow.Ambiguous)
 						}
 						nEdges += len(f.flow.Slots)
-						if err := overlay.Edit(file, src, f.flow.Edits, ""); err != nil {
+						lang := ""
+						if f.flow.Generic {
+							lang = edges.PassLang
+						}
+						if err := overlay.Edit(file, src, f.flow.Edits, lang); err != nil {
 							return nil, err
 						}
 					}
@@ -442,7 +446,7 @@ func (w *Workspace) instrument(listing *testbuild.Listing, toRun []*testbuild.Pa
 			}
 		}
 		if nEdges > 0 {
-			counters := edges.CountersFile(q.Name, q.ImportPath, runtimePath, names, edgeNames, nEdges)
+			counters := edges.CountersFile(q.Name, q.ImportPath, runtimePath, names, edgeNames, nEdges, atomic)
 			if err := overlay.Put(filepath.Join(q.Dir, "zz_faultline_edges.go"), counters); err != nil {
 				return nil, err
 			}

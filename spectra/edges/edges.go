@@ -38,6 +38,7 @@ type Names struct {
 	Edges  string // the package's edge counters
 	Prev   string // the local holding the row of the block last entered
 	Atomic string // import name of sync/atomic, for atomic counters
+	Pass   string // the function that counts a return once its results are evaluated
 }
 
 // NamesFor chooses the names from the sources of all the package's files.
@@ -46,6 +47,7 @@ func NamesFor(files ...[]byte) Names {
 		Edges:  testbuild.UnusedName("faultlineEdges_", files...),
 		Prev:   testbuild.UnusedName("faultlinePrev_", files...),
 		Atomic: testbuild.UnusedName("faultlineedgeatomic_", files...),
+		Pass:   testbuild.UnusedName("faultlinePass_", files...),
 	}
 }
 
@@ -53,10 +55,22 @@ func NamesFor(files ...[]byte) Names {
 func RangeName(pkgPath string) string { return pkgPath + "#edges" }
 
 // CountersFile declares the package's n edge counters (a counting range
-// of pertest's layout, registered under RangeName).
-func CountersFile(pkgName, pkgPath, runtimePath string, runtime pertest.Names, names Names, n int) []byte {
-	return pertest.RangeFile(pkgName, runtimePath, runtime, names.Edges, RangeName(pkgPath), n)
+// of pertest's layout, registered under RangeName) and the generic
+// function that counts a return after its results are evaluated (Go 1.18,
+// which the file's build constraint sets as its language version).
+func CountersFile(pkgName, pkgPath, runtimePath string, runtime pertest.Names, names Names, n int, atomic bool) []byte {
+	decl := pertest.RangeFile(pkgName, runtimePath, runtime, names.Edges, RangeName(pkgPath), n)
+	count := "*c++"
+	imports := ""
+	if atomic {
+		count = names.Atomic + ".AddUint32(c, 1)"
+		imports = fmt.Sprintf("import %s \"sync/atomic\"\n\n", names.Atomic)
+	}
+	return fmt.Appendf([]byte("//go:build go1.18\n\n"), "%s\n%sfunc %s[T any](c *uint32, v T) T { %s; return v }\n", decl, imports, names.Pass, count)
 }
+
+// PassLang is the language version files calling Names.Pass need.
+const PassLang = "go1.18"
 
 // Options say how to count in one file.
 type Options struct {
@@ -108,6 +122,8 @@ type Result struct {
 	// Ambiguous counts pairs of probed blocks joined by more than one path
 	// through unprobed blocks, whose counts went to the first path.
 	Ambiguous int
+	// Generic says the edits call Names.Pass: the file needs PassLang.
+	Generic bool
 }
 
 // File instruments one non-test file.
@@ -130,7 +146,7 @@ func Instrument(fset *token.FileSet, f *ast.File, src []byte, opts Options) *Res
 				continue
 			}
 			name := funcName(d)
-			p.function(name, d.Type.Pos(), d.Body)
+			p.function(name, d.Type, d.Body)
 			p.literals(name, d.Body)
 		case *ast.GenDecl:
 			p.nested("glob..func", d)
@@ -157,7 +173,7 @@ func (p *pass) nested(prefix string, n ast.Node) {
 		}
 		count++
 		name := fmt.Sprintf("%s%d", prefix, count)
-		p.function(name, lit.Type.Pos(), lit.Body)
+		p.function(name, lit.Type, lit.Body)
 		p.nested(name+".", lit.Body)
 		return false
 	})

@@ -56,6 +56,7 @@ type shape struct {
 	blocks  []Block
 	edges   []Edge
 	clauses map[ast.Node]int // case clause -> graph block that runs its body
+	results int              // the function's results
 }
 
 func mayReturn(call *ast.CallExpr) bool {
@@ -64,9 +65,10 @@ func mayReturn(call *ast.CallExpr) bool {
 }
 
 // function instruments one function body.
-func (p *pass) function(name string, funcPos token.Pos, body *ast.BlockStmt) {
+func (p *pass) function(name string, typ *ast.FuncType, body *ast.BlockStmt) {
+	funcPos := typ.Pos()
 	g := cfg.New(body, mayReturn)
-	sh := &shape{cfg: g, body: body, clauses: map[ast.Node]int{}}
+	sh := &shape{cfg: g, body: body, clauses: map[ast.Node]int{}, results: typ.Results.NumFields()}
 	p.classify(sh)
 	p.build(sh)
 	p.attributeLines(sh)

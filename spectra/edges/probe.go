@@ -2,6 +2,8 @@ package edges
 
 import (
 	"fmt"
+	"go/ast"
+	"go/token"
 	"slices"
 
 	"faultline/internal/testbuild"
@@ -121,15 +123,20 @@ func (p *pass) probe(sh *shape, fn *Func) {
 	n := p.opts.Names
 	// count is the statement that counts arriving at col: a constant
 	// counter when only one row can precede it.
-	count := func(col int) string {
-		var index string
+	// index is the counter of arriving at col, "" when nothing can arrive.
+	index := func(col int) string {
 		switch len(rows[col]) {
 		case 0:
 			return ""
 		case 1:
-			index = fmt.Sprint(p.opts.FirstID + base + disp[rows[col][0]] + col)
-		default:
-			index = fmt.Sprintf("%s+%d", n.Prev, p.opts.FirstID+base+col)
+			return fmt.Sprint(p.opts.FirstID + base + disp[rows[col][0]] + col)
+		}
+		return fmt.Sprintf("%s+%d", n.Prev, p.opts.FirstID+base+col)
+	}
+	count := func(col int) string {
+		index := index(col)
+		if index == "" {
+			return ""
 		}
 		if p.opts.Atomic {
 			return fmt.Sprintf("%s.AddUint32(&%s[%s], 1);", n.Atomic, n.Edges, index)
@@ -161,11 +168,7 @@ func (p *pass) probe(sh *shape, fn *Func) {
 			p.insert(s.off, enter(blk))
 		}
 		if ret := b.Return(); ret != nil {
-			if ret.Return == sh.body.Rbrace {
-				p.insert(p.off(sh.body.Rbrace), ";"+count(Exit))
-			} else {
-				p.insert(p.off(ret.Pos()), count(Exit))
-			}
+			p.exit(sh, ret, index(Exit), count(Exit))
 		}
 	}
 	// Returns in blocks that are not probed (a case test merged into the
@@ -173,13 +176,110 @@ func (p *pass) probe(sh *shape, fn *Func) {
 	// into.
 	for i, b := range g.Blocks {
 		if ret := b.Return(); ret != nil && b.Live && sh.role[i] != probed && sh.node[i] >= 0 {
-			if ret.Return == sh.body.Rbrace {
-				p.insert(p.off(sh.body.Rbrace), ";"+count(Exit))
-			} else {
-				p.insert(p.off(ret.Pos()), count(Exit))
-			}
+			p.exit(sh, ret, index(Exit), count(Exit))
 		}
 	}
+}
+
+// exit counts a return. A return whose results may panic while they are
+// evaluated (return xs[i]) counts once they are: one result expression is
+// passed through Names.Pass, which counts and gives it back; others count
+// before the statement.
+func (p *pass) exit(sh *shape, ret *ast.ReturnStmt, index, count string) {
+	switch {
+	case count == "":
+	case ret.Return == sh.body.Rbrace:
+		p.insert(p.off(sh.body.Rbrace), ";"+count)
+	default:
+		k := passThrough(ret, sh.results)
+		if k < 0 {
+			p.insert(p.off(ret.Pos()), count)
+			return
+		}
+		e := ret.Results[k]
+		start, end := p.off(e.Pos()), p.off(e.End())
+		p.res.Generic = true
+		p.res.Edits = append(p.res.Edits,
+			testbuild.Edit{Off: start, Text: fmt.Sprintf("%s(&%s[%s], ", p.opts.Names.Pass, p.opts.Names.Edges, index), Span: end - start},
+			testbuild.Edit{Off: end, Text: ")", Close: true, Span: end - start})
+	}
+}
+
+// passThrough chooses the result expression of a return to count through:
+// the only one that may panic, or the last of several that may when they
+// all are calls (calls are evaluated in order, other operations not). It
+// returns -1 when none may panic, when the order is unknown, or when
+// passing the expression through a generic function could change its
+// type: a comparison (an untyped bool), a shift of a constant, a call that
+// may give several results.
+func passThrough(ret *ast.ReturnStmt, results int) int {
+	if len(ret.Results) != results || len(ret.Results) == 0 {
+		return -1 // return f() of a function giving several results
+	}
+	chosen, calls := -1, true
+	for i, e := range ret.Results {
+		if !mayPanic(e) {
+			continue
+		}
+		if !typed(e) {
+			return -1
+		}
+		if _, ok := ast.Unparen(e).(*ast.CallExpr); !ok {
+			calls = false
+		}
+		if chosen >= 0 && !calls {
+			return -1
+		}
+		chosen = i
+	}
+	return chosen
+}
+
+// mayPanic reports whether evaluating e may panic: it calls, indexes,
+// slices, dereferences, asserts a type or divides. (Selectors are left out:
+// a package's constant cannot be told from a field of a nil pointer.)
+func mayPanic(e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr, *ast.IndexExpr, *ast.IndexListExpr, *ast.SliceExpr, *ast.StarExpr, *ast.TypeAssertExpr:
+			found = true
+		case *ast.BinaryExpr:
+			if n.Op == token.QUO || n.Op == token.REM {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// typed reports whether e surely has a type of its own, which passing it
+// through a generic function keeps: a call, an index, a slice expression,
+// a dereference, a type assertion, a composite literal or a function
+// literal, a field of one, or arithmetic on one. An identifier or a
+// literal may be an untyped constant, a comparison is an untyped bool,
+// and the type of a shift of an untyped constant comes from its context.
+func typed(e ast.Expr) bool {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.CallExpr, *ast.IndexExpr, *ast.IndexListExpr, *ast.SliceExpr, *ast.StarExpr, *ast.TypeAssertExpr, *ast.CompositeLit, *ast.FuncLit:
+		return true
+	case *ast.SelectorExpr:
+		return typed(e.X)
+	case *ast.BinaryExpr:
+		switch e.Op {
+		case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ, token.LAND, token.LOR:
+			return false
+		case token.SHL, token.SHR:
+			return typed(e.X)
+		}
+		return typed(e.X) || typed(e.Y)
+	case *ast.UnaryExpr:
+		return e.Op != token.NOT && typed(e.X)
+	}
+	return false
 }
 
 func (p *pass) insert(off int, text string) {
