@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"faultline/spectra"
 	"faultline/spectra/rank"
 )
 
@@ -15,7 +16,7 @@ import (
 // workspace/configuration (section "faultline") and
 // workspace/didChangeConfiguration.
 type Settings struct {
-	Formula   string        // spectrum formula, a name rank.Lookup accepts
+	Formula   string        // spectrum formula, a name rank.Lookup accepts, or "blockrank"
 	Top       int           // how many suspicious lines to show
 	Threshold float64       // minimum score to show a line; 0 shows the top N
 	AutoRun   bool          // collect on start and on save
@@ -62,7 +63,7 @@ func (s Settings) apply(raw []byte) (Settings, error) {
 	}
 	var formula string
 	if field("formula", &formula) {
-		if _, err := rank.Lookup(formula); err != nil {
+		if _, err := rank.Lookup(formula); err != nil && !spectra.IsBlockRank(formula) {
 			errs = append(errs, fmt.Errorf("setting \"formula\": %w", err))
 		} else {
 			s.Formula = formula

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"faultline/spectra"
+	"faultline/spectra/blockrank"
 	"faultline/spectra/rank"
 )
 
@@ -50,7 +51,7 @@ type fileLine struct {
 // buildSnapshot ranks m under the settings and indexes the result for the
 // per-request lookups.
 func buildSnapshot(seq uint64, root string, m *spectra.Matrix, st Settings, focus string, cache *contentCache) (*snapshot, error) {
-	formula, err := rank.Lookup(st.Formula)
+	ranker, err := lineRanker(st.Formula)
 	if err != nil {
 		return nil, fmt.Errorf("formula: %w", err)
 	}
@@ -61,7 +62,7 @@ func buildSnapshot(seq uint64, root string, m *spectra.Matrix, st Settings, focu
 		}
 		m = focusOn(m, focus)
 	}
-	r, err := spectra.RankLines(m, formula)
+	r, err := ranker(m)
 	if err != nil {
 		return nil, fmt.Errorf("ranking: %w", err)
 	}
@@ -128,13 +129,42 @@ func collectedContent(root, file string, recorded string, cache *contentCache) c
 func focusOn(m *spectra.Matrix, test string) *spectra.Matrix {
 	out := *m
 	out.Tests = nil
-	for _, t := range m.Tests {
+	var runs [][]spectra.EdgeCount
+	for i, t := range m.Tests {
 		if t.Verdict.Failing() && t.Name != test && !strings.HasPrefix(t.Name, test+"/") {
 			continue
 		}
 		out.Tests = append(out.Tests, t)
+		if m.Flow != nil {
+			runs = append(runs, m.Flow.Runs[i])
+		}
+	}
+	if m.Flow != nil {
+		flow := *m.Flow
+		flow.Runs = runs
+		out.Flow = &flow
 	}
 	return &out
+}
+
+// lineRanker returns the ranking a formula setting asks for. BlockRank
+// needs edge profiles, which collections make when it is set; a matrix
+// without them (loaded from runs made before) is ranked by the default
+// formula until the next run, and the ranking names the formula used.
+func lineRanker(name string) (func(*spectra.Matrix) (*spectra.Ranking, error), error) {
+	if spectra.IsBlockRank(name) {
+		return func(m *spectra.Matrix) (*spectra.Ranking, error) {
+			if m.Flow == nil {
+				return spectra.RankLines(m, rank.Default())
+			}
+			return spectra.RankBlockRank(m, blockrank.Options{})
+		}, nil
+	}
+	formula, err := rank.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return func(m *spectra.Matrix) (*spectra.Ranking, error) { return spectra.RankLines(m, formula) }, nil
 }
 
 func joinBuildErrors(errs map[string]string) string {
