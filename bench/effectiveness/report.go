@@ -121,10 +121,10 @@ func writeSet(b *strings.Builder, title string, faults []FaultResult, formulas [
 	if len(scored) == 0 {
 		return
 	}
-	b.WriteString("| formula | Top-1 | Top-3 | Top-5 | Top-10 | EXAM best | EXAM average | EXAM worst | absent |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| formula | Top-1 expected | Top-1 | Top-3 | Top-5 | Top-10 | EXAM best | EXAM average | EXAM worst | absent |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	sums := Summarize(scored, formulas)
 	for _, s := range sums {
-		fmt.Fprintf(b, "| %s | %d/%d | %d/%d | %d/%d | %d/%d | %.4f | %.4f | %.4f | %d |\n", s.Formula,
+		fmt.Fprintf(b, "| %s | %.1f | %d/%d | %d/%d | %d/%d | %d/%d | %.4f | %.4f | %.4f | %d |\n", s.Formula, s.Top1Expected,
 			s.Top[0][0], s.Top[0][1], s.Top[1][0], s.Top[1][1], s.Top[2][0], s.Top[2][1], s.Top[3][0], s.Top[3][1],
 			s.Exam[0], s.Exam[1], s.Exam[2], s.NotFound)
 	}
@@ -185,19 +185,11 @@ func writeCombined(b *strings.Builder, faults []FaultResult, formulas []string) 
 	b.WriteString("| order | Top-1 expected | Top-1 | Top-3 | Top-5 | Top-10 | EXAM best | EXAM average | EXAM worst |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, name := range names {
 		var scored []Scored
-		expected := 0.0
 		for _, f := range combined {
-			fs := f.Scored.ByFormula[name]
 			scored = append(scored, *f.Scored)
-			if fs.Found && fs.Pos[0] == 1 {
-				// Pos[2] is the last position of the fault's tie group
-				// less the other faulty lines in it; one faulty line is
-				// the common case, where 1/size is the chance of first.
-				expected += 1 / (fs.Pos[2] - fs.Pos[0] + 1)
-			}
 		}
 		for _, s := range Summarize(scored, []string{name}) {
-			fmt.Fprintf(b, "| %s | %.1f | %d/%d | %d/%d | %d/%d | %d/%d | %.4f | %.4f | %.4f |\n", name, expected,
+			fmt.Fprintf(b, "| %s | %.1f | %d/%d | %d/%d | %d/%d | %d/%d | %.4f | %.4f | %.4f |\n", name, s.Top1Expected,
 				s.Top[0][0], s.Top[0][1], s.Top[1][0], s.Top[1][1], s.Top[2][0], s.Top[2][1], s.Top[3][0], s.Top[3][1],
 				s.Exam[0], s.Exam[1], s.Exam[2])
 		}

@@ -122,6 +122,9 @@ type Summary struct {
 	Within     [4]int
 	EffortMean float64
 	EffortStd  float64
+	// Top1Expected is the number of faults ranked first when ties are
+	// examined in random order.
+	Top1Expected float64
 }
 
 // Summarize aggregates the scored faults per formula, best average EXAM
@@ -141,6 +144,12 @@ func Summarize(scored []Scored, formulas []string) []Summary {
 			}
 			for m := range tieModes {
 				sum.Exam[m] += fs.Exam[m]
+			}
+			if fs.Found && fs.Pos[0] == 1 {
+				// Pos[2] is the last position of the fault's tie group
+				// less the other faulty lines in it; one faulty line is
+				// the common case, where 1/size is the chance of first.
+				sum.Top1Expected += 1 / (fs.Pos[2] - fs.Pos[0] + 1)
 			}
 			for k, cut := range examCuts {
 				if fs.Found && fs.Exam[2] <= cut {
