@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,10 +14,13 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/tools/go/cfg"
 	"golang.org/x/tools/txtar"
 
 	"faultline/internal/testbuild"
+	"faultline/internal/testbuild/pertest"
 	"faultline/internal/txtartest"
+	"faultline/spectra/instrument"
 )
 
 // passFunc is what CountersFile declares besides the counters.
@@ -296,4 +302,101 @@ func TestTrickyCodeCompiles(t *testing.T) {
 			t.Errorf("%d ambiguous pairs", res.Ambiguous)
 		}
 	}
+}
+
+// TestLinesMatchCoverage: on real sources (this module's and those in the
+// module cache), every line the coverage pass counts inside a function
+// belongs to a block of the graphs, unless it cannot run, and no pair of
+// probed blocks is ambiguous.
+func TestLinesMatchCoverage(t *testing.T) {
+	var files []string
+	for _, root := range []string{"../..", filepath.Join(os.Getenv("HOME"), "go", "pkg", "mod", "github.com")} {
+		filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+				if d != nil && d.IsDir() && path != root {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") && len(files) < 1000 {
+				files = append(files, path)
+			}
+			return nil
+		})
+	}
+	if len(files) < 100 {
+		t.Skipf("only %d source files found", len(files))
+	}
+	missing, ambiguous := 0, 0
+	for _, path := range files {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		cov, err := instrument.File(path, src, instrument.FileOptions{Coverage: true, Options: instrument.Options{Names: pertest.NamesFor(src)}})
+		if err != nil || cov.Generated {
+			continue
+		}
+		res, err := File(path, src, Options{Names: NamesFor(src)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ambiguous += res.Ambiguous
+		owned := map[int]bool{}
+		for _, f := range res.Funcs {
+			for _, b := range f.Blocks {
+				for _, l := range b.Lines {
+					owned[l] = true
+				}
+			}
+		}
+		dead := deadLines(t, path, src)
+		for _, b := range cov.Blocks {
+			for _, l := range b.Lines {
+				if !owned[l] && !dead[l] {
+					missing++
+					if missing <= 10 {
+						t.Errorf("%s:%d: a counted line of no block", path, l)
+					}
+				}
+			}
+		}
+	}
+	if ambiguous > 0 {
+		t.Errorf("%d ambiguous pairs in %d files", ambiguous, len(files))
+	}
+	t.Logf("%d files, %d counted lines of no block", len(files), missing)
+}
+
+// deadLines are the lines of statements go/cfg finds unreachable.
+func deadLines(t *testing.T, path string, src []byte) map[int]bool {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := map[int]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		var body *ast.BlockStmt
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			body = n.Body
+		case *ast.FuncLit:
+			body = n.Body
+		}
+		if body == nil {
+			return true
+		}
+		for _, b := range cfg.New(body, mayReturn).Blocks {
+			if !b.Live {
+				for _, n := range b.Nodes {
+					for l := fset.Position(n.Pos()).Line; l <= fset.Position(n.End()).Line; l++ {
+						dead[l] = true
+					}
+				}
+			}
+		}
+		return true
+	})
+	return dead
 }

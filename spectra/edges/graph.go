@@ -419,7 +419,8 @@ func (p *pass) nodeLines(n ast.Node) map[int]bool {
 }
 
 // statementLines gives the lines go/cfg keeps no node for (branch
-// statements, control statements' headers that evaluate nothing) to the
+// statements, control statements' headers that evaluate nothing, type and
+// constant declarations) to the
 // block that is current where they stand, found by walking the statement
 // lists as go/cfg does.
 func (p *pass) statementLines(sh *shape, lines []map[int]bool, own func(blk, line int)) {
@@ -544,15 +545,24 @@ func (p *pass) statementLines(sh *shape, lines []map[int]bool, own func(blk, lin
 				return -1
 			}
 		case *ast.DeclStmt:
+			// go/cfg keeps a var declaration's specs, not its "var (".
 			if d, ok := s.Decl.(*ast.GenDecl); ok && len(d.Specs) > 0 {
 				if blk, ok := nodeOf[d.Specs[0]]; ok {
-					return blk
+					cur = blk
 				}
 			}
-			return cur
 		}
 		if blk, ok := nodeOf[s]; ok {
 			return blk
+		}
+		// A statement go/cfg keeps no node for (a type or constant
+		// declaration) belongs to the block it stands in.
+		if cur >= 0 {
+			for l := range p.nodeLines(s) {
+				if !owned(l) {
+					own(cur, l)
+				}
+			}
 		}
 		return cur
 	}
