@@ -176,6 +176,7 @@ func writeRankingText(w io.Writer, r *spectra.Ranking, lines []spectra.RankedLin
 		return err
 	}
 	summary.writeText(w)
+	writeBlockRankText(w, r)
 	fmt.Fprintf(w, "\nEF/EP: failing/passing tests that execute the line; NF/NP: that do not;\nFIXES: analysed failing tests that a verified angelic value on the line makes pass.\n")
 	failing := 0
 	for _, t := range m.Tests {

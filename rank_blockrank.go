@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"io"
+
 	"faultline/spectra"
 	"faultline/spectra/blockrank"
 	"faultline/spectra/rank"
@@ -30,4 +33,26 @@ func lookupRanker(name, mode string) (lineRanker, error) {
 		return lineRanker{}, err
 	}
 	return lineRanker{rank: func(mx *spectra.Matrix) (*spectra.Ranking, error) { return spectra.RankLines(mx, f) }}, nil
+}
+
+// writeBlockRankText says how a BlockRank ranking was solved, naming the
+// functions whose loops did not settle.
+func writeBlockRankText(w io.Writer, r *spectra.Ranking) {
+	br := r.BlockRank
+	if br == nil {
+		return
+	}
+	fmt.Fprintf(w, "\nBlockRank (%s): %d blocks of %d functions", br.Mode, br.Blocks, br.Functions)
+	if len(br.Unsettled) == 0 {
+		fmt.Fprintln(w, ", every loop settled.")
+		return
+	}
+	fmt.Fprintf(w, "; in %d functions a loop did not settle:\n", len(br.Unsettled))
+	for i, u := range br.Unsettled {
+		if i == 5 {
+			fmt.Fprintf(w, "  ... and %d more (rank -json lists them all)\n", len(br.Unsettled)-5)
+			break
+		}
+		fmt.Fprintf(w, "  %s %s: %s\n", u.File, u.Function, u.Resolution)
+	}
 }

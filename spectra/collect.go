@@ -281,7 +281,7 @@ func (b *build) flowTable(deps []*testbuild.Package, result *storedPackage) []in
 	if !b.edges {
 		return nil
 	}
-	result.Flow = true
+	result.Flow, result.FlowVersion = true, edges.Version
 	deps = slices.Clone(deps)
 	slices.SortFunc(deps, func(a, b *testbuild.Package) int { return strings.Compare(a.ImportPath, b.ImportPath) })
 	offset := make([]int, len(b.files))

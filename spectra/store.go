@@ -62,9 +62,10 @@ type storedPackage struct {
 	BuildErr  string
 	Collected time.Time
 	// Flow says the tests' edge profiles were collected too, over the
-	// control-flow graphs of FlowFiles.
-	Flow      bool
-	FlowFiles []flowRef
+	// control-flow graphs of FlowFiles, by the edge pass of FlowVersion.
+	Flow        bool
+	FlowFiles   []flowRef
+	FlowVersion string
 }
 
 // storedFlow is the control-flow graphs of one file content.
@@ -334,6 +335,9 @@ func (s *store) results(keys []string) (map[string]*storedPackage, storedFiles, 
 				continue
 			}
 			pkgs[key] = &p
+			if p.FlowVersion != edges.Version {
+				p.Flow = false // made by another edge pass: collected again when wanted
+			}
 			for _, f := range p.FlowFiles {
 				if !p.Flow {
 					break
