@@ -9,30 +9,29 @@ import (
 	"faultline/spectra/rank"
 )
 
-// lineRanker orders a collected matrix's lines: by a formula of the four
-// counts, or by BlockRank, which needs the edge profiles collected too.
-type lineRanker struct {
-	edges bool
-	rank  func(*spectra.Matrix) (*spectra.Ranking, error)
+// lineOrder is how faultline rank orders lines beneath the angelic
+// findings: by a formula of the four counts, or by BlockRank, which needs
+// the edge profiles collected too.
+type lineOrder struct {
+	formula   rank.Formula
+	blockRank *blockrank.Options
 }
 
-// lookupRanker returns the ranker a -formula name asks for; mode is
+// lookupOrder returns the order a -formula name asks for; mode is
 // BlockRank's -blockrank-mode.
-func lookupRanker(name, mode string) (lineRanker, error) {
+func lookupOrder(name, mode string) (lineOrder, error) {
 	if spectra.IsBlockRank(name) {
 		m, err := blockrank.ParseMode(mode)
 		if err != nil {
-			return lineRanker{}, err
+			return lineOrder{}, err
 		}
-		return lineRanker{edges: true, rank: func(mx *spectra.Matrix) (*spectra.Ranking, error) {
-			return spectra.RankBlockRank(mx, blockrank.Options{Mode: m})
-		}}, nil
+		return lineOrder{blockRank: &blockrank.Options{Mode: m}}, nil
 	}
 	f, err := rank.Lookup(name)
 	if err != nil {
-		return lineRanker{}, err
+		return lineOrder{}, err
 	}
-	return lineRanker{rank: func(mx *spectra.Matrix) (*spectra.Ranking, error) { return spectra.RankLines(mx, f) }}, nil
+	return lineOrder{formula: f}, nil
 }
 
 // writeBlockRankText says how a BlockRank ranking was solved, naming the

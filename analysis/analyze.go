@@ -56,6 +56,9 @@ type Location struct {
 	Expr     string `json:"expr"`
 	Original string `json:"original"`
 	Angelic  string `json:"angelic"`
+	// Extreme says only a value at the far end of the type's range makes
+	// the test pass (the nearest one was sought).
+	Extreme bool `json:"extreme,omitempty"`
 }
 
 // Candidate is a minimal set of locations whose angelic values make the
@@ -107,19 +110,33 @@ type TestResult struct {
 // Analyze computes the angelic fix candidates of each failing test of mod.
 // The targets of one package share one instrumented build.
 func Analyze(ctx context.Context, mod *testbuild.Module, targets []Target, opts Options) ([]TestResult, error) {
+	var out []TestResult
+	err := AnalyzeEach(ctx, mod, targets, opts, func(r TestResult) error {
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+// AnalyzeEach analyses the targets package by package and hands each result
+// to done as soon as it is complete. A package that cannot be analysed (its
+// instrumented build fails, say) gives each of its targets a result whose
+// note says why; only a cancelled context, an error of done or a failure of
+// the module as a whole stops the loop.
+func AnalyzeEach(ctx context.Context, mod *testbuild.Module, targets []Target, opts Options, done func(TestResult) error) error {
 	opts.defaults()
 	work, err := os.MkdirTemp("", "faultline-agx-")
 	if err != nil {
-		return nil, fmt.Errorf("creating scratch directory: %w", err)
+		return fmt.Errorf("creating scratch directory: %w", err)
 	}
 	defer os.RemoveAll(work)
 	listing, err := mod.List(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	keys, err := mod.Keys(ctx, listing, "")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer mod.Hasher().Save()
 	byPkg := map[string][]Target{}
@@ -130,36 +147,46 @@ func Analyze(ctx context.Context, mod *testbuild.Module, targets []Target, opts 
 		}
 		byPkg[t.Package] = append(byPkg[t.Package], t)
 	}
-	var out []TestResult
 	for _, path := range order {
 		pkg := listing.Package(path)
-		if pkg == nil {
-			return nil, fmt.Errorf("%s is not a package of module %s", path, mod.Path)
+		var prog *program
+		var bin *testBinary
+		var sources map[string]string
+		err := fmt.Errorf("%s is not a package of module %s", path, mod.Path)
+		if pkg != nil {
+			prog, err = loadProgram(mod, path, testbuild.SortedPaths(listing.Closure(pkg)))
 		}
-		prog, err := loadProgram(mod, path)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			sources, err = keys.Sources(pkg)
 		}
-		sources, err := keys.Sources(pkg)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			bin, err = buildTestBinary(ctx, mod, keys, prog, pkg, work)
 		}
-		bin, err := buildTestBinary(ctx, mod, keys, prog, pkg, work)
-		if err != nil {
-			return nil, err
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-		bin.timeout = opts.RunTimeout
 		for _, t := range byPkg[path] {
-			r, err := analyzeTest(ctx, prog, bin, t, opts)
-			if err != nil {
-				return nil, fmt.Errorf("analysing %s: %w", t.Test, err)
+			r := &TestResult{Test: t.Test}
+			if err == nil {
+				bin.timeout = opts.RunTimeout
+				var aerr error
+				if r, aerr = analyzeTest(ctx, prog, bin, t, opts); aerr != nil {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					r = &TestResult{Test: t.Test, Notes: []string{fmt.Sprintf("not analysed: %v", aerr)}}
+				}
+				r.setSources(sources)
+			} else {
+				r.Notes = []string{fmt.Sprintf("not analysed: %v", err)}
 			}
 			r.Package = path
-			r.setSources(sources)
-			out = append(out, *r)
+			if err := done(*r); err != nil {
+				return err
+			}
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // maxRefinements bounds the refinements made for one set of locations.
@@ -170,50 +197,71 @@ const maxRefinements = 4
 // run the test with each candidate's angelic values forced, add what a
 // failing forced run reaches that the formula lacks and enumerate again,
 // and report the candidates whose forced run passed.
+//
+// The budget bounds the whole analysis, whatever phase the time goes to:
+// no run, encoding or solver call goes past it, and a result cut short
+// keeps the candidates verified so far, with a note.
 func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, opts Options) (*TestResult, error) {
 	start := time.Now()
 	res := &TestResult{Test: t.Test}
 	bin.runs = 0
 	bin.timeout = opts.RunTimeout
+	bin.deadline = start.Add(opts.Budget)
 	defer func() {
+		bin.deadline = time.Time{}
 		res.Runs = bin.runs
 		res.Total = time.Since(start)
 	}()
-	first, err := bin.run(ctx, t.Test, nil)
+	err := search(ctx, prog, bin, t, opts, res)
+	if errors.Is(err, errBudget) {
+		res.Notes = append(res.Notes, "time budget exhausted")
+		err = nil
+	}
 	if err != nil {
 		return nil, err
+	}
+	sortCandidates(res.Candidates)
+	return res, nil
+}
+
+// search fills res with the candidates of one failing test.
+func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts Options, res *TestResult) error {
+	first, err := bin.run(ctx, t.Test, nil)
+	if err != nil {
+		return err
 	}
 	// A forced run may loop: bound it by the failing run's own duration.
 	bin.timeout = min(opts.RunTimeout, max(2*time.Second, 20*first.elapsed))
 	if first.passed {
 		res.Notes = append(res.Notes, "the test passes: nothing to fix")
-		return res, nil
+		return nil
 	}
 	if first.truncated {
 		res.Notes = append(res.Notes, fmt.Sprintf("the failing run is longer than %d recorded events: not analysed", maxTraceEvents))
-		return res, nil
+		return nil
 	}
 	if len(first.trace) == 0 {
 		res.Notes = append(res.Notes, "the test recorded nothing (did it run?)")
-		return res, nil
+		return nil
 	}
-	z, err := z3.NewContext(z3.Config{Timeout: 10 * time.Second})
+	deadline := bin.deadline
+	z, err := z3.NewContext(z3.Config{Timeout: min(10*time.Second, max(time.Until(deadline), time.Millisecond))})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer z.Close()
 	enum, err := mcs.New[int32](z, mcs.Options{})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	enc := newEncoder(z, enum, prog)
+	enc.deadline = deadline
 	if err := enc.replay(first.trace, nil, true, panicAt(prog, first)); err != nil {
-		return nil, err
+		return err
 	}
-	deadline := start.Add(opts.Budget)
 	if enc.failing == 0 {
 		res.Notes = append(res.Notes, "no recognised check failed (recognised: `if cond { t.Error/Fatal... }` and testify assertions on integers, floats and Booleans in test code, index, slice and division panics in non-test code)")
-		return res, switchPredicates(ctx, prog, bin, t, first, deadline, opts, res)
+		return switchPredicates(ctx, prog, bin, t, first, deadline, opts, res)
 	}
 	enumerated := 0
 	refined := map[string]int{} // refinements per candidate location set
@@ -241,7 +289,7 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 				break
 			}
 			if ctx.Err() != nil {
-				return nil, lastErr
+				return lastErr
 			}
 			// One solver call out of its time (a hard float formula, say)
 			// bounds this test's analysis like the budget, not the others'.
@@ -265,20 +313,25 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 			break
 		}
 		solveStart = time.Now()
-		if m, err := enc.closestModel(c, 5*time.Second); err != nil {
-			return nil, err
+		if m, err := enc.closestModel(c, min(5*time.Second, max(time.Until(deadline), time.Millisecond))); err != nil {
+			return err
 		} else if m != nil {
+			c.Model = m
+		}
+		if m, err := enc.narrow(c, c.Model, time.Now().Add(min(time.Second, time.Until(deadline)/4))); err != nil {
+			return err
+		} else {
 			c.Model = m
 		}
 		res.Solve += time.Since(solveStart)
 		cand, force, err := enc.candidate(c)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		cand.force = force
 		run, err := bin.run(ctx, t.Test, force)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		// Refining the same locations again and again means their angelic
 		// path keeps unrolling a loop: bound it like the paper bounds loops.
@@ -297,12 +350,12 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 					forced[instKey{f.Site, instance{f.Act, f.Local}}] = true
 				}
 				if err := enc.replay(run.trace, forced, false, panicked); err != nil {
-					return nil, err
+					return err
 				}
 			}
 			if !novel || enc.concrete {
 				if err := enc.excludeValues(c.Tags, force); err != nil {
-					return nil, err
+					return err
 				}
 			}
 		} else {
@@ -314,17 +367,14 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 				res.Candidates = append(res.Candidates, cand)
 			}
 			if err := enum.Block(c); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
 	if enumerated == 0 {
-		if err := switchPredicates(ctx, prog, bin, t, first, deadline, opts, res); err != nil {
-			return nil, err
-		}
+		return switchPredicates(ctx, prog, bin, t, first, deadline, opts, res)
 	}
-	sortCandidates(res.Candidates)
-	return res, nil
+	return nil
 }
 
 // candidate reads the angelic values of a correction from its model: every
@@ -335,6 +385,7 @@ func (e *encoder) candidate(c mcs.Correction[int32]) (Candidate, []forcedValue, 
 	for _, id := range c.Tags {
 		s := e.prog.sites[id]
 		var orig, angelic []string
+		far := false
 		for _, inst := range e.instOf[id] {
 			k := instKey{id, inst}
 			v, err := modelValue(c.Model, e.vars[k], s)
@@ -352,10 +403,11 @@ func (e *encoder) candidate(c mcs.Correction[int32]) (Candidate, []forcedValue, 
 				orig = append(orig, "?")
 			}
 			angelic = append(angelic, render(s, v))
+			far = far || extreme(s, v)
 		}
 		cand.Locations = append(cand.Locations, Location{File: s.file, Line: s.pos.Line, Col: s.pos.Column,
 			EndLine: s.end.Line, EndCol: s.end.Column, Expr: s.text,
-			Original: strings.Join(orig, ", "), Angelic: strings.Join(angelic, ", ")})
+			Original: strings.Join(orig, ", "), Angelic: strings.Join(angelic, ", "), Extreme: far})
 	}
 	sort.Slice(cand.Locations, func(i, j int) bool { return lessLocation(cand.Locations[i], cand.Locations[j]) })
 	return cand, force, nil

@@ -34,9 +34,10 @@ type joinKey struct {
 // instance replayed so far, shared by all the traces that reached it, so
 // that refinement only adds.
 type encoder struct {
-	z    *z3.Context
-	enum *mcs.Enumerator[int32]
-	prog *program
+	z        *z3.Context
+	enum     *mcs.Enumerator[int32]
+	prog     *program
+	deadline time.Time // the test's budget: a long trace stops being encoded there
 
 	ab       map[int32]z3.Bool
 	vars     map[instKey]z3.Expr  // value of a site instance
@@ -292,6 +293,9 @@ func direction(v int64) uint8 {
 func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, panicAt int) error {
 	var stack []*activation
 	for i, ev := range trace {
+		if i%1024 == 0 && !e.deadline.IsZero() && time.Now().After(e.deadline) {
+			return errBudget
+		}
 		if ev.site < 0 || int(ev.site) >= len(e.prog.sites) {
 			return fmt.Errorf("trace names unknown site %d", ev.site)
 		}

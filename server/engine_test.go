@@ -74,7 +74,7 @@ func TestRealEngine(t *testing.T) {
 
 	runner := startServer(t, Options{Open: open})
 	yes := true
-	runner.initialize(dir, "", protocol.ClientCapabilities{Window: &protocol.WindowClientCapabilities{WorkDoneProgress: &yes}})
+	runner.initialize(dir, "", withExtensions(protocol.ClientCapabilities{Window: &protocol.WindowClientCapabilities{WorkDoneProgress: &yes}}))
 	runner.waitDiagnostics("the fault flagged by the runner", src, isBug)
 	follower.waitDiagnostics("the fault flagged by the follower, from the store", src, isBug)
 

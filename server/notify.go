@@ -25,7 +25,11 @@ type statusParams struct {
 	Message string `json:"message"`
 }
 
-func (s *Server) status(p statusParams) { s.client.notify(methodStatus, &p) }
+func (s *Server) status(p statusParams) {
+	if s.wants(methodStatus) {
+		s.client.notify(methodStatus, &p)
+	}
+}
 
 type rankingChangedParams struct {
 	Root   string       `json:"root"`
@@ -66,7 +70,7 @@ func (s *Server) announce(v *view, snap *snapshot) {
 		l := snap.ranking.Lines[snap.flagged[0]]
 		changed.Top = &topLocation{URI: string(snap.fileURI(l.File)), Line: l.Line, Score: l.Score}
 	}
-	if v.rankingChanged(snap) {
+	if v.rankingChanged(snap) && s.wants(methodRankingChanged) {
 		s.client.notify(methodRankingChanged, &changed)
 	}
 	s.refreshPulled()
@@ -116,7 +120,11 @@ func (s *Server) analyze(v *view, snap *snapshot) {
 		in.Suspects = append(in.Suspects, snap.ranking.Lines[i])
 	}
 	for _, p := range s.opts.Providers {
+		if !s.startAnalysis() {
+			return
+		}
 		go func() {
+			defer s.analyses.Done()
 			f, err := p.Analyze(ctx, in)
 			if err != nil {
 				if ctx.Err() == nil {

@@ -52,7 +52,8 @@ type Server struct {
 	mappings *lru[mappingKey, *fileText]
 	hints    *lru[hintKey, []protocol.InlayHint]
 
-	pubMu       sync.Mutex // serializes diagnostics passes
+	pubMu       sync.Mutex     // serializes diagnostics passes
+	analyses    sync.WaitGroup // provider runs, which start test processes; see startAnalysis
 	progressSeq atomic.Int64
 
 	ctx    context.Context // the session's lifetime; background work hangs off it
@@ -61,6 +62,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	state    lifecycleState
+	draining bool // Serve is waiting for the analyses: start no more
 	exitOnce sync.Once
 	caps     clientCaps
 	settings Settings
@@ -117,6 +119,12 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	case <-ctx.Done():
 	}
 	s.teardown()
+	// A cancelled analysis kills its test process on its way out; wait for
+	// that, but not for a solver call that cannot be interrupted.
+	s.mu.Lock()
+	s.draining = true
+	s.mu.Unlock()
+	waitAtMost(&s.analyses, analysisGrace)
 	closeErr := conn.Close()
 	s.mu.Lock()
 	state := s.state
@@ -136,6 +144,34 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 		return fmt.Errorf("closing connection: %w", closeErr)
 	}
 	return nil
+}
+
+// analysisGrace bounds how long Serve waits for cancelled analyses: the LSP
+// client expects the process gone soon after exit.
+const analysisGrace = 500 * time.Millisecond
+
+// startAnalysis counts an analysis about to start, unless Serve is already
+// waiting for them: a WaitGroup must not grow while it is waited on.
+func (s *Server) startAnalysis() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.draining {
+		return false
+	}
+	s.analyses.Add(1)
+	return true
+}
+
+func waitAtMost(wg *sync.WaitGroup, limit time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(limit):
+	}
 }
 
 func (s *Server) lifecycle() lifecycleState {
@@ -163,6 +199,7 @@ type clientCaps struct {
 	inlayHintRefresh bool
 	codeLensRefresh  bool
 	encoding         encoding
+	extensions       extensions
 }
 
 func (s *Server) encoding() encoding {

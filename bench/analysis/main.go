@@ -23,6 +23,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"faultline/analysis"
+	"faultline/internal/localize"
 	"faultline/spectra"
 	"faultline/spectra/rank"
 )
@@ -151,7 +152,7 @@ func measure(ctx context.Context, name, dir, cache string, budget time.Duration)
 	}
 	o.lines = len(ranking.Lines)
 	o.ochiai = position(ranking, f)
-	o.combined = position(analysis.Combine(ranking, results), f)
+	o.combined = position(localize.Combine(ranking, results), f)
 	return o, nil
 }
 

@@ -13,6 +13,7 @@ import {
   DynamicFeature,
 } from 'vscode-languageclient/node';
 import { LEVELS, RankingResult, byUri, parseRanking, rows, RowModel } from './ranking';
+import { FaultlineNotifications } from './notifications';
 import { serverCommand, serverSettings } from './settings';
 import { ServerStatus, TopSuspect, runSummary, statusView } from './status';
 
@@ -135,6 +136,7 @@ class Faultline implements vscode.Disposable {
     };
     const client = new FaultlineClient('faultline', 'faultline', serverOptions, clientOptions);
     this.client = client;
+    client.registerFeature(new FaultlineNotifications());
     client.onNotification('faultline/rankingChanged', (params: { top?: TopSuspect | null }) => {
       this.top = params?.top ?? null;
       this.renderStatus();

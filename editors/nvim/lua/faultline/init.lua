@@ -214,6 +214,17 @@ local function on_exit(code, signal, client_id)
   end
 end
 
+-- client_capabilities are Neovim's own plus the experimental capability
+-- that asks the server for faultline/status and faultline/rankingChanged,
+-- which it sends only to clients that ask.
+local function client_capabilities()
+  return vim.tbl_deep_extend("force", vim.lsp.protocol.make_client_capabilities(), {
+    experimental = {
+      faultline = { statusNotification = true, rankingChangedNotification = true },
+    },
+  })
+end
+
 local function client_config(root)
   local settings = config.server_settings(state.cfg)
   return {
@@ -221,6 +232,7 @@ local function client_config(root)
     cmd = state.cfg.cmd,
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+    capabilities = client_capabilities(),
     init_options = settings,
     settings = { faultline = settings },
     handlers = handlers,

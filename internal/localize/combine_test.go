@@ -1,29 +1,30 @@
-package analysis
+package localize
 
 import (
 	"reflect"
 	"testing"
 
+	"faultline/analysis"
 	"faultline/spectra"
 )
 
 func TestCombineRanksAndTies(t *testing.T) {
-	line := func(file string, n int, score float64, tie [2]int) spectra.RankedLine {
+	mk := func(file string, n int, score float64, tie [2]int) spectra.RankedLine {
 		return spectra.RankedLine{File: file, Line: n, Score: score, Tie: tie}
 	}
 	r := &spectra.Ranking{Formula: "ochiai", Order: spectra.OrderFormula, Lines: []spectra.RankedLine{
-		line("a.go", 1, 0.9, [2]int{1, 1}),
-		line("a.go", 2, 0.5, [2]int{2, 4}),
-		line("a.go", 3, 0.5, [2]int{2, 4}),
-		line("a.go", 4, 0.5, [2]int{2, 4}),
-		line("b.go", 7, 0.1, [2]int{5, 5}),
+		mk("a.go", 1, 0.9, [2]int{1, 1}),
+		mk("a.go", 2, 0.5, [2]int{2, 4}),
+		mk("a.go", 3, 0.5, [2]int{2, 4}),
+		mk("a.go", 4, 0.5, [2]int{2, 4}),
+		mk("b.go", 7, 0.1, [2]int{5, 5}),
 	}}
-	fix := func(file string, n int) Candidate {
-		return Candidate{Verified: true, Locations: []Location{{File: file, Line: n, EndLine: n}}}
+	fix := func(file string, n int) analysis.Candidate {
+		return analysis.Candidate{Verified: true, Locations: []analysis.Location{{File: file, Line: n, EndLine: n}}}
 	}
-	results := []TestResult{
-		{Test: "T1", Candidates: []Candidate{fix("a.go", 3), fix("a.go", 4), fix("b.go", 7)}},
-		{Test: "T2", Candidates: []Candidate{fix("a.go", 3), fix("a.go", 4)}},
+	results := []analysis.TestResult{
+		{Test: "T1", Candidates: []analysis.Candidate{fix("a.go", 3), fix("a.go", 4), fix("b.go", 7)}},
+		{Test: "T2", Candidates: []analysis.Candidate{fix("a.go", 3), fix("a.go", 4)}},
 	}
 	got := Combine(r, results)
 	type row struct {
