@@ -184,7 +184,7 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 	for _, p := range toRun {
 		result := &storedPackage{Package: p.ImportPath, Key: keyOf[p.ImportPath], Collected: time.Now()}
 		table := b.fileTable(listing.Closure(p), result)
-		flowTable := b.flowTable(listing.Closure(p), result)
+		profiles := b.edgeProfiler(listing.Closure(p), result)
 		bin := binaries[p.ImportPath]
 		if bin == nil {
 			result.BuildErr = w.mod.PlainBuildError(ctx, p, co.BuildFlags, failed[p.ImportPath])
@@ -223,8 +223,8 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 					bug.Reportf("the counter table of %s is not increasing", p.ImportPath)
 					slices.Sort(t.Hits)
 				}
-				if b.edges {
-					t.Edges, t.EdgeCounts = b.edgeProfile(flowTable, leaf.Counts)
+				if profiles != nil {
+					t.Edges, t.EdgeCounts = profiles.profile(leaf.Counts)
 				}
 				result.Tests = append(result.Tests, t)
 			}
@@ -273,11 +273,19 @@ func (b *build) fileTable(deps []*testbuild.Package, result *storedPackage) []in
 	return table
 }
 
-// flowTable records in result the files whose graphs p's binary covers
-// and returns the offset of each file's first edge in that table, by
-// index into b.files (-1 for a file outside it). Files are listed in the
-// order of fileTable.
-func (b *build) flowTable(deps []*testbuild.Package, result *storedPackage) []int {
+// edgeProfiler turns a binary's leaf tests' edge counters into edge
+// profiles over its flow table.
+type edgeProfiler struct {
+	b       *build
+	offset  []int    // file (index into b.files) -> its first edge in the table; -1 outside it
+	sums    []uint64 // scratch: traversals per edge of the table
+	touched []int32  // scratch: the edges with traversals
+}
+
+// edgeProfiler records in result the files whose graphs p's binary covers,
+// in the order of fileTable, and returns the profiler of that table (nil
+// without edges).
+func (b *build) edgeProfiler(deps []*testbuild.Package, result *storedPackage) *edgeProfiler {
 	if !b.edges {
 		return nil
 	}
@@ -299,33 +307,39 @@ func (b *build) flowTable(deps []*testbuild.Package, result *storedPackage) []in
 			next += f.flow.Edges
 		}
 	}
-	return offset
+	return &edgeProfiler{b: b, offset: offset, sums: make([]uint64, next)}
 }
 
-// edgeProfile turns a test's edge counters into traversals per edge of
-// its binary's flow table, ascending: a counter stands for a path of edges
-// through blocks without a probe and counts each of them.
-func (b *build) edgeProfile(offset []int, counts []pertest.Count) ([]int32, []uint64) {
-	perEdge := map[int32]uint64{}
+// profile turns a test's edge counters into traversals per edge of the
+// table, ascending: a counter stands for a path of edges through blocks
+// without a probe and counts each of them. Not safe for concurrent use.
+func (p *edgeProfiler) profile(counts []pertest.Count) ([]int32, []uint64) {
+	b := p.b
 	for _, c := range counts {
 		i := c.Index - b.edgeBase
 		if i < 0 || i >= len(b.edgeSlots) {
 			continue
 		}
 		s := b.edgeSlots[i]
-		base := offset[s.file]
+		base := p.offset[s.file]
 		if base < 0 {
 			continue // a file outside this binary's packages cannot run
 		}
 		for _, e := range b.files[s.file].flow.Slots[s.slot] {
-			perEdge[int32(base)+e] += c.N
+			edge := int32(base) + e
+			if p.sums[edge] == 0 {
+				p.touched = append(p.touched, edge)
+			}
+			p.sums[edge] += c.N
 		}
 	}
-	ids := slices.Sorted(maps.Keys(perEdge))
+	slices.Sort(p.touched)
+	ids := slices.Clone(p.touched)
 	ns := make([]uint64, len(ids))
 	for i, e := range ids {
-		ns[i] = perEdge[e]
+		ns[i], p.sums[e] = p.sums[e], 0
 	}
+	p.touched = p.touched[:0]
 	return ids, ns
 }
 

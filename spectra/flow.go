@@ -1,10 +1,12 @@
 package spectra
 
 import (
-	"sort"
+	"slices"
 
 	"faultline/spectra/edges"
 )
+
+func byEdge(a, b EdgeCount) int { return a.Edge - b.Edge }
 
 // Flow is the control flow of a matrix's functions and each test's edge
 // profile: how often it took each edge. It is present when every package
@@ -73,7 +75,9 @@ func assembleFlow(pkgs []*storedPackage, flows map[string]*storedFlow) *Flow {
 					run = append(run, EdgeCount{Edge: local[e], N: t.EdgeCounts[i]})
 				}
 			}
-			sort.Slice(run, func(i, j int) bool { return run[i].Edge < run[j].Edge })
+			if !slices.IsSortedFunc(run, byEdge) {
+				slices.SortFunc(run, byEdge)
+			}
 			fl.Runs = append(fl.Runs, run)
 		}
 	}

@@ -80,14 +80,13 @@ type frame struct {
 	own      counterSet // counters executed by the test itself so far
 	context  []int      // counters executed before it started (package init, its ancestors), ascending
 	children bool
-	// Counts are attributed without double counting a parent's loop over
-	// its subtests: a subtest inherits what its ancestors counted before
-	// their first subtest (shared setup) and what its parent counted since
-	// the previous subtest ended (this subtest's own setup).
-	contextCounts counts // inherited
-	prefix        counts // the test's counts before its first subtest
-	segment       counts // its counts since its last subtest, or since it started
-	subtests      bool   // a subtest has started
+	// Counts are charged once: to the leaf test running when they were
+	// made or, outside any leaf test (package init, a parent's setup or
+	// teardown around its subtests), to the next leaf test to start. A
+	// subtest does not inherit its parent's counts as it inherits its
+	// counters: a parent's loop over its subtests would count again for
+	// each, and the magnitudes would follow the order of the cases.
+	pending counts // counts made since the last test started or ended here
 }
 
 // leafRecord is what the records say about one leaf test.
@@ -104,8 +103,7 @@ type leafRecord struct {
 type recordReader struct {
 	prelude counterSet // counters executed before the first test: package init
 	// root is the process as the parent of its top-level tests, for
-	// counts: package init is shared setup, what runs between two tests
-	// the next one's.
+	// counts made outside every test.
 	root   frame
 	stack  []*frame
 	leaves []leafRecord
@@ -118,7 +116,7 @@ type recordReader struct {
 }
 
 func newRecordReader() *recordReader {
-	return &recordReader{root: frame{contextCounts: counts{}, segment: counts{}}}
+	return &recordReader{root: frame{pending: counts{}}}
 }
 
 func (rr *recordReader) line(line string) {
@@ -146,19 +144,12 @@ func (rr *recordReader) line(line string) {
 		} else {
 			ctx = rr.prelude.appendTo(nil)
 		}
-		if !parent.subtests {
-			parent.subtests = true
-			parent.prefix, parent.segment = parent.segment, counts{}
-		}
-		ctxCounts := counts{}
-		ctxCounts.addAll(parent.contextCounts)
-		ctxCounts.addAll(parent.prefix)
-		ctxCounts.addAll(parent.segment)
-		parent.segment = counts{}
+		pending := parent.pending
+		parent.pending = counts{}
 		for _, f := range rr.stack {
 			f.children = true
 		}
-		rr.stack = append(rr.stack, &frame{name: name, context: ctx, contextCounts: ctxCounts, segment: counts{}})
+		rr.stack = append(rr.stack, &frame{name: name, context: ctx, pending: pending})
 	case "exit":
 		flags, hits, _ := strings.Cut(rest, " ")
 		rr.charge(hits)
@@ -167,20 +158,33 @@ func (rr *recordReader) line(line string) {
 			return
 		}
 		panicked := strings.Contains(flags, "p")
-		rr.finish(rr.stack[n-1], panicked, true)
+		f := rr.stack[n-1]
+		rr.finish(f, panicked, true)
 		rr.stack = rr.stack[:n-1]
+		if f.children {
+			rr.top().pending.addAll(f.pending) // a parent's teardown: the next test's
+		}
 		if panicked {
 			rr.panicked = name
 		}
 	}
 }
 
+// top is the innermost running test, or the root.
+func (rr *recordReader) top() *frame {
+	if n := len(rr.stack); n > 0 {
+		return rr.stack[n-1]
+	}
+	return &rr.root
+}
+
 // charge adds the counters listed in s to the running test, or to the
 // prelude.
 func (rr *recordReader) charge(s string) {
-	target, targetCounts := &rr.prelude, rr.root.segment
+	target, targetCounts := &rr.prelude, rr.root.pending
 	if n := len(rr.stack); n > 0 {
-		target, targetCounts = &rr.stack[n-1].own, rr.stack[n-1].segment
+		target = &rr.stack[n-1].own
+		targetCounts = rr.stack[n-1].pending
 	}
 	for _, f := range strings.Fields(s) {
 		index, count, counting := strings.Cut(f, ":")
@@ -202,10 +206,7 @@ func (rr *recordReader) finish(f *frame, panicked, finished bool) {
 	if f.children {
 		return
 	}
-	all := counts{}
-	all.addAll(f.contextCounts)
-	all.addAll(f.segment)
-	rr.leaves = append(rr.leaves, leafRecord{name: f.name, hits: union(f.context, f.own.appendTo(nil)), counts: all, panicked: panicked, finished: finished})
+	rr.leaves = append(rr.leaves, leafRecord{name: f.name, hits: union(f.context, f.own.appendTo(nil)), counts: f.pending, panicked: panicked, finished: finished})
 }
 
 // interrupted closes the record stream of a process that died or was
@@ -225,7 +226,7 @@ func (rr *recordReader) interrupted(leftover []int, leftoverCounts []Count) stri
 		f.own.add(c)
 	}
 	for _, c := range leftoverCounts {
-		f.segment[c.Index] += c.N
+		f.pending[c.Index] += c.N
 	}
 	rr.finish(f, false, false)
 	rr.stack = nil

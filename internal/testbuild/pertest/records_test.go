@@ -13,11 +13,10 @@ func read(lines ...string) *recordReader {
 	return rr
 }
 
-// TestCountsOfSubtests: a subtest inherits the counts its parent made
-// before its first subtest (shared setup, package init) and those since
-// the previous subtest (its own setup), so that a parent's loop over its
-// cases is not counted ever more often; what runs between top-level tests
-// goes to the next. Block counters keep their union.
+// TestCountsOfSubtests: every count is charged once, to the leaf test
+// running when it was made or, outside any leaf test (package init, a
+// parent's setup and teardown around its subtests), to the next leaf test
+// to start. Block counters keep their union.
 func TestCountsOfSubtests(t *testing.T) {
 	rr := read(
 		`enter "TestT" 1 100:2`,         // package init
@@ -35,9 +34,9 @@ func TestCountsOfSubtests(t *testing.T) {
 	}
 	want := map[string][]Count{
 		"TestT/a": {{100, 7}, {101, 1}, {102, 7}},
-		"TestT/b": {{100, 7}, {101, 2}, {102, 9}, {103, 1}},
-		"TestU":   {{100, 3}, {104, 3}},
-		"TestV":   {{100, 2}, {105, 1}, {106, 2}},
+		"TestT/b": {{101, 1}, {102, 9}, {103, 1}},
+		"TestU":   {{100, 1}, {101, 4}, {104, 3}},
+		"TestV":   {{105, 1}, {106, 2}},
 	}
 	hits := map[string][]int{"TestT/a": {1, 2, 3}, "TestT/b": {1, 2, 4}, "TestU": {1}, "TestV": {1, 6}}
 	if len(rr.leaves) != len(want) {

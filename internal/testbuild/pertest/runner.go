@@ -347,7 +347,7 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 		pr.restart = true
 	}
 	pr.prelude = rr.prelude.appendTo(nil)
-	pr.preludeCounts = rr.root.segment.sorted()
+	pr.preludeCounts = rr.root.pending.sorted()
 	for _, rec := range rr.leaves {
 		if done[rec.name] {
 			continue
