@@ -56,7 +56,8 @@ type shape struct {
 	blocks  []Block
 	edges   []Edge
 	clauses map[ast.Node]int // case clause -> graph block that runs its body
-	results int              // the function's results
+	holders map[*cfg.Block]ast.Node
+	results int // the function's results
 }
 
 func mayReturn(call *ast.CallExpr) bool {
@@ -83,7 +84,7 @@ func (p *pass) classify(sh *shape) {
 	sh.role = make([]role, len(g.Blocks))
 	sh.site = make([]site, len(g.Blocks))
 	loopLabels := branchLabels(sh.body)
-	holders := defaultHolders(g, sh.body)
+	sh.holders = defaultHolders(g, sh.body)
 	for i, b := range g.Blocks {
 		if !b.Live {
 			continue
@@ -116,7 +117,7 @@ func (p *pass) classify(sh *shape) {
 		case cfg.KindSelectCaseBody:
 			at(b.Stmt.(*ast.CommClause).Colon + 1)
 		case cfg.KindSwitchNextCase, cfg.KindSelectAfterCase:
-			if def := holders[b]; def != nil {
+			if def := sh.holders[b]; def != nil {
 				at(colon(def) + 1)
 			} else {
 				r = contracted
@@ -321,7 +322,7 @@ func (p *pass) attributeLines(sh *shape) {
 			}
 		}
 	}
-	for b, def := range defaultHolders(g, sh.body) {
+	for b, def := range sh.holders {
 		if sh.node[b.Index] >= 0 {
 			sh.clauses[def] = sh.node[b.Index]
 		}
