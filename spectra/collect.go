@@ -418,7 +418,7 @@ func (w *Workspace) instrument(listing *testbuild.Listing, toRun []*testbuild.Pa
 					if withEdges {
 						// The edge pass edits the source the coverage
 						// pass's edits apply to (perhaps reused).
-						if f.flow, err = edges.File(file, src, edges.Options{FirstID: nEdges, Names: edgeNames, Atomic: atomic}); err != nil {
+						if f.flow, err = reuse.edges(file, src, edges.Options{FirstID: nEdges, Names: edgeNames, Atomic: atomic}); err != nil {
 							return nil, err
 						}
 						if f.flow.Ambiguous > 0 {

@@ -127,6 +127,31 @@ func TestCollectEdgeProfiles(t *testing.T) {
 		}
 	}
 
+	// A comment-only edit: the instrumentation made of the file before is
+	// reused, and the tests run again to the same profiles.
+	before, err := RankBlockRank(m, blockrank.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(t, ws, "queue/queue.go", "// Queue is a ring buffer.", "// Queue is a ring buffer (a longer comment).")
+	m, err = ws.Collect(ctx, CollectOptions{Timeout: 2 * time.Second, Edges: true, Progress: func(p Progress) { last = p }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := RankBlockRank(m, blockrank.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last.Reused != 0 || len(after.Lines) != len(before.Lines) {
+		t.Fatalf("after a comment edit: %d packages reused, %d lines ranked (%d before)", last.Reused, len(after.Lines), len(before.Lines))
+	}
+	for i, l := range after.Lines {
+		// Spin's hang is killed after the timeout: its counts vary.
+		if b := before.Lines[i]; l.BlockRank.Function != "Spin" && (l.File != b.File || l.Line != b.Line || l.Score != b.Score) {
+			t.Errorf("after a comment edit, rank %d is %s:%d (%g); before %s:%d (%g)", i+1, l.File, l.Line, l.Score, b.File, b.Line, b.Score)
+		}
+	}
+
 	// A collection without edges reuses results that have them.
 	m, err = ws.Collect(ctx, CollectOptions{Timeout: 2 * time.Second, Progress: func(p Progress) { last = p }})
 	if err != nil {

@@ -32,6 +32,11 @@ func WriteReport(w io.Writer, meta ReportMeta, res *Results) error {
 		"Positions are 1-based; a fault counts as the mutated line or the first line of its statement. " +
 		"Top-N cells read best/worst over ties (the fault examined first or last in its tie group). " +
 		"EXAM is the fraction of ranked lines examined up to the fault; a fault missing from the ranking counts as EXAM 1.\n\n")
+	if slices.Contains(meta.Formulas, blockRankFull) {
+		b.WriteString("faultline ranks with `-formula blockrank` (edge profiles collected in the same run), and the same collection once more with " +
+			"`-blockrank-mode calibrated`; `blockrank` is the full reading, `blockrank-calibrated` the paper's worked example. " +
+			"`A>B` orders by A and breaks its ties by B; `+angelic` puts lines hosting verified angelic fixes first, as faultline's combined order does.\n\n")
+	}
 
 	b.WriteString("## Subjects\n\n| subject | packages | passing leaf tests | files | lines | sites | tried | kept | no build | all pass | none pass | hang | note |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, s := range res.Subjects {
