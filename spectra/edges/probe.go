@@ -59,6 +59,13 @@ func pairs(fn *Func) ([]pair, int) {
 	return all, ambiguous
 }
 
+// straight reports whether a function is one block between its entry and
+// its return.
+func straight(fn *Func) bool {
+	return len(fn.Blocks) == 3 && len(fn.Edges) == 2 &&
+		fn.Edges[0] == Edge{Entry, 2} && fn.Edges[1] == Edge{2, Exit}
+}
+
 // displace places each row's columns in one array so that no two pairs
 // share a counter (row displacement): counter(row, col) = disp[row] + col.
 // Rows with more pairs are placed first, each at the lowest free offset.
@@ -106,6 +113,14 @@ func displace(blocks int, ps []pair) (disp []int, size int) {
 func (p *pass) probe(sh *shape, fn *Func) {
 	ps, ambiguous := pairs(fn)
 	p.res.Ambiguous += ambiguous
+	if straight(fn) {
+		// One block from entry to return: its entry counter counts the
+		// return too, and the function costs the inliner one increment, as
+		// the coverage pass's. Small functions stay inlinable, so that
+		// instrumentation changes no allocation a test may count (a panic
+		// inside still leaves the caller's block without its way out).
+		ps = []pair{{row: Entry, col: fn.Edges[0].To, path: []int{0, 1}}}
+	}
 	disp, size := displace(len(fn.Blocks), ps)
 	base := p.slots
 	p.slots += size
@@ -143,7 +158,19 @@ func (p *pass) probe(sh *shape, fn *Func) {
 		}
 		return fmt.Sprintf("%s[%s]++;", n.Edges, index)
 	}
-	enter := func(blk int) string { return count(blk) + fmt.Sprintf("%s = %d;", n.Prev, disp[blk]) }
+	// The row of the block last entered is kept only when some block can
+	// be reached from several: otherwise every counter is a constant and
+	// the function carries no variable.
+	tracked := false
+	for _, r := range rows {
+		tracked = tracked || len(r) > 1
+	}
+	enter := func(blk int) string {
+		if !tracked {
+			return count(blk)
+		}
+		return count(blk) + fmt.Sprintf("%s = %d;", n.Prev, disp[blk])
+	}
 
 	g := sh.cfg
 	for i, b := range g.Blocks {
@@ -153,8 +180,10 @@ func (p *pass) probe(sh *shape, fn *Func) {
 		blk := sh.node[i]
 		s := sh.site[i]
 		switch {
-		case i == 0:
+		case i == 0 && tracked:
 			p.insert(s.off, fmt.Sprintf("%s := %d; _ = %s; %s", n.Prev, disp[blk], n.Prev, count(blk)))
+		case i == 0:
+			p.insert(s.off, count(blk))
 		case s.after != nil:
 			// Inside any braces wrapped around the statement itself
 			// (an "else if" of the coverage pass or this one).
