@@ -31,6 +31,9 @@ func runFix(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if err := analysis.Available(); err != nil {
+		return err
+	}
 	ws, m, err := cf.collect(ctx, fs.Args())
 	if err != nil {
 		return err

@@ -211,9 +211,15 @@ func TestKilledCollectionLeavesUsableStore(t *testing.T) {
 
 func faultlineWithStore(t *testing.T, dir, store string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(faultlineBin, args...)
+	return runBinary(t, faultlineBin, dir, []string{"FAULTLINE_CACHE=" + store}, args...)
+}
+
+// runBinary runs a faultline binary in dir with extra environment variables.
+func runBinary(t *testing.T, bin, dir string, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "FAULTLINE_CACHE="+store)
+	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

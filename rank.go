@@ -118,6 +118,9 @@ func localizeModule(ctx context.Context, cf *collectFlags, af *angelicFlags, ord
 		return rankResult{}, err
 	}
 	if a := loc.Angelic; a != nil {
+		if a.Unavailable != "" {
+			fmt.Fprintf(os.Stderr, "faultline: ranking by %s alone: %s\n", loc.Formula.Formula, a.Unavailable)
+		}
 		for _, n := range a.Notes {
 			fmt.Fprintf(os.Stderr, "faultline: %s\n", n)
 		}

@@ -32,7 +32,7 @@ func (a *angelicFlags) options() localize.Options {
 
 // writeAngelicText prints the fixes behind a combined ranking.
 func writeAngelicText(w io.Writer, s *localize.Angelic) {
-	if s == nil {
+	if s == nil || s.Unavailable != "" {
 		return
 	}
 	fmt.Fprintf(w, "\nangelic analysis: %d of %d failing tests analysed (%d from the cache), %d verified single-location fixes\n",

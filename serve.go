@@ -9,9 +9,7 @@ import (
 	"os"
 	"time"
 
-	"faultline/analysis"
 	"faultline/server"
-	"faultline/server/angelic"
 )
 
 // runServe runs the language server on stdin and stdout: `faultline serve`.
@@ -39,7 +37,12 @@ func runServe(ctx context.Context, args []string) error {
 	}
 	opts := server.Options{Debounce: *debounce}
 	if *angelicTests > 0 {
-		opts.Providers = append(opts.Providers, angelic.New(analysis.Options{Budget: *angelicBudget}, *angelicTests))
+		p, err := newAngelicProvider(*angelicBudget, *angelicTests)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "faultline serve: serving formula rankings only: %v\n", err)
+		} else {
+			opts.Providers = append(opts.Providers, p)
+		}
 	}
 	srv := server.New(opts)
 	// ErrExitWithoutShutdown makes the process exit with status 1, as the

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package analysis
 
 import (
@@ -17,13 +19,6 @@ import (
 // function (counted per function) and the count within that activation.
 // Unlike a global count, it stays put when a forced value makes an earlier
 // loop run longer.
-type instance struct{ act, local int32 }
-
-type instKey struct {
-	site int32
-	inst instance
-}
-
 type joinKey struct {
 	site int32
 	inst instance
@@ -112,35 +107,6 @@ type activation struct {
 	parallel []func()
 	// operands holds the operands of assertions replayed so far.
 	operands map[*assertion][]operand
-}
-
-// sortOf is the solver sort of a Go type the formula models.
-func bits(t types.Type) (uint, bool) {
-	b := t.Underlying().(*types.Basic)
-	switch b.Kind() {
-	case types.Int8:
-		return 8, true
-	case types.Int16:
-		return 16, true
-	case types.Int32:
-		return 32, true
-	case types.Int64, types.Int, types.UntypedInt, types.UntypedRune:
-		return 64, true
-	case types.Uint8:
-		return 8, false
-	case types.Uint16:
-		return 16, false
-	case types.Uint32:
-		return 32, false
-	}
-	return 64, false
-}
-
-// isFloat32 reports whether t is float32; any other float type (an untyped
-// float constant included) is encoded as a float64.
-func isFloat32(t types.Type) bool {
-	b, ok := t.Underlying().(*types.Basic)
-	return ok && b.Kind() == types.Float32
 }
 
 // floatSort is the IEEE sort of a float type.

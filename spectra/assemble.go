@@ -1,6 +1,9 @@
 package spectra
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // assemble builds the matrix of the given package results. Every file a
 // result refers to must be in files.
@@ -38,12 +41,14 @@ func assemble(root, modulePath string, pkgs []*storedPackage, stored storedFiles
 		for _, t := range p.Tests {
 			run := t.TestRun
 			run.Hits = make([]int, 0, len(t.Hits))
-			for _, h := range t.Hits {
+			unpackHits(t.Hits, func(h int32) {
 				if int(h) < len(local) {
 					run.Hits = append(run.Hits, local[h])
 				}
+			})
+			if !slices.IsSorted(run.Hits) {
+				slices.Sort(run.Hits)
 			}
-			sort.Ints(run.Hits)
 			m.Tests = append(m.Tests, run)
 		}
 	}

@@ -213,18 +213,20 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 				case leaf.Verdict == Fail:
 					t.FailSites = reportSites(leaf.Output, p.Dir, w.mod.Root)
 				}
-				t.Hits = make([]int32, 0, len(leaf.Counters))
+				hits := make([]int32, 0, len(leaf.Counters))
 				for _, c := range leaf.Counters {
 					if c >= 0 && c < len(table) && table[c] >= 0 {
-						t.Hits = append(t.Hits, table[c])
+						hits = append(hits, table[c])
 					}
 				}
-				if !slices.IsSorted(t.Hits) {
+				if !slices.IsSorted(hits) {
 					bug.Reportf("the counter table of %s is not increasing", p.ImportPath)
-					slices.Sort(t.Hits)
+					slices.Sort(hits)
 				}
+				t.Hits = packHits(hits)
 				if profiles != nil {
-					t.Edges, t.EdgeCounts = profiles.profile(leaf.Counts)
+					ids, counts := profiles.profile(leaf.Counts)
+					t.Edges, t.EdgeCounts = packHits(ids), packCounts(counts)
 				}
 				result.Tests = append(result.Tests, t)
 			}

@@ -69,12 +69,15 @@ func assembleFlow(pkgs []*storedPackage, flows map[string]*storedFlow) *Flow {
 			}
 		}
 		for _, t := range p.Tests {
-			run := make([]EdgeCount, 0, len(t.Edges))
-			for i, e := range t.Edges {
-				if int(e) < len(local) && i < len(t.EdgeCounts) {
-					run = append(run, EdgeCount{Edge: local[e], N: t.EdgeCounts[i]})
+			counts := unpackCounts(t.EdgeCounts)
+			var run []EdgeCount
+			i := 0
+			unpackHits(t.Edges, func(e int32) {
+				if int(e) < len(local) && i < len(counts) {
+					run = append(run, EdgeCount{Edge: local[e], N: counts[i]})
 				}
-			}
+				i++
+			})
 			if !slices.IsSortedFunc(run, byEdge) {
 				slices.SortFunc(run, byEdge)
 			}

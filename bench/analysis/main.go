@@ -1,3 +1,5 @@
+//go:build cgo
+
 // Command analysis measures the angelic fix localization on seeded faults:
 // for each program (a txtar module in programs/ or an examples/ module with
 // fault.json) it collects spectra, analyses every failing test, and reports

@@ -108,6 +108,8 @@ type Angelic struct {
 	Fixes    []Fix          `json:"fixes"`    // verified single-location fixes
 	Tests    []AnalyzedTest `json:"tests"`    // what each analysed test cost
 	Notes    []string       `json:"notes,omitempty"`
+	// Unavailable says why this faultline cannot analyse at all (no Z3).
+	Unavailable string `json:"unavailable,omitempty"`
 	// Results are the analyses themselves, in the order the tests were
 	// selected; Pending counts the selected tests still being analysed.
 	Results []analysis.TestResult `json:"-"`
@@ -201,8 +203,9 @@ func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options,
 	if len(targets) < failing {
 		st.angelic.Notes = append(st.angelic.Notes, fmt.Sprintf("analysed the first %d of %d failing tests", len(targets), failing))
 	}
-	if err := analysisAvailable(); err != nil {
-		st.angelic.Notes = append(st.angelic.Notes, err.Error())
+	if err := analysis.Available(); err != nil {
+		st.angelic.Unavailable = err.Error()
+		st.ended = true
 		return st.publish(nil), nil
 	}
 	keys, missing, err := s.lookup(ctx, st, opts)

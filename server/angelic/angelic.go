@@ -1,3 +1,5 @@
+//go:build cgo
+
 // Package angelic plugs faultline's angelic analysis (faultline/analysis)
 // into the language server as a server.Provider: after each collection it
 // analyzes the failing tests in the background and hands the server the

@@ -45,7 +45,8 @@ import (
 // testing so that instrumented non-test packages do not link it.
 //
 // This file is compiled at the language version of the module under test,
-// which may be old: it uses no language feature newer than Go 1.9 (no 0o literals).
+// which may be as old as Go 1.0: its syntax is that old (no 0o literals, no
+// generics, no loop variable per iteration).
 type T interface {
 	Name() string
 	SkipNow()
