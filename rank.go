@@ -24,6 +24,7 @@ type collectFlags struct {
 	parallel   int
 	buildFlags []string
 	testFlags  []string
+	edges      bool // collect edge profiles too (BlockRank)
 }
 
 func (c *collectFlags) register(fs *flag.FlagSet) {
@@ -42,7 +43,7 @@ func (c *collectFlags) collect(ctx context.Context, packages []string) (*spectra
 	progress := newProgressLine()
 	m, err := ws.Collect(ctx, spectra.CollectOptions{
 		Packages: packages, Run: c.run, Timeout: c.timeout, Parallel: c.parallel, Progress: progress.update,
-		BuildFlags: c.buildFlags, TestFlags: c.testFlags,
+		BuildFlags: c.buildFlags, TestFlags: c.testFlags, Edges: c.edges,
 	})
 	progress.done()
 	if err != nil {
@@ -55,7 +56,8 @@ func runRank(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("rank", flag.ContinueOnError)
 	var cf collectFlags
 	cf.register(fs)
-	formulaName := fs.String("formula", "ochiai", "suspiciousness formula: "+strings.Join(rank.Names(), ", ")+", dstarN, opt-NAME")
+	formulaName := fs.String("formula", "ochiai", "suspiciousness formula: "+strings.Join(rank.Names(), ", ")+", dstarN, opt-NAME, or "+spectra.BlockRankName+" (from edge profiles)")
+	blockRankMode := fs.String("blockrank-mode", "full", "how BlockRank solves its equations: full (one system) or calibrated (the paper's worked example)")
 	asJSON := fs.Bool("json", false, "the same as -format json")
 	format := fs.String("format", "", "output format: "+formatNames()+" (default text)")
 	outPath := fs.String("o", "", "write the output to this file (for gzoltar: this directory) instead of standard output")
@@ -73,11 +75,11 @@ func runRank(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	formula, err := rank.Lookup(*formulaName)
+	order, err := lookupOrder(*formulaName, *blockRankMode)
 	if err != nil {
 		return err
 	}
-	res, err := localizeModule(ctx, &cf, &af, formula, fs.Args())
+	res, err := localizeModule(ctx, &cf, &af, order, fs.Args())
 	if err != nil {
 		return err
 	}
@@ -93,7 +95,8 @@ func runRank(ctx context.Context, args []string) error {
 
 // localizeModule collects the packages' spectra and localizes their
 // failing tests through the localization service.
-func localizeModule(ctx context.Context, cf *collectFlags, af *angelicFlags, formula rank.Formula, packages []string) (rankResult, error) {
+func localizeModule(ctx context.Context, cf *collectFlags, af *angelicFlags, order lineOrder, packages []string) (rankResult, error) {
+	cf.edges = cf.edges || order.blockRank != nil
 	ws, m, err := cf.collect(ctx, packages)
 	if err != nil {
 		return rankResult{}, err
@@ -103,7 +106,7 @@ func localizeModule(ctx context.Context, cf *collectFlags, af *angelicFlags, for
 		return rankResult{}, err
 	}
 	opts := af.options()
-	opts.Formula = formula
+	opts.Formula, opts.BlockRank = order.formula, order.blockRank
 	progress := newProgressLine()
 	loc, err := svc.Localize(ctx, m, opts, func(l *localize.Localization) {
 		if a := l.Angelic; a != nil && a.Pending > 0 {
@@ -190,6 +193,7 @@ func writeRankingText(w io.Writer, r *spectra.Ranking, lines []spectra.RankedLin
 		return err
 	}
 	writeAngelicText(w, summary)
+	writeBlockRankText(w, r)
 	fmt.Fprintf(w, "\nEF/EP: failing/passing tests that execute the line; NF/NP: that do not;\nFIXES: analysed failing tests that a verified angelic value on the line makes pass.\n")
 	failing := 0
 	for _, t := range m.Tests {

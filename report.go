@@ -43,7 +43,7 @@ func runReport(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := localizeModule(ctx, &cf, &af, formula, fs.Args())
+	res, err := localizeModule(ctx, &cf, &af, lineOrder{formula: formula}, fs.Args())
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+
+	"faultline/spectra"
 )
 
 // didChangeConfiguration takes settings pushed by the client, or pulls them
@@ -58,7 +60,8 @@ func (s *Server) setSettings(raw []byte) error {
 			if next.Formula != old.Formula || next.Top != old.Top || next.Threshold != old.Threshold || next.Angelic != old.Angelic {
 				v.rebuild()
 			}
-			if next.AutoRun && !old.AutoRun {
+			// BlockRank needs edge profiles, which a run collects.
+			if next.AutoRun && (!old.AutoRun || spectra.IsBlockRank(next.Formula) && !spectra.IsBlockRank(old.Formula)) {
 				v.runNow()
 			} else if next.Trust == trustAlways && old.Trust != trustAlways {
 				v.resume() // what waited for consent

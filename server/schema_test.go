@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"faultline/spectra"
 	"faultline/spectra/rank"
 )
 
@@ -76,7 +77,7 @@ func TestSettingsSchemaMatchesEditors(t *testing.T) {
 	for _, a := range props["faultline.formula"].AnyOf {
 		formulas = append(formulas, a.Enum...)
 	}
-	for _, name := range rank.Names() {
+	for _, name := range append(rank.Names(), spectra.BlockRankName) {
 		if !slices.Contains(formulas, name) {
 			t.Errorf("package.json does not offer the formula %q", name)
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"faultline/spectra"
 	"faultline/spectra/rank"
 )
 
@@ -16,7 +17,7 @@ import (
 // workspace/configuration (section "faultline") and
 // workspace/didChangeConfiguration.
 type Settings struct {
-	Formula   string        // spectrum formula, a name rank.Lookup accepts
+	Formula   string        // spectrum formula, a name rank.Lookup accepts, or "blockrank"
 	Top       int           // how many suspicious lines to show
 	Threshold float64       // minimum score to show a line; 0 shows the top N
 	AutoRun   bool          // collect on start and on save
@@ -40,8 +41,11 @@ func DefaultSettings() Settings {
 // localizeOptions are the localization service's options under s: the
 // same defaults as faultline rank's, so the editor and the terminal share
 // cached analyses and show one order.
+// Under blockrank the service ranks by the default formula: the server
+// orders the lines itself (buildSnapshot), and a matrix loaded from runs
+// made before has no edge profiles.
 func (s Settings) localizeOptions() localize.Options {
-	f, _ := rank.Lookup(s.Formula) // checked when the setting was taken
+	f, _ := rank.Lookup(s.Formula) // checked when the setting was taken; nil for blockrank
 	return localize.Options{Formula: f, Angelic: s.Angelic, Budget: s.Budget, MaxAnalyzed: s.MaxAnalyzed, Memory: s.Memory}
 }
 
@@ -78,7 +82,7 @@ func (s Settings) apply(raw []byte) (Settings, error) {
 	}
 	var formula string
 	if field("formula", &formula) {
-		if _, err := rank.Lookup(formula); err != nil {
+		if _, err := rank.Lookup(formula); err != nil && !spectra.IsBlockRank(formula) {
 			errs = append(errs, fmt.Errorf("setting \"formula\": %w", err))
 		} else {
 			s.Formula = formula

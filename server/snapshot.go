@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"faultline/spectra"
+	"faultline/spectra/blockrank"
 	"faultline/spectra/rank"
 )
 
@@ -56,7 +57,7 @@ type fileLine struct {
 // (the localization service's latest state for m) has analyses, and indexes
 // the result for the per-request lookups.
 func buildSnapshot(seq uint64, root string, m *spectra.Matrix, loc *localize.Localization, st Settings, focus string, cache *contentCache) (*snapshot, error) {
-	formula, err := rank.Lookup(st.Formula)
+	ranker, err := lineRanker(st.Formula)
 	if err != nil {
 		return nil, fmt.Errorf("formula: %w", err)
 	}
@@ -76,7 +77,7 @@ func buildSnapshot(seq uint64, root string, m *spectra.Matrix, loc *localize.Loc
 	}
 	// The order faultline rank prints: the formula's, with the lines that
 	// host verified fixes first once analyses came in (localize.Combine).
-	r, err := spectra.RankLines(m, formula)
+	r, err := ranker(m)
 	if err != nil {
 		return nil, fmt.Errorf("ranking: %w", err)
 	}
@@ -148,11 +149,20 @@ func collectedContent(root, file string, recorded string, cache *contentCache) c
 func focusOn(m *spectra.Matrix, test string) *spectra.Matrix {
 	out := *m
 	out.Tests = nil
-	for _, t := range m.Tests {
+	var runs [][]spectra.EdgeCount
+	for i, t := range m.Tests {
 		if t.Verdict.Failing() && !inFocus(t.Name, test) {
 			continue
 		}
 		out.Tests = append(out.Tests, t)
+		if m.Flow != nil {
+			runs = append(runs, m.Flow.Runs[i])
+		}
+	}
+	if m.Flow != nil {
+		flow := *m.Flow
+		flow.Runs = runs
+		out.Flow = &flow
 	}
 	return &out
 }
@@ -160,6 +170,26 @@ func focusOn(m *spectra.Matrix, test string) *spectra.Matrix {
 // inFocus reports whether a test is the focused test or one of its
 // subtests.
 func inFocus(name, focus string) bool { return name == focus || strings.HasPrefix(name, focus+"/") }
+
+// lineRanker returns the ranking a formula setting asks for. BlockRank
+// needs edge profiles, which collections make when it is set; a matrix
+// without them (loaded from runs made before) is ranked by the default
+// formula until the next run, and the ranking names the formula used.
+func lineRanker(name string) (func(*spectra.Matrix) (*spectra.Ranking, error), error) {
+	if spectra.IsBlockRank(name) {
+		return func(m *spectra.Matrix) (*spectra.Ranking, error) {
+			if m.Flow == nil {
+				return spectra.RankLines(m, rank.Default())
+			}
+			return spectra.RankBlockRank(m, blockrank.Options{})
+		}, nil
+	}
+	formula, err := rank.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return func(m *spectra.Matrix) (*spectra.Ranking, error) { return spectra.RankLines(m, formula) }, nil
+}
 
 func joinBuildErrors(errs map[string]string) string {
 	if len(errs) == 0 {

@@ -162,6 +162,7 @@ func (v *view) collect(ctx context.Context, r *run, prev *run) {
 		Packages: []string{"./..."},
 		Timeout:  st.Timeout,
 		Parallel: st.Parallel,
+		Edges:    spectra.IsBlockRank(st.Formula),
 		Progress: func(pr spectra.Progress) { v.progress(p, pr) },
 	})
 	r.matrix, r.err = m, err

@@ -13,6 +13,7 @@ import (
 
 	"faultline/analysis"
 	"faultline/spectra"
+	"faultline/spectra/blockrank"
 	"faultline/spectra/rank"
 )
 
@@ -20,7 +21,10 @@ import (
 // faultline rank and settings in the language server.
 type Options struct {
 	Formula rank.Formula // nil: the default formula
-	Angelic bool         // analyse failing tests and put lines with verified fixes first
+	// BlockRank, when set, orders the lines by BlockRank instead of the
+	// formula (spectra.RankBlockRank); the matrix must carry edge profiles.
+	BlockRank *blockrank.Options
+	Angelic   bool // analyse failing tests and put lines with verified fixes first
 	// Budget is the analysis time of one failing test (default 10s);
 	// MaxAnalyzed how many failing tests are analysed (default 10).
 	Budget      time.Duration
@@ -180,7 +184,13 @@ func Select(m *spectra.Matrix, max int) (selected []analysis.Target, failing int
 // stops the analyses; the state reached so far is returned with the error.
 func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options, progress func(*Localization)) (*Localization, error) {
 	opts.defaults()
-	formula, err := spectra.RankLines(m, opts.Formula)
+	var formula *spectra.Ranking
+	var err error
+	if opts.BlockRank != nil {
+		formula, err = spectra.RankBlockRank(m, *opts.BlockRank)
+	} else {
+		formula, err = spectra.RankLines(m, opts.Formula)
+	}
 	if err != nil {
 		return nil, err
 	}
