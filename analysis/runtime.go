@@ -7,7 +7,7 @@ import (
 	"faultline/internal/testbuild"
 )
 
-//go:embed faultlineagx/rt.go
+//go:embed faultlineagx/rt.go faultlineagx/replace.go
 var runtimeFS embed.FS
 
 // Environment variables the runtime reads (see package faultlineagx).

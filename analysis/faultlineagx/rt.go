@@ -71,19 +71,14 @@ func init() {
 			fmt.Fprintln(os.Stderr, "faultline: cannot read the forced values:", err)
 			os.Exit(3)
 		}
-		var list []struct {
-			Site, Act, Local int32
-			Value            int64
-		}
+		var list []forcedEntry
 		if err := json.Unmarshal(data, &list); err != nil {
 			fmt.Fprintln(os.Stderr, "faultline: bad forced values:", err)
 			os.Exit(3)
 		}
-		forced = map[key]int64{}
-		for _, f := range list {
-			forced[key{f.Site, f.Act, f.Local}] = f.Value
-		}
+		forced, forcedPayload = forceMaps(list)
 	}
+	initValues()
 }
 
 func event(site int32, v int64) int64 {
@@ -92,18 +87,25 @@ func event(site int32, v int64) int64 {
 	return eventLocked(site, v)
 }
 
-func eventLocked(site int32, v int64) int64 {
-	var act, local int32
+// instanceLocked counts one more dynamic instance of a site and returns
+// its activation and its number within it.
+func instanceLocked(site int32) (act, local int32) {
 	if n := len(stack); n > 0 {
 		f := stack[n-1]
 		f.counts[site]++
-		act, local = f.act, f.counts[site]
-	} else {
-		counts[site]++
-		local = counts[site]
+		return f.act, f.counts[site]
 	}
+	counts[site]++
+	return 0, counts[site]
+}
+
+func eventLocked(site int32, v int64) int64 {
+	act, local := instanceLocked(site)
 	if f, ok := forced[key{site, act, local}]; ok {
 		v = f
+	}
+	if summary != nil {
+		noteLocked(site, act, local, encodeEvent(v))
 	}
 	if out != nil {
 		if events >= maxEvents {
@@ -252,6 +254,9 @@ func Mark(site int32) { event(site, 0) }
 func Enter(site int32) {
 	mu.Lock()
 	defer mu.Unlock()
+	if site == trialSite {
+		beginTrialLocked()
+	}
 	acts[site]++
 	stack = append(stack, &frame{fn: site, act: acts[site], counts: map[int32]int32{}})
 	eventLocked(site, 0)
@@ -283,5 +288,8 @@ func Leave(site int32) {
 	depth--
 	if depth <= 1 && out != nil {
 		out.Flush()
+	}
+	if depth == 0 && summary != nil {
+		writeValuesLocked()
 	}
 }

@@ -1,0 +1,148 @@
+package faultlineagx
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+type inner struct {
+	name string
+	tags []string
+}
+
+type record struct {
+	ID    int
+	Score float64
+	z     complex128
+	In    *inner
+	Attrs map[string]int
+	Err   error
+	Any   interface{}
+	Flag  bool
+	Raw   [2]byte
+}
+
+// Values of the kinds the code under test is made of, unexported fields
+// and errors included, come back equal from their encoding.
+func TestEncodeDecodeRoundTrip(t *testing.T) {
+	values := []interface{}{
+		"a \"quoted\", [bracketed] string\n",
+		[]byte("xy"),
+		[]string{},
+		[]string(nil),
+		map[int]string{3: "c", 1: "a"},
+		complex(1.5, -2),
+		record{ID: 7, Score: 0.1, z: 2i, In: &inner{name: "n", tags: []string{"p", "q"}}, Attrs: map[string]int{"k": 1},
+			Err: errors.New("boom"), Any: int64(3), Flag: true, Raw: [2]byte{1, 2}},
+		&record{},
+		uint8(250),
+		float32(1.25),
+	}
+	for _, want := range values {
+		enc := encode(reflect.ValueOf(&want).Elem().Elem())
+		if enc == "?" {
+			t.Errorf("%#v cannot be encoded", want)
+			continue
+		}
+		got := reflect.New(reflect.TypeOf(want))
+		if err := decode(enc, got.Elem()); err != nil {
+			t.Errorf("decoding %s: %v", enc, err)
+			continue
+		}
+		g := got.Elem().Interface()
+		if r, ok := want.(record); ok {
+			// An error is rebuilt from its message: equal text, new value.
+			gr := g.(record)
+			if gr.Err.Error() != r.Err.Error() {
+				t.Errorf("error %v, want %v", gr.Err, r.Err)
+			}
+			gr.Err, r.Err = nil, nil
+			g, want = gr, r
+		}
+		if !reflect.DeepEqual(g, want) {
+			t.Errorf("%s decodes to %#v, want %#v", enc, g, want)
+		}
+	}
+}
+
+// What cannot be rebuilt is recorded as unknown, and a value of the wrong
+// shape is refused.
+func TestEncodeRefuses(t *testing.T) {
+	type withFunc struct{ F func() }
+	for _, v := range []interface{}{withFunc{F: func() {}}, make(chan int)} {
+		if enc := encode(reflect.ValueOf(&v).Elem().Elem()); enc != "?" {
+			t.Errorf("%T encodes as %s", v, enc)
+		}
+	}
+	// An error held as an error is its message when the standard library
+	// made it, unknown otherwise.
+	for _, c := range []struct {
+		err  error
+		want string
+	}{{fmt.Errorf("x: %w", os.ErrNotExist), `e"x: file does not exist"`}, {&os.PathError{Op: "open", Err: os.ErrNotExist}, "?"}} {
+		if enc := encode(reflect.ValueOf(&c.err).Elem()); enc != c.want {
+			t.Errorf("%T encodes as %s, want %s", c.err, enc, c.want)
+		}
+	}
+	var n int
+	if err := decode(`s"x"`, reflect.ValueOf(&n).Elem()); err == nil {
+		t.Error("a string decodes into an int")
+	}
+	if err := decode(`i300`, reflect.ValueOf(new(int8)).Elem()); err == nil {
+		t.Error("300 decodes into an int8")
+	}
+}
+
+// V records a summary per site and forces an encoded value; the summary
+// file is rewritten when control leaves the test function.
+func TestValueSummaryAndForcing(t *testing.T) {
+	reset(t, nil)
+	dir := t.TempDir()
+	valuesPath, summary, valuesOn = filepath.Join(dir, "values"), map[int32]*siteValues{}, true
+	forcedPayload = map[key]string{{site: 9, act: 1, local: 2}: `s"forced"`}
+	t.Cleanup(func() { summary, forcedPayload, valuesOn = nil, nil, false })
+	Enter(1)
+	V(9, "a")
+	if got := V(9, "b"); got != "forced" {
+		t.Errorf("second instance: %q, want the forced value", got)
+	}
+	V(9, "a")
+	Leave(2)
+	data, err := os.ReadFile(valuesPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{`L 9 1 3 1 s"a"`, `D 9 2 s"a"`, `D 9 1 s"forced"`} {
+		if !strings.Contains(string(data), line+"\n") {
+			t.Errorf("summary lacks %q:\n%s", line, data)
+		}
+	}
+}
+
+// Each entry of the trial site starts the next trial with the counts the
+// first one started with, and that trial's forced values.
+func TestTrialsRestartCounts(t *testing.T) {
+	reset(t, nil)
+	trials = [][]forcedEntry{{{Site: 5, Act: 1, Local: 1, Value: 10}}, {{Site: 5, Act: 1, Local: 1, Value: 20}}}
+	trialSite, trialN, valuesOn = 1, 0, true
+	t.Cleanup(func() { trials, trialSite, trialN, valuesOn = nil, -1, 0, false })
+	Enter(7) // an activation before the tests, as package initialisation makes
+	Leave(8)
+	var got []Int
+	for range 3 {
+		Enter(1)
+		got = append(got, I[Int](5, 0))
+		Leave(2)
+	}
+	if fmt.Sprint(got) != "[10 20 0]" {
+		t.Errorf("forced per trial: %v, want [10 20 0] (the third trial forces nothing)", got)
+	}
+	if acts[1] != 1 {
+		t.Errorf("activations of the test function in the last trial: %d, want 1", acts[1])
+	}
+}
