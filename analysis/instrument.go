@@ -413,6 +413,7 @@ func (fi *fileInstrumenter) run(f *ast.File, runtimePath string) []testbuild.Edi
 		fn.name = fd.Name.Name
 		fi.function(fn, fd.Recv, fd.Type, fd.Body)
 	}
+	fi.valueSites(f)
 	if len(fi.edits) == 0 {
 		return nil
 	}

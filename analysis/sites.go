@@ -25,6 +25,7 @@ const (
 	kindAssertArg                 // operand of a testify assertion in test code
 	kindTag                       // tag of an expression switch, compared by its cases
 	kindResult                    // a call to an instrumented function has returned: binds its results to the call
+	kindValue                     // a value of any type, recorded and forced as text for value replacement
 )
 
 // guardKind says which operation a kindGuard site protects.
@@ -52,6 +53,7 @@ type site struct {
 	op   token.Token
 	fn   *function
 	info *types.Info
+	pkg  *types.Package // of a value site: the package its type is written in
 
 	index  int       // parameter or argument index
 	target *function // callee of an argument

@@ -1,0 +1,83 @@
+package analysis
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"faultline/internal/testbuild"
+)
+
+// The values recorded at a site of the failing run travel as text and
+// render as Go would write them.
+func TestRenderPayload(t *testing.T) {
+	prog, err := loadRenderProgram(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ expr, payload, want string }{
+		{"style", `{t,s"red"}`, `Style{Bold: true, Color: "red"}`},
+		{"style", "z", "Style{}"},
+		{"styles", `m[s"a":{f,s"x"}]`, `map[string]Style{"a": Style{Color: "x"}}`},
+		{"raw", "[u104,u105]", `[]byte("hi")`},
+		{"err", `e"boom"`, `errors.New("boom")`},
+		{"err", "n", "nil"},
+		{"ptr", `&{t,s""}`, "&Style{Bold: true}"},
+		{"z", "c3ff0000000000000:c000000000000000", "(1-2i)"},
+	} {
+		s := prog[c.expr]
+		if s == nil {
+			t.Fatalf("no value site %s", c.expr)
+		}
+		if got := renderPayload(s, c.payload); got != c.want {
+			t.Errorf("%s %s renders as %s, want %s", c.expr, c.payload, got, c.want)
+		}
+	}
+}
+
+// loadRenderProgram instruments a small package and returns its value
+// sites by expression.
+func loadRenderProgram(t *testing.T) (map[string]*site, error) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/render\n\ngo 1.22\n",
+		"render.go": `package render
+
+type Style struct {
+	Bold  bool
+	Color string
+}
+
+func use(...interface{}) {}
+
+func F(style Style, styles map[string]Style, raw []byte, err error, ptr *Style, z complex128) {
+	use(style, styles, raw, err, ptr, z)
+}
+`,
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	mod, err := testbuild.Open(dir, testbuild.Config{CacheDir: t.TempDir()})
+	if err != nil {
+		return nil, err
+	}
+	listing, err := mod.List(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	prog, err := loadProgram(mod, "example.com/render", testbuild.SortedPaths(listing.Closure(listing.Package("example.com/render"))))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*site{}
+	for _, s := range prog.sites {
+		if s.kind == kindValue {
+			out[s.text] = s
+		}
+	}
+	return out, nil
+}
