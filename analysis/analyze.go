@@ -42,6 +42,11 @@ func (o *Options) defaults() {
 type Target struct {
 	Package string // import path
 	Test    string // full leaf name, e.g. TestX/case_3
+	// Passing names passing leaf tests of the package, the most similar
+	// to this one first (the localization service chooses them from the
+	// spectra): value replacement tries the values they produce. Without
+	// them it takes top-level tests of similar names.
+	Passing []string `json:",omitempty"`
 }
 
 // Location is one fix location of a candidate and its angelic value.
@@ -64,6 +69,9 @@ type Location struct {
 type Candidate struct {
 	Verified  bool       `json:"verified"`
 	Locations []Location `json:"locations"`
+	// FoundBy says which fallback found the candidate when the formula did
+	// not: FoundByReplacement or FoundBySwitching.
+	FoundBy string `json:"foundBy,omitempty"`
 
 	// What Verify needs to force the candidate again: the value of every
 	// dynamic instance, and the hashes of the sources (slash path relative

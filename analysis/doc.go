@@ -120,13 +120,33 @@
 // unverified. Time, runs and candidate size are bounded, and a cut is
 // reported in TestResult.Notes.
 //
-// When the formula cannot reach the failing check (no recognised check
-// failed, or no correction of the allowed size exists because the check
-// compares values that are not modelled), the analysis falls back to
-// predicate switching: each recorded Boolean of non-test code, latest
-// first, is flipped alone in a forced run, and the flips that make the test
-// pass are reported as verified single-location candidates
-// (TestResult.Switched counts them).
+// When the formula finds no verified candidate, value replacement (after
+// Jeffrey, Gupta and Gupta, ISSTA 2008) follows. Non-test code carries
+// value sites besides the formula's: every right-hand side, returned value,
+// switch tag and call argument no other site records passes through the
+// runtime's V, which, only when a run asks, records its values as text
+// (strings, slices, structs, maps, pointers, errors as their message) and
+// forces one. The failing run and up to three passing runs of the same
+// package (Target.Passing, the tests whose coverage is closest, else the
+// top-level tests of the most similar names) are recorded; then one site at
+// a time, latest executed first, the failing test runs with the site's
+// value replaced by one the site produced in the passing runs or by a
+// simple neighbour (the empty string, nil, the zero value, ±1). A
+// replacement that makes the test pass, confirmed by a run of its own, is a
+// verified single-location candidate with FoundBy "value replacement".
+// Replacements run up to 40 per process (-test.count, each repetition
+// numbering instances as a fresh process would); a test whose repetitions
+// overlap, or whose unforced closing repetition passes, gets one process
+// per replacement. When the formula reached the failing check only value
+// sites are tried; when it could not (no recognised check failed, or no
+// correction of the allowed size exists because the check compares values
+// that are not modelled), every executed site is, within two thirds of the
+// time left, and then predicate switching follows: each recorded Boolean of
+// non-test code, latest first, is flipped alone in a forced run, and the
+// flips that make the test pass are reported as verified single-location
+// candidates with FoundBy "predicate switching" (TestResult.Switched counts
+// them). Replacement is bounded by the budget, Options.MaxRuns and 240
+// replacements per test.
 //
 // Combine merges the candidates into a spectrum ranking: lines that host a
 // verified single-location candidate for more failing tests come first (the

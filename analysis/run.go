@@ -31,6 +31,9 @@ type forcedValue struct {
 	Act   int32 `json:"Act"`
 	Local int32 `json:"Local"`
 	Value int64 `json:"Value"`
+	// Payload is the value of a site recorded as text (kindValue), which
+	// Value then does not hold.
+	Payload string `json:"Payload,omitempty"`
 }
 
 // runResult is one run of the leaf test.
@@ -51,6 +54,7 @@ type testBinary struct {
 	timeout  time.Duration
 	deadline time.Time // no run goes past it (zero: none)
 	runs     int
+	oneByOne bool // value replacement runs each replacement in a process of its own
 }
 
 // errBudget stops the analysis of a test whose time budget ran out in the
@@ -69,11 +73,16 @@ func buildTestBinary(ctx context.Context, mod *testbuild.Module, keys *testbuild
 
 // run runs one leaf test with the given values forced and reads its trace.
 func (b *testBinary) run(ctx context.Context, test string, force []forcedValue) (*runResult, error) {
+	return b.runEnv(ctx, test, force, nil)
+}
+
+// runEnv is run with more of the runtime's environment (extra).
+func (b *testBinary) runEnv(ctx context.Context, test string, force []forcedValue, extra []string) (*runResult, error) {
 	b.runs++
 	tracePath := filepath.Join(b.workDir, "trace.txt")
 	forcePath := filepath.Join(b.workDir, "force.json")
 	os.Remove(tracePath)
-	env := []string{traceEnv + "=" + tracePath, maxEventsEnv + "=" + strconv.Itoa(maxTraceEvents)}
+	env := append([]string{traceEnv + "=" + tracePath, maxEventsEnv + "=" + strconv.Itoa(maxTraceEvents)}, extra...)
 	if len(force) > 0 {
 		data, err := json.Marshal(force)
 		if err != nil {

@@ -63,7 +63,7 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 	}
 	if enc.failing == 0 {
 		res.Notes = append(res.Notes, "no recognised check failed (recognised: `if cond { t.Error/Fatal... }` and testify assertions on integers, floats and Booleans in test code, index, slice and division panics in non-test code)")
-		return switchPredicates(ctx, prog, bin, t, first, deadline, opts, res)
+		return fallBack(ctx, prog, bin, t, first, deadline, opts, res, false)
 	}
 	enumerated := 0
 	refined := map[string]int{} // refinements per candidate location set
@@ -173,10 +173,7 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 			}
 		}
 	}
-	if enumerated == 0 {
-		return switchPredicates(ctx, prog, bin, t, first, deadline, opts, res)
-	}
-	return nil
+	return fallBack(ctx, prog, bin, t, first, deadline, opts, res, enumerated > 0)
 }
 
 // candidate reads the angelic values of a correction from its model: every

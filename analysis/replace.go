@@ -1,0 +1,507 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// How a candidate was found (Candidate.FoundBy); the formula's own
+// candidates leave it empty.
+const (
+	FoundByReplacement = "value replacement"
+	FoundBySwitching   = "predicate switching"
+)
+
+// Bounds of value replacement for one failing test, beside the budget and
+// Options.MaxRuns (which count its processes like every other run).
+const (
+	maxReplaceTrials = 240 // forced runs of the test, batched or not
+	maxPassingRuns   = 3   // passing tests whose values are recorded
+	maxPassingValues = 3   // values of passing runs tried per site
+	trialsPerBatch   = 40  // forced runs in one process
+)
+
+// fallBack is what follows the formula when it found no verified
+// candidate. When the formula could not reach the failing check (reached
+// false), value replacement tries every site and predicate switching
+// follows with at least a third of the time left; when it could, value
+// replacement tries only the sites the formula does not model.
+func fallBack(ctx context.Context, prog *program, bin *testBinary, t Target, first *runResult, deadline time.Time, opts Options, res *TestResult, reached bool) error {
+	if reached && hasVerified(res) {
+		return nil
+	}
+	saved := bin.deadline
+	if !reached {
+		bin.deadline = time.Now().Add(time.Until(deadline) * 2 / 3)
+	}
+	err := replaceValues(ctx, prog, bin, t, opts, !reached, res)
+	bin.deadline = saved
+	if errors.Is(err, errBudget) && time.Now().Before(deadline) {
+		res.Notes = append(res.Notes, "value replacement cut by its share of the time budget")
+		err = nil
+	}
+	if err != nil || reached {
+		return err
+	}
+	return switchPredicates(ctx, prog, bin, t, first, deadline, opts, res)
+}
+
+func hasVerified(res *TestResult) bool {
+	for _, c := range res.Candidates {
+		if c.Verified {
+			return true
+		}
+	}
+	return false
+}
+
+// replaceable is a site of non-test code the failing run executed.
+type replaceable struct {
+	s    *site
+	last int // where its last instance ran: 2i+1 after trace event i, 2n for a value site after n trace events
+	// An integer, float or Boolean site: every instance and its value.
+	insts  []instance
+	values []int64
+	// A value site: its last instance and value.
+	inst  instance
+	value string
+}
+
+// trial is one forced run: values at one site.
+type trial struct {
+	s            *site
+	force        []forcedValue
+	was, angelic string
+}
+
+// replaceValues is value replacement (after Jeffrey, Gupta and Gupta,
+// ISSTA 2008): one site at a time, latest executed first, the failing test
+// runs with the site's value replaced by one the same site produced in
+// passing runs, or by a simple neighbour (±1 for integers and floats, true
+// or false for every instance of a condition, the empty string, nil, the
+// zero value); each replacement that makes the test pass, confirmed by a
+// run of its own, is a verified single-location candidate. With all unset
+// only value sites (types the formula does not model) are tried.
+func replaceValues(ctx context.Context, prog *program, bin *testBinary, t Target, opts Options, all bool, res *TestResult) error {
+	failing, sum, err := bin.recordValues(ctx, t.Test, true)
+	if err != nil {
+		return err
+	}
+	if failing.passed || failing.truncated {
+		return nil
+	}
+	sites := replaceables(prog, failing.trace, sum, all)
+	if len(sites) == 0 {
+		return nil
+	}
+	passing, runs, err := passingValues(ctx, bin, t, opts)
+	if err != nil {
+		return err
+	}
+	trials := makeTrials(sites, passing)
+	tried, found, batched, err := runReplacements(ctx, prog, bin, t, trials, opts, res)
+	mode := "one per run"
+	if batched {
+		mode = fmt.Sprintf("up to %d per run", trialsPerBatch)
+	}
+	res.Notes = append(res.Notes, fmt.Sprintf("value replacement: %d of %d replacements tried (%s) at %d sites, values of %d passing runs; %d made the test pass",
+		tried, len(trials), mode, len(sites), runs, found))
+	return err
+}
+
+// replaceables lists the sites of non-test code the failing run executed,
+// the last executed first.
+func replaceables(prog *program, trace []event, sum map[int32]*siteSummary, all bool) []*replaceable {
+	byID := map[int32]*replaceable{}
+	var out []*replaceable
+	if all {
+		for i, ev := range trace {
+			if ev.site < 0 || int(ev.site) >= len(prog.sites) {
+				continue
+			}
+			s := prog.sites[ev.site]
+			if s.hard || s.kind == kindValue || !forcible[s.kind] || valueKind(s.typ) == 0 {
+				continue
+			}
+			r := byID[s.id]
+			if r == nil {
+				r = &replaceable{s: s}
+				byID[s.id] = r
+				out = append(out, r)
+			}
+			r.insts, r.values, r.last = append(r.insts, ev.inst), append(r.values, ev.value), 2*i+1
+		}
+	}
+	for id, v := range sum {
+		if id < 0 || int(id) >= len(prog.sites) {
+			continue
+		}
+		s := prog.sites[id]
+		if s.hard || s.kind != kindValue || v.value == "" {
+			continue
+		}
+		out = append(out, &replaceable{s: s, last: 2 * v.seq, inst: v.last, value: v.value})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].last != out[j].last {
+			return out[i].last > out[j].last
+		}
+		return out[i].s.id > out[j].s.id
+	})
+	return out
+}
+
+// passingValues records the values of passing tests of the package: those
+// the target names (the most similar first), or else the top-level tests
+// whose names share the longest prefix with the failing one's. It returns
+// the distinct values per site with their counts, and how many passing
+// runs gave them. Recording takes at most a third of the time left.
+func passingValues(ctx context.Context, bin *testBinary, t Target, opts Options) (map[int32]map[string]int, int, error) {
+	stop := time.Now().Add(time.Until(bin.deadline) / 3)
+	names := t.Passing
+	if len(names) == 0 {
+		listed, err := bin.listTests(ctx)
+		if err != nil {
+			return nil, 0, err
+		}
+		names = similarTests(listed, t.Test)
+	}
+	out := map[int32]map[string]int{}
+	runs := 0
+	for _, name := range names {
+		if runs >= maxPassingRuns || bin.runs >= opts.MaxRuns || time.Now().After(stop) {
+			break
+		}
+		run, sum, err := bin.recordValues(ctx, name, false)
+		if err != nil {
+			return nil, 0, err
+		}
+		if !run.passed {
+			continue
+		}
+		runs++
+		for id, s := range sum {
+			m := out[id]
+			if m == nil {
+				m = map[string]int{}
+				out[id] = m
+			}
+			for i, v := range s.distinct {
+				m[v] += s.counts[i]
+			}
+		}
+	}
+	return out, runs, nil
+}
+
+// similarTests orders the top-level tests other than the failing test's
+// own by the length of the prefix their names share with it.
+func similarTests(listed []string, test string) []string {
+	top, _, _ := strings.Cut(test, "/")
+	shared := func(name string) int {
+		n := 0
+		for n < len(name) && n < len(top) && name[n] == top[n] {
+			n++
+		}
+		return n
+	}
+	var out []string
+	for _, name := range listed {
+		if name != top {
+			out = append(out, name)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return shared(out[i]) > shared(out[j]) })
+	return out
+}
+
+// makeTrials lists the replacements to try, site by site in the order
+// given, each site's most promising first.
+func makeTrials(sites []*replaceable, passing map[int32]map[string]int) []trial {
+	var out []trial
+	for _, r := range sites {
+		if r.s.kind == kindValue {
+			out = append(out, valueTrials(r, passing[r.s.id])...)
+		} else {
+			out = append(out, numericTrials(r, passing[r.s.id])...)
+		}
+	}
+	return out
+}
+
+// byCount orders the values of passing runs, the most frequent first.
+func byCount(values map[string]int) []string {
+	out := make([]string, 0, len(values))
+	for v := range values {
+		out = append(out, v)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if values[out[i]] != values[out[j]] {
+			return values[out[i]] > values[out[j]]
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+func valueTrials(r *replaceable, passing map[string]int) []trial {
+	tried := map[string]bool{r.value: true, "?": true}
+	var out []trial
+	add := func(v string) {
+		if tried[v] {
+			return
+		}
+		tried[v] = true
+		out = append(out, trial{s: r.s, was: renderPayload(r.s, r.value), angelic: renderPayload(r.s, v),
+			force: []forcedValue{{Site: r.s.id, Act: r.inst.act, Local: r.inst.local, Payload: v}}})
+	}
+	n := 0
+	for _, v := range byCount(passing) {
+		if n < maxPassingValues && !tried[v] {
+			add(v)
+			n++
+		}
+	}
+	for _, v := range neighbours(r.s.typ, r.value) {
+		add(v)
+	}
+	return out
+}
+
+func numericTrials(r *replaceable, passing map[string]int) []trial {
+	s := r.s
+	last := len(r.insts) - 1
+	var out []trial
+	tried := map[string]bool{}
+	one := func(v int64, angelic string) {
+		k := fmt.Sprint("one ", v)
+		if tried[k] || v == r.values[last] {
+			return
+		}
+		tried[k] = true
+		if angelic == "" {
+			angelic = render(s, v)
+		}
+		inst := r.insts[last]
+		out = append(out, trial{s: s, was: render(s, r.values[last]), angelic: angelic,
+			force: []forcedValue{{Site: s.id, Act: inst.act, Local: inst.local, Value: v}}})
+	}
+	every := func(f func(int64) int64, angelic string) {
+		if len(r.insts) == 1 {
+			one(f(r.values[0]), "")
+			return
+		}
+		var force []forcedValue
+		changed := false
+		for i, inst := range r.insts {
+			v := f(r.values[i])
+			changed = changed || v != r.values[i]
+			force = append(force, forcedValue{Site: s.id, Act: inst.act, Local: inst.local, Value: v})
+		}
+		if changed && !tried[angelic] {
+			tried[angelic] = true
+			out = append(out, trial{s: s, was: renderSome(s, r.values), angelic: angelic, force: force})
+		}
+	}
+	switch valueKind(s.typ) {
+	case 'b':
+		if len(r.insts) > 1 { // one instance: predicate switching flips it
+			every(func(int64) int64 { return 1 }, "true")
+			every(func(int64) int64 { return 0 }, "false")
+		}
+		return out
+	case 'i':
+		every(func(v int64) int64 { return v + 1 }, shifted(s, "+ 1"))
+		every(func(v int64) int64 { return v - 1 }, shifted(s, "- 1"))
+		if len(r.insts) > 1 {
+			one(r.values[last]+1, "")
+			one(r.values[last]-1, "")
+		}
+	case 'f':
+		step := func(d float64) func(int64) int64 {
+			return func(v int64) int64 { return siteFloatBits(s, floatOf(s, v)+d) }
+		}
+		every(step(1), shifted(s, "+ 1"))
+		every(step(-1), shifted(s, "- 1"))
+	}
+	n := 0
+	for _, text := range byCount(passing) {
+		if v, err := strconv.ParseInt(text, 10, 64); err == nil && n < maxPassingValues && v != r.values[last] {
+			one(v, "")
+			n++
+		}
+	}
+	one(siteFloatBits(s, 0), "")
+	return out
+}
+
+// shifted is the expression of a site moved by one, as its edit: x - 1
+// for a right-hand side, i += 2 for i++.
+func shifted(s *site, by string) string {
+	if s.kind == kindIncDec {
+		name := strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(s.text, "++"), "--"))
+		step := 1 // what the statement adds
+		if s.op == token.DEC {
+			step = -1
+		}
+		if by == "+ 1" {
+			step++
+		} else {
+			step--
+		}
+		if step < 0 {
+			return fmt.Sprintf("%s -= %d", name, -step)
+		}
+		return fmt.Sprintf("%s += %d", name, step)
+	}
+	text := s.text
+	if _, simple := s.expr.(*ast.Ident); !simple {
+		if _, lit := s.expr.(*ast.BasicLit); !lit {
+			text = "(" + text + ")"
+		}
+	}
+	return text + " " + by
+}
+
+// renderSome renders the first values of a site's instances.
+func renderSome(s *site, values []int64) string {
+	var parts []string
+	for i, v := range values {
+		if i == 3 {
+			parts = append(parts, "…")
+			break
+		}
+		parts = append(parts, render(s, v))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// floatOf and siteFloatBits convert between a float site's trace encoding and
+// its value; for other sites they are the identity.
+func floatOf(s *site, v int64) float64 {
+	if valueKind(s.typ) != 'f' {
+		return float64(v)
+	}
+	if isFloat32(s.typ) {
+		return float64(math.Float32frombits(uint32(v)))
+	}
+	return math.Float64frombits(uint64(v))
+}
+
+func siteFloatBits(s *site, f float64) int64 {
+	if valueKind(s.typ) != 'f' {
+		return int64(f)
+	}
+	if isFloat32(s.typ) {
+		return int64(math.Float32bits(float32(f)))
+	}
+	return int64(math.Float64bits(f))
+}
+
+// testEnterSite is the enter site of the test function the leaf test is
+// in, -1 when it is not instrumented (or not unique).
+func testEnterSite(prog *program, test string) int32 {
+	top, _, _ := strings.Cut(test, "/")
+	id := int32(-1)
+	for _, f := range prog.funcs {
+		if f.hard && f.name == top {
+			if id >= 0 {
+				return -1
+			}
+			id = f.enter
+		}
+	}
+	return id
+}
+
+// runReplacements runs the trials, batched when the test allows it, until
+// the trials, the runs or the time run out, and adds a candidate for each
+// site whose replacement made the test pass in a run of its own.
+func runReplacements(ctx context.Context, prog *program, bin *testBinary, t Target, trials []trial, opts Options, res *TestResult) (tried, found int, batched bool, err error) {
+	trialSite := testEnterSite(prog, t.Test)
+	batching := trialSite >= 0 && !bin.oneByOne
+	everBatched := false
+	fixed := map[int32]bool{}
+	queue := trials
+	confirm := func(tr trial) error {
+		if fixed[tr.s.id] {
+			return nil
+		}
+		run, err := bin.run(ctx, t.Test, tr.force)
+		if err != nil || !run.passed {
+			return err
+		}
+		fixed[tr.s.id] = true
+		found++
+		res.Candidates = append(res.Candidates, Candidate{Verified: true, FoundBy: FoundByReplacement, force: tr.force,
+			Locations: []Location{{File: tr.s.file, Line: tr.s.pos.Line, Col: tr.s.pos.Column, EndLine: tr.s.end.Line,
+				EndCol: tr.s.end.Column, Expr: tr.s.text, Original: tr.was, Angelic: tr.angelic}}})
+		return nil
+	}
+	for len(queue) > 0 {
+		if fixed[queue[0].s.id] {
+			queue = queue[1:]
+			continue
+		}
+		if tried >= maxReplaceTrials || bin.runs >= opts.MaxRuns {
+			res.Notes = append(res.Notes, "value replacement cut by the run bound")
+			break
+		}
+		if ctx.Err() != nil {
+			return tried, found, everBatched, ctx.Err()
+		}
+		if !batching {
+			tr := queue[0]
+			queue = queue[1:]
+			tried++
+			if err := confirm(tr); err != nil {
+				return tried, found, everBatched, err
+			}
+			continue
+		}
+		var batch []trial
+		for _, tr := range queue {
+			if len(batch) == min(trialsPerBatch, maxReplaceTrials-tried) {
+				break
+			}
+			batch = append(batch, tr)
+		}
+		forces := make([][]forcedValue, len(batch))
+		for i, tr := range batch {
+			forces[i] = tr.force
+		}
+		out, err := bin.runTrials(ctx, t.Test, trialSite, forces, bin.timeout)
+		if err != nil && !errors.Is(err, errBudget) {
+			return tried, found, everBatched, err
+		}
+		if out.untrusted {
+			// Repetitions in one process do not behave as fresh runs:
+			// every trial gets a process of its own from here on.
+			batching = false
+			res.Notes = append(res.Notes, "value replacement runs one replacement per process: repeated runs of the test in one process do not fail as a fresh one does")
+			continue
+		}
+		everBatched = true
+		for i, passed := range out.passed {
+			tried++
+			if passed {
+				if err := confirm(batch[i]); err != nil {
+					return tried, found, everBatched, err
+				}
+			}
+		}
+		queue = queue[len(out.passed):]
+		if err != nil {
+			return tried, found, everBatched, err
+		}
+	}
+	return tried, found, everBatched, nil
+}

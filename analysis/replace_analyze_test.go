@@ -1,0 +1,113 @@
+//go:build cgo
+
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A fault in a function over complex numbers, which the formula does not
+// model: the analysis falls back to value replacement, which finds the
+// faulty constant (3 for 4) and a replacement of the looked-up value by
+// one a passing run produced; both verify again through Verify, the second
+// (forced as text) after a round trip through the result cache's form.
+func TestReplacementInTheAnalysis(t *testing.T) {
+	dir := extract(t, "turn.txtar")
+	mod := open(t, dir)
+	target := Target{Package: "example.com/turn", Test: "TestTurnNegative"}
+	res, err := Analyze(context.Background(), mod, []Target{target}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &res[0]
+	constant, ok := replacedAt(r, "turn.go", 9, "3")
+	if !ok || constant.Locations[0].Angelic != "4" {
+		t.Fatalf("no replacement of 3 by 4: candidates %+v, notes %v", r.Candidates, r.Notes)
+	}
+	looked, ok := replacedAt(r, "turn.go", 11, "quarter[k]")
+	if !ok || looked.Locations[0].Original != "(-1+0i)" || looked.Locations[0].Angelic != "(0-1i)" {
+		t.Fatalf("no replacement of quarter[k] by -1i: candidates %+v", r.Candidates)
+	}
+	data, err := MarshalResult(*r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := UnmarshalResult(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range back.Candidates {
+		if c.FoundBy != FoundByReplacement {
+			continue
+		}
+		v, err := Verify(context.Background(), mod, target, c, Options{})
+		if err != nil || !v.Passed {
+			t.Errorf("verifying %+v: %+v, %v", c.Locations, v, err)
+		}
+	}
+}
+
+// With hundreds of value sites and a forced run that takes 20ms, value
+// replacement stops within the budget (more than it can try in it) and
+// says so.
+func TestReplacementHoldsTheBudget(t *testing.T) {
+	dir := t.TempDir()
+	var src strings.Builder
+	src.WriteString("package many\n\nimport \"time\"\n\n")
+	const n = 300
+	for i := range n {
+		fmt.Fprintf(&src, "func f%d(s string) string { return s + %q }\n\n", i, string(rune('a'+i%26)))
+	}
+	src.WriteString("// All passes s through every function.\nfunc All(s string) string {\n\ttime.Sleep(20 * time.Millisecond)\n")
+	for i := range n {
+		fmt.Fprintf(&src, "\ts = f%d(s)\n", i)
+	}
+	src.WriteString("\treturn s\n}\n")
+	files := map[string]string{
+		"go.mod":  "module example.com/many\n\ngo 1.22\n",
+		"many.go": src.String(),
+		"many_test.go": `package many
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestAll(t *testing.T) {
+	if fmt.Sprint(len(All("x"))) != "0" {
+		t.Error("All(x) is not empty")
+	}
+}
+`,
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mod := open(t, dir)
+	target := Target{Package: "example.com/many", Test: "TestAll"}
+	// Build first, so that only the analysis is timed.
+	if _, err := Analyze(context.Background(), mod, []Target{target}, Options{Budget: time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	const budget = 4 * time.Second
+	res, err := Analyze(context.Background(), mod, []Target{target}, Options{Budget: budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res[0]
+	t.Logf("%s, %d runs: %v", r.Total, r.Runs, r.Notes)
+	if r.Total > budget+time.Second {
+		t.Errorf("analysis took %s, budget %s; notes %v", r.Total, budget, r.Notes)
+	}
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "value replacement cut by") {
+		t.Errorf("value replacement did not run, or was not cut: notes %v", r.Notes)
+	}
+}

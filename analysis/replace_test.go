@@ -1,0 +1,113 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"faultline/internal/testbuild"
+	"faultline/internal/txtartest"
+)
+
+// replaceOnly runs value replacement alone, over every site, on a failing
+// test of a txtar module of testdata, whatever the formula could do.
+func replaceOnly(t *testing.T, archive string, target Target, oneByOne bool) *TestResult {
+	t.Helper()
+	ctx := context.Background()
+	mod, err := testbuild.Open(txtartest.Extract(t, filepath.Join("testdata", archive)), testbuild.Config{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listing, err := mod.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := mod.Keys(ctx, listing, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg := listing.Package(target.Package)
+	prog, err := loadProgram(mod, target.Package, testbuild.SortedPaths(listing.Closure(pkg)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := buildTestBinary(ctx, mod, keys, prog, pkg, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin.timeout, bin.deadline, bin.oneByOne = 10*time.Second, time.Now().Add(time.Minute), oneByOne
+	res := &TestResult{Test: target.Test}
+	if err := replaceValues(ctx, prog, bin, target, Options{MaxRuns: 60}, true, res); err != nil {
+		t.Fatal(err)
+	}
+	res.Runs = bin.runs
+	return res
+}
+
+// replacedAt returns the verified candidate found by value replacement at
+// file:line whose expression is expr.
+func replacedAt(r *TestResult, file string, line int, expr string) (Candidate, bool) {
+	i := slices.IndexFunc(r.Candidates, func(c Candidate) bool {
+		l := c.Locations[0]
+		return len(c.Locations) == 1 && c.Verified && c.FoundBy == FoundByReplacement && l.File == file && l.Line == line && l.Expr == expr
+	})
+	if i < 0 {
+		return Candidate{}, false
+	}
+	return r.Candidates[i], true
+}
+
+// Seeded faults in code whose values the formula does not model: value
+// replacement finds a verified candidate on the faulty line, with a value
+// of a passing run (the key "error" of a lower-case lookup) or a
+// neighbour (the count of decimals less one), whether the replacements
+// run batched in one process or one per process.
+func TestReplacementFindsTheFaultyLine(t *testing.T) {
+	cases := []struct {
+		archive     string
+		target      Target
+		file        string
+		line        int
+		expr        string
+		was, became string
+	}{
+		{"style.txtar", Target{Package: "example.com/style", Test: "TestStyleUpper"}, "style.go", 16, "strings.TrimSpace(level)", `"ERROR"`, `"error"`},
+		{"digits.txtar", Target{Package: "example.com/digits", Test: "TestTrim"}, "digits.go", 11, "len(s) - dot - 0", "6", "5"},
+	}
+	for _, c := range cases {
+		for _, oneByOne := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/oneByOne=%v", c.archive, oneByOne), func(t *testing.T) {
+				r := replaceOnly(t, c.archive, c.target, oneByOne)
+				cand, ok := replacedAt(r, c.file, c.line, c.expr)
+				if !ok {
+					t.Fatalf("no verified replacement at %s:%d %s; candidates %+v, notes %v", c.file, c.line, c.expr, r.Candidates, r.Notes)
+				}
+				if l := cand.Locations[0]; l.Original != c.was || l.Angelic != c.became {
+					t.Errorf("replacement %s -> %s, want %s -> %s", l.Original, l.Angelic, c.was, c.became)
+				}
+				batched := !strings.Contains(strings.Join(r.Notes, "\n"), "one per run")
+				if batched == oneByOne {
+					t.Errorf("batched %v with oneByOne %v: notes %v", batched, oneByOne, r.Notes)
+				}
+			})
+		}
+	}
+}
+
+// A test that passes when run again in the same process cannot have its
+// replacements batched: they run one per process, and still find the
+// fault.
+func TestReplacementUnbatchedWhenRepetitionsDiffer(t *testing.T) {
+	r := replaceOnly(t, "counter.txtar", Target{Package: "example.com/counter", Test: "TestLabel"}, false)
+	notes := strings.Join(r.Notes, "\n")
+	if !strings.Contains(notes, "one replacement per process") {
+		t.Errorf("notes %v", r.Notes)
+	}
+	if _, ok := replacedAt(r, "counter.go", 11, "n+1"); !ok {
+		t.Errorf("no verified replacement of n+1; candidates %+v, notes %v", r.Candidates, r.Notes)
+	}
+}
