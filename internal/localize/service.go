@@ -123,6 +123,9 @@ type Fix struct {
 	Test    string `json:"test"`    // full test name
 	Package string `json:"package"` // import path of the test's package
 	analysis.Location
+	// FoundBy is the candidate's: how it was found when the formula did not
+	// find it ("value replacement", "predicate switching").
+	FoundBy string `json:"foundBy,omitempty"`
 }
 
 // Failing returns the failing tests of the matrix, in its order.
@@ -163,18 +166,68 @@ type AnalyzedTest struct {
 
 // Select is the one policy for which failing tests are analysed: the first
 // max failing leaf tests in the matrix's order (package, then name), so
-// that every caller analyses, and caches, the same ones.
+// that every caller analyses, and caches, the same ones. Each target names
+// the passing tests of its package whose values value replacement tries
+// (passingLike).
 func Select(m *spectra.Matrix, max int) (selected []analysis.Target, failing int) {
-	for _, t := range m.Tests {
+	for i, t := range m.Tests {
 		if !t.Verdict.Failing() || t.Verdict == spectra.BuildError {
 			continue
 		}
 		failing++
 		if len(selected) < max {
-			selected = append(selected, analysis.Target{Package: t.Package, Test: t.Name})
+			selected = append(selected, analysis.Target{Package: t.Package, Test: t.Name, Passing: passingLike(m, i)})
 		}
 	}
 	return selected, failing
+}
+
+// maxPassingNamed bounds the passing tests a target names.
+const maxPassingNamed = 5
+
+// passingLike names the passing tests of failing test i's package that
+// execute the most of the blocks it executes (at least one), most first:
+// where they run the code the failing test runs, the values they produce
+// are the ones value replacement tries.
+func passingLike(m *spectra.Matrix, i int) []string {
+	failing := m.Tests[i]
+	type scored struct {
+		name    string
+		overlap int
+	}
+	var like []scored
+	for _, t := range m.Tests {
+		if t.Package != failing.Package || t.Verdict != spectra.Pass {
+			continue
+		}
+		if n := sharedHits(failing.Hits, t.Hits); n > 0 {
+			like = append(like, scored{t.Name, n})
+		}
+	}
+	slices.SortStableFunc(like, func(a, b scored) int { return b.overlap - a.overlap })
+	var out []string
+	for _, s := range like[:min(len(like), maxPassingNamed)] {
+		out = append(out, s.name)
+	}
+	return out
+}
+
+// sharedHits counts the blocks two ascending hit lists share.
+func sharedHits(a, b []int) int {
+	n := 0
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			n++
+			i++
+			j++
+		}
+	}
+	return n
 }
 
 // Localize ranks m's executed lines and, with opts.Angelic, analyses the
@@ -341,7 +394,7 @@ func (st *state) publish(progress func(*Localization)) *Localization {
 			SolveSeconds: r.Solve.Seconds(), Runs: r.Runs, Cached: st.cached[i]})
 		for _, c := range r.Candidates {
 			if c.Verified && len(c.Locations) == 1 {
-				a.Fixes = append(a.Fixes, Fix{Test: r.Test, Package: r.Package, Location: c.Locations[0]})
+				a.Fixes = append(a.Fixes, Fix{Test: r.Test, Package: r.Package, Location: c.Locations[0], FoundBy: c.FoundBy})
 			}
 		}
 		for _, n := range r.Notes {

@@ -1,0 +1,29 @@
+package localize
+
+import (
+	"slices"
+	"testing"
+
+	"faultline/spectra"
+)
+
+// Each selected failing test names the passing tests of its package that
+// share the most blocks with it, most first; passing tests of another
+// package and those sharing no block are left out.
+func TestSelectNamesSimilarPassingTests(t *testing.T) {
+	m := &spectra.Matrix{Tests: []spectra.TestRun{
+		{Package: "a", Name: "TestFail", Verdict: spectra.Fail, Hits: []int{1, 2, 3, 4}},
+		{Package: "a", Name: "TestSome", Verdict: spectra.Pass, Hits: []int{1, 5}},
+		{Package: "a", Name: "TestMost", Verdict: spectra.Pass, Hits: []int{2, 3, 4, 6}},
+		{Package: "a", Name: "TestNone", Verdict: spectra.Pass, Hits: []int{7}},
+		{Package: "a", Name: "TestOtherFail", Verdict: spectra.Fail, Hits: []int{1, 2, 3, 4}},
+		{Package: "b", Name: "TestElsewhere", Verdict: spectra.Pass, Hits: []int{1, 2, 3, 4}},
+	}}
+	selected, failing := Select(m, 1)
+	if failing != 2 || len(selected) != 1 {
+		t.Fatalf("selected %+v of %d failing", selected, failing)
+	}
+	if want := []string{"TestMost", "TestSome"}; !slices.Equal(selected[0].Passing, want) {
+		t.Errorf("passing tests named: %v, want %v", selected[0].Passing, want)
+	}
+}
