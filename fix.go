@@ -89,6 +89,9 @@ func writeFixText(w io.Writer, results []analysis.TestResult) {
 			if !c.Verified {
 				status = "not verified"
 			}
+			if c.FoundBy != "" {
+				status += ", found by " + c.FoundBy
+			}
 			fmt.Fprintf(w, "  candidate %d (%s):\n", i+1, status)
 			for _, l := range c.Locations {
 				fmt.Fprintf(w, "    %s:%d:%d  %s  %s -> %s\n", l.File, l.Line, l.Col, l.Expr, l.Original, l.Angelic)

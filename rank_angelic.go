@@ -42,7 +42,11 @@ func writeAngelicText(w io.Writer, s *localize.Angelic) {
 			fmt.Fprintf(w, "  ... and %d more (faultline fix lists them all)\n", len(s.Fixes)-5)
 			break
 		}
-		fmt.Fprintf(w, "  %s:%d:%d  %s  %s -> %s  makes %s pass\n", f.File, f.Line, f.Col, f.Expr, f.Original, f.Angelic, f.Test)
+		how := ""
+		if f.FoundBy != "" {
+			how = " (found by " + f.FoundBy + ")"
+		}
+		fmt.Fprintf(w, "  %s:%d:%d  %s  %s -> %s  makes %s pass%s\n", f.File, f.Line, f.Col, f.Expr, f.Original, f.Angelic, f.Test, how)
 	}
 	for _, n := range s.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
