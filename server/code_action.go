@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -74,6 +75,9 @@ func (s *Server) fixEdit(snap *snapshot, fix FixCandidate) (*protocol.WorkspaceE
 	enc := s.encoding()
 	changes := make(map[uri.URI][]protocol.TextEdit)
 	for _, e := range fix.Edits {
+		if !writable(e.NewText) {
+			return nil, false
+		}
 		f, ft, ok := s.textOf(snap, e.File)
 		if !ok {
 			return nil, false
@@ -94,4 +98,11 @@ func (s *Server) fixEdit(snap *snapshot, fix FixCandidate) (*protocol.WorkspaceE
 		})
 	}
 	return &protocol.WorkspaceEdit{Changes: changes}, true
+}
+
+// writable reports whether an angelic value can stand in the source as it
+// is: a value the analysis could not rebuild ("?") or cut short for
+// showing ("…") is shown but not written.
+func writable(text string) bool {
+	return text != "?" && !strings.HasSuffix(text, "…")
 }

@@ -67,6 +67,9 @@ type FixCandidate struct {
 	Edits    []Edit
 	Verified bool   // the failing test was rerun with the edit's values and passed
 	Test     string // the failing test it makes pass
+	// FoundBy says how the analysis found it when the formula did not:
+	// "value replacement" or "predicate switching".
+	FoundBy string
 	// ID names the candidate to faultline.verifyFix; "" when it cannot be
 	// verified.
 	ID string
@@ -120,7 +123,7 @@ func findingsOf(results []analysis.TestResult) (Findings, map[string]produced) {
 				continue
 			}
 			var changes []string
-			fix := FixCandidate{File: c.Locations[0].File, Line: c.Locations[0].Line, Verified: c.Verified, Test: r.Test}
+			fix := FixCandidate{File: c.Locations[0].File, Line: c.Locations[0].Line, Verified: c.Verified, Test: r.Test, FoundBy: c.FoundBy}
 			if c.Verifiable() {
 				fix.ID = fmt.Sprintf("%s %s #%d.%d", r.Package, r.Test, ri, ci)
 				byID[fix.ID] = produced{analysis.Target{Package: r.Package, Test: r.Test}, c}
@@ -140,6 +143,9 @@ func findingsOf(results []analysis.TestResult) (Findings, map[string]produced) {
 			verdict := "passes under the analysis"
 			if c.Verified {
 				verdict = "passes when forced"
+			}
+			if c.FoundBy != "" {
+				verdict += ", found by " + c.FoundBy
 			}
 			fix.Title = fmt.Sprintf("%s (%s %s)", strings.Join(changes, ", "), r.Test, verdict)
 			f.Fixes = append(f.Fixes, fix)

@@ -4,6 +4,7 @@ package server
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"faultline/analysis"
@@ -37,6 +38,26 @@ func TestFindingsOf(t *testing.T) {
 	}
 	if f.Fixes[1].Verified || f.Fixes[1].Title != "x ⇒ 9223372036854775807 (TestAbsOther passes under the analysis)" {
 		t.Errorf("unverified fix %+v", f.Fixes[1])
+	}
+}
+
+// A candidate found by value replacement says so in its title (diagnostic,
+// code action) and in the hover; a value cut short for showing is not
+// written by the preview.
+func TestFindingsSayHowFound(t *testing.T) {
+	loc := analysis.Location{File: "style.go", Line: 16, Col: 9, EndLine: 16, EndCol: 33, Expr: "strings.TrimSpace(level)",
+		Original: `"ERROR"`, Angelic: `"error"`}
+	f, _ := findingsOf([]analysis.TestResult{{Test: "TestStyleUpper", Package: "example.com/style", Candidates: []analysis.Candidate{
+		{Verified: true, FoundBy: analysis.FoundByReplacement, Locations: []analysis.Location{loc}}}}})
+	if len(f.Fixes) != 1 || f.Fixes[0].Title != `strings.TrimSpace(level) ⇒ "error" (TestStyleUpper passes when forced, found by value replacement)` {
+		t.Fatalf("fixes %+v", f.Fixes)
+	}
+	hover := angelicHoverText(f.Fixes, "style.go", 16)
+	if !strings.Contains(hover, "TestStyleUpper passes (verified by a forced run; found by value replacement)") {
+		t.Errorf("hover %q", hover)
+	}
+	if writable(`Style{Color: "re…`) || writable("?") || !writable(`"error"`) {
+		t.Error("writable: a shortened or unknown value is written, or a literal is not")
 	}
 }
 

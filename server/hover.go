@@ -65,6 +65,9 @@ func angelicHoverText(fixes []FixCandidate, rel string, line int) string {
 		if fix.Verified {
 			how = "verified by a forced run"
 		}
+		if fix.FoundBy != "" {
+			how += "; found by " + fix.FoundBy
+		}
 		test := fix.Test
 		if test == "" {
 			test = "the failing test"
