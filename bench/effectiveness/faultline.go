@@ -29,6 +29,12 @@ type AngelicSummary struct {
 		SolveSeconds float64 `json:"solveSeconds"`
 		Cached       bool    `json:"cached"`
 	} `json:"tests"`
+	Fixes []struct {
+		File    string `json:"file"`
+		Line    int    `json:"line"`
+		EndLine int    `json:"endLine"`
+		FoundBy string `json:"foundBy"` // "" when the formula found it
+	} `json:"fixes"`
 }
 
 // whyEmpty explains an empty ranking in one line.

@@ -165,11 +165,14 @@ func writeCombined(b *strings.Builder, faults []FaultResult, formulas []string) 
 			}
 		}
 	}
-	hosted := 0
+	hosted, replaced := 0, 0
 	var total, solve, rest []float64
 	for _, f := range combined {
 		if f.Scored.FaultFixes > 0 {
 			hosted++
+		}
+		if slices.Equal(f.Scored.FaultFoundBy, []string{"value replacement"}) {
+			replaced++
 		}
 		for _, a := range f.Analysis {
 			total = append(total, a.Seconds)
@@ -180,7 +183,11 @@ func writeCombined(b *strings.Builder, faults []FaultResult, formulas []string) 
 	fmt.Fprintf(b, "## Formula alone against combined with angelic fixes, on the same faults\n\n"+
 		"The %d of %d faults whose ranking faultline combined (the angelic analysis ran on their failing tests). "+
 		"Top-1 expected is the number of faults ranked first when ties are examined in random order.\n\n", len(combined), len(faults))
-	fmt.Fprintf(b, "The faulty line hosts a verified single-location fix of at least one failing test in %d of %d faults.", hosted, len(combined))
+	fmt.Fprintf(b, "The faulty line hosts a verified single-location fix of at least one failing test in %d of %d faults", hosted, len(combined))
+	if replaced > 0 {
+		fmt.Fprintf(b, " (in %d of them only fixes found by value replacement)", replaced)
+	}
+	b.WriteString(".")
 	if len(total) > 0 {
 		fmt.Fprintf(b, " Angelic analysis per failing test (%d tests): median %.2f s, worst %.2f s; in the solver median %.2f s, worst %.2f s; "+
 			"the rest (test runs, replay) median %.2f s, worst %.2f s; the instrumented build, once per package, is not included.", len(total),

@@ -43,6 +43,9 @@ type Scored struct {
 	// FaultFixes is the most failing tests for which a faulty line hosts a
 	// verified single-location angelic fix (combined rankings only).
 	FaultFixes int `json:"faultFixes"`
+	// FaultFoundBy says how the fixes on a faulty line were found: "formula",
+	// "value replacement", "predicate switching".
+	FaultFoundBy []string `json:"faultFoundBy,omitempty"`
 }
 
 // Score ranks the report's lines under every formula, recomputing each
@@ -64,6 +67,19 @@ func Score(rep *RankReport, fault Fault, formulas []rank.Formula) Scored {
 			}
 			s.FaultFixes = max(s.FaultFixes, l.Fixes)
 		}
+	}
+	if rep.Angelic != nil {
+		for _, f := range rep.Angelic.Fixes {
+			hosts := false
+			for n := f.Line; n <= max(f.Line, f.EndLine); n++ {
+				hosts = hosts || fault.holds(f.File, n)
+			}
+			by := cmp.Or(f.FoundBy, "formula")
+			if hosts && !slices.Contains(s.FaultFoundBy, by) {
+				s.FaultFoundBy = append(s.FaultFoundBy, by)
+			}
+		}
+		slices.Sort(s.FaultFoundBy)
 	}
 	isFaulty := func(i int) bool { return fault.holds(elems[i].Loc.File, elems[i].Loc.Line) }
 	// A combined ranking (faultline's default) carries each line's verified

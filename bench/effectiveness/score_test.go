@@ -145,3 +145,20 @@ func TestRankReportExplainsAnEmptyRanking(t *testing.T) {
 		t.Errorf("Why of a bare report = %q", got)
 	}
 }
+
+// The fixes on the faulty line say how they were found; a fix elsewhere
+// does not count, one whose expression spans the faulty line does.
+func TestScoreSaysHowFaultFixesWereFound(t *testing.T) {
+	report := strings.TrimSuffix(minmaxReport, "}") + `,"angelic":{"analyzed":1,"fixes":[
+ {"file":"minmax.go","line":4,"endLine":4,"foundBy":"value replacement"},
+ {"file":"minmax.go","line":3,"endLine":4},
+ {"file":"minmax.go","line":2,"endLine":2,"foundBy":"predicate switching"}]}}`
+	rep, err := ParseRankReport([]byte(report))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Score(rep, Fault{File: "minmax.go", Lines: []int{4}}, formulas(t, "ochiai"))
+	if strings.Join(s.FaultFoundBy, ",") != "formula,value replacement" {
+		t.Errorf("found by %v, want formula and value replacement", s.FaultFoundBy)
+	}
+}
