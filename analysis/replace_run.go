@@ -237,7 +237,11 @@ func (b *testBinary) listTests(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	timer := time.AfterFunc(b.timeout, p.Kill)
+	limit := b.timeout
+	if !b.deadline.IsZero() {
+		limit = min(limit, max(time.Until(b.deadline), 0))
+	}
+	timer := time.AfterFunc(limit, p.Kill)
 	defer timer.Stop()
 	if _, err := p.Wait(); err != nil {
 		return nil, err
