@@ -45,8 +45,15 @@ func (fi *fileInstrumenter) valueSites(f *ast.File) {
 // valuesIn adds the value sites of one function body; function literals
 // inside are functions of their own.
 func (fi *fileInstrumenter) valuesIn(fn *function, sig *types.Signature, body *ast.BlockStmt, have map[ast.Expr]bool) {
+	// A select case's receive and a type switch's x.(type) must stay what
+	// they are: their statements get no value site.
+	fixed := map[ast.Stmt]bool{}
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
+		case *ast.CommClause:
+			fixed[n.Comm] = true
+		case *ast.TypeSwitchStmt:
+			fixed[n.Assign] = true
 		case *ast.FuncLit:
 			litSig, _ := fi.info.TypeOf(n).(*types.Signature)
 			fi.valuesIn(fi.prog.funcs[fi.prog.funcKey(n.Pos())], litSig, n.Body, have)
@@ -63,7 +70,7 @@ func (fi *fileInstrumenter) valuesIn(fn *function, sig *types.Signature, body *a
 			})
 			return false
 		case *ast.AssignStmt:
-			if len(n.Lhs) == len(n.Rhs) {
+			if len(n.Lhs) == len(n.Rhs) && !fixed[n] {
 				for i, rhs := range n.Rhs {
 					if id, ok := n.Lhs[i].(*ast.Ident); ok && id.Name == "_" {
 						continue
