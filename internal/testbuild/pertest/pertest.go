@@ -27,13 +27,18 @@ var runtimeFS embed.FS
 // record, so that results recorded by an older one are not reused.
 const Version = "pertest-1"
 
+// runtimeLang is the language version the runtime's source needs (0o
+// literals): the files are raised to it in modules that declare an older
+// one, as go1.9 and go1.12 modules do.
+const runtimeLang = "go1.13"
+
 // Runtime is the runtime package, injected as <module>/internal/faultlinert.
 func Runtime() testbuild.Runtime {
 	files, err := fs.Sub(runtimeFS, "faultlinert")
 	if err != nil {
 		panic(err) // the embedded directory is part of this package
 	}
-	return testbuild.Runtime{Name: "faultlinert", Files: files}
+	return testbuild.Runtime{Name: "faultlinert", Files: files, Lang: runtimeLang}
 }
 
 // Layout assigns each instrumented package its range of counters in the
