@@ -40,3 +40,9 @@ func TestBuildWithoutGoDirective(t *testing.T) {
 	}
 	instrumentedTestsPass(t, dir, "example.com/shadow", "TestShadowed")
 }
+
+// Runtime calls on expressions that take their type from their context
+// keep that type, or are left out, wherever the type cannot be written.
+func TestBuildUnspellableTypes(t *testing.T) {
+	instrumentedTestsPass(t, extract(t, "unspellable.txtar"), "example.com/unspellable", "TestBackoff", "TestLocal")
+}
