@@ -138,6 +138,9 @@ func check(ctx context.Context, s subject, scratch string, withAnalysis bool, r 
 		return err
 	}
 	r.goVersion = mod.GoVersion
+	if r.goVersion == "" {
+		r.goVersion = "none"
+	}
 	if s.module == "" {
 		r.subject = mod.Path + " (" + dir + ")"
 	}
