@@ -7,19 +7,21 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"faultline/analysis"
+	"faultline/internal/localize"
 )
 
-// runFix computes angelic fix candidates for every failing leaf test.
+// runFix prints the angelic fix candidates of the failing leaf tests, as
+// the localization service selects and analyses them.
 func runFix(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("fix", flag.ContinueOnError)
 	var cf collectFlags
 	cf.register(fs)
+	var af angelicFlags
+	af.register(fs)
 	asJSON := fs.Bool("json", false, "print the candidates as one JSON object")
 	maxSize := fs.Int("max-size", 2, "largest candidate, in locations")
-	budget := fs.Duration("budget", 30*time.Second, "time per failing test")
 	maxRuns := fs.Int("max-runs", 60, "test runs per failing test (refinement and verification)")
 	unverified := fs.Bool("unverified", false, "also print candidates whose forced run did not pass")
 	fs.Usage = func() {
@@ -29,21 +31,29 @@ func runFix(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if err := analysis.Available(); err != nil {
+		return err
+	}
 	ws, m, err := cf.collect(ctx, fs.Args())
 	if err != nil {
 		return err
 	}
-	var targets []analysis.Target
-	for _, t := range m.Tests {
-		if t.Verdict.Failing() {
-			targets = append(targets, analysis.Target{Package: t.Package, Test: t.Name})
-		}
-	}
-	results, err := analysis.Analyze(ctx, ws.Module(), targets, analysis.Options{
-		MaxSize: *maxSize, Budget: *budget, MaxRuns: *maxRuns, KeepUnverified: *unverified,
-	})
+	svc, err := localize.New(ws)
 	if err != nil {
 		return err
+	}
+	opts := af.options()
+	opts.Angelic, opts.MaxSize, opts.MaxRuns, opts.KeepUnverified = true, *maxSize, *maxRuns, *unverified
+	loc, err := svc.Localize(ctx, m, opts, nil)
+	if err != nil {
+		return err
+	}
+	var results []analysis.TestResult
+	if a := loc.Angelic; a != nil {
+		results = a.Results
+		for _, n := range a.Notes {
+			fmt.Fprintf(os.Stderr, "faultline: %s\n", n)
+		}
 	}
 	if *asJSON {
 		return writeFixJSON(os.Stdout, results)

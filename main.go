@@ -6,12 +6,15 @@
 //	faultline rank [flags] [packages]    collect spectra and print the ranked suspicious lines
 //	faultline test [go test flags] [packages]  run tests like go test, recording spectra
 //	faultline fix [flags] [packages]     print verified angelic fix candidates per failing test
+//	faultline report [flags] [packages]  write an HTML report of the localization
 //	faultline serve                      run the language server on stdin/stdout
+//	faultline trust [-list | -revoke] [DIR]  manage the modules whose tests the server runs without asking
 package main
 
 import (
 	"context"
 	"errors"
+	"faultline/internal/localize"
 	"flag"
 	"fmt"
 	"os"
@@ -30,10 +33,12 @@ type command struct {
 // commands is the registry of subcommands, by name.
 func commands() map[string]command {
 	return map[string]command{
-		"rank":  {"collect spectra and print the ranked suspicious lines", runRank},
-		"test":  {"run tests like go test and record their spectra", runTest},
-		"fix":   {"find and verify angelic fix candidates for the failing tests", runFix},
-		"serve": {"run the language server on standard input and output", runServe},
+		"rank":   {"collect spectra and print the ranked suspicious lines", runRank},
+		"test":   {"run tests like go test and record their spectra", runTest},
+		"fix":    {"find and verify angelic fix candidates for the failing tests", runFix},
+		"report": {"write an HTML report of the suspicious lines and the test suite", runReport},
+		"serve":  {"run the language server on standard input and output", runServe},
+		"trust":  {"trust a module: the language server runs its tests without asking", runTrust},
 	}
 }
 
@@ -45,6 +50,14 @@ func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e))
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if localize.IsWorker(os.Args[1:]) {
+		// An analysis worker of the localization service: it reports on
+		// standard output, failures included.
+		if err := localize.RunWorker(ctx, os.Stdin, os.Stdout); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	os.Exit(run(ctx, os.Args[1:]))
 }
 

@@ -211,9 +211,15 @@ func TestKilledCollectionLeavesUsableStore(t *testing.T) {
 
 func faultlineWithStore(t *testing.T, dir, store string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(faultlineBin, args...)
+	return runBinary(t, faultlineBin, dir, []string{"FAULTLINE_CACHE=" + store}, args...)
+}
+
+// runBinary runs a faultline binary in dir with extra environment variables.
+func runBinary(t *testing.T, bin, dir string, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "FAULTLINE_CACHE="+store)
+	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -285,5 +291,35 @@ func TestRankOrders(t *testing.T) {
 	}
 	if len(again.Lines) != len(combined.Lines) || again.Lines[0] != combined.Lines[0] {
 		t.Errorf("cached combined ranking differs from the first")
+	}
+}
+
+// faultline rank -formula blockrank collects edge profiles and explains
+// every ranked line's score; the calibrated mode ranks the same
+// collection; an unknown mode is refused.
+func TestRankBlockRank(t *testing.T) {
+	dir := copyModule(t, "examples/booking")
+	store := t.TempDir()
+	for _, mode := range []string{"full", "calibrated"} {
+		stdout, stderr, code := faultlineWithStore(t, dir, store, "rank", "-json", "-angelic=false", "-formula", "blockrank", "-blockrank-mode", mode)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s", mode, code, stderr)
+		}
+		var out spectra.Ranking
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+			t.Fatalf("%s: %v\n%s", mode, err, stdout)
+		}
+		if out.Formula != "blockrank" || out.BlockRank == nil || out.BlockRank.Mode != mode || out.BlockRank.Functions == 0 || len(out.Lines) == 0 {
+			t.Fatalf("%s: formula %q, summary %+v, %d lines", mode, out.Formula, out.BlockRank, len(out.Lines))
+		}
+		for _, l := range out.Lines {
+			if l.BlockRank == nil || l.BlockRank.FirstLine > l.Line || l.Line > l.BlockRank.LastLine || l.BlockRank.Function == "" {
+				t.Errorf("%s: %s:%d explained by %+v", mode, l.File, l.Line, l.BlockRank)
+			}
+		}
+	}
+	_, stderr, code := faultlineWithStore(t, dir, store, "rank", "-formula", "blockrank", "-blockrank-mode", "sideways")
+	if code != 1 || !strings.Contains(stderr, "unknown BlockRank mode") {
+		t.Errorf("exit %d, stderr %q; want the mode refused", code, stderr)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"faultline/internal/localize"
 	"faultline/spectra"
 	"faultline/spectra/rank"
 )
@@ -23,6 +24,7 @@ type collectFlags struct {
 	parallel   int
 	buildFlags []string
 	testFlags  []string
+	edges      bool // collect edge profiles too (BlockRank)
 }
 
 func (c *collectFlags) register(fs *flag.FlagSet) {
@@ -41,7 +43,7 @@ func (c *collectFlags) collect(ctx context.Context, packages []string) (*spectra
 	progress := newProgressLine()
 	m, err := ws.Collect(ctx, spectra.CollectOptions{
 		Packages: packages, Run: c.run, Timeout: c.timeout, Parallel: c.parallel, Progress: progress.update,
-		BuildFlags: c.buildFlags, TestFlags: c.testFlags,
+		BuildFlags: c.buildFlags, TestFlags: c.testFlags, Edges: c.edges,
 	})
 	progress.done()
 	if err != nil {
@@ -54,9 +56,12 @@ func runRank(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("rank", flag.ContinueOnError)
 	var cf collectFlags
 	cf.register(fs)
-	formulaName := fs.String("formula", "ochiai", "suspiciousness formula: "+strings.Join(rank.Names(), ", ")+", dstarN, opt-NAME")
-	asJSON := fs.Bool("json", false, "print the ranking as one JSON object")
-	top := fs.Int("top", 0, "print only the N most suspicious lines (0: every executed line in JSON, 20 in text)")
+	formulaName := fs.String("formula", "ochiai", "suspiciousness formula: "+strings.Join(rank.Names(), ", ")+", dstarN, opt-NAME, or "+spectra.BlockRankName+" (from edge profiles)")
+	blockRankMode := fs.String("blockrank-mode", "full", "how BlockRank solves its equations: full (one system) or calibrated (the paper's worked example)")
+	asJSON := fs.Bool("json", false, "the same as -format json")
+	format := fs.String("format", "", "output format: "+formatNames()+" (default text)")
+	outPath := fs.String("o", "", "write the output to this file (for gzoltar: this directory) instead of standard output")
+	top := fs.Int("top", 0, "write only the N most suspicious lines (0: every executed line in json, 20 in text and sarif)")
 	var af angelicFlags
 	af.register(fs)
 	fs.Usage = func() {
@@ -66,46 +71,61 @@ func runRank(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	formula, err := rank.Lookup(*formulaName)
+	out, err := newRankDestination(*format, *asJSON, *outPath, *top)
 	if err != nil {
 		return err
 	}
-	ws, m, err := cf.collect(ctx, fs.Args())
+	order, err := lookupOrder(*formulaName, *blockRankMode)
 	if err != nil {
 		return err
 	}
-	ranking, err := spectra.RankLines(m, formula)
+	res, err := localizeModule(ctx, &cf, &af, order, fs.Args())
 	if err != nil {
 		return err
 	}
-	var summary *angelicSummary
-	if af.enabled && ranking.Failed > 0 {
-		ranking, summary = af.combine(ctx, ws, m, ranking)
-	}
-	lines := ranking.Lines
-	limit := *top
-	if limit == 0 && !*asJSON {
-		limit = 20
-	}
-	if limit > 0 && len(lines) > limit {
-		lines = lines[:limit]
-	}
-	if ranking.Failed == 0 {
-		lines = nil
-	}
-	if *asJSON {
-		err = writeRankingJSON(os.Stdout, ranking, lines, m, summary)
-	} else {
-		err = writeRankingText(os.Stdout, ranking, lines, m, summary)
-	}
-	if err != nil {
+	if err := out.write(res); err != nil {
 		return err
 	}
-	if len(m.BuildErrors) > 0 {
-		writeBuildErrors(os.Stderr, m)
+	if len(res.loc.Matrix.BuildErrors) > 0 {
+		writeBuildErrors(os.Stderr, res.loc.Matrix)
 		return exitError(1)
 	}
 	return nil
+}
+
+// localizeModule collects the packages' spectra and localizes their
+// failing tests through the localization service.
+func localizeModule(ctx context.Context, cf *collectFlags, af *angelicFlags, order lineOrder, packages []string) (rankResult, error) {
+	cf.edges = cf.edges || order.blockRank != nil
+	ws, m, err := cf.collect(ctx, packages)
+	if err != nil {
+		return rankResult{}, err
+	}
+	svc, err := localize.New(ws)
+	if err != nil {
+		return rankResult{}, err
+	}
+	opts := af.options()
+	opts.Formula, opts.BlockRank = order.formula, order.blockRank
+	progress := newProgressLine()
+	loc, err := svc.Localize(ctx, m, opts, func(l *localize.Localization) {
+		if a := l.Angelic; a != nil && a.Pending > 0 {
+			progress.message(fmt.Sprintf("angelic analysis: %d of %d failing tests analysed", a.Analyzed, a.Analyzed+a.Pending))
+		}
+	})
+	progress.done()
+	if err != nil {
+		return rankResult{}, err
+	}
+	if a := loc.Angelic; a != nil {
+		if a.Unavailable != "" {
+			fmt.Fprintf(os.Stderr, "faultline: ranking by %s alone: %s\n", loc.Formula.Formula, a.Unavailable)
+		}
+		for _, n := range a.Notes {
+			fmt.Fprintf(os.Stderr, "faultline: %s\n", n)
+		}
+	}
+	return rankResult{loc: loc}, nil
 }
 
 func writeBuildErrors(w io.Writer, m *spectra.Matrix) {
@@ -122,10 +142,10 @@ func writeBuildErrors(w io.Writer, m *spectra.Matrix) {
 // rankOutput is the JSON form of faultline rank -json.
 type rankOutput struct {
 	spectra.RankReport
-	Angelic *angelicSummary `json:"angelic,omitempty"`
+	Angelic *localize.Angelic `json:"angelic,omitempty"`
 }
 
-func writeRankingJSON(w io.Writer, r *spectra.Ranking, lines []spectra.RankedLine, m *spectra.Matrix, summary *angelicSummary) error {
+func writeRankingJSON(w io.Writer, r *spectra.Ranking, lines []spectra.RankedLine, m *spectra.Matrix, summary *localize.Angelic) error {
 	out := rankOutput{RankReport: spectra.RankReport{Ranking: *r}, Angelic: summary}
 	out.Lines = append([]spectra.RankedLine{}, lines...)
 	if len(m.BuildErrors) > 0 {
@@ -146,7 +166,7 @@ func noFailureMessage(r *spectra.Ranking) string {
 	return fmt.Sprintf("no failing test: all %d tests pass, nothing to localize", r.Passed)
 }
 
-func writeRankingText(w io.Writer, r *spectra.Ranking, lines []spectra.RankedLine, m *spectra.Matrix, summary *angelicSummary) error {
+func writeRankingText(w io.Writer, r *spectra.Ranking, lines []spectra.RankedLine, m *spectra.Matrix, summary *localize.Angelic) error {
 	if r.Failed == 0 {
 		_, err := fmt.Fprintln(w, noFailureMessage(r))
 		return err
@@ -172,7 +192,8 @@ func writeRankingText(w io.Writer, r *spectra.Ranking, lines []spectra.RankedLin
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	summary.writeText(w)
+	writeAngelicText(w, summary)
+	writeBlockRankText(w, r)
 	fmt.Fprintf(w, "\nEF/EP: failing/passing tests that execute the line; NF/NP: that do not;\nFIXES: analysed failing tests that a verified angelic value on the line makes pass.\n")
 	failing := 0
 	for _, t := range m.Tests {

@@ -11,7 +11,6 @@ import (
 
 	"faultline/analysis"
 	"faultline/server"
-	"faultline/server/angelic"
 )
 
 // runServe runs the language server on stdin and stdout: `faultline serve`.
@@ -19,8 +18,6 @@ func runServe(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(os.Stderr)
 	debounce := fs.Duration("debounce", 300*time.Millisecond, "how long a save waits for further saves before tests rerun")
-	angelicTests := fs.Int("angelic-tests", 3, "failing tests the angelic analysis looks at after each run, when the \"angelic\" setting is on (0: never)")
-	angelicBudget := fs.Duration("angelic-budget", 20*time.Second, "time the angelic analysis may spend per failing test")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: faultline serve [flags]\n\nRuns the faultline language server over stdin and stdout (LSP, JSON-RPC 2.0).\n\nflags:")
 		fs.PrintDefaults()
@@ -34,29 +31,45 @@ func runServe(ctx context.Context, args []string) error {
 	if *debounce <= 0 {
 		return fmt.Errorf("serve: -debounce must be positive, got %s", *debounce)
 	}
-	if *angelicTests < 0 || *angelicBudget <= 0 {
-		return fmt.Errorf("serve: -angelic-tests must be >= 0 and -angelic-budget positive")
-	}
 	opts := server.Options{Debounce: *debounce}
-	if *angelicTests > 0 {
-		opts.Providers = append(opts.Providers, angelic.New(analysis.Options{Budget: *angelicBudget}, *angelicTests))
+	if err := analysis.Available(); err != nil {
+		fmt.Fprintf(os.Stderr, "faultline serve: serving formula rankings only: %v\n", err)
 	}
 	srv := server.New(opts)
 	// ErrExitWithoutShutdown makes the process exit with status 1, as the
 	// LSP asks of a server told to exit before shutdown.
-	if err := srv.Serve(ctx, stdio{}); err != nil {
-		return fmt.Errorf("serve: %w", err)
+	if err := srv.Serve(ctx, newStdio(os.Stdin, os.Stdout)); err != nil {
+		return err
 	}
 	return nil
 }
 
-// stdio is the server's transport: it reads stdin and writes stdout.
-type stdio struct{}
-
-func (stdio) Read(p []byte) (int, error)  { return os.Stdin.Read(p) }
-func (stdio) Write(p []byte) (int, error) { return os.Stdout.Write(p) }
-func (stdio) Close() error {
-	return errors.Join(os.Stdin.Close(), os.Stdout.Close())
+// stdio is the server's transport over standard input and output. Reading
+// happens on a goroutine of its own, piped to the connection, so that Close
+// ends a read in progress at once: closing a blocking file (a pipe, a
+// terminal) does not interrupt a read blocked on it, and the connection
+// waits for its read loop to stop before the server can return.
+type stdio struct {
+	in  *io.PipeReader
+	out io.WriteCloser
 }
 
-var _ io.ReadWriteCloser = stdio{}
+func newStdio(in io.Reader, out io.WriteCloser) *stdio {
+	r, w := io.Pipe()
+	go func() {
+		_, err := io.Copy(w, in)
+		w.CloseWithError(err) // nil: the reader sees io.EOF
+	}()
+	return &stdio{in: r, out: out}
+}
+
+func (s *stdio) Read(p []byte) (int, error)  { return s.in.Read(p) }
+func (s *stdio) Write(p []byte) (int, error) { return s.out.Write(p) }
+
+// Close ends pending and later reads; the copying goroutine stays blocked
+// on the input until the process exits, which follows.
+func (s *stdio) Close() error {
+	return errors.Join(s.in.Close(), s.out.Close())
+}
+
+var _ io.ReadWriteCloser = (*stdio)(nil)

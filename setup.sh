@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Sets faultline up on a Debian or Ubuntu machine with Go installed: installs
-# the system libraries it needs, installs the faultline binary into
-# $(go env GOPATH)/bin, and ranks the suspicious lines of a bundled buggy
-# example so that you see it at work.
+# what it needs (gcc to build it with cgo, Z3's runtime library libz3-4 for
+# the angelic analysis, which faultline loads when it runs), installs the
+# faultline binary into $(go env GOPATH)/bin, and ranks the suspicious lines
+# of a bundled buggy example so that you see it at work.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 missing=()
-dpkg -s libz3-dev >/dev/null 2>&1 || missing+=(libz3-dev)
+dpkg -s libz3-4 >/dev/null 2>&1 || missing+=(libz3-4)
 command -v gcc >/dev/null 2>&1 || missing+=(gcc)
 if ((${#missing[@]})); then
 	sudo=""

@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"faultline/internal/testbuild"
-	"faultline/solver/mcs"
-	"faultline/solver/z3"
 )
 
 // Options bound the analysis of each failing test.
@@ -56,6 +54,9 @@ type Location struct {
 	Expr     string `json:"expr"`
 	Original string `json:"original"`
 	Angelic  string `json:"angelic"`
+	// Extreme says only a value at the far end of the type's range makes
+	// the test pass (the nearest one was sought).
+	Extreme bool `json:"extreme,omitempty"`
 }
 
 // Candidate is a minimal set of locations whose angelic values make the
@@ -107,19 +108,33 @@ type TestResult struct {
 // Analyze computes the angelic fix candidates of each failing test of mod.
 // The targets of one package share one instrumented build.
 func Analyze(ctx context.Context, mod *testbuild.Module, targets []Target, opts Options) ([]TestResult, error) {
+	var out []TestResult
+	err := AnalyzeEach(ctx, mod, targets, opts, func(r TestResult) error {
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+// AnalyzeEach analyses the targets package by package and hands each result
+// to done as soon as it is complete. A package that cannot be analysed (its
+// instrumented build fails, say) gives each of its targets a result whose
+// note says why; only a cancelled context, an error of done or a failure of
+// the module as a whole stops the loop.
+func AnalyzeEach(ctx context.Context, mod *testbuild.Module, targets []Target, opts Options, done func(TestResult) error) error {
 	opts.defaults()
 	work, err := os.MkdirTemp("", "faultline-agx-")
 	if err != nil {
-		return nil, fmt.Errorf("creating scratch directory: %w", err)
+		return fmt.Errorf("creating scratch directory: %w", err)
 	}
 	defer os.RemoveAll(work)
 	listing, err := mod.List(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	keys, err := mod.Keys(ctx, listing, "")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer mod.Hasher().Save()
 	byPkg := map[string][]Target{}
@@ -130,235 +145,69 @@ func Analyze(ctx context.Context, mod *testbuild.Module, targets []Target, opts 
 		}
 		byPkg[t.Package] = append(byPkg[t.Package], t)
 	}
-	var out []TestResult
 	for _, path := range order {
 		pkg := listing.Package(path)
-		if pkg == nil {
-			return nil, fmt.Errorf("%s is not a package of module %s", path, mod.Path)
+		var prog *program
+		var bin *testBinary
+		var sources map[string]string
+		err := fmt.Errorf("%s is not a package of module %s", path, mod.Path)
+		if pkg != nil {
+			prog, err = loadProgram(mod, path, testbuild.SortedPaths(listing.Closure(pkg)))
 		}
-		prog, err := loadProgram(mod, path)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			sources, err = keys.Sources(pkg)
 		}
-		sources, err := keys.Sources(pkg)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			bin, err = buildTestBinary(ctx, mod, keys, prog, pkg, work)
 		}
-		bin, err := buildTestBinary(ctx, mod, keys, prog, pkg, work)
-		if err != nil {
-			return nil, err
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-		bin.timeout = opts.RunTimeout
 		for _, t := range byPkg[path] {
-			r, err := analyzeTest(ctx, prog, bin, t, opts)
-			if err != nil {
-				return nil, fmt.Errorf("analysing %s: %w", t.Test, err)
+			r := &TestResult{Test: t.Test}
+			if err == nil {
+				bin.timeout = opts.RunTimeout
+				var aerr error
+				if r, aerr = analyzeTest(ctx, prog, bin, t, opts); aerr != nil {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					r = &TestResult{Test: t.Test, Notes: []string{fmt.Sprintf("not analysed: %v", aerr)}}
+				}
+				r.setSources(sources)
+			} else {
+				r.Notes = []string{fmt.Sprintf("not analysed: %v", err)}
 			}
 			r.Package = path
-			r.setSources(sources)
-			out = append(out, *r)
+			if err := done(*r); err != nil {
+				return err
+			}
 		}
 	}
-	return out, nil
+	return nil
 }
 
-// maxRefinements bounds the refinements made for one set of locations.
-const maxRefinements = 4
-
-// analyzeTest runs Algorithm 1 of AgxFaults for one failing test: encode
-// the failing trace, enumerate minimal correction subsets smallest first,
-// run the test with each candidate's angelic values forced, add what a
-// failing forced run reaches that the formula lacks and enumerate again,
-// and report the candidates whose forced run passed.
 func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, opts Options) (*TestResult, error) {
 	start := time.Now()
 	res := &TestResult{Test: t.Test}
 	bin.runs = 0
 	bin.timeout = opts.RunTimeout
+	bin.deadline = start.Add(opts.Budget)
 	defer func() {
+		bin.deadline = time.Time{}
 		res.Runs = bin.runs
 		res.Total = time.Since(start)
 	}()
-	first, err := bin.run(ctx, t.Test, nil)
+	err := search(ctx, prog, bin, t, opts, res)
+	if errors.Is(err, errBudget) {
+		res.Notes = append(res.Notes, "time budget exhausted")
+		err = nil
+	}
 	if err != nil {
 		return nil, err
-	}
-	// A forced run may loop: bound it by the failing run's own duration.
-	bin.timeout = min(opts.RunTimeout, max(2*time.Second, 20*first.elapsed))
-	if first.passed {
-		res.Notes = append(res.Notes, "the test passes: nothing to fix")
-		return res, nil
-	}
-	if first.truncated {
-		res.Notes = append(res.Notes, fmt.Sprintf("the failing run is longer than %d recorded events: not analysed", maxTraceEvents))
-		return res, nil
-	}
-	if len(first.trace) == 0 {
-		res.Notes = append(res.Notes, "the test recorded nothing (did it run?)")
-		return res, nil
-	}
-	z, err := z3.NewContext(z3.Config{Timeout: 10 * time.Second})
-	if err != nil {
-		return nil, err
-	}
-	defer z.Close()
-	enum, err := mcs.New[int32](z, mcs.Options{})
-	if err != nil {
-		return nil, err
-	}
-	enc := newEncoder(z, enum, prog)
-	if err := enc.replay(first.trace, nil, true, panicAt(prog, first)); err != nil {
-		return nil, err
-	}
-	deadline := start.Add(opts.Budget)
-	if enc.failing == 0 {
-		res.Notes = append(res.Notes, "no recognised check failed (recognised: `if cond { t.Error/Fatal... }` and testify assertions on integers, floats and Booleans in test code, index, slice and division panics in non-test code)")
-		return res, switchPredicates(ctx, prog, bin, t, first, deadline, opts, res)
-	}
-	enumerated := 0
-	refined := map[string]int{} // refinements per candidate location set
-	for {
-		left := time.Until(deadline)
-		if left <= 0 {
-			res.Notes = append(res.Notes, "time budget exhausted")
-			break
-		}
-		solveStart := time.Now()
-		var pending []mcs.Correction[int32]
-		var lastErr error
-		for c, err := range enum.Enumerate(ctx, mcs.Bounds{MaxSize: opts.MaxSize, Budget: left}) {
-			if err != nil {
-				lastErr = err
-				break
-			}
-			pending = append(pending, c)
-			break // one at a time: a refinement changes the formula
-		}
-		res.Solve += time.Since(solveStart)
-		if lastErr != nil {
-			if errors.Is(lastErr, mcs.ErrBudgetExhausted) {
-				res.Notes = append(res.Notes, "time budget exhausted")
-				break
-			}
-			if ctx.Err() != nil {
-				return nil, lastErr
-			}
-			// One solver call out of its time (a hard float formula, say)
-			// bounds this test's analysis like the budget, not the others'.
-			res.Notes = append(res.Notes, fmt.Sprintf("enumeration stopped: %v", lastErr))
-			break
-		}
-		if len(pending) == 0 {
-			if enumerated == 0 {
-				res.Notes = append(res.Notes, fmt.Sprintf("no fix of at most %d locations: the failing check does not depend on modelled values, or needs more locations", opts.MaxSize))
-			}
-			break
-		}
-		enumerated++
-		c := pending[0]
-		if len(c.Soft) == 0 {
-			res.Notes = append(res.Notes, "the formula is satisfiable without a fix: the failure is outside what is modelled")
-			break
-		}
-		if bin.runs >= opts.MaxRuns {
-			res.Notes = append(res.Notes, fmt.Sprintf("run bound (%d) reached", opts.MaxRuns))
-			break
-		}
-		solveStart = time.Now()
-		if m, err := enc.closestModel(c, 5*time.Second); err != nil {
-			return nil, err
-		} else if m != nil {
-			c.Model = m
-		}
-		res.Solve += time.Since(solveStart)
-		cand, force, err := enc.candidate(c)
-		if err != nil {
-			return nil, err
-		}
-		cand.force = force
-		run, err := bin.run(ctx, t.Test, force)
-		if err != nil {
-			return nil, err
-		}
-		// Refining the same locations again and again means their angelic
-		// path keeps unrolling a loop: bound it like the paper bounds loops.
-		tags := fmt.Sprint(c.Tags)
-		// A failing run that reaches what the formula lacks refines it; one
-		// that does not, or fails on values the formula does not model,
-		// excludes its values so that the next nearest are tried.
-		if !run.passed && !run.truncated && refined[tags] < maxRefinements {
-			refined[tags]++
-			panicked := panicAt(prog, run)
-			novel := enc.novel(run.trace, panicked)
-			enc.concrete = false
-			if novel {
-				forced := map[instKey]bool{}
-				for _, f := range force {
-					forced[instKey{f.Site, instance{f.Act, f.Local}}] = true
-				}
-				if err := enc.replay(run.trace, forced, false, panicked); err != nil {
-					return nil, err
-				}
-			}
-			if !novel || enc.concrete {
-				if err := enc.excludeValues(c.Tags, force); err != nil {
-					return nil, err
-				}
-			}
-		} else {
-			if refined[tags] >= maxRefinements && !run.passed {
-				res.Notes = append(res.Notes, fmt.Sprintf("refinement bound (%d) reached for %s", maxRefinements, describe(cand)))
-			}
-			cand.Verified = run.passed
-			if cand.Verified || opts.KeepUnverified {
-				res.Candidates = append(res.Candidates, cand)
-			}
-			if err := enum.Block(c); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if enumerated == 0 {
-		if err := switchPredicates(ctx, prog, bin, t, first, deadline, opts, res); err != nil {
-			return nil, err
-		}
 	}
 	sortCandidates(res.Candidates)
 	return res, nil
-}
-
-// candidate reads the angelic values of a correction from its model: every
-// encoded instance of each location is forced to its model value.
-func (e *encoder) candidate(c mcs.Correction[int32]) (Candidate, []forcedValue, error) {
-	var cand Candidate
-	var force []forcedValue
-	for _, id := range c.Tags {
-		s := e.prog.sites[id]
-		var orig, angelic []string
-		for _, inst := range e.instOf[id] {
-			k := instKey{id, inst}
-			v, err := modelValue(c.Model, e.vars[k], s)
-			if err != nil {
-				return cand, nil, fmt.Errorf("reading the angelic value of %s: %w", s.text, err)
-			}
-			force = append(force, forcedValue{Site: id, Act: inst.act, Local: inst.local, Value: v})
-			o, seen := e.original[k]
-			if seen && o == v && len(e.instOf[id]) > 1 {
-				continue
-			}
-			if seen {
-				orig = append(orig, render(s, o))
-			} else {
-				orig = append(orig, "?")
-			}
-			angelic = append(angelic, render(s, v))
-		}
-		cand.Locations = append(cand.Locations, Location{File: s.file, Line: s.pos.Line, Col: s.pos.Column,
-			EndLine: s.end.Line, EndCol: s.end.Column, Expr: s.text,
-			Original: strings.Join(orig, ", "), Angelic: strings.Join(angelic, ", ")})
-	}
-	sort.Slice(cand.Locations, func(i, j int) bool { return lessLocation(cand.Locations[i], cand.Locations[j]) })
-	return cand, force, nil
 }
 
 func describe(c Candidate) string {
@@ -367,31 +216,6 @@ func describe(c Candidate) string {
 		parts = append(parts, fmt.Sprintf("%s:%d %s", l.File, l.Line, l.Expr))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// modelValue reads a site's value from a model in the trace's encoding:
-// Booleans as 0 or 1, floats as their IEEE bits.
-func modelValue(m *z3.Model, v z3.Expr, s *site) (int64, error) {
-	switch valueKind(s.typ) {
-	case 'b':
-		b, err := m.Bool(v.AsBool())
-		if b {
-			return 1, err
-		}
-		return 0, err
-	case 'f':
-		if isFloat32(s.typ) {
-			f, err := m.Float32(v.AsFloat())
-			return int64(math.Float32bits(f)), err
-		}
-		f, err := m.Float64(v.AsFloat())
-		return int64(math.Float64bits(f)), err
-	}
-	if _, signed := bits(s.typ); signed {
-		return m.Int64(v.AsBV())
-	}
-	u, err := m.Uint64(v.AsBV())
-	return int64(u), err
 }
 
 // render prints a recorded value as Go would.

@@ -41,7 +41,7 @@ func buildInstrumented(ctx context.Context, mod *testbuild.Module, pkg, work str
 		return nil, err
 	}
 	defer mod.Hasher().Save()
-	prog, err := loadProgram(mod, pkg)
+	prog, err := loadProgram(mod, pkg, testbuild.SortedPaths(listing.Closure(p)))
 	if err != nil {
 		return nil, err
 	}

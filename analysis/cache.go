@@ -53,43 +53,33 @@ type cachedCandidate struct {
 	Sources map[string]string
 }
 
-// key hashes what the analysis of a test of pkg depends on.
-func (c *ResultCache) key(keys *testbuild.Keys, pkg *testbuild.Package, test string, opts Options) string {
+// Key hashes what the analysis of a test of pkg depends on.
+func (c *ResultCache) Key(keys *testbuild.Keys, pkg *testbuild.Package, test string, opts Options) string {
+	opts.defaults()
 	return testbuild.Bytes([]byte(fmt.Sprintf("%s\x00%s\x00%s\x00%+v\x00%s", cacheFormat, pkg.ImportPath, test, opts, keys.TestBinary(pkg))))
 }
 
 func (c *ResultCache) path(key string) string { return filepath.Join(c.dir, key+".json") }
 
-// get returns the cached result under key; an unreadable entry is a miss.
-func (c *ResultCache) get(key string) (TestResult, bool) {
+// Get returns the cached result under key; an unreadable entry is a miss.
+func (c *ResultCache) Get(key string) (TestResult, bool) {
 	data, err := os.ReadFile(c.path(key))
 	if err != nil {
 		return TestResult{}, false
 	}
-	var cr cachedResult
-	if err := json.Unmarshal(data, &cr); err != nil {
+	r, err := UnmarshalResult(data)
+	if err != nil {
 		os.Remove(c.path(key))
 		return TestResult{}, false
-	}
-	r := TestResult{Test: cr.Test, Package: cr.Package, Notes: cr.Notes,
-		Switched: cr.Switched, Runs: cr.Runs, Solve: cr.Solve, Total: cr.Total}
-	for _, cc := range cr.Candidates {
-		cand := cc.Candidate
-		cand.force, cand.sources = cc.Force, cc.Sources
-		r.Candidates = append(r.Candidates, cand)
 	}
 	return r, true
 }
 
-func (c *ResultCache) put(key string, r TestResult) error {
-	cr := cachedResult{Test: r.Test, Package: r.Package, Notes: r.Notes,
-		Switched: r.Switched, Runs: r.Runs, Solve: r.Solve, Total: r.Total}
-	for _, cand := range r.Candidates {
-		cr.Candidates = append(cr.Candidates, cachedCandidate{Candidate: cand, Force: cand.force, Sources: cand.sources})
-	}
-	data, err := json.Marshal(cr)
+// Put stores a result under key.
+func (c *ResultCache) Put(key string, r TestResult) error {
+	data, err := MarshalResult(r)
 	if err != nil {
-		return fmt.Errorf("encoding the analysis of %s: %w", r.Test, err)
+		return err
 	}
 	tmp, err := os.CreateTemp(c.dir, "entry-*")
 	if err != nil {
@@ -109,6 +99,38 @@ func (c *ResultCache) put(key string, r TestResult) error {
 		return fmt.Errorf("writing the analysis cache: %w", err)
 	}
 	return nil
+}
+
+// MarshalResult encodes a result whole, with the forced values and source
+// hashes Verify needs: the form results are cached in and passed between
+// processes.
+func MarshalResult(r TestResult) ([]byte, error) {
+	cr := cachedResult{Test: r.Test, Package: r.Package, Notes: r.Notes,
+		Switched: r.Switched, Runs: r.Runs, Solve: r.Solve, Total: r.Total}
+	for _, cand := range r.Candidates {
+		cr.Candidates = append(cr.Candidates, cachedCandidate{Candidate: cand, Force: cand.force, Sources: cand.sources})
+	}
+	data, err := json.Marshal(cr)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the analysis of %s: %w", r.Test, err)
+	}
+	return data, nil
+}
+
+// UnmarshalResult decodes what MarshalResult encoded.
+func UnmarshalResult(data []byte) (TestResult, error) {
+	var cr cachedResult
+	if err := json.Unmarshal(data, &cr); err != nil {
+		return TestResult{}, fmt.Errorf("decoding an analysis result: %w", err)
+	}
+	r := TestResult{Test: cr.Test, Package: cr.Package, Notes: cr.Notes,
+		Switched: cr.Switched, Runs: cr.Runs, Solve: cr.Solve, Total: cr.Total}
+	for _, cc := range cr.Candidates {
+		cand := cc.Candidate
+		cand.force, cand.sources = cc.Force, cc.Sources
+		r.Candidates = append(r.Candidates, cand)
+	}
+	return r, nil
 }
 
 // Cached is the outcome of AnalyzeCached.
@@ -141,8 +163,8 @@ func AnalyzeCached(ctx context.Context, c *ResultCache, mod *testbuild.Module, t
 			if pkg == nil {
 				return Cached{}, fmt.Errorf("%s is not a package of module %s", t.Package, mod.Path)
 			}
-			keys[i] = c.key(contentKeys, pkg, t.Test, opts)
-			if r, ok := c.get(keys[i]); ok {
+			keys[i] = c.Key(contentKeys, pkg, t.Test, opts)
+			if r, ok := c.Get(keys[i]); ok {
 				out.Results[i] = r
 				out.Cached[i] = true
 				out.Hits++
@@ -174,7 +196,7 @@ func AnalyzeCached(ctx context.Context, c *ResultCache, mod *testbuild.Module, t
 		}
 		out.Results[i] = r
 		if c != nil && ctx.Err() == nil {
-			if err := c.put(keys[i], r); err != nil {
+			if err := c.Put(keys[i], r); err != nil {
 				return Cached{}, err
 			}
 		}

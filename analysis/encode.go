@@ -1,3 +1,5 @@
+//go:build cgo
+
 package analysis
 
 import (
@@ -17,13 +19,6 @@ import (
 // function (counted per function) and the count within that activation.
 // Unlike a global count, it stays put when a forced value makes an earlier
 // loop run longer.
-type instance struct{ act, local int32 }
-
-type instKey struct {
-	site int32
-	inst instance
-}
-
 type joinKey struct {
 	site int32
 	inst instance
@@ -34,9 +29,10 @@ type joinKey struct {
 // instance replayed so far, shared by all the traces that reached it, so
 // that refinement only adds.
 type encoder struct {
-	z    *z3.Context
-	enum *mcs.Enumerator[int32]
-	prog *program
+	z        *z3.Context
+	enum     *mcs.Enumerator[int32]
+	prog     *program
+	deadline time.Time // the test's budget: a long trace stops being encoded there
 
 	ab       map[int32]z3.Bool
 	vars     map[instKey]z3.Expr  // value of a site instance
@@ -111,35 +107,6 @@ type activation struct {
 	parallel []func()
 	// operands holds the operands of assertions replayed so far.
 	operands map[*assertion][]operand
-}
-
-// sortOf is the solver sort of a Go type the formula models.
-func bits(t types.Type) (uint, bool) {
-	b := t.Underlying().(*types.Basic)
-	switch b.Kind() {
-	case types.Int8:
-		return 8, true
-	case types.Int16:
-		return 16, true
-	case types.Int32:
-		return 32, true
-	case types.Int64, types.Int, types.UntypedInt, types.UntypedRune:
-		return 64, true
-	case types.Uint8:
-		return 8, false
-	case types.Uint16:
-		return 16, false
-	case types.Uint32:
-		return 32, false
-	}
-	return 64, false
-}
-
-// isFloat32 reports whether t is float32; any other float type (an untyped
-// float constant included) is encoded as a float64.
-func isFloat32(t types.Type) bool {
-	b, ok := t.Underlying().(*types.Basic)
-	return ok && b.Kind() == types.Float32
 }
 
 // floatSort is the IEEE sort of a float type.
@@ -292,6 +259,9 @@ func direction(v int64) uint8 {
 func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, panicAt int) error {
 	var stack []*activation
 	for i, ev := range trace {
+		if i%1024 == 0 && !e.deadline.IsZero() && time.Now().After(e.deadline) {
+			return errBudget
+		}
 		if ev.site < 0 || int(ev.site) >= len(e.prog.sites) {
 			return fmt.Errorf("trace names unknown site %d", ev.site)
 		}

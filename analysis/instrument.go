@@ -31,25 +31,36 @@ type program struct {
 	tuple      string                       // prefix of the tuple helpers declared in instrumented files
 }
 
-// loadProgram loads pkgPath with its tests and the module packages it
-// depends on, and instruments every file of them into an overlay of mod.
-func loadProgram(mod *testbuild.Module, pkgPath string) (*program, error) {
+// loadProgram loads pkgPath with its tests and the module packages its test
+// binary is built from (roots, pkgPath among them), and instruments every
+// file of them into an overlay of mod. Only those are loaded from source;
+// every other package's types come from its export data, which keeps the
+// standard library's syntax out of memory.
+func loadProgram(mod *testbuild.Module, pkgPath string, roots []string) (*program, error) {
 	root := mod.Root
 	cfg := &packages.Config{
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedSyntax |
-			packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports | packages.NeedDeps | packages.NeedModule,
+			packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports | packages.NeedModule,
 		Dir:   root,
 		Env:   mod.Env(),
 		Tests: true,
 	}
-	pkgs, err := packages.Load(cfg, pkgPath)
+	pkgs, err := packages.Load(cfg, roots...)
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: %w", pkgPath, err)
 	}
+	// Only the module's own files are the analysis's concern (the test main
+	// the go command generates is not): other code that does not compile
+	// stops the build with its own message.
 	var errs []string
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		if p.Module == nil || !p.Module.Main {
+			return
+		}
 		for _, e := range p.Errors {
-			errs = append(errs, e.Error())
+			if e.Pos == "" || strings.HasPrefix(e.Pos, root+string(filepath.Separator)) {
+				errs = append(errs, e.Error())
+			}
 		}
 	})
 	if len(errs) > 0 {
@@ -65,7 +76,7 @@ func loadProgram(mod *testbuild.Module, pkgPath string) (*program, error) {
 	// hold the package's test files and type the other files identically.
 	var inModule []*packages.Package
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
-		if p.Module != nil && p.Module.Main {
+		if p.Module != nil && p.Module.Main && (p.PkgPath == pkgPath || p.ID == p.PkgPath) {
 			if p.PkgPath == pkgPath && prog.pkgDir == "" && len(p.GoFiles) > 0 {
 				prog.pkgDir = filepath.Dir(p.GoFiles[0])
 			}

@@ -1,10 +1,7 @@
 package analysis
 
 import (
-	"slices"
 	"strings"
-
-	"faultline/solver/z3"
 )
 
 // panicAt returns the index in a failing run's trace of the guarded
@@ -23,34 +20,4 @@ func panicAt(prog *program, run *runResult) int {
 		}
 	}
 	return -1
-}
-
-// excludeValues records that a forced run failed: these values at these
-// locations, with every other encoded location correct, are no fix. The
-// formula alone cannot tell when the failure lies in values it does not
-// model; excluding the values lets the search try the next nearest ones.
-func (e *encoder) excludeValues(tags []int32, force []forcedValue) error {
-	in := map[int32]bool{}
-	for _, id := range tags {
-		in[id] = true
-	}
-	var others []int32
-	for id := range e.ab {
-		if !in[id] {
-			others = append(others, id)
-		}
-	}
-	slices.Sort(others) // a deterministic formula gives deterministic models
-	var alt []z3.Bool
-	for _, id := range others {
-		alt = append(alt, e.ab[id])
-	}
-	for _, f := range force {
-		v, ok := e.vars[instKey{f.Site, instance{f.Act, f.Local}}]
-		if !ok {
-			continue
-		}
-		alt = append(alt, v.Eq(e.constant(e.prog.sites[f.Site].typ, f.Value)).Not())
-	}
-	return e.addHard(e.z.Or(alt...))
 }

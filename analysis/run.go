@@ -45,12 +45,17 @@ type runResult struct {
 // testBinary is an instrumented test binary and where its runs keep their
 // trace and forced values.
 type testBinary struct {
-	mod     *testbuild.Module
-	bin     *testbuild.Binary
-	workDir string
-	timeout time.Duration
-	runs    int
+	mod      *testbuild.Module
+	bin      *testbuild.Binary
+	workDir  string
+	timeout  time.Duration
+	deadline time.Time // no run goes past it (zero: none)
+	runs     int
 }
+
+// errBudget stops the analysis of a test whose time budget ran out in the
+// middle of a phase (a run, the encoding of a trace).
+var errBudget = errors.New("time budget exhausted")
 
 // buildTestBinary builds the package's instrumented test binary, or takes
 // the one built before from the same sources and instrumentation.
@@ -79,9 +84,20 @@ func (b *testBinary) run(ctx context.Context, test string, force []forcedValue) 
 		}
 		env = append(env, forceEnv+"="+forcePath)
 	}
-	out, err := b.mod.RunTest(ctx, b.bin, test, b.timeout, env)
+	timeout := b.timeout
+	if !b.deadline.IsZero() {
+		left := time.Until(b.deadline)
+		if left <= 0 {
+			return nil, errBudget
+		}
+		timeout = min(timeout, left)
+	}
+	out, err := b.mod.RunTest(ctx, b.bin, test, timeout, env)
 	if err != nil {
 		return nil, fmt.Errorf("running %s: %w", test, err)
+	}
+	if out.Verdict == testbuild.Timeout && !b.deadline.IsZero() && !time.Now().Before(b.deadline) {
+		return nil, errBudget // killed by the budget, not by its own timeout
 	}
 	res := &runResult{passed: out.Passed, output: out.Output, elapsed: out.Elapsed}
 	res.trace, err = readTrace(tracePath)

@@ -80,3 +80,40 @@ type function struct {
 	results      []types.Type
 	tracked      map[*types.Var]bool
 }
+
+type instance struct{ act, local int32 }
+
+type instKey struct {
+	site int32
+	inst instance
+}
+
+// bits is the width of an integer type the formula models, and whether it
+// is signed.
+func bits(t types.Type) (uint, bool) {
+	b := t.Underlying().(*types.Basic)
+	switch b.Kind() {
+	case types.Int8:
+		return 8, true
+	case types.Int16:
+		return 16, true
+	case types.Int32:
+		return 32, true
+	case types.Int64, types.Int, types.UntypedInt, types.UntypedRune:
+		return 64, true
+	case types.Uint8:
+		return 8, false
+	case types.Uint16:
+		return 16, false
+	case types.Uint32:
+		return 32, false
+	}
+	return 64, false
+}
+
+// isFloat32 reports whether t is float32; any other float type (an untyped
+// float constant included) is encoded as a float64.
+func isFloat32(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Kind() == types.Float32
+}

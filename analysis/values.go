@@ -1,8 +1,11 @@
+//go:build cgo
+
 package analysis
 
 import (
 	"fmt"
 	"go/types"
+	"slices"
 	"time"
 
 	"faultline/solver/mcs"
@@ -104,4 +107,179 @@ func (e *encoder) readableFloat(opt *z3.Optimize, v z3.Float, t types.Type) erro
 		}
 	}
 	return nil
+}
+
+// narrow moves a model's integer values as close to the recorded ones as
+// the formula allows: a binary search on the largest distance of any
+// changed instance from its recorded value, each step one solver call with
+// exactly the correction's locations abnormal. The soft constraints of
+// closestModel only reach so far; a loop bound that needs another hundred
+// thousand gets exactly that rather than any larger value. It returns m
+// unchanged when there is nothing to narrow or time runs out first.
+func (e *encoder) narrow(c mcs.Correction[int32], m *z3.Model, deadline time.Time) (*z3.Model, error) {
+	type changed struct {
+		v    z3.BV
+		o    z3.BV
+		n    uint
+		dist uint64
+	}
+	var moved []changed
+	var widest uint64
+	for _, id := range c.Tags {
+		s := e.prog.sites[id]
+		if valueKind(s.typ) != 'i' {
+			continue
+		}
+		n, _ := bits(s.typ)
+		for _, inst := range e.instOf[id] {
+			k := instKey{id, inst}
+			orig, ok := e.original[k]
+			if !ok {
+				continue
+			}
+			v := e.vars[k].AsBV()
+			got, err := m.Uint64(v)
+			if err != nil {
+				return m, nil
+			}
+			d := ringDistance(got, uint64(orig), n)
+			if d == 0 {
+				continue
+			}
+			moved = append(moved, changed{v: v, o: e.constant(s.typ, orig).AsBV(), n: n, dist: d})
+			widest = max(widest, d)
+		}
+	}
+	if widest <= nearEnough {
+		return m, nil // closestModel's soft constraints reach this far
+	}
+	s, err := e.z.NewSolver()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Assert(e.hards...); err != nil {
+		return nil, err
+	}
+	in := map[int32]bool{}
+	for _, id := range c.Tags {
+		in[id] = true
+	}
+	for id, ab := range e.ab {
+		b := ab
+		if !in[id] {
+			b = ab.Not()
+		}
+		if err := s.Assert(b); err != nil {
+			return nil, err
+		}
+	}
+	lo, hi, best := uint64(0), widest, m
+	for lo < hi && time.Now().Before(deadline) {
+		mid := lo + (hi-lo)/2
+		if err := s.Push(); err != nil {
+			return nil, err
+		}
+		for _, ch := range moved {
+			bound := e.z.BVUint(mid, ch.n)
+			if ch.n < 64 && mid >= 1<<ch.n {
+				bound = e.z.BVUint(1<<ch.n-1, ch.n)
+			}
+			// On the ring of n-bit values: v - o <= mid or o - v <= mid.
+			if err := s.Assert(e.z.Or(ch.v.Sub(ch.o).ULE(bound), ch.o.Sub(ch.v).ULE(bound))); err != nil {
+				return nil, err
+			}
+		}
+		r, err := s.Check()
+		if err != nil {
+			return nil, err
+		}
+		switch r {
+		case z3.Sat:
+			if best, err = s.Model(); err != nil {
+				return nil, err
+			}
+			hi = mid
+		case z3.Unsat:
+			lo = mid + 1
+		default:
+			lo = hi // out of time: keep the best so far
+		}
+		if err := s.Pop(1); err != nil {
+			return nil, err
+		}
+	}
+	return best, nil
+}
+
+// nearEnough is the largest distance closestModel's soft constraints tell
+// apart; values within it are left as they are.
+const nearEnough = 1 << 16
+
+// ringDistance is the distance of two n-bit values on the ring of n-bit
+// integers: how far one must move, up or down with wrapping, to reach the
+// other.
+func ringDistance(a, b uint64, n uint) uint64 {
+	mask := ^uint64(0)
+	if n < 64 {
+		mask = 1<<n - 1
+	}
+	up, down := (a-b)&mask, (b-a)&mask
+	return min(up, down)
+}
+
+// extreme reports whether an angelic integer value lies at the far end of
+// its type's range (the outer 1/256 of it): only such a value makes the
+// test pass, which says more about the test than about the fix.
+func extreme(s *site, v int64) bool {
+	if valueKind(s.typ) != 'i' {
+		return false
+	}
+	n, signed := bits(s.typ)
+	if signed {
+		half := uint64(1) << (n - 1)
+		limit := max(half>>8, 1)
+		if n < 64 {
+			v = v << (64 - n) >> (64 - n)
+		}
+		if v >= 0 {
+			return uint64(v) >= half-limit
+		}
+		return uint64(-(v + 1)) >= half-limit // -v-1 cannot overflow
+	}
+	u, top := uint64(v), ^uint64(0)
+	if n < 64 {
+		top = 1<<n - 1
+		u &= top
+	}
+	return u >= top-max(top>>8, 1)+1
+}
+
+// excludeValues records that a forced run failed: these values at these
+// locations, with every other encoded location correct, are no fix. The
+// formula alone cannot tell when the failure lies in values it does not
+// model; excluding the values lets the search try the next nearest ones.
+func (e *encoder) excludeValues(tags []int32, force []forcedValue) error {
+	in := map[int32]bool{}
+	for _, id := range tags {
+		in[id] = true
+	}
+	var others []int32
+	for id := range e.ab {
+		if !in[id] {
+			others = append(others, id)
+		}
+	}
+	slices.Sort(others) // a deterministic formula gives deterministic models
+	var alt []z3.Bool
+	for _, id := range others {
+		alt = append(alt, e.ab[id])
+	}
+	for _, f := range force {
+		v, ok := e.vars[instKey{f.Site, instance{f.Act, f.Local}}]
+		if !ok {
+			continue
+		}
+		alt = append(alt, v.Eq(e.constant(e.prog.sites[f.Site].typ, f.Value)).Not())
+	}
+	return e.addHard(e.z.Or(alt...))
 }

@@ -70,7 +70,7 @@ func Verify(ctx context.Context, mod *testbuild.Module, t Target, c Candidate, o
 	if err := sameSources(c.sources, now); err != nil {
 		return Verification{}, err
 	}
-	prog, err := loadProgram(mod, t.Package)
+	prog, err := loadProgram(mod, t.Package, testbuild.SortedPaths(listing.Closure(pkg)))
 	if err != nil {
 		return Verification{}, err
 	}

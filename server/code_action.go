@@ -56,7 +56,7 @@ func codeAction(ctx context.Context, s *Server, p *protocol.CodeActionParams) ([
 				Kind:  &kind,
 				Edit:  edit,
 			})
-			if _, ok := snap.findings.verifier(fix.ID); ok {
+			if _, _, ok := snap.findings.fix(fix.ID); ok {
 				action, err := verifyFixAction(p.TextDocument.URI, fix, kind)
 				if err != nil {
 					return nil, err

@@ -6,13 +6,15 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+
+	"faultline/spectra"
 )
 
 // didChangeConfiguration takes settings pushed by the client, or pulls them
 // when the client only signals a change (settings null), as VS Code does.
 func didChangeConfiguration(ctx context.Context, s *Server, p *protocol.DidChangeConfigurationParams) error {
 	if len(p.Settings) == 0 || string(p.Settings) == "null" {
-		go s.pullSettings(s.ctx)
+		s.spawn("reading the settings", func() { s.pullSettings(s.ctx) })
 		return nil
 	}
 	return s.setSettings(p.Settings)
@@ -58,8 +60,11 @@ func (s *Server) setSettings(raw []byte) error {
 			if next.Formula != old.Formula || next.Top != old.Top || next.Threshold != old.Threshold || next.Angelic != old.Angelic {
 				v.rebuild()
 			}
-			if next.AutoRun && !old.AutoRun {
+			// BlockRank needs edge profiles, which a run collects.
+			if next.AutoRun && (!old.AutoRun || spectra.IsBlockRank(next.Formula) && !spectra.IsBlockRank(old.Formula)) {
 				v.runNow()
+			} else if next.Trust == trustAlways && old.Trust != trustAlways {
+				v.resume() // what waited for consent
 			}
 		}
 	}

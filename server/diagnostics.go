@@ -31,10 +31,10 @@ func (s *Server) diagnose(v *view) {
 		cancel()
 		return
 	}
-	go func() {
+	s.spawn("publishing diagnostics", func() {
 		defer cancel()
 		s.publish(ctx, v, s.computeDiagnostics(ctx, snap))
-	}()
+	})
 }
 
 // diagnoseFile republishes the views showing diagnostics for path, after its

@@ -35,6 +35,15 @@ local ok, err = pcall(function()
     cmd = { env("FL_BIN"), "serve" },
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = "e2e" } },
+    handlers = {
+      -- The server asks before it runs the module's tests: say yes.
+      ["window/showMessageRequest"] = function(_, params)
+        for _, action in ipairs(params.actions) do
+          if action.title == "Run this time" then return action end
+        end
+        return vim.NIL
+      end,
+    },
   })
   if not id then finish(1, "vim.lsp.start_client failed") end
   vim.cmd("edit " .. vim.fn.fnameescape(file))

@@ -74,7 +74,7 @@ func TestRealEngine(t *testing.T) {
 
 	runner := startServer(t, Options{Open: open})
 	yes := true
-	runner.initialize(dir, "", protocol.ClientCapabilities{Window: &protocol.WindowClientCapabilities{WorkDoneProgress: &yes}})
+	runner.initialize(dir, "", withExtensions(protocol.ClientCapabilities{Window: &protocol.WindowClientCapabilities{WorkDoneProgress: &yes}}))
 	runner.waitDiagnostics("the fault flagged by the runner", src, isBug)
 	follower.waitDiagnostics("the fault flagged by the follower, from the store", src, isBug)
 
@@ -138,4 +138,82 @@ func writeFile(t *testing.T, u uri.URI, text string) {
 	if err := os.WriteFile(u.FsPath(), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// crashModule's At forgets to check the upper bound: the failing test
+// panics inside At's last block, which BlockRank sees as runs that enter
+// the block and never leave it.
+const crashModule = `
+-- go.mod --
+module example.com/crash
+
+go 1.26
+-- at/at.go --
+package at
+
+// At returns xs[i], or 0 when i is out of range.
+func At(xs []int, i int) int {
+	if i < 0 {
+		return 0
+	}
+	return xs[i]
+}
+-- at/at_test.go --
+package at
+
+import "testing"
+
+func TestIn(t *testing.T) {
+	if At([]int{1, 2}, 1) != 2 {
+		t.Fatal("At(1)")
+	}
+}
+
+func TestNegative(t *testing.T) {
+	if At([]int{1}, -1) != 0 {
+		t.Fatal("At(-1)")
+	}
+}
+
+func TestOut(t *testing.T) {
+	if At([]int{1}, 0) != 1 || At([]int{1}, 3) != 0 {
+		t.Fatal("At(3)")
+	}
+}
+`
+
+// TestRealEngineBlockRank ranks by BlockRank, which makes the runs collect
+// edge profiles, and explains the crashing block's score on hover.
+func TestRealEngineBlockRank(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test on a module; skipped with -short")
+	}
+	dir, cache := t.TempDir(), t.TempDir()
+	writeArchive(t, dir, crashModule)
+	open := func(d string) (Workspace, error) { return spectra.Open(d, spectra.Options{CacheDir: cache}) }
+	src := uri.File(filepath.Join(dir, "at", "at.go"))
+	c := startServer(t, Options{Open: open})
+	c.initialize(dir, `{"formula":"blockrank"}`, protocol.ClientCapabilities{})
+	// At's first block (the if) gets its score back from the crashing
+	// block, with which it ties.
+	c.waitDiagnostics("the crashing line among the first", src, func(d []protocol.Diagnostic) bool {
+		for _, x := range d {
+			if x.Range.Start.Line == 7 && strings.Contains(string(x.Message.(protocol.String)), "(blockrank), rank 2 (tied 1–2)") {
+				return true
+			}
+		}
+		return false
+	})
+	var h protocol.Hover
+	c.mustCall(protocol.MethodTextDocumentHover, hoverAt(src, 7), &h)
+	text := h.Contents.(*protocol.MarkupContent).Value
+	// The failing test calls At twice, the passing ones once: a failing
+	// run enters the last block 1.5 times more (I), and one of its three
+	// entries ends in a panic (T = 2/3): BR = 1/3 · 1.5.
+	for _, want := range []string{"**BlockRank** 0.5:", "of `At` (IfDone, line 8)", "1.5 times more", "T = 0.667 of all entries leave it", "33.3 % of the entries end in it"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("hover lacks %q:\n%s", want, text)
+		}
+	}
+	c.shutdown()
 }

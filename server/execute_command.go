@@ -85,6 +85,7 @@ func runCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, error
 	}
 	var runs []*run
 	for _, v := range views {
+		s.consent.give(v.root) // asking for a run is consent
 		runs = append(runs, v.runNow())
 	}
 	var res runResult

@@ -3,12 +3,16 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"faultline/analysis"
+	"faultline/internal/localize"
 	"faultline/spectra"
 )
 
@@ -180,4 +184,66 @@ func noEngine(t testing.TB) OpenFunc {
 	return func(dir string) (Workspace, error) {
 		return nil, errors.New("no engine in this test")
 	}
+}
+
+// fakeLocalizer stands in for the localization service in tests of the
+// protocol surface: its analysis finds the given results at once, and it
+// verifies a candidate by its angelic value.
+type fakeLocalizer struct {
+	t       testing.TB
+	results []analysis.TestResult
+	passes  string // the angelic value Verify lets pass
+	panics  bool   // Localize panics
+
+	mu       sync.Mutex
+	verified []string // the angelic value of each candidate verified
+}
+
+func (f *fakeLocalizer) open(Workspace) (Localizer, error) { return f, nil }
+
+func (f *fakeLocalizer) Localize(ctx context.Context, m *spectra.Matrix, opts localize.Options, progress func(*localize.Localization)) (*localize.Localization, error) {
+	if f.panics {
+		panic("a localizer that panics")
+	}
+	r, err := spectra.RankLines(m, opts.Formula)
+	if err != nil {
+		return nil, err
+	}
+	loc := &localize.Localization{Matrix: m, Formula: r, Ranking: localize.Combine(r, f.results),
+		Angelic: &localize.Angelic{Failing: 1, Analyzed: len(f.results), Results: f.results}}
+	progress(loc)
+	return loc, nil
+}
+
+func (f *fakeLocalizer) Verify(ctx context.Context, t analysis.Target, c analysis.Candidate, opts localize.Options) (analysis.Verification, error) {
+	value := c.Locations[0].Angelic
+	f.mu.Lock()
+	f.verified = append(f.verified, value)
+	f.mu.Unlock()
+	v := analysis.Verification{Test: t.Test, Passed: value == f.passes, Duration: 1500 * time.Millisecond}
+	if !v.Passed {
+		v.Output = "    a_test.go:7: Next(1) != 2"
+	}
+	return v, nil
+}
+
+func (f *fakeLocalizer) verifications() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.verified)
+}
+
+// fakeFix is a candidate of fakeModule's TestNextPositive writing value in
+// place of the 2 of line 6, as the analysis reports it: with the forced
+// values that make it verifiable.
+func fakeFix(t testing.TB, value string, verified bool) analysis.TestResult {
+	t.Helper()
+	data := fmt.Sprintf(`{"Test":"TestNextPositive","Package":"example.com/fake","Candidates":[{"verified":%v,
+		"locations":[{"file":"a.go","line":6,"col":14,"endLine":6,"endCol":15,"expr":"2","original":"2","angelic":%q}],
+		"Force":[{"Site":1,"Act":1,"Local":1,"Value":1}],"Sources":{"a.go":"hash"}}]}`, verified, value)
+	r, err := analysis.UnmarshalResult([]byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

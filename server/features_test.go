@@ -19,9 +19,9 @@ func TestFeatures(t *testing.T) {
 	dir, fake := newFakeModule(t)
 	c := startServer(t, Options{Open: fake.open})
 	yes := true
-	c.initialize(dir, `{"faultline":{"top":5}}`, protocol.ClientCapabilities{
+	c.initialize(dir, `{"faultline":{"top":5}}`, withExtensions(protocol.ClientCapabilities{
 		Window: &protocol.WindowClientCapabilities{WorkDoneProgress: &yes},
-	})
+	}))
 	src := uri.File(filepath.Join(dir, "a.go"))
 	testFile := uri.File(filepath.Join(dir, "a_test.go"))
 

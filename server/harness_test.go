@@ -18,6 +18,8 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 	"golang.org/x/tools/txtar"
+
+	"faultline/internal/trust"
 )
 
 // waitLimit bounds every wait for the server. It only turns a hang into a
@@ -43,10 +45,16 @@ type testClient struct {
 	requests []string        // methods of server-to-client requests
 	config   json.RawMessage // answer to workspace/configuration
 	arrived  chan struct{}   // signalled when a note arrives
+	// answer picks the reply to window/showMessageRequest (nil: the
+	// first action); it runs off the client's read loop and may block.
+	answer func(protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error)
 }
 
 func startServer(t *testing.T, opts Options) *testClient {
 	t.Helper()
+	if opts.Trust == nil {
+		opts.Trust = testTrustList(t)
+	}
 	serverEnd, clientEnd := net.Pipe()
 	srv := New(opts)
 	c := &testClient{t: t, srv: srv, serveErr: make(chan error, 1), arrived: make(chan struct{}, 1), config: json.RawMessage("null")}
@@ -68,6 +76,10 @@ func startServer(t *testing.T, opts Options) *testClient {
 func (c *testClient) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	method := strings.Clone(req.Method())
 	if req.IsCall() {
+		// Answer off the read loop, as an editor does: over the unbuffered
+		// pipe, a reply written while the server writes its own would block
+		// both sides.
+		jsonrpc2.Async(ctx)
 		c.mu.Lock()
 		c.requests = append(c.requests, method)
 		config := c.config
@@ -81,6 +93,8 @@ func (c *testClient) handle(ctx context.Context, req *jsonrpc2.Request) (any, er
 			return []json.RawMessage{config}, nil
 		case protocol.MethodWindowWorkDoneProgressCreate, protocol.MethodWorkspaceInlayHintRefresh, protocol.MethodWorkspaceCodeLensRefresh:
 			return nil, nil
+		case protocol.MethodWindowShowMessageRequest:
+			return c.answerQuestion(req.Params())
 		}
 		return nil, jsonrpc2.ErrMethodNotFound
 	}
@@ -92,6 +106,34 @@ func (c *testClient) handle(ctx context.Context, req *jsonrpc2.Request) (any, er
 	default:
 	}
 	return nil, nil
+}
+
+// answerQuestion replies to window/showMessageRequest as c.answer says.
+func (c *testClient) answerQuestion(raw jsonrpc2.RawMessage) (any, error) {
+	var p protocol.ShowMessageRequestParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	answer := c.answer
+	c.mu.Unlock()
+	if answer == nil {
+		if len(p.Actions) == 0 {
+			return nil, nil
+		}
+		return p.Actions[0], nil
+	}
+	item, err := answer(p)
+	if item == nil || err != nil {
+		return nil, err // null: the question was dismissed
+	}
+	return item, nil
+}
+
+// testTrustList is an empty trust list of the test's own, so no test
+// reads or writes the user's.
+func testTrustList(t testing.TB) *trust.Store {
+	return trust.At(filepath.Join(t.TempDir(), "trusted.json"))
 }
 
 func (c *testClient) call(method string, params, result any) error {

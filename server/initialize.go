@@ -29,6 +29,7 @@ func initialize(ctx context.Context, s *Server, p *protocol.InitializeParams) (*
 		s.client.logf(protocol.MessageTypeWarning, "initializationOptions: %v", err)
 	}
 	s.settings = st
+	s.consent.readClientTrust(p.InitializationOptions)
 	s.folders = initialFolders(p)
 	s.state = stateInitialized
 
@@ -76,6 +77,7 @@ func readClientCaps(c *protocol.ClientCapabilities) clientCaps {
 		caps.inlayHintRefresh = w.InlayHint != nil && w.InlayHint.RefreshSupport != nil && *w.InlayHint.RefreshSupport
 		caps.codeLensRefresh = w.CodeLens != nil && w.CodeLens.RefreshSupport != nil && *w.CodeLens.RefreshSupport
 	}
+	caps.extensions = readExtensions(c.Experimental)
 	if c.General != nil && slices.Contains(c.General.PositionEncodings, protocol.PositionEncodingKindUTF8) {
 		caps.encoding = encUTF8 // no conversion needed: Go source is UTF-8
 	}

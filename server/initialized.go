@@ -15,7 +15,7 @@ import (
 // settings and opens the modules of the workspace folders. Both may wait on
 // the client or the disk, so they run off the read loop.
 func initialized(ctx context.Context, s *Server, _ *protocol.InitializedParams) error {
-	go func() {
+	s.spawn("opening the workspace folders", func() {
 		s.pullSettings(s.ctx)
 		s.mu.Lock()
 		folders := slices.Clone(s.folders)
@@ -23,7 +23,7 @@ func initialized(ctx context.Context, s *Server, _ *protocol.InitializedParams) 
 		for _, f := range folders {
 			s.addFolder(f)
 		}
-	}()
+	})
 	return nil
 }
 

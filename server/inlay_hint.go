@@ -9,11 +9,10 @@ import (
 // hintKey identifies the hints of one file: results of one snapshot (and its
 // findings so far) shown on one content of the file.
 type hintKey struct {
-	root     string
-	seq      uint64
-	findings int
-	rel      string
-	content  contentHash
+	root    string
+	seq     uint64
+	rel     string
+	content contentHash
 }
 
 // inlayHint shows score and rank at the end of each suspicious line in the
@@ -28,7 +27,7 @@ func inlayHint(ctx context.Context, s *Server, p *protocol.InlayHintParams) ([]p
 	if !ok {
 		return nil, nil
 	}
-	key := hintKey{snap.root, snap.seq, snap.findings.size(), rel, f.hash}
+	key := hintKey{snap.root, snap.seq, rel, f.hash}
 	all, ok := s.hints.get(key)
 	if !ok {
 		all = s.fileHints(snap, rel, ft)

@@ -25,7 +25,11 @@ type statusParams struct {
 	Message string `json:"message"`
 }
 
-func (s *Server) status(p statusParams) { s.client.notify(methodStatus, &p) }
+func (s *Server) status(p statusParams) {
+	if s.wants(methodStatus) {
+		s.client.notify(methodStatus, &p)
+	}
+}
 
 type rankingChangedParams struct {
 	Root   string       `json:"root"`
@@ -66,7 +70,7 @@ func (s *Server) announce(v *view, snap *snapshot) {
 		l := snap.ranking.Lines[snap.flagged[0]]
 		changed.Top = &topLocation{URI: string(snap.fileURI(l.File)), Line: l.Line, Score: l.Score}
 	}
-	if v.rankingChanged(snap) {
+	if v.rankingChanged(snap) && s.wants(methodRankingChanged) {
 		s.client.notify(methodRankingChanged, &changed)
 	}
 	s.refreshPulled()
@@ -81,7 +85,7 @@ func (s *Server) refreshPulled() {
 	if !hints && !lenses {
 		return
 	}
-	go func() {
+	s.spawn("refreshing hints and lenses", func() {
 		ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
 		defer cancel()
 		if hints {
@@ -90,47 +94,7 @@ func (s *Server) refreshPulled() {
 		if lenses {
 			_ = s.client.call(ctx, protocol.MethodWorkspaceCodeLensRefresh, nil, nil)
 		}
-	}()
-}
-
-// analyze runs the providers on a new snapshot in the background, when the
-// "angelic" setting is on (the analysis costs solver time and memory); their
-// findings appear in hints, lenses and code actions as they arrive.
-func (s *Server) analyze(v *view, snap *snapshot) {
-	if len(s.opts.Providers) == 0 {
-		return
-	}
-	// Findings of an older snapshot are stale: stop computing them.
-	ctx, cancel := context.WithCancel(v.ctx)
-	v.mu.Lock()
-	if v.analysis != nil {
-		v.analysis()
-	}
-	v.analysis = cancel
-	v.mu.Unlock()
-	if len(snap.flagged) == 0 || !snap.settings.Angelic {
-		return
-	}
-	in := AnalysisInput{Root: snap.root, Matrix: snap.matrix, Ranking: snap.ranking}
-	for _, i := range snap.flagged {
-		in.Suspects = append(in.Suspects, snap.ranking.Lines[i])
-	}
-	for _, p := range s.opts.Providers {
-		go func() {
-			f, err := p.Analyze(ctx, in)
-			if err != nil {
-				if ctx.Err() == nil {
-					s.client.logf(protocol.MessageTypeWarning, "%s: %v", p.Name(), err)
-				}
-				return
-			}
-			if ctx.Err() != nil {
-				return
-			}
-			snap.findings.add(p, f)
-			s.refreshPulled()
-		}()
-	}
+	})
 }
 
 // rankingChanged reports whether snap ranks differently from the snapshot
@@ -140,7 +104,7 @@ func (v *view) rankingChanged(snap *snapshot) bool {
 	fmt.Fprintf(&b, "%s %d %d %d|", snap.ranking.Formula, snap.ranking.Failed, snap.ranking.Passed, len(snap.ranking.Lines))
 	for _, l := range snap.ranking.Lines {
 		if l.EF > 0 {
-			fmt.Fprintf(&b, "%s:%d:%g:%d;", l.File, l.Line, l.Score, l.Rank)
+			fmt.Fprintf(&b, "%s:%d:%g:%d:%d;", l.File, l.Line, l.Score, l.Rank, l.Fixes)
 		}
 	}
 	digest := b.String()

@@ -3,7 +3,9 @@ package server
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -56,7 +58,39 @@ func (snap *snapshot) diagnosticMessage(i int) string {
 	if names := testNames(snap.matrix, runs.passing, 3); names != "" {
 		fmt.Fprintf(&b, " (%s)", names)
 	}
+	if snap.findings != nil {
+		writeAngelicLines(&b, snap.findings.fixesTouching(l.File, l.Line))
+	}
 	return b.String()
+}
+
+// maxFixesShown bounds the angelic fixes a diagnostic lists.
+const maxFixesShown = 3
+
+// writeAngelicLines adds one line per distinct fix candidate, verified ones
+// first, e.g. "angelic fix: rate ⇒ 70 (TestRent passes when forced)".
+func writeAngelicLines(b *strings.Builder, fixes []FixCandidate) {
+	slices.SortStableFunc(fixes, func(x, y FixCandidate) int {
+		switch {
+		case x.Verified == y.Verified:
+			return 0
+		case x.Verified:
+			return -1
+		}
+		return 1
+	})
+	seen := make(map[string]bool)
+	for _, f := range fixes {
+		if seen[f.Title] {
+			continue
+		}
+		if len(seen) == maxFixesShown {
+			fmt.Fprintf(b, "\n(more angelic fixes in the hover)")
+			return
+		}
+		seen[f.Title] = true
+		fmt.Fprintf(b, "\nangelic fix: %s", f.Title)
+	}
 }
 
 // testNames lists up to max test names, saying how many more there are.
@@ -144,9 +178,34 @@ func (snap *snapshot) hoverText(i int) string {
 		}
 		fmt.Fprintf(&b, "| %s%s | %.4g |\n", name, mark, f.Score(counts))
 	}
+	if l.BlockRank != nil {
+		b.WriteString(blockRankText(l.Score, l.BlockRank))
+	}
 	if names := testNames(snap.matrix, snap.executing(i).failing, 10); names != "" {
 		fmt.Fprintf(&b, "\nFailing tests that run this line: %s\n", names)
 	}
+	return b.String()
+}
+
+// blockRankText explains a line's BlockRank score: its block and the two
+// parts of the score, and when runs stop in the block, that they do.
+func blockRankText(score float64, br *spectra.BlockRankLine) string {
+	var b strings.Builder
+	lines := fmt.Sprintf("line %d", br.FirstLine)
+	if br.LastLine != br.FirstLine {
+		lines = fmt.Sprintf("lines %d–%d", br.FirstLine, br.LastLine)
+	}
+	fmt.Fprintf(&b, "\n**BlockRank** %.4g: block %d of `%s` (%s, %s) = %.4g passed back by its successors (T·ΣW·BR) + %.4g of its own ((1−T)·I)\n\n",
+		score, br.Block, br.Function, br.Kind, lines, br.Successors, br.Local)
+	more := "more"
+	if br.I < 0 {
+		more = "fewer"
+	}
+	fmt.Fprintf(&b, "A failing run enters it %.3g times %s than a passing run on average (I); T = %.3g of all entries leave it", math.Abs(br.I), more, br.T)
+	if br.T < 1 {
+		fmt.Fprintf(&b, ": %.3g %% of the entries end in it (a panic, an exit, or a test killed while in it)", 100*(1-br.T))
+	}
+	b.WriteString(".\n")
 	return b.String()
 }
 

@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"go.lsp.dev/uri"
+
+	"faultline/spectra"
 )
 
 // methodRanking is the custom request returning the ranked list, for an
@@ -17,6 +19,7 @@ type rankingParams struct {
 
 type rankingResult struct {
 	Formula string        `json:"formula"`
+	Order   string        `json:"order"` // "formula", or "combined" once verified angelic fixes order it
 	Failed  int           `json:"failed"`
 	Passed  int           `json:"passed"`
 	Lines   []rankingLine `json:"lines"`
@@ -36,6 +39,7 @@ type rankingLine struct {
 	EP    int     `json:"ep"`
 	NF    int     `json:"nf"`
 	NP    int     `json:"np"`
+	Fixes int     `json:"fixes,omitempty"` // analysed failing tests a verified angelic value here makes pass
 }
 
 func ranking(ctx context.Context, s *Server, p *rankingParams) (*rankingResult, error) {
@@ -54,13 +58,16 @@ func ranking(ctx context.Context, s *Server, p *rankingParams) (*rankingResult, 
 // rankingOf lists the lines the failing tests run, best first, across the
 // given views.
 func rankingOf(views []*view, s *Server) *rankingResult {
-	res := &rankingResult{Formula: s.currentSettings().Formula, Lines: []rankingLine{}}
+	res := &rankingResult{Formula: s.currentSettings().Formula, Order: spectra.OrderFormula, Lines: []rankingLine{}}
 	for _, v := range views {
 		snap := v.snapshot()
 		if snap == nil || snap.buildErrors != "" {
 			continue
 		}
 		res.Formula = snap.ranking.Formula
+		if snap.ranking.Order == spectra.OrderCombined {
+			res.Order = spectra.OrderCombined
+		}
 		res.Failed += snap.ranking.Failed
 		res.Passed += snap.ranking.Passed
 		if snap.ranking.Failed == 0 {
@@ -80,7 +87,7 @@ func rankingOf(views []*view, s *Server) *rankingResult {
 			}
 			res.Lines = append(res.Lines, rankingLine{
 				URI: string(f.uri), File: l.File, Line: cur + 1, Score: l.Score, Rank: l.Rank,
-				Tie: l.Tie, EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP,
+				Tie: l.Tie, EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP, Fixes: l.Fixes,
 			})
 		}
 	}

@@ -32,6 +32,9 @@ type rawClient struct {
 func startRaw(t testing.TB, opts Options) *rawClient {
 	serverEnd, clientEnd := net.Pipe()
 	r := &rawClient{conn: clientEnd, in: bufio.NewReader(clientEnd), done: make(chan error, 1), frames: make(chan []byte, 1024), wait: waitLimit}
+	if opts.Trust == nil {
+		opts.Trust = testTrustList(t)
+	}
 	go func() { r.done <- New(opts).Serve(context.Background(), serverEnd) }()
 	go func() {
 		defer close(r.frames)

@@ -13,6 +13,9 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+
+	"faultline/internal/bug"
+	"faultline/internal/trust"
 )
 
 // Options configure a Server.
@@ -23,11 +26,15 @@ type Options struct {
 	// Debounce is how long a save waits for further saves before tests are
 	// recollected; zero means 300ms.
 	Debounce time.Duration
-	// Providers contribute analysis results (angelic values, fix
-	// candidates) on top of the spectrum ranking.
-	Providers []Provider
+	// Localizer makes the localization service of a module (the angelic
+	// analysis and the combined order); nil means the real service for the
+	// real engine.
+	Localizer OpenLocalizerFunc
 	// Version is reported in serverInfo.
 	Version string
+	// Trust is the user's list of trusted modules; nil means the one in
+	// the user's configuration directory.
+	Trust *trust.Store
 }
 
 type lifecycleState int
@@ -47,12 +54,14 @@ type Server struct {
 	opts     Options
 	registry map[string]method
 	cancels  *cancels
+	consent  *consent
 	client   *client
 	cache    *contentCache
 	mappings *lru[mappingKey, *fileText]
 	hints    *lru[hintKey, []protocol.InlayHint]
 
-	pubMu       sync.Mutex // serializes diagnostics passes
+	pubMu       sync.Mutex     // serializes diagnostics passes
+	analyses    sync.WaitGroup // localizations, which start processes; see startAnalysis
 	progressSeq atomic.Int64
 
 	ctx    context.Context // the session's lifetime; background work hangs off it
@@ -61,12 +70,16 @@ type Server struct {
 
 	mu       sync.Mutex
 	state    lifecycleState
+	draining bool // Serve is waiting for the analyses: start no more
 	exitOnce sync.Once
-	caps     clientCaps
-	settings Settings
-	folders  []string         // workspace folder paths, in the client's order
-	views    map[string]*view // by module root
-	docs     map[string]*document
+	// unavailableOnce says once that the angelic analysis cannot run.
+	unavailableOnce sync.Once
+	panics          map[string]bool // panics and bugs reported, not to repeat them
+	caps            clientCaps
+	settings        Settings
+	folders         []string         // workspace folder paths, in the client's order
+	views           map[string]*view // by module root
+	docs            map[string]*document
 }
 
 // New returns a server ready to Serve one connection.
@@ -77,9 +90,13 @@ func New(opts Options) *Server {
 	if opts.Debounce == 0 {
 		opts.Debounce = 300 * time.Millisecond
 	}
+	if opts.Localizer == nil {
+		opts.Localizer = openLocalizer
+	}
 	s := &Server{
 		opts:     opts,
 		cancels:  newCancels(),
+		consent:  newConsent(opts.Trust),
 		cache:    newContentCache(256),
 		mappings: newLRU[mappingKey, *fileText](256),
 		hints:    newLRU[hintKey, []protocol.InlayHint](64),
@@ -109,6 +126,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 		jsonrpc2.WithPreempter(cancelPreempter{s.cancels}))
 	c = &client{conn: conn, ctx: s.ctx}
 	s.client = c
+	defer bug.Default.Handle(s.reportBug)()
 	conn.Go(s.ctx, s.handle)
 
 	select {
@@ -117,6 +135,12 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	case <-ctx.Done():
 	}
 	s.teardown()
+	// A cancelled analysis kills its test process on its way out; wait for
+	// that, but not for a solver call that cannot be interrupted.
+	s.mu.Lock()
+	s.draining = true
+	s.mu.Unlock()
+	waitAtMost(&s.analyses, analysisGrace)
 	closeErr := conn.Close()
 	s.mu.Lock()
 	state := s.state
@@ -136,6 +160,34 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 		return fmt.Errorf("closing connection: %w", closeErr)
 	}
 	return nil
+}
+
+// analysisGrace bounds how long Serve waits for cancelled analyses: the LSP
+// client expects the process gone soon after exit.
+const analysisGrace = 500 * time.Millisecond
+
+// startAnalysis counts an analysis about to start, unless Serve is already
+// waiting for them: a WaitGroup must not grow while it is waited on.
+func (s *Server) startAnalysis() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.draining {
+		return false
+	}
+	s.analyses.Add(1)
+	return true
+}
+
+func waitAtMost(wg *sync.WaitGroup, limit time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(limit):
+	}
 }
 
 func (s *Server) lifecycle() lifecycleState {
@@ -163,6 +215,7 @@ type clientCaps struct {
 	inlayHintRefresh bool
 	codeLensRefresh  bool
 	encoding         encoding
+	extensions       extensions
 }
 
 func (s *Server) encoding() encoding {
@@ -188,6 +241,13 @@ func (s *Server) viewOf(path string) *view {
 		}
 	}
 	return best
+}
+
+// viewAt returns the view of the module at root, or nil.
+func (s *Server) viewAt(root string) *view {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.views[root]
 }
 
 // allViews returns the views ordered by root.

@@ -3,11 +3,13 @@ package server
 import (
 	"encoding/json"
 	"errors"
+	"faultline/internal/localize"
 	"fmt"
 	"math"
 	"strings"
 	"time"
 
+	"faultline/spectra"
 	"faultline/spectra/rank"
 )
 
@@ -15,18 +17,36 @@ import (
 // workspace/configuration (section "faultline") and
 // workspace/didChangeConfiguration.
 type Settings struct {
-	Formula   string        // spectrum formula, a name rank.Lookup accepts
+	Formula   string        // spectrum formula, a name rank.Lookup accepts, or "blockrank"
 	Top       int           // how many suspicious lines to show
 	Threshold float64       // minimum score to show a line; 0 shows the top N
 	AutoRun   bool          // collect on start and on save
 	Timeout   time.Duration // per leaf test
 	Parallel  int           // test processes at once; 0 lets the engine decide
-	Angelic   bool          // run the providers (angelic analysis) after each run
+	Angelic   bool          // analyse failing tests and order lines by verified angelic fixes first
+	// Budget, MaxAnalyzed and Memory bound the angelic analysis as
+	// faultline rank's -budget, -max-analyzed and -memory do.
+	Budget      time.Duration
+	MaxAnalyzed int
+	Memory      int64  // bytes
+	Trust       string // "ask" before the first run in a module, or "always" run without asking
 }
 
 // DefaultSettings are used until the client says otherwise.
 func DefaultSettings() Settings {
-	return Settings{Formula: "ochiai", Top: 10, AutoRun: true, Timeout: 60 * time.Second}
+	return Settings{Formula: "ochiai", Top: 10, AutoRun: true, Timeout: 60 * time.Second, Angelic: true,
+		Budget: localize.DefaultBudget, MaxAnalyzed: localize.DefaultMaxAnalyzed, Memory: localize.DefaultMemory, Trust: trustAsk}
+}
+
+// localizeOptions are the localization service's options under s: the
+// same defaults as faultline rank's, so the editor and the terminal share
+// cached analyses and show one order.
+// Under blockrank the service ranks by the default formula: the server
+// orders the lines itself (buildSnapshot), and a matrix loaded from runs
+// made before has no edge profiles.
+func (s Settings) localizeOptions() localize.Options {
+	f, _ := rank.Lookup(s.Formula) // checked when the setting was taken; nil for blockrank
+	return localize.Options{Formula: f, Angelic: s.Angelic, Budget: s.Budget, MaxAnalyzed: s.MaxAnalyzed, Memory: s.Memory}
 }
 
 // settingsSection is the configuration section the server reads.
@@ -62,7 +82,7 @@ func (s Settings) apply(raw []byte) (Settings, error) {
 	}
 	var formula string
 	if field("formula", &formula) {
-		if _, err := rank.Lookup(formula); err != nil {
+		if _, err := rank.Lookup(formula); err != nil && !spectra.IsBlockRank(formula) {
 			errs = append(errs, fmt.Errorf("setting \"formula\": %w", err))
 		} else {
 			s.Formula = formula
@@ -98,12 +118,48 @@ func (s Settings) apply(raw []byte) (Settings, error) {
 			s.Timeout = d
 		}
 	}
+	var budget string
+	if field("budget", &budget) {
+		d, err := time.ParseDuration(budget)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("setting \"budget\": %w", err))
+		case d <= 0:
+			errs = append(errs, fmt.Errorf("setting \"budget\": %s is not positive", d))
+		default:
+			s.Budget = d
+		}
+	}
+	var maxAnalyzed int
+	if field("maxAnalyzed", &maxAnalyzed) {
+		if maxAnalyzed < 1 {
+			errs = append(errs, fmt.Errorf("setting \"maxAnalyzed\": %d is not a positive count", maxAnalyzed))
+		} else {
+			s.MaxAnalyzed = maxAnalyzed
+		}
+	}
+	var memory int64
+	if field("memory", &memory) {
+		if memory < 1 {
+			errs = append(errs, fmt.Errorf("setting \"memory\": %d MB is not positive", memory))
+		} else {
+			s.Memory = memory << 20
+		}
+	}
 	var parallel int
 	if field("parallel", &parallel) {
 		if parallel < 0 {
 			errs = append(errs, fmt.Errorf("setting \"parallel\": %d is negative", parallel))
 		} else {
 			s.Parallel = parallel
+		}
+	}
+	var trustSetting string
+	if field("trust", &trustSetting) {
+		if trustSetting != trustAsk && trustSetting != trustAlways {
+			errs = append(errs, fmt.Errorf("setting \"trust\": %q is neither %q nor %q", trustSetting, trustAsk, trustAlways))
+		} else {
+			s.Trust = trustSetting
 		}
 	}
 	return s, errors.Join(errs...)

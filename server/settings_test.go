@@ -16,11 +16,13 @@ func TestSettingsApply(t *testing.T) {
 	}{
 		{"null", `null`, func(*Settings) {}, ""},
 		{"empty table from Neovim", ` [] `, func(*Settings) {}, ""},
-		{"flat", `{"formula":"tarantula","top":3,"threshold":0.5,"autoRun":false,"timeout":"5s","parallel":2,"angelic":true}`, func(s *Settings) {
-			s.Formula, s.Top, s.Threshold, s.AutoRun, s.Timeout, s.Parallel, s.Angelic = "tarantula", 3, 0.5, false, 5*time.Second, 2, true
+		{"flat", `{"formula":"tarantula","top":3,"threshold":0.5,"autoRun":false,"timeout":"5s","parallel":2,"angelic":true,"trust":"always"}`, func(s *Settings) {
+			s.Formula, s.Top, s.Threshold, s.AutoRun, s.Timeout, s.Parallel, s.Angelic, s.Trust = "tarantula", 3, 0.5, false, 5*time.Second, 2, true, "always"
 		}, ""},
+		{"unknown trust", `{"trust":"sometimes","top":2}`, func(s *Settings) { s.Top = 2 }, `"trust": "sometimes" is neither "ask" nor "always"`},
 		{"wrapped in its section", `{"faultline":{"top":4},"go":{"x":1}}`, func(s *Settings) { s.Top = 4 }, ""},
 		{"unknown formula", `{"formula":"nope","top":2}`, func(s *Settings) { s.Top = 2 }, `unknown formula "nope"`},
+		{"blockrank", `{"formula":"BlockRank"}`, func(s *Settings) { s.Formula = "BlockRank" }, ""},
 		{"bad values keep the old ones", `{"top":0,"timeout":"soon","parallel":-1,"autoRun":"yes"}`, func(*Settings) {}, `"top": 0 is not a positive count`},
 		{"not an object", `[1]`, func(*Settings) {}, "settings must be a JSON object"},
 	}

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"faultline/analysis"
+	"faultline/internal/localize"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"sync"
 
 	"faultline/spectra"
+	"faultline/spectra/blockrank"
 	"faultline/spectra/rank"
 )
 
@@ -39,6 +42,9 @@ type snapshot struct {
 	testsOnce sync.Once
 	tests     map[testKey]testFunc
 
+	// angelic is what the analysis contributed so far (nil: it did not run
+	// on these results); findings are its candidates as shown.
+	angelic  *localize.Angelic
 	findings *findingsSlot
 }
 
@@ -47,24 +53,38 @@ type fileLine struct {
 	line int
 }
 
-// buildSnapshot ranks m under the settings and indexes the result for the
-// per-request lookups.
-func buildSnapshot(seq uint64, root string, m *spectra.Matrix, st Settings, focus string, cache *contentCache) (*snapshot, error) {
-	formula, err := rank.Lookup(st.Formula)
+// buildSnapshot ranks m under the settings, in the combined order when loc
+// (the localization service's latest state for m) has analyses, and indexes
+// the result for the per-request lookups.
+func buildSnapshot(seq uint64, root string, m *spectra.Matrix, loc *localize.Localization, st Settings, focus string, cache *contentCache) (*snapshot, error) {
+	ranker, err := lineRanker(st.Formula)
 	if err != nil {
 		return nil, fmt.Errorf("formula: %w", err)
 	}
 	var base *snapshot
+	var results []analysis.TestResult
+	var angelic *localize.Angelic
+	if loc != nil && loc.Matrix == m && loc.Angelic != nil && st.Angelic {
+		angelic = loc.Angelic
+		results = angelic.Results
+	}
 	if focus != "" {
-		if base, err = buildSnapshot(seq, root, m, st, "", cache); err != nil {
+		if base, err = buildSnapshot(seq, root, m, loc, st, "", cache); err != nil {
 			return nil, err
 		}
 		m = focusOn(m, focus)
+		results = slices.DeleteFunc(slices.Clone(results), func(t analysis.TestResult) bool { return !inFocus(t.Test, focus) })
 	}
-	r, err := spectra.RankLines(m, formula)
+	// The order faultline rank prints: the formula's, with the lines that
+	// host verified fixes first once analyses came in (localize.Combine).
+	r, err := ranker(m)
 	if err != nil {
 		return nil, fmt.Errorf("ranking: %w", err)
 	}
+	if angelic != nil && len(angelic.Results) > 0 {
+		r = localize.Combine(r, results)
+	}
+	f, byID := findingsOf(results)
 	snap := &snapshot{
 		seq: seq, root: root, matrix: m, ranking: r, settings: st, focus: focus,
 		runs:      make(map[int]lineRuns),
@@ -72,7 +92,8 @@ func buildSnapshot(seq uint64, root string, m *spectra.Matrix, st Settings, focu
 		flaggedIn: make(map[string][]int),
 		at:        make(map[fileLine]int, len(r.Lines)),
 		hashes:    make(map[string]contentHash),
-		findings:  &findingsSlot{},
+		angelic:   angelic,
+		findings:  &findingsSlot{Findings: f, byID: byID},
 	}
 	snap.base = snap
 	if base != nil {
@@ -128,13 +149,46 @@ func collectedContent(root, file string, recorded string, cache *contentCache) c
 func focusOn(m *spectra.Matrix, test string) *spectra.Matrix {
 	out := *m
 	out.Tests = nil
-	for _, t := range m.Tests {
-		if t.Verdict.Failing() && t.Name != test && !strings.HasPrefix(t.Name, test+"/") {
+	var runs [][]spectra.EdgeCount
+	for i, t := range m.Tests {
+		if t.Verdict.Failing() && !inFocus(t.Name, test) {
 			continue
 		}
 		out.Tests = append(out.Tests, t)
+		if m.Flow != nil {
+			runs = append(runs, m.Flow.Runs[i])
+		}
+	}
+	if m.Flow != nil {
+		flow := *m.Flow
+		flow.Runs = runs
+		out.Flow = &flow
 	}
 	return &out
+}
+
+// inFocus reports whether a test is the focused test or one of its
+// subtests.
+func inFocus(name, focus string) bool { return name == focus || strings.HasPrefix(name, focus+"/") }
+
+// lineRanker returns the ranking a formula setting asks for. BlockRank
+// needs edge profiles, which collections make when it is set; a matrix
+// without them (loaded from runs made before) is ranked by the default
+// formula until the next run, and the ranking names the formula used.
+func lineRanker(name string) (func(*spectra.Matrix) (*spectra.Ranking, error), error) {
+	if spectra.IsBlockRank(name) {
+		return func(m *spectra.Matrix) (*spectra.Ranking, error) {
+			if m.Flow == nil {
+				return spectra.RankLines(m, rank.Default())
+			}
+			return spectra.RankBlockRank(m, blockrank.Options{})
+		}, nil
+	}
+	formula, err := rank.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return func(m *spectra.Matrix) (*spectra.Ranking, error) { return spectra.RankLines(m, formula) }, nil
 }
 
 func joinBuildErrors(errs map[string]string) string {

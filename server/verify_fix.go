@@ -45,20 +45,21 @@ func verifyFixCommand(ctx context.Context, s *Server, arg json.RawMessage) (any,
 	if !ok {
 		return nil, errorf("%s: no results for %s", commandVerifyFix, args.URI)
 	}
-	fix, _, ok := snap.findings.fix(args.ID)
+	fix, cand, ok := snap.findings.fix(args.ID)
 	if !ok {
 		return nil, errorf("%s: no fix candidate %q in the latest results of %s; ask for code actions again", commandVerifyFix, args.ID, snap.root)
 	}
-	verifier, ok := snap.findings.verifier(args.ID)
-	if !ok {
-		return nil, errorf("%s: the provider of %q cannot verify its candidates", commandVerifyFix, args.ID)
+	v := s.viewAt(snap.root)
+	if v == nil || v.localizer == nil {
+		return nil, errorf("%s: %s has no angelic analysis to verify %q with", commandVerifyFix, snap.root, args.ID)
 	}
 	if file, changed := s.changedSince(snap, fix); changed {
 		return nil, failed("%s: %s changed since the tests ran, so the candidate may no longer apply; save and run the tests again", commandVerifyFix, file)
 	}
+	s.consent.give(snap.root) // asking for a verifying run is consent
 	forced := forcedValues(fix)
 	prog := s.beginProgress(ctx, "faultline: verifying an angelic fix")
-	v, err := verifier.VerifyFix(ctx, snap.root, args.ID)
+	ver, err := v.localizer.Verify(ctx, cand.target, cand.candidate, snap.settings.localizeOptions())
 	if err != nil {
 		prog.end("failed")
 		if ctx.Err() != nil {
@@ -66,15 +67,15 @@ func verifyFixCommand(ctx context.Context, s *Server, arg json.RawMessage) (any,
 		}
 		return nil, failed("%s: %v", commandVerifyFix, err)
 	}
-	res := verifyFixResult{Test: v.Test, Passed: v.Passed, DurationMs: v.Duration.Milliseconds(), Forced: forced, Output: v.Output}
+	res := verifyFixResult{Test: ver.Test, Passed: ver.Passed, DurationMs: ver.Duration.Milliseconds(), Forced: forced, Output: ver.Output}
 	values := strings.Join(forced, ", ")
-	if v.Passed {
+	if ver.Passed {
 		prog.end("passed")
-		s.client.showMessage(protocol.MessageTypeInfo, fmt.Sprintf("faultline: %s passes with %s forced (run took %s)", v.Test, values, v.Duration.Round(time.Millisecond)))
+		s.client.showMessage(protocol.MessageTypeInfo, fmt.Sprintf("faultline: %s passes with %s forced (run took %s)", ver.Test, values, ver.Duration.Round(time.Millisecond)))
 	} else {
 		prog.end("failed")
-		msg := fmt.Sprintf("faultline: %s still fails with %s forced (run took %s)", v.Test, values, v.Duration.Round(time.Millisecond))
-		if last := lastLine(v.Output); last != "" {
+		msg := fmt.Sprintf("faultline: %s still fails with %s forced (run took %s)", ver.Test, values, ver.Duration.Round(time.Millisecond))
+		if last := lastLine(ver.Output); last != "" {
 			msg += ": " + last
 		}
 		s.client.showMessage(protocol.MessageTypeWarning, msg)

@@ -1,60 +1,22 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
+	"faultline/analysis"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 )
-
-// verifyingProvider proposes two fixes of fakeModule's line 6, one the
-// failing test passes with and one it does not, and verifies them by their
-// ID as a FixVerifier would by running the test.
-type verifyingProvider struct {
-	mu    sync.Mutex
-	calls []string // root and id of each VerifyFix
-}
-
-func (*verifyingProvider) Name() string { return "verifying test provider" }
-
-func (*verifyingProvider) Analyze(ctx context.Context, in AnalysisInput) (Findings, error) {
-	fix := func(id, value, original string, verified bool) FixCandidate {
-		return FixCandidate{Title: "2 ⇒ " + value, File: "a.go", Line: 6, Test: "TestNextPositive", ID: id, Verified: verified,
-			Edits: []Edit{{File: "a.go", StartLine: 6, StartCol: 14, EndLine: 6, EndCol: 15, NewText: value, Expr: "2", Original: original}}}
-	}
-	return Findings{Fixes: []FixCandidate{fix("pass-1", "1", "2", true), fix("fail-1", "3", "?", false)}}, nil
-}
-
-func (p *verifyingProvider) VerifyFix(ctx context.Context, root, id string) (FixVerification, error) {
-	p.mu.Lock()
-	p.calls = append(p.calls, root+" "+id)
-	p.mu.Unlock()
-	v := FixVerification{Test: "TestNextPositive", Passed: id == "pass-1", Duration: 1500 * time.Millisecond,
-		Output: "--- PASS: TestNextPositive (0.00s)"}
-	if !v.Passed {
-		v.Output = "    a_test.go:7: Next(1) != 2\n--- FAIL: TestNextPositive (0.00s)"
-	}
-	return v, nil
-}
-
-func (p *verifyingProvider) verified() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.calls...)
-}
 
 // TestVerifyFix covers the "Verify angelic fix" action and the
 // faultline.verifyFix command it runs: both outcomes as result and message,
 // the hover explaining the angelic value, bad arguments, and the refusal of
 // a candidate whose file changed since the tests ran.
 func TestVerifyFix(t *testing.T) {
-	prov := &verifyingProvider{}
-	c, dir, src := startWithFindings(t, prov)
+	loc := &fakeLocalizer{t: t, passes: "1", results: []analysis.TestResult{fakeFix(t, "1", true), fakeFix(t, "3", false)}}
+	c, _, src := startWithFindings(t, loc)
 
 	var raw []json.RawMessage
 	c.mustCall(protocol.MethodTextDocumentCodeAction, &protocol.CodeActionParams{
@@ -72,7 +34,7 @@ func TestVerifyFix(t *testing.T) {
 		}
 	}
 	// Show failing tests, then a preview and a verification per fix.
-	if len(raw) != 5 || len(verify) != 2 || !strings.HasPrefix(verify[0].Title, "Verify angelic fix") || !strings.HasSuffix(verify[0].Title, ": 2 ⇒ 1") {
+	if len(raw) != 5 || len(verify) != 2 || !strings.HasPrefix(verify[0].Title, "Verify angelic fix") || !strings.HasSuffix(verify[0].Title, ": 2 ⇒ 1 (TestNextPositive passes when forced)") {
 		t.Fatalf("code actions %s", raw)
 	}
 	run := func(a protocol.CodeAction) (verifyFixResult, error) {
@@ -87,14 +49,14 @@ func TestVerifyFix(t *testing.T) {
 	if !res.Passed || res.Test != "TestNextPositive" || res.DurationMs != 1500 || len(res.Forced) != 1 || res.Forced[0] != "a.go:6 `2` = 1" {
 		t.Errorf("result %+v", res)
 	}
-	if calls := prov.verified(); len(calls) != 1 || calls[0] != dir+" pass-1" {
-		t.Errorf("VerifyFix calls %q", calls)
+	if calls := loc.verifications(); len(calls) != 1 || calls[0] != "1" {
+		t.Errorf("Verify calls %q", calls)
 	}
 	c.waitFor("the passing verification shown", func(notes []note) bool {
 		return hasMessage(notes, protocol.MessageTypeInfo, "faultline: TestNextPositive passes with a.go:6 `2` = 1 forced (run took 1.5s)")
 	})
 	res, err = run(verify[1])
-	if err != nil || res.Passed || !strings.Contains(res.Output, "--- FAIL") {
+	if err != nil || res.Passed || !strings.Contains(res.Output, "Next(1) != 2") {
 		t.Errorf("result %+v, %v", res, err)
 	}
 	c.waitFor("the failing verification shown", func(notes []note) bool {
@@ -108,7 +70,7 @@ func TestVerifyFix(t *testing.T) {
 	for _, want := range []string{
 		"| ochiai ◀ | 1 |",
 		"if `2` evaluated to 1 instead of 2 here, TestNextPositive passes (verified by a forced run)",
-		"if `2` evaluated to 3 here, TestNextPositive passes (as the analysis predicts; no forced run confirmed it)",
+		"if `2` evaluated to 3 instead of 2 here, TestNextPositive passes (as the analysis predicts; no forced run confirmed it)",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("hover lacks %q:\n%s", want, text)
@@ -154,8 +116,8 @@ func TestVerifyFix(t *testing.T) {
 	if _, err := run(verify[0]); rpcCode(err) != jsonrpc2.Code(protocol.LSPErrorCodesRequestFailed) {
 		t.Errorf("after an edit on disk: %v, want RequestFailed", err)
 	}
-	if calls := prov.verified(); len(calls) != 3 {
-		t.Errorf("VerifyFix ran %d times, want 3 (never on a stale candidate)", len(calls))
+	if calls := loc.verifications(); len(calls) != 3 {
+		t.Errorf("Verify ran %d times, want 3 (never on a stale candidate)", len(calls))
 	}
 	c.shutdown()
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"go.lsp.dev/protocol"
 
+	"faultline/internal/localize"
 	"faultline/spectra"
 )
 
@@ -18,16 +19,18 @@ import (
 // collection runs of the module (one at a time, the newest winning), the
 // watch on the engine's store, and the module's current snapshot.
 type view struct {
-	srv  *Server
-	root string
-	ws   Workspace
+	srv       *Server
+	root      string
+	ws        Workspace
+	localizer Localizer // nil: the module is ranked by the formula alone
 
 	ctx    context.Context // the view's lifetime
 	cancel context.CancelFunc
 
 	mu          sync.Mutex
-	matrix      *spectra.Matrix // latest engine result
-	digest      string          // fingerprint of matrix
+	matrix      *spectra.Matrix        // latest engine result
+	digest      string                 // fingerprint of matrix
+	loc         *localize.Localization // the localization service's latest state for matrix
 	snap        *snapshot
 	seq         uint64
 	focus       string
@@ -37,8 +40,9 @@ type view struct {
 	lastShown   string      // last build failure shown, not to repeat it
 	lastRanking string      // digest of the ranking last announced
 	diag        diagState
-	analysis    context.CancelFunc // of the providers' work on the current snapshot
+	analysis    context.CancelFunc // of the localization of the current matrix
 	watcher     *fsnotify.Watcher
+	deferred    deferredWork // refused until the user agrees to run the module's code
 }
 
 // run is one collection.
@@ -51,7 +55,13 @@ type run struct {
 
 func newView(srv *Server, ws Workspace) *view {
 	ctx, cancel := context.WithCancel(srv.ctx)
-	return &view{srv: srv, root: ws.Root(), ws: ws, ctx: ctx, cancel: cancel}
+	v := &view{srv: srv, root: ws.Root(), ws: ws, ctx: ctx, cancel: cancel}
+	l, err := srv.opts.Localizer(ws)
+	if err != nil {
+		srv.client.logf(protocol.MessageTypeWarning, "%s: ranking by the formula alone: %v", v.root, err)
+	}
+	v.localizer = l
+	return v
 }
 
 // start shows what the store already holds, starts watching it, and runs the
@@ -107,7 +117,7 @@ func (v *view) schedule() {
 	if v.timer != nil {
 		v.timer.Stop()
 	}
-	v.timer = time.AfterFunc(v.srv.opts.Debounce, func() { v.runNow() })
+	v.timer = time.AfterFunc(v.srv.opts.Debounce, func() { v.srv.guard("a scheduled test run", func() { v.runNow() }) })
 }
 
 // runNow starts a collection, cancelling the one in progress, and returns
@@ -127,7 +137,7 @@ func (v *view) runNow() *run {
 	if prev != nil {
 		prev.cancel()
 	}
-	go v.collect(ctx, r, prev)
+	v.srv.spawn("running the tests of "+v.root, func() { v.collect(ctx, r, prev) })
 	return r
 }
 
@@ -141,6 +151,10 @@ func (v *view) collect(ctx context.Context, r *run, prev *run) {
 		r.err = err
 		return
 	}
+	if err := v.mayRun(deferredWork{run: true}); err != nil {
+		r.err = err
+		return
+	}
 	st := v.srv.currentSettings()
 	p := v.srv.beginProgress(ctx, "faultline: running tests in "+filepath.Base(v.root))
 	v.srv.status(statusParams{State: "building", Root: v.root, Message: "building tests"})
@@ -148,6 +162,7 @@ func (v *view) collect(ctx context.Context, r *run, prev *run) {
 		Packages: []string{"./..."},
 		Timeout:  st.Timeout,
 		Parallel: st.Parallel,
+		Edges:    spectra.IsBlockRank(st.Formula),
 		Progress: func(pr spectra.Progress) { v.progress(p, pr) },
 	})
 	r.matrix, r.err = m, err
@@ -212,9 +227,10 @@ func (v *view) update(m *spectra.Matrix) {
 		v.mu.Unlock()
 		return
 	}
-	v.matrix, v.digest = m, digest
+	v.matrix, v.digest, v.loc = m, digest, nil
 	v.mu.Unlock()
 	v.rebuild()
+	v.localize()
 }
 
 // rebuild derives a new snapshot from the latest result and the current
@@ -222,14 +238,14 @@ func (v *view) update(m *spectra.Matrix) {
 func (v *view) rebuild() {
 	st := v.srv.currentSettings()
 	v.mu.Lock()
-	m, focus := v.matrix, v.focus
+	m, loc, focus := v.matrix, v.loc, v.focus
 	v.seq++
 	seq := v.seq
 	v.mu.Unlock()
 	if m == nil {
 		return
 	}
-	snap, err := buildSnapshot(seq, v.root, m, st, focus, v.srv.cache)
+	snap, err := buildSnapshot(seq, v.root, m, loc, st, focus, v.srv.cache)
 	if err != nil {
 		v.srv.client.logf(protocol.MessageTypeError, "%s: %v", v.root, err)
 		return
@@ -250,7 +266,6 @@ func (v *view) rebuild() {
 	}
 	v.srv.announce(v, snap)
 	v.srv.diagnose(v)
-	v.srv.analyze(v, snap)
 }
 
 func (v *view) snapshot() *snapshot {
@@ -283,7 +298,7 @@ func (v *view) watch() error {
 	v.mu.Lock()
 	v.watcher = w
 	v.mu.Unlock()
-	go func() {
+	v.srv.spawn("watching the store of "+v.root, func() {
 		for {
 			select {
 			case ev, ok := <-w.Events:
@@ -300,7 +315,7 @@ func (v *view) watch() error {
 				v.srv.client.logf(protocol.MessageTypeWarning, "%s: watching the store: %v", v.root, err)
 			}
 		}
-	}()
+	})
 	return nil
 }
 
@@ -316,22 +331,25 @@ func (v *view) storeChanged() {
 	if v.reload != nil {
 		v.reload.Stop()
 	}
-	v.reload = time.AfterFunc(v.srv.opts.Debounce, func() {
-		// A run of our own, in progress or about to start, brings fresher
-		// results than the store: the package of a file just saved is
-		// missing from it until that run is done.
-		if v.running() || v.pending() {
-			return
+	v.reload = time.AfterFunc(v.srv.opts.Debounce, func() { v.srv.guard("reloading the store", v.reloadStore) })
+}
+
+// reloadStore takes the results another process wrote into the store.
+func (v *view) reloadStore() {
+	// A run of our own, in progress or about to start, brings fresher
+	// results than the store: the package of a file just saved is missing
+	// from it until that run is done.
+	if v.running() || v.pending() {
+		return
+	}
+	m, err := v.ws.Load()
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			v.srv.client.logf(protocol.MessageTypeWarning, "%s: reloading the store: %v", v.root, err)
 		}
-		m, err := v.ws.Load()
-		if err != nil {
-			if !errors.Is(err, context.Canceled) {
-				v.srv.client.logf(protocol.MessageTypeWarning, "%s: reloading the store: %v", v.root, err)
-			}
-			return
-		}
-		v.update(m)
-	})
+		return
+	}
+	v.update(m)
 }
 
 func (v *view) pending() bool {

@@ -1,10 +1,11 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"faultline/analysis"
 	"faultline/spectra"
 )
 
@@ -192,31 +194,14 @@ func TestWorkspaceFolders(t *testing.T) {
 	c.shutdown()
 }
 
-// oneFixProvider proposes the fix of fakeModule, as the angelic analysis
-// would, to check that providers' findings reach the editor.
-type oneFixProvider struct{}
-
-func (oneFixProvider) Name() string { return "test provider" }
-
-func (oneFixProvider) Analyze(ctx context.Context, in AnalysisInput) (Findings, error) {
-	if len(in.Suspects) == 0 || in.Suspects[0].Line != 6 {
-		return Findings{}, nil
-	}
-	return Findings{
-		Values: []AngelicValue{{File: "a.go", Line: 6, Col: 15, Label: "= 2 (angelic)"}},
-		Fixes: []FixCandidate{{Title: "return x + 1", File: "a.go", Line: 6,
-			Edits: []Edit{{File: "a.go", StartLine: 6, StartCol: 14, EndLine: 6, EndCol: 15, NewText: "1"}}}},
-	}, nil
-}
-
-// startWithFindings starts a server on fakeModule with the angelic setting
-// on and waits until provider p's findings arrived. It returns the client,
-// the module's directory and the URI of a.go.
-func startWithFindings(t *testing.T, p Provider) (*testClient, string, uri.URI) {
+// startWithFindings starts a server on fakeModule with default settings
+// and the fake localizer l, and waits until l's findings arrived. It returns
+// the client, the module's directory and the URI of a.go.
+func startWithFindings(t *testing.T, l *fakeLocalizer) (*testClient, string, uri.URI) {
 	dir, fake := newFakeModule(t)
-	c := startServer(t, Options{Open: fake.open, Providers: []Provider{p}})
+	c := startServer(t, Options{Open: fake.open, Localizer: l.open})
 	yes := true
-	c.initialize(dir, `{"angelic":true}`, protocol.ClientCapabilities{Workspace: &protocol.WorkspaceClientCapabilities{
+	c.initialize(dir, `{}`, protocol.ClientCapabilities{Workspace: &protocol.WorkspaceClientCapabilities{
 		InlayHint: &protocol.InlayHintWorkspaceClientCapabilities{RefreshSupport: &yes},
 	}})
 	src := uri.File(filepath.Join(dir, "a.go"))
@@ -225,14 +210,19 @@ func startWithFindings(t *testing.T, p Provider) (*testClient, string, uri.URI) 
 	return c, dir, src
 }
 
-func TestProviderFindings(t *testing.T) {
-	c, _, src := startWithFindings(t, oneFixProvider{})
+func TestAngelicFindings(t *testing.T) {
+	c, _, src := startWithFindings(t, &fakeLocalizer{t: t, results: []analysis.TestResult{fakeFix(t, "1", true)}})
+	c.waitDiagnostics("the angelic fix in the diagnostic", src, func(ds []protocol.Diagnostic) bool {
+		return slices.ContainsFunc(ds, func(d protocol.Diagnostic) bool {
+			return d.Range.Start.Line == 5 && strings.Contains(fmt.Sprint(d.Message), "\nangelic fix: 2 ⇒ 1 (TestNextPositive passes when forced)")
+		})
+	})
 	var hints []protocol.InlayHint
 	c.mustCall(protocol.MethodTextDocumentInlayHint, &protocol.InlayHintParams{
 		TextDocument: protocol.TextDocumentIdentifier{URI: src},
 		Range:        protocol.Range{Start: protocol.Position{Line: 5}, End: protocol.Position{Line: 5}},
 	}, &hints)
-	if len(hints) != 2 || hints[1].Label.(protocol.String) != "= 2 (angelic)" || hints[1].Position.Character != 14 {
+	if len(hints) != 2 || hints[1].Label.(protocol.String) != "⇒ 1" || hints[1].Position.Character != 14 {
 		t.Fatalf("hints %+v", hints)
 	}
 	var actions []json.RawMessage
@@ -240,7 +230,7 @@ func TestProviderFindings(t *testing.T) {
 		TextDocument: protocol.TextDocumentIdentifier{URI: src},
 		Range:        protocol.Range{Start: protocol.Position{Line: 5}, End: protocol.Position{Line: 5}},
 	}, &actions)
-	if len(actions) != 2 {
+	if len(actions) != 3 { // show failing tests, preview, verify
 		t.Fatalf("actions %s", actions)
 	}
 	var fix protocol.CodeAction
@@ -248,7 +238,7 @@ func TestProviderFindings(t *testing.T) {
 		t.Fatal(err)
 	}
 	edits := fix.Edit.Changes[src]
-	if fix.Title != "Preview angelic fix (demonstration): return x + 1" || len(edits) != 1 || edits[0].NewText != "1" ||
+	if fix.Title != "Preview angelic fix (demonstration): 2 ⇒ 1 (TestNextPositive passes when forced)" || len(edits) != 1 || edits[0].NewText != "1" ||
 		edits[0].Range.Start != (protocol.Position{Line: 5, Character: 13}) {
 		t.Errorf("fix action %+v", fix)
 	}

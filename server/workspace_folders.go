@@ -38,13 +38,13 @@ func didChangeWorkspaceFolders(ctx context.Context, s *Server, p *protocol.DidCh
 		}
 	}
 	s.mu.Unlock()
-	go func() {
+	s.spawn("changing the workspace folders", func() {
 		for _, v := range closing {
 			v.close()
 		}
 		for _, f := range added {
 			s.addFolder(f)
 		}
-	}()
+	})
 	return nil
 }

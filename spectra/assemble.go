@@ -1,25 +1,23 @@
 package spectra
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // assemble builds the matrix of the given package results. Every file a
 // result refers to must be in files.
-func assemble(root, modulePath string, pkgs []*storedPackage, files map[string]*storedFile) *Matrix {
+func assemble(root, modulePath string, pkgs []*storedPackage, stored storedFiles) *Matrix {
+	files := stored.blocks
 	m := &Matrix{ModulePath: modulePath, Root: root, FileHashes: map[string]string{}, BuildErrors: map[string]string{}}
 	sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].Package < pkgs[j].Package })
 	// One block table for the whole matrix: files in path order.
 	offset := map[string]int{} // file key -> index of its first block
-	var keys []string
-	for _, p := range pkgs {
+	keys := inPathOrder(pkgs, func(p *storedPackage, visit func(path, hash string)) {
 		for _, f := range p.Files {
-			k := fileKey(f.Path, f.Hash)
-			if _, ok := offset[k]; !ok {
-				offset[k] = -1
-				keys = append(keys, k)
-			}
+			visit(f.Path, f.Hash)
 		}
-	}
-	sort.Slice(keys, func(i, j int) bool { return files[keys[i]].Path < files[keys[j]].Path })
+	}, fileKey)
 	for _, k := range keys {
 		f := files[k]
 		offset[k] = len(m.Blocks)
@@ -43,14 +41,36 @@ func assemble(root, modulePath string, pkgs []*storedPackage, files map[string]*
 		for _, t := range p.Tests {
 			run := t.TestRun
 			run.Hits = make([]int, 0, len(t.Hits))
-			for _, h := range t.Hits {
+			unpackHits(t.Hits, func(h int32) {
 				if int(h) < len(local) {
 					run.Hits = append(run.Hits, local[h])
 				}
+			})
+			if !slices.IsSorted(run.Hits) {
+				slices.Sort(run.Hits)
 			}
-			sort.Ints(run.Hits)
 			m.Tests = append(m.Tests, run)
 		}
 	}
+	m.Flow = assembleFlow(pkgs, stored.flows)
 	return m
+}
+
+// inPathOrder returns the keys of the distinct file contents the results
+// refer to (each visits its files), ordered by path.
+func inPathOrder(pkgs []*storedPackage, files func(p *storedPackage, visit func(path, hash string)), key func(path, hash string) string) []string {
+	seen := map[string]bool{}
+	var keys []string
+	paths := map[string]string{}
+	for _, p := range pkgs {
+		files(p, func(path, hash string) {
+			if k := key(path, hash); !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+				paths[k] = path
+			}
+		})
+	}
+	sort.SliceStable(keys, func(i, j int) bool { return paths[keys[i]] < paths[keys[j]] })
+	return keys
 }

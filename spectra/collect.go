@@ -17,6 +17,7 @@ import (
 	"faultline/internal/bug"
 	"faultline/internal/testbuild"
 	"faultline/internal/testbuild/pertest"
+	"faultline/spectra/edges"
 	"faultline/spectra/instrument"
 )
 
@@ -62,7 +63,9 @@ func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, er
 	}
 	var toRun []*testbuild.Package
 	for _, p := range targets {
-		if stored[keyOf[p.ImportPath]] == nil {
+		// A result without edge profiles is collected again when they are
+		// wanted; one with them serves either way.
+		if r := stored[keyOf[p.ImportPath]]; r == nil || co.Edges && !r.Flow && r.BuildErr == "" {
 			toRun = append(toRun, p)
 		}
 	}
@@ -75,9 +78,8 @@ func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, er
 		for k, p := range fresh {
 			stored[k] = p
 		}
-		for k, f := range freshFiles {
-			files[k] = f
-		}
+		maps.Copy(files.blocks, freshFiles.blocks)
+		maps.Copy(files.flows, freshFiles.flows)
 	}
 	report.finish()
 	trace.done("store results")
@@ -104,6 +106,7 @@ type instrumentedFile struct {
 	first     int // global index of its first counter
 	index     int // position in build.files
 	blocks    []instrument.Block
+	flow      *edges.Result // its edge counters, when edges are counted
 }
 
 // build is one instrumented build of the module.
@@ -113,14 +116,24 @@ type build struct {
 	byPackage  map[string][]*instrumentedFile
 	counterOf  []int // global counter -> index into files
 	layoutPath string
+	// With edge counts: edgeSlots[i] is global counter edgeBase+i, an edge
+	// counter, as a file and its slot.
+	edges     bool
+	edgeBase  int
+	edgeSlots []edgeSlot
+}
+
+type edgeSlot struct {
+	file int // index into files
+	slot int32
 }
 
 // run instruments, builds and runs the packages, storing each result as
 // soon as it is complete, so that an interrupted collection keeps them.
-func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun []*testbuild.Package, keyOf map[string]string, co CollectOptions, report *reporter, trace *phaseTrace) (map[string]*storedPackage, map[string]*storedFile, error) {
+func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun []*testbuild.Package, keyOf map[string]string, co CollectOptions, report *reporter, trace *phaseTrace) (map[string]*storedPackage, storedFiles, error) {
 	work, err := os.MkdirTemp("", "faultline-")
 	if err != nil {
-		return nil, nil, fmt.Errorf("creating scratch directory: %w", err)
+		return nil, storedFiles{}, fmt.Errorf("creating scratch directory: %w", err)
 	}
 	if os.Getenv("FAULTLINE_DEBUG") == "keep" {
 		fmt.Fprintf(os.Stderr, "faultline: keeping the binaries and layout in %s\n", work)
@@ -129,27 +142,36 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 	}
 	overlay, err := w.mod.NewOverlay()
 	if err != nil {
-		return nil, nil, err
+		return nil, storedFiles{}, err
 	}
-	b, err := w.instrument(listing, toRun, overlay, work, slices.Contains(co.BuildFlags, "-race"))
+	b, err := w.instrument(listing, toRun, overlay, work, slices.Contains(co.BuildFlags, "-race"), co.Edges)
 	if err != nil {
-		return nil, nil, err
+		return nil, storedFiles{}, err
 	}
-	files := map[string]*storedFile{}
+	files := storedFiles{blocks: map[string]*storedFile{}, flows: map[string]*storedFlow{}}
 	var toStore []storedFile
+	var flows []storedFlow
 	for _, f := range b.files {
 		sf := storedFile{Path: f.rel, Hash: f.hash, Blocks: convertBlocks(f.rel, f.blocks)}
-		files[fileKey(f.rel, f.hash)] = &sf
+		files.blocks[fileKey(f.rel, f.hash)] = &sf
 		toStore = append(toStore, sf)
+		if f.flow != nil {
+			fl := storedFlow{Path: f.rel, Hash: f.hash, Funcs: f.flow.Funcs}
+			files.flows[flowKey(f.rel, f.hash)] = &fl
+			flows = append(flows, fl)
+		}
 	}
 	if err := w.store.putFiles(toStore); err != nil {
-		return nil, nil, err
+		return nil, storedFiles{}, err
+	}
+	if err := w.store.putFlows(flows); err != nil {
+		return nil, storedFiles{}, err
 	}
 	trace.done("instrument")
 	report.phase("build")
 	binaries, failed, err := w.mod.BuildTests(ctx, overlay, toRun, co.BuildFlags, filepath.Join(work, "bin"))
 	if err != nil {
-		return nil, nil, err
+		return nil, storedFiles{}, err
 	}
 	trace.done("build")
 	report.phase("run")
@@ -162,11 +184,12 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 	for _, p := range toRun {
 		result := &storedPackage{Package: p.ImportPath, Key: keyOf[p.ImportPath], Collected: time.Now()}
 		table := b.fileTable(listing.Closure(p), result)
+		profiles := b.edgeProfiler(listing.Closure(p), result)
 		bin := binaries[p.ImportPath]
 		if bin == nil {
 			result.BuildErr = w.mod.PlainBuildError(ctx, p, co.BuildFlags, failed[p.ImportPath])
 			if err := w.store.putResult(result); err != nil {
-				return nil, nil, err
+				return nil, storedFiles{}, err
 			}
 			results[result.Key] = result
 			report.packageDone(p.ImportPath)
@@ -190,15 +213,20 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 				case leaf.Verdict == Fail:
 					t.FailSites = reportSites(leaf.Output, p.Dir, w.mod.Root)
 				}
-				t.Hits = make([]int32, 0, len(leaf.Counters))
+				hits := make([]int32, 0, len(leaf.Counters))
 				for _, c := range leaf.Counters {
 					if c >= 0 && c < len(table) && table[c] >= 0 {
-						t.Hits = append(t.Hits, table[c])
+						hits = append(hits, table[c])
 					}
 				}
-				if !slices.IsSorted(t.Hits) {
+				if !slices.IsSorted(hits) {
 					bug.Reportf("the counter table of %s is not increasing", p.ImportPath)
-					slices.Sort(t.Hits)
+					slices.Sort(hits)
+				}
+				t.Hits = packHits(hits)
+				if profiles != nil {
+					ids, counts := profiles.profile(leaf.Counts)
+					t.Edges, t.EdgeCounts = packHits(ids), packCounts(counts)
 				}
 				result.Tests = append(result.Tests, t)
 			}
@@ -216,7 +244,7 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, nil, err
+		return nil, storedFiles{}, err
 	}
 	return results, files, nil
 }
@@ -247,10 +275,87 @@ func (b *build) fileTable(deps []*testbuild.Package, result *storedPackage) []in
 	return table
 }
 
+// edgeProfiler turns a binary's leaf tests' edge counters into edge
+// profiles over its flow table.
+type edgeProfiler struct {
+	b       *build
+	offset  []int    // file (index into b.files) -> its first edge in the table; -1 outside it
+	sums    []uint64 // scratch: traversals per edge of the table
+	touched []int32  // scratch: the edges with traversals
+}
+
+// edgeProfiler records in result the files whose graphs p's binary covers,
+// in the order of fileTable, and returns the profiler of that table (nil
+// without edges).
+func (b *build) edgeProfiler(deps []*testbuild.Package, result *storedPackage) *edgeProfiler {
+	if !b.edges {
+		return nil
+	}
+	result.Flow, result.FlowVersion = true, edges.Version
+	deps = slices.Clone(deps)
+	slices.SortFunc(deps, func(a, b *testbuild.Package) int { return strings.Compare(a.ImportPath, b.ImportPath) })
+	offset := make([]int, len(b.files))
+	for i := range offset {
+		offset[i] = -1
+	}
+	next := 0
+	for _, q := range deps {
+		for _, f := range b.byPackage[q.ImportPath] {
+			if f.flow == nil {
+				continue
+			}
+			result.FlowFiles = append(result.FlowFiles, flowRef{Path: f.rel, Hash: f.hash, Edges: f.flow.Edges})
+			offset[f.index] = next
+			next += f.flow.Edges
+		}
+	}
+	return &edgeProfiler{b: b, offset: offset, sums: make([]uint64, next)}
+}
+
+// profile turns a test's edge counters into traversals per edge of the
+// table, ascending: a counter stands for a path of edges through blocks
+// without a probe and counts each of them. Not safe for concurrent use.
+func (p *edgeProfiler) profile(counts []pertest.Count) ([]int32, []uint64) {
+	b := p.b
+	for _, c := range counts {
+		i := c.Index - b.edgeBase
+		if i < 0 || i >= len(b.edgeSlots) {
+			continue
+		}
+		s := b.edgeSlots[i]
+		base := p.offset[s.file]
+		if base < 0 {
+			continue // a file outside this binary's packages cannot run
+		}
+		for _, e := range b.files[s.file].flow.Slots[s.slot] {
+			edge := int32(base) + e
+			if p.sums[edge] == 0 {
+				p.touched = append(p.touched, edge)
+			}
+			p.sums[edge] += c.N
+		}
+	}
+	slices.Sort(p.touched)
+	ids := slices.Clone(p.touched)
+	ns := make([]uint64, len(ids))
+	for i, e := range ids {
+		ns[i], p.sums[e] = p.sums[e], 0
+	}
+	p.touched = p.touched[:0]
+	return ids, ns
+}
+
 // instrument puts into the overlay every module package the binaries are
-// built from: counters in non-test files, test hooks, and the runtime.
-func (w *Workspace) instrument(listing *testbuild.Listing, toRun []*testbuild.Package, overlay *testbuild.Overlay, work string, atomic bool) (*build, error) {
-	b := &build{byPackage: map[string][]*instrumentedFile{}, split: map[string][]string{}}
+// built from: counters in non-test files, test hooks, and the runtime;
+// with edges, the edge counters too, in ranges after all block counters.
+func (w *Workspace) instrument(listing *testbuild.Listing, toRun []*testbuild.Package, overlay *testbuild.Overlay, work string, atomic, withEdges bool) (*build, error) {
+	b := &build{byPackage: map[string][]*instrumentedFile{}, split: map[string][]string{}, edges: withEdges}
+	type edgeRange struct {
+		pkg   string
+		n     int
+		files []*instrumentedFile
+	}
+	var edgeRanges []edgeRange
 	need := map[string]*testbuild.Package{}
 	running := map[string]bool{}
 	for _, p := range toRun {
@@ -263,6 +368,7 @@ func (w *Workspace) instrument(listing *testbuild.Listing, toRun []*testbuild.Pa
 	if err != nil {
 		return nil, err
 	}
+	reuse := openReuseCache(filepath.Join(w.mod.CacheDir(), "_reuse"))
 	var layout pertest.Layout
 	for _, path := range slices.Sorted(maps.Keys(need)) {
 		q := need[path]
@@ -286,13 +392,14 @@ func (w *Workspace) instrument(listing *testbuild.Listing, toRun []*testbuild.Pa
 			}
 		}
 		names := pertest.NamesFor(all...)
+		edgeNames := edges.NamesFor(all...)
 		var counted []*instrumentedFile
-		n := 0
+		n, nEdges := 0, 0
 		for _, list := range lists {
 			for _, name := range list {
 				file := filepath.Join(q.Dir, name)
 				isTest := strings.HasSuffix(name, "_test.go")
-				res, err := instrument.File(file, sources[name], instrument.FileOptions{Coverage: !isTest, Runtime: runtimePath,
+				src, res, err := reuse.instrument(file, sources[name], instrument.FileOptions{Coverage: !isTest, Runtime: runtimePath,
 					Options: instrument.Options{FirstID: n, Names: names, Atomic: atomic}})
 				if err != nil {
 					continue // the build reports a syntax error
@@ -307,10 +414,29 @@ func (w *Workspace) instrument(listing *testbuild.Listing, toRun []*testbuild.Pa
 					if err != nil {
 						return nil, err
 					}
-					counted = append(counted, &instrumentedFile{rel: rel, hash: sum, blocks: res.Blocks})
+					f := &instrumentedFile{rel: rel, hash: sum, blocks: res.Blocks}
+					counted = append(counted, f)
 					n += len(res.Blocks)
+					if withEdges {
+						// The edge pass edits the source the coverage
+						// pass's edits apply to (perhaps reused).
+						if f.flow, err = reuse.edges(file, src, edges.Options{FirstID: nEdges, Names: edgeNames, Atomic: atomic}); err != nil {
+							return nil, err
+						}
+						if f.flow.Ambiguous > 0 {
+							bug.Reportf("%s: %d pairs of probed blocks joined by more than one path", rel, f.flow.Ambiguous)
+						}
+						nEdges += len(f.flow.Slots)
+						lang := ""
+						if f.flow.Generic {
+							lang = edges.PassLang
+						}
+						if err := overlay.Edit(file, src, f.flow.Edits, lang); err != nil {
+							return nil, err
+						}
+					}
 				}
-				if err := overlay.Edit(file, sources[name], res.Edits, ""); err != nil {
+				if err := overlay.Edit(file, src, res.Edits, ""); err != nil {
 					return nil, err
 				}
 			}
@@ -333,6 +459,24 @@ func (w *Workspace) instrument(listing *testbuild.Listing, toRun []*testbuild.Pa
 			counters := pertest.CountersFile(q.Name, q.ImportPath, runtimePath, names, n)
 			if err := overlay.Put(filepath.Join(q.Dir, "zz_faultline_counters.go"), counters); err != nil {
 				return nil, err
+			}
+		}
+		if nEdges > 0 {
+			counters := edges.CountersFile(q.Name, q.ImportPath, runtimePath, names, edgeNames, nEdges, atomic)
+			if err := overlay.Put(filepath.Join(q.Dir, "zz_faultline_edges.go"), counters); err != nil {
+				return nil, err
+			}
+			edgeRanges = append(edgeRanges, edgeRange{q.ImportPath, nEdges, counted})
+		}
+	}
+	// Edge counters follow all block counters, whose indices the block
+	// tables assume to be below their count.
+	b.edgeBase = layout.Total()
+	for _, r := range edgeRanges {
+		layout.AddCounting(edges.RangeName(r.pkg), r.n)
+		for _, f := range r.files {
+			for slot := range f.flow.Slots {
+				b.edgeSlots = append(b.edgeSlots, edgeSlot{file: f.index, slot: int32(slot)})
 			}
 		}
 	}

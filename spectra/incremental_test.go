@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"faultline/internal/testbuild"
 	"faultline/spectra/rank"
 )
 
@@ -75,6 +76,37 @@ func TestIncrementalCollection(t *testing.T) {
 	for _, test := range loaded.Tests {
 		if !strings.HasPrefix(test.Package, "example.com/layered/solo") {
 			t.Errorf("Load kept %s %s, whose spectrum covers the edited lib", test.Package, test.Name)
+		}
+	}
+
+	// That edit moved lines: the collection's blocks of lib.go are one line
+	// further down and its hash is the new content's, though the previous
+	// collection's edit changed only a comment and reused what the
+	// instrumentation made of the file before.
+	moved, _ := collect(t, ws, time.Minute)
+	data, err := os.ReadFile(filepath.Join(ws.Root(), "lib", "lib.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if moved.FileHashes["lib/lib.go"] != testbuild.Bytes(data) {
+		t.Errorf("lib.go collected as %s, its content hashes to %s", moved.FileHashes["lib/lib.go"], testbuild.Bytes(data))
+	}
+	libLines := func(m *Matrix) []int {
+		var lines []int
+		for _, b := range m.Blocks {
+			if b.File == "lib/lib.go" {
+				lines = append(lines, b.Lines...)
+			}
+		}
+		return lines
+	}
+	before, after := libLines(incremental), libLines(moved)
+	if len(before) == 0 || len(before) != len(after) {
+		t.Fatalf("lib.go lines before %v, after %v", before, after)
+	}
+	for i := range before {
+		if after[i] != before[i]+1 {
+			t.Errorf("lib.go line %d collected at %d after a line was added above", before[i], after[i])
 		}
 	}
 }

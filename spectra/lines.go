@@ -113,6 +113,8 @@ type Ranking struct {
 	Failed int          `json:"failed"` // counted failing tests
 	Passed int          `json:"passed"` // passing tests
 	Lines  []RankedLine `json:"lines"`
+	// BlockRank describes the solve of a BlockRank ranking.
+	BlockRank *BlockRankSummary `json:"blockrank,omitempty"`
 }
 
 // Orders of a Ranking's lines.
@@ -144,6 +146,8 @@ type RankedLine struct {
 	// Fixes counts the analysed failing tests for which this line hosts a
 	// verified single-location angelic fix; set only by a combined ranking.
 	Fixes int `json:"fixes,omitempty"`
+	// BlockRank explains the score of a BlockRank ranking.
+	BlockRank *BlockRankLine `json:"blockrank,omitempty"`
 }
 
 // RankLines ranks every line executed by a counted test under f, most

@@ -68,4 +68,7 @@ type Matrix struct {
 	// was collected, by path relative to the root: an editor buffer whose
 	// content differs must not show these lines unmapped.
 	FileHashes map[string]string
+	// Flow holds the control-flow graphs and each test's edge profile,
+	// when every package was collected with edge counts; nil otherwise.
+	Flow *Flow
 }

@@ -2,6 +2,7 @@ package spectra
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/gob"
 	"errors"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
+
+	"faultline/spectra/edges"
 )
 
 // The store is one bbolt file per module. Test results are kept under the
@@ -18,6 +21,7 @@ import (
 // edited back to an earlier content finds its earlier results again.
 var (
 	bucketFiles   = []byte("files")   // file key -> storedFile: the blocks of one file content
+	bucketFlows   = []byte("flows")   // flow key -> storedFlow: the control-flow graphs of one file content
 	bucketResults = []byte("results") // package key -> storedPackage
 	bucketState   = []byte("state")   // "current" -> storedState
 	bucketMeta    = []byte("meta")    // "schema" -> storeSchema
@@ -25,7 +29,7 @@ var (
 	keySchema     = []byte("schema")
 )
 
-const storeSchema = "faultline-store-1"
+const storeSchema = "faultline-store-2"
 
 // storedFile is the instrumentation of one file content.
 type storedFile struct {
@@ -42,8 +46,15 @@ type fileRef struct {
 
 type storedTest struct {
 	TestRun
-	// Hits index the concatenated blocks of storedPackage.Files.
-	Hits []int32
+	// Hits index the concatenated blocks of storedPackage.Files, ascending,
+	// packed by packHits: a suite of thousands of tests decodes several
+	// times faster from bytes than from a slice of integers.
+	Hits []byte
+	// Edges index the concatenated edges of storedPackage.FlowFiles, the
+	// edges the test took, packed as Hits are; EdgeCounts say how often,
+	// one uvarint per edge.
+	Edges      []byte
+	EdgeCounts []byte
 }
 
 // storedPackage is the result of running one test binary.
@@ -54,7 +65,27 @@ type storedPackage struct {
 	Tests     []storedTest
 	BuildErr  string
 	Collected time.Time
+	// Flow says the tests' edge profiles were collected too, over the
+	// control-flow graphs of FlowFiles, by the edge pass of FlowVersion.
+	Flow        bool
+	FlowFiles   []flowRef
+	FlowVersion string
 }
+
+// storedFlow is the control-flow graphs of one file content.
+type storedFlow struct {
+	Path  string
+	Hash  string
+	Funcs []edges.Func
+}
+
+// flowRef names a file content's graphs inside a stored package result.
+type flowRef struct {
+	Path, Hash string
+	Edges      int
+}
+
+func flowKey(path, hash string) string { return edges.Version + " " + fileKey(path, hash) }
 
 // storedState says which stored result is current for each package.
 type storedState struct {
@@ -153,7 +184,7 @@ func (s *store) ensureSchema(tx *bolt.Tx) error {
 		// An older layout: its results cannot be trusted by this version.
 		return fmt.Errorf("%w: %s has schema %q", errCorrupt, s.path, meta.Get(keySchema))
 	}
-	for _, b := range [][]byte{bucketFiles, bucketResults, bucketState} {
+	for _, b := range [][]byte{bucketFiles, bucketFlows, bucketResults, bucketState} {
 		if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 			return err
 		}
@@ -180,26 +211,44 @@ func (s *store) rebuild(cause error) error {
 
 // putFiles stores the blocks of file contents not stored yet.
 func (s *store) putFiles(files []storedFile) error {
+	return s.putAbsent(bucketFiles, len(files), func(i int) (string, string, any) {
+		return fileKey(files[i].Path, files[i].Hash), "blocks of " + files[i].Path, files[i]
+	})
+}
+
+func fileKey(path, hash string) string { return hash + " " + path }
+
+// putFlows stores the graphs of file contents not stored yet.
+func (s *store) putFlows(flows []storedFlow) error {
+	return s.putAbsent(bucketFlows, len(flows), func(i int) (string, string, any) {
+		return flowKey(flows[i].Path, flows[i].Hash), "control flow of " + flows[i].Path, flows[i]
+	})
+}
+
+// putAbsent stores n values under their keys in a bucket of content-keyed
+// values, leaving those stored already alone.
+func (s *store) putAbsent(bucket []byte, n int, entry func(i int) (key, what string, value any)) error {
+	if n == 0 {
+		return nil
+	}
 	return s.transact(true, func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketFiles)
-		for _, f := range files {
-			key := []byte(fileKey(f.Path, f.Hash))
-			if b.Get(key) != nil {
+		b := tx.Bucket(bucket)
+		for i := range n {
+			key, what, value := entry(i)
+			if b.Get([]byte(key)) != nil {
 				continue
 			}
-			data, err := gobEncode(f)
+			data, err := gobEncode(value)
 			if err != nil {
-				return fmt.Errorf("encoding blocks of %s: %w", f.Path, err)
+				return fmt.Errorf("encoding %s: %w", what, err)
 			}
-			if err := b.Put(key, data); err != nil {
+			if err := b.Put([]byte(key), data); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 }
-
-func fileKey(path, hash string) string { return hash + " " + path }
 
 // putResult stores one package's result and makes it current.
 func (s *store) putResult(r *storedPackage) error {
@@ -244,16 +293,25 @@ func (s *store) forget(keep map[string]bool) error {
 	})
 }
 
-// results returns the stored results under the keys, with the blocks of
-// their files; keys without a readable result are missing from the map.
-func (s *store) results(keys []string) (map[string]*storedPackage, map[string]*storedFile, error) {
+// storedFiles are the blocks and control-flow graphs of the file contents
+// some results refer to, by file key and flow key.
+type storedFiles struct {
+	blocks map[string]*storedFile
+	flows  map[string]*storedFlow
+}
+
+// results returns the stored results under the keys, with the blocks and
+// graphs of their files; keys without a readable result are missing from
+// the map. A result whose graphs are missing says it has no flow.
+func (s *store) results(keys []string) (map[string]*storedPackage, storedFiles, error) {
 	pkgs := map[string]*storedPackage{}
 	files := map[string]*storedFile{}
+	flows := map[string]*storedFlow{}
 	err := s.transact(false, func(tx *bolt.Tx) error {
 		if tx == nil {
 			return nil
 		}
-		rb, fb := tx.Bucket(bucketResults), tx.Bucket(bucketFiles)
+		rb, fb, gb := tx.Bucket(bucketResults), tx.Bucket(bucketFiles), tx.Bucket(bucketFlows)
 		for _, key := range keys {
 			data := rb.Get([]byte(key))
 			if data == nil {
@@ -277,13 +335,44 @@ func (s *store) results(keys []string) (map[string]*storedPackage, map[string]*s
 				}
 				files[fk] = &sf
 			}
-			if complete {
-				pkgs[key] = &p
+			if !complete {
+				continue
+			}
+			pkgs[key] = &p
+			if p.FlowVersion != edges.Version {
+				p.Flow = false // made by another edge pass: collected again when wanted
+			}
+			for _, f := range p.FlowFiles {
+				if !p.Flow {
+					break
+				}
+				fk := flowKey(f.Path, f.Hash)
+				if flows[fk] != nil {
+					continue
+				}
+				var sf storedFlow
+				var data []byte
+				if gb != nil {
+					data = gb.Get([]byte(fk))
+				}
+				if data == nil || gobDecode(data, &sf) != nil || countEdges(sf.Funcs) != f.Edges {
+					p.Flow = false // collected again when edges are wanted
+					break
+				}
+				flows[fk] = &sf
 			}
 		}
 		return nil
 	})
-	return pkgs, files, err
+	return pkgs, storedFiles{blocks: files, flows: flows}, err
+}
+
+func countEdges(funcs []edges.Func) int {
+	n := 0
+	for _, f := range funcs {
+		n += len(f.Edges)
+	}
+	return n
 }
 
 // current returns the current state.
@@ -301,4 +390,52 @@ func (s *store) current() (storedState, error) {
 		return nil
 	})
 	return st, err
+}
+
+// packHits packs ascending block indices as varint gaps.
+func packHits(hits []int32) []byte {
+	out := make([]byte, 0, len(hits)+len(hits)/2)
+	prev := int32(-1)
+	for _, h := range hits {
+		out = binary.AppendUvarint(out, uint64(h-prev))
+		prev = h
+	}
+	return out
+}
+
+// packCounts packs counts as uvarints.
+func packCounts(counts []uint64) []byte {
+	out := make([]byte, 0, len(counts)*2)
+	for _, n := range counts {
+		out = binary.AppendUvarint(out, n)
+	}
+	return out
+}
+
+// unpackCounts reverses packCounts.
+func unpackCounts(packed []byte) []uint64 {
+	var out []uint64
+	for len(packed) > 0 {
+		n, k := binary.Uvarint(packed)
+		if k <= 0 {
+			return out // damaged: the rest is lost, not misread
+		}
+		packed = packed[k:]
+		out = append(out, n)
+	}
+	return out
+}
+
+// unpackHits reverses packHits, calling f with each index.
+func unpackHits(packed []byte, f func(int32)) {
+	prev := int32(-1)
+	for len(packed) > 0 {
+		gap, n := binary.Uvarint(packed)
+		if n <= 0 {
+			return // damaged: the rest is lost, not misread
+		}
+		packed = packed[n:]
+		prev += int32(gap)
+		f(prev)
+	}
 }

@@ -33,6 +33,10 @@ type CollectOptions struct {
 	// binary (for example -test.short). Both are part of the store's keys.
 	BuildFlags []string
 	TestFlags  []string
+	// Edges collects each test's edge profile beside its spectrum, in the
+	// same run (Matrix.Flow, for BlockRank). Results collected without
+	// them are collected again; results with them serve either way.
+	Edges bool
 	// Progress, when set, is called as work advances, from several goroutines
 	// one at a time.
 	Progress func(Progress)

@@ -1,3 +1,5 @@
+//go:build cgo
+
 // Command analysis measures the angelic fix localization on seeded faults:
 // for each program (a txtar module in programs/ or an examples/ module with
 // fault.json) it collects spectra, analyses every failing test, and reports
@@ -23,6 +25,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"faultline/analysis"
+	"faultline/internal/localize"
 	"faultline/spectra"
 	"faultline/spectra/rank"
 )
@@ -151,7 +154,7 @@ func measure(ctx context.Context, name, dir, cache string, budget time.Duration)
 	}
 	o.lines = len(ranking.Lines)
 	o.ochiai = position(ranking, f)
-	o.combined = position(analysis.Combine(ranking, results), f)
+	o.combined = position(localize.Combine(ranking, results), f)
 	return o, nil
 }
 

@@ -6,8 +6,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
+	"faultline/spectra"
 	"faultline/spectra/rank"
 )
 
@@ -24,7 +26,10 @@ type Config struct {
 	TestTimeout      time.Duration
 	Work             string // scratch directory for working copies and stores
 	Formulas         []rank.Formula
-	Log              io.Writer
+	// BlockRank ranks with -formula blockrank (edge profiles collected in
+	// the same run) and scores the BlockRank orders beside the formulas.
+	BlockRank bool
+	Log       io.Writer
 }
 
 // FaultResult is the evaluation of one fault: a seeded mutant or a known
@@ -45,6 +50,9 @@ type FaultResult struct {
 	Analysis []AnalysisTime `json:"analysis,omitempty"`
 	Scored   *Scored        `json:"scored,omitempty"`
 	Err      string         `json:"error,omitempty"`
+	// Unsettled counts the functions whose BlockRank iteration did not
+	// settle (solved directly, or their last iterate kept).
+	Unsettled int `json:"unsettled,omitempty"`
 }
 
 // AnalysisTime is one failing test's angelic analysis.
@@ -245,6 +253,9 @@ func (c *Config) evaluateFault(ctx context.Context, subj *Subject, site *Site, f
 		defer os.RemoveAll(store)
 		fl.Env = append(fl.Env, "FAULTLINE_CACHE="+store)
 	}
+	if c.BlockRank {
+		fl.Flags = append([]string{"-formula", spectra.BlockRankName}, fl.Flags...)
+	}
 	rep, elapsed, err := fl.Rank(ctx, subj.Root, subj.Packages)
 	r.Seconds = elapsed.Seconds()
 	if err != nil {
@@ -258,6 +269,21 @@ func (c *Config) evaluateFault(ctx context.Context, subj *Subject, site *Site, f
 		return r
 	}
 	scored := Score(rep, fault, c.Formulas)
+	if c.BlockRank {
+		// The same collection (the store is kept) in the calibrated
+		// reading, without the angelic analysis: nothing runs again.
+		cal := fl
+		cal.Flags = append(slices.Clone(fl.Flags), "-blockrank-mode", "calibrated", "-angelic=false")
+		calibrated, _, err := cal.Rank(ctx, subj.Root, subj.Packages)
+		if err != nil {
+			c.logf("    faultline (calibrated BlockRank): %v", err)
+			calibrated = nil
+		}
+		ScoreBlockRank(&scored, rep, calibrated, fault)
+		if rep.BlockRank != nil {
+			r.Unsettled = len(rep.BlockRank.Unsettled)
+		}
+	}
 	r.Scored = &scored
 	if rep.Angelic != nil {
 		for _, t := range rep.Angelic.Tests {

@@ -149,7 +149,7 @@ func TestEvaluateScoresAKnownFault(t *testing.T) {
 	if err := WriteReport(&b, ReportMeta{Command: "go run ./bench/effectiveness -dirs x", Formulas: []string{"ochiai", "op2"}}, res); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## Known faults (fault.json)", "| ochiai | 1/1 | 1/1 | 1/1 | 1/1 | 0.1250 | 0.1250 | 0.1250 | 0 |", "| known | example.com/stats | stats.go:7 | clamps below to lo+1 | 1/1 | 1/1 | 8 | 1–1 | true |"} {
+	for _, want := range []string{"## Known faults (fault.json)", "| ochiai | 1.0 | 1/1 | 1/1 | 1/1 | 1/1 | 0.1250 | 0.1250 | 0.1250 | 0 |", "| known | example.com/stats | stats.go:7 | clamps below to lo+1 | 1/1 | 1/1 | 8 | 1–1 | true |"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())
 		}

@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -58,7 +59,11 @@ func run(args []string) error {
 	work := fs.String("work", "", "scratch directory for working copies (default: a temporary directory, removed afterwards)")
 	formulaList := fs.String("formulas", "", "comma-separated formulas to score (default: every registered formula and opt- of each bounded one)")
 	selectOnly := fs.Bool("select-only", false, "choose and classify mutants without running faultline")
+	reportFrom := fs.String("report-from", "", "write the report of the raw results (-results) of an earlier run instead of running; -command and -elapsed describe that run")
+	command := fs.String("command", "", "with -report-from: the command that made the results")
+	elapsed := fs.String("elapsed", "", "with -report-from: that run's wall time")
 	freshStore := fs.Bool("fresh-store", true, "give every faultline run an empty spectrum store")
+	blockRank := fs.Bool("blockrank", true, "rank with -formula blockrank (edge profiles in the same run) and score the BlockRank orders too")
 	quiet := fs.Bool("q", false, "no progress on standard error")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -79,6 +84,7 @@ func run(args []string) error {
 		HeldOut:          *heldOut,
 		SelectOnly:       *selectOnly,
 		FreshStore:       *freshStore,
+		BlockRank:        *blockRank,
 		TestTimeout:      *testTimeout,
 		Log:              os.Stderr,
 	}
@@ -103,7 +109,7 @@ func run(args []string) error {
 		return err
 	}
 	cfg.Formulas = formulas
-	if !*selectOnly {
+	if !*selectOnly && *reportFrom == "" {
 		bin, err := exec.LookPath(*faultline)
 		if err != nil {
 			return fmt.Errorf("faultline binary: %w (build it with go build -o /tmp/faultline . and pass -faultline)", err)
@@ -132,7 +138,20 @@ func run(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	start := time.Now()
-	res, evalErr := Evaluate(ctx, cfg)
+	var res *Results
+	var evalErr error
+	if *reportFrom != "" {
+		data, err := os.ReadFile(*reportFrom)
+		if err != nil {
+			return fmt.Errorf("raw results: %w", err)
+		}
+		res = &Results{}
+		if err := json.Unmarshal(data, res); err != nil {
+			return fmt.Errorf("raw results %s: %w", *reportFrom, err)
+		}
+	} else {
+		res, evalErr = Evaluate(ctx, cfg)
+	}
 	if evalErr != nil && !errors.Is(evalErr, context.Canceled) {
 		return evalErr
 	}
@@ -144,6 +163,9 @@ func run(args []string) error {
 			names = append(names, f.Name()+combinedSuffix)
 		}
 	}
+	if *blockRank {
+		names = append(names, BlockRankOrders(!slices.Contains(strings.Fields(*rankFlags), "-angelic=false"))...)
+	}
 	meta := ReportMeta{
 		Command:  "go run ./bench/effectiveness " + strings.Join(args, " "),
 		Seed:     *seed,
@@ -151,6 +173,9 @@ func run(args []string) error {
 		Elapsed:  time.Since(start).Round(time.Second).String(),
 		Partial:  evalErr != nil,
 		Formulas: names,
+	}
+	if *reportFrom != "" {
+		meta.Command, meta.Elapsed = *command, *elapsed
 	}
 	if *resultsPath != "" {
 		data, err := json.MarshalIndent(res, "", "  ")

@@ -32,6 +32,11 @@ func WriteReport(w io.Writer, meta ReportMeta, res *Results) error {
 		"Positions are 1-based; a fault counts as the mutated line or the first line of its statement. " +
 		"Top-N cells read best/worst over ties (the fault examined first or last in its tie group). " +
 		"EXAM is the fraction of ranked lines examined up to the fault; a fault missing from the ranking counts as EXAM 1.\n\n")
+	if slices.Contains(meta.Formulas, blockRankFull) {
+		b.WriteString("faultline ranks with `-formula blockrank` (edge profiles collected in the same run), and the same collection once more with " +
+			"`-blockrank-mode calibrated`; `blockrank` is the full reading, `blockrank-calibrated` the paper's worked example. " +
+			"`A>B` orders by A and breaks its ties by B; `+angelic` puts lines hosting verified angelic fixes first, as faultline's combined order does.\n\n")
+	}
 
 	b.WriteString("## Subjects\n\n| subject | packages | passing leaf tests | files | lines | sites | tried | kept | no build | all pass | none pass | hang | note |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, s := range res.Subjects {
@@ -88,6 +93,9 @@ func WriteReport(w io.Writer, meta ReportMeta, res *Results) error {
 			if fs, ok := f.Scored.ByFormula["ochiai"+combinedSuffix]; ok && fs.Found {
 				pos += fmt.Sprintf(" (combined %g–%g)", fs.Pos[0], fs.Pos[2])
 			}
+			if fs, ok := f.Scored.ByFormula[blockRankFull]; ok && fs.Found {
+				pos += fmt.Sprintf(" (blockrank %g–%g)", fs.Pos[0], fs.Pos[2])
+			}
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s:%s | %s | %d/%d | %d/%d | %s | %s | %s | %.1f | %s |\n",
 			set, f.Module, f.Fault.File, joinInts(f.Fault.Lines), cell(change), f.Failed, f.Passed, f.RankFailed, f.RankPassed,
@@ -118,11 +126,20 @@ func writeSet(b *strings.Builder, title string, faults []FaultResult, formulas [
 	if len(scored) == 0 {
 		return
 	}
-	b.WriteString("| formula | Top-1 | Top-3 | Top-5 | Top-10 | EXAM best | EXAM average | EXAM worst | absent |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	for _, s := range Summarize(scored, formulas) {
-		fmt.Fprintf(b, "| %s | %d/%d | %d/%d | %d/%d | %d/%d | %.4f | %.4f | %.4f | %d |\n", s.Formula,
+	b.WriteString("| formula | Top-1 expected | Top-1 | Top-3 | Top-5 | Top-10 | EXAM best | EXAM average | EXAM worst | absent |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	sums := Summarize(scored, formulas)
+	for _, s := range sums {
+		fmt.Fprintf(b, "| %s | %.1f | %d/%d | %d/%d | %d/%d | %d/%d | %.4f | %.4f | %.4f | %d |\n", s.Formula, s.Top1Expected,
 			s.Top[0][0], s.Top[0][1], s.Top[1][0], s.Top[1][1], s.Top[2][0], s.Top[2][1], s.Top[3][0], s.Top[3][1],
 			s.Exam[0], s.Exam[1], s.Exam[2], s.NotFound)
+	}
+	b.WriteString("\nThe BlockRank paper's measures (its Table II), ties examined as a whole: the share of faults found within 5, 10, 15 and 20 % of the ranked lines, " +
+		"and the mean and standard deviation of the share examined (the effort, EXAM worst), in %.\n\n")
+	b.WriteString("| order | ≤ 5 % | ≤ 10 % | ≤ 15 % | ≤ 20 % | effort mean | effort stdev |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, s := range sums {
+		pct := func(n int) float64 { return 100 * float64(n) / float64(max(1, s.Faults)) }
+		fmt.Fprintf(b, "| %s | %.0f | %.0f | %.0f | %.0f | %.1f | %.1f |\n", s.Formula,
+			pct(s.Within[0]), pct(s.Within[1]), pct(s.Within[2]), pct(s.Within[3]), 100*s.EffortMean, 100*s.EffortStd)
 	}
 	b.WriteString("\n")
 }
@@ -173,19 +190,11 @@ func writeCombined(b *strings.Builder, faults []FaultResult, formulas []string) 
 	b.WriteString("| order | Top-1 expected | Top-1 | Top-3 | Top-5 | Top-10 | EXAM best | EXAM average | EXAM worst |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, name := range names {
 		var scored []Scored
-		expected := 0.0
 		for _, f := range combined {
-			fs := f.Scored.ByFormula[name]
 			scored = append(scored, *f.Scored)
-			if fs.Found && fs.Pos[0] == 1 {
-				// Pos[2] is the last position of the fault's tie group
-				// less the other faulty lines in it; one faulty line is
-				// the common case, where 1/size is the chance of first.
-				expected += 1 / (fs.Pos[2] - fs.Pos[0] + 1)
-			}
 		}
 		for _, s := range Summarize(scored, []string{name}) {
-			fmt.Fprintf(b, "| %s | %.1f | %d/%d | %d/%d | %d/%d | %d/%d | %.4f | %.4f | %.4f |\n", name, expected,
+			fmt.Fprintf(b, "| %s | %.1f | %d/%d | %d/%d | %d/%d | %d/%d | %.4f | %.4f | %.4f |\n", name, s.Top1Expected,
 				s.Top[0][0], s.Top[0][1], s.Top[1][0], s.Top[1][1], s.Top[2][0], s.Top[2][1], s.Top[3][0], s.Top[3][1],
 				s.Exam[0], s.Exam[1], s.Exam[2])
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	"faultline/spectra"
@@ -65,17 +66,6 @@ func Score(rep *RankReport, fault Fault, formulas []rank.Formula) Scored {
 		}
 	}
 	isFaulty := func(i int) bool { return fault.holds(elems[i].Loc.File, elems[i].Loc.Line) }
-	locate := func(ranked []rank.Ranked) FormulaScore {
-		fs := FormulaScore{Exam: [3]float64{1, 1, 1}}
-		for m, mode := range tieModes {
-			if pos, ok := rank.FaultPosition(ranked, isFaulty, mode); ok {
-				fs.Found = true
-				fs.Pos[m] = pos
-				fs.Exam[m] = pos / float64(len(ranked))
-			}
-		}
-		return fs
-	}
 	// A combined ranking (faultline's default) carries each line's verified
 	// angelic fixes: rescore it as faultline orders it, fixes first and the
 	// formula within, for the formulas the combination is reported with.
@@ -90,7 +80,7 @@ func Score(rep *RankReport, fault Fault, formulas []rank.Formula) Scored {
 	}
 	for _, f := range formulas {
 		ranked := rank.Rank(elems, f)
-		s.ByFormula[f.Name()] = locate(ranked)
+		s.ByFormula[f.Name()] = locate(ranked, isFaulty)
 		if fixes == nil || !combinedWith[f.Name()] {
 			continue
 		}
@@ -99,7 +89,7 @@ func Score(rep *RankReport, fault Fault, formulas []rank.Formula) Scored {
 			scores[i] = f.Score(elems[i].Counts)
 		}
 		if combined, err := rank.RankScores(locs, fixes, scores); err == nil {
-			s.ByFormula[f.Name()+combinedSuffix] = locate(combined)
+			s.ByFormula[f.Name()+combinedSuffix] = locate(combined, isFaulty)
 		}
 	}
 	return s
@@ -115,6 +105,10 @@ var combinedWith = map[string]bool{"ochiai": true, "op2": true, "dstar2": true}
 // topNs are the cut-offs reported as Top-N.
 var topNs = [4]int{1, 3, 5, 10}
 
+// examCuts are the shares of the code the BlockRank paper reports the
+// faults found within (its Table II).
+var examCuts = [4]float64{0.05, 0.10, 0.15, 0.20}
+
 // Summary aggregates one formula over a set of scored faults.
 type Summary struct {
 	Formula  string
@@ -122,6 +116,15 @@ type Summary struct {
 	Top      [4][2]int  // per cut-off of topNs: faults within it in the best and the worst case
 	Exam     [3]float64 // mean EXAM, best, average, worst
 	NotFound int        // faults missing from the ranking (counted with EXAM 1)
+	// The paper's measures, ties examined as a whole (worst case): faults
+	// found within each share of examCuts of the ranked lines, and the
+	// mean and standard deviation of that share (the effort).
+	Within     [4]int
+	EffortMean float64
+	EffortStd  float64
+	// Top1Expected is the number of faults ranked first when ties are
+	// examined in random order.
+	Top1Expected float64
 }
 
 // Summarize aggregates the scored faults per formula, best average EXAM
@@ -142,6 +145,18 @@ func Summarize(scored []Scored, formulas []string) []Summary {
 			for m := range tieModes {
 				sum.Exam[m] += fs.Exam[m]
 			}
+			if fs.Found && fs.Pos[0] == 1 {
+				// Pos[2] is the last position of the fault's tie group
+				// less the other faulty lines in it; one faulty line is
+				// the common case, where 1/size is the chance of first.
+				sum.Top1Expected += 1 / (fs.Pos[2] - fs.Pos[0] + 1)
+			}
+			for k, cut := range examCuts {
+				if fs.Found && fs.Exam[2] <= cut {
+					sum.Within[k]++
+				}
+			}
+			sum.EffortStd += fs.Exam[2] * fs.Exam[2] // the sum of squares until the mean is known
 			for k, n := range topNs {
 				if fs.Found && fs.Pos[0] <= float64(n) {
 					sum.Top[k][0]++
@@ -155,6 +170,8 @@ func Summarize(scored []Scored, formulas []string) []Summary {
 			for m := range sum.Exam {
 				sum.Exam[m] /= float64(sum.Faults)
 			}
+			sum.EffortMean = sum.Exam[2]
+			sum.EffortStd = math.Sqrt(max(0, sum.EffortStd/float64(sum.Faults)-sum.EffortMean*sum.EffortMean))
 		}
 		out = append(out, sum)
 	}

@@ -23,14 +23,13 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"faultline/bench/internal/genmod"
 )
 
-const (
-	packages     = 10
-	funcsPerPkg  = 20
-	linesPerFunc = 50 // 10 packages × 20 functions × 50 lines = 10,000 lines
-	modulus      = 1000003
-)
+// size is the generated module: 10 packages × 20 functions × 50 lines =
+// 10,000 lines.
+var size = genmod.Size{Packages: 10, FuncsPerPackage: 20, LinesPerFunc: 50}
 
 func main() {
 	bin := flag.String("bin", "", "faultline binary (required)")
@@ -58,11 +57,11 @@ func run(bin string, saves, requests int, keep, angelic bool) error {
 		defer os.RemoveAll(dir)
 	}
 	mod := filepath.Join(dir, "mod")
-	buggy, lines, tests, err := generate(mod)
+	buggy, lines, tests, err := genmod.Generate(mod, size)
 	if err != nil {
 		return fmt.Errorf("generating the module: %w", err)
 	}
-	fmt.Printf("module: %d packages, %d lines of code, %d tests (%s)\n", packages, lines, tests, mod)
+	fmt.Printf("module: %d packages, %d lines of code, %d tests (%s)\n", size.Packages, lines, tests, mod)
 
 	c, err := startServer(bin, dir)
 	if err != nil {
@@ -78,7 +77,7 @@ func run(bin string, saves, requests int, keep, angelic bool) error {
 	}
 	c.notify("initialized", map[string]any{})
 
-	fileURI := "file://" + buggy.path
+	fileURI := "file://" + buggy.Path
 	start := time.Now()
 	if _, err := c.waitDiagnostics(fileURI, func(n int) bool { return n > 0 }, 10*time.Minute); err != nil {
 		return fmt.Errorf("first collection: %w", err)
@@ -90,7 +89,7 @@ func run(bin string, saves, requests int, keep, angelic bool) error {
 	var saveTimes []time.Duration
 	for i := 0; i < saves; i++ {
 		fixed := i%2 == 0
-		if err := buggy.set(fixed, i+1); err != nil {
+		if err := buggy.Set(fixed, i+1); err != nil {
 			return err
 		}
 		t0 := time.Now()
@@ -109,7 +108,7 @@ func run(bin string, saves, requests int, keep, angelic bool) error {
 	fmt.Printf("  each save: %s\n", strings.Join(each, " "))
 
 	// Request latency on the open file of the fault, in the 10,000-line module.
-	text, err := os.ReadFile(buggy.path)
+	text, err := os.ReadFile(buggy.Path)
 	if err != nil {
 		return err
 	}
@@ -186,84 +185,6 @@ func memory(pid int) (rss, hwm int, err error) {
 		}
 	}
 	return rss, hwm, nil
-}
-
-// faultyLine is the line whose edit toggles the fault.
-type faultyLine struct {
-	path        string
-	index       int // 0-based line number in path
-	good, buggy string
-}
-
-// set rewrites the line, fixed or faulty. A numbered comment makes every
-// edit new to the engine, so no save is answered from earlier results.
-func (f faultyLine) set(fixed bool, edit int) error {
-	b, err := os.ReadFile(f.path)
-	if err != nil {
-		return err
-	}
-	lines := strings.Split(string(b), "\n")
-	line := f.buggy
-	if fixed {
-		line = f.good
-	}
-	lines[f.index] = fmt.Sprintf("%s // edit %d", line, edit)
-	return os.WriteFile(f.path, []byte(strings.Join(lines, "\n")), 0o644)
-}
-
-// generate writes the module: every function is a chain of arithmetic
-// steps with one branch, and its test checks one value computed here.
-// The fault is in p0's first function, one step off.
-func generate(root string) (faultyLine, int, int, error) {
-	var fault faultyLine
-	lines, tests := 0, 0
-	write := func(rel, text string) error {
-		path := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(path, []byte(text), 0o644)
-	}
-	if err := write("go.mod", "module example.com/bench\n\ngo 1.26\n"); err != nil {
-		return fault, 0, 0, err
-	}
-	for p := 0; p < packages; p++ {
-		var src, test strings.Builder
-		fmt.Fprintf(&src, "package p%d\n\n", p)
-		fmt.Fprintf(&test, "package p%d\n\nimport \"testing\"\n", p)
-		for f := 0; f < funcsPerPkg; f++ {
-			name := fmt.Sprintf("F%d", f)
-			fmt.Fprintf(&src, "// %s mixes its input through a chain of steps.\nfunc %s(x int) int {\n\ts := x\n", name, name)
-			s := 7 + f
-			steps := linesPerFunc - 8
-			for i := 0; i < steps; i++ {
-				c := (p*131 + f*17 + i*7) % 97
-				line := fmt.Sprintf("\ts = (s*3 + %d) %% %d\n", c, modulus)
-				if p == 0 && f == 0 && i == steps/2 {
-					fault.index = strings.Count(src.String(), "\n")
-					fault.good = strings.TrimSuffix(line, "\n")
-					fault.buggy = fmt.Sprintf("\ts = (s*3 + %d) %% %d", c+1, modulus)
-				}
-				src.WriteString(line)
-				s = (s*3 + c) % modulus
-			}
-			src.WriteString("\tif s%2 == 0 {\n\t\ts++\n\t}\n\treturn s\n}\n\n")
-			if s%2 == 0 {
-				s++
-			}
-			fmt.Fprintf(&test, "\nfunc Test%s(t *testing.T) {\n\tif got := %s(%d); got != %d {\n\t\tt.Errorf(\"%s(%d) = %%d, want %d\", got)\n\t}\n}\n", name, name, 7+f, s, name, 7+f, s)
-			tests++
-		}
-		lines += strings.Count(src.String(), "\n")
-		if err := write(fmt.Sprintf("p%d/p.go", p), src.String()); err != nil {
-			return fault, 0, 0, err
-		}
-		if err := write(fmt.Sprintf("p%d/p_test.go", p), test.String()); err != nil {
-			return fault, 0, 0, err
-		}
-	}
-	fault.path = filepath.Join(root, "p0", "p.go")
-	return fault, lines, tests, fault.set(false, 0)
 }
 
 // client is a minimal LSP client over the server's stdin and stdout.

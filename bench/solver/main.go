@@ -1,3 +1,5 @@
+//go:build cgo
+
 // Command solver measures MCS enumeration time of each algorithm of
 // faultline/solver/mcs on the same instances: random bit-vector clause
 // sets and chains of assignments and branches shaped like the program

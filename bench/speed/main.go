@@ -1,7 +1,8 @@
 // Command speed measures faultline's collection time against plain
 // go test -count=1 -cover over the same packages, side by side in one run:
-// a full collection into an empty store, a rerun with no change, and a
-// rerun after a one-line edit. Runs are interleaved so that machine noise
+// a full collection into an empty store, the same with edge profiles
+// (faultline test -edges, what BlockRank needs), a rerun with no change,
+// and a rerun after a one-line edit. Runs are interleaved so that machine noise
 // hits both sides alike; medians and ratios are reported.
 //
 //	go run ./bench/speed -faultline /tmp/faultline -runs 5 DIR...
@@ -41,8 +42,8 @@ func main() {
 	if len(dirs) == 0 {
 		fail(fmt.Errorf("no subjects: give module directories or -modules"))
 	}
-	fmt.Println("| subject | leaf tests | go test -count=1 -cover | faultline, full | ratio | no change | ratio | one-line edit | ratio |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| subject | leaf tests | go test -count=1 -cover | faultline, full | ratio | full with edges | ratio | edges on/off | no change | ratio | one-line edit | ratio |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, dir := range dirs {
 		if err := measure(dir, *faultline, *runs); err != nil {
 			fail(fmt.Errorf("%s: %w", dir, err))
@@ -67,6 +68,9 @@ func fetch(mod string) (string, error) {
 	}
 	dst := filepath.Join(os.TempDir(), "faultline-speed", strings.NewReplacer("/", "_", "@", "_").Replace(mod))
 	os.RemoveAll(dst)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return "", err
+	}
 	if err := exec.Command("cp", "-r", info.Dir, dst).Run(); err != nil {
 		return "", fmt.Errorf("copying %s: %w", mod, err)
 	}
@@ -104,6 +108,9 @@ func measure(dir, faultline string, runs int) error {
 	collect := func(store string) (time.Duration, string, error) {
 		return timed(dir, []string{"FAULTLINE_CACHE=" + store}, faultline, "test", "./...")
 	}
+	collectEdges := func(store string) (time.Duration, string, error) {
+		return timed(dir, []string{"FAULTLINE_CACHE=" + store}, faultline, "test", "-edges", "./...")
+	}
 	// Warm the build cache for both sides.
 	if _, _, err := plain(); err != nil {
 		return err
@@ -111,7 +118,10 @@ func measure(dir, faultline string, runs int) error {
 	if _, _, err := collect(filepath.Join(cache, "warm")); err != nil {
 		return err
 	}
-	var tPlain, tFull, tSame, tEdit []time.Duration
+	if _, _, err := collectEdges(filepath.Join(cache, "warm-edges")); err != nil {
+		return err
+	}
+	var tPlain, tFull, tEdges, tSame, tEdit []time.Duration
 	tests := ""
 	for i := 0; i < runs; i++ {
 		d, _, err := plain()
@@ -128,6 +138,11 @@ func measure(dir, faultline string, runs int) error {
 		if m := summary.FindStringSubmatch(out); m != nil {
 			tests = fmt.Sprintf("%s pass, %s fail", m[1], m[2])
 		}
+		d, _, err = collectEdges(filepath.Join(cache, fmt.Sprint("edges", i)))
+		if err != nil {
+			return err
+		}
+		tEdges = append(tEdges, d)
 		d, _, err = collect(store)
 		if err != nil {
 			return err
@@ -146,10 +161,17 @@ func measure(dir, faultline string, runs int) error {
 			return err
 		}
 	}
-	p, f, s, e := median(tPlain), median(tFull), median(tSame), median(tEdit)
+	p, f, fe, s, e := median(tPlain), median(tFull), median(tEdges), median(tSame), median(tEdit)
+	// Edge counting's cost: the median of each round's ratio, the two
+	// collections having run back to back.
+	var paired []time.Duration
+	for i := range tFull {
+		paired = append(paired, time.Duration(float64(time.Second)*tEdges[i].Seconds()/tFull[i].Seconds()))
+	}
 	rel, _ := filepath.Rel(dir, editFile)
-	fmt.Printf("| %s (edit: %s) | %s | %s | %s | %.2f | %s | %.2f | %s | %.2f |\n", filepath.Base(dir), rel, tests,
-		round(p), round(f), f.Seconds()/p.Seconds(), round(s), s.Seconds()/p.Seconds(), round(e), e.Seconds()/p.Seconds())
+	fmt.Printf("| %s (edit: %s) | %s | %s | %s | %.2f | %s | %.2f | %.2f | %s | %.2f | %s | %.2f |\n", filepath.Base(dir), rel, tests,
+		round(p), round(f), f.Seconds()/p.Seconds(), round(fe), fe.Seconds()/p.Seconds(), median(paired).Seconds(),
+		round(s), s.Seconds()/p.Seconds(), round(e), e.Seconds()/p.Seconds())
 	return nil
 }
 

@@ -1,3 +1,5 @@
+//go:build cgo
+
 // Command verify measures "Verify angelic fix": for each seeded-fault
 // program it collects spectra, analyses every failing test, then verifies
 // every verified candidate again with analysis.Verify (fresh load,

@@ -10,6 +10,9 @@ const { pathToFileURL } = require('url');
 
 const fixture = JSON.parse(fs.readFileSync(process.argv[2] || path.join(__dirname, 'ranking.json'), 'utf8'));
 let root = process.cwd();
+// The notifications the client asked for, as the real server honours them:
+// the experimental capability "faultline" in initialize.
+let wants = {};
 
 function send(msg) {
   const body = Buffer.from(JSON.stringify(Object.assign({ jsonrpc: '2.0' }, msg)), 'utf8');
@@ -28,10 +31,14 @@ function ranking() {
 
 function announce() {
   const total = fixture.failed + fixture.passed;
-  send({ method: 'faultline/status', params: { state: 'running', done: 1, total, failing: 1, message: '' } });
-  send({ method: 'faultline/status', params: { state: 'idle', done: total, total, failing: fixture.failed, message: '' } });
+  if (wants.statusNotification) {
+    send({ method: 'faultline/status', params: { state: 'running', done: 1, total, failing: 1, message: '' } });
+    send({ method: 'faultline/status', params: { state: 'idle', done: total, total, failing: fixture.failed, message: '' } });
+  }
   const top = ranking().lines[0];
-  send({ method: 'faultline/rankingChanged', params: { failed: fixture.failed, passed: fixture.passed, top: top ? { uri: top.uri, line: top.line, score: top.score } : null } });
+  if (wants.rankingChangedNotification) {
+    send({ method: 'faultline/rankingChanged', params: { failed: fixture.failed, passed: fixture.passed, top: top ? { uri: top.uri, line: top.line, score: top.score } : null } });
+  }
 }
 
 function handle(msg) {
@@ -40,6 +47,7 @@ function handle(msg) {
       const p = msg.params || {};
       if (p.rootUri) root = new URL(p.rootUri).pathname;
       else if (p.rootPath) root = p.rootPath;
+      wants = ((p.capabilities || {}).experimental || {}).faultline || {};
       send({ id: msg.id, result: { capabilities: { textDocumentSync: 1, executeCommandProvider: { commands: ['faultline.run'] } }, serverInfo: { name: 'faultline-mock' } } });
       return;
     }

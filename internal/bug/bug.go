@@ -21,7 +21,8 @@ type Report struct {
 type Bugs struct {
 	mu       sync.Mutex
 	reports  []Report
-	handlers []func(Report)
+	handlers map[int]func(Report)
+	next     int
 }
 
 // Default is where reports go unless a component was given its own Bugs.
@@ -42,18 +43,32 @@ func (b *Bugs) reportf(skip int, format string, args ...any) {
 	r.Stack = string(buf[:runtime.Stack(buf, false)])
 	b.mu.Lock()
 	b.reports = append(b.reports, r)
-	handlers := append([]func(Report){}, b.handlers...)
+	var handlers []func(Report)
+	for _, h := range b.handlers {
+		handlers = append(handlers, h)
+	}
 	b.mu.Unlock()
 	for _, h := range handlers {
 		h(r)
 	}
 }
 
-// Handle registers a function called with every later report.
-func (b *Bugs) Handle(h func(Report)) {
+// Handle registers a function called with every later report, until the
+// returned function is called.
+func (b *Bugs) Handle(h func(Report)) (stop func()) {
 	b.mu.Lock()
-	b.handlers = append(b.handlers, h)
-	b.mu.Unlock()
+	defer b.mu.Unlock()
+	if b.handlers == nil {
+		b.handlers = map[int]func(Report){}
+	}
+	id := b.next
+	b.next++
+	b.handlers[id] = h
+	return func() {
+		b.mu.Lock()
+		delete(b.handlers, id)
+		b.mu.Unlock()
+	}
 }
 
 // List returns the reports so far.

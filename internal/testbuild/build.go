@@ -133,7 +133,7 @@ func (m *Module) BuildTest(ctx context.Context, o *Overlay, p *Package, flags []
 	if os.Chtimes(path, now, now) == nil {
 		return &Binary{Package: p, Path: path}, nil
 	}
-	pruneOld(dir, binaryLifetime)
+	PruneOld(dir, binaryLifetime)
 	work, err := os.MkdirTemp(dir, "build-")
 	if err != nil {
 		return nil, fmt.Errorf("creating a build directory: %w", err)

@@ -2,6 +2,8 @@ package testbuild
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"go/scanner"
 	"go/token"
@@ -143,4 +145,40 @@ func UnusedName(base string, files ...[]byte) string {
 		name = base + strconv.Itoa(i)
 	}
 	return name
+}
+
+// Fingerprint hashes what the compiler makes of a Go file: every token
+// with its position, and the comments that are directives (//go:, //line,
+// // +build). Files with one fingerprint compile to the same code with the
+// same positions, whatever else their comments say, so a pass may reuse
+// what it made of one for the other.
+func Fingerprint(src []byte) string {
+	d := sha256.New()
+	var s scanner.Scanner
+	fset := token.NewFileSet()
+	file := fset.AddFile("", -1, len(src))
+	s.Init(file, src, nil, scanner.ScanComments)
+	for {
+		pos, tok, lit := s.Scan()
+		if tok == token.EOF {
+			break
+		}
+		if tok == token.COMMENT && !isDirective(lit) {
+			continue
+		}
+		p := file.Position(pos)
+		fmt.Fprintf(d, "%d:%d %d %q\n", p.Line, p.Column, tok, lit)
+	}
+	return hex.EncodeToString(d.Sum(nil))
+}
+
+func isDirective(comment string) bool {
+	for _, prefix := range []string{"//go:", "//line ", "/*line ", "// +build", "//export ", "//extern ", "//sys"} {
+		if strings.HasPrefix(comment, prefix) {
+			return true
+		}
+	}
+	// A file's "Code generated ... DO NOT EDIT." marker changes what passes
+	// do with it.
+	return strings.HasPrefix(comment, "// Code generated ") && strings.HasSuffix(comment, " DO NOT EDIT.")
 }

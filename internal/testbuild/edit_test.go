@@ -96,3 +96,29 @@ func TestNeedsUpgrade(t *testing.T) {
 		}
 	}
 }
+
+func TestFingerprint(t *testing.T) {
+	base := "package p\n\n// Twice doubles.\nfunc Twice(x int) int { return 2 * x }\n"
+	same := []string{
+		base + "\n// a comment appended\n",
+		strings.Replace(base, "Twice doubles.", "Twice returns twice x.", 1),
+	}
+	different := []string{
+		strings.Replace(base, "2 * x", "3 * x", 1),
+		"\n" + base, // every line moves
+		strings.Replace(base, "func", "/* c */ func", 1), // a column moves
+		"//go:build linux\n\n" + base[:len(base)-1],      // a directive
+		strings.Replace(base, "// Twice doubles.", "//go:noinline", 1),
+	}
+	fp := Fingerprint([]byte(base))
+	for _, s := range same {
+		if Fingerprint([]byte(s)) != fp {
+			t.Errorf("%q: fingerprint differs from the original's", s)
+		}
+	}
+	for _, s := range different {
+		if Fingerprint([]byte(s)) == fp {
+			t.Errorf("%q: fingerprint equals the original's", s)
+		}
+	}
+}

@@ -34,6 +34,7 @@ type Module struct {
 	Path      string // module path
 	GoVersion string // the go directive of go.mod, e.g. "1.21"; "" when absent
 	dir       string // the directory package patterns resolve in
+	cacheRoot string // faultline's cache root
 	cacheDir  string // this module's cache directory
 	env       []string
 	hashes    *Hasher
@@ -83,7 +84,7 @@ func Open(dir string, cfg Config) (*Module, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	m := &Module{Root: root, Path: mf.Module.Mod.Path, dir: abs, cacheDir: cacheDir, env: env,
+	m := &Module{Root: root, Path: mf.Module.Mod.Path, dir: abs, cacheRoot: cache, cacheDir: cacheDir, env: env,
 		hashes: openHasher(filepath.Join(cacheDir, "filehashes"))}
 	if mf.Go != nil {
 		m.GoVersion = mf.Go.Version
@@ -112,6 +113,10 @@ func (m *Module) Dir() string { return m.dir }
 // CacheDir is the directory where faultline keeps what it derives from
 // this module (the spectrum store, analysis results, the overlay).
 func (m *Module) CacheDir() string { return m.cacheDir }
+
+// CacheRoot is faultline's cache root, as Config.CacheDir resolved: another
+// process opening the module with it shares its caches.
+func (m *Module) CacheRoot() string { return m.cacheRoot }
 
 // Env is the environment of the module's go commands and test processes.
 func (m *Module) Env() []string { return m.env }

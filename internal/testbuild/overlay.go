@@ -60,7 +60,7 @@ func (m *Module) NewOverlay() (*Overlay, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating the overlay directory: %w", err)
 	}
-	pruneOld(dir, overlayLifetime)
+	PruneOld(dir, overlayLifetime)
 	return &Overlay{m: m, dir: dir, replace: map[string]string{}, sums: map[string]string{}, pending: map[string]*pendingFile{}}, nil
 }
 
@@ -206,9 +206,9 @@ func (o *Overlay) file() (string, error) {
 	return p, nil
 }
 
-// pruneOld removes the files of dir that nothing used for lifetime (every
-// use touches them).
-func pruneOld(dir string, lifetime time.Duration) {
+// PruneOld removes the files of a cache directory that nothing used for
+// lifetime (every use touches them).
+func PruneOld(dir string, lifetime time.Duration) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return

@@ -192,7 +192,7 @@ type Outcome struct {
 	Verdict  Verdict
 	Passed   bool // the test passed and its process exited cleanly
 	Elapsed  time.Duration
-	Output   string // the test's output, then any printed outside it
+	Output   string // the test's output, then its parents' and any printed outside tests
 	ExitCode int
 }
 
@@ -217,9 +217,14 @@ func (m *Module) RunTest(ctx context.Context, bin *Binary, test string, timeout 
 		out.Verdict = Panic // the one test running took the process down
 	}
 	out.Passed = out.Verdict == Pass && res.ExitCode == 0
-	out.Output = res.Output(test)
-	if rest := res.Output(""); strings.TrimSpace(rest) != "" {
-		out.Output += rest
+	// test2json charges what a panicking subtest prints to its parent, or
+	// to no test at all: the run's output is the leaf's and its parents'.
+	output := res.Output(test)
+	for _, name := range res.Order {
+		if name != "" && strings.HasPrefix(test, name+"/") {
+			output += res.Output(name)
+		}
 	}
+	out.Output = output + res.Output("")
 	return out, nil
 }

@@ -68,6 +68,8 @@ func TestRunTestVerdicts(t *testing.T) {
 		{"TestHang", Timeout, ""},
 		{"TestTable/1", Pass, ""},
 		{"TestTable/2", Fail, "Double(2) = 4, want 5"},
+		// test2json charges the subtest's panic to its parent.
+		{"TestNested/panics", Panic, "panic: runtime error: index out of range [3] with length 0"},
 	} {
 		out, err := m.RunTest(context.Background(), bin, c.test, 2*time.Second, nil)
 		if err != nil {

@@ -1,3 +1,5 @@
+//go:build cgo
+
 // Package mcs enumerates minimal correction subsets (MCSs) of a
 // constraint system: hard constraints that must hold and tagged soft
 // constraints that may be dropped. An MCS is a set of soft constraints

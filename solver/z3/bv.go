@@ -1,7 +1,7 @@
 package z3
 
 /*
-#include "shim.h"
+#include "z3api.h"
 */
 import "C"
 

@@ -1,8 +1,7 @@
 package z3
 
 /*
-#cgo LDFLAGS: -lz3
-#include "shim.h"
+#include "z3api.h"
 */
 import "C"
 
@@ -10,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -91,8 +89,13 @@ func (q *releaseQueue) push(p pendingRelease) {
 }
 
 // NewContext makes a reference-counted Z3 context with the binding's error
-// handler installed, so Z3 errors become Go errors instead of exiting.
+// handler installed, so Z3 errors become Go errors instead of exiting. It
+// loads the library on first use and returns Available's error when it
+// cannot.
 func NewContext(cfg Config) (*Context, error) {
+	if err := Available(); err != nil {
+		return nil, err
+	}
 	if cfg.Timeout < 0 {
 		return nil, fmt.Errorf("z3: negative timeout %v", cfg.Timeout)
 	}
@@ -256,16 +259,19 @@ func durationMillis(d time.Duration) uint32 {
 	return uint32(ms)
 }
 
-// Version reports the version of the linked Z3 library.
+// Version reports the version of the loaded Z3 library (major.minor.build),
+// or "" when Available fails.
 func Version() string {
-	var major, minor, build, rev C.uint
-	C.Z3_get_version(&major, &minor, &build, &rev)
-	return strconv.Itoa(int(major)) + "." + strconv.Itoa(int(minor)) + "." + strconv.Itoa(int(build))
+	v, _ := loaded()
+	return v
 }
 
 // EstimatedAllocBytes is Z3's estimate of the memory it holds, across all
-// contexts of the process.
+// contexts of the process (0 when Available fails).
 func EstimatedAllocBytes() uint64 {
+	if Available() != nil {
+		return 0
+	}
 	return uint64(C.Z3_get_estimated_alloc_size())
 }
 

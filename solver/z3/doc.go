@@ -4,10 +4,18 @@
 // (scopes, checks under assumptions, unsat cores, models) and Optimize
 // (weighted soft constraints).
 //
-// It links the system library: install it with `apt-get install
-// libz3-dev` (Debian/Ubuntu; Z3 4.8.12 or newer). Without the headers the
-// build stops with a message naming that package; without cgo it stops
-// at an undefined identifier that says the same.
+// # Loading Z3
+//
+// Building needs a C compiler but neither Z3's headers nor its library:
+// the binding declares the part of the C API it uses itself (z3api.h,
+// z3funcs.h) and opens the shared library on first use (libz3.so.4, else
+// libz3.so, on Linux; libz3.dylib on macOS; the file named by
+// FAULTLINE_LIBZ3 when that is set), refusing versions older than 4.8.12,
+// the one it is tested with. Available reports whether that worked, with a
+// message that says what is missing and how to install it (`apt-get
+// install libz3-4` on Debian and Ubuntu); NewContext returns the same
+// error, and nothing calls into Z3 before it succeeded. Without cgo the
+// package has Available alone, which says so.
 //
 // # Usage
 //

@@ -2,7 +2,10 @@
 
 package z3
 
-// This file exists to turn a cgo-less build into a readable error: package
-// z3 wraps the Z3 C library and needs cgo plus the system package libz3-dev
-// (apt-get install libz3-dev), with CGO_ENABLED=1 and a C compiler.
-var _ = z3_needs_cgo_enabled_and_the_libz3_dev_package
+// Available reports that this build cannot use Z3: the binding calls the
+// Z3 C library through cgo, and this faultline was built without it. The
+// rest of the package exists only in builds with cgo.
+func Available() error {
+	return &unavailableError{"this faultline was built without cgo (CGO_ENABLED=0), so it cannot use the Z3 library: " +
+		"rebuild it with a C compiler present (CGO_ENABLED=1 go install .) and install Z3 with " + installCommand()}
+}

@@ -244,9 +244,9 @@ func (r *rewriter) spanLines(from, to token.Pos, lines map[int]bool) {
 	}
 }
 
-// codeLines returns the lines that hold a token other than closing
+// CodeLines returns the lines that hold a token other than closing
 // punctuation: a line with only "})" or "}," executes nothing of its own.
-func codeLines(fset *token.FileSet, file *token.File, src []byte) map[int]bool {
+func CodeLines(fset *token.FileSet, file *token.File, src []byte) map[int]bool {
 	lines := map[int]bool{}
 	var s scanner.Scanner
 	tf := fset.AddFile(file.Name(), -1, len(src))

@@ -52,7 +52,7 @@ type rewriter struct {
 // the import of sync/atomic when the file has a block.
 func Counters(fset *token.FileSet, f *ast.File, src []byte, opts Options) ([]testbuild.Edit, []Block) {
 	r := &rewriter{fset: fset, file: fset.File(f.Pos()), src: src, opts: opts}
-	r.code = codeLines(fset, r.file, src)
+	r.code = CodeLines(fset, r.file, src)
 	for _, decl := range f.Decls {
 		fn, ok := decl.(*ast.FuncDecl)
 		if !ok || fn.Body == nil {

@@ -5,23 +5,8 @@
 -- FAULT_FILE (absolute), FAULT_LINE, FAULTLINE_E2E_TIMEOUT_MS, FAULTLINE_TOP_N.
 local uv = vim.uv or vim.loop
 
-local function out(msg)
-  io.stdout:write(msg .. "\n")
-  io.stdout:flush()
-end
-
-local function finish(code, msg)
-  out((code == 0 and "PASS: " or "FAIL: ") .. msg)
-  vim.cmd("cquit " .. code)
-end
-
-local function env(name)
-  local v = os.getenv(name)
-  if not v or v == "" then
-    finish(2, "environment variable " .. name .. " is not set")
-  end
-  return v
-end
+local harness = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h") .. "/harness.lua")
+local out, finish, env = harness.out, harness.finish, harness.env
 
 local ok, err = pcall(function()
   local cmd = vim.fn.json_decode(env("FAULTLINE_CMD"))
@@ -46,6 +31,16 @@ local ok, err = pcall(function()
       changes = changes + 1
     end,
   })
+
+  -- Neovim before 0.9 has no vim.secure, so the server asks before it runs
+  -- the tests: type "1" (Run this time) into Neovim's own prompt.
+  local questions = 0
+  local ask = vim.lsp.handlers["window/showMessageRequest"]
+  vim.lsp.handlers["window/showMessageRequest"] = function(e, params, ctx, config)
+    questions = questions + 1
+    vim.api.nvim_feedkeys("1\r", "t", false)
+    return ask(e, params, ctx, config)
+  end
 
   faultline.setup({ cmd = cmd, open_quickfix = false })
 
@@ -99,7 +94,32 @@ local ok, err = pcall(function()
     local st = faultline.last_status()
     finish(1, string.format("no ranking with lines after %d ms (%d rankingChanged, last status %s)", elapsed(), changes, vim.inspect(st)))
   end
-  out(string.format("ranking received after %d ms (%d rankingChanged notifications)", elapsed(), changes))
+  out(string.format("ranking received after %d ms (%d rankingChanged notifications, %d questions)", elapsed(), changes, questions))
+
+  -- With default settings the server also analyses the failing tests: the
+  -- angelic values reach the editor in the diagnostics of the lines that
+  -- host them, and the ranking is then in the combined order. (The mock
+  -- server of plugin.sh has no analysis.)
+  local angelic
+  vim.wait(os.getenv("EXPECT_ANGELIC") == "1" and timeout or 0, function()
+    for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+      if d.message:find("\nangelic fix: ", 1, true) then
+        angelic = d
+        return true
+      end
+    end
+    return not server_alive()
+  end, 200)
+  if not angelic and os.getenv("EXPECT_ANGELIC") == "1" then
+    finish(1, string.format("no diagnostic in %s carries an angelic value after %d ms", fault_file, elapsed()))
+  end
+  if angelic then
+    out(string.format("angelic value on line %d after %d ms: %s", angelic.lnum + 1, elapsed(), angelic.message:match("angelic fix: [^\n]*")))
+    vim.wait(10000, function()
+      local result = faultline.ranking_of(client_id)
+      return result ~= nil and result.order == "combined"
+    end, 100)
+  end
 
   vim.cmd("FaultlineRanking")
   vim.wait(10000, function()

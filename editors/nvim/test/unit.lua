@@ -57,6 +57,22 @@ test("quickfix items tolerate bad results", function()
   eq(ranking.quickfix_items({ lines = vim.NIL }, "/m"), {}, "null lines")
 end)
 
+test("the combined order names the angelic fixes", function()
+  local result = {
+    formula = "ochiai",
+    order = "combined",
+    failed = 2,
+    passed = 3,
+    lines = {
+      { file = "a.go", line = 8, score = 0.3, rank = 1, tie = { 1, 1 }, ef = 1, ep = 1, nf = 1, np = 2, fixes = 2 },
+    },
+  }
+  eq(ranking.title(result), "faultline: ochiai and verified angelic fixes, 2 failing / 3 passing tests", "title")
+  eq(ranking.quickfix_items(result, "/m")[1].text, "#1 ochiai 0.300  failing 1/2, passing 1/3, angelic fixes 2", "text")
+  eq(ranking.line_grade(result.lines[1], 0.9), ranking.levels, "top grade")
+  eq(ranking.line_grade({ score = 0.45 }, 0.9), 3, "by score")
+end)
+
 test("ties are described", function()
   local text = ranking.describe({ rank = 2, score = 0.5, tie = { 2, 4 }, ef = 1, ep = 2, nf = 0, np = 0 }, "dstar")
   eq(text, "#2 dstar 0.500 (tied 2-4)  failing 1/1, passing 2/2")
@@ -81,7 +97,7 @@ test("config merges and validates", function()
   local cfg = config.merge({ formula = "dstar", top = 5 })
   eq(cfg.formula, "dstar")
   eq(cfg.cmd, { "faultline", "serve" })
-  eq(config.server_settings(cfg), { formula = "dstar", top = 5, threshold = 0, autoRun = true, timeout = "60s", parallel = 0 })
+  eq(config.server_settings(cfg), { formula = "dstar", top = 5, threshold = 0, autoRun = true, timeout = "60s", parallel = 0, angelic = true, budget = "10s", maxAnalyzed = 10, memory = 1024, trust = "ask" })
   local ok, err = pcall(config.merge, { formul = "x" })
   eq(ok, false, "unknown key rejected")
   assert(tostring(err):find("unknown option"), tostring(err))
@@ -90,6 +106,37 @@ test("config merges and validates", function()
   assert(tostring(err):find('"top" must be a number'), tostring(err))
   ok = pcall(config.merge, { cmd = {} })
   eq(ok, false, "empty cmd rejected")
+  ok, err = pcall(config.merge, { trust = "sometimes" })
+  eq(ok, false, "unknown trust rejected")
+  assert(tostring(err):find('"trust" must be "ask" or "always"'), tostring(err))
+end)
+
+test("trust follows vim.secure where Neovim has it", function()
+  local trust = require("faultline.trust")
+  local asked = {}
+  local function secure(answer)
+    return {
+      read = function(path)
+        table.insert(asked, path)
+        if answer == "error" then
+          error("Keyboard interrupt")
+        end
+        return answer
+      end,
+    }
+  end
+  local function version(at_least_0_11_2)
+    return function(feature)
+      eq(feature, "nvim-0.11.2", "feature asked")
+      return at_least_0_11_2
+    end
+  end
+  eq(trust.stated("/m", {}, version(true)), nil, "no vim.secure.read: the server asks")
+  eq(trust.stated("/m", secure(true), version(true)), true, "trusted directory")
+  eq(trust.stated("/m", secure("module m\n"), version(false)), true, "trusted go.mod")
+  eq(trust.stated("/m", secure(nil), version(true)), false, "denied or ignored")
+  eq(trust.stated("/m", secure("error"), version(true)), false, "prompt interrupted")
+  eq(asked, { "/m", "/m/go.mod", "/m", "/m" }, "paths asked")
 end)
 
 io.stdout:write(string.format("unit: %d passed, %d failed\n", passed, failed))

@@ -13,6 +13,7 @@ import {
   DynamicFeature,
 } from 'vscode-languageclient/node';
 import { LEVELS, RankingResult, byUri, parseRanking, rows, RowModel } from './ranking';
+import { FaultlineNotifications } from './notifications';
 import { serverCommand, serverSettings } from './settings';
 import { ServerStatus, TopSuspect, runSummary, statusView } from './status';
 
@@ -129,12 +130,15 @@ class Faultline implements vscode.Disposable {
         { scheme: 'file', language: 'go' },
         { scheme: 'file', language: 'go.mod' },
       ],
-      initializationOptions: serverSettings((key) => config.get(key)),
+      // The server only runs here once VS Code trusts the workspace: say
+      // so, and the server does not ask again.
+      initializationOptions: { ...serverSettings((key) => config.get(key)), trustedWorkspace: vscode.workspace.isTrusted },
       synchronize: { configurationSection: SECTION },
       outputChannel: this.output,
     };
     const client = new FaultlineClient('faultline', 'faultline', serverOptions, clientOptions);
     this.client = client;
+    client.registerFeature(new FaultlineNotifications());
     client.onNotification('faultline/rankingChanged', (params: { top?: TopSuspect | null }) => {
       this.top = params?.top ?? null;
       this.renderStatus();

@@ -14,10 +14,14 @@ export interface RankedLine {
   ep: number;
   nf: number;
   np: number;
+  /** Analysed failing tests that a verified angelic value on the line makes pass. */
+  fixes: number;
 }
 
 export interface RankingResult {
   formula: string;
+  /** "formula", or "combined" once verified angelic fixes order the lines. */
+  order: string;
   failed: number;
   passed: number;
   lines: RankedLine[];
@@ -36,6 +40,15 @@ export function level(score: number, maxScore: number): number {
     return 0;
   }
   return Math.max(1, Math.ceil(Math.min(score / maxScore, 1) * LEVELS));
+}
+
+/**
+ * lineLevel is a ranked line's colour level: the highest for a line hosting
+ * a verified angelic fix, which the combined order puts first whatever its
+ * score, and by score otherwise.
+ */
+export function lineLevel(l: RankedLine, maxScore: number): number {
+  return l.fixes > 0 ? LEVELS : level(l.score, maxScore);
 }
 
 export function maxScore(lines: readonly RankedLine[]): number {
@@ -69,11 +82,13 @@ export function parseRanking(raw: unknown): RankingResult {
       ep: Number(e.ep ?? 0),
       nf: Number(e.nf ?? 0),
       np: Number(e.np ?? 0),
+      fixes: Number(e.fixes ?? 0),
     });
   }
   valid.sort((a, b) => a.rank - b.rank || b.score - a.score);
   return {
     formula: typeof r.formula === 'string' ? r.formula : '',
+    order: r.order === 'combined' ? 'combined' : 'formula',
     failed: Number(r.failed ?? 0),
     passed: Number(r.passed ?? 0),
     lines: valid,
@@ -105,15 +120,17 @@ export function rankText(l: RankedLine): string {
 /** rows turns a ranking into tree rows in rank order. */
 export function rows(result: RankingResult): RowModel[] {
   const top = maxScore(result.lines);
+  const by = result.order === 'combined' ? `${result.formula} and verified angelic fixes` : result.formula;
   return result.lines.map((l) => ({
     label: `${baseName(l.file)}:${l.line}`,
-    description: `${rankText(l)} · ${result.formula} ${l.score.toFixed(2)}`,
+    description: `${rankText(l)} · ${result.formula} ${l.score.toFixed(2)}${l.fixes > 0 ? ` · fixes ${l.fixes}` : ''}`,
     tooltip:
-      `${l.file}:${l.line}\n${rankText(l)} by ${result.formula}, score ${l.score.toFixed(4)}\n` +
-      `run by ${l.ef} of ${l.ef + l.nf} failing and ${l.ep} of ${l.ep + l.np} passing tests`,
+      `${l.file}:${l.line}\n${rankText(l)} by ${by}, score ${l.score.toFixed(4)}\n` +
+      `run by ${l.ef} of ${l.ef + l.nf} failing and ${l.ep} of ${l.ep + l.np} passing tests` +
+      (l.fixes > 0 ? `\na verified angelic value here makes ${l.fixes} analysed failing test${l.fixes === 1 ? '' : 's'} pass` : ''),
     uri: l.uri,
     line: l.line,
-    level: level(l.score, top),
+    level: lineLevel(l, top),
   }));
 }
 
@@ -127,7 +144,7 @@ export function byUri(result: RankingResult, topN: number): Map<string, { line: 
   const out = new Map<string, { line: number; level: number }[]>();
   for (const l of result.lines) {
     if (l.rank > topN) continue;
-    const lv = level(l.score, top);
+    const lv = lineLevel(l, top);
     if (lv === 0) continue;
     const list = out.get(l.uri) ?? [];
     list.push({ line: l.line, level: lv });

@@ -10,6 +10,10 @@ export interface ServerSettings {
   timeout: string;
   parallel: number;
   angelic: boolean;
+  budget: string;
+  maxAnalyzed: number;
+  memory: number;
+  trust: 'ask' | 'always';
 }
 
 export const DEFAULTS: ServerSettings = {
@@ -19,7 +23,11 @@ export const DEFAULTS: ServerSettings = {
   autoRun: true,
   timeout: '60s',
   parallel: 0,
-  angelic: false,
+  angelic: true,
+  budget: '10s',
+  maxAnalyzed: 10,
+  memory: 1024,
+  trust: 'ask',
 };
 
 /** serverSettings reads the server's keys through get, falling back to defaults. */
@@ -32,6 +40,10 @@ export function serverSettings(get: <T>(key: string) => T | undefined): ServerSe
     timeout: get<string>('timeout') ?? DEFAULTS.timeout,
     parallel: get<number>('parallel') ?? DEFAULTS.parallel,
     angelic: get<boolean>('angelic') ?? DEFAULTS.angelic,
+    budget: get<string>('budget') ?? DEFAULTS.budget,
+    maxAnalyzed: get<number>('maxAnalyzed') ?? DEFAULTS.maxAnalyzed,
+    memory: get<number>('memory') ?? DEFAULTS.memory,
+    trust: get<'ask' | 'always'>('trust') ?? DEFAULTS.trust,
   };
 }
 

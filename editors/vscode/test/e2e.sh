@@ -3,7 +3,7 @@
 # code-server and playwright-core (test/e2e/setup.sh), build faultline, and
 # run test/e2e/e2e.js against an example module in headless Chromium.
 #
-# usage: editors/vscode/test/e2e.sh [example]     (default: calc)
+# usage: editors/vscode/test/e2e.sh [example]     (default: booking)
 # env:   FAULTLINE_BIN  server binary (default: built from the repo root)
 #        CHROMIUM       browser (default: /usr/bin/chromium)
 #        ARTIFACTS      where the screenshot and code-server log go
@@ -12,7 +12,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ext=$(cd "$here/.." && pwd)
 repo=$(cd "$ext/../.." && pwd)
-example=${1:-calc}
+example=${1:-booking}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -2,6 +2,7 @@ package pertest
 
 import (
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -54,18 +55,45 @@ func union(a, b []int) []int {
 	return append(out, b[j:]...)
 }
 
+// counts are the counts of counting counters, by index.
+type counts map[int]uint64
+
+func (c counts) addAll(d counts) {
+	for i, n := range d {
+		c[i] += n
+	}
+}
+
+// sorted returns the counts by ascending index.
+func (c counts) sorted() []Count {
+	out := make([]Count, 0, len(c))
+	for i, n := range c {
+		out = append(out, Count{Index: i, N: n})
+	}
+	slices.SortFunc(out, func(a, b Count) int { return a.Index - b.Index })
+	return out
+}
+
 // frame is one test running in the process being read.
 type frame struct {
 	name     string
 	own      counterSet // counters executed by the test itself so far
 	context  []int      // counters executed before it started (package init, its ancestors), ascending
 	children bool
+	// Counts are charged once: to the leaf test running when they were
+	// made or, outside any leaf test (package init, a parent's setup or
+	// teardown around its subtests), to the next leaf test to start. A
+	// subtest does not inherit its parent's counts as it inherits its
+	// counters: a parent's loop over its subtests would count again for
+	// each, and the magnitudes would follow the order of the cases.
+	pending counts // counts made since the last test started or ended here
 }
 
 // leafRecord is what the records say about one leaf test.
 type leafRecord struct {
 	name     string
 	hits     []int // ascending
+	counts   counts
 	panicked bool
 	finished bool // an exit record was read
 }
@@ -74,8 +102,11 @@ type leafRecord struct {
 // one test process (see package faultlinert for the format).
 type recordReader struct {
 	prelude counterSet // counters executed before the first test: package init
-	stack   []*frame
-	leaves  []leafRecord
+	// root is the process as the parent of its top-level tests, for
+	// counts made outside every test.
+	root   frame
+	stack  []*frame
+	leaves []leafRecord
 	// errors are problems the runtime reported (a package missing from the
 	// counter layout, counters that could not be mapped).
 	errors []string
@@ -84,7 +115,9 @@ type recordReader struct {
 	panicked string
 }
 
-func newRecordReader() *recordReader { return &recordReader{} }
+func newRecordReader() *recordReader {
+	return &recordReader{root: frame{pending: counts{}}}
+}
 
 func (rr *recordReader) line(line string) {
 	kind, rest, _ := strings.Cut(line, " ")
@@ -103,17 +136,20 @@ func (rr *recordReader) line(line string) {
 	case "enter":
 		rr.charge(rest)
 		var ctx []int
+		parent := &rr.root
 		if n := len(rr.stack); n > 0 {
-			parent := rr.stack[n-1]
+			parent = rr.stack[n-1]
 			parent.children = true
 			ctx = union(parent.context, parent.own.appendTo(nil))
 		} else {
 			ctx = rr.prelude.appendTo(nil)
 		}
+		pending := parent.pending
+		parent.pending = counts{}
 		for _, f := range rr.stack {
 			f.children = true
 		}
-		rr.stack = append(rr.stack, &frame{name: name, context: ctx})
+		rr.stack = append(rr.stack, &frame{name: name, context: ctx, pending: pending})
 	case "exit":
 		flags, hits, _ := strings.Cut(rest, " ")
 		rr.charge(hits)
@@ -122,24 +158,46 @@ func (rr *recordReader) line(line string) {
 			return
 		}
 		panicked := strings.Contains(flags, "p")
-		rr.finish(rr.stack[n-1], panicked, true)
+		f := rr.stack[n-1]
+		rr.finish(f, panicked, true)
 		rr.stack = rr.stack[:n-1]
+		if f.children {
+			rr.top().pending.addAll(f.pending) // a parent's teardown: the next test's
+		}
 		if panicked {
 			rr.panicked = name
 		}
 	}
 }
 
+// top is the innermost running test, or the root.
+func (rr *recordReader) top() *frame {
+	if n := len(rr.stack); n > 0 {
+		return rr.stack[n-1]
+	}
+	return &rr.root
+}
+
 // charge adds the counters listed in s to the running test, or to the
 // prelude.
 func (rr *recordReader) charge(s string) {
-	target := &rr.prelude
+	target, targetCounts := &rr.prelude, rr.root.pending
 	if n := len(rr.stack); n > 0 {
 		target = &rr.stack[n-1].own
+		targetCounts = rr.stack[n-1].pending
 	}
 	for _, f := range strings.Fields(s) {
-		if c, err := strconv.Atoi(f); err == nil {
+		index, count, counting := strings.Cut(f, ":")
+		c, err := strconv.Atoi(index)
+		if err != nil {
+			continue
+		}
+		if !counting {
 			target.add(c)
+			continue
+		}
+		if n, err := strconv.ParseUint(count, 10, 64); err == nil && c >= 0 {
+			targetCounts[c] += n
 		}
 	}
 }
@@ -148,7 +206,7 @@ func (rr *recordReader) finish(f *frame, panicked, finished bool) {
 	if f.children {
 		return
 	}
-	rr.leaves = append(rr.leaves, leafRecord{name: f.name, hits: union(f.context, f.own.appendTo(nil)), panicked: panicked, finished: finished})
+	rr.leaves = append(rr.leaves, leafRecord{name: f.name, hits: union(f.context, f.own.appendTo(nil)), counts: f.pending, panicked: panicked, finished: finished})
 }
 
 // interrupted closes the record stream of a process that died or was
@@ -157,7 +215,7 @@ func (rr *recordReader) finish(f *frame, panicked, finished bool) {
 // running test, which gets the counters left in shared memory. It returns
 // "" when a test that already finished (its panic killed the process) is
 // to blame: its parents then run again for their remaining subtests.
-func (rr *recordReader) interrupted(leftover []int) string {
+func (rr *recordReader) interrupted(leftover []int, leftoverCounts []Count) string {
 	n := len(rr.stack)
 	if n == 0 || rr.panicked != "" {
 		rr.stack = nil
@@ -166,6 +224,9 @@ func (rr *recordReader) interrupted(leftover []int) string {
 	f := rr.stack[n-1]
 	for _, c := range leftover {
 		f.own.add(c)
+	}
+	for _, c := range leftoverCounts {
+		f.pending[c.Index] += c.N
 	}
 	rr.finish(f, false, false)
 	rr.stack = nil

@@ -3,6 +3,7 @@ package pertest
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,14 +19,22 @@ import (
 	"faultline/internal/testbuild"
 )
 
-// Leaf is one leaf test's run: its verdict and output, and the counters it
-// executed (indices into the build's layout), in no particular order.
+// Leaf is one leaf test's run: its verdict and output, the counters it
+// executed (indices into the build's layout), in no particular order, and
+// the counts of the counting counters it executed, by ascending index.
 type Leaf struct {
 	Name     string
 	Verdict  testbuild.Verdict
 	Elapsed  time.Duration
 	Output   string
 	Counters []int
+	Counts   []Count
+}
+
+// Count is how many times one counting counter ran (Layout.AddCounting).
+type Count struct {
+	Index int
+	N     uint64
 }
 
 // RunOptions select and bound the tests of one binary.
@@ -60,8 +69,12 @@ func Run(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, opts R
 		return nil, fmt.Errorf("creating scratch directory: %w", err)
 	}
 	defer os.RemoveAll(work)
+	counting, err := countingRanges(opts.Layout)
+	if err != nil {
+		return nil, err
+	}
 	if opts.Shards <= 1 {
-		r := &runner{m: m, bin: bin, opts: opts, work: work}
+		r := &runner{m: m, bin: bin, opts: opts, counting: counting, work: work}
 		return r.run(ctx, map[string]bool{}, progress)
 	}
 	claims := filepath.Join(work, "claims")
@@ -85,7 +98,7 @@ func Run(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, opts R
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("creating scratch directory: %w", err)
 		}
-		r := &runner{m: m, bin: bin, opts: opts, work: dir, shard: strconv.Itoa(k), claims: claims, split: split}
+		r := &runner{m: m, bin: bin, opts: opts, counting: counting, work: dir, shard: strconv.Itoa(k), claims: claims, split: split}
 		g.Go(func() error {
 			_, err := r.run(gctx, map[string]bool{}, func(l Leaf) {
 				mu.Lock()
@@ -120,7 +133,7 @@ func Run(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, opts R
 	if !failing {
 		return leaves, nil
 	}
-	r := &runner{m: m, bin: bin, opts: opts, work: filepath.Join(work, "alone")}
+	r := &runner{m: m, bin: bin, opts: opts, counting: counting, work: filepath.Join(work, "alone")}
 	if err := os.Mkdir(r.work, 0o755); err != nil {
 		return nil, fmt.Errorf("creating scratch directory: %w", err)
 	}
@@ -154,7 +167,7 @@ func (r *runner) run(ctx context.Context, done map[string]bool, progress func(Le
 			if p.abnormal && len(p.leaves) == 0 && attempt == 0 {
 				// The process died before or outside any test: package
 				// init or TestMain. That is the package's verdict.
-				results = append(results, Leaf{Name: "TestMain", Verdict: testbuild.Panic, Output: p.output, Counters: p.prelude})
+				results = append(results, Leaf{Name: "TestMain", Verdict: testbuild.Panic, Output: p.output, Counters: p.prelude, Counts: p.preludeCounts})
 			}
 			return results, nil
 		}
@@ -170,13 +183,14 @@ func (r *runner) run(ctx context.Context, done map[string]bool, progress func(Le
 }
 
 type runner struct {
-	m      *testbuild.Module
-	bin    *testbuild.Binary
-	opts   RunOptions
-	work   string
-	shard  string // this process's shard; "" when not sharded
-	claims string // the shards' claims directory
-	split  string // the file listing the split tests
+	m        *testbuild.Module
+	bin      *testbuild.Binary
+	opts     RunOptions
+	counting [][2]int // the layout's counting ranges
+	work     string
+	shard    string // this process's shard; "" when not sharded
+	claims   string // the shards' claims directory
+	split    string // the file listing the split tests
 }
 
 func (r *runner) trace(start time.Time, what string) {
@@ -187,13 +201,14 @@ func (r *runner) trace(start time.Time, what string) {
 
 // processResult is what one test process left behind.
 type processResult struct {
-	leaves      []Leaf
-	restart     bool   // the process died or was killed while tests were running
-	interrupted string // the test to blame, when it had not finished
-	abnormal    bool   // the process ended by a signal, a crash or os.Exit
-	output      string // printed outside any test
-	prelude     []int
-	started     time.Time
+	leaves        []Leaf
+	restart       bool   // the process died or was killed while tests were running
+	interrupted   string // the test to blame, when it had not finished
+	abnormal      bool   // the process ended by a signal, a crash or os.Exit
+	output        string // printed outside any test
+	prelude       []int
+	preludeCounts []Count
+	started       time.Time
 }
 
 func (r *runner) process(ctx context.Context, done map[string]bool, attempt int) (*processResult, error) {
@@ -326,17 +341,19 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 	switch {
 	case len(rr.stack) > 0 || rr.panicked != "":
 		pr.restart = true
-		pr.interrupted = rr.interrupted(readCounters(countersPath))
+		hits, counts := readCounters(countersPath, r.counting)
+		pr.interrupted = rr.interrupted(hits, counts)
 	case pr.abnormal && len(rr.leaves) > 0:
 		pr.restart = true
 	}
 	pr.prelude = rr.prelude.appendTo(nil)
+	pr.preludeCounts = rr.root.pending.sorted()
 	for _, rec := range rr.leaves {
 		if done[rec.name] {
 			continue
 		}
 		ev := res.Tests[rec.name]
-		leaf := Leaf{Name: rec.name, Counters: rec.hits, Output: res.Output(rec.name)}
+		leaf := Leaf{Name: rec.name, Counters: rec.hits, Counts: rec.counts.sorted(), Output: res.Output(rec.name)}
 		if ev != nil {
 			leaf.Elapsed = ev.Elapsed
 		}
@@ -393,18 +410,57 @@ func watchInterval(timeout time.Duration) time.Duration {
 	return 10 * time.Millisecond
 }
 
-// readCounters returns the indices of the non-zero counters a dead process
-// left in its counters file.
-func readCounters(path string) []int {
+// readCounters returns what a dead process left in its counters file: the
+// indices of the non-zero counters and the counts of the non-zero counters
+// of the counting ranges.
+func readCounters(path string, counting [][2]int) ([]int, []Count) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	var hits []int
+	var counts []Count
+	next := 0
 	for i := 0; i+4 <= len(data); i += 4 {
-		if data[i]|data[i+1]|data[i+2]|data[i+3] != 0 {
-			hits = append(hits, i/4)
+		c := binary.NativeEndian.Uint32(data[i:])
+		if c == 0 {
+			continue
+		}
+		index := i / 4
+		for next < len(counting) && counting[next][1] <= index {
+			next++
+		}
+		if next < len(counting) && counting[next][0] <= index {
+			counts = append(counts, Count{Index: index, N: uint64(c)})
+		} else {
+			hits = append(hits, index)
 		}
 	}
-	return hits
+	return hits, counts
+}
+
+// countingRanges reads the counting ranges of a layout file, by offset.
+func countingRanges(layout string) ([][2]int, error) {
+	if layout == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(layout)
+	if err != nil {
+		return nil, fmt.Errorf("reading the counter layout: %w", err)
+	}
+	var ranges [][2]int
+	for _, line := range strings.Split(string(data), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) != 4 || fields[3] != "count" {
+			continue
+		}
+		off, err1 := strconv.Atoi(fields[1])
+		n, err2 := strconv.Atoi(fields[2])
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("counter layout line %q", line)
+		}
+		ranges = append(ranges, [2]int{off, off + n})
+	}
+	slices.SortFunc(ranges, func(a, b [2]int) int { return a[0] - b[0] })
+	return ranges, nil
 }

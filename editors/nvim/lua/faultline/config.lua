@@ -14,6 +14,14 @@ M.defaults = {
   autoRun = true,
   timeout = "60s",
   parallel = 0,
+  -- Angelic analysis of failing tests: lines hosting verified fixes first.
+  angelic = true,
+  budget = "10s",
+  maxAnalyzed = 10,
+  memory = 1024,
+  -- "ask": run a module's tests only once you agree (Neovim's :trust on
+  -- 0.9+, else the server's question); "always": run without asking.
+  trust = "ask",
   -- Colour suspicious lines by score with extmarks.
   highlight = true,
   -- Show "#rank score" at the end of suspicious lines.
@@ -26,7 +34,10 @@ M.defaults = {
   on_attach = nil,
 }
 
-local server_keys = { "formula", "top", "threshold", "autoRun", "timeout", "parallel" }
+local server_keys = {
+  "formula", "top", "threshold", "autoRun", "timeout", "parallel",
+  "angelic", "budget", "maxAnalyzed", "memory", "trust",
+}
 
 local function check_type(name, value, want)
   if type(value) ~= want then
@@ -57,6 +68,13 @@ function M.merge(opts)
   check_type("autoRun", cfg.autoRun, "boolean")
   check_type("timeout", cfg.timeout, "string")
   check_type("parallel", cfg.parallel, "number")
+  check_type("angelic", cfg.angelic, "boolean")
+  check_type("budget", cfg.budget, "string")
+  check_type("maxAnalyzed", cfg.maxAnalyzed, "number")
+  check_type("memory", cfg.memory, "number")
+  if cfg.trust ~= "ask" and cfg.trust ~= "always" then
+    error(string.format('faultline: option "trust" must be "ask" or "always", got %s', vim.inspect(cfg.trust)), 2)
+  end
   if cfg.on_attach ~= nil then
     check_type("on_attach", cfg.on_attach, "function")
   end

@@ -54,7 +54,14 @@ function M.check()
     report.error("setup() has not been called", { "Add require('faultline').setup{} to your init.lua" })
     return
   end
-  report.ok(string.format("formula=%s top=%d autoRun=%s timeout=%s", cfg.formula, cfg.top, tostring(cfg.autoRun), cfg.timeout))
+  report.ok(string.format("formula=%s top=%d autoRun=%s timeout=%s trust=%s", cfg.formula, cfg.top, tostring(cfg.autoRun), cfg.timeout, cfg.trust))
+  if cfg.trust == "ask" then
+    if vim.secure then
+      report.ok("module trust: Neovim's :trust decides (vim.secure)")
+    else
+      report.info("module trust: the server asks before running a module's tests (no vim.secure before Neovim 0.9)")
+    end
+  end
 
   local exe = cfg.cmd[1]
   if vim.fn.executable(exe) == 1 then

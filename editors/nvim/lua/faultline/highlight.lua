@@ -57,7 +57,7 @@ function M.apply(bufnr, entries, max_score, formula, opts)
   local line_count = vim.api.nvim_buf_line_count(bufnr)
   local placed = 0
   for _, entry in ipairs(entries) do
-    local level = ranking.grade(entry.score, max_score)
+    local level = ranking.line_grade(entry, max_score)
     local row = (entry.line or 0) - 1
     if level > 0 and row >= 0 and row < line_count then
       local mark = {

@@ -4,6 +4,7 @@
 local config = require("faultline.config")
 local highlight = require("faultline.highlight")
 local ranking = require("faultline.ranking")
+local trust = require("faultline.trust")
 
 local uv = vim.uv or vim.loop
 
@@ -16,6 +17,7 @@ local state = {
   rankings = {},
   statuses = {},
   roots = {}, -- module root -> client id (Neovim 0.7 path only)
+  trusted = {}, -- module root -> what vim.secure said, asked once per server
   warned = {},
 }
 
@@ -214,6 +216,30 @@ local function on_exit(code, signal, client_id)
   end
 end
 
+-- client_capabilities are Neovim's own plus the experimental capability
+-- that asks the server for faultline/status and faultline/rankingChanged,
+-- which it sends only to clients that ask.
+local function client_capabilities()
+  return vim.tbl_deep_extend("force", vim.lsp.protocol.make_client_capabilities(), {
+    experimental = {
+      faultline = { statusNotification = true, rankingChangedNotification = true },
+    },
+  })
+end
+
+-- init_options are the settings plus, where Neovim decides trust itself,
+-- its verdict on the module, so that the server does not ask again.
+local function init_options(root, settings)
+  local options = vim.deepcopy(settings)
+  if state.cfg.trust == "ask" then
+    if state.trusted[root] == nil then
+      state.trusted[root] = { trust.stated(root) }
+    end
+    options.trustedWorkspace = state.trusted[root][1]
+  end
+  return options
+end
+
 local function client_config(root)
   local settings = config.server_settings(state.cfg)
   return {
@@ -221,11 +247,15 @@ local function client_config(root)
     cmd = state.cfg.cmd,
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
-    init_options = settings,
+    capabilities = client_capabilities(),
+    init_options = init_options(root, settings),
     settings = { faultline = settings },
     handlers = handlers,
     on_attach = on_attach,
-    on_exit = on_exit,
+    on_exit = function(code, signal, client_id)
+      state.trusted[root] = nil -- a new server asks Neovim again
+      on_exit(code, signal, client_id)
+    end,
   }
 end
 
@@ -269,6 +299,7 @@ end
 -- restarted.
 function M.setup(opts)
   state.cfg = config.merge(opts)
+  state.trusted = {}
   highlight.define_groups()
   local group = vim.api.nvim_create_augroup("faultline", { clear = true })
   vim.api.nvim_create_autocmd("FileType", {

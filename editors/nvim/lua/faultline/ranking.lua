@@ -23,6 +23,16 @@ function M.grade(score, max_score)
   return level
 end
 
+-- line_grade is a ranked line's highlight level: the highest for a line
+-- hosting a verified angelic fix, which the combined order puts first
+-- whatever its score, and by score otherwise.
+function M.line_grade(entry, max_score)
+  if type(entry.fixes) == "number" and entry.fixes > 0 then
+    return M.levels
+  end
+  return M.grade(entry.score, max_score)
+end
+
 -- max_score returns the highest score among the ranked lines (0 if none).
 function M.max_score(lines)
   local best = 0
@@ -41,8 +51,12 @@ function M.describe(entry, formula)
   if type(entry.tie) == "table" and entry.tie[1] and entry.tie[2] and entry.tie[1] ~= entry.tie[2] then
     tie = string.format(" (tied %d-%d)", entry.tie[1], entry.tie[2])
   end
+  local fixes = ""
+  if type(entry.fixes) == "number" and entry.fixes > 0 then
+    fixes = string.format(", angelic fixes %d", entry.fixes)
+  end
   return string.format(
-    "#%d %s %.3f%s  failing %d/%d, passing %d/%d",
+    "#%d %s %.3f%s  failing %d/%d, passing %d/%d%s",
     entry.rank or 0,
     formula or "score",
     entry.score or 0,
@@ -50,7 +64,8 @@ function M.describe(entry, formula)
     entry.ef or 0,
     (entry.ef or 0) + (entry.nf or 0),
     entry.ep or 0,
-    (entry.ep or 0) + (entry.np or 0)
+    (entry.ep or 0) + (entry.np or 0),
+    fixes
   )
 end
 
@@ -101,9 +116,13 @@ function M.title(result)
   if type(result) ~= "table" then
     return "faultline"
   end
+  local by = result.formula or "?"
+  if result.order == "combined" then
+    by = by .. " and verified angelic fixes"
+  end
   return string.format(
     "faultline: %s, %d failing / %d passing tests",
-    result.formula or "?",
+    by,
     result.failed or 0,
     result.passed or 0
   )

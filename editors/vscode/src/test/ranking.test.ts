@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LEVELS, byUri, level, parseRanking, rows } from '../ranking';
+import { LEVELS, byUri, level, lineLevel, parseRanking, rows } from '../ranking';
 
 const sample = {
   formula: 'ochiai',
@@ -64,6 +64,28 @@ test('decorations group coloured lines per document and skip zero scores', () =>
     { line: 7, level: 5 },
     { line: 6, level: 3 },
   ]);
+});
+
+test('in the combined order a line with verified angelic fixes leads, coloured at the top level', () => {
+  const combined = parseRanking({
+    formula: 'ochiai',
+    order: 'combined',
+    failed: 2,
+    passed: 3,
+    lines: [
+      { uri: 'file:///m/a.go', file: 'a.go', line: 4, score: 0.9, rank: 2, tie: [2, 2], ef: 2, ep: 1, nf: 0, np: 2 },
+      { uri: 'file:///m/a.go', file: 'a.go', line: 8, score: 0.3, rank: 1, tie: [1, 1], ef: 1, ep: 1, nf: 1, np: 2, fixes: 2 },
+    ],
+  });
+  assert.equal(combined.order, 'combined');
+  assert.deepEqual(combined.lines.map((l) => [l.line, l.fixes]), [[8, 2], [4, 0]]);
+  const r = rows(combined);
+  assert.equal(r[0].description, '#1 · ochiai 0.30 · fixes 2');
+  assert.match(r[0].tooltip, /by ochiai and verified angelic fixes/);
+  assert.match(r[0].tooltip, /makes 2 analysed failing tests pass/);
+  assert.equal(r[0].level, LEVELS);
+  assert.equal(lineLevel(combined.lines[1], 0.9), LEVELS);
+  assert.equal(parseRanking(sample).order, 'formula');
 });
 
 test('malformed ranking results are rejected or cleaned', () => {

@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { runSummary, statusView } from '../status';
-import { serverCommand, serverSettings } from '../settings';
+import { DEFAULTS, serverCommand, serverSettings } from '../settings';
 
 const top = { uri: 'file:///m/booking/booking.go', line: 42, score: 0.87 };
 
@@ -34,7 +36,17 @@ test('status text for build and errors', () => {
 test('server settings fall back to defaults', () => {
   const values: Record<string, unknown> = { formula: 'dstar', top: 5 };
   const s = serverSettings((key) => values[key] as never);
-  assert.deepEqual(s, { formula: 'dstar', top: 5, threshold: 0, autoRun: true, timeout: '60s', parallel: 0, angelic: false });
+  assert.deepEqual(s, { formula: 'dstar', top: 5, threshold: 0, autoRun: true, timeout: '60s', parallel: 0, angelic: true, budget: '10s', maxAnalyzed: 10, memory: 1024, trust: 'ask' });
+});
+
+test('every server setting is declared in package.json with the same default', () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
+  const declared = manifest.contributes.configuration.properties;
+  for (const [key, value] of Object.entries(DEFAULTS)) {
+    assert.ok(declared[`faultline.${key}`], `faultline.${key} is not declared`);
+    assert.deepEqual(declared[`faultline.${key}`].default, value, `default of faultline.${key}`);
+  }
+  assert.equal(declared['faultline.trust'].scope, 'application', 'a workspace must not be able to trust itself');
 });
 
 test('server path resolution', () => {

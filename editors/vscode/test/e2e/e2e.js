@@ -3,9 +3,10 @@
 // driven by headless Chromium through playwright-core: install the .vsix,
 // open an example module, trust it, open the faulty file, and check that the
 // "Suspicious lines" view lists the faulty line first (or within the top N),
-// that the line is highlighted, and, with faultline.angelic on, that the
-// "Preview angelic fix" action is offered on the line where faultline fix
-// finds a verified candidate. Screenshots are kept in the artifacts directory.
+// that the line is highlighted, and, with default settings, that the angelic
+// value is shown as an inlay hint and the "Preview angelic fix" action is
+// offered on the line where faultline fix finds a verified candidate.
+// Screenshots are kept in the artifacts directory.
 //
 // usage: node e2e.js [example-dir]   (default: <repo>/examples/booking)
 // env:   FAULTLINE_BIN   server binary (required)
@@ -195,7 +196,6 @@ async function main() {
     JSON.stringify(
       {
         'faultline.path': path.resolve(bin),
-        'faultline.angelic': true,
         'security.workspace.trust.enabled': true,
         'security.workspace.trust.startupPrompt': 'always',
         'workbench.startupEditor': 'none',
@@ -288,17 +288,26 @@ async function main() {
       const started = Date.now();
       const rowLocator = view.locator('.monaco-list-row');
       await rowLocator.first().waitFor({ timeout: rankingTimeout }).catch(() => fail(`the Suspicious lines view stayed empty for ${rankingTimeout / 1000}s`));
-      const labels = await rowLocator.evaluateAll((rows) =>
-        rows.map((r) => {
-          const name = r.querySelector('.label-name');
-          const description = r.querySelector('.label-description');
-          return [name ? name.textContent : r.innerText, description ? description.textContent : ''].join(' ').trim();
-        }),
-      );
+      // The formula's ranking comes first; the angelic analysis then
+      // reorders it: wait until the faulty line is within the top rows.
+      const want = `${tabName}:${fault.line}`;
+      let labels = [];
+      let position = 0;
+      const orderDeadline = Date.now() + rankingTimeout;
+      for (;;) {
+        labels = await rowLocator.evaluateAll((rows) =>
+          rows.map((r) => {
+            const name = r.querySelector('.label-name');
+            const description = r.querySelector('.label-description');
+            return [name ? name.textContent : r.innerText, description ? description.textContent : ''].join(' ').trim();
+          }),
+        );
+        position = labels.findIndex((l) => l.startsWith(`${want} `) || l === want) + 1;
+        if ((position > 0 && position <= topN) || Date.now() > orderDeadline) break;
+        await page.waitForTimeout(1000);
+      }
       log(`ranking shown after ${((Date.now() - started) / 1000).toFixed(1)}s:`);
       labels.forEach((l, i) => log(`  ${i + 1}. ${l}`));
-      const want = `${tabName}:${fault.line}`;
-      const position = labels.findIndex((l) => l.startsWith(`${want} `) || l === want) + 1;
       if (position === 0) fail(`the faulty line ${want} is not in the Suspicious lines view`);
       if (position > topN) fail(`the faulty line ${want} is row ${position}, want within the top ${topN}`);
       log(`faulty line is row ${position}`);
@@ -361,12 +370,15 @@ async function main() {
       }
       await page.keyboard.press('Escape');
 
-      // With faultline.angelic on, the server analyzes the failing tests in
-      // the background and offers "Preview angelic fix" where faultline fix
-      // found a verified candidate.
+      // With default settings the server analyzes the failing tests in the
+      // background and offers "Preview angelic fix" where faultline fix
+      // found a verified candidate, with the value as an inlay hint.
       const offered = await angelicActionAt(page, angelicLine);
       log(`angelic-fix action at line ${angelicLine}: ${offered}`);
+      if (!offered.includes('⇒')) fail(`the angelic-fix action names no value: ${offered}`);
       await page.keyboard.press('Escape');
+      const hint = await inlayHintOn(page, angelicLine);
+      log(`inlay hint on line ${angelicLine}: ${hint}`);
       await page.screenshot({ path: screenshot });
       log(`screenshot: ${screenshot}`);
     } catch (err) {
@@ -437,6 +449,34 @@ async function angelicActionAt(page, line) {
     await page.waitForTimeout(3000);
   }
   fail(`no angelic-fix action at line ${line} within 3 minutes; code actions seen: ${seen.join(' | ') || '(none)'}`);
+}
+
+// inlayHintOn waits until the editor's rendered line shows an angelic value
+// as an inlay hint and returns the hint's text. A line's number in the
+// gutter and its text are rendered at the same vertical offset.
+async function inlayHintOn(page, line) {
+  const deadline = Date.now() + 60000;
+  let text = '';
+  while (Date.now() < deadline) {
+    text = await page
+      .locator('.editor-instance .monaco-editor')
+      .first()
+      .evaluate((editor, n) => {
+        const number = [...editor.querySelectorAll('.margin-view-overlays .line-numbers')].find((e) => e.textContent.trim() === String(n));
+        if (!number) return '';
+        const top = number.closest('[style*="top"]').style.top;
+        const row = [...editor.querySelectorAll('.view-lines .view-line')].find((l) => l.style.top === top);
+        return row ? row.textContent : '';
+      }, line)
+      .catch(() => '');
+    const m = /⇒\s*\S+/.exec(text);
+    if (m) {
+      await page.screenshot({ path: path.join(artifacts, 'vscode-e2e-hint.png') });
+      return m[0];
+    }
+    await page.waitForTimeout(1000);
+  }
+  fail(`no angelic value shown as an inlay hint on line ${line} within a minute; the line reads: ${text}`);
 }
 
 main().then(

@@ -16,10 +16,14 @@
 //
 // Records are lines of space-separated fields:
 //
-//	enter <quoted test name> <counter index>...   counters charged to the test running before this one started
-//	exit <quoted test name> <flags> <counter index>...  the test's own counters since the last boundary
+//	enter <quoted test name> <counter>...   counters charged to the test running before this one started
+//	exit <quoted test name> <flags> <counter>...  the test's own counters since the last boundary
 //	skip <quoted test name>   a test finished by an earlier process, skipped again
 //	error <quoted message>
+//
+// A counter is its index, for a counter that only says whether it ran, or
+// index:count for one of a counting range (the layout file marks those):
+// counting needs the count, a block counter only that it is not zero.
 //
 // Flags are "-" or letters: p (panicking). Tests run sequentially: the
 // instrumentation turns t.Parallel into a no-op.
@@ -41,7 +45,8 @@ import (
 // testing so that instrumented non-test packages do not link it.
 //
 // This file is compiled at the language version of the module under test,
-// which may be old: it uses nothing newer than Go 1.13.
+// which may be as old as Go 1.0: its syntax is that old (no 0o literals, no
+// generics, no loop variable per iteration).
 type T interface {
 	Name() string
 	SkipNow()
@@ -50,7 +55,8 @@ type T interface {
 type state struct {
 	mu       sync.Mutex
 	counters []uint32          // every registered counter, mapped from the counters file
-	layout   map[string][2]int // package path -> offset, length
+	layout   map[string][2]int // registered name (a package path) -> offset, length
+	counting [][2]int          // ranges whose records carry counts, by offset: first, end
 	out      *os.File          // the collector's pipe; nil when run outside a collection
 	stack    []T               // the tests running, outermost first
 	skip     map[string]bool   // tests finished by an earlier process of this collection
@@ -71,8 +77,9 @@ func setup() {
 		if f, err := os.Open(path); err == nil {
 			sc := bufio.NewScanner(f)
 			for sc.Scan() {
+				// name offset length [count]
 				fields := strings.Fields(sc.Text())
-				if len(fields) != 3 {
+				if len(fields) != 3 && len(fields) != 4 {
 					continue
 				}
 				off, err1 := strconv.Atoi(fields[1])
@@ -81,6 +88,9 @@ func setup() {
 					rt.layout[fields[0]] = [2]int{off, n}
 					if off+n > total {
 						total = off + n
+					}
+					if len(fields) == 4 && fields[3] == "count" {
+						rt.counting = append(rt.counting, [2]int{off, off + n})
 					}
 				}
 			}
@@ -211,10 +221,22 @@ func (s *state) boundary(kind, name, flags string) {
 		b = append(b, ' ')
 		b = append(b, flags...)
 	}
+	next := 0 // the first counting range not yet passed
 	for i := range s.counters {
-		if atomic.LoadUint32(&s.counters[i]) != 0 {
+		if c := atomic.LoadUint32(&s.counters[i]); c != 0 {
 			b = append(b, ' ')
 			b = strconv.AppendInt(b, int64(i), 10)
+			for next < len(s.counting) && s.counting[next][1] <= i {
+				next++
+			}
+			if next < len(s.counting) && s.counting[next][0] <= i {
+				// Counts executed meanwhile by other goroutines go to the
+				// next record rather than being lost.
+				c = atomic.SwapUint32(&s.counters[i], 0)
+				b = append(b, ':')
+				b = strconv.AppendUint(b, uint64(c), 10)
+				continue
+			}
 			atomic.StoreUint32(&s.counters[i], 0)
 		}
 	}
@@ -268,7 +290,7 @@ func claim(name string) bool {
 	h.Write([]byte(name))
 	path := filepath.Join(rt.claims, strconv.FormatUint(h.Sum64(), 16))
 	tmp := path + ".shard" + rt.shard
-	if err := ioutil.WriteFile(tmp, []byte(rt.shard+"\n"+name), 0o644); err != nil {
+	if err := ioutil.WriteFile(tmp, []byte(rt.shard+"\n"+name), 0644); err != nil {
 		rt.emitError("claiming " + name + ": " + err.Error())
 		return true // a test run twice is dropped once; one never run is lost
 	}

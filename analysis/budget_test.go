@@ -1,0 +1,33 @@
+//go:build cgo
+
+package analysis
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+)
+
+// The budget bounds the analysis whatever phase the time goes to: here the
+// failing run itself outlasts it.
+func TestBudgetHoldsDuringARun(t *testing.T) {
+	dir := extract(t, "slow.txtar")
+	mod := open(t, dir)
+	target := Target{Package: "example.com/slow", Test: "TestAdd"}
+	// Build first, so that only the analysis is timed.
+	if _, err := Analyze(context.Background(), mod, []Target{target}, Options{Budget: time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	res, err := Analyze(context.Background(), mod, []Target{target}, Options{Budget: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res[0]; !slices.Contains(r.Notes, "time budget exhausted") || r.Total > 2*time.Second {
+		t.Errorf("analysis took %s with notes %v; want the budget of 1s to hold", r.Total, r.Notes)
+	}
+	if elapsed := time.Since(start); elapsed > 10*time.Second {
+		t.Errorf("Analyze took %s", elapsed)
+	}
+}

@@ -1,0 +1,241 @@
+//go:build cgo
+
+package analysis
+
+import (
+	"context"
+	"errors"
+	"faultline/solver/mcs"
+	"faultline/solver/z3"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+)
+
+// maxRefinements bounds the refinements made for one set of locations.
+const maxRefinements = 4
+
+// analyzeTest runs Algorithm 1 of AgxFaults for one failing test: encode
+// the failing trace, enumerate minimal correction subsets smallest first,
+// run the test with each candidate's angelic values forced, add what a
+// failing forced run reaches that the formula lacks and enumerate again,
+// and report the candidates whose forced run passed.
+//
+// The budget bounds the whole analysis, whatever phase the time goes to:
+// no run, encoding or solver call goes past it, and a result cut short
+// keeps the candidates verified so far, with a note.
+// search fills res with the candidates of one failing test.
+func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts Options, res *TestResult) error {
+	first, err := bin.run(ctx, t.Test, nil)
+	if err != nil {
+		return err
+	}
+	// A forced run may loop: bound it by the failing run's own duration.
+	bin.timeout = min(opts.RunTimeout, max(2*time.Second, 20*first.elapsed))
+	if first.passed {
+		res.Notes = append(res.Notes, "the test passes: nothing to fix")
+		return nil
+	}
+	if first.truncated {
+		res.Notes = append(res.Notes, fmt.Sprintf("the failing run is longer than %d recorded events: not analysed", maxTraceEvents))
+		return nil
+	}
+	if len(first.trace) == 0 {
+		res.Notes = append(res.Notes, "the test recorded nothing (did it run?)")
+		return nil
+	}
+	deadline := bin.deadline
+	z, err := z3.NewContext(z3.Config{Timeout: min(10*time.Second, max(time.Until(deadline), time.Millisecond))})
+	if err != nil {
+		return err
+	}
+	defer z.Close()
+	enum, err := mcs.New[int32](z, mcs.Options{})
+	if err != nil {
+		return err
+	}
+	enc := newEncoder(z, enum, prog)
+	enc.deadline = deadline
+	if err := enc.replay(first.trace, nil, true, panicAt(prog, first)); err != nil {
+		return err
+	}
+	if enc.failing == 0 {
+		res.Notes = append(res.Notes, "no recognised check failed (recognised: `if cond { t.Error/Fatal... }` and testify assertions on integers, floats and Booleans in test code, index, slice and division panics in non-test code)")
+		return switchPredicates(ctx, prog, bin, t, first, deadline, opts, res)
+	}
+	enumerated := 0
+	refined := map[string]int{} // refinements per candidate location set
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			res.Notes = append(res.Notes, "time budget exhausted")
+			break
+		}
+		solveStart := time.Now()
+		var pending []mcs.Correction[int32]
+		var lastErr error
+		for c, err := range enum.Enumerate(ctx, mcs.Bounds{MaxSize: opts.MaxSize, Budget: left}) {
+			if err != nil {
+				lastErr = err
+				break
+			}
+			pending = append(pending, c)
+			break // one at a time: a refinement changes the formula
+		}
+		res.Solve += time.Since(solveStart)
+		if lastErr != nil {
+			if errors.Is(lastErr, mcs.ErrBudgetExhausted) {
+				res.Notes = append(res.Notes, "time budget exhausted")
+				break
+			}
+			if ctx.Err() != nil {
+				return lastErr
+			}
+			// One solver call out of its time (a hard float formula, say)
+			// bounds this test's analysis like the budget, not the others'.
+			res.Notes = append(res.Notes, fmt.Sprintf("enumeration stopped: %v", lastErr))
+			break
+		}
+		if len(pending) == 0 {
+			if enumerated == 0 {
+				res.Notes = append(res.Notes, fmt.Sprintf("no fix of at most %d locations: the failing check does not depend on modelled values, or needs more locations", opts.MaxSize))
+			}
+			break
+		}
+		enumerated++
+		c := pending[0]
+		if len(c.Soft) == 0 {
+			res.Notes = append(res.Notes, "the formula is satisfiable without a fix: the failure is outside what is modelled")
+			break
+		}
+		if bin.runs >= opts.MaxRuns {
+			res.Notes = append(res.Notes, fmt.Sprintf("run bound (%d) reached", opts.MaxRuns))
+			break
+		}
+		solveStart = time.Now()
+		if m, err := enc.closestModel(c, min(5*time.Second, max(time.Until(deadline), time.Millisecond))); err != nil {
+			return err
+		} else if m != nil {
+			c.Model = m
+		}
+		if m, err := enc.narrow(c, c.Model, time.Now().Add(min(time.Second, time.Until(deadline)/4))); err != nil {
+			return err
+		} else {
+			c.Model = m
+		}
+		res.Solve += time.Since(solveStart)
+		cand, force, err := enc.candidate(c)
+		if err != nil {
+			return err
+		}
+		cand.force = force
+		run, err := bin.run(ctx, t.Test, force)
+		if err != nil {
+			return err
+		}
+		// Refining the same locations again and again means their angelic
+		// path keeps unrolling a loop: bound it like the paper bounds loops.
+		tags := fmt.Sprint(c.Tags)
+		// A failing run that reaches what the formula lacks refines it; one
+		// that does not, or fails on values the formula does not model,
+		// excludes its values so that the next nearest are tried.
+		if !run.passed && !run.truncated && refined[tags] < maxRefinements {
+			refined[tags]++
+			panicked := panicAt(prog, run)
+			novel := enc.novel(run.trace, panicked)
+			enc.concrete = false
+			if novel {
+				forced := map[instKey]bool{}
+				for _, f := range force {
+					forced[instKey{f.Site, instance{f.Act, f.Local}}] = true
+				}
+				if err := enc.replay(run.trace, forced, false, panicked); err != nil {
+					return err
+				}
+			}
+			if !novel || enc.concrete {
+				if err := enc.excludeValues(c.Tags, force); err != nil {
+					return err
+				}
+			}
+		} else {
+			if refined[tags] >= maxRefinements && !run.passed {
+				res.Notes = append(res.Notes, fmt.Sprintf("refinement bound (%d) reached for %s", maxRefinements, describe(cand)))
+			}
+			cand.Verified = run.passed
+			if cand.Verified || opts.KeepUnverified {
+				res.Candidates = append(res.Candidates, cand)
+			}
+			if err := enum.Block(c); err != nil {
+				return err
+			}
+		}
+	}
+	if enumerated == 0 {
+		return switchPredicates(ctx, prog, bin, t, first, deadline, opts, res)
+	}
+	return nil
+}
+
+// candidate reads the angelic values of a correction from its model: every
+// encoded instance of each location is forced to its model value.
+func (e *encoder) candidate(c mcs.Correction[int32]) (Candidate, []forcedValue, error) {
+	var cand Candidate
+	var force []forcedValue
+	for _, id := range c.Tags {
+		s := e.prog.sites[id]
+		var orig, angelic []string
+		far := false
+		for _, inst := range e.instOf[id] {
+			k := instKey{id, inst}
+			v, err := modelValue(c.Model, e.vars[k], s)
+			if err != nil {
+				return cand, nil, fmt.Errorf("reading the angelic value of %s: %w", s.text, err)
+			}
+			force = append(force, forcedValue{Site: id, Act: inst.act, Local: inst.local, Value: v})
+			o, seen := e.original[k]
+			if seen && o == v && len(e.instOf[id]) > 1 {
+				continue
+			}
+			if seen {
+				orig = append(orig, render(s, o))
+			} else {
+				orig = append(orig, "?")
+			}
+			angelic = append(angelic, render(s, v))
+			far = far || extreme(s, v)
+		}
+		cand.Locations = append(cand.Locations, Location{File: s.file, Line: s.pos.Line, Col: s.pos.Column,
+			EndLine: s.end.Line, EndCol: s.end.Column, Expr: s.text,
+			Original: strings.Join(orig, ", "), Angelic: strings.Join(angelic, ", "), Extreme: far})
+	}
+	sort.Slice(cand.Locations, func(i, j int) bool { return lessLocation(cand.Locations[i], cand.Locations[j]) })
+	return cand, force, nil
+}
+
+// modelValue reads a site's value from a model in the trace's encoding:
+// Booleans as 0 or 1, floats as their IEEE bits.
+func modelValue(m *z3.Model, v z3.Expr, s *site) (int64, error) {
+	switch valueKind(s.typ) {
+	case 'b':
+		b, err := m.Bool(v.AsBool())
+		if b {
+			return 1, err
+		}
+		return 0, err
+	case 'f':
+		if isFloat32(s.typ) {
+			f, err := m.Float32(v.AsFloat())
+			return int64(math.Float32bits(f)), err
+		}
+		f, err := m.Float64(v.AsFloat())
+		return int64(math.Float64bits(f)), err
+	}
+	if _, signed := bits(s.typ); signed {
+		return m.Int64(v.AsBV())
+	}
+	u, err := m.Uint64(v.AsBV())
+	return int64(u), err
+}

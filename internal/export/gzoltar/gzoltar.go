@@ -1,0 +1,185 @@
+// Package gzoltar writes a localization's spectra in GZoltar's text format,
+// the CSV triple that tools built on GZoltar's output read (its report,
+// flitsr, research scripts):
+//
+//   - tests.csv: "name,outcome,runtime,stacktrace", one row per counted
+//     test: "import/path#TestName/sub", PASS or FAIL, the run time in
+//     nanoseconds, and where a failing test reported its failure;
+//   - spectra.csv: "name", one row per executed line in code order, named
+//     "import/path$file.go#Function():line" (GZoltar's package$unit#method
+//     with the file as the unit, since a Go package's lines are only
+//     unique within a file);
+//   - matrix.txt: one row per test in tests.csv order, a 0 or 1 per line of
+//     spectra.csv (executed or not), then "+" for a pass or "-" for a
+//     failure, separated by spaces.
+//
+// Fields are quoted as CSV asks (RFC 4180) when a name holds a comma, a
+// quote or a line break, so that a CSV reader gets test names back as
+// they are.
+package gzoltar
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"path"
+	"strconv"
+	"strings"
+
+	"faultline/internal/export"
+	"faultline/internal/localize"
+	"faultline/spectra"
+)
+
+// File names of the triple.
+const (
+	TestsFile   = "tests.csv"
+	SpectraFile = "spectra.csv"
+	MatrixFile  = "matrix.txt"
+)
+
+// Files returns the writers of the three files of a localization.
+func Files(loc *localize.Localization) map[string]func(io.Writer) error {
+	s := newSpectrum(loc)
+	return map[string]func(io.Writer) error{
+		TestsFile:   s.writeTests,
+		SpectraFile: s.writeElements,
+		MatrixFile:  s.writeMatrix,
+	}
+}
+
+// Write writes the three files into dir, all of them or none.
+func Write(dir string, loc *localize.Localization) error {
+	return export.WriteFiles(dir, Files(loc))
+}
+
+// spectrum is the matrix restricted to counted tests and executed lines.
+type spectrum struct {
+	loc      *localize.Localization
+	lines    []spectra.Line // every executable line, code order
+	element  []int          // index into elements of each line, -1 when never executed
+	elements []int          // the executed lines, indices into lines
+	tests    []int          // counted tests, indices into Matrix.Tests
+}
+
+func newSpectrum(loc *localize.Localization) *spectrum {
+	m := loc.Matrix
+	s := &spectrum{loc: loc, lines: m.Lines()}
+	executed := make([]bool, len(s.lines))
+	for _, run := range m.LineRuns(s.lines) {
+		for _, li := range run.Hits {
+			executed[li] = true
+		}
+	}
+	s.element = make([]int, len(s.lines))
+	for i := range s.lines {
+		s.element[i] = -1
+		if executed[i] {
+			s.element[i] = len(s.elements)
+			s.elements = append(s.elements, i)
+		}
+	}
+	for ti, t := range m.Tests {
+		if t.Verdict.Counted() {
+			s.tests = append(s.tests, ti)
+		}
+	}
+	return s
+}
+
+// packagePath is the import path of the package holding a module file.
+func (s *spectrum) packagePath(file string) string {
+	dir := path.Dir(file)
+	if dir == "." {
+		return s.loc.Matrix.ModulePath
+	}
+	return s.loc.Matrix.ModulePath + "/" + dir
+}
+
+// ElementName is GZoltar's name of a line: package$unit#function():line.
+func ElementName(pkg, file, function string, line int) string {
+	if function == "" {
+		function = "init" // outside any function: package initialization
+	}
+	return escape(pkg) + "$" + escape(path.Base(file)) + "#" + escape(function) + "():" + strconv.Itoa(line)
+}
+
+// escape keeps GZoltar's separators out of a name part; they cannot occur
+// in import paths or Go identifiers, only in unusual file names.
+func escape(s string) string {
+	if !strings.ContainsAny(s, "$#:(),%\n\r") {
+		return s
+	}
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		if strings.IndexByte("$#:(),%\n\r", c) >= 0 {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// TestName is GZoltar's name of a test: the package, "#", the test's name.
+func TestName(t spectra.TestRun) string { return t.Package + "#" + t.Name }
+
+func (s *spectrum) writeTests(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"name", "outcome", "runtime", "stacktrace"})
+	for _, ti := range s.tests {
+		t := s.loc.Matrix.Tests[ti]
+		outcome, trace := "PASS", ""
+		if t.Verdict.Failing() {
+			outcome = "FAIL"
+			var sites []string
+			for _, site := range t.FailSites {
+				sites = append(sites, fmt.Sprintf("%s:%d", site.File, site.Line))
+			}
+			trace = string(t.Verdict)
+			if len(sites) > 0 {
+				trace += " at " + strings.Join(sites, " ")
+			}
+		}
+		cw.Write([]string{TestName(t), outcome, strconv.FormatInt(t.Elapsed.Nanoseconds(), 10), trace})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func (s *spectrum) writeElements(w io.Writer) error {
+	sources := export.NewSources(s.loc.Matrix.Root)
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"name"})
+	for _, li := range s.elements {
+		l := s.lines[li]
+		cw.Write([]string{ElementName(s.packagePath(l.File), l.File, sources.File(l.File).Func(l.Line), l.Line)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func (s *spectrum) writeMatrix(w io.Writer) error {
+	m := s.loc.Matrix
+	runs := m.LineRuns(s.lines) // the counted tests, in s.tests order
+	row := make([]byte, 2*len(s.elements)+2)
+	for i, run := range runs {
+		for j := 0; j < len(s.elements); j++ {
+			row[2*j], row[2*j+1] = '0', ' '
+		}
+		for _, li := range run.Hits {
+			if e := s.element[li]; e >= 0 {
+				row[2*e] = '1'
+			}
+		}
+		row[len(row)-2] = '+'
+		if m.Tests[s.tests[i]].Verdict.Failing() {
+			row[len(row)-2] = '-'
+		}
+		row[len(row)-1] = '\n'
+		if _, err := w.Write(row); err != nil {
+			return err
+		}
+	}
+	return nil
+}

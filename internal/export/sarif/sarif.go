@@ -1,0 +1,379 @@
+// Package sarif writes a localization as a SARIF 2.1.0 log, the format
+// GitHub code scanning and other result viewers read: one result per
+// ranked line, with its rank, score, tie range and spectrum counts in the
+// result's properties, each verified angelic value as a fix, a fingerprint
+// that follows the line's text rather than its number, and URIs relative
+// to %SRCROOT%.
+package sarif
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
+
+	"faultline/internal/export"
+	"faultline/internal/localize"
+	"faultline/spectra"
+)
+
+// RuleID is the one rule every result reports.
+const RuleID = "faultline/suspicious-line"
+
+// SourceRoot is the base id every artifact URI is relative to.
+const SourceRoot = "%SRCROOT%"
+
+// FingerprintKey names faultline's partial fingerprint of a result.
+const FingerprintKey = "faultlineLineHash/v1"
+
+// Options shape the log.
+type Options struct {
+	// Top limits the results to the Top most suspicious lines; 0 keeps all.
+	Top int
+	// SourceRoot is the directory %SRCROOT% stands for, to which the URIs
+	// are relative; empty means the repository root above the module (the
+	// nearest directory holding .git), or the module root outside one.
+	SourceRoot string
+}
+
+// Write writes the log of one localization. A ranking without failing
+// tests gives a valid log without results.
+func Write(w io.Writer, loc *localize.Localization, opts Options) error {
+	report, err := Build(loc, opts)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(report)
+	if err != nil {
+		return fmt.Errorf("encoding SARIF: %w", err)
+	}
+	data = prune(data)
+	if len(data) < 1<<20 { // indented for people while small
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, data, "", "  "); err != nil {
+			return fmt.Errorf("encoding SARIF: %w", err)
+		}
+		data = buf.Bytes()
+	}
+	if _, err := w.Write(append(data, '\n')); err != nil {
+		return fmt.Errorf("writing SARIF: %w", err)
+	}
+	return nil
+}
+
+// unset are the members for which the library writes -1, SARIF's value
+// for "not set", where the format asks to leave them out.
+var unset = map[string]bool{"index": true, "byteOffset": true, "charOffset": true}
+
+// prune drops from compact JSON what the library writes for absent values:
+// the -1 of unset indices and offsets, and empty arrays (but "results",
+// whose absence would mean that the tool did not say). It works on the
+// bytes because a decoded tree of a large log costs seconds.
+func prune(data []byte) []byte {
+	out := make([]byte, 0, len(data))
+	var stack []byte // '{' or '[' of the open containers
+	for i := 0; i < len(data); {
+		c := data[i]
+		switch {
+		case c == '"':
+			end := stringEnd(data, i)
+			if len(stack) > 0 && stack[len(stack)-1] == '{' && (out[len(out)-1] == '{' || out[len(out)-1] == ',') {
+				// A member's key: drop the member when its value is absent.
+				key := string(data[i+1 : end-1])
+				value := data[end+1:] // after the colon
+				n := 0
+				switch {
+				case unset[key] && bytes.HasPrefix(value, []byte("-1")) && len(value) > 2 && (value[2] == ',' || value[2] == '}'):
+					n = 2
+				case key != "results" && bytes.HasPrefix(value, []byte("[]")):
+					n = 2
+				}
+				if n > 0 {
+					i = end + 1 + n
+					if data[i] == ',' {
+						i++ // the member's comma goes with it
+					} else if out[len(out)-1] == ',' {
+						out = out[:len(out)-1] // the last member: the comma before it goes
+					}
+					continue
+				}
+			}
+			out = append(out, data[i:end]...)
+			i = end
+			continue
+		case c == '{' || c == '[':
+			stack = append(stack, c)
+		case c == '}' || c == ']':
+			stack = stack[:len(stack)-1]
+		}
+		out = append(out, c)
+		i++
+	}
+	return out
+}
+
+// stringEnd returns the index after the JSON string that starts at i.
+func stringEnd(data []byte, i int) int {
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(data)
+}
+
+// Build returns the log of one localization.
+func Build(loc *localize.Localization, opts Options) (*sarif.Report, error) {
+	root := opts.SourceRoot
+	if root == "" {
+		root = repositoryRoot(loc.Matrix.Root)
+	}
+	prefix, err := filepath.Rel(root, loc.Matrix.Root)
+	if err != nil || strings.HasPrefix(prefix, "..") {
+		return nil, fmt.Errorf("the module %s is not below the source root %s", loc.Matrix.Root, root)
+	}
+	b := &builder{loc: loc, sources: export.NewSources(loc.Matrix.Root), prefix: filepath.ToSlash(prefix), fps: map[string][]string{}}
+
+	run := sarif.NewRun()
+	run.Tool = sarif.NewTool()
+	run.Tool.Driver = driver()
+	run.WithColumnKind("unicodeCodePoints")
+	rootURI := (&url.URL{Scheme: "file", Path: filepath.ToSlash(root) + "/"}).String()
+	run.WithOriginalUriBaseIds(map[string]sarif.ArtifactLocation{
+		SourceRoot: *sarif.NewArtifactLocation().WithURI(rootURI).
+			WithDescription(sarif.NewTextMessage("The directory the artifact URIs are relative to: the repository holding the module.")),
+	})
+	r := loc.Ranking
+	props := sarif.NewPropertyBag().Add("formula", r.Formula).Add("order", r.Order).Add("failed", r.Failed).Add("passed", r.Passed)
+	if a := loc.Angelic; a != nil {
+		props.Add("angelicAnalyzed", a.Analyzed).Add("angelicFailing", a.Failing).Add("verifiedFixes", len(a.Fixes))
+	}
+	run.Properties = props
+	inv := sarif.NewInvocation()
+	inv.ExecutionSuccessful = ptr(true)
+	if a := loc.Angelic; a != nil {
+		for _, n := range a.Notes {
+			note := sarif.NewNotification()
+			note.Level = "note"
+			note.Message = sarif.NewTextMessage(n)
+			inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, note)
+		}
+	}
+	run.AddInvocation(inv)
+
+	if r.Failed > 0 {
+		lines := r.Lines
+		if opts.Top > 0 && len(lines) > opts.Top {
+			lines = lines[:opts.Top]
+		}
+		for _, l := range lines {
+			run.AddResult(b.result(l))
+		}
+	}
+	report := sarif.NewReport()
+	report.Schema = "https://json.schemastore.org/sarif-2.1.0.json"
+	report.AddRun(run)
+	return report, nil
+}
+
+func driver() *sarif.ToolComponent {
+	d := sarif.NewToolComponent()
+	d.Name = ptr("faultline")
+	d.FullName = ptr("faultline fault localization for Go")
+	// SARIF viewers compare versions that start with a number.
+	v := strings.TrimPrefix(export.Version(), "v")
+	if v == "devel" {
+		v = "0.0.0-devel"
+	}
+	d.Version = &v
+	d.Language = "en-US"
+	rule := sarif.NewRule(RuleID)
+	rule.Name = ptr("SuspiciousLine")
+	rule.ShortDescription = text("A line the failing tests execute, ranked by how likely it causes them.")
+	rule.FullDescription = text("faultline ran the module's tests with per-test coverage and ranked every executed line by a " +
+		"spectrum formula (how many failing and passing tests execute it); lines hosting a verified angelic fix, a value " +
+		"that made a failing test pass when forced, come first. A result is a place to look, not a proven defect.")
+	rule.Help = &sarif.MultiformatMessageString{
+		Text: ptr("Start with the lowest rank. Lines of one basic block always tie; the tie range says which ranks share a score. " +
+			"A fix on a result is the angelic value that made the named failing test pass in a verified run: it shows what the " +
+			"expression should have produced, not necessarily the right change. Reproduce with `faultline rank` in the module."),
+	}
+	cfg := sarif.NewReportingConfiguration()
+	cfg.Level = "warning"
+	rule.DefaultConfiguration = cfg
+	rule.Properties = sarif.NewPropertyBag().AddTag("fault-localization").AddTag("testing")
+	d.AddRule(rule)
+	return d
+}
+
+type builder struct {
+	loc     *localize.Localization
+	sources *export.Sources
+	prefix  string              // the module root relative to the source root, "." at it
+	fps     map[string][]string // fingerprints by file and line
+}
+
+// uri is a module-relative file as a URI relative to the source root.
+func (b *builder) uri(file string) string {
+	p := file
+	if b.prefix != "." && b.prefix != "" {
+		p = b.prefix + "/" + file
+	}
+	return (&url.URL{Path: p}).EscapedPath()
+}
+
+func (b *builder) location(file string, region *sarif.Region) *sarif.Location {
+	art := sarif.NewArtifactLocation().WithURI(b.uri(file)).WithURIBaseID(SourceRoot)
+	phys := sarif.NewPhysicalLocation().WithArtifactLocation(art).WithRegion(region)
+	return sarif.NewLocationWithPhysicalLocation(phys)
+}
+
+func (b *builder) result(l spectra.RankedLine) *sarif.Result {
+	r := b.loc.Ranking
+	res := sarif.NewRuleResult(RuleID)
+	res.RuleIndex = 0
+	res.Level = "warning"
+	res.Kind = "fail"
+	// SARIF's rank is a priority in [0, 100], higher first; tied lines share it.
+	res.Rank = float64(int(10000*float64(len(r.Lines)-l.Tie[0]+1)/float64(len(r.Lines)))) / 100
+	src := b.sources.File(l.File)
+	region := sarif.NewRegion().WithStartLine(l.Line)
+	if text := src.Line(l.Line); text != nil {
+		region.WithSnippet(sarif.NewArtifactContent().WithText(string(text)))
+	}
+	res.AddLocation(b.location(l.File, region))
+	res.Message = sarif.NewTextMessage(b.message(l))
+	res.PartialFingerprints = map[string]string{FingerprintKey: b.fingerprint(src, l.File, l.Line)}
+	props := sarif.NewPropertyBag().
+		Add("rank", l.Rank).Add("score", l.Score).Add("formula", r.Formula).Add("order", r.Order).
+		Add("tie", []int{l.Tie[0], l.Tie[1]}).
+		Add("ef", l.EF).Add("ep", l.EP).Add("nf", l.NF).Add("np", l.NP).
+		Add("verifiedFixes", l.Fixes)
+	if fn := src.Func(l.Line); fn != "" {
+		props.Add("function", fn)
+	}
+	res.Properties = props
+	for _, f := range b.loc.FixesAt(l.File, l.Line) {
+		res.AddFixe(b.fix(f))
+	}
+	return res
+}
+
+func (b *builder) message(l spectra.RankedLine) string {
+	r := b.loc.Ranking
+	by := r.Formula
+	if r.Order == spectra.OrderCombined {
+		by += " and verified angelic fixes"
+	}
+	var m strings.Builder
+	fmt.Fprintf(&m, "Suspicious line, rank %d of %d by %s (score %.4f", l.Rank, len(r.Lines), by, l.Score)
+	if l.Tie[0] != l.Tie[1] {
+		fmt.Fprintf(&m, ", tied at ranks %d-%d", l.Tie[0], l.Tie[1])
+	}
+	fmt.Fprintf(&m, "): executed by %d of %d failing and %d of %d passing tests.", l.EF, l.EF+l.NF, l.EP, l.EP+l.NP)
+	for _, f := range b.loc.FixesAt(l.File, l.Line) {
+		fmt.Fprintf(&m, " Forcing %s from %s to %s makes %s pass (verified).", f.Expr, f.Original, f.Angelic, f.Test)
+	}
+	return m.String()
+}
+
+// fix is a verified angelic value as the replacement of the expression's
+// text by the value.
+func (b *builder) fix(f localize.Fix) *sarif.Fix {
+	src := b.sources.File(f.File)
+	region := sarif.NewRegion().WithStartLine(f.Line).WithStartColumn(column(src.Line(f.Line), f.Col)).
+		WithEndLine(f.EndLine).WithEndColumn(column(src.Line(f.EndLine), f.EndCol))
+	repl := sarif.NewReplacement().WithDeletedRegion(region).WithInsertedContent(sarif.NewArtifactContent().WithText(f.Angelic))
+	change := sarif.NewArtifactChange().
+		WithArtifactLocation(sarif.NewArtifactLocation().WithURI(b.uri(f.File)).WithURIBaseID(SourceRoot)).
+		AddReplacement(repl)
+	fix := sarif.NewFix().
+		WithDescription(sarif.NewTextMessage(fmt.Sprintf("Angelic value: %s = %s instead of %s makes %s pass (verified by a forced run).", f.Expr, f.Angelic, f.Original, f.Test))).
+		AddArtifactChange(change)
+	fix.Properties = sarif.NewPropertyBag().Add("test", f.Test).Add("package", f.Package).
+		Add("expression", f.Expr).Add("original", f.Original).Add("angelic", f.Angelic)
+	return fix
+}
+
+// column turns a 1-based byte column of a line into SARIF's 1-based
+// Unicode code point column.
+func column(line []byte, byteCol int) int {
+	if byteCol < 1 {
+		return 1
+	}
+	if n := byteCol - 1; n <= len(line) {
+		return utf8.RuneCount(line[:n]) + 1
+	}
+	return utf8.RuneCount(line) + 1 + byteCol - 1 - len(line)
+}
+
+// fingerprints identify the lines of a file by the file, the function,
+// the line's text with white space collapsed and which occurrence of that
+// text in the function it is: moving a line by edits above it keeps its
+// fingerprint, editing the line itself changes it. Indexed by line.
+func fingerprints(src *export.SourceFile, file string) []string {
+	out := make([]string, len(src.Lines)+1)
+	seen := map[[2]string]int{}
+	for n := 1; n <= len(src.Lines); n++ {
+		fn, text := src.Func(n), normalize(src.Line(n))
+		k := [2]string{fn, text}
+		occurrence := seen[k]
+		seen[k]++
+		sum := sha256.Sum256([]byte(file + "\x00" + fn + "\x00" + text))
+		out[n] = hex.EncodeToString(sum[:16]) + ":" + strconv.Itoa(occurrence)
+	}
+	return out
+}
+
+// fingerprint is the fingerprint of a line, or of its number alone when
+// the source cannot be read.
+func (b *builder) fingerprint(src *export.SourceFile, file string, line int) string {
+	fps, ok := b.fps[file]
+	if !ok {
+		fps = fingerprints(src, file)
+		b.fps[file] = fps
+	}
+	if line < len(fps) {
+		return fps[line]
+	}
+	sum := sha256.Sum256([]byte(file + "\x00" + strconv.Itoa(line)))
+	return hex.EncodeToString(sum[:16]) + ":0"
+}
+
+func normalize(line []byte) string {
+	return strings.Join(strings.Fields(string(line)), " ")
+}
+
+// repositoryRoot is the nearest directory at or above dir that holds .git,
+// or dir itself.
+func repositoryRoot(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir
+		}
+		d = parent
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func text(s string) *sarif.MultiformatMessageString {
+	return &sarif.MultiformatMessageString{Text: &s}
+}

@@ -1,0 +1,135 @@
+package export
+
+import (
+	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+)
+
+// Sources reads the module's source files on demand, for the text of a
+// line and the function that holds it. A file that cannot be read or
+// parsed has no lines and no functions: the exports still name its lines.
+type Sources struct {
+	root  string
+	files map[string]*SourceFile
+}
+
+// SourceFile is one file's text split into lines and its functions.
+type SourceFile struct {
+	Lines  [][]byte // Lines[i] is line i+1, without its newline
+	funcs  []funcSpan
+	funcOf []string // by line, built on first use
+}
+
+type funcSpan struct {
+	start, end int // lines, inclusive
+	name       string
+}
+
+// NewSources reads files below root, a module root directory.
+func NewSources(root string) *Sources {
+	return &Sources{root: root, files: map[string]*SourceFile{}}
+}
+
+// File returns the file at rel, a slash-separated path below the root.
+func (s *Sources) File(rel string) *SourceFile {
+	if f, ok := s.files[rel]; ok {
+		return f
+	}
+	f := &SourceFile{}
+	s.files[rel] = f
+	data, err := os.ReadFile(filepath.Join(s.root, filepath.FromSlash(rel)))
+	if err != nil {
+		return f
+	}
+	f.Lines = bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	fset := token.NewFileSet()
+	parsed, err := parser.ParseFile(fset, rel, data, parser.SkipObjectResolution)
+	if parsed == nil {
+		return f
+	}
+	_ = err // a partial syntax tree still names the functions it holds
+	for _, d := range parsed.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Body == nil {
+			continue
+		}
+		f.funcs = append(f.funcs, funcSpan{fset.Position(fn.Pos()).Line, fset.Position(fn.End()).Line, funcName(fn)})
+		// Function literals inside take the enclosing name with a suffix,
+		// as the Go toolchain names them (F.func1, F.func2, ...).
+		n := 0
+		ast.Inspect(fn.Body, func(node ast.Node) bool {
+			if lit, ok := node.(*ast.FuncLit); ok {
+				n++
+				f.funcs = append(f.funcs, funcSpan{fset.Position(lit.Pos()).Line, fset.Position(lit.End()).Line, funcName(fn) + ".func" + strconv.Itoa(n)})
+				return false
+			}
+			return true
+		})
+	}
+	// Innermost last among those that contain a line: sort by start, and
+	// a literal starts after its function.
+	sort.SliceStable(f.funcs, func(i, j int) bool { return f.funcs[i].start < f.funcs[j].start })
+	return f
+}
+
+// Line returns the text of line n (1-based), or nil.
+func (f *SourceFile) Line(n int) []byte {
+	if n < 1 || n > len(f.Lines) {
+		return nil
+	}
+	return f.Lines[n-1]
+}
+
+// Func returns the name of the innermost function holding line n, as
+// "Name", "Type.Method" or "Name.func1", or "" outside any function.
+func (f *SourceFile) Func(n int) string {
+	if f.funcOf == nil {
+		// One pass over the functions, innermost last, names every line.
+		f.funcOf = make([]string, len(f.Lines)+2)
+		for _, fs := range f.funcs {
+			for l := max(fs.start, 1); l <= fs.end && l < len(f.funcOf); l++ {
+				f.funcOf[l] = fs.name
+			}
+		}
+	}
+	if n < 1 || n >= len(f.funcOf) {
+		return ""
+	}
+	return f.funcOf[n]
+}
+
+// funcName is "F" for a function and "T.M" for a method (type parameters
+// and the pointer dropped).
+func funcName(fn *ast.FuncDecl) string {
+	if fn.Recv == nil || len(fn.Recv.List) == 0 {
+		return fn.Name.Name
+	}
+	t := fn.Recv.List[0].Type
+	for {
+		switch x := t.(type) {
+		case *ast.StarExpr:
+			t = x.X
+			continue
+		case *ast.IndexExpr:
+			t = x.X
+			continue
+		case *ast.IndexListExpr:
+			t = x.X
+			continue
+		case *ast.ParenExpr:
+			t = x.X
+			continue
+		}
+		break
+	}
+	if id, ok := t.(*ast.Ident); ok {
+		return id.Name + "." + fn.Name.Name
+	}
+	return fn.Name.Name
+}

@@ -1,0 +1,65 @@
+package localize
+
+import (
+	"slices"
+
+	"faultline/analysis"
+	"faultline/spectra"
+)
+
+// line is one source line, relative to the module root.
+type line struct {
+	file string
+	line int
+}
+
+// fixCounts counts, for each line, the failing tests for which it hosts a
+// verified single-location candidate: a line that alone fixes every failing
+// test is the strongest evidence there is.
+func fixCounts(results []analysis.TestResult) map[line]int {
+	fixes := map[line]int{}
+	for _, r := range results {
+		seen := map[line]bool{}
+		for _, c := range r.Candidates {
+			if !c.Verified || len(c.Locations) != 1 {
+				continue
+			}
+			l := c.Locations[0]
+			for n := l.Line; n <= l.EndLine; n++ {
+				k := line{l.File, n}
+				if !seen[k] {
+					seen[k] = true
+					fixes[k]++
+				}
+			}
+		}
+	}
+	return fixes
+}
+
+// Combine returns r with lines hosting a verified single-location fix for
+// more failing tests first and the formula's order kept otherwise, each
+// line's Fixes set and its rank and tie group recomputed: two lines tie
+// when they host fixes for as many tests and tied under the formula.
+func Combine(r *spectra.Ranking, results []analysis.TestResult) *spectra.Ranking {
+	fixes := fixCounts(results)
+	out := *r
+	out.Order = spectra.OrderCombined
+	out.Lines = slices.Clone(r.Lines)
+	for i := range out.Lines {
+		out.Lines[i].Fixes = fixes[line{out.Lines[i].File, out.Lines[i].Line}]
+	}
+	slices.SortStableFunc(out.Lines, func(a, b spectra.RankedLine) int { return b.Fixes - a.Fixes })
+	for start := 0; start < len(out.Lines); {
+		end := start + 1
+		for end < len(out.Lines) && out.Lines[end].Fixes == out.Lines[start].Fixes && out.Lines[end].Tie == out.Lines[start].Tie {
+			end++
+		}
+		for i := start; i < end; i++ {
+			out.Lines[i].Rank = i + 1
+			out.Lines[i].Tie = [2]int{start + 1, end}
+		}
+		start = end
+	}
+	return &out
+}

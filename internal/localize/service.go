@@ -1,0 +1,385 @@
+package localize
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"faultline/analysis"
+	"faultline/spectra"
+	"faultline/spectra/blockrank"
+	"faultline/spectra/rank"
+)
+
+// Options are the user's choices for one localization: the same flags in
+// faultline rank and settings in the language server.
+type Options struct {
+	Formula rank.Formula // nil: the default formula
+	// BlockRank, when set, orders the lines by BlockRank instead of the
+	// formula (spectra.RankBlockRank); the matrix must carry edge profiles.
+	BlockRank *blockrank.Options
+	Angelic   bool // analyse failing tests and put lines with verified fixes first
+	// Budget is the analysis time of one failing test (default 10s);
+	// MaxAnalyzed how many failing tests are analysed (default 10).
+	Budget      time.Duration
+	MaxAnalyzed int
+	// Memory is how much memory one analysis may hold before it is
+	// stopped (default 1 GiB).
+	Memory int64
+	// Bounds of the search for one test, as analysis.Options has them
+	// (zero: the analysis's defaults); KeepUnverified also reports
+	// candidates whose forced run failed.
+	MaxSize, MaxRuns int
+	KeepUnverified   bool
+}
+
+// Defaults of Options.
+const (
+	DefaultBudget      = 10 * time.Second
+	DefaultMaxAnalyzed = 10
+	DefaultMemory      = 1 << 30
+)
+
+func (o *Options) defaults() {
+	if o.Formula == nil {
+		o.Formula = rank.Default()
+	}
+	if o.Budget <= 0 {
+		o.Budget = DefaultBudget
+	}
+	if o.MaxAnalyzed <= 0 {
+		o.MaxAnalyzed = DefaultMaxAnalyzed
+	}
+	if o.Memory <= 0 {
+		o.Memory = DefaultMemory
+	}
+}
+
+// analysisOptions are the analysis's own options for a localization: part
+// of every cache key, so the CLI and the server share entries.
+func (o Options) analysisOptions() analysis.Options {
+	return analysis.Options{Budget: o.Budget, MaxSize: o.MaxSize, MaxRuns: o.MaxRuns, KeepUnverified: o.KeepUnverified}
+}
+
+// Service localizes the faults behind one module's failing tests.
+type Service struct {
+	ws    *spectra.Workspace
+	cache *analysis.ResultCache
+	// worker is how analyses run; tests may replace it.
+	worker workerFunc
+}
+
+// New makes the service of a workspace.
+func New(ws *spectra.Workspace) (*Service, error) {
+	cache, err := analysis.OpenResultCache(filepath.Join(ws.Module().CacheDir(), "angelic"))
+	if err != nil {
+		return nil, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("locating the faultline executable: %w", err)
+	}
+	return &Service{ws: ws, cache: cache, worker: processWorker(exe)}, nil
+}
+
+// Workspace is the module and its spectra.
+func (s *Service) Workspace() *spectra.Workspace { return s.ws }
+
+// Localization is one module's failing tests explained: every executed line
+// in one order, and what the angelic analysis contributed to it.
+type Localization struct {
+	Matrix  *spectra.Matrix
+	Formula *spectra.Ranking // the formula's order alone
+	Ranking *spectra.Ranking // the order shown: combined when the analysis found fixes
+	Angelic *Angelic         // nil when the analysis was not asked for or there is no failing test
+}
+
+// Angelic is what the analysis contributed. Its JSON form is the
+// "angelic" object of faultline rank -json.
+type Angelic struct {
+	Failing  int            `json:"failing"`  // failing tests in the ranking
+	Analyzed int            `json:"analyzed"` // failing tests analysed so far
+	Cached   int            `json:"cached"`   // of which taken from the cache
+	Fixes    []Fix          `json:"fixes"`    // verified single-location fixes
+	Tests    []AnalyzedTest `json:"tests"`    // what each analysed test cost
+	Notes    []string       `json:"notes,omitempty"`
+	// Unavailable says why this faultline cannot analyse at all (no Z3).
+	Unavailable string `json:"unavailable,omitempty"`
+	// Results are the analyses themselves, in the order the tests were
+	// selected; Pending counts the selected tests still being analysed.
+	Results []analysis.TestResult `json:"-"`
+	Pending int                   `json:"-"`
+}
+
+// Fix is one verified single-location fix of one failing test: forcing the
+// expression at Location to the angelic value makes the test pass.
+type Fix struct {
+	Test    string `json:"test"`    // full test name
+	Package string `json:"package"` // import path of the test's package
+	analysis.Location
+}
+
+// Failing returns the failing tests of the matrix, in its order.
+func (l *Localization) Failing() []spectra.TestRun {
+	var out []spectra.TestRun
+	for _, t := range l.Matrix.Tests {
+		if t.Verdict.Failing() {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// FixesAt returns the fixes whose expression starts on the line.
+func (l *Localization) FixesAt(file string, line int) []Fix {
+	if l.Angelic == nil {
+		return nil
+	}
+	var out []Fix
+	for _, f := range l.Angelic.Fixes {
+		if f.File == file && f.Line == line {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// AnalyzedTest is the cost of one failing test's analysis, as measured when
+// it ran (a cached result keeps the figures of the run that made it).
+type AnalyzedTest struct {
+	Test         string  `json:"test"`
+	Package      string  `json:"package"`
+	Seconds      float64 `json:"seconds"`      // the whole analysis
+	SolveSeconds float64 `json:"solveSeconds"` // of which in the solver
+	Runs         int     `json:"runs"`         // test runs, refinement and verification
+	Cached       bool    `json:"cached"`
+}
+
+// Select is the one policy for which failing tests are analysed: the first
+// max failing leaf tests in the matrix's order (package, then name), so
+// that every caller analyses, and caches, the same ones.
+func Select(m *spectra.Matrix, max int) (selected []analysis.Target, failing int) {
+	for _, t := range m.Tests {
+		if !t.Verdict.Failing() || t.Verdict == spectra.BuildError {
+			continue
+		}
+		failing++
+		if len(selected) < max {
+			selected = append(selected, analysis.Target{Package: t.Package, Test: t.Name})
+		}
+	}
+	return selected, failing
+}
+
+// Localize ranks m's executed lines and, with opts.Angelic, analyses the
+// selected failing tests. progress, when set, gets each new state as it
+// comes: cached analyses at once, the others one failing test at a time
+// (one call at a time). The last state is also returned. A cancelled ctx
+// stops the analyses; the state reached so far is returned with the error.
+func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options, progress func(*Localization)) (*Localization, error) {
+	opts.defaults()
+	var formula *spectra.Ranking
+	var err error
+	if opts.BlockRank != nil {
+		formula, err = spectra.RankBlockRank(m, *opts.BlockRank)
+	} else {
+		formula, err = spectra.RankLines(m, opts.Formula)
+	}
+	if err != nil {
+		return nil, err
+	}
+	loc := &Localization{Matrix: m, Formula: formula, Ranking: formula}
+	if !opts.Angelic || formula.Failed == 0 {
+		return loc, nil
+	}
+	targets, failing := Select(m, opts.MaxAnalyzed)
+	st := &state{loc: loc, targets: targets, results: make([]*analysis.TestResult, len(targets)), cached: make([]bool, len(targets))}
+	st.angelic.Failing = failing
+	if len(targets) < failing {
+		st.angelic.Notes = append(st.angelic.Notes, fmt.Sprintf("analysed the first %d of %d failing tests", len(targets), failing))
+	}
+	if err := analysis.Available(); err != nil {
+		st.angelic.Unavailable = err.Error()
+		st.ended = true
+		return st.publish(nil), nil
+	}
+	keys, missing, err := s.lookup(ctx, st, opts)
+	if err != nil {
+		st.angelic.Notes = append(st.angelic.Notes, fmt.Sprintf("angelic analysis failed, ranking by %s alone: %v", formula.Formula, err))
+		return st.publish(nil), nil
+	}
+	cur := st.publish(progress)
+	if len(missing) == 0 {
+		return cur, nil
+	}
+	werr := s.worker(ctx, workRequest{Root: s.ws.Root(), CacheRoot: s.ws.Module().CacheRoot(), Targets: pick(targets, missing),
+		Options: opts.analysisOptions(), Memory: opts.Memory, Env: s.ws.Module().Env(),
+		Deadline: time.Now().Add(time.Duration(len(missing))*opts.Budget + workerSlack)},
+		func(reply workReply) {
+			r, err := analysis.UnmarshalResult(reply.Result)
+			if err != nil {
+				return
+			}
+			i := st.index(r)
+			if i < 0 {
+				return
+			}
+			if ctx.Err() == nil {
+				if err := s.cache.Put(keys[i], r); err != nil {
+					st.note(err.Error())
+				}
+			}
+			st.set(i, r, false)
+			cur = st.publish(progress)
+		})
+	st.mu.Lock()
+	st.ended = true
+	st.mu.Unlock()
+	if werr != nil {
+		if ctx.Err() != nil {
+			return cur, ctx.Err()
+		}
+		st.note(werr.Error())
+	}
+	return st.publish(progress), nil
+}
+
+// workerSlack is the time a worker may take beyond the tests' budgets:
+// loading, instrumenting and building the tests' packages.
+const workerSlack = 2 * time.Minute
+
+// lookup fills st with the cached analyses and returns every target's key
+// and the indices of the targets to analyse.
+func (s *Service) lookup(ctx context.Context, st *state, opts Options) ([]string, []int, error) {
+	mod := s.ws.Module()
+	listing, err := mod.List(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	keys, err := mod.Keys(ctx, listing, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]string, len(st.targets))
+	var missing []int
+	for i, t := range st.targets {
+		pkg := listing.Package(t.Package)
+		if pkg == nil {
+			return nil, nil, fmt.Errorf("%s is not a package of module %s", t.Package, mod.Path)
+		}
+		out[i] = s.cache.Key(keys, pkg, t.Test, opts.analysisOptions())
+		if r, ok := s.cache.Get(out[i]); ok {
+			st.set(i, r, true)
+		} else {
+			missing = append(missing, i)
+		}
+	}
+	return out, missing, nil
+}
+
+func pick(targets []analysis.Target, idx []int) []analysis.Target {
+	out := make([]analysis.Target, len(idx))
+	for j, i := range idx {
+		out[j] = targets[i]
+	}
+	return out
+}
+
+// state is a localization being filled in.
+type state struct {
+	mu      sync.Mutex
+	loc     *Localization
+	targets []analysis.Target
+	results []*analysis.TestResult
+	cached  []bool
+	angelic Angelic
+	ended   bool // no more results will come: a missing one is not pending
+}
+
+func (st *state) index(r analysis.TestResult) int {
+	return slices.IndexFunc(st.targets, func(t analysis.Target) bool { return t.Package == r.Package && t.Test == r.Test })
+}
+
+func (st *state) set(i int, r analysis.TestResult, cached bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.results[i], st.cached[i] = &r, cached
+}
+
+func (st *state) note(msg string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.angelic.Notes = append(st.angelic.Notes, msg)
+}
+
+// publish makes an immutable localization of the state and hands it to
+// progress.
+func (st *state) publish(progress func(*Localization)) *Localization {
+	st.mu.Lock()
+	a := st.angelic
+	a.Notes = slices.Clone(a.Notes)
+	a.Fixes, a.Tests = []Fix{}, []AnalyzedTest{}
+	for i, r := range st.results {
+		if r == nil {
+			if !st.ended {
+				a.Pending++
+			}
+			continue
+		}
+		a.Analyzed++
+		if st.cached[i] {
+			a.Cached++
+		}
+		a.Results = append(a.Results, *r)
+		a.Tests = append(a.Tests, AnalyzedTest{Test: r.Test, Package: r.Package, Seconds: r.Total.Seconds(),
+			SolveSeconds: r.Solve.Seconds(), Runs: r.Runs, Cached: st.cached[i]})
+		for _, c := range r.Candidates {
+			if c.Verified && len(c.Locations) == 1 {
+				a.Fixes = append(a.Fixes, Fix{Test: r.Test, Package: r.Package, Location: c.Locations[0]})
+			}
+		}
+		for _, n := range r.Notes {
+			if strings.HasPrefix(n, "not analysed: ") {
+				a.Notes = append(a.Notes, r.Test+": "+n)
+			}
+		}
+	}
+	st.mu.Unlock()
+	loc := *st.loc
+	loc.Angelic = &a
+	if len(a.Results) > 0 {
+		loc.Ranking = Combine(loc.Formula, a.Results)
+	}
+	if progress != nil {
+		progress(&loc)
+	}
+	return &loc
+}
+
+// Verify runs a candidate's failing test again with its angelic values
+// forced, in a worker like the analyses; it refuses a candidate whose
+// sources changed (analysis.ErrSourceChanged's message).
+func (s *Service) Verify(ctx context.Context, t analysis.Target, c analysis.Candidate, opts Options) (analysis.Verification, error) {
+	opts.defaults()
+	data, err := analysis.MarshalResult(analysis.TestResult{Test: t.Test, Package: t.Package, Candidates: []analysis.Candidate{c}})
+	if err != nil {
+		return analysis.Verification{}, err
+	}
+	var v *analysis.Verification
+	err = s.worker(ctx, workRequest{Root: s.ws.Root(), CacheRoot: s.ws.Module().CacheRoot(), Options: opts.analysisOptions(),
+		Verify: data, Memory: opts.Memory, Env: s.ws.Module().Env(), Deadline: time.Now().Add(opts.Budget + workerSlack)},
+		func(reply workReply) { v = reply.Verification })
+	if err != nil {
+		return analysis.Verification{}, err
+	}
+	if v == nil {
+		return analysis.Verification{}, errors.New("the verification gave no answer")
+	}
+	return *v, nil
+}

@@ -1,0 +1,197 @@
+package localize
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"faultline/analysis"
+	"faultline/internal/testbuild"
+)
+
+// WorkerCommand is the argument that starts the faultline executable as an
+// analysis worker. The command line routes it to RunWorker; it is not meant
+// for people.
+const WorkerCommand = "analyze-worker"
+
+// workerEnv marks a worker process, for executables (test binaries) that
+// cannot route WorkerCommand.
+const workerEnv = "FAULTLINE_ANALYSIS_WORKER"
+
+// IsWorker reports whether this process was started as an analysis worker.
+func IsWorker(args []string) bool {
+	return os.Getenv(workerEnv) == "1" || len(args) > 0 && args[0] == WorkerCommand
+}
+
+// workRequest is what a worker is asked to do, on its standard input.
+type workRequest struct {
+	Root      string // module root
+	CacheRoot string // faultline's cache root (testbuild.Config.CacheDir)
+	Targets   []analysis.Target
+	Options   analysis.Options
+	// Verify, when set, asks to verify this candidate (a result holding
+	// one candidate, as analysis.MarshalResult encodes it) instead.
+	Verify json.RawMessage `json:",omitempty"`
+	// Memory and Deadline bound the worker; the parent enforces them. Env
+	// is the worker's environment.
+	Memory   int64     `json:"-"`
+	Deadline time.Time `json:"-"`
+	Env      []string  `json:"-"`
+}
+
+// workReply is one line of a worker's standard output.
+type workReply struct {
+	Result       json.RawMessage        `json:"result,omitempty"`       // analysis.MarshalResult
+	Verification *analysis.Verification `json:"verification,omitempty"` // the answer to a Verify request
+	Error        string                 `json:"error,omitempty"`        // the worker could not go on
+}
+
+// workerFunc runs a request, handing each result (or the verification) to
+// done as it comes.
+type workerFunc func(ctx context.Context, req workRequest, done func(workReply)) error
+
+// RunWorker is the worker's main: it reads one request from in, analyses
+// its targets and writes each result to out as soon as it is complete.
+func RunWorker(ctx context.Context, in io.Reader, out io.Writer) error {
+	var req workRequest
+	if err := json.NewDecoder(in).Decode(&req); err != nil {
+		return fmt.Errorf("reading the analysis request: %w", err)
+	}
+	enc := json.NewEncoder(out)
+	fail := func(err error) error {
+		enc.Encode(workReply{Error: err.Error()})
+		return err
+	}
+	mod, err := testbuild.Open(req.Root, testbuild.Config{CacheDir: req.CacheRoot})
+	if err != nil {
+		return fail(err)
+	}
+	if req.Verify != nil {
+		r, err := analysis.UnmarshalResult(req.Verify)
+		if err != nil || len(r.Candidates) != 1 {
+			return fail(fmt.Errorf("a verify request needs one candidate: %v", err))
+		}
+		v, err := analysis.Verify(ctx, mod, analysis.Target{Package: r.Package, Test: r.Test}, r.Candidates[0], req.Options)
+		if err != nil {
+			return fail(err)
+		}
+		return enc.Encode(workReply{Verification: &v})
+	}
+	err = analysis.AnalyzeEach(ctx, mod, req.Targets, req.Options, func(r analysis.TestResult) error {
+		data, err := analysis.MarshalResult(r)
+		if err != nil {
+			return err
+		}
+		return enc.Encode(workReply{Result: data})
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// memoryPoll is how often a worker's memory is read.
+const memoryPoll = 100 * time.Millisecond
+
+// processWorker runs analyses in a child process of the executable exe,
+// which it stops when the process holds more memory than the request
+// allows or outlives its deadline.
+func processWorker(exe string) workerFunc {
+	return func(ctx context.Context, req workRequest, done func(workReply)) error {
+		wctx, cancel := context.WithDeadline(ctx, req.Deadline)
+		defer cancel()
+		cmd := exec.CommandContext(wctx, exe, WorkerCommand)
+		cmd.Env = append(append([]string{}, req.Env...), workerEnv+"=1")
+		cmd.Stderr = os.Stderr
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			return fmt.Errorf("starting the analysis: %w", err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			return fmt.Errorf("starting the analysis: %w", err)
+		}
+		if err := cmd.Start(); err != nil {
+			return fmt.Errorf("starting the analysis: %w", err)
+		}
+		var bound error
+		watched := make(chan struct{})
+		stop := make(chan struct{})
+		go func() {
+			defer close(watched)
+			tick := time.NewTicker(memoryPoll)
+			defer tick.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+					if rss, ok := residentBytes(cmd.Process.Pid); ok && rss > req.Memory {
+						bound = fmt.Errorf("memory bound (%d MB) reached: the analysis was stopped", req.Memory>>20)
+						cmd.Process.Kill()
+						return
+					}
+				}
+			}
+		}()
+		err = json.NewEncoder(stdin).Encode(req)
+		stdin.Close()
+		var failure string
+		if err == nil {
+			lines := bufio.NewScanner(stdout)
+			lines.Buffer(make([]byte, 1<<20), 1<<30)
+			for lines.Scan() {
+				var reply workReply
+				if json.Unmarshal(lines.Bytes(), &reply) != nil {
+					continue
+				}
+				if reply.Error != "" {
+					failure = reply.Error
+					continue
+				}
+				done(reply)
+			}
+		}
+		waitErr := cmd.Wait()
+		close(stop)
+		<-watched
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case bound != nil:
+			return bound
+		case errors.Is(wctx.Err(), context.DeadlineExceeded):
+			return errors.New("the analysis outlived its time bound and was stopped")
+		case failure != "":
+			return errors.New(failure)
+		case waitErr != nil:
+			return fmt.Errorf("the analysis ended abnormally: %v", waitErr)
+		}
+		return nil
+	}
+}
+
+// residentBytes reads a process's resident memory (Linux); false where the
+// system does not say.
+func residentBytes(pid int) (int64, bool) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kb int64
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
+				return kb << 10, true
+			}
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,158 @@
+//go:build linux
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"faultline/analysis"
+	"faultline/spectra"
+)
+
+// rankedLine is what rank -json and faultline/ranking both say of a line.
+type rankedLine struct {
+	File  string  `json:"file"`
+	Line  int     `json:"line"`
+	Score float64 `json:"score"`
+	Rank  int     `json:"rank"`
+	Tie   [2]int  `json:"tie"`
+	EF    int     `json:"ef"`
+	EP    int     `json:"ep"`
+	NF    int     `json:"nf"`
+	NP    int     `json:"np"`
+	Fixes int     `json:"fixes"`
+}
+
+type rankedLines struct {
+	Formula string       `json:"formula"`
+	Order   string       `json:"order"`
+	Failed  int          `json:"failed"`
+	Passed  int          `json:"passed"`
+	Lines   []rankedLine `json:"lines"`
+}
+
+// failingRun keeps the lines a failing test runs: the server lists only those.
+func (r rankedLines) failingRun() rankedLines {
+	var kept []rankedLine
+	for _, l := range r.Lines {
+		if l.EF > 0 {
+			kept = append(kept, l)
+		}
+	}
+	r.Lines = kept
+	return r
+}
+
+func (r rankedLines) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s/%s, %d failing, %d passing\n", r.Formula, r.Order, r.Failed, r.Passed)
+	for _, l := range r.Lines {
+		fmt.Fprintf(&b, "%d %s:%d %.4f tie %v ef %d ep %d fixes %d\n", l.Rank, l.File, l.Line, l.Score, l.Tie, l.EF, l.EP, l.Fixes)
+	}
+	return b.String()
+}
+
+// With default settings, the editor shows what faultline rank prints: the
+// same lines in the same combined order, the first diagnostic on rank's
+// first line, and the angelic values as hints and in the diagnostics.
+func TestServeAgreesWithRank(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the tests and the analysis of an example; skipped with -short")
+	}
+	dir := copyModule(t, "examples/booking")
+	stdout, stderr, code := faultline(t, dir, "rank", "-json")
+	if code != 0 {
+		t.Fatalf("rank -json: exit %d\n%s", code, stderr)
+	}
+	var ranked rankedLines
+	if err := json.Unmarshal([]byte(stdout), &ranked); err != nil {
+		t.Fatalf("rank -json: %v\n%s", err, stdout)
+	}
+	want := ranked.failingRun()
+	angelic := analysis.Available() == nil
+	if angelic && (want.Order != spectra.OrderCombined || want.Lines[0].Fixes == 0) {
+		t.Fatalf("rank found no verified angelic fix to order by:\n%s", want)
+	}
+
+	p := startServe(t, dir)
+	p.initialize(dir, map[string]any{"trustedWorkspace": true}, nil)
+	var got rankedLines
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		if err := json.Unmarshal(p.call("faultline/ranking", map[string]any{}), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() == want.String() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("faultline/ranking never agreed with rank -json; last:\n%s\nwant:\n%s", got, want)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	// The most suspicious diagnostic is on rank's first line.
+	first := want.Lines[0]
+	firstURI := "file://" + filepath.Join(dir, filepath.FromSlash(first.File))
+	var diags struct {
+		Diagnostics []struct {
+			Range struct {
+				Start struct{ Line int }
+			}
+			Severity int
+			Message  string
+			Data     struct{ Rank int }
+		}
+	}
+	deadline = time.Now().Add(time.Minute)
+	for {
+		params := p.lastNotification("textDocument/publishDiagnostics", firstURI)
+		if params != nil {
+			if err := json.Unmarshal(params, &diags); err != nil {
+				t.Fatal(err)
+			}
+		}
+		best := -1
+		for i, d := range diags.Diagnostics {
+			if d.Data.Rank == 1 {
+				best = i
+			}
+		}
+		if best >= 0 && diags.Diagnostics[best].Range.Start.Line == first.Line-1 &&
+			(!angelic || strings.Contains(diags.Diagnostics[best].Message, "\nangelic fix: ")) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no rank-1 diagnostic on %s:%d carrying its angelic fix; last diagnostics of the file: %s", first.File, first.Line, params)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if !angelic {
+		return
+	}
+	var hints []struct {
+		Position struct{ Line int }
+		Label    string
+	}
+	raw := p.call("textDocument/inlayHint", map[string]any{
+		"textDocument": map[string]any{"uri": firstURI},
+		"range":        map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 1000, "character": 0}},
+	})
+	if err := json.Unmarshal(raw, &hints); err != nil {
+		t.Fatalf("inlay hints %s: %v", raw, err)
+	}
+	found := false
+	for _, h := range hints {
+		if h.Position.Line == first.Line-1 && strings.HasPrefix(h.Label, "⇒ ") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no angelic value hinted on %s:%d; hints %s", first.File, first.Line, raw)
+	}
+}

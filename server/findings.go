@@ -1,0 +1,214 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"faultline/analysis"
+	"faultline/internal/localize"
+	"faultline/spectra"
+)
+
+// Localizer localizes a module's failing tests: the order of its lines and
+// the angelic analysis behind it (faultline/internal/localize, the service
+// faultline rank uses too). Localize reports each new state to progress
+// as analyses finish, and may take long; the server cancels it when a
+// newer result arrives.
+type Localizer interface {
+	Localize(ctx context.Context, m *spectra.Matrix, opts localize.Options, progress func(*localize.Localization)) (*localize.Localization, error)
+	// Verify runs a candidate's test again with its values forced,
+	// refusing a candidate whose sources changed.
+	Verify(ctx context.Context, t analysis.Target, c analysis.Candidate, opts localize.Options) (analysis.Verification, error)
+}
+
+// OpenLocalizerFunc makes the localizer of a module's engine; a nil
+// Localizer means the module is ranked by the formula alone.
+type OpenLocalizerFunc func(ws Workspace) (Localizer, error)
+
+// openLocalizer makes the real service for the real engine.
+func openLocalizer(ws Workspace) (Localizer, error) {
+	sw, ok := ws.(*spectra.Workspace)
+	if !ok {
+		return nil, nil
+	}
+	svc, err := localize.New(sw)
+	if err != nil {
+		return nil, err
+	}
+	return svc, nil
+}
+
+// Findings are what the angelic analysis found, in the form the server
+// shows them. Positions refer to the source as it was collected
+// (Matrix.FileHashes); the server maps them onto edited buffers and
+// withdraws those whose line changed.
+type Findings struct {
+	Values []AngelicValue
+	Fixes  []FixCandidate
+}
+
+// AngelicValue is a value an expression would need to take for the failing
+// tests to pass.
+type AngelicValue struct {
+	File  string // relative to the module root, slash-separated
+	Line  int    // 1-based
+	Col   int    // 1-based byte column just after the expression
+	Label string // e.g. "⇒ 3"
+}
+
+// FixCandidate is a source edit that makes a failing test pass under the
+// analysis, shown as a demonstration: the user decides.
+type FixCandidate struct {
+	Title    string
+	File     string // file holding the suspicious line it fixes
+	Line     int    // 1-based suspicious line it fixes
+	Edits    []Edit
+	Verified bool   // the failing test was rerun with the edit's values and passed
+	Test     string // the failing test it makes pass
+	// ID names the candidate to faultline.verifyFix; "" when it cannot be
+	// verified.
+	ID string
+}
+
+// Edit replaces a byte range on one line span of a file.
+type Edit struct {
+	File                string
+	StartLine, StartCol int // 1-based line and byte column
+	EndLine, EndCol     int // exclusive end
+	NewText             string
+	// For explanations: the expression replaced and the value it had in
+	// the failing run ("" when unknown).
+	Expr, Original string
+}
+
+// exprText is the replaced expression, quoted for a message.
+func (e Edit) exprText() string {
+	if e.Expr == "" {
+		return "the expression"
+	}
+	return "`" + e.Expr + "`"
+}
+
+// produced is a candidate with the test it makes pass, for verifying it.
+type produced struct {
+	target    analysis.Target
+	candidate analysis.Candidate
+}
+
+// angelicLabel is the hint beside an expression: its angelic value, and a
+// word when only an extreme value works.
+func angelicLabel(l analysis.Location) string {
+	if l.Extreme {
+		return "⇒ " + l.Angelic + " (only an extreme value works)"
+	}
+	return "⇒ " + l.Angelic
+}
+
+// findingsOf turns analyses into what the server shows: each location's
+// angelic value just after its expression, and each candidate as an edit
+// that writes the angelic values in place of the expressions, with an ID
+// under which it can be verified.
+func findingsOf(results []analysis.TestResult) (Findings, map[string]produced) {
+	var f Findings
+	byID := map[string]produced{}
+	seen := make(map[AngelicValue]bool)
+	for ri, r := range results {
+		for ci, c := range r.Candidates {
+			if len(c.Locations) == 0 {
+				continue
+			}
+			var changes []string
+			fix := FixCandidate{File: c.Locations[0].File, Line: c.Locations[0].Line, Verified: c.Verified, Test: r.Test}
+			if c.Verifiable() {
+				fix.ID = fmt.Sprintf("%s %s #%d.%d", r.Package, r.Test, ri, ci)
+				byID[fix.ID] = produced{analysis.Target{Package: r.Package, Test: r.Test}, c}
+			}
+			for _, l := range c.Locations {
+				v := AngelicValue{File: l.File, Line: l.EndLine, Col: l.EndCol, Label: angelicLabel(l)}
+				if !seen[v] {
+					seen[v] = true
+					f.Values = append(f.Values, v)
+				}
+				changes = append(changes, fmt.Sprintf("%s ⇒ %s", l.Expr, l.Angelic))
+				fix.Edits = append(fix.Edits, Edit{
+					File: l.File, StartLine: l.Line, StartCol: l.Col, EndLine: l.EndLine, EndCol: l.EndCol, NewText: l.Angelic,
+					Expr: l.Expr, Original: l.Original,
+				})
+			}
+			verdict := "passes under the analysis"
+			if c.Verified {
+				verdict = "passes when forced"
+			}
+			fix.Title = fmt.Sprintf("%s (%s %s)", strings.Join(changes, ", "), r.Test, verdict)
+			f.Fixes = append(f.Fixes, fix)
+		}
+	}
+	return f, byID
+}
+
+// findingsSlot is a snapshot's findings, read by many requests.
+type findingsSlot struct {
+	Findings
+	byID map[string]produced
+}
+
+// fix returns the fix candidate with the given ID and what verifies it.
+func (f *findingsSlot) fix(id string) (FixCandidate, produced, bool) {
+	for _, c := range f.Fixes {
+		if c.ID != "" && c.ID == id {
+			p, ok := f.byID[id]
+			return c, p, ok
+		}
+	}
+	return FixCandidate{}, produced{}, false
+}
+
+// fixesTouching returns the fix candidates with an edit on one file's
+// collected line.
+func (f *findingsSlot) fixesTouching(file string, line int) []FixCandidate {
+	return f.fixesWhere(func(c FixCandidate) bool {
+		return slices.ContainsFunc(c.Edits, func(e Edit) bool {
+			return e.File == file && e.StartLine <= line && line <= e.EndLine
+		})
+	})
+}
+
+// fixesWhere returns the fix candidates that keep says to.
+func (f *findingsSlot) fixesWhere(keep func(FixCandidate) bool) []FixCandidate {
+	var out []FixCandidate
+	for _, c := range f.Fixes {
+		if keep(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// valuesIn returns the angelic values in one file.
+func (f *findingsSlot) valuesIn(file string) []AngelicValue {
+	var out []AngelicValue
+	for _, v := range f.Values {
+		if v.File == file {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// fixes returns the fix candidates for one file's collected line.
+func (f *findingsSlot) fixes(file string, line int) []FixCandidate {
+	return f.fixesWhere(func(c FixCandidate) bool { return c.File == file && c.Line == line })
+}
+
+// count returns how many fix candidates concern the given lines.
+func (f *findingsSlot) count(lines map[fileLine]bool) int {
+	n := 0
+	for _, c := range f.Fixes {
+		if lines[fileLine{c.File, c.Line}] {
+			n++
+		}
+	}
+	return n
+}

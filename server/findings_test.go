@@ -1,0 +1,48 @@
+//go:build cgo
+
+package server
+
+import (
+	"path/filepath"
+	"testing"
+
+	"faultline/analysis"
+	"faultline/internal/txtartest"
+)
+
+func TestFindingsOf(t *testing.T) {
+	loc := analysis.Location{File: "abs/abs.go", Line: 6, Col: 10, EndLine: 6, EndCol: 11, Expr: "x", Original: "-2", Angelic: "2"}
+	far := loc
+	far.Angelic, far.Extreme = "9223372036854775807", true
+	f, byID := findingsOf([]analysis.TestResult{
+		{Test: "TestAbsNegative", Package: "example.com/abs", Candidates: []analysis.Candidate{{Verified: true, Locations: []analysis.Location{loc}}}},
+		{Test: "TestAbsOther", Package: "example.com/abs", Candidates: []analysis.Candidate{{Locations: []analysis.Location{far}}, {}}},
+	})
+	if len(f.Values) != 2 || f.Values[0] != (AngelicValue{File: "abs/abs.go", Line: 6, Col: 11, Label: "⇒ 2"}) ||
+		f.Values[1].Label != "⇒ 9223372036854775807 (only an extreme value works)" {
+		t.Errorf("values %+v, want one value after x, and the extreme one said so", f.Values)
+	}
+	if len(f.Fixes) != 2 {
+		t.Fatalf("fixes %+v, want one per non-empty candidate", f.Fixes)
+	}
+	fix := f.Fixes[0]
+	want := Edit{File: "abs/abs.go", StartLine: 6, StartCol: 10, EndLine: 6, EndCol: 11, NewText: "2", Expr: "x", Original: "-2"}
+	if fix.File != "abs/abs.go" || fix.Line != 6 || !fix.Verified || len(fix.Edits) != 1 || fix.Edits[0] != want ||
+		fix.Title != "x ⇒ 2 (TestAbsNegative passes when forced)" || fix.Test != "TestAbsNegative" {
+		t.Errorf("fix %+v", fix)
+	}
+	// Candidates decoded from JSON carry no forced values: none to verify.
+	if fix.ID != "" || len(byID) != 0 {
+		t.Errorf("a candidate without forced values got the ID %q", fix.ID)
+	}
+	if f.Fixes[1].Verified || f.Fixes[1].Title != "x ⇒ 9223372036854775807 (TestAbsOther passes under the analysis)" {
+		t.Errorf("unverified fix %+v", f.Fixes[1])
+	}
+}
+
+// fooModule writes the AgxFaults example (a module whose TestFoo fails)
+// to a new directory.
+func fooModule(t *testing.T) string {
+	t.Helper()
+	return txtartest.Extract(t, filepath.Join("..", "analysis", "testdata", "foo.txtar"))
+}

@@ -1,0 +1,108 @@
+package server
+
+import (
+	"context"
+	"fmt"
+
+	"go.lsp.dev/protocol"
+
+	"faultline/internal/localize"
+	"faultline/spectra"
+)
+
+// localize starts the localization of the view's current results in the
+// background, when the angelic setting is on and a test fails: the service
+// takes cached analyses at once and runs the others one failing test at a
+// time, and every state it reaches becomes a snapshot, so that diagnostics,
+// hints, lenses and the ranking view follow the combined order as it
+// forms. A newer result or a settings change cancels it.
+func (v *view) localize() {
+	st := v.srv.currentSettings()
+	v.mu.Lock()
+	if v.analysis != nil {
+		v.analysis()
+		v.analysis = nil
+	}
+	m := v.matrix
+	v.mu.Unlock()
+	if v.localizer == nil || m == nil || !st.Angelic || !hasFailure(m) {
+		return
+	}
+	if v.mayRun(deferredWork{analysis: true}) != nil {
+		return // until the user agrees
+	}
+	ctx, cancel := context.WithCancel(v.ctx)
+	v.mu.Lock()
+	v.analysis = cancel
+	v.mu.Unlock()
+	if !v.srv.startAnalysis() {
+		return
+	}
+	v.srv.spawn("the angelic analysis of "+v.root, func() {
+		defer v.srv.analyses.Done()
+		p := v.srv.beginProgress(ctx, "faultline: angelic analysis")
+		loc, err := v.localizer.Localize(ctx, m, st.localizeOptions(), func(l *localize.Localization) {
+			if a := l.Angelic; a != nil && a.Analyzed+a.Pending > 0 {
+				p.report(fmt.Sprintf("%d of %d failing tests analysed", a.Analyzed, a.Analyzed+a.Pending), 100*a.Analyzed/(a.Analyzed+a.Pending))
+			}
+			v.localized(m, l)
+		})
+		switch {
+		case ctx.Err() != nil:
+			p.end("cancelled: newer results arrived")
+		case err != nil:
+			p.end("failed")
+			v.srv.client.logf(protocol.MessageTypeWarning, "%s: the angelic analysis failed: %v", v.root, err)
+		default:
+			p.end(angelicSummary(loc))
+			if a := loc.Angelic; a != nil {
+				if a.Unavailable != "" {
+					v.srv.unavailable(a.Unavailable)
+				}
+				for _, n := range a.Notes {
+					v.srv.client.logf(protocol.MessageTypeInfo, "%s: %s", v.root, n)
+				}
+			}
+		}
+	})
+}
+
+// localized takes a new state of the localization of m.
+func (v *view) localized(m *spectra.Matrix, l *localize.Localization) {
+	v.mu.Lock()
+	if v.matrix != m || v.ctx.Err() != nil {
+		v.mu.Unlock()
+		return // results have moved on
+	}
+	v.loc = l
+	v.mu.Unlock()
+	v.rebuild()
+}
+
+func hasFailure(m *spectra.Matrix) bool {
+	for _, t := range m.Tests {
+		if t.Verdict.Failing() {
+			return true
+		}
+	}
+	return false
+}
+
+// angelicSummary says in a few words what the analysis found.
+func angelicSummary(l *localize.Localization) string {
+	a := l.Angelic
+	if a == nil {
+		return "no failing test"
+	}
+	if a.Unavailable != "" {
+		return "not available"
+	}
+	return fmt.Sprintf("%d of %d failing tests analysed, %d verified fixes", a.Analyzed, a.Failing, len(a.Fixes))
+}
+
+// unavailable says once per session why no angelic analysis runs.
+func (s *Server) unavailable(why string) {
+	s.unavailableOnce.Do(func() {
+		s.client.logf(protocol.MessageTypeWarning, "faultline: serving formula rankings only: %s", why)
+	})
+}

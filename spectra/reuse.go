@@ -1,0 +1,105 @@
+package spectra
+
+import (
+	"bytes"
+	"encoding/gob"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"faultline/internal/testbuild"
+	"faultline/internal/testbuild/pertest"
+	"faultline/spectra/edges"
+	"faultline/spectra/instrument"
+)
+
+// reuseCache keeps what the coverage pass made of each file under the
+// file's fingerprint (testbuild.Fingerprint) and the pass's options, and
+// what the edge pass made of that source. A file edited only in its
+// comments then gets the instrumented source of its previous version,
+// whose tokens and positions it shares, so the go command finds the
+// compiled package in its cache instead of compiling it again.
+type reuseCache struct{ dir string }
+
+// reused is one cache entry: the source the edits apply to and the pass's
+// result.
+type reused struct {
+	Source []byte
+	Result instrument.Result
+}
+
+// reuseLifetime is how long an entry no collection used is kept.
+const reuseLifetime = 14 * 24 * time.Hour
+
+func openReuseCache(dir string) *reuseCache {
+	if os.MkdirAll(dir, 0o755) != nil {
+		return nil
+	}
+	testbuild.PruneOld(dir, reuseLifetime)
+	return &reuseCache{dir: dir}
+}
+
+func reuseKey(file string, src []byte, opts instrument.FileOptions) string {
+	return testbuild.Bytes([]byte(fmt.Sprintf("%s %s %s\x00%s\x00%+v", instrument.Version, pertest.Version, file, testbuild.Fingerprint(src), opts)))
+}
+
+// instrument runs the coverage pass on a file, or takes its result for an
+// earlier version of the file that compiles to the same code. It returns
+// the source the result's edits apply to.
+func (c *reuseCache) instrument(file string, src []byte, opts instrument.FileOptions) ([]byte, *instrument.Result, error) {
+	if c == nil {
+		res, err := instrument.File(file, src, opts)
+		return src, res, err
+	}
+	key := reuseKey(file, src, opts)
+	var r reused
+	if c.load(key, &r) {
+		return r.Source, &r.Result, nil
+	}
+	res, err := instrument.File(file, src, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.store(key, reused{Source: src, Result: *res})
+	return src, res, nil
+}
+
+// edges runs the edge pass on src (the source instrument returned), or
+// takes its result for the same bytes and options.
+func (c *reuseCache) edges(file string, src []byte, opts edges.Options) (*edges.Result, error) {
+	if c == nil {
+		return edges.File(file, src, opts)
+	}
+	key := testbuild.Bytes([]byte(fmt.Sprintf("%s %s\x00%s\x00%+v", edges.Version, file, testbuild.Bytes(src), opts)))
+	var res edges.Result
+	if c.load(key, &res) {
+		return &res, nil
+	}
+	fresh, err := edges.File(file, src, opts)
+	if err != nil {
+		return nil, err
+	}
+	c.store(key, fresh)
+	return fresh, nil
+}
+
+// load reads the entry under key into v, touching it.
+func (c *reuseCache) load(key string, v any) bool {
+	path := filepath.Join(c.dir, key[:32])
+	data, err := os.ReadFile(path)
+	if err != nil || gob.NewDecoder(bytes.NewReader(data)).Decode(v) != nil {
+		return false
+	}
+	now := time.Now()
+	os.Chtimes(path, now, now)
+	return true
+}
+
+// store keeps v under key; failing to costs only time.
+func (c *reuseCache) store(key string, v any) {
+	var buf bytes.Buffer
+	if gob.NewEncoder(&buf).Encode(v) == nil {
+		os.WriteFile(filepath.Join(c.dir, key[:32]), buf.Bytes(), 0o644)
+	}
+}
