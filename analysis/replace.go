@@ -32,17 +32,22 @@ const (
 // fallBack is what follows the formula when it found no verified
 // candidate. When the formula could not reach the failing check (reached
 // false), value replacement tries every site and predicate switching
-// follows with at least a third of the time left; when it could, value
-// replacement tries only the sites the formula does not model.
+// follows with at least a third of the time and of the runs left; when it
+// could, value replacement tries only the sites the formula does not
+// model.
 func fallBack(ctx context.Context, prog *program, bin *testBinary, t Target, first *runResult, deadline time.Time, opts Options, res *TestResult, reached bool) error {
 	if reached && hasVerified(res) {
 		return nil
 	}
 	saved := bin.deadline
+	share := opts
 	if !reached {
+		// Predicate switching follows: it keeps a third of the time and of
+		// the runs left.
 		bin.deadline = time.Now().Add(time.Until(deadline) * 2 / 3)
+		share.MaxRuns = bin.runs + max(opts.MaxRuns-bin.runs, 0)*2/3
 	}
-	err := replaceValues(ctx, prog, bin, t, opts, !reached, res)
+	err := replaceValues(ctx, prog, bin, t, share, !reached, res)
 	bin.deadline = saved
 	if errors.Is(err, errBudget) && time.Now().Before(deadline) {
 		res.Notes = append(res.Notes, "value replacement cut by its share of the time budget")
