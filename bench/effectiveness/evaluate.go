@@ -1,6 +1,8 @@
 package main
 
 import (
+	"faultline/bench/internal/gocmd"
+
 	"context"
 	"fmt"
 	"io"
@@ -203,7 +205,7 @@ func (c *Config) tryMutant(ctx context.Context, subj *Subject, site Site) (_ Fau
 			err = fmt.Errorf("restore %s after mutant: %w", site.File, rerr)
 		}
 	}()
-	o, err := RunGoTest(ctx, subj.Root, subj.Packages, c.TestTimeout)
+	o, err := gocmd.RunGoTest(ctx, subj.Root, subj.Packages, c.TestTimeout, nil)
 	if err != nil {
 		return FaultResult{}, "", fmt.Errorf("mutant %s: %w", site.ID(), err)
 	}
@@ -233,7 +235,7 @@ func (c *Config) evaluateFault(ctx context.Context, subj *Subject, site *Site, f
 	if site != nil {
 		r.HeldOut = HeldOut(c.Seed, subj.Module, *site, c.HeldOut)
 	} else {
-		o, err := RunGoTest(ctx, subj.Root, subj.Packages, c.TestTimeout)
+		o, err := gocmd.RunGoTest(ctx, subj.Root, subj.Packages, c.TestTimeout, nil)
 		if err != nil {
 			r.Err = err.Error()
 			return r
