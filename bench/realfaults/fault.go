@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"slices"
 	"strings"
 
@@ -15,6 +16,24 @@ import (
 type Project struct {
 	Repo   string `json:"repo"`   // owner/name on GitHub
 	Domain string `json:"domain"` // parser, encoder, cli, server, data structure, numeric, ...
+	// TestFiles are path patterns (path.Match) of test inputs a project
+	// keeps outside _test.go files and testdata directories.
+	TestFiles []string `json:"testFiles,omitempty"`
+}
+
+// IsTest says whether a repository file belongs to the project's tests: a
+// _test.go file, anything under a testdata directory, or a file matching
+// one of TestFiles.
+func (p Project) IsTest(file string) bool {
+	if strings.HasSuffix(file, "_test.go") || strings.HasPrefix(file, "testdata/") || strings.Contains(file, "/testdata/") {
+		return true
+	}
+	for _, pat := range p.TestFiles {
+		if ok, _ := path.Match(pat, file); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Name is the short name faults of the project are called by.

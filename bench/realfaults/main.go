@@ -21,6 +21,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -101,8 +102,7 @@ func runMine(ctx context.Context, args []string) error {
 		m := &miner{project: p, git: g, work: filepath.Join(*work, "scratch", flat), state: filepath.Join(*work, "verdicts", flat),
 			timeout: *timeout, log: logf}
 		kept, err := m.mineProject(ctx, *want, *maxTries, deadline)
-		b.addFaults(p.Repo, kept)
-		if serr := b.Save(*benchPath); serr != nil {
+		if serr := addFaults(*benchPath, kept); serr != nil {
 			return serr
 		}
 		if err != nil {
@@ -112,9 +112,29 @@ func runMine(ctx context.Context, args []string) error {
 	return nil
 }
 
-// addFaults puts a project's kept faults into the benchmark, keeping those
-// it already has, in project order.
-func (b *Benchmark) addFaults(repo string, kept []Fault) {
+// addFaults adds kept faults to the benchmark file, under a lock so that
+// several miners can share it.
+func addFaults(path string, kept []Fault) error {
+	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return err
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	b, err := LoadBenchmark(path)
+	if err != nil {
+		return err
+	}
+	b.addFaults(kept)
+	return b.Save(path)
+}
+
+// addFaults puts kept faults into the benchmark, keeping those it already
+// has, in project order.
+func (b *Benchmark) addFaults(kept []Fault) {
 	have := map[string]bool{}
 	for _, f := range b.Faults {
 		have[f.ID] = true

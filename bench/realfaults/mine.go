@@ -29,6 +29,7 @@ type candidate struct {
 	Date        string
 	Subject     string
 	NonTest     []string // non-test files changed (any kind)
+	TestInputs  []string // test files other than _test.go changed (testdata, a project's TestFiles)
 	GoChanged   int      // lines added and deleted in non-test Go files
 }
 
@@ -43,14 +44,8 @@ const (
 	maxGoVersion = 26 // go 1.26: the newest language this toolchain builds
 )
 
-// isTestFile says whether a repository file belongs to the tests: a _test.go
-// file or anything under a testdata directory.
-func isTestFile(p string) bool {
-	return strings.HasSuffix(p, "_test.go") || strings.HasPrefix(p, "testdata/") || strings.Contains(p, "/testdata/")
-}
-
 // candidates lists the history's candidate fixes, newest first.
-func candidates(ctx context.Context, g gitRepo) ([]candidate, error) {
+func candidates(ctx context.Context, g gitRepo, p Project) ([]candidate, error) {
 	out, err := g.run(ctx, "log", "--no-merges", "--no-renames", "--numstat", "--date=short",
 		"--format=%x1e%H %P%x1f%ad%x1f%s%x1f%b%x1f", "HEAD")
 	if err != nil {
@@ -80,7 +75,11 @@ func candidates(ctx context.Context, g gitRepo) ([]candidate, error) {
 			switch {
 			case strings.HasSuffix(file, "_test.go"):
 				tests++
-			case isTestFile(file):
+			case p.IsTest(file):
+				if !strings.HasSuffix(file, ".go") {
+					c.TestInputs = append(c.TestInputs, file)
+					tests++
+				}
 			case path.Base(file) == "go.mod" || path.Base(file) == "go.sum":
 				modFiles++
 			default:
@@ -234,7 +233,7 @@ func (m *miner) validate(ctx context.Context, c candidate) (*Fault, error) {
 			return nil, reject("changes a nested module or vendored code: " + f)
 		}
 		dir := path.Dir(f)
-		if base := path.Base(dir); dir != "." && (strings.HasPrefix(base, "_") || strings.HasPrefix(base, ".")) || isTestFile(f) && !strings.HasSuffix(f, "_test.go") {
+		if base := path.Base(dir); dir != "." && (strings.HasPrefix(base, "_") || strings.HasPrefix(base, ".")) || m.project.IsTest(f) && !strings.HasSuffix(f, "_test.go") {
 			continue // not a package the go command builds
 		}
 		dirs[dir] = true
@@ -262,10 +261,27 @@ func (m *miner) validate(ctx context.Context, c candidate) (*Fault, error) {
 			codeHunks = append(codeHunks, ch...)
 		}
 	}
+	// A package whose test inputs changed may see any of its tests change
+	// verdict: which test reads which input is not known.
+	inputsChanged := map[string]bool{}
+	for _, f := range c.TestInputs {
+		dir := path.Dir(f)
+		if before, _, ok := strings.Cut("/"+f, "/testdata/"); ok {
+			dir = strings.TrimPrefix(before, "/")
+			if dir == "" {
+				dir = "."
+			}
+		}
+		if inNested(f) || !hasGoFiles(files, dir) {
+			continue
+		}
+		dirs[dir] = true
+		inputsChanged[importPath(fault.Module, dir)] = true
+	}
 	if len(fault.Faulty) == 0 {
 		return nil, reject("the fix changes no code line of an existing non-test file")
 	}
-	if len(touchedTests) == 0 {
+	if len(touchedTests) == 0 && len(inputsChanged) == 0 {
 		return nil, reject("no test file of a package changed")
 	}
 	fault.Size = sizeClass(codeHunks)
@@ -324,7 +340,7 @@ func (m *miner) validate(ctx context.Context, c candidate) (*Fault, error) {
 	}
 	isChanged := func(t gocmd.TestID) bool {
 		top, _, _ := strings.Cut(t.Test, "/")
-		return changed[t.Package][top]
+		return changed[t.Package][top] || inputsChanged[t.Package]
 	}
 	for t, v := range bad.Leaves {
 		w, ran := good.Leaves[t]
@@ -347,6 +363,16 @@ func (m *miner) validate(ctx context.Context, c candidate) (*Fault, error) {
 		return a.Package < b.Package || a.Package == b.Package && a.Test < b.Test
 	})
 	return fault, nil
+}
+
+// hasGoFiles says whether a directory of the tree holds Go files.
+func hasGoFiles(files []string, dir string) bool {
+	for _, f := range files {
+		if path.Dir(f) == dir && strings.HasSuffix(f, ".go") {
+			return true
+		}
+	}
+	return false
 }
 
 // revert puts the faulty version's non-test files back as they were in
@@ -411,7 +437,7 @@ func (m *miner) mineProject(ctx context.Context, want, maxTries int, deadline ti
 	if err != nil {
 		return nil, err
 	}
-	cs, err := candidates(ctx, m.git)
+	cs, err := candidates(ctx, m.git, m.project)
 	if err != nil {
 		return nil, err
 	}
