@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -102,7 +103,7 @@ func runMine(ctx context.Context, args []string) error {
 		m := &miner{project: p, git: g, work: filepath.Join(*work, "scratch", flat), state: filepath.Join(*work, "verdicts", flat),
 			timeout: *timeout, log: logf}
 		kept, err := m.mineProject(ctx, *want, *maxTries, deadline)
-		if serr := addFaults(*benchPath, kept); serr != nil {
+		if serr := addFaults(*benchPath, p.Repo, kept); serr != nil {
 			return serr
 		}
 		if err != nil {
@@ -112,9 +113,9 @@ func runMine(ctx context.Context, args []string) error {
 	return nil
 }
 
-// addFaults adds kept faults to the benchmark file, under a lock so that
-// several miners can share it.
-func addFaults(path string, kept []Fault) error {
+// addFaults makes kept the faults of a project in the benchmark file,
+// under a lock so that several miners can share it.
+func addFaults(path, repo string, kept []Fault) error {
 	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return err
@@ -128,6 +129,7 @@ func addFaults(path string, kept []Fault) error {
 	if err != nil {
 		return err
 	}
+	b.Faults = slices.DeleteFunc(b.Faults, func(f Fault) bool { return f.Repo == repo })
 	b.addFaults(kept)
 	return b.Save(path)
 }

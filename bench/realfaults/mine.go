@@ -11,7 +11,6 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,8 +32,12 @@ type candidate struct {
 	GoChanged   int      // lines added and deleted in non-test Go files
 }
 
-// fixWords are the words of a commit message that speak of a fault.
-var fixWords = regexp.MustCompile(`(?i)\b(fix(e[sd])?|bugs?|panics?|crash(es)?|incorrect(ly)?|wrong(ly)?|regression|broken|mistake|issue)\b`)
+// fixWords are the words of a commit's subject that speak of a fault;
+// fixesIssue is a body that says it fixes an issue.
+var (
+	fixWords   = regexp.MustCompile(`(?i)\b(fix(e[sd])?|bugs?|panics?|crash(es)?|incorrect(ly)?|wrong(ly)?|regression|broken|mistake)\b`)
+	fixesIssue = regexp.MustCompile(`(?i)\bfix(e[sd])?:?\s+(#|https://github\.com/\S+/issues/)\d+`)
+)
 
 // Mining bounds: fixes larger than this are more often features or
 // refactorings than fault fixes.
@@ -62,7 +65,7 @@ func candidates(ctx context.Context, g gitRepo, p Project) ([]candidate, error) 
 			continue // a root commit
 		}
 		c := candidate{Fix: ids[0], Parent: ids[1], Date: fields[1], Subject: fields[2]}
-		if !fixWords.MatchString(fields[2] + "\n" + fields[3]) {
+		if !fixWords.MatchString(fields[2]) && !fixesIssue.MatchString(fields[3]) {
 			continue
 		}
 		tests, goFiles, modFiles := 0, 0, 0
@@ -441,10 +444,15 @@ func (m *miner) mineProject(ctx context.Context, want, maxTries int, deadline ti
 	if err != nil {
 		return nil, err
 	}
+	isCandidate := map[string]bool{}
+	for _, c := range cs {
+		isCandidate[c.Fix] = true
+	}
+	// Verdicts of commits the current rules no longer pick are ignored.
 	kept := func() []Fault {
 		var out []Fault
 		for _, v := range verdicts {
-			if v.Kept && v.Fault != nil {
+			if v.Kept && v.Fault != nil && isCandidate[v.Fix] {
 				out = append(out, *v.Fault)
 			}
 		}
@@ -452,6 +460,11 @@ func (m *miner) mineProject(ctx context.Context, want, maxTries int, deadline ti
 			return out[i].Date > out[j].Date || out[i].Date == out[j].Date && out[i].ID < out[j].ID
 		})
 		return out
+	}
+	for fix := range verdicts {
+		if !isCandidate[fix] {
+			delete(verdicts, fix)
+		}
 	}
 	m.log("%s: %d candidates, %d tried before, %d kept", m.project.Repo, len(cs), len(verdicts), len(kept()))
 	for _, c := range cs {
@@ -502,12 +515,3 @@ func cut(s string, n int) string {
 	return s
 }
 
-// slicesOf is the union of the faults of several projects, ordered by
-// project then date, newest first.
-func mergeFaults(projects []Project, byRepo map[string][]Fault) []Fault {
-	var out []Fault
-	for _, p := range projects {
-		out = append(out, byRepo[p.Repo]...)
-	}
-	return slices.Clip(out)
-}
