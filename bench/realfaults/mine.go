@@ -514,4 +514,3 @@ func cut(s string, n int) string {
 	}
 	return s
 }
-
