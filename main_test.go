@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -289,7 +290,7 @@ func TestRankOrders(t *testing.T) {
 	if again.Angelic == nil || again.Angelic.Cached != again.Angelic.Analyzed {
 		t.Errorf("second run: %+v; want every analysis from the cache", again.Angelic)
 	}
-	if len(again.Lines) != len(combined.Lines) || again.Lines[0] != combined.Lines[0] {
+	if len(again.Lines) != len(combined.Lines) || !reflect.DeepEqual(again.Lines[0], combined.Lines[0]) {
 		t.Errorf("cached combined ranking differs from the first")
 	}
 }

@@ -31,6 +31,7 @@ func (c *collectFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.run, "run", "", "run only the tests matching the regular expression, as go test -run")
 	fs.DurationVar(&c.timeout, "timeout", spectra.DefaultTimeout, "kill a leaf test that runs longer than this")
 	fs.IntVar(&c.parallel, "parallel", 0, "test processes at once (0: one per CPU)")
+	fs.BoolVar(&c.edges, "edges", false, "record each test's edge profile too (BlockRank; implied by -formula blockrank)")
 }
 
 // collect opens the module around the working directory and collects the

@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -69,7 +70,7 @@ func TestLocalizeCombinesAndCaches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Angelic.Cached != 1 || again.Ranking.Lines[0] != loc.Ranking.Lines[0] {
+	if again.Angelic.Cached != 1 || !reflect.DeepEqual(again.Ranking.Lines[0], loc.Ranking.Lines[0]) {
 		t.Errorf("second localization: %+v, first line %+v", again.Angelic, again.Ranking.Lines[0])
 	}
 	cached := again.Angelic.Results[0].Candidates[0]
