@@ -4,6 +4,9 @@ import (
 	"faultline/bench/internal/gocmd"
 
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -28,6 +31,9 @@ type Config struct {
 	TestTimeout      time.Duration
 	Work             string // scratch directory for working copies and stores
 	Formulas         []rank.Formula
+	// Rankings, when set, is a directory where each fault's ranking is
+	// kept as JSON (SavedRanking), for training and scoring orders later.
+	Rankings string
 	// BlockRank ranks with -formula blockrank (edge profiles collected in
 	// the same run) and scores the BlockRank orders beside the formulas.
 	BlockRank bool
@@ -270,6 +276,11 @@ func (c *Config) evaluateFault(ctx context.Context, subj *Subject, site *Site, f
 		r.Err = whyEmpty(rep)
 		return r
 	}
+	if c.Rankings != "" {
+		if err := c.saveRanking(&r, rep); err != nil {
+			c.logf("    keep ranking: %v", err)
+		}
+	}
 	scored := Score(rep, fault, c.Formulas)
 	if c.BlockRank {
 		// The same collection (the store is kept) in the calibrated
@@ -299,4 +310,31 @@ func (c *Config) evaluateFault(ctx context.Context, subj *Subject, site *Site, f
 			r.Seconds, rep.Failed, rep.Passed, scored.Lines, rank.Default().Name(), fs.Pos[1], scored.FaultExecutedByFailing)
 	}
 	return r
+}
+
+// SavedRanking is one fault's ranking as -rankings keeps it.
+type SavedRanking struct {
+	Module  string      `json:"module"`
+	Site    string      `json:"site,omitempty"`
+	Fault   Fault       `json:"fault"`
+	HeldOut bool        `json:"heldOut"`
+	Report  *RankReport `json:"report"`
+}
+
+// saveRanking writes a fault's ranking into c.Rankings, named by a hash of
+// its module and site.
+func (c *Config) saveRanking(r *FaultResult, rep *RankReport) error {
+	s := SavedRanking{Module: r.Module, Fault: r.Fault, HeldOut: r.HeldOut, Report: rep}
+	if r.Site != nil {
+		s.Site = r.Site.ID()
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256([]byte(s.Module + "\x00" + s.Site + "\x00" + s.Fault.File))
+	if err := os.MkdirAll(c.Rankings, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(c.Rankings, hex.EncodeToString(sum[:8])+".json"), data, 0o644)
 }

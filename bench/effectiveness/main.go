@@ -65,6 +65,7 @@ func run(args []string) error {
 	freshStore := fs.Bool("fresh-store", true, "give every faultline run an empty spectrum store")
 	blockRank := fs.Bool("blockrank", true, "rank with -formula blockrank (edge profiles in the same run) and score the BlockRank orders too")
 	quiet := fs.Bool("q", false, "no progress on standard error")
+	rankings := fs.String("rankings", "", "keep each fault's ranking as JSON in this directory (with -rank-flags -evidence, every line's evidence, to train and score orders)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -86,6 +87,7 @@ func run(args []string) error {
 		FreshStore:       *freshStore,
 		BlockRank:        *blockRank,
 		TestTimeout:      *testTimeout,
+		Rankings:         *rankings,
 		Log:              os.Stderr,
 	}
 	if *quiet {
