@@ -11,6 +11,10 @@
 //
 //	mine         find and validate faults in fetched histories (resumable)
 //	materialize  write a fault's faulty (or fixed) version into a directory
+//	eval         run faultline on every fault's faulty version (resumable)
+//	train        score every technique and order on the rankings eval kept
+//	             (and on bench/effectiveness' seeded faults), learn the
+//	             order's model on the tuning halves, decide the default
 package main
 
 import (
@@ -46,7 +50,7 @@ func defaultWork() string {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: realfaults mine|materialize [flags]")
+		return fmt.Errorf("usage: realfaults mine|materialize|eval|train [flags]")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -55,8 +59,12 @@ func run(args []string) error {
 		return runMine(ctx, args[1:])
 	case "materialize":
 		return runMaterialize(ctx, args[1:])
+	case "eval":
+		return runEval(ctx, args[1:])
+	case "train":
+		return runTrain(args[1:])
 	}
-	return fmt.Errorf("unknown subcommand %q: want mine or materialize", args[0])
+	return fmt.Errorf("unknown subcommand %q: want mine, materialize, eval or train", args[0])
 }
 
 func runMine(ctx context.Context, args []string) error {
