@@ -15,8 +15,8 @@ type lineFacts struct {
 	// loop, switch, case, return, assign, call, decl, branch, defer); ""
 	// for none.
 	kind  string
-	depth int    // blocks enclosing it within its function
-	fn    int    // first line of the innermost function holding it; 0 outside functions
+	depth int // blocks enclosing it within its function
+	fn    int // first line of the innermost function holding it; 0 outside functions
 }
 
 // fileFacts parses a source file and returns the facts of each of its
