@@ -44,6 +44,8 @@ func runEval(ctx context.Context, args []string) error {
 	testTimeout := fs.String("timeout", "30s", "faultline's per-test timeout")
 	deadline := fs.Duration("rank-deadline", 10*time.Minute, "hard limit on one faultline run")
 	follow := fs.Duration("follow", 0, "keep evaluating faults the benchmark file gains, until none came for this long")
+	// Several evals may share a work directory: each claims a fault before
+	// it runs it.
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -75,8 +77,14 @@ func runEval(ctx context.Context, args []string) error {
 			if _, err := os.Stat(filepath.Join(dir, "meta.json")); err == nil {
 				continue
 			}
+			release, ok := claim(dir)
+			if !ok {
+				continue // another eval has it
+			}
 			did++
-			if err := evalFault(ctx, f, dir, *mirrors, bin, *testTimeout, *deadline); err != nil {
+			err := evalFault(ctx, f, dir, *mirrors, bin, *testTimeout, *deadline)
+			release()
+			if err != nil {
 				fmt.Fprintf(os.Stderr, "%s: %v\n", f.ID, err)
 			}
 		}
@@ -176,4 +184,21 @@ func roundRobin(faults []Fault) []*Fault {
 		}
 	}
 	return out
+}
+
+// claim takes a fault's directory for this process, so that several evals
+// can share a work directory; an eval that was killed leaves its claim
+// (dir/claimed, holding its process id) to be removed by hand.
+func claim(dir string) (release func(), ok bool) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, false
+	}
+	path := filepath.Join(dir, "claimed")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, false
+	}
+	fmt.Fprintln(f, os.Getpid())
+	f.Close()
+	return func() { os.Remove(path) }, true
 }
