@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -173,22 +174,44 @@ func writeRankingText(w io.Writer, r *spectra.Ranking, lines []spectra.RankedLin
 		return err
 	}
 	by := r.Formula
-	if r.Order == spectra.OrderCombined {
+	learned := r.Order == spectra.OrderLearned
+	switch {
+	case r.Order == spectra.OrderCombined:
 		by += " and verified angelic fixes"
+	case learned:
+		by = fmt.Sprintf("the learned order (model %s) over every technique's evidence; SCORE is %s's", r.Model, r.Formula)
 	}
 	fmt.Fprintf(w, "%d failing and %d passing tests; most suspicious lines by %s:\n\n", r.Failed, r.Passed, by)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RANK\tSCORE\tLINE\tEF\tEP\tNF\tNP\tFIXES\tTIED")
+	header := "RANK\tSCORE\tLINE\tEF\tEP\tNF\tNP\tFIXES\tTIED"
+	if learned {
+		header += "\tBECAUSE"
+	}
+	fmt.Fprintln(tw, header)
 	for _, l := range lines {
 		tied := "-"
 		if l.Tie[0] != l.Tie[1] {
 			tied = fmt.Sprintf("ranks %d-%d", l.Tie[0], l.Tie[1])
 		}
 		fixes := "-"
-		if l.Fixes > 0 && summary != nil {
-			fixes = fmt.Sprintf("%d/%d", l.Fixes, summary.Analyzed)
+		n := l.Fixes
+		if learned && summary != nil {
+			// The learned order keeps the formula's lines; the share of
+			// analysed tests a fix on the line fixes is its evidence.
+			n = int(math.Round(l.Evidence["angelic.fix"] * float64(summary.Analyzed)))
 		}
-		fmt.Fprintf(tw, "%d\t%.4f\t%s:%d\t%d\t%d\t%d\t%d\t%s\t%s\n", l.Rank, l.Score, l.File, l.Line, l.EF, l.EP, l.NF, l.NP, fixes, tied)
+		if n > 0 && summary != nil {
+			fixes = fmt.Sprintf("%d/%d", n, summary.Analyzed)
+		}
+		fmt.Fprintf(tw, "%d\t%.4f\t%s:%d\t%d\t%d\t%d\t%d\t%s\t%s", l.Rank, l.Score, l.File, l.Line, l.EF, l.EP, l.NF, l.NP, fixes, tied)
+		if learned {
+			var why []string
+			for _, b := range l.Because {
+				why = append(why, b.Evidence)
+			}
+			fmt.Fprintf(tw, "\t%s", strings.Join(why, ", "))
+		}
+		fmt.Fprintln(tw)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
