@@ -46,7 +46,8 @@ func loadRealCases(b *Benchmark, work string) ([]*scoredCase, error) {
 		f := &b.Faults[i]
 		c := &scoredCase{ID: f.ID, Group: f.Repo, Size: f.Size, HeldOut: heldOutProject(f.Repo), Faulty: map[lineKey]bool{}}
 		for _, fl := range f.Faulty {
-			for _, n := range fl.Lines {
+			// A pure insertion's faulty lines are the code lines around it.
+			for _, n := range append(slices.Clone(fl.Lines), fl.Around...) {
 				c.Faulty[lineKey{fl.File, n}] = true
 			}
 		}
