@@ -114,8 +114,12 @@ func runMine(ctx context.Context, args []string) error {
 		if serr := addFaults(*benchPath, p.Repo, kept); serr != nil {
 			return serr
 		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		if err != nil {
-			return err
+			// One project's broken history does not stop the others.
+			logf("%s: %v", p.Repo, err)
 		}
 	}
 	return nil
