@@ -66,7 +66,8 @@ type InputSession struct {
 }
 
 // OpenInputs instruments and builds the test binary of package pkgPath for
-// recording runs of callback cb.
+// recording runs with the parameters of callback cb as inputs (none when
+// cb is the zero Callback).
 func OpenInputs(ctx context.Context, mod *testbuild.Module, pkgPath string, cb Callback, opts InputOptions) (*InputSession, error) {
 	if opts.RunTimeout <= 0 {
 		opts.RunTimeout = 10 * time.Second
@@ -89,23 +90,9 @@ func OpenInputs(ctx context.Context, mod *testbuild.Module, pkgPath string, cb C
 		return nil, err
 	}
 	s := &InputSession{prog: prog, params: map[int]*site{}}
-	// Keys are "file:offset" with the file as go/packages named it, which
-	// may differ from cb.File by symbolic links: the name and offset decide.
-	for key, fn := range prog.funcs {
-		i := strings.LastIndex(key, ":")
-		if key[i+1:] != strconv.Itoa(cb.Offset) || filepath.Base(key[:i]) != filepath.Base(cb.File) {
-			continue
-		}
-		if s.cb == nil || key[:i] == cb.File {
-			s.cb = fn
-		}
-	}
-	if s.cb == nil {
-		return nil, fmt.Errorf("no instrumented function at %s offset %d", cb.File, cb.Offset)
-	}
-	for _, st := range prog.sites {
-		if st.kind == kindParam && st.fn == s.cb {
-			s.params[st.index] = st
+	if cb.File != "" {
+		if err := s.callback(cb); err != nil {
+			return nil, err
 		}
 	}
 	if opts.Edit != nil {
@@ -123,6 +110,31 @@ func OpenInputs(ctx context.Context, mod *testbuild.Module, pkgPath string, cb C
 	}
 	s.bin.timeout = opts.RunTimeout
 	return s, nil
+}
+
+// callback finds the function whose parameters are the inputs.
+func (s *InputSession) callback(cb Callback) error {
+	prog := s.prog
+	// Keys are "file:offset" with the file as go/packages named it, which
+	// may differ from cb.File by symbolic links: the name and offset decide.
+	for key, fn := range prog.funcs {
+		i := strings.LastIndex(key, ":")
+		if key[i+1:] != strconv.Itoa(cb.Offset) || filepath.Base(key[:i]) != filepath.Base(cb.File) {
+			continue
+		}
+		if s.cb == nil || key[:i] == cb.File {
+			s.cb = fn
+		}
+	}
+	if s.cb == nil {
+		return fmt.Errorf("no instrumented function at %s offset %d", cb.File, cb.Offset)
+	}
+	for _, st := range prog.sites {
+		if st.kind == kindParam && st.fn == s.cb {
+			s.params[st.index] = st
+		}
+	}
+	return nil
 }
 
 // Close removes the session's scratch files.
@@ -193,4 +205,87 @@ type Suspect struct {
 	Line    int    `json:"line"`
 	EndLine int    `json:"endLine"`
 	Text    string `json:"text"`
+}
+
+// CoreResult is the unsat core of a failing test's violated checks.
+type CoreResult struct {
+	Package  string    `json:"package"`
+	Test     string    `json:"test"`
+	Suspects []Suspect `json:"suspects"`
+	// Note says why a test has no core: it passed, its checks compare
+	// values the formula does not model, it could not be replayed.
+	Note    string  `json:"note,omitempty"`
+	Seconds float64 `json:"seconds"`
+}
+
+// Cores computes the core of each failing test (SAT-TAR's suspects) and
+// hands each result to done as soon as it is complete. The targets of one
+// package share one instrumented build, the angelic analysis's own; a
+// package that cannot be built gives each of its targets a note.
+func Cores(ctx context.Context, mod *testbuild.Module, targets []Target, opts Options, done func(CoreResult) error) error {
+	opts.defaults()
+	var order []string
+	byPkg := map[string][]Target{}
+	for _, t := range targets {
+		if _, ok := byPkg[t.Package]; !ok {
+			order = append(order, t.Package)
+		}
+		byPkg[t.Package] = append(byPkg[t.Package], t)
+	}
+	for _, path := range order {
+		sess, err := OpenInputs(ctx, mod, path, Callback{}, InputOptions{RunTimeout: opts.RunTimeout})
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		for _, t := range byPkg[path] {
+			start := time.Now()
+			r := CoreResult{Package: path, Test: t.Test, Suspects: []Suspect{}}
+			if err != nil {
+				r.Note = fmt.Sprintf("not analysed: %v", err)
+			} else if r.Suspects, r.Note, err = sess.core(ctx, t.Test, opts.Budget); err != nil {
+				if ctx.Err() != nil {
+					if sess != nil {
+						sess.Close()
+					}
+					return ctx.Err()
+				}
+				r.Note, err = fmt.Sprintf("not analysed: %v", err), nil
+			}
+			r.Seconds = time.Since(start).Seconds()
+			if err := done(r); err != nil {
+				if sess != nil {
+					sess.Close()
+				}
+				return err
+			}
+		}
+		if sess != nil {
+			sess.Close()
+		}
+	}
+	return nil
+}
+
+// core records one failing test and computes its core.
+func (s *InputSession) core(ctx context.Context, test string, budget time.Duration) ([]Suspect, string, error) {
+	run, err := s.Record(ctx, test, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	if run.Passed {
+		return nil, "the test passes", nil
+	}
+	f, err := s.Formula(run, min(10*time.Second, budget))
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	sus, err := f.Core()
+	if err != nil {
+		return nil, "", err
+	}
+	if len(sus) == 0 {
+		return []Suspect{}, "no unsat core: no recognised check failed, or the failing check compares values the formula does not model", nil
+	}
+	return sus, "", nil
 }
