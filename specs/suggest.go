@@ -2,6 +2,7 @@ package specs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -586,4 +587,39 @@ func minus(a, b []int32) []int32 {
 		}
 	}
 	return out
+}
+
+// wireResult is a Result whole, with each input's matrix blocks: the form
+// results pass between processes and are cached in.
+type wireResult struct {
+	Result
+	Hits [][]int `json:"hits"`
+}
+
+// MarshalResult encodes a result whole.
+func MarshalResult(r *Result) ([]byte, error) {
+	w := wireResult{Result: *r}
+	for _, in := range r.Inputs {
+		w.Hits = append(w.Hits, in.Hits)
+	}
+	data, err := json.Marshal(w)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the suggestions for %s: %w", r.Target, err)
+	}
+	return data, nil
+}
+
+// UnmarshalResult decodes what MarshalResult encoded.
+func UnmarshalResult(data []byte) (*Result, error) {
+	var w wireResult
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, fmt.Errorf("decoding suggestions: %w", err)
+	}
+	if len(w.Hits) != len(w.Inputs) {
+		return nil, fmt.Errorf("decoding suggestions: %d inputs with %d coverage lists", len(w.Inputs), len(w.Hits))
+	}
+	for i := range w.Inputs {
+		w.Inputs[i].Hits = w.Hits[i]
+	}
+	return &w.Result, nil
 }
