@@ -22,6 +22,16 @@ type SatTar struct {
 // coreFormat changes when the cached cores' form or meaning does.
 const coreFormat = "faultline-sattar-core-1"
 
+// RankSatTar orders m's lines by SAT-TAR with the cores st holds (none
+// when st is nil: Tarantula's order), for a matrix focused on some tests.
+func RankSatTar(m *spectra.Matrix, st *SatTar) (*spectra.Ranking, error) {
+	var cores []analysis.CoreResult
+	if st != nil {
+		cores = st.Cores
+	}
+	return specs.Rank(m, cores)
+}
+
 // rankSatTar orders m's lines by SAT-TAR: the cores of the failing tests
 // Select picks (from the cache, or computed in a worker) give the bonus.
 func (s *Service) rankSatTar(ctx context.Context, m *spectra.Matrix, opts Options) (*spectra.Ranking, *SatTar, error) {
