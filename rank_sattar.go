@@ -17,7 +17,7 @@ func writeSatTarText(w io.Writer, st *localize.SatTar) {
 	if st == nil {
 		return
 	}
-	fmt.Fprintf(w, "\nSAT-TAR: Tarantula plus 1 for a line in the unsat core of a failing test's violated checks; %d cores:\n", len(st.Cores))
+	fmt.Fprintf(w, "\nSAT-TAR: Tarantula plus 1 for a line in the unsat core of a failing test's violated checks (cores of %d failing tests):\n", len(st.Cores))
 	for _, c := range st.Cores {
 		if len(c.Suspects) == 0 {
 			continue
