@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,5 +52,77 @@ func TestRealEngineSatTar(t *testing.T) {
 			t.Errorf("hover lacks %q:\n%s", want, text)
 		}
 	}
+	c.shutdown()
+}
+
+// TestRealEngineSuggestInputs takes the code action on minmax's failing
+// fuzz target: the service adds the failing input that avoids minmax.go:11
+// to the seed corpus, and the run that follows has it as a failing entry.
+func TestRealEngineSuggestInputs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test on a module; skipped with -short")
+	}
+	if err := analysis.Available(); err != nil {
+		t.Skip(err)
+	}
+	archive, err := os.ReadFile(filepath.Join("..", "internal", "localize", "testdata", "minmax1.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, cache := t.TempDir(), t.TempDir()
+	writeArchive(t, dir, string(archive))
+	open := func(d string) (Workspace, error) { return spectra.Open(d, spectra.Options{CacheDir: cache}) }
+	src, testFile := uri.File(filepath.Join(dir, "minmax.go")), uri.File(filepath.Join(dir, "minmax_test.go"))
+	c := startServer(t, Options{Open: open})
+	c.initialize(dir, `{"angelic":false}`, protocol.ClientCapabilities{})
+	c.waitDiagnostics("the fault ranked", src, func(d []protocol.Diagnostic) bool { return len(d) > 0 })
+	var actions []json.RawMessage
+	c.mustCall(protocol.MethodTextDocumentCodeAction, &protocol.CodeActionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: testFile},
+		Range:        protocol.Range{Start: protocol.Position{Line: 4}, End: protocol.Position{Line: 4}},
+	}, &actions)
+	var action *protocol.CodeAction
+	for _, raw := range actions {
+		var a protocol.CodeAction
+		if err := protocol.Unmarshal(raw, &a); err != nil {
+			t.Fatal(err)
+		}
+		if a.Title == "Add inputs that sharpen the ranking" {
+			action = &a
+		}
+	}
+	if action == nil {
+		t.Fatalf("no suggest action on FuzzMinMax: %s", actions)
+	}
+	var res struct {
+		Status  string
+		Inputs  []struct{ Outcome, File, Reason string }
+		Written []string
+	}
+	var raw json.RawMessage
+	c.mustCall(protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{
+		Command: action.Command.Command, Arguments: action.Command.Arguments,
+	}, &raw)
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatalf("%v: %s", err, raw)
+	}
+	var entry string
+	for _, in := range res.Inputs {
+		if in.Outcome == "fail" && strings.Contains(in.Reason, "minmax.go:11") {
+			entry = filepath.Base(in.File)
+		}
+	}
+	if res.Status != "optimal" || entry == "" || len(res.Written) != len(res.Inputs) {
+		t.Fatalf("suggestion %s", raw)
+	}
+	// The run after the inputs were written has the new failing entry.
+	c.waitDiagnostics("the fault run by the new failing entry", src, func(d []protocol.Diagnostic) bool {
+		for _, x := range d {
+			if x.Range.Start.Line == 13 && strings.Contains(string(x.Message.(protocol.String)), "run by 2 of 2 failing tests") {
+				return true
+			}
+		}
+		return false
+	})
 	c.shutdown()
 }
