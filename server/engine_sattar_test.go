@@ -126,3 +126,66 @@ func TestRealEngineSuggestInputs(t *testing.T) {
 	})
 	c.shutdown()
 }
+
+// twoFaults has a fuzz target whose two failing seeds meet two faults in
+// two functions, and share no executed line.
+const twoFaults = `
+-- go.mod --
+module example.com/two
+
+go 1.22
+-- two.go --
+package two
+
+// Half halves a positive number.
+func Half(x int) int {
+	return x / 3
+}
+
+// Neg negates a negative number.
+func Neg(x int) int {
+	return x
+}
+-- two_test.go --
+package two
+
+import "testing"
+
+func FuzzTwo(f *testing.F) {
+	f.Add(4)
+	f.Add(-4)
+	f.Fuzz(func(t *testing.T, x int) {
+		if x > 0 {
+			if Half(x)*2 != x-x%2 {
+				t.Errorf("Half(%d) = %d", x, Half(x))
+			}
+		} else if x < 0 && Neg(x) != -x {
+			t.Errorf("Neg(%d) = %d", x, Neg(x))
+		}
+	})
+}
+`
+
+// TestRealEngineSeveralFaults warns on a fuzz target whose failing entries
+// share no line.
+func TestRealEngineSeveralFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test on a module; skipped with -short")
+	}
+	dir, cache := t.TempDir(), t.TempDir()
+	writeArchive(t, dir, twoFaults)
+	open := func(d string) (Workspace, error) { return spectra.Open(d, spectra.Options{CacheDir: cache}) }
+	testFile := uri.File(filepath.Join(dir, "two_test.go"))
+	c := startServer(t, Options{Open: open})
+	c.initialize(dir, `{"angelic":false}`, protocol.ClientCapabilities{})
+	c.waitDiagnostics("the several-faults warning on FuzzTwo", testFile, func(d []protocol.Diagnostic) bool {
+		for _, x := range d {
+			if x.Range.Start.Line == 4 && x.Severity == protocol.DiagnosticSeverityWarning &&
+				strings.Contains(string(x.Message.(protocol.String)), "no line is run by all 2 failing entries of FuzzTwo") {
+				return true
+			}
+		}
+		return false
+	})
+	c.shutdown()
+}
