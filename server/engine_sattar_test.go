@@ -14,10 +14,11 @@ import (
 	"faultline/spectra"
 )
 
-// TestRealEngineSatTar ranks minmax by SAT-TAR: the service computes the
-// unsat core of the failing seed's check, the fault is first with the
-// core's bonus, and hover explains its score.
-func TestRealEngineSatTar(t *testing.T) {
+// serveMinMax starts the server with the real engine on minmax with one
+// failing seed (the localization service's test module) under settings,
+// skipping without Z3 or with -short.
+func serveMinMax(t *testing.T, settings string) (*testClient, string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("runs go test on a module; skipped with -short")
 	}
@@ -31,9 +32,17 @@ func TestRealEngineSatTar(t *testing.T) {
 	dir, cache := t.TempDir(), t.TempDir()
 	writeArchive(t, dir, string(archive))
 	open := func(d string) (Workspace, error) { return spectra.Open(d, spectra.Options{CacheDir: cache}) }
-	src := uri.File(filepath.Join(dir, "minmax.go"))
 	c := startServer(t, Options{Open: open})
-	c.initialize(dir, `{"formula":"sattar","angelic":false}`, protocol.ClientCapabilities{})
+	c.initialize(dir, settings, protocol.ClientCapabilities{})
+	return c, dir
+}
+
+// TestRealEngineSatTar ranks minmax by SAT-TAR: the service computes the
+// unsat core of the failing seed's check, the fault is first with the
+// core's bonus, and hover explains its score.
+func TestRealEngineSatTar(t *testing.T) {
+	c, dir := serveMinMax(t, `{"formula":"sattar","angelic":false}`)
+	src := uri.File(filepath.Join(dir, "minmax.go"))
 	// Before the core comes, the order is Tarantula's (score 1); with it,
 	// the fault has the core's bonus too.
 	c.waitDiagnostics("the fault first by SAT-TAR with the bonus", src, func(d []protocol.Diagnostic) bool {
@@ -59,22 +68,8 @@ func TestRealEngineSatTar(t *testing.T) {
 // fuzz target: the service adds the failing input that avoids minmax.go:11
 // to the seed corpus, and the run that follows has it as a failing entry.
 func TestRealEngineSuggestInputs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go test on a module; skipped with -short")
-	}
-	if err := analysis.Available(); err != nil {
-		t.Skip(err)
-	}
-	archive, err := os.ReadFile(filepath.Join("..", "internal", "localize", "testdata", "minmax1.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, cache := t.TempDir(), t.TempDir()
-	writeArchive(t, dir, string(archive))
-	open := func(d string) (Workspace, error) { return spectra.Open(d, spectra.Options{CacheDir: cache}) }
+	c, dir := serveMinMax(t, `{"angelic":false}`)
 	src, testFile := uri.File(filepath.Join(dir, "minmax.go")), uri.File(filepath.Join(dir, "minmax_test.go"))
-	c := startServer(t, Options{Open: open})
-	c.initialize(dir, `{"angelic":false}`, protocol.ClientCapabilities{})
 	c.waitDiagnostics("the fault ranked", src, func(d []protocol.Diagnostic) bool { return len(d) > 0 })
 	var actions []json.RawMessage
 	c.mustCall(protocol.MethodTextDocumentCodeAction, &protocol.CodeActionParams{
