@@ -70,6 +70,9 @@ func runSuggest(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(out) == 0 && len(opts.Targets) > 0 {
+		return fmt.Errorf("no failing fuzz target named %s in the packages", strings.Join(opts.Targets, " or "))
+	}
 	if *asJSON {
 		if out == nil {
 			out = []localize.Suggestion{}
@@ -102,7 +105,9 @@ func writeSuggestText(w io.Writer, out []localize.Suggestion, written bool) erro
 			cached = ", from the cache"
 		}
 		fmt.Fprintf(w, "%s %s: %s (%s); %d inputs, %d runs, %.1fs%s\n", s.Package, s.Target, s.Status, statusText(s.Result), len(s.Inputs), s.Runs, s.Seconds, cached)
-		fmt.Fprintf(w, "lines every failing run executes: %d before, %d after\n", s.SharedBefore, s.SharedAfter)
+		if s.SharedBefore > 0 {
+			fmt.Fprintf(w, "lines every failing run executes: %d before, %d after\n", s.SharedBefore, s.SharedAfter)
+		}
 		if s.SeveralFaults {
 			fmt.Fprintln(w, "no line is executed by every failing run: the failures likely come from several faults")
 		}
@@ -123,6 +128,9 @@ func writeSuggestText(w io.Writer, out []localize.Suggestion, written bool) erro
 			fmt.Fprintf(w, "  note: %s\n", n)
 		}
 		for _, c := range s.Rankings {
+			if len(s.Inputs) == 0 {
+				break // nothing changed
+			}
 			fmt.Fprintf(w, "ranking by %s, before -> after:\n", c.Order)
 			for _, l := range c.Lines {
 				fmt.Fprintf(tw, "  %s:%d\t%s -> %s\n", l.File, l.Line, placeText(l.Before), placeText(l.After))
