@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"faultline/analysis"
@@ -82,7 +81,7 @@ func FuzzTargets(dir string, files []string) ([]FuzzTarget, error) {
 	for _, name := range files {
 		path := filepath.Join(dir, name)
 		f := parsed[path]
-		testing := importName(f, "testing")
+		testing := testbuild.ImportName(f, "testing")
 		if testing == "" {
 			continue
 		}
@@ -122,7 +121,7 @@ func FuzzTargets(dir string, files []string) ([]FuzzTarget, error) {
 					t.tBlank = fset.Position(first.Names[0].Pos()).Offset
 				}
 			}
-			params, ok := fuzzParams(ft, importName(parsed[t.fnFile], "testing"))
+			params, ok := fuzzParams(ft, testbuild.ImportName(parsed[t.fnFile], "testing"))
 			if !ok {
 				continue
 			}
@@ -210,18 +209,6 @@ func isPointerTo(e ast.Expr, pkg, name string) bool {
 		return false
 	}
 	return exprString(star.X) == pkg+"."+name
-}
-
-func importName(f *ast.File, path string) string {
-	for _, imp := range f.Imports {
-		if p, _ := strconv.Unquote(imp.Path.Value); p == path {
-			if imp.Name != nil {
-				return imp.Name.Name
-			}
-			return path[strings.LastIndex(path, "/")+1:]
-		}
-	}
-	return ""
 }
 
 //go:embed faultlinein/rt.go
