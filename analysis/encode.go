@@ -52,6 +52,14 @@ type encoder struct {
 	// is left out of the formula and the caller excludes those values.
 	concrete bool
 	pending  []pendingSpec
+
+	// Hooks of the replay with symbolic inputs (inputs.go). param, when
+	// set, may give a parameter instance a term of its own (a free input)
+	// instead of its recorded value; spec, when set, receives every
+	// specification instead of the formula, for a caller that asks for
+	// runs that violate it as well as runs that meet it.
+	param func(s *site, ev event) (z3.Expr, bool)
+	spec  func(spec z3.Bool, guard instKey)
 }
 
 func newEncoder(z *z3.Context, enum *mcs.Enumerator[int32], prog *program) *encoder {
@@ -317,6 +325,11 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 			term, ok := a.params[s.index]
 			if !ok || term.Sort().String() != e.constant(s.typ, 0).Sort().String() {
 				term = e.constant(s.typ, ev.value)
+			}
+			if e.param != nil {
+				if input, ok := e.param(s, ev); ok {
+					term = input
+				}
 			}
 			if s.obj != nil {
 				a.env[s.obj] = term
@@ -869,6 +882,10 @@ type pendingSpec struct {
 // those of a forced run wait until the replay ends (settleSpecs), since
 // its recorded operands hold only under its forced values.
 func (e *encoder) addSpec(spec z3.Bool, first bool, guard instKey) error {
+	if e.spec != nil {
+		e.spec(spec, guard)
+		return nil
+	}
 	if !first {
 		e.pending = append(e.pending, pendingSpec{spec, guard})
 		return nil
