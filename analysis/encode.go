@@ -52,6 +52,9 @@ type encoder struct {
 	// is left out of the formula and the caller excludes those values.
 	concrete bool
 	pending  []pendingSpec
+	// cause, when set, guards each specification by a literal of its
+	// own, for the unsat cores of a regression explanation (cause.go).
+	cause *causeHooks
 }
 
 func newEncoder(z *z3.Context, enum *mcs.Enumerator[int32], prog *program) *encoder {
@@ -266,6 +269,9 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 			return fmt.Errorf("trace names unknown site %d", ev.site)
 		}
 		s := e.prog.sites[ev.site]
+		if e.cause != nil {
+			e.cause.event = i
+		}
 		k := instKey{s.id, ev.inst}
 		if _, ok := e.original[k]; !ok && !forced[k] {
 			e.original[k] = ev.value
@@ -869,6 +875,9 @@ type pendingSpec struct {
 // those of a forced run wait until the replay ends (settleSpecs), since
 // its recorded operands hold only under its forced values.
 func (e *encoder) addSpec(spec z3.Bool, first bool, guard instKey) error {
+	if e.cause != nil {
+		spec = e.cause.guardSpec(e, spec)
+	}
 	if !first {
 		e.pending = append(e.pending, pendingSpec{spec, guard})
 		return nil
