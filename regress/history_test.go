@@ -45,8 +45,13 @@ func writeHistory(t testing.TB, archive string) string {
 		steps[step] = append(steps[step], txtar.File{Name: name, Data: f.Data})
 	}
 	slices.SortStableFunc(order, func(a, b string) int {
-		if a == "work" || b == "work" {
-			return strings.Compare(b, a) // work last
+		switch {
+		case a == b:
+			return 0
+		case a == "work":
+			return 1
+		case b == "work":
+			return -1
 		}
 		x, _ := strconv.Atoi(a)
 		y, _ := strconv.Atoi(b)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/parser"
+	"go/scanner"
 	"go/token"
 	"os"
 	"path"
@@ -237,49 +238,146 @@ func newSplitter(oldSrc, newSrc []byte) splitter {
 	return splitter{old: nodeSpans(oldSrc), new: nodeSpans(newSrc), parsed: true}
 }
 
-// split divides a hunk into one hunk per statement when its two sides hold
-// as many statements each, or when one side is empty; otherwise it keeps
-// the hunk whole. The statements of a side are the outermost ones lying
-// wholly inside its lines, so that an if added or deleted whole stays one
-// hunk.
+// split divides a hunk into one hunk per statement: the statements of
+// its two sides are aligned in order by their similarity, a pair becoming
+// a replacement and a statement left alone an addition or a deletion. The
+// statements of a side are the outermost ones lying wholly inside its
+// lines, so that an if added or deleted whole stays one hunk. A hunk with
+// at most one statement a side stays whole.
 func (s splitter) split(h *Hunk) []*Hunk {
-	if !s.parsed {
+	// The last line of a file without a line ending cannot move to the
+	// middle of a partly reverted file: such a hunk stays whole.
+	if !s.parsed || !endsLine(h.Old) || !endsLine(h.New) {
 		return []*Hunk{h}
 	}
 	oldSegs := segments(s.old, h.OldStart, h.OldCount)
 	newSegs := segments(s.new, h.NewStart, h.NewCount)
-	switch {
-	case h.OldCount == 0 && len(newSegs) > 1:
-		out := make([]*Hunk, len(newSegs))
-		for i, seg := range newSegs {
-			out[i] = &Hunk{File: h.File, OldStart: h.OldStart, NewStart: seg.first, NewCount: seg.last - seg.first + 1,
-				New: h.New[seg.first-h.NewStart : seg.last-h.NewStart+1]}
-		}
-		return out
-	case h.NewCount == 0 && len(oldSegs) > 1:
-		out := make([]*Hunk, len(oldSegs))
-		for i, seg := range oldSegs {
-			out[i] = &Hunk{File: h.File, NewStart: h.NewStart, OldStart: seg.first, OldCount: seg.last - seg.first + 1,
-				Old: h.Old[seg.first-h.OldStart : seg.last-h.OldStart+1]}
-		}
-		return out
-	case len(oldSegs) > 1 && len(oldSegs) == len(newSegs):
-		out := make([]*Hunk, len(oldSegs))
-		for i := range oldSegs {
-			o, n := oldSegs[i], newSegs[i]
-			out[i] = &Hunk{File: h.File,
-				OldStart: o.first, OldCount: o.last - o.first + 1, Old: h.Old[o.first-h.OldStart : o.last-h.OldStart+1],
-				NewStart: n.first, NewCount: n.last - n.first + 1, New: h.New[n.first-h.NewStart : n.last-h.NewStart+1]}
-		}
-		return out
+	if len(oldSegs) <= 1 && len(newSegs) <= 1 {
+		return []*Hunk{h}
 	}
-	return []*Hunk{h}
+	oldText := func(sp span) []string { return h.Old[sp.first-h.OldStart : sp.last-h.OldStart+1] }
+	newText := func(sp span) []string { return h.New[sp.first-h.NewStart : sp.last-h.NewStart+1] }
+	ops := align(len(oldSegs), len(newSegs), func(i, j int) float64 {
+		return similarity(strings.Join(oldText(oldSegs[i]), ""), strings.Join(newText(newSegs[j]), ""))
+	})
+	var out []*Hunk
+	oldAt, newAt := h.OldStart-1, h.NewStart-1 // the last line of each side placed so far
+	if h.OldCount == 0 {
+		oldAt = h.OldStart
+	}
+	if h.NewCount == 0 {
+		newAt = h.NewStart
+	}
+	for _, op := range ops {
+		sub := &Hunk{File: h.File, OldStart: oldAt, NewStart: newAt}
+		if op.old >= 0 {
+			sp := oldSegs[op.old]
+			sub.OldStart, sub.OldCount, sub.Old = sp.first, sp.last-sp.first+1, oldText(sp)
+			oldAt = sp.last
+		}
+		if op.new >= 0 {
+			sp := newSegs[op.new]
+			sub.NewStart, sub.NewCount, sub.New = sp.first, sp.last-sp.first+1, newText(sp)
+			newAt = sp.last
+		}
+		out = append(out, sub)
+	}
+	return out
+}
+
+func endsLine(lines []string) bool {
+	return len(lines) == 0 || strings.HasSuffix(lines[len(lines)-1], "\n")
+}
+
+// alignOp is one step of an alignment: a pair, or a segment of one side
+// alone (-1 on the other).
+type alignOp struct{ old, new int }
+
+// minSimilarity is how alike two statements must be to pair them.
+const minSimilarity = 0.3
+
+// align pairs n old and m new segments in order, maximising the summed
+// similarity of the pairs; unpaired segments are additions or deletions.
+// Two sides of one segment each always pair.
+func align(n, m int, sim func(i, j int) float64) []alignOp {
+	if n == 1 && m == 1 {
+		return []alignOp{{0, 0}}
+	}
+	best := make([][]float64, n+1)
+	for i := range best {
+		best[i] = make([]float64, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			b := max(best[i+1][j], best[i][j+1])
+			if s := sim(i, j); s >= minSimilarity {
+				b = max(b, s+best[i+1][j+1])
+			}
+			best[i][j] = b
+		}
+	}
+	var ops []alignOp
+	i, j := 0, 0
+	for i < n && j < m {
+		if s := sim(i, j); s >= minSimilarity && best[i][j] == s+best[i+1][j+1] {
+			ops = append(ops, alignOp{i, j})
+			i, j = i+1, j+1
+		} else if best[i][j] == best[i+1][j] {
+			ops = append(ops, alignOp{i, -1})
+			i++
+		} else {
+			ops = append(ops, alignOp{-1, j})
+			j++
+		}
+	}
+	for ; i < n; i++ {
+		ops = append(ops, alignOp{i, -1})
+	}
+	for ; j < m; j++ {
+		ops = append(ops, alignOp{-1, j})
+	}
+	return ops
+}
+
+// similarity is the Jaccard index of the two texts' Go tokens.
+func similarity(a, b string) float64 {
+	ta, tb := tokens(a), tokens(b)
+	if len(ta) == 0 && len(tb) == 0 {
+		return 1
+	}
+	inter := 0
+	for t := range ta {
+		if tb[t] {
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(ta)+len(tb)-inter)
+}
+
+func tokens(src string) map[string]bool {
+	var sc scanner.Scanner
+	fset := token.NewFileSet()
+	f := fset.AddFile("", -1, len(src))
+	sc.Init(f, []byte(src), nil, 0)
+	out := map[string]bool{}
+	for {
+		_, tok, lit := sc.Scan()
+		if tok == token.EOF {
+			return out
+		}
+		if lit == "" {
+			lit = tok.String()
+		}
+		if tok != token.SEMICOLON || lit == ";" {
+			out[lit] = true
+		}
+	}
 }
 
 // segments divides lines start..start+count-1 at the outermost statements
 // lying wholly inside them: each segment is one such statement, with the
-// lines around it that belong to none (blank lines, comments, braces)
-// joined to the segment before, or the first one. Fewer than two such
+// lines before it that belong to none (blank lines, comments, braces);
+// lines after the last statement join it. Fewer than two such
 // statements give one segment.
 func segments(spans []span, start, count int) []span {
 	if count == 0 {
@@ -309,9 +407,11 @@ func segments(spans []span, start, count int) []span {
 	if len(outer) < 2 {
 		return []span{{start, last}}
 	}
+	// Lines between two statements (blank lines, a doc comment) go with
+	// the statement after them.
 	outer[0].first = start
 	for i := 1; i < len(outer); i++ {
-		outer[i-1].last = outer[i].first - 1
+		outer[i].first = outer[i-1].last + 1
 	}
 	outer[len(outer)-1].last = last
 	return outer
