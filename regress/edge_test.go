@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"faultline/analysis"
+	"faultline/internal/txtartest"
 )
 
 var addTest = analysis.Target{Package: "example.com/edge", Test: "TestAdd"}
@@ -24,7 +25,7 @@ func explainDir(t *testing.T, dir string, opts Options) *Explanation {
 
 func TestNoRepository(t *testing.T) {
 	t.Parallel()
-	dir := writeHistory(t, filepath.Join("testdata", "edges.txtar"))
+	dir := txtartest.History(t, filepath.Join("testdata", "edges.txtar"))
 	if err := os.RemoveAll(filepath.Join(dir, ".git")); err != nil {
 		t.Fatal(err)
 	}
@@ -38,15 +39,15 @@ func TestNoRepository(t *testing.T) {
 // breaks Add) and reports the one changed line, not the untracked file.
 func TestBisectsPastAnUnrelatedCommit(t *testing.T) {
 	t.Parallel()
-	dir := writeHistory(t, filepath.Join("testdata", "edges.txtar"))
+	dir := txtartest.History(t, filepath.Join("testdata", "edges.txtar"))
 	ex := explainDir(t, dir, Options{})
 	if ex.Message != "" {
 		t.Fatal(ex.Message)
 	}
-	if want := git(t, dir, "rev-parse", "HEAD~1"); ex.Base != want {
+	if want := txtartest.Git(t, dir, "rev-parse", "HEAD~1"); ex.Base != want {
 		t.Errorf("base %s, want HEAD~1 %s", ex.Base, want)
 	}
-	if want := git(t, dir, "rev-parse", "HEAD"); ex.FirstBad != want {
+	if want := txtartest.Git(t, dir, "rev-parse", "HEAD"); ex.FirstBad != want {
 		t.Errorf("first bad %s, want HEAD", ex.FirstBad)
 	}
 	if len(ex.Changes) != 1 || ex.Changes[0].File != "edge.go" || ex.Changes[0].Line != 4 || ex.Changes[0].New != "\treturn a - b\n" {
@@ -67,26 +68,26 @@ func TestBisectsPastAnUnrelatedCommit(t *testing.T) {
 // edits bring: the base is HEAD.
 func TestUncommittedEdit(t *testing.T) {
 	t.Parallel()
-	dir := writeHistory(t, filepath.Join("testdata", "edges.txtar"))
-	git(t, dir, "reset", "-q", "--hard", "HEAD~1")
+	dir := txtartest.History(t, filepath.Join("testdata", "edges.txtar"))
+	txtartest.Git(t, dir, "reset", "-q", "--hard", "HEAD~1")
 	if err := os.WriteFile(filepath.Join(dir, "edge.go"), []byte("package edge\n\nfunc Add(a, b int) int {\n\treturn a * b\n}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ex := explainDir(t, dir, Options{})
-	if want := git(t, dir, "rev-parse", "HEAD"); ex.Base != want || ex.FirstBad != "" {
+	if want := txtartest.Git(t, dir, "rev-parse", "HEAD"); ex.Base != want || ex.FirstBad != "" {
 		t.Errorf("base %s (first bad %q), want HEAD %s", ex.Base, ex.FirstBad, want)
 	}
 	if len(ex.Changes) != 1 || ex.Changes[0].New != "\treturn a * b\n" {
 		t.Errorf("changes = %+v (%s)", ex.Changes, ex.Message)
 	}
-	if out := git(t, dir, "status", "--porcelain"); !strings.Contains(out, "M edge.go") {
+	if out := txtartest.Git(t, dir, "status", "--porcelain"); !strings.Contains(out, "M edge.go") {
 		t.Errorf("the working tree changed: %s", out)
 	}
 }
 
 func TestGivenBaseWhereTheTestFails(t *testing.T) {
 	t.Parallel()
-	dir := writeHistory(t, filepath.Join("testdata", "edges.txtar"))
+	dir := txtartest.History(t, filepath.Join("testdata", "edges.txtar"))
 	ex := explainDir(t, dir, Options{Base: "HEAD"})
 	if !strings.Contains(ex.Message, "fails at the base") {
 		t.Errorf("message = %q", ex.Message)
@@ -101,7 +102,7 @@ func TestGivenBaseWhereTheTestFails(t *testing.T) {
 // regression.
 func TestFailsEverywhere(t *testing.T) {
 	t.Parallel()
-	dir := writeHistory(t, filepath.Join("testdata", "edges.txtar"))
+	dir := txtartest.History(t, filepath.Join("testdata", "edges.txtar"))
 	test := "package edge\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) { t.Fatal(\"always\") }\n"
 	if err := os.WriteFile(filepath.Join(dir, "edge_test.go"), []byte(test), 0o644); err != nil {
 		t.Fatal(err)
@@ -116,13 +117,13 @@ func TestFailsEverywhere(t *testing.T) {
 // commits do not have.
 func TestBaseWhereTheTestDoesNotBuild(t *testing.T) {
 	t.Parallel()
-	dir := writeHistory(t, filepath.Join("testdata", "edges.txtar"))
+	dir := txtartest.History(t, filepath.Join("testdata", "edges.txtar"))
 	test := "package edge\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(Twice(1), 3) != 5 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n"
 	if err := os.WriteFile(filepath.Join(dir, "edge_test.go"), []byte(test), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	git(t, dir, "rm", "-q", "--cached", "more.go")
-	git(t, dir, "commit", "-q", "-m", "untrack more.go")
+	txtartest.Git(t, dir, "rm", "-q", "--cached", "more.go")
+	txtartest.Git(t, dir, "commit", "-q", "-m", "untrack more.go")
 	// Only HEAD (and the working tree) know Twice: every commit before
 	// fails to build.
 	ex := explainDir(t, dir, Options{})
@@ -133,9 +134,9 @@ func TestBaseWhereTheTestDoesNotBuild(t *testing.T) {
 
 func TestShallowClone(t *testing.T) {
 	t.Parallel()
-	src := writeHistory(t, filepath.Join("testdata", "edges.txtar"))
+	src := txtartest.History(t, filepath.Join("testdata", "edges.txtar"))
 	dir := filepath.Join(t.TempDir(), "clone")
-	git(t, filepath.Dir(dir), "clone", "-q", "--depth", "1", "file://"+src, dir)
+	txtartest.Git(t, filepath.Dir(dir), "clone", "-q", "--depth", "1", "file://"+src, dir)
 	ex := explainDir(t, dir, Options{})
 	if !strings.Contains(ex.Message, "shallow") {
 		t.Errorf("message = %q", ex.Message)
@@ -147,20 +148,20 @@ func TestShallowClone(t *testing.T) {
 // so.
 func TestMergeCommit(t *testing.T) {
 	t.Parallel()
-	dir := writeHistory(t, filepath.Join("testdata", "edges.txtar"))
-	git(t, dir, "reset", "-q", "--hard", "HEAD~1")
-	git(t, dir, "checkout", "-q", "-b", "topic")
+	dir := txtartest.History(t, filepath.Join("testdata", "edges.txtar"))
+	txtartest.Git(t, dir, "reset", "-q", "--hard", "HEAD~1")
+	txtartest.Git(t, dir, "checkout", "-q", "-b", "topic")
 	if err := os.WriteFile(filepath.Join(dir, "edge.go"), []byte("package edge\n\nfunc Add(a, b int) int {\n\treturn a + b + 1\n}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	git(t, dir, "commit", "-q", "-am", "topic: off by one")
-	git(t, dir, "checkout", "-q", "main")
+	txtartest.Git(t, dir, "commit", "-q", "-am", "topic: off by one")
+	txtartest.Git(t, dir, "checkout", "-q", "main")
 	if err := os.WriteFile(filepath.Join(dir, "other.go"), []byte("package edge\n\nfunc Other() {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	git(t, dir, "add", "other.go")
-	git(t, dir, "commit", "-q", "-m", "main: other")
-	git(t, dir, "-c", "user.name=x", "-c", "user.email=x@x", "merge", "-q", "--no-ff", "-m", "merge topic", "topic")
+	txtartest.Git(t, dir, "add", "other.go")
+	txtartest.Git(t, dir, "commit", "-q", "-m", "main: other")
+	txtartest.Git(t, dir, "-c", "user.name=x", "-c", "user.email=x@x", "merge", "-q", "--no-ff", "-m", "merge topic", "topic")
 	ex := explainDir(t, dir, Options{})
 	if len(ex.Changes) != 1 || ex.Changes[0].New != "\treturn a + b + 1\n" {
 		t.Errorf("changes = %+v (%s)", ex.Changes, ex.Message)

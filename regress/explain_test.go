@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"faultline/analysis"
+	"faultline/internal/txtartest"
 )
 
 // describe lists an explanation's changes as "role file:line-endLine".
@@ -21,7 +22,7 @@ func describeChanges(ex *Explanation) []string {
 
 func explainArchive(t *testing.T, name string, target analysis.Target, opts Options) (*Explanation, string) {
 	t.Helper()
-	dir := writeHistory(t, filepath.Join("testdata", name))
+	dir := txtartest.History(t, filepath.Join("testdata", name))
 	opts.Progress = func(s string) { t.Log(s) }
 	ex, err := Explain(context.Background(), openModule(t, dir), target, opts)
 	if err != nil {
@@ -46,7 +47,7 @@ func TestRunningExample(t *testing.T) {
 	if got, want := describeChanges(ex), []string{"root after.go:10-10", "root after.go:17-17"}; !slices.Equal(got, want) {
 		t.Errorf("changes = %v, want %v", got, want)
 	}
-	if base := git(t, dir, "rev-parse", "HEAD~1"); ex.Base != base || ex.BaseFound != "bisected" {
+	if base := txtartest.Git(t, dir, "rev-parse", "HEAD~1"); ex.Base != base || ex.BaseFound != "bisected" {
 		t.Errorf("base = %s (%s), want %s bisected", ex.Base, ex.BaseFound, base)
 	}
 	if ex.Found != "cause" {

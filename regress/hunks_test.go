@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"faultline/internal/txtartest"
 )
 
 func changesOf(t *testing.T, archive string) *changeSet {
 	t.Helper()
-	dir := writeHistory(t, filepath.Join("testdata", archive))
+	dir := txtartest.History(t, filepath.Join("testdata", archive))
 	ctx := context.Background()
 	r, err := openRepo(ctx, dir, nil)
 	if err != nil {
@@ -113,10 +115,10 @@ func TestLastLineWithoutLineEnding(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	git(t, dir, "init", "-q")
+	txtartest.Git(t, dir, "init", "-q")
 	write("package n\n\nvar N = 1")
-	git(t, dir, "add", "-A")
-	git(t, dir, "commit", "-q", "-m", "base")
+	txtartest.Git(t, dir, "add", "-A")
+	txtartest.Git(t, dir, "commit", "-q", "-m", "base")
 	write("package n\n\nvar N = 2\nvar M = 3")
 	ctx := context.Background()
 	r, err := openRepo(ctx, dir, nil)
