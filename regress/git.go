@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"faultline/internal/testbuild"
 )
 
 // ErrNoRepository says the module is not inside a git work tree.
@@ -28,6 +30,15 @@ type commit struct {
 	Hash    string
 	Parents []string
 	Subject string
+}
+
+// CheckRepository reports whether the module can be explained from a
+// history: git is on the PATH and the module lies in a git work tree
+// (ErrNoRepository otherwise). Explain checks it too; callers check it
+// before work that would be wasted without one.
+func CheckRepository(ctx context.Context, mod *testbuild.Module) error {
+	_, err := openRepo(ctx, mod.Root, mod.Env())
+	return err
 }
 
 // openRepo finds the work tree holding dir.

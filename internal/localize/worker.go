@@ -39,6 +39,9 @@ type workRequest struct {
 	// Verify, when set, asks to verify this candidate (a result holding
 	// one candidate, as analysis.MarshalResult encodes it) instead.
 	Verify json.RawMessage `json:",omitempty"`
+	// Explain, when set, asks to explain these failing tests from the
+	// git history instead.
+	Explain []explainWork `json:",omitempty"`
 	// Memory and Deadline bound the worker; the parent enforces them. Env
 	// is the worker's environment.
 	Memory   int64     `json:"-"`
@@ -50,6 +53,8 @@ type workRequest struct {
 type workReply struct {
 	Result       json.RawMessage        `json:"result,omitempty"`       // analysis.MarshalResult
 	Verification *analysis.Verification `json:"verification,omitempty"` // the answer to a Verify request
+	Explanation  json.RawMessage        `json:"explanation,omitempty"`  // one regress.Explanation
+	Progress     string                 `json:"progress,omitempty"`     // what an explanation is doing
 	Error        string                 `json:"error,omitempty"`        // the worker could not go on
 }
 
@@ -72,6 +77,12 @@ func RunWorker(ctx context.Context, in io.Reader, out io.Writer) error {
 	mod, err := testbuild.Open(req.Root, testbuild.Config{CacheDir: req.CacheRoot})
 	if err != nil {
 		return fail(err)
+	}
+	if req.Explain != nil {
+		if err := explainEach(ctx, mod, req.Explain, func(r workReply) error { return enc.Encode(r) }); err != nil {
+			return fail(err)
+		}
+		return nil
 	}
 	if req.Verify != nil {
 		r, err := analysis.UnmarshalResult(req.Verify)
