@@ -135,6 +135,8 @@ type bisection struct {
 // bisect finds the most recent commit of the first-parent history from
 // HEAD at which the test passes: it steps back 1, 2, 4, ... commits until
 // one passes, then halves the range between it and the last failing one.
+// A step that lands where the test does not build or run looks at the
+// commits it stepped over, newest first.
 // dirty says the working tree differs from HEAD outside the test's files,
 // so that HEAD itself is a candidate. A commit where the test does not
 // build counts as one where it does not pass.
@@ -163,16 +165,36 @@ func (h *history) bisect(ctx context.Context, head string, dirty bool, maxCommit
 			good = i
 			break
 		}
-		if v.Verdict == noBuild && firstBuildFailure == nil {
-			firstBuildFailure, failureAt = &v, i
-		}
-		if v.Verdict == noTest && firstMissing == nil {
-			firstMissing, missingAt = &v, i
+		if v.Verdict == noBuild || v.Verdict == noTest {
+			// Older commits know the test's code even less, but the
+			// commits the step skipped may pass: the newest that does
+			// is the base; the newest that does not build or run is
+			// what the message names.
+			for j := bad + 1; j < i && good < 0; j++ {
+				w, err := h.verdictAt(ctx, commits[j].Hash)
+				if err != nil {
+					return nil, err
+				}
+				if w.Verdict == pass {
+					good = j
+				} else if w.Verdict == noBuild || w.Verdict == noTest {
+					v, i = w, j
+					break
+				} else {
+					bad = j
+				}
+			}
+			if good >= 0 {
+				break
+			}
+			if v.Verdict == noBuild {
+				firstBuildFailure, failureAt = &v, i
+			} else {
+				firstMissing, missingAt = &v, i
+			}
+			break
 		}
 		bad = i
-		if v.Verdict == noBuild || v.Verdict == noTest {
-			break // older commits know the test's code even less
-		}
 	}
 	if good < 0 {
 		last := commits[len(commits)-1]

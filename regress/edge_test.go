@@ -3,6 +3,7 @@ package regress
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,6 +130,35 @@ func TestBaseWhereTheTestDoesNotBuild(t *testing.T) {
 	ex := explainDir(t, dir, Options{})
 	if !strings.Contains(ex.Message, "does not build at") || !strings.Contains(ex.Message, "Twice") {
 		t.Errorf("message = %q", ex.Message)
+	}
+}
+
+// TestStepLandsWhereTheTestDoesNotBuild: bisecting steps back 1, 2, 4
+// commits and lands on commit 0, which lacks Twice; the commit it stepped
+// over, where Twice came in, passes and is the base.
+func TestStepLandsWhereTheTestDoesNotBuild(t *testing.T) {
+	t.Parallel()
+	dir := txtartest.History(t, filepath.Join("testdata", "edges.txtar"))
+	test := "package edge\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(Twice(1), 3) != 5 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n"
+	for i, name := range []string{"a.go", "b.go"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(fmt.Sprintf("package edge\n\nconst c%d = %d\n", i, i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		txtartest.Git(t, dir, "add", name)
+		txtartest.Git(t, dir, "commit", "-q", "-m", "add "+name)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "edge_test.go"), []byte(test), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ex := explainDir(t, dir, Options{})
+	if ex.Message != "" {
+		t.Fatal(ex.Message)
+	}
+	if want := txtartest.Git(t, dir, "rev-parse", "HEAD~3"); ex.Base != want {
+		t.Errorf("base %s, want HEAD~3 %s", ex.Base, want)
+	}
+	if len(ex.Changes) != 1 || ex.Changes[0].File != "edge.go" || ex.Changes[0].Line != 4 {
+		t.Errorf("changes = %+v", ex.Changes)
 	}
 }
 
