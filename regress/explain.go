@@ -108,8 +108,11 @@ type Explanation struct {
 	// Hashes are the contents of the working-tree files the explanation
 	// names, as testbuild.Bytes hashes them, so that editors can map its
 	// lines through later edits.
-	Hashes  map[string]string `json:"hashes,omitempty"`
-	Seconds float64           `json:"seconds"`
+	Hashes map[string]string `json:"hashes,omitempty"`
+	// Seconds is the whole explanation; SemanticSeconds the part spent
+	// recording the failing run and computing its causes.
+	Seconds         float64 `json:"seconds"`
+	SemanticSeconds float64 `json:"semanticSeconds"`
 }
 
 // Change is one hunk of an explanation, in the working tree's lines.
@@ -427,12 +430,15 @@ func (x *explainer) after(ctx context.Context, all []int) ([]int, error) {
 // record records the failing run for the semantic step.
 func (x *explainer) record(ctx context.Context) (*analysis.FailingRun, error) {
 	x.say("recording the failing run")
+	defer x.timeSemantic(time.Now())
 	return analysis.RecordFailingRun(ctx, x.mod, x.target, x.opts.Semantic)
 }
 
 // semantic runs the loop of Algorithm 1 over the causes.
 func (x *explainer) semantic(ctx context.Context, run *analysis.FailingRun, dd func([]int, string) ([]int, error)) ([]int, error) {
+	start := time.Now()
 	c0, err := run.Cause()
+	x.timeSemantic(start)
 	if err != nil {
 		x.ex.Notes = append(x.ex.Notes, "no semantic cause: "+err.Error())
 		return nil, nil
@@ -460,13 +466,20 @@ func (x *explainer) semantic(ctx context.Context, run *analysis.FailingRun, dd f
 		}
 		next := queue[0]
 		queue = queue[1:]
+		start := time.Now()
 		c, err := run.PredicateCause(next.p)
+		x.timeSemantic(start)
 		if err != nil {
 			x.ex.Notes = append(x.ex.Notes, fmt.Sprintf("no cause for %s:%d: %v", next.p.File, next.p.Line, err))
 			return nil, nil
 		}
 		x.addCause(c, next.parent)
 	}
+}
+
+// timeSemantic adds the time since start to the semantic step's.
+func (x *explainer) timeSemantic(start time.Time) {
+	x.ex.SemanticSeconds += time.Since(start).Seconds()
 }
 
 // addCause records a cause and the hunks its statements fall in.
