@@ -21,8 +21,10 @@ type ExplainOptions struct {
 	// bisecting the first-parent history.
 	Base string
 	// MaxExplained is how many failing tests are explained (default 3),
-	// chosen by Select like the analysed ones.
+	// chosen by Select like the analysed ones; Tests, when set, names
+	// the failing tests to explain instead.
 	MaxExplained int
+	Tests        []analysis.Target
 	// Budget bounds the dynamic step of one test (default 10m), MaxReruns
 	// its reruns (default 200), RunTimeout one run of the test (default
 	// 60s); zero takes regress's defaults.
@@ -94,11 +96,14 @@ func (s *Service) CheckHistory(ctx context.Context) error {
 func (s *Service) Explain(ctx context.Context, m *spectra.Matrix, opts ExplainOptions, each func(regress.Explanation)) (*Explanations, error) {
 	opts.defaults()
 	targets, failing := Select(m, opts.MaxExplained)
+	if opts.Tests != nil {
+		targets = opts.Tests
+	}
 	out := &Explanations{Failing: failing, Tests: []regress.Explanation{}}
 	if len(targets) == 0 {
 		return out, nil
 	}
-	if len(targets) < failing {
+	if opts.Tests == nil && len(targets) < failing {
 		out.Notes = append(out.Notes, fmt.Sprintf("explained the first %d of %d failing tests", len(targets), failing))
 	}
 	work := make([]explainWork, len(targets))

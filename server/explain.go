@@ -1,0 +1,106 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"faultline/analysis"
+	"faultline/internal/localize"
+	"faultline/regress"
+)
+
+// explainArgs are the arguments of faultline.explainTest.
+type explainArgs struct {
+	URI     string `json:"uri"`     // a file of the test's module
+	Test    string `json:"test"`    // the failing leaf test, as go test names it
+	Package string `json:"package"` // its import path; "" when the name is unique
+	Base    string `json:"base"`    // the revision to compare with; "" bisects
+}
+
+// explainCommand explains a failing test from the git history, as faultline
+// explain does: the result is the explanation (its changes and cause tree,
+// in the working tree's lines as the tests last ran), and a message names
+// the root changes. It runs tests, so asking is consent.
+func explainCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, error) {
+	args, err := decodeArg[explainArgs](commandExplainTest, arg)
+	if err != nil {
+		return nil, err
+	}
+	if args.URI == "" || args.Test == "" {
+		return nil, errorf("%s: give the uri of a file in the module and the failing test's name", commandExplainTest)
+	}
+	snap, _, ok := s.locate(uri.URI(args.URI))
+	if !ok {
+		return nil, errorf("%s: no results for %s", commandExplainTest, args.URI)
+	}
+	target, ok := snap.failingLeaf(args.Package, args.Test)
+	if !ok {
+		return nil, errorf("%s: %s is not a failing test of %s in the latest results", commandExplainTest, args.Test, snap.root)
+	}
+	v := s.viewAt(snap.root)
+	if v == nil || v.localizer == nil {
+		return nil, errorf("%s: %s has no localization service to explain with", commandExplainTest, snap.root)
+	}
+	s.consent.give(snap.root)
+	prog := s.beginProgress(ctx, "faultline: explaining "+target.Test+" from the git history")
+	exs, err := v.localizer.Explain(ctx, snap.matrix, localize.ExplainOptions{Base: args.Base, Tests: []analysis.Target{target},
+		Memory: snap.settings.Memory, Progress: func(msg string) { prog.report(msg, 0) }}, nil)
+	if err == nil && len(exs.Tests) != 1 {
+		err = fmt.Errorf("no explanation came back for %s", target.Test)
+	}
+	if err != nil {
+		prog.end("failed")
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, failed("%s: %v", commandExplainTest, err)
+	}
+	ex := exs.Tests[0]
+	prog.end("done")
+	s.client.showMessage(protocol.MessageTypeInfo, explainSummary(ex))
+	return ex, nil
+}
+
+// failingLeaf finds a failing leaf test by name (and package, when given).
+func (snap *snapshot) failingLeaf(pkg, name string) (analysis.Target, bool) {
+	var found []analysis.Target
+	for _, t := range snap.matrix.Tests {
+		if t.Verdict.Failing() && t.Name == name && (pkg == "" || t.Package == pkg) {
+			found = append(found, analysis.Target{Package: t.Package, Test: t.Name})
+		}
+	}
+	if len(found) != 1 {
+		return analysis.Target{}, false
+	}
+	return found[0], true
+}
+
+// explainSummary is the one-line message of an explanation.
+func explainSummary(ex regress.Explanation) string {
+	if ex.Message != "" {
+		return fmt.Sprintf("faultline: %s: %s", ex.Test, ex.Message)
+	}
+	var root, aux []string
+	for _, c := range ex.Changes {
+		at := fmt.Sprintf("%s:%d", c.File, c.Line)
+		if c.Role == "root" {
+			root = append(root, at)
+		} else {
+			aux = append(aux, at)
+		}
+	}
+	base := ex.Base
+	if len(base) > 12 {
+		base = base[:12]
+	}
+	msg := fmt.Sprintf("faultline: %s passes at %s; reverting %s makes it pass again", ex.Test, base, strings.Join(root, ", "))
+	if len(aux) > 0 {
+		msg += fmt.Sprintf(" (with %s, which the revert needs to compile)", strings.Join(aux, ", "))
+	}
+	return msg
+}

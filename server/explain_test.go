@@ -1,0 +1,63 @@
+package server
+
+import (
+	"strings"
+	"testing"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"faultline/analysis"
+	"faultline/regress"
+)
+
+// TestExplainCommand covers faultline.explainTest: the service is asked
+// for the one failing test named, the explanation is the result, a message
+// names the root and auxiliary changes, a failure of the service is the
+// request's error, and bad arguments are refused before anything runs.
+func TestExplainCommand(t *testing.T) {
+	ex := &regress.Explanation{Base: "0123456789abcdef", Changes: []regress.Change{
+		{File: "a.go", Line: 6, EndLine: 6, Role: "root", Old: "\treturn n + 1\n", New: "\treturn n + 2\n"},
+		{File: "a.go", Line: 3, EndLine: 3, Role: "auxiliary"},
+	}, Cause: []regress.CauseStep{{File: "a.go", Line: 6, Why: "returns 3", Change: 0}}}
+	loc := &fakeLocalizer{t: t, results: []analysis.TestResult{fakeFix(t, "1", true)}, explanation: ex}
+	c, _, src := startWithFindings(t, loc)
+	explain := func(args string) (regress.Explanation, error) {
+		var res regress.Explanation
+		err := c.call(protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: commandExplainTest,
+			Arguments: []protocol.LSPAny{protocol.LSPAny(args)}}, &res)
+		return res, err
+	}
+	res, err := explain(`{"uri":"` + string(src) + `","test":"TestNextPositive","base":"HEAD~2"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Test != "TestNextPositive" || res.Package != "example.com/fake" || len(res.Changes) != 2 || len(res.Cause) != 1 {
+		t.Errorf("result %+v", res)
+	}
+	if calls := loc.explanations(); len(calls) != 1 || calls[0].Base != "HEAD~2" || len(calls[0].Tests) != 1 || calls[0].Tests[0].Test != "TestNextPositive" {
+		t.Errorf("Explain calls %+v", calls)
+	}
+	c.waitFor("the explanation's message", func(notes []note) bool {
+		return hasMessage(notes, protocol.MessageTypeInfo, "faultline: TestNextPositive passes at 0123456789ab; reverting a.go:6 makes it pass again (with a.go:3, which the revert needs to compile)")
+	})
+
+	loc.explanation = nil
+	if _, err := explain(`{"uri":"` + string(src) + `","test":"TestNextPositive"}`); rpcCode(err) != jsonrpc2.Code(protocol.LSPErrorCodesRequestFailed) || !strings.Contains(err.Error(), "not inside a git repository") {
+		t.Errorf("a failing service: error %v", err)
+	}
+	for _, args := range []string{
+		`null`,
+		`{"uri":"` + string(src) + `"}`,
+		`{"uri":"` + string(src) + `","test":"TestPasses"}`,
+		`{"uri":"file:///nowhere/x.go","test":"TestNextPositive"}`,
+	} {
+		_, err := explain(args)
+		if rpcCode(err) != jsonrpc2.InvalidParams || !strings.Contains(err.Error(), commandExplainTest) {
+			t.Errorf("arguments %s: error %v, want InvalidParams", args, err)
+		}
+	}
+	if n := len(loc.explanations()); n != 2 {
+		t.Errorf("%d calls of Explain, want 2: bad arguments must not reach the service", n)
+	}
+}
