@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -62,6 +64,13 @@ func explainCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, e
 	}
 	ex := exs.Tests[0]
 	prog.end("done")
+	v.mu.Lock()
+	if v.explained == nil {
+		v.explained = map[analysis.Target]regress.Explanation{}
+	}
+	v.explained[target] = ex
+	v.mu.Unlock()
+	s.diagnose(v)
 	s.client.showMessage(protocol.MessageTypeInfo, explainSummary(ex))
 	return ex, nil
 }
@@ -103,4 +112,89 @@ func explainSummary(ex regress.Explanation) string {
 		msg += fmt.Sprintf(" (with %s, which the revert needs to compile)", strings.Join(aux, ", "))
 	}
 	return msg
+}
+
+// explanationDiagnostics adds the changes of explanations to out: a
+// warning on each root change, with the cause chain as related
+// information, and an information on each auxiliary change. A change is
+// shown only while its file is as it was explained (the explanation's
+// content hash), and a cause step only while its file is: an edited file
+// shows nothing of it rather than a wrong line.
+func (s *Server) explanationDiagnostics(root string, explained []regress.Explanation, out map[uri.URI]fileDiagnostics) {
+	slices.SortFunc(explained, func(a, b regress.Explanation) int { return strings.Compare(a.Package+" "+a.Test, b.Package+" "+b.Test) })
+	unchanged := func(ex regress.Explanation, rel string) (openFile, bool) {
+		f, ok := s.currentFile(filepath.Join(root, filepath.FromSlash(rel)))
+		return f, ok && ex.Hashes[rel] != "" && string(f.hash) == ex.Hashes[rel]
+	}
+	for _, ex := range explained {
+		var related []protocol.DiagnosticRelatedInformation
+		for _, st := range ex.Cause {
+			if f, ok := unchanged(ex, st.File); ok {
+				related = append(related, protocol.DiagnosticRelatedInformation{
+					Location: protocol.Location{URI: f.uri, Range: wholeLines(st.Line, st.EndLine)},
+					Message:  fmt.Sprintf("%s:%d %s", st.File, st.Line, st.Why),
+				})
+			}
+		}
+		for _, c := range ex.Changes {
+			f, ok := unchanged(ex, c.File)
+			if !ok {
+				continue
+			}
+			d := protocol.Diagnostic{
+				Range:  wholeLines(c.Line, c.EndLine),
+				Code:   protocol.String("regression"),
+				Source: protocol.NewOptional("faultline"),
+			}
+			was := strings.TrimSpace(c.Old)
+			if was == "" {
+				was = "nothing"
+			}
+			if c.Role == "root" {
+				revert := "reverting it"
+				if others := otherRoots(ex, c); len(others) > 0 {
+					revert = "reverting it together with " + strings.Join(others, ", ")
+				}
+				d.Severity = protocol.DiagnosticSeverityWarning
+				d.Message = protocol.String(fmt.Sprintf("this change since %s makes %s fail: %s makes the test pass (was: %s)", shortCommit(ex.Base), ex.Test, revert, was))
+				d.RelatedInformation = related
+			} else {
+				d.Severity = protocol.DiagnosticSeverityInformation
+				d.Message = protocol.String(fmt.Sprintf("the revert of the change that makes %s fail needs this change reverted too, to compile (was: %s)", ex.Test, was))
+			}
+			fd := out[f.uri]
+			fd.version = f.version
+			fd.diags = append(fd.diags, d)
+			out[f.uri] = fd
+		}
+	}
+}
+
+// otherRoots are the root changes of ex other than c, as file:line.
+func otherRoots(ex regress.Explanation, c regress.Change) []string {
+	var out []string
+	for _, o := range ex.Changes {
+		if o.Role == "root" && o != c {
+			out = append(out, fmt.Sprintf("%s:%d", o.File, o.Line))
+		}
+	}
+	return out
+}
+
+// wholeLines is the range of 1-based lines first..last, from the start of
+// the first to the start of the line after the last; a change that only
+// deletes (last < first) is an empty range at the start of first.
+func wholeLines(first, last int) protocol.Range {
+	start := protocol.Position{Line: uint32(max(first-1, 0))}
+	if last < first {
+		return protocol.Range{Start: start, End: start}
+	}
+	return protocol.Range{Start: start, End: protocol.Position{Line: uint32(last)}}
+}
+
+func shortCommit(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
 }

@@ -1,6 +1,10 @@
 package server
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -8,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"faultline/analysis"
+	"faultline/internal/testbuild"
 	"faultline/regress"
 )
 
@@ -21,7 +26,12 @@ func TestExplainCommand(t *testing.T) {
 		{File: "a.go", Line: 3, EndLine: 3, Role: "auxiliary"},
 	}, Cause: []regress.CauseStep{{File: "a.go", Line: 6, Why: "returns 3", Change: 0}}}
 	loc := &fakeLocalizer{t: t, results: []analysis.TestResult{fakeFix(t, "1", true)}, explanation: ex}
-	c, _, src := startWithFindings(t, loc)
+	c, dir, src := startWithFindings(t, loc)
+	data, err := os.ReadFile(filepath.Join(dir, "a.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex.Hashes = map[string]string{"a.go": testbuild.Bytes(data)}
 	explain := func(args string) (regress.Explanation, error) {
 		var res regress.Explanation
 		err := c.call(protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: commandExplainTest,
@@ -40,6 +50,30 @@ func TestExplainCommand(t *testing.T) {
 	}
 	c.waitFor("the explanation's message", func(notes []note) bool {
 		return hasMessage(notes, protocol.MessageTypeInfo, "faultline: TestNextPositive passes at 0123456789ab; reverting a.go:6 makes it pass again (with a.go:3, which the revert needs to compile)")
+	})
+
+	// The changes show as diagnostics while a.go is as explained: the
+	// root change with the cause beside it, the auxiliary one lower.
+	isRegression := func(d protocol.Diagnostic) bool { return d.Code == protocol.String("regression") }
+	c.waitDiagnostics("the explained changes", src, func(ds []protocol.Diagnostic) bool {
+		var got []string
+		for _, d := range ds {
+			if isRegression(d) {
+				got = append(got, fmt.Sprintf("%d-%d %v %d", d.Range.Start.Line, d.Range.End.Line, d.Severity, len(d.RelatedInformation)))
+			}
+		}
+		return slices.Equal(got, []string{"5-6 2 1", "2-3 3 0"}) // a warning with the cause, an information
+	})
+	c.notify(protocol.MethodTextDocumentDidOpen, didOpenFile(t, src))
+	c.notify(protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
+		TextDocument: protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: src}, Version: 2},
+		ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangePartial{
+			Range: protocol.Range{Start: protocol.Position{Line: 1}, End: protocol.Position{Line: 1}},
+			Text:  "// a new line\n",
+		}},
+	})
+	c.waitDiagnostics("the explained changes withdrawn after an edit", src, func(ds []protocol.Diagnostic) bool {
+		return !slices.ContainsFunc(ds, isRegression)
 	})
 
 	loc.explanation = nil
