@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -168,6 +169,49 @@ func (s *Server) explanationDiagnostics(root string, explained []regress.Explana
 			out[f.uri] = fd
 		}
 	}
+}
+
+// revertActions offers, on a root change of an explanation within r of
+// file rel, to preview the revert that made the test pass: the root and
+// auxiliary changes put back to the base's text, while their files are as
+// explained.
+func (s *Server) revertActions(snap *snapshot, rel string, r protocol.Range) []protocol.CommandOrCodeAction {
+	v := s.viewAt(snap.root)
+	if v == nil {
+		return nil
+	}
+	v.mu.Lock()
+	explained := slices.Collect(maps.Values(v.explained))
+	v.mu.Unlock()
+	slices.SortFunc(explained, func(a, b regress.Explanation) int { return strings.Compare(a.Package+" "+a.Test, b.Package+" "+b.Test) })
+	kind := protocol.CodeActionKindQuickFix
+	var actions []protocol.CommandOrCodeAction
+	for _, ex := range explained {
+		if !slices.ContainsFunc(ex.Changes, func(c regress.Change) bool {
+			return c.Role == "root" && c.File == rel && c.Line-1 <= int(r.End.Line) && max(c.EndLine, c.Line)-1 >= int(r.Start.Line)
+		}) {
+			continue
+		}
+		changes := map[uri.URI][]protocol.TextEdit{}
+		complete := true
+		for _, c := range ex.Changes {
+			f, ok := s.currentFile(filepath.Join(snap.root, filepath.FromSlash(c.File)))
+			if !ok || ex.Hashes[c.File] == "" || string(f.hash) != ex.Hashes[c.File] {
+				complete = false
+				break
+			}
+			changes[f.uri] = append(changes[f.uri], protocol.TextEdit{Range: wholeLines(c.Line, c.EndLine), NewText: c.Old})
+		}
+		if !complete {
+			continue
+		}
+		actions = append(actions, &protocol.CodeAction{
+			Title: fmt.Sprintf("Preview revert of the responsible change: %s passed at %s (%d changes)", ex.Test, shortCommit(ex.Base), len(ex.Changes)),
+			Kind:  &kind,
+			Edit:  &protocol.WorkspaceEdit{Changes: changes},
+		})
+	}
+	return actions
 }
 
 // otherRoots are the root changes of ex other than c, as file:line.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,8 +19,9 @@ import (
 
 // TestExplainCommand covers faultline.explainTest: the service is asked
 // for the one failing test named, the explanation is the result, a message
-// names the root and auxiliary changes, a failure of the service is the
-// request's error, and bad arguments are refused before anything runs.
+// names the root and auxiliary changes, the changes become diagnostics and
+// a revert preview until the file is edited, a failure of the service is
+// the request's error, and bad arguments are refused before anything runs.
 func TestExplainCommand(t *testing.T) {
 	ex := &regress.Explanation{Base: "0123456789abcdef", Changes: []regress.Change{
 		{File: "a.go", Line: 6, EndLine: 6, Role: "root", Old: "\treturn n + 1\n", New: "\treturn n + 2\n"},
@@ -64,6 +66,33 @@ func TestExplainCommand(t *testing.T) {
 		}
 		return slices.Equal(got, []string{"5-6 2 1", "2-3 3 0"}) // a warning with the cause, an information
 	})
+	reverts := func() []protocol.CodeAction {
+		var raw []json.RawMessage
+		c.mustCall(protocol.MethodTextDocumentCodeAction, &protocol.CodeActionParams{
+			TextDocument: protocol.TextDocumentIdentifier{URI: src},
+			Range:        protocol.Range{Start: protocol.Position{Line: 5}, End: protocol.Position{Line: 5}},
+		}, &raw)
+		var out []protocol.CodeAction
+		for _, r := range raw {
+			var a protocol.CodeAction
+			if err := protocol.Unmarshal(r, &a); err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasPrefix(a.Title, "Preview revert") {
+				out = append(out, a)
+			}
+		}
+		return out
+	}
+	acts := reverts()
+	if len(acts) != 1 || acts[0].Title != "Preview revert of the responsible change: TestNextPositive passed at 0123456789ab (2 changes)" || acts[0].Edit == nil {
+		t.Fatalf("revert actions %+v", acts)
+	}
+	edits := acts[0].Edit.Changes[src]
+	if len(edits) != 2 || edits[0].NewText != "\treturn n + 1\n" || edits[0].Range != (protocol.Range{Start: protocol.Position{Line: 5}, End: protocol.Position{Line: 6}}) ||
+		edits[1].NewText != "" || edits[1].Range.Start.Line != 2 {
+		t.Errorf("revert edits %+v", edits)
+	}
 	c.notify(protocol.MethodTextDocumentDidOpen, didOpenFile(t, src))
 	c.notify(protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
 		TextDocument: protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: src}, Version: 2},
@@ -75,6 +104,10 @@ func TestExplainCommand(t *testing.T) {
 	c.waitDiagnostics("the explained changes withdrawn after an edit", src, func(ds []protocol.Diagnostic) bool {
 		return !slices.ContainsFunc(ds, isRegression)
 	})
+
+	if acts := reverts(); len(acts) != 0 {
+		t.Errorf("revert actions after an edit: %+v", acts)
+	}
 
 	loc.explanation = nil
 	if _, err := explain(`{"uri":"` + string(src) + `","test":"TestNextPositive"}`); rpcCode(err) != jsonrpc2.Code(protocol.LSPErrorCodesRequestFailed) || !strings.Contains(err.Error(), "not inside a git repository") {
