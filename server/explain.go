@@ -15,6 +15,7 @@ import (
 	"faultline/analysis"
 	"faultline/internal/localize"
 	"faultline/regress"
+	"faultline/spectra"
 )
 
 // explainArgs are the arguments of faultline.explainTest.
@@ -74,6 +75,40 @@ func explainCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, e
 	s.diagnose(v)
 	s.client.showMessage(protocol.MessageTypeInfo, explainSummary(ex))
 	return ex, nil
+}
+
+// firstLeaf is the first of the failing leaf tests (indices into the
+// matrix's tests) that ran, in the matrix's order.
+func firstLeaf(snap *snapshot, failing map[int]bool) (*spectra.TestRun, bool) {
+	for i := range snap.matrix.Tests {
+		if t := &snap.matrix.Tests[i]; failing[i] && t.Verdict != spectra.BuildError {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// hasHistory reports whether the module at root can be explained from a
+// git history, asking the service once per view.
+func (s *Server) hasHistory(ctx context.Context, root string) bool {
+	v := s.viewAt(root)
+	if v == nil || v.localizer == nil {
+		return false
+	}
+	v.mu.Lock()
+	known := v.history
+	v.mu.Unlock()
+	if known == nil {
+		ok := v.localizer.CheckHistory(ctx) == nil
+		if ctx.Err() != nil {
+			return false
+		}
+		known = &ok
+		v.mu.Lock()
+		v.history = known
+		v.mu.Unlock()
+	}
+	return *known
 }
 
 // failingLeaf finds a failing leaf test by name (and package, when given).

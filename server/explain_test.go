@@ -11,6 +11,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"faultline/analysis"
 	"faultline/internal/testbuild"
@@ -40,6 +41,22 @@ func TestExplainCommand(t *testing.T) {
 			Arguments: []protocol.LSPAny{protocol.LSPAny(args)}}, &res)
 		return res, err
 	}
+	// The failing test's lens offers the explanation.
+	testFile := uri.File(filepath.Join(dir, "a_test.go"))
+	c.notify(protocol.MethodTextDocumentDidOpen, didOpenFile(t, testFile))
+	var lenses []protocol.CodeLens
+	c.mustCall(protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: testFile}}, &lenses)
+	if len(lenses) != 2 || lenses[1].Command.Command != commandExplainTest || lenses[1].Command.Title != "faultline: explain TestNextPositive from the git history" {
+		t.Fatalf("code lenses %+v", lenses)
+	}
+	var lensArgs explainArgs
+	if b, err := json.Marshal(lenses[1].Command.Arguments[0]); err != nil || json.Unmarshal(b, &lensArgs) != nil {
+		t.Fatalf("lens arguments %v: %v", lenses[1].Command.Arguments, err)
+	}
+	if lensArgs.Test != "TestNextPositive" || lensArgs.Package != "example.com/fake" || lensArgs.URI != string(testFile) {
+		t.Errorf("lens arguments %+v", lensArgs)
+	}
+
 	res, err := explain(`{"uri":"` + string(src) + `","test":"TestNextPositive","base":"HEAD~2"}`)
 	if err != nil {
 		t.Fatal(err)

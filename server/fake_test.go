@@ -247,6 +247,14 @@ func (f *fakeLocalizer) Explain(ctx context.Context, m *spectra.Matrix, opts loc
 	return &localize.Explanations{Failing: 1, Tests: []regress.Explanation{ex}}, nil
 }
 
+// CheckHistory: the fake module has a history when Explain has an answer.
+func (f *fakeLocalizer) CheckHistory(ctx context.Context) error {
+	if f.explanation == nil {
+		return errors.New("not inside a git repository: explain compares the working tree with its git history")
+	}
+	return nil
+}
+
 func (f *fakeLocalizer) explanations() []localize.ExplainOptions {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -24,6 +24,9 @@ type Localizer interface {
 	Verify(ctx context.Context, t analysis.Target, c analysis.Candidate, opts localize.Options) (analysis.Verification, error)
 	// Explain explains failing tests from the git history.
 	Explain(ctx context.Context, m *spectra.Matrix, opts localize.ExplainOptions, each func(regress.Explanation)) (*localize.Explanations, error)
+	// CheckHistory says why the module cannot be explained from a git
+	// history, or nil.
+	CheckHistory(ctx context.Context) error
 }
 
 // OpenLocalizerFunc makes the localizer of a module's engine; a nil

@@ -2,9 +2,10 @@ package server
 
 import (
 	"encoding/json"
-	"faultline/analysis"
 	"strings"
 	"testing"
+
+	"faultline/analysis"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"

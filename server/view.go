@@ -48,6 +48,7 @@ type view struct {
 	// explained are the latest explanations from the git history, by
 	// package and test; shown while the files they name are unchanged.
 	explained map[analysis.Target]regress.Explanation
+	history   *bool // whether the module lies in a git work tree, once asked
 }
 
 // run is one collection.
