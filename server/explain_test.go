@@ -84,17 +84,8 @@ func TestExplainCommand(t *testing.T) {
 		return slices.Equal(got, []string{"5-6 2 1", "2-3 3 0"}) // a warning with the cause, an information
 	})
 	reverts := func() []protocol.CodeAction {
-		var raw []json.RawMessage
-		c.mustCall(protocol.MethodTextDocumentCodeAction, &protocol.CodeActionParams{
-			TextDocument: protocol.TextDocumentIdentifier{URI: src},
-			Range:        protocol.Range{Start: protocol.Position{Line: 5}, End: protocol.Position{Line: 5}},
-		}, &raw)
 		var out []protocol.CodeAction
-		for _, r := range raw {
-			var a protocol.CodeAction
-			if err := protocol.Unmarshal(r, &a); err != nil {
-				t.Fatal(err)
-			}
+		for _, a := range c.codeActions(src, 5) {
 			if strings.HasPrefix(a.Title, "Preview revert") {
 				out = append(out, a)
 			}
