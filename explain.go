@@ -64,7 +64,7 @@ flags:`)
 		return err
 	}
 	progress := newProgressLine()
-	opts := localize.ExplainOptions{Base: *base, MaxExplained: *maxTests, Budget: *budget, MaxReruns: *maxReruns,
+	opts := localize.ExplainOptions{Base: *base, MaxExplained: *maxTests, Budget: *budget, MaxReruns: *maxReruns, RunTimeout: cf.timeout,
 		Strategy: *strategy, Memory: *memory << 20,
 		Progress: func(msg string) {
 			if *verbose {
