@@ -415,7 +415,7 @@ func (x *explainer) after(ctx context.Context, all []int) ([]int, error) {
 	// failing run executes, then every change.
 	executed := x.executedHunks(run)
 	if root, err := dd(union(executed, x.causeHunks()), "executed"); err != nil || len(root) > 0 {
-		if len(root) > 0 {
+		if len(root) > 0 && len(x.causes) > 0 {
 			x.ex.Notes = append(x.ex.Notes, "no cause of the failed check holds the responsible change: found among the changes the failing run executes")
 		}
 		return root, err
