@@ -36,10 +36,22 @@ func (c *collectFlags) register(fs *flag.FlagSet) {
 // collect opens the module around the working directory and collects the
 // packages' spectra, showing progress on a terminal.
 func (c *collectFlags) collect(ctx context.Context, packages []string) (*spectra.Workspace, *spectra.Matrix, error) {
-	ws, err := spectra.Open(".", spectra.Options{Warn: func(msg string) { fmt.Fprintln(os.Stderr, msg) }})
+	ws, err := openWorkspace()
 	if err != nil {
 		return nil, nil, err
 	}
+	m, err := c.collectIn(ctx, ws, packages)
+	return ws, m, err
+}
+
+// openWorkspace opens the module around the working directory.
+func openWorkspace() (*spectra.Workspace, error) {
+	return spectra.Open(".", spectra.Options{Warn: func(msg string) { fmt.Fprintln(os.Stderr, msg) }})
+}
+
+// collectIn collects the packages' spectra in ws, showing progress on a
+// terminal.
+func (c *collectFlags) collectIn(ctx context.Context, ws *spectra.Workspace, packages []string) (*spectra.Matrix, error) {
 	progress := newProgressLine()
 	m, err := ws.Collect(ctx, spectra.CollectOptions{
 		Packages: packages, Run: c.run, Timeout: c.timeout, Parallel: c.parallel, Progress: progress.update,
@@ -47,9 +59,9 @@ func (c *collectFlags) collect(ctx context.Context, packages []string) (*spectra
 	})
 	progress.done()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return ws, m, nil
+	return m, nil
 }
 
 func runRank(ctx context.Context, args []string) error {

@@ -60,6 +60,9 @@ type encoder struct {
 	// runs that violate it as well as runs that meet it.
 	param func(s *site, ev event) (z3.Expr, bool)
 	spec  func(spec z3.Bool, guard instKey)
+	// cause, when set, guards each specification by a literal of its
+	// own, for the unsat cores of a regression explanation (cause.go).
+	cause *causeHooks
 }
 
 func newEncoder(z *z3.Context, enum *mcs.Enumerator[int32], prog *program) *encoder {
@@ -274,6 +277,9 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 			return fmt.Errorf("trace names unknown site %d", ev.site)
 		}
 		s := e.prog.sites[ev.site]
+		if e.cause != nil {
+			e.cause.event = i
+		}
 		k := instKey{s.id, ev.inst}
 		if _, ok := e.original[k]; !ok && !forced[k] {
 			e.original[k] = ev.value
@@ -885,6 +891,9 @@ func (e *encoder) addSpec(spec z3.Bool, first bool, guard instKey) error {
 	if e.spec != nil {
 		e.spec(spec, guard)
 		return nil
+	}
+	if e.cause != nil {
+		spec = e.cause.guardSpec(e, spec)
 	}
 	if !first {
 		e.pending = append(e.pending, pendingSpec{spec, guard})
