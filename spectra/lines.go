@@ -163,6 +163,8 @@ type RankedLine struct {
 	// Because names the evidence that put the line where a learned order
 	// ranks it, strongest first.
 	Because []Reason `json:"because,omitempty"`
+	// SatTar explains the score of a SAT-TAR ranking.
+	SatTar *SatTarLine `json:"sattar,omitempty"`
 }
 
 // Reason is one piece of evidence's part in a line's learned score: its

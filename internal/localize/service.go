@@ -36,7 +36,11 @@ type Options struct {
 	// BlockRank, when set, orders the lines by BlockRank instead of the
 	// formula (spectra.RankBlockRank); the matrix must carry edge profiles.
 	BlockRank *blockrank.Options
-	Angelic   bool // analyse failing tests
+	// SatTar orders the lines by SAT-TAR instead (specs.Rank): Tarantula
+	// plus a bonus for the lines in the unsat cores of the failing tests'
+	// violated checks, which come from workers like the analyses.
+	SatTar  bool
+	Angelic bool // analyse failing tests
 	// Order is how the lines are ordered: spectra.OrderFormula,
 	// OrderCombined (verified angelic fixes first) or OrderLearned (the
 	// shipped model over every technique's evidence); "" is the shipped
@@ -94,6 +98,9 @@ func (o Options) analysisOptions() analysis.Options {
 type Service struct {
 	ws    *spectra.Workspace
 	cache *analysis.ResultCache
+	// coreCache keeps the cores of SAT-TAR's order, suggestCache the
+	// searches of suggest, under content keys like the analyses.
+	coreCache, suggestCache *fileCache
 	// worker is how analyses run; tests may replace it.
 	worker workerFunc
 }
@@ -104,11 +111,19 @@ func New(ws *spectra.Workspace) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	cores, err := openFileCache(filepath.Join(ws.Module().CacheDir(), "sattar"))
+	if err != nil {
+		return nil, err
+	}
+	suggestions, err := openFileCache(filepath.Join(ws.Module().CacheDir(), "suggest"))
+	if err != nil {
+		return nil, err
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("locating the faultline executable: %w", err)
 	}
-	return &Service{ws: ws, cache: cache, worker: processWorker(exe)}, nil
+	return &Service{ws: ws, cache: cache, coreCache: cores, suggestCache: suggestions, worker: processWorker(exe)}, nil
 }
 
 // Workspace is the module and its spectra.
@@ -125,6 +140,7 @@ type Localization struct {
 	// the order is learned or Options.Evidence asked for it.
 	Evidence *Evidence
 	Base     *spectra.Ranking // the formula ranking the evidence is gathered over
+	SatTar   *SatTar          // what SAT-TAR's order was made of, when it was asked for
 }
 
 // Angelic is what the analysis contributed. Its JSON form is the
@@ -212,10 +228,14 @@ func Select(m *spectra.Matrix, max int) (selected []analysis.Target, failing int
 func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options, progress func(*Localization)) (*Localization, error) {
 	opts.defaults()
 	var formula *spectra.Ranking
+	var satTar *SatTar
 	var err error
-	if opts.BlockRank != nil {
+	switch {
+	case opts.BlockRank != nil:
 		formula, err = spectra.RankBlockRank(m, *opts.BlockRank)
-	} else {
+	case opts.SatTar:
+		formula, satTar, err = s.rankSatTar(ctx, m, opts)
+	default:
 		formula, err = spectra.RankLines(m, opts.Formula)
 	}
 	if err != nil {
@@ -224,8 +244,8 @@ func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options,
 	if err := CheckOrder(opts.Order); err != nil {
 		return nil, err
 	}
-	loc := &Localization{Matrix: m, Formula: formula, Ranking: formula, Base: formula}
-	if opts.BlockRank != nil {
+	loc := &Localization{Matrix: m, Formula: formula, Ranking: formula, Base: formula, SatTar: satTar}
+	if opts.BlockRank != nil || opts.SatTar {
 		// The evidence is gathered over the formula's ranking, which
 		// carries every line's counts; BlockRank's own is a column.
 		if loc.Base, err = spectra.RankLines(m, opts.Formula); err != nil {

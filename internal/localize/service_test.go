@@ -30,7 +30,12 @@ func TestMain(m *testing.M) {
 // module collects the spectra of a txtar module from analysis/testdata.
 func module(t *testing.T, name string) (*Service, *spectra.Matrix) {
 	t.Helper()
-	dir := txtartest.Extract(t, filepath.Join("..", "..", "analysis", "testdata", name))
+	return collected(t, txtartest.Extract(t, filepath.Join("..", "..", "analysis", "testdata", name)))
+}
+
+// collected collects the spectra of the module in dir.
+func collected(t *testing.T, dir string) (*Service, *spectra.Matrix) {
+	t.Helper()
 	ws, err := spectra.Open(dir, spectra.Options{CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
