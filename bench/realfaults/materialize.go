@@ -70,26 +70,7 @@ func materialize(ctx context.Context, src source, f *Fault, dir string, fixed bo
 	if fixed {
 		return nil
 	}
-	for _, p := range f.Reverted {
-		dst := filepath.Join(dir, filepath.FromSlash(p))
-		old, ok, err := src.file(ctx, f.Parent, p)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			if err := os.Remove(dst); err != nil && !os.IsNotExist(err) {
-				return err
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(dst, old, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	return revert(ctx, src.file, dir, f.Parent, f.Reverted)
 }
 
 type gitSource struct{ g gitRepo }

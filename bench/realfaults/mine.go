@@ -304,7 +304,7 @@ func (m *miner) validate(ctx context.Context, c candidate) (*Fault, error) {
 	if err := m.git.export(ctx, c.Fix, faulty); err != nil {
 		return nil, err
 	}
-	if err := revert(ctx, m.git, faulty, c.Parent, c.NonTest); err != nil {
+	if err := revert(ctx, m.git.show, faulty, c.Parent, c.NonTest); err != nil {
 		return nil, err
 	}
 	pkgs := patterns(fault.Packages)
@@ -379,11 +379,11 @@ func hasGoFiles(files []string, dir string) bool {
 }
 
 // revert puts the faulty version's non-test files back as they were in
-// parent, removing those the fix added.
-func revert(ctx context.Context, g gitRepo, dir, parent string, files []string) error {
+// parent (as show reads them), removing those the fix added.
+func revert(ctx context.Context, show func(ctx context.Context, commit, path string) ([]byte, bool, error), dir, parent string, files []string) error {
 	for _, f := range files {
 		dst := filepath.Join(dir, filepath.FromSlash(f))
-		old, ok, err := g.show(ctx, parent, f)
+		old, ok, err := show(ctx, parent, f)
 		if err != nil {
 			return err
 		}
