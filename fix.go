@@ -89,8 +89,8 @@ func writeFixText(w io.Writer, results []analysis.TestResult) {
 			if !c.Verified {
 				status = "not verified"
 			}
-			if c.FoundBy != "" {
-				status += ", found by " + c.FoundBy
+			if how := analysis.FoundWords(c.Found); how != "" {
+				status += ", found by " + how
 			}
 			fmt.Fprintf(w, "  candidate %d (%s):\n", i+1, status)
 			for _, l := range c.Locations {

@@ -35,9 +35,9 @@ func TestReplacementReachesFixAndRank(t *testing.T) {
 		}
 		Angelic struct {
 			Fixes []struct {
-				File    string
-				Line    int
-				FoundBy string
+				File  string
+				Line  int
+				Found string
 			}
 		}
 	}
@@ -49,7 +49,7 @@ func TestReplacementReachesFixAndRank(t *testing.T) {
 	}
 	found := false
 	for _, f := range out.Angelic.Fixes {
-		found = found || f.File == "style.go" && f.Line == 16 && f.FoundBy == "value replacement"
+		found = found || f.File == "style.go" && f.Line == 16 && f.Found == "replacement"
 	}
 	if !found {
 		t.Errorf("no fix at style.go:16 found by value replacement: %+v", out.Angelic.Fixes)

@@ -21,7 +21,16 @@ type Options struct {
 	MaxRuns        int           // test runs per failing test, refinement and verification (default 60)
 	RunTimeout     time.Duration // one run of the test (default 10s)
 	KeepUnverified bool          // also report candidates whose forced run failed
+	// Passing names, by failing test (PassingKey), passing leaf tests of
+	// its package, the most similar first (the localization service
+	// chooses them from the spectra): value replacement tries the values
+	// they produce. Without them it takes top-level tests of similar
+	// names. It is no part of a result's cache key.
+	Passing map[string][]string `json:",omitempty"`
 }
+
+// PassingKey is a failing test's key in Options.Passing.
+func PassingKey(t Target) string { return t.Package + " " + t.Test }
 
 func (o *Options) defaults() {
 	if o.MaxSize <= 0 {
@@ -42,11 +51,6 @@ func (o *Options) defaults() {
 type Target struct {
 	Package string // import path
 	Test    string // full leaf name, e.g. TestX/case_3
-	// Passing names passing leaf tests of the package, the most similar
-	// to this one first (the localization service chooses them from the
-	// spectra): value replacement tries the values they produce. Without
-	// them it takes top-level tests of similar names.
-	Passing []string `json:",omitempty"`
 }
 
 // Location is one fix location of a candidate and its angelic value.
@@ -69,15 +73,35 @@ type Location struct {
 type Candidate struct {
 	Verified  bool       `json:"verified"`
 	Locations []Location `json:"locations"`
-	// FoundBy says which fallback found the candidate when the formula did
-	// not: FoundByReplacement or FoundBySwitching.
-	FoundBy string `json:"foundBy,omitempty"`
+	// Found says which search found it: FoundBySolver (the formula's
+	// correction sets), FoundByReplacement (a value replaced) or
+	// FoundBySwitching (a flipped Boolean).
+	Found string `json:"found,omitempty"`
 
 	// What Verify needs to force the candidate again: the value of every
 	// dynamic instance, and the hashes of the sources (slash path relative
 	// to the root) whose instrumentation numbered the sites.
 	force   []forcedValue
 	sources map[string]string
+}
+
+// How a candidate was found.
+const (
+	FoundBySolver      = "solver"
+	FoundBySwitching   = "switch"
+	FoundByReplacement = "replacement"
+)
+
+// FoundWords says in words how a candidate the formula did not find was
+// found: "value replacement", "predicate switching"; "" for the formula's.
+func FoundWords(found string) string {
+	switch found {
+	case FoundByReplacement:
+		return "value replacement"
+	case FoundBySwitching:
+		return "predicate switching"
+	}
+	return ""
 }
 
 // Report is the JSON form of faultline fix -json.

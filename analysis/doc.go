@@ -133,7 +133,7 @@
 // value replaced by one the site produced in the passing runs or by a
 // simple neighbour (the empty string, nil, the zero value, ±1). A
 // replacement that makes the test pass, confirmed by a run of its own, is a
-// verified single-location candidate with FoundBy "value replacement".
+// verified single-location candidate with Found FoundByReplacement.
 // Replacements run up to 40 per process (-test.count, each repetition
 // numbering instances as a fresh process would); a test whose repetitions
 // overlap, or whose unforced closing repetition passes, gets one process
@@ -144,7 +144,7 @@
 // time left, and then predicate switching follows: each recorded Boolean of
 // non-test code, latest first, is flipped alone in a forced run, and the
 // flips that make the test pass are reported as verified single-location
-// candidates with FoundBy "predicate switching" (TestResult.Switched counts
+// candidates with Found FoundBySwitching (TestResult.Switched counts
 // them). Replacement is bounded by the budget, Options.MaxRuns and 240
 // replacements per test.
 //

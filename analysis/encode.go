@@ -52,6 +52,17 @@ type encoder struct {
 	// is left out of the formula and the caller excludes those values.
 	concrete bool
 	pending  []pendingSpec
+
+	// Hooks of the replay with symbolic inputs (inputs.go). param, when
+	// set, may give a parameter instance a term of its own (a free input)
+	// instead of its recorded value; spec, when set, receives every
+	// specification instead of the formula, for a caller that asks for
+	// runs that violate it as well as runs that meet it.
+	param func(s *site, ev event) (z3.Expr, bool)
+	spec  func(spec z3.Bool, guard instKey)
+	// cause, when set, guards each specification by a literal of its
+	// own, for the unsat cores of a regression explanation (cause.go).
+	cause *causeHooks
 }
 
 func newEncoder(z *z3.Context, enum *mcs.Enumerator[int32], prog *program) *encoder {
@@ -266,6 +277,9 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 			return fmt.Errorf("trace names unknown site %d", ev.site)
 		}
 		s := e.prog.sites[ev.site]
+		if e.cause != nil {
+			e.cause.event = i
+		}
 		k := instKey{s.id, ev.inst}
 		if _, ok := e.original[k]; !ok && !forced[k] {
 			e.original[k] = ev.value
@@ -317,6 +331,11 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 			term, ok := a.params[s.index]
 			if !ok || term.Sort().String() != e.constant(s.typ, 0).Sort().String() {
 				term = e.constant(s.typ, ev.value)
+			}
+			if e.param != nil {
+				if input, ok := e.param(s, ev); ok {
+					term = input
+				}
 			}
 			if s.obj != nil {
 				a.env[s.obj] = term
@@ -869,6 +888,13 @@ type pendingSpec struct {
 // those of a forced run wait until the replay ends (settleSpecs), since
 // its recorded operands hold only under its forced values.
 func (e *encoder) addSpec(spec z3.Bool, first bool, guard instKey) error {
+	if e.spec != nil {
+		e.spec(spec, guard)
+		return nil
+	}
+	if e.cause != nil {
+		spec = e.cause.guardSpec(e, spec)
+	}
 	if !first {
 		e.pending = append(e.pending, pendingSpec{spec, guard})
 		return nil

@@ -13,13 +13,6 @@ import (
 	"time"
 )
 
-// How a candidate was found (Candidate.FoundBy); the formula's own
-// candidates leave it empty.
-const (
-	FoundByReplacement = "value replacement"
-	FoundBySwitching   = "predicate switching"
-)
-
 // Bounds of value replacement for one failing test, beside the budget and
 // Options.MaxRuns (which count its processes like every other run).
 const (
@@ -171,7 +164,7 @@ func replaceables(prog *program, trace []event, sum map[int32]*siteSummary, all 
 // runs gave them. Recording takes at most a third of the time left.
 func passingValues(ctx context.Context, bin *testBinary, t Target, opts Options) (map[int32]map[string]int, int, error) {
 	stop := time.Now().Add(time.Until(bin.deadline) / 3)
-	names := t.Passing
+	names := opts.Passing[PassingKey(t)]
 	if len(names) == 0 {
 		listed, err := bin.listTests(ctx)
 		if err != nil {
@@ -446,7 +439,7 @@ func runReplacements(ctx context.Context, prog *program, bin *testBinary, t Targ
 		}
 		fixed[tr.s.id] = true
 		found++
-		res.Candidates = append(res.Candidates, Candidate{Verified: true, FoundBy: FoundByReplacement, force: tr.force,
+		res.Candidates = append(res.Candidates, Candidate{Verified: true, Found: FoundByReplacement, force: tr.force,
 			Locations: []Location{{File: tr.s.file, Line: tr.s.pos.Line, Col: tr.s.pos.Column, EndLine: tr.s.end.Line,
 				EndCol: tr.s.end.Column, Expr: tr.s.text, Original: tr.was, Angelic: tr.angelic}}})
 		return nil

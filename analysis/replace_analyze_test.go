@@ -43,7 +43,7 @@ func TestReplacementInTheAnalysis(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range back.Candidates {
-		if c.FoundBy != FoundByReplacement {
+		if c.Found != FoundByReplacement {
 			continue
 		}
 		v, err := Verify(context.Background(), mod, target, c, Options{})

@@ -53,7 +53,7 @@ func replaceOnly(t *testing.T, archive string, target Target, oneByOne bool) *Te
 func replacedAt(r *TestResult, file string, line int, expr string) (Candidate, bool) {
 	i := slices.IndexFunc(r.Candidates, func(c Candidate) bool {
 		l := c.Locations[0]
-		return len(c.Locations) == 1 && c.Verified && c.FoundBy == FoundByReplacement && l.File == file && l.Line == line && l.Expr == expr
+		return len(c.Locations) == 1 && c.Verified && c.Found == FoundByReplacement && l.File == file && l.Line == line && l.Expr == expr
 	})
 	if i < 0 {
 		return Candidate{}, false

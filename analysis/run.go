@@ -54,7 +54,8 @@ type testBinary struct {
 	timeout  time.Duration
 	deadline time.Time // no run goes past it (zero: none)
 	runs     int
-	oneByOne bool // value replacement runs each replacement in a process of its own
+	oneByOne bool     // value replacement runs each replacement in a process of its own
+	env      []string // added to every run's environment
 }
 
 // errBudget stops the analysis of a test whose time budget ran out in the
@@ -82,7 +83,8 @@ func (b *testBinary) runEnv(ctx context.Context, test string, force []forcedValu
 	tracePath := filepath.Join(b.workDir, "trace.txt")
 	forcePath := filepath.Join(b.workDir, "force.json")
 	os.Remove(tracePath)
-	env := append([]string{traceEnv + "=" + tracePath, maxEventsEnv + "=" + strconv.Itoa(maxTraceEvents)}, extra...)
+	env := append([]string{traceEnv + "=" + tracePath, maxEventsEnv + "=" + strconv.Itoa(maxTraceEvents)}, b.env...)
+	env = append(env, extra...)
 	if len(force) > 0 {
 		data, err := json.Marshal(force)
 		if err != nil {

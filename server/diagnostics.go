@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"slices"
 
 	"go.lsp.dev/protocol"
@@ -26,6 +27,7 @@ func (s *Server) diagnose(v *view) {
 	}
 	v.diag.cancel = cancel
 	snap := v.snap
+	explained := slices.Collect(maps.Values(v.explained))
 	v.mu.Unlock()
 	if snap == nil {
 		cancel()
@@ -33,7 +35,11 @@ func (s *Server) diagnose(v *view) {
 	}
 	s.spawn("publishing diagnostics", func() {
 		defer cancel()
-		s.publish(ctx, v, s.computeDiagnostics(ctx, snap))
+		out := s.computeDiagnostics(ctx, snap)
+		if out != nil {
+			s.explanationDiagnostics(snap.root, explained, out)
+		}
+		s.publish(ctx, v, out)
 	})
 }
 
@@ -46,7 +52,8 @@ func (s *Server) diagnoseFile(path string) {
 }
 
 // computeDiagnostics maps the snapshot's suspicious lines onto the files as
-// they are now. A line whose text was edited since collection is withdrawn.
+// they are now, and warns on fuzz targets whose failures share no line. A
+// line whose text was edited since collection is withdrawn.
 func (s *Server) computeDiagnostics(ctx context.Context, snap *snapshot) map[uri.URI]fileDiagnostics {
 	enc := s.encoding()
 	out := make(map[uri.URI]fileDiagnostics)
@@ -67,6 +74,9 @@ func (s *Server) computeDiagnostics(ctx context.Context, snap *snapshot) map[uri
 		fd.version = f.version
 		fd.diags = append(fd.diags, s.diagnostic(snap, i, ft, cur, enc))
 		out[f.uri] = fd
+	}
+	if snap.buildErrors == "" {
+		s.severalFaults(ctx, snap, out)
 	}
 	return out
 }

@@ -21,6 +21,8 @@ func commands() map[string]command {
 		commandLocalizeTest:     localizeCommand,
 		commandShowFailingTests: showFailingTestsCommand,
 		commandVerifyFix:        verifyFixCommand,
+		commandSuggestInputs:    suggestCommand,
+		commandExplainTest:      explainCommand,
 	}
 }
 

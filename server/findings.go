@@ -8,6 +8,7 @@ import (
 
 	"faultline/analysis"
 	"faultline/internal/localize"
+	"faultline/regress"
 	"faultline/spectra"
 )
 
@@ -21,6 +22,14 @@ type Localizer interface {
 	// Verify runs a candidate's test again with its values forced,
 	// refusing a candidate whose sources changed.
 	Verify(ctx context.Context, t analysis.Target, c analysis.Candidate, opts localize.Options) (analysis.Verification, error)
+	// Suggest searches the inputs that sharpen failing fuzz targets'
+	// rankings and, with opts.Write, adds them to their seed corpora.
+	Suggest(ctx context.Context, m *spectra.Matrix, opts localize.SuggestOptions, progress func(localize.Suggestion)) ([]localize.Suggestion, error)
+	// Explain explains failing tests from the git history.
+	Explain(ctx context.Context, m *spectra.Matrix, opts localize.ExplainOptions, each func(regress.Explanation)) (*localize.Explanations, error)
+	// CheckHistory says why the module cannot be explained from a git
+	// history, or nil.
+	CheckHistory(ctx context.Context) error
 }
 
 // OpenLocalizerFunc makes the localizer of a module's engine; a nil
@@ -123,7 +132,7 @@ func findingsOf(results []analysis.TestResult) (Findings, map[string]produced) {
 				continue
 			}
 			var changes []string
-			fix := FixCandidate{File: c.Locations[0].File, Line: c.Locations[0].Line, Verified: c.Verified, Test: r.Test, FoundBy: c.FoundBy}
+			fix := FixCandidate{File: c.Locations[0].File, Line: c.Locations[0].Line, Verified: c.Verified, Test: r.Test, FoundBy: analysis.FoundWords(c.Found)}
 			if c.Verifiable() {
 				fix.ID = fmt.Sprintf("%s %s #%d.%d", r.Package, r.Test, ri, ci)
 				byID[fix.ID] = produced{analysis.Target{Package: r.Package, Test: r.Test}, c}
@@ -144,8 +153,8 @@ func findingsOf(results []analysis.TestResult) (Findings, map[string]produced) {
 			if c.Verified {
 				verdict = "passes when forced"
 			}
-			if c.FoundBy != "" {
-				verdict += ", found by " + c.FoundBy
+			if fix.FoundBy != "" {
+				verdict += ", found by " + fix.FoundBy
 			}
 			fix.Title = fmt.Sprintf("%s (%s %s)", strings.Join(changes, ", "), r.Test, verdict)
 			f.Fixes = append(f.Fixes, fix)

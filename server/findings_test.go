@@ -48,7 +48,7 @@ func TestFindingsSayHowFound(t *testing.T) {
 	loc := analysis.Location{File: "style.go", Line: 16, Col: 9, EndLine: 16, EndCol: 33, Expr: "strings.TrimSpace(level)",
 		Original: `"ERROR"`, Angelic: `"error"`}
 	f, _ := findingsOf([]analysis.TestResult{{Test: "TestStyleUpper", Package: "example.com/style", Candidates: []analysis.Candidate{
-		{Verified: true, FoundBy: analysis.FoundByReplacement, Locations: []analysis.Location{loc}}}}})
+		{Verified: true, Found: analysis.FoundByReplacement, Locations: []analysis.Location{loc}}}}})
 	if len(f.Fixes) != 1 || f.Fixes[0].Title != `strings.TrimSpace(level) ⇒ "error" (TestStyleUpper passes when forced, found by value replacement)` {
 		t.Fatalf("fixes %+v", f.Fixes)
 	}

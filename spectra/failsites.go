@@ -14,6 +14,17 @@ var (
 	traceLine = regexp.MustCompile(`(?m)^\t(\S+\.go):(\d+)`)
 )
 
+// FailSites returns where a failing test's output says it failed: the
+// lines of its t.Error and friends, or, for a panic or a timeout, the
+// innermost frame inside the module of each goroutine; pkgDir is the
+// directory of the test's package, root the module's.
+func FailSites(v Verdict, output, pkgDir, root string) []Site {
+	if v == Panic || v == Timeout {
+		return panicSites(output, root)
+	}
+	return reportSites(output, pkgDir, root)
+}
+
 // reportSites returns where a failing test reported its failure.
 func reportSites(output, pkgDir, root string) []Site {
 	var sites []Site
@@ -60,4 +71,26 @@ func relToRoot(path, root string) (string, bool) {
 		return "", false
 	}
 	return filepath.ToSlash(rel), true
+}
+
+// StackSites returns the frames inside the module of the first goroutine
+// trace in a test's output (the goroutine that panicked, or the test's own
+// when it timed out), innermost first, skipping faultline's own runtime.
+func StackSites(output, root string) []Site {
+	_, trace, ok := strings.Cut(output, "\ngoroutine ")
+	if !ok {
+		return nil
+	}
+	trace, _, _ = strings.Cut(trace, "\ngoroutine ")
+	var sites []Site
+	for _, m := range traceLine.FindAllStringSubmatch(trace, -1) {
+		if strings.Contains(m[1], "/internal/faultlinert/") {
+			continue
+		}
+		if rel, ok := relToRoot(m[1], root); ok {
+			line, _ := strconv.Atoi(m[2])
+			sites = appendSite(sites, Site{rel, line})
+		}
+	}
+	return sites
 }

@@ -74,7 +74,8 @@ func Score(rep *RankReport, fault Fault, formulas []rank.Formula) Scored {
 			for n := f.Line; n <= max(f.Line, f.EndLine); n++ {
 				hosts = hosts || fault.holds(f.File, n)
 			}
-			by := cmp.Or(f.FoundBy, "formula")
+			by := map[string]string{"replacement": "value replacement", "switch": "predicate switching"}[f.Found]
+			by = cmp.Or(by, "formula")
 			if hosts && !slices.Contains(s.FaultFoundBy, by) {
 				s.FaultFoundBy = append(s.FaultFoundBy, by)
 			}

@@ -150,9 +150,9 @@ func TestRankReportExplainsAnEmptyRanking(t *testing.T) {
 // does not count, one whose expression spans the faulty line does.
 func TestScoreSaysHowFaultFixesWereFound(t *testing.T) {
 	report := strings.TrimSuffix(minmaxReport, "}") + `,"angelic":{"analyzed":1,"fixes":[
- {"file":"minmax.go","line":4,"endLine":4,"foundBy":"value replacement"},
+ {"file":"minmax.go","line":4,"endLine":4,"found":"replacement"},
  {"file":"minmax.go","line":3,"endLine":4},
- {"file":"minmax.go","line":2,"endLine":2,"foundBy":"predicate switching"}]}}`
+ {"file":"minmax.go","line":2,"endLine":2,"found":"switch"}]}}`
 	rep, err := ParseRankReport([]byte(report))
 	if err != nil {
 		t.Fatal(err)

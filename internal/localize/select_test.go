@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"faultline/analysis"
 	"faultline/spectra"
 )
 
@@ -23,7 +24,8 @@ func TestSelectNamesSimilarPassingTests(t *testing.T) {
 	if failing != 2 || len(selected) != 1 {
 		t.Fatalf("selected %+v of %d failing", selected, failing)
 	}
-	if want := []string{"TestMost", "TestSome"}; !slices.Equal(selected[0].Passing, want) {
-		t.Errorf("passing tests named: %v, want %v", selected[0].Passing, want)
+	passing := passingFor(m, selected)
+	if want := []string{"TestMost", "TestSome"}; len(passing) != 1 || !slices.Equal(passing[analysis.PassingKey(selected[0])], want) {
+		t.Errorf("passing tests named: %v, want %v for %v", passing, want, selected[0])
 	}
 }

@@ -12,10 +12,22 @@ import (
 	"time"
 
 	"faultline/analysis"
+	"faultline/internal/bug"
 	"faultline/spectra"
 	"faultline/spectra/blockrank"
 	"faultline/spectra/rank"
 )
+
+// Orders lists the orders Options.Order takes.
+var Orders = []string{spectra.OrderFormula, spectra.OrderCombined, spectra.OrderLearned}
+
+// CheckOrder reports an order name that is not one of Orders.
+func CheckOrder(order string) error {
+	if order != "" && !slices.Contains(Orders, order) {
+		return fmt.Errorf("unknown order %q; valid: %s", order, strings.Join(Orders, ", "))
+	}
+	return nil
+}
 
 // Options are the user's choices for one localization: the same flags in
 // faultline rank and settings in the language server.
@@ -24,7 +36,19 @@ type Options struct {
 	// BlockRank, when set, orders the lines by BlockRank instead of the
 	// formula (spectra.RankBlockRank); the matrix must carry edge profiles.
 	BlockRank *blockrank.Options
-	Angelic   bool // analyse failing tests and put lines with verified fixes first
+	// SatTar orders the lines by SAT-TAR instead (specs.Rank): Tarantula
+	// plus a bonus for the lines in the unsat cores of the failing tests'
+	// violated checks, which come from workers like the analyses.
+	SatTar  bool
+	Angelic bool // analyse failing tests
+	// Order is how the lines are ordered: spectra.OrderFormula,
+	// OrderCombined (verified angelic fixes first) or OrderLearned (the
+	// shipped model over every technique's evidence); "" is the shipped
+	// model's default.
+	Order string
+	// Evidence attaches every line's evidence to the ranking whatever the
+	// order (the learned order always does).
+	Evidence bool
 	// Budget is the analysis time of one failing test (default 10s);
 	// MaxAnalyzed how many failing tests are analysed (default 10).
 	Budget      time.Duration
@@ -50,6 +74,9 @@ func (o *Options) defaults() {
 	if o.Formula == nil {
 		o.Formula = rank.Default()
 	}
+	if o.Order == "" {
+		o.Order = ShippedModel().Default
+	}
 	if o.Budget <= 0 {
 		o.Budget = DefaultBudget
 	}
@@ -71,6 +98,9 @@ func (o Options) analysisOptions() analysis.Options {
 type Service struct {
 	ws    *spectra.Workspace
 	cache *analysis.ResultCache
+	// coreCache keeps the cores of SAT-TAR's order, suggestCache the
+	// searches of suggest, under content keys like the analyses.
+	coreCache, suggestCache *fileCache
 	// worker is how analyses run; tests may replace it.
 	worker workerFunc
 }
@@ -81,11 +111,19 @@ func New(ws *spectra.Workspace) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	cores, err := openFileCache(filepath.Join(ws.Module().CacheDir(), "sattar"))
+	if err != nil {
+		return nil, err
+	}
+	suggestions, err := openFileCache(filepath.Join(ws.Module().CacheDir(), "suggest"))
+	if err != nil {
+		return nil, err
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("locating the faultline executable: %w", err)
 	}
-	return &Service{ws: ws, cache: cache, worker: processWorker(exe)}, nil
+	return &Service{ws: ws, cache: cache, coreCache: cores, suggestCache: suggestions, worker: processWorker(exe)}, nil
 }
 
 // Workspace is the module and its spectra.
@@ -96,8 +134,13 @@ func (s *Service) Workspace() *spectra.Workspace { return s.ws }
 type Localization struct {
 	Matrix  *spectra.Matrix
 	Formula *spectra.Ranking // the formula's order alone
-	Ranking *spectra.Ranking // the order shown: combined when the analysis found fixes
+	Ranking *spectra.Ranking // the order shown
 	Angelic *Angelic         // nil when the analysis was not asked for or there is no failing test
+	// Evidence is every technique's evidence over the lines of Base, when
+	// the order is learned or Options.Evidence asked for it.
+	Evidence *Evidence
+	Base     *spectra.Ranking // the formula ranking the evidence is gathered over
+	SatTar   *SatTar          // what SAT-TAR's order was made of, when it was asked for
 }
 
 // Angelic is what the analysis contributed. Its JSON form is the
@@ -123,9 +166,9 @@ type Fix struct {
 	Test    string `json:"test"`    // full test name
 	Package string `json:"package"` // import path of the test's package
 	analysis.Location
-	// FoundBy is the candidate's: how it was found when the formula did not
+	// Found is the candidate's: which search found it (analysis.FoundBy...).
 	// find it ("value replacement", "predicate switching").
-	FoundBy string `json:"foundBy,omitempty"`
+	Found string `json:"found,omitempty"`
 }
 
 // Failing returns the failing tests of the matrix, in its order.
@@ -166,24 +209,41 @@ type AnalyzedTest struct {
 
 // Select is the one policy for which failing tests are analysed: the first
 // max failing leaf tests in the matrix's order (package, then name), so
-// that every caller analyses, and caches, the same ones. Each target names
-// the passing tests of its package whose values value replacement tries
-// (passingLike).
+// that every caller analyses, and caches, the same ones.
 func Select(m *spectra.Matrix, max int) (selected []analysis.Target, failing int) {
-	for i, t := range m.Tests {
+	for _, t := range m.Tests {
 		if !t.Verdict.Failing() || t.Verdict == spectra.BuildError {
 			continue
 		}
 		failing++
 		if len(selected) < max {
-			selected = append(selected, analysis.Target{Package: t.Package, Test: t.Name, Passing: passingLike(m, i)})
+			selected = append(selected, analysis.Target{Package: t.Package, Test: t.Name})
 		}
 	}
 	return selected, failing
 }
 
-// maxPassingNamed bounds the passing tests a target names.
+// maxPassingNamed bounds the passing tests named for a target.
 const maxPassingNamed = 5
+
+// passingFor names, for each target, the passing tests whose values value
+// replacement tries (analysis.Options.Passing).
+func passingFor(m *spectra.Matrix, targets []analysis.Target) map[string][]string {
+	want := map[analysis.Target]bool{}
+	for _, t := range targets {
+		want[t] = true
+	}
+	out := map[string][]string{}
+	for i, t := range m.Tests {
+		target := analysis.Target{Package: t.Package, Test: t.Name}
+		if want[target] && t.Verdict.Failing() {
+			if like := passingLike(m, i); len(like) > 0 {
+				out[analysis.PassingKey(target)] = like
+			}
+		}
+	}
+	return out
+}
 
 // passingLike names the passing tests of failing test i's package that
 // execute the most of the blocks it executes (at least one), most first:
@@ -238,21 +298,36 @@ func sharedHits(a, b []int) int {
 func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options, progress func(*Localization)) (*Localization, error) {
 	opts.defaults()
 	var formula *spectra.Ranking
+	var satTar *SatTar
 	var err error
-	if opts.BlockRank != nil {
+	switch {
+	case opts.BlockRank != nil:
 		formula, err = spectra.RankBlockRank(m, *opts.BlockRank)
-	} else {
+	case opts.SatTar:
+		formula, satTar, err = s.rankSatTar(ctx, m, opts)
+	default:
 		formula, err = spectra.RankLines(m, opts.Formula)
 	}
 	if err != nil {
 		return nil, err
 	}
-	loc := &Localization{Matrix: m, Formula: formula, Ranking: formula}
+	if err := CheckOrder(opts.Order); err != nil {
+		return nil, err
+	}
+	loc := &Localization{Matrix: m, Formula: formula, Ranking: formula, Base: formula, SatTar: satTar}
+	if opts.BlockRank != nil || opts.SatTar {
+		// The evidence is gathered over the formula's ranking, which
+		// carries every line's counts; BlockRank's own is a column.
+		if loc.Base, err = spectra.RankLines(m, opts.Formula); err != nil {
+			return nil, err
+		}
+	}
+	st := &state{loc: loc, opts: opts}
 	if !opts.Angelic || formula.Failed == 0 {
-		return loc, nil
+		return st.publish(nil), nil
 	}
 	targets, failing := Select(m, opts.MaxAnalyzed)
-	st := &state{loc: loc, targets: targets, results: make([]*analysis.TestResult, len(targets)), cached: make([]bool, len(targets))}
+	st.targets, st.results, st.cached = targets, make([]*analysis.TestResult, len(targets)), make([]bool, len(targets))
 	st.angelic.Failing = failing
 	if len(targets) < failing {
 		st.angelic.Notes = append(st.angelic.Notes, fmt.Sprintf("analysed the first %d of %d failing tests", len(targets), failing))
@@ -271,8 +346,10 @@ func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options,
 	if len(missing) == 0 {
 		return cur, nil
 	}
+	aopts := opts.analysisOptions()
+	aopts.Passing = passingFor(m, targets)
 	werr := s.worker(ctx, workRequest{Root: s.ws.Root(), CacheRoot: s.ws.Module().CacheRoot(), Targets: pick(targets, missing),
-		Options: opts.analysisOptions(), Memory: opts.Memory, Env: s.ws.Module().Env(),
+		Options: aopts, Memory: opts.Memory, Env: s.ws.Module().Env(),
 		Deadline: time.Now().Add(time.Duration(len(missing))*opts.Budget + workerSlack)},
 		func(reply workReply) {
 			r, err := analysis.UnmarshalResult(reply.Result)
@@ -348,6 +425,8 @@ func pick(targets []analysis.Target, idx []int) []analysis.Target {
 type state struct {
 	mu      sync.Mutex
 	loc     *Localization
+	opts    Options
+	prior   *Evidence // the evidence that does not depend on the analyses
 	targets []analysis.Target
 	results []*analysis.TestResult
 	cached  []bool
@@ -394,7 +473,7 @@ func (st *state) publish(progress func(*Localization)) *Localization {
 			SolveSeconds: r.Solve.Seconds(), Runs: r.Runs, Cached: st.cached[i]})
 		for _, c := range r.Candidates {
 			if c.Verified && len(c.Locations) == 1 {
-				a.Fixes = append(a.Fixes, Fix{Test: r.Test, Package: r.Package, Location: c.Locations[0], FoundBy: c.FoundBy})
+				a.Fixes = append(a.Fixes, Fix{Test: r.Test, Package: r.Package, Location: c.Locations[0], Found: c.Found})
 			}
 		}
 		for _, n := range r.Notes {
@@ -405,14 +484,67 @@ func (st *state) publish(progress func(*Localization)) *Localization {
 	}
 	st.mu.Unlock()
 	loc := *st.loc
-	loc.Angelic = &a
-	if len(a.Results) > 0 {
-		loc.Ranking = Combine(loc.Formula, a.Results)
+	if st.opts.Angelic && loc.Formula.Failed > 0 {
+		loc.Angelic = &a
 	}
+	st.order(&loc, a.Results)
 	if progress != nil {
 		progress(&loc)
 	}
 	return &loc
+}
+
+// order puts the localization's lines in the asked order, gathering the
+// evidence when the order or the options need it. An order that cannot be
+// made falls back to the combined one with a note.
+func (st *state) order(loc *Localization, results []analysis.TestResult) {
+	if len(results) > 0 {
+		loc.Ranking = Combine(loc.Formula, results)
+	}
+	if st.opts.Order != spectra.OrderLearned && !st.opts.Evidence || loc.Formula.Failed == 0 {
+		if st.opts.Order == spectra.OrderFormula {
+			loc.Ranking = loc.Formula
+		}
+		return
+	}
+	st.mu.Lock()
+	prior := st.prior
+	st.mu.Unlock()
+	ev, notes := gatherEvidence(loc.Matrix, loc.Base.Lines, results, prior)
+	st.mu.Lock()
+	st.prior = ev
+	st.mu.Unlock()
+	loc.Evidence = ev
+	if loc.Angelic != nil {
+		loc.Angelic.Notes = append(loc.Angelic.Notes, notes...)
+	}
+	switch st.opts.Order {
+	case spectra.OrderLearned:
+		learned, err := Learned(loc.Base, ev, ShippedModel())
+		if err != nil {
+			bug.Reportf("learned order: %v", err)
+			return
+		}
+		loc.Ranking = learned
+	case spectra.OrderFormula:
+		loc.Ranking = withEvidence(loc.Formula, loc.Base, ev)
+	default:
+		loc.Ranking = withEvidence(loc.Ranking, loc.Base, ev)
+	}
+}
+
+// withEvidence returns r with each line's evidence, ev being gathered over
+// base's lines.
+func withEvidence(r, base *spectra.Ranking, ev *Evidence) *spectra.Ranking {
+	index := lineIndex(base.Lines)
+	out := *r
+	out.Lines = slices.Clone(r.Lines)
+	for i := range out.Lines {
+		if j, ok := index[line{out.Lines[i].File, out.Lines[i].Line}]; ok {
+			out.Lines[i].Evidence = ev.Line(j)
+		}
+	}
+	return &out
 }
 
 // Verify runs a candidate's failing test again with its angelic values

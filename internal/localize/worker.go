@@ -14,6 +14,7 @@ import (
 
 	"faultline/analysis"
 	"faultline/internal/testbuild"
+	"faultline/specs"
 )
 
 // WorkerCommand is the argument that starts the faultline executable as an
@@ -39,6 +40,15 @@ type workRequest struct {
 	// Verify, when set, asks to verify this candidate (a result holding
 	// one candidate, as analysis.MarshalResult encodes it) instead.
 	Verify json.RawMessage `json:",omitempty"`
+	// Cores asks for the unsat cores of the targets (SAT-TAR's suspects)
+	// instead of their analyses.
+	Cores bool `json:",omitempty"`
+	// Suggest, when set, asks for the inputs that sharpen the ranking of
+	// one failing fuzz target instead.
+	Suggest *suggestWork `json:",omitempty"`
+	// Explain, when set, asks to explain these failing tests from the
+	// git history instead.
+	Explain []explainWork `json:",omitempty"`
 	// Memory and Deadline bound the worker; the parent enforces them. Env
 	// is the worker's environment.
 	Memory   int64     `json:"-"`
@@ -46,10 +56,20 @@ type workRequest struct {
 	Env      []string  `json:"-"`
 }
 
+// suggestWork is a Suggest request.
+type suggestWork struct {
+	Request specs.Request
+	Options specs.Options
+}
+
 // workReply is one line of a worker's standard output.
 type workReply struct {
 	Result       json.RawMessage        `json:"result,omitempty"`       // analysis.MarshalResult
 	Verification *analysis.Verification `json:"verification,omitempty"` // the answer to a Verify request
+	Core         *analysis.CoreResult   `json:"core,omitempty"`         // one target's core
+	Suggestion   json.RawMessage        `json:"suggestion,omitempty"`   // specs.MarshalResult
+	Explanation  json.RawMessage        `json:"explanation,omitempty"`  // one regress.Explanation
+	Progress     string                 `json:"progress,omitempty"`     // what an explanation is doing
 	Error        string                 `json:"error,omitempty"`        // the worker could not go on
 }
 
@@ -73,6 +93,12 @@ func RunWorker(ctx context.Context, in io.Reader, out io.Writer) error {
 	if err != nil {
 		return fail(err)
 	}
+	if req.Explain != nil {
+		if err := explainEach(ctx, mod, req.Explain, func(r workReply) error { return enc.Encode(r) }); err != nil {
+			return fail(err)
+		}
+		return nil
+	}
 	if req.Verify != nil {
 		r, err := analysis.UnmarshalResult(req.Verify)
 		if err != nil || len(r.Candidates) != 1 {
@@ -83,6 +109,26 @@ func RunWorker(ctx context.Context, in io.Reader, out io.Writer) error {
 			return fail(err)
 		}
 		return enc.Encode(workReply{Verification: &v})
+	}
+	if req.Suggest != nil {
+		r, err := specs.Suggest(ctx, mod, req.Suggest.Request, req.Suggest.Options)
+		if err != nil {
+			return fail(err)
+		}
+		data, err := specs.MarshalResult(r)
+		if err != nil {
+			return fail(err)
+		}
+		return enc.Encode(workReply{Suggestion: data})
+	}
+	if req.Cores {
+		err := analysis.Cores(ctx, mod, req.Targets, req.Options, func(r analysis.CoreResult) error {
+			return enc.Encode(workReply{Core: &r})
+		})
+		if err != nil {
+			return fail(err)
+		}
+		return nil
 	}
 	err = analysis.AnalyzeEach(ctx, mod, req.Targets, req.Options, func(r analysis.TestResult) error {
 		data, err := analysis.MarshalResult(r)
