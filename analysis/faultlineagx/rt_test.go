@@ -83,3 +83,26 @@ func TestGuardsRecordOnlyWhenAboutToPanic(t *testing.T) {
 		t.Error("LenString counts bytes")
 	}
 }
+
+func TestStringsAreQuotedAndForced(t *testing.T) {
+	buf := reset(t, nil)
+	forcedStr = map[key]string{{site: 4, local: 2}: "forced\n"}
+	t.Cleanup(func() { forcedStr = nil })
+	if got := S[String](4, "a b\x00"); got != "a b\x00" {
+		t.Errorf("first instance: got %q", got)
+	}
+	if got := S[String](4, "x"); got != "forced\n" {
+		t.Errorf("second instance: got %q, want the forced string", got)
+	}
+	b := []byte("bytes")
+	if got := Y[ByteSlice](6, b); &got[0] != &b[0] {
+		t.Error("a byte slice not forced is passed through")
+	}
+	long := strings.Repeat("x", maxString+1)
+	S[String](7, long)
+	out.Flush()
+	want := "4 0 1 \"a b\\x00\"\n4 0 2 \"forced\\n\"\n6 0 1 \"bytes\"\n7 0 1 #1025\n"
+	if got := buf.String(); got != want {
+		t.Errorf("trace %q, want %q", got, want)
+	}
+}
