@@ -223,6 +223,8 @@ func render(s *site, v int64) string {
 	switch valueKind(s.typ) {
 	case 'b':
 		return strconv.FormatBool(v != 0)
+	case 'e':
+		return renderValue(s.typ, value{n: v})
 	case 'f':
 		if isFloat32(s.typ) {
 			return strconv.FormatFloat(float64(math.Float32frombits(uint32(v))), 'g', -1, 32)

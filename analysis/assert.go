@@ -65,6 +65,8 @@ func testifyCall(info *types.Info, call *ast.CallExpr) (string, []ast.Expr, bool
 		n, want = 2, 'S'
 	case "Len":
 		n, want = 2, 's'
+	case "NoError", "Error", "Nil", "NotNil":
+		n, want = 1, 'e'
 	default:
 		return "", nil, false
 	}
@@ -80,7 +82,8 @@ func testifyCall(info *types.Info, call *ast.CallExpr) (string, []ast.Expr, bool
 		(want == 'b' || want == 'f') && k != want,
 		want == 'n' && !numeric(t0),
 		want == 's' && !isSeq(t0),
-		want == 'S' && k != 's':
+		want == 'S' && k != 's',
+		(want == 'e') != (k == 'e'): // of an error, its nil-ness alone
 		return "", nil, false
 	}
 	if fn.Name() == "Len" {
@@ -158,7 +161,7 @@ func calledFunc(info *types.Info, call *ast.CallExpr) *types.Func {
 // slices: both tell nil from empty).
 func sameModelledType(info *types.Info, x, y ast.Expr) bool {
 	a, b := types.Default(info.TypeOf(x)), types.Default(info.TypeOf(y))
-	return valueKind(a) != 0 && valueKind(a) != 'y' && valueKind(a) == valueKind(b) && types.Identical(a, b)
+	return valueKind(a) != 0 && valueKind(a) != 'y' && valueKind(a) != 'e' && valueKind(a) == valueKind(b) && types.Identical(a, b)
 }
 
 // diffOperands recognises a comparison of a cmp.Diff result with "", the

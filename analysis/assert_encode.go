@@ -94,6 +94,10 @@ func (e *encoder) assertionTerm(as *assertion, ops []sv) z3.Bool {
 		return rel(token.LSS, ops[0], zero)
 	case "InDelta":
 		return e.inDelta(ops[0].t.AsFloat(), ops[1].t.AsFloat(), ops[2].t.AsFloat())
+	case "Error", "NotNil":
+		return ops[0].t.AsBool()
+	case "NoError", "Nil":
+		return ops[0].t.AsBool().Not()
 	case "Contains":
 		return ops[0].t.AsSeq().Contains(ops[1].t.AsSeq())
 	case "NotContains":
@@ -157,6 +161,10 @@ func assertionHolds(as *assertion, v []value) bool {
 			return math.IsNaN(ex) && math.IsNaN(ac)
 		}
 		return !(ex-ac < -d || ex-ac > d)
+	case "Error", "NotNil":
+		return v[0].n != 0
+	case "NoError", "Nil":
+		return v[0].n == 0
 	case "Contains":
 		return strings.Contains(v[0].s, v[1].s)
 	case "NotContains":

@@ -104,7 +104,7 @@ func concBinary(op token.Token, x, y value, lt, rt types.Type) (value, bool) {
 		return value{}, false
 	}
 	switch valueKind(lt) {
-	case 'b':
+	case 'b', 'e':
 		a, b := x.n != 0, y.n != 0
 		switch op {
 		case token.EQL:
@@ -381,6 +381,11 @@ func renderValue(t types.Type, v value) string {
 		return "[]byte(" + strconv.Quote(v.s) + ")"
 	case 'b':
 		return strconv.FormatBool(v.n != 0)
+	case 'e':
+		if v.n == 0 {
+			return "nil"
+		}
+		return "non-nil error"
 	case 'f':
 		if isFloat32(t) {
 			return strconv.FormatFloat(float64(math.Float32frombits(uint32(v.n))), 'g', -1, 32)

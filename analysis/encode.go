@@ -145,7 +145,7 @@ func (e *encoder) term(t types.Type, v value) z3.Expr {
 	switch valueKind(t) {
 	case 's', 'y':
 		return e.z.BytesVal([]byte(v.s)).Expr
-	case 'b':
+	case 'b', 'e':
 		return e.z.BoolVal(v.n != 0).Expr
 	case 'f':
 		if isFloat32(t) {
@@ -171,7 +171,7 @@ func (e *encoder) sortOf(t types.Type) z3.Sort {
 	switch valueKind(t) {
 	case 's', 'y':
 		return e.z.ByteSeqSort()
-	case 'b':
+	case 'b', 'e':
 		return e.z.BoolSort()
 	case 'f':
 		return e.floatSort(t)

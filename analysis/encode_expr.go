@@ -39,6 +39,9 @@ func (e *encoder) sym(a *activation, s *site, x ast.Expr, root *event) sv {
 	case *ast.ParenExpr:
 		return e.sym(a, s, x.X, root)
 	case *ast.Ident:
+		if isNil(info, x) {
+			return e.lit(errorType, value{})
+		}
 		v := info.ObjectOf(x).(*types.Var)
 		if term, ok := a.env[v]; ok {
 			return term
@@ -53,7 +56,11 @@ func (e *encoder) sym(a *activation, s *site, x ast.Expr, root *event) sv {
 		}
 		l := e.sym(a, s, x.X, nil)
 		r := e.sym(a, s, x.Y, nil)
-		return e.binary(x.Op, l, r, info.TypeOf(x.X), info.TypeOf(x.Y))
+		lt, rt := info.TypeOf(x.X), info.TypeOf(x.Y)
+		if valueKind(lt) == 'e' || valueKind(rt) == 'e' {
+			lt, rt = errorType, errorType // err != nil: nil is a nil error
+		}
+		return e.binary(x.Op, l, r, lt, rt)
 	case *ast.IndexExpr:
 		return e.seqIndex(e.sym(a, s, x.X, nil), e.sym(a, s, x.Index, nil), info.TypeOf(x.Index))
 	case *ast.SliceExpr:
@@ -93,6 +100,9 @@ func (e *encoder) sym(a *activation, s *site, x ast.Expr, root *event) sv {
 				out.c = floatValue(t, math.Abs(floatOf(t, v.c)))
 			}
 			return out
+		}
+		if isErrorCtor(info, x) {
+			return e.lit(errorType, boolValue(true))
 		}
 		if r, ok := a.calls[x][0]; ok {
 			return r
@@ -236,7 +246,7 @@ func (e *encoder) binary(op token.Token, l, r sv, lt, rt types.Type) sv {
 
 func (e *encoder) binaryTerm(op token.Token, l, r z3.Expr, lt, rt types.Type) z3.Expr {
 	switch valueKind(lt) {
-	case 'b':
+	case 'b', 'e':
 		switch op {
 		case token.EQL:
 			return l.AsBool().Iff(r.AsBool()).Expr

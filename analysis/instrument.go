@@ -209,10 +209,14 @@ func (p *program) newSite(s *site) *site {
 
 // valueKind classifies a type the formula models as a value: 'i' integer,
 // 'b' Boolean, 'f' float32 or float64, 's' string, 'y' byte slice (a
-// sequence of bytes, like a string).
+// sequence of bytes, like a string), 'e' error (its nil-ness alone, a
+// Boolean: true when not nil).
 func valueKind(t types.Type) byte {
 	if t == nil {
 		return 0
+	}
+	if isErrorType(t) {
+		return 'e'
 	}
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
@@ -241,6 +245,34 @@ func isByte(t types.Type) bool {
 	return ok && b.Kind() == types.Uint8
 }
 
+// errorType is the predeclared error interface.
+var errorType = types.Universe.Lookup("error").Type()
+
+// isErrorType reports whether t is error itself; a concrete error type
+// has more to it than nil-ness.
+func isErrorType(t types.Type) bool { return types.Identical(t, errorType) }
+
+// isNil reports whether e is the predeclared nil.
+func isNil(info *types.Info, e ast.Expr) bool {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	_, isNil := info.Uses[id].(*types.Nil)
+	return isNil
+}
+
+// isErrorCtor recognises errors.New and fmt.Errorf, which always return a
+// non-nil error.
+func isErrorCtor(info *types.Info, call *ast.CallExpr) bool {
+	fn := calledFunc(info, call)
+	if fn == nil || fn.Pkg() == nil {
+		return false
+	}
+	name := fn.Pkg().Path() + "." + fn.Name()
+	return name == "errors.New" || name == "fmt.Errorf"
+}
+
 // isSeq reports whether t is a string or byte slice type.
 func isSeq(t types.Type) bool {
 	k := valueKind(t)
@@ -263,13 +295,15 @@ func recorder(t types.Type) string {
 		return "S"
 	case 'y':
 		return "Y"
+	case 'e':
+		return "E"
 	}
 	return "I"
 }
 
 // recorderConstraint names the runtime's constraint of recorder r's type
 // parameter.
-var recorderConstraint = map[string]string{"I": "Integer", "B": "BoolKind", "F32": "Float32Kind", "F64": "Float64Kind", "S": "StringKind", "Y": "BytesKind"}
+var recorderConstraint = map[string]string{"I": "Integer", "B": "BoolKind", "F32": "Float32Kind", "F64": "Float64Kind", "S": "StringKind", "Y": "BytesKind", "E": "ErrorKind"}
 
 // fileInstrumenter rewrites one file.
 type fileInstrumenter struct {
@@ -344,6 +378,9 @@ var basicAliases = map[types.BasicKind]string{
 // package by its name, another package's exported type through this file's
 // import of it, each only when no local declaration shadows the name.
 func (fi *fileInstrumenter) spell(t types.Type, pos token.Pos) string {
+	if isErrorType(t) {
+		return fi.prog.rt + ".Error"
+	}
 	switch t := types.Unalias(t).(type) {
 	case *types.Basic:
 		if name, ok := basicAliases[t.Kind()]; ok {
@@ -1286,7 +1323,7 @@ func (fi *fileInstrumenter) model(fn *function, e ast.Expr, root bool) {
 				}
 			}
 		case *ast.CallExpr:
-			if fi.prog.callee(fi.info, e) == nil {
+			if fi.prog.callee(fi.info, e) == nil && !isErrorCtor(fi.info, e) {
 				for _, a := range e.Args {
 					fi.model(fn, a, false)
 				}
@@ -1322,11 +1359,18 @@ func modelled(p *program, info *types.Info, fn *function, e ast.Expr) bool {
 	case *ast.ParenExpr:
 		return modelled(p, info, fn, e.X) || valueKind(info.TypeOf(e)) != 0
 	case *ast.Ident:
+		if isNil(info, e) {
+			return true
+		}
 		v, ok := info.ObjectOf(e).(*types.Var)
 		return ok && fn.tracked[v]
 	case *ast.BinaryExpr:
 		if _, _, ok := p.diffOperands(info, e); ok {
 			return true
+		}
+		if valueKind(info.TypeOf(e.X)) == 'e' || valueKind(info.TypeOf(e.Y)) == 'e' {
+			// Only a comparison with nil: two errors compare by identity.
+			return isNil(info, e.X) || isNil(info, e.Y)
 		}
 		return valueKind(info.TypeOf(e.X)) != 0 && valueKind(info.TypeOf(e.Y)) != 0 || isUntypedNumber(info.TypeOf(e.Y)) && valueKind(info.TypeOf(e.X)) != 0
 	case *ast.UnaryExpr:
@@ -1346,7 +1390,7 @@ func modelled(p *program, info *types.Info, fn *function, e ast.Expr) bool {
 			from, to := info.TypeOf(e.Args[0]), info.TypeOf(e)
 			return numeric(to) && numeric(from) || isSeq(to) && isSeq(from) || valueKind(to) == 's' && valueKind(from) == 'i'
 		}
-		if isEqualCall(info, e) || isMathAbs(info, e) {
+		if isEqualCall(info, e) || isMathAbs(info, e) || isErrorCtor(info, e) {
 			return true
 		}
 		if _, ok := builtinLen(info, e); ok {

@@ -223,7 +223,7 @@ func (e *encoder) candidate(c mcs.Correction[int32]) (Candidate, []forcedValue, 
 // Booleans as 0 or 1, floats as their IEEE bits, strings as their bytes.
 func modelValue(m *z3.Model, v z3.Expr, s *site) (value, error) {
 	switch valueKind(s.typ) {
-	case 'b':
+	case 'b', 'e':
 		b, err := m.Bool(v.AsBool())
 		return boolValue(b), err
 	case 'f':

@@ -19,6 +19,7 @@ package faultlineagx
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -232,6 +233,34 @@ func Y[T ~[]byte](site int32, v T) T {
 		return v
 	}
 	return T(s)
+}
+
+// ErrorKind constrains the error recorder: its type argument is error.
+type ErrorKind interface{ error }
+
+// Error is error under a name the code under test cannot shadow.
+type Error = error
+
+// errForced is the error a forced non-nil error value is when the run had
+// nil there.
+var errForced = errors.New("faultline: forced error")
+
+// E records whether an error is non-nil at a site (1) or nil (0) and
+// returns it, or, forced, nil or a non-nil error (the one it had, else
+// errForced).
+func E[T ErrorKind](site int32, v T) T {
+	var was int64
+	if any(v) != nil {
+		was = 1
+	}
+	switch event(site, was) {
+	case 0:
+		var zero T
+		return zero
+	case was:
+		return v
+	}
+	return any(errForced).(T)
 }
 
 // ByteSlice is []byte under a name the code under test cannot shadow.
