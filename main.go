@@ -83,6 +83,9 @@ func run(ctx context.Context, args []string) int {
 			defer stop()
 		}
 	}
+	if path := os.Getenv("FAULTLINE_MEMPROFILE"); path != "" {
+		defer writeAllocProfile(path)
+	}
 	err := cmd.run(ctx, args[1:])
 	var code exitError
 	switch {
@@ -110,6 +113,21 @@ func startCPUProfile(path string) (stop func(), err error) {
 		return nil, fmt.Errorf("starting the CPU profile: %w", err)
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// writeAllocProfile writes the profile of every allocation the command
+// made, for finding what drives its peak memory.
+func writeAllocProfile(path string) {
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.Lookup("allocs").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "faultline: writing the allocation profile: %v\n", err)
+	}
 }
 
 func usage(cmds map[string]command) {

@@ -7,11 +7,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"faultline/analysis"
 	"faultline/server"
 )
+
+// serveMemoryLimit is the server's soft memory limit (GOMEMLIMIT overrides
+// it); analyses run in worker processes with limits of their own.
+const serveMemoryLimit = 80 << 20
 
 // runServe runs the language server on stdin and stdout: `faultline serve`.
 func runServe(ctx context.Context, args []string) error {
@@ -24,6 +29,12 @@ func runServe(ctx context.Context, args []string) error {
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// The server lives as long as the editor: collect garbage harder
+		// before its heap grows past this, rather than double it as the
+		// default pacing would after a large collection.
+		debug.SetMemoryLimit(serveMemoryLimit)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("serve: unexpected arguments %q", fs.Args())

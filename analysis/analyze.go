@@ -92,11 +92,12 @@ func NewReport(results []TestResult) Report {
 // TestResult is the analysis of one failing test.
 type TestResult struct {
 	Test       string      `json:"test"`
-	Package    string      `json:"-"`
+	Package    string      `json:"package,omitempty"`
 	Candidates []Candidate `json:"candidates"`
-	// Notes say when the analysis could not start or a bound cut it
-	// (printed by faultline fix, not part of its JSON).
-	Notes []string `json:"-"`
+	// Notes say when the analysis could not start or a bound cut it; a
+	// reader of the JSON needs them to tell "no fix exists" from "not
+	// searched to the end".
+	Notes []string `json:"notes,omitempty"`
 	// Switched counts the candidates found by predicate switching rather
 	// than by the formula.
 	Switched int           `json:"-"`

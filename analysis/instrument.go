@@ -356,13 +356,24 @@ func (fi *fileInstrumenter) wrap(e ast.Expr, id int32, t types.Type) {
 	if own := fi.info.TypeOf(e); own != nil && valueKind(own) == valueKind(t) {
 		t = types.Default(own)
 	}
-	name := fi.spell(t, e.Pos())
-	if name == "" && fi.contextTyped(e) {
+	name, ok := fi.typeArg(e, t)
+	if !ok {
 		return
 	}
 	span := fi.off(e.End()) - fi.off(e.Pos())
 	fi.add(testbuild.Edit{Off: fi.off(e.Pos()), Text: fi.call(recorder(t), name) + strconv.Itoa(int(id)) + ", ", Span: span})
 	fi.add(testbuild.Edit{Off: fi.off(e.End()), Text: ")", Close: true, Span: span + 1})
+}
+
+// typeArg returns the type argument of a runtime call that passes e, of
+// type t where it stands, through: t spelled, or "" to let e's own type
+// decide. It reports false when neither works: t cannot be spelled here
+// and e takes its type from its context (an untyped constant shifted by a
+// variable, a comparison), which an argument of an uninstantiated call
+// would not give it.
+func (fi *fileInstrumenter) typeArg(e ast.Expr, t types.Type) (string, bool) {
+	name := fi.spell(t, e.Pos())
+	return name, name != "" || !fi.contextTyped(e)
 }
 
 // basicAliases name the predeclared types in the runtime, where the code
@@ -392,16 +403,16 @@ func (fi *fileInstrumenter) spell(t types.Type, pos token.Pos) string {
 		}
 	case *types.Named:
 		obj := t.Obj()
-		if obj.Pkg() == nil || obj.Parent() != obj.Pkg().Scope() || t.TypeArgs().Len() > 0 {
-			return "" // predeclared error, local types, instantiations
+		if obj.Pkg() == nil || t.TypeArgs().Len() > 0 {
+			return "" // predeclared error, instantiations
 		}
-		if obj.Pkg() == fi.pkg {
+		if obj.Pkg() == fi.pkg { // declared in the package or, visible here, in a function
 			if fi.lookup(obj.Name(), pos) == obj {
 				return obj.Name()
 			}
 			return ""
 		}
-		if !obj.Exported() {
+		if !obj.Exported() || obj.Parent() != obj.Pkg().Scope() {
 			return ""
 		}
 		for _, imp := range fi.file.Imports {
@@ -688,7 +699,7 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 		if v := fi.localVar(fn, s.X); v != nil && (valueKind(v.Type()) == 'i' || valueKind(v.Type()) == 'f') {
 			st := fi.site(kindIncDec, fn, s, v.Type())
 			st.obj, st.op = v, s.Tok
-			name := s.X.(*ast.Ident).Name
+			name := v.Name() // s.X may be parenthesized
 			op := "+"
 			if s.Tok == token.DEC {
 				op = "-"
@@ -1482,13 +1493,17 @@ func (fi *fileInstrumenter) guard(fn *function, e ast.Expr) {
 		if _, array := t.Underlying().(*types.Array); array && fi.info.Types[e.Index].Value != nil {
 			return // checked by the compiler
 		}
+		typ, ok := fi.typeArg(e.Index, fi.info.TypeOf(e.Index))
+		if !ok {
+			return
+		}
 		st := fi.site(kindGuard, fn, e, fi.info.TypeOf(e.Index))
 		st.guard, st.bounds = guardIndex, []ast.Expr{e.Index}
 		if isSeq(t) {
 			st.indexed = x
 		}
 		fi.model(fn, e.Index, true)
-		fi.surround(e.Index, fmt.Sprintf("%s%d, ", fi.call("Index", fi.spell(fi.info.TypeOf(e.Index), e.Index.Pos())), st.id), ", "+length+")")
+		fi.surround(e.Index, fmt.Sprintf("%s%d, ", fi.call("Index", typ), st.id), ", "+length+")")
 	case *ast.SliceExpr:
 		bounds := []ast.Expr{e.Low, e.High}
 		if e.Slice3 {
@@ -1521,6 +1536,10 @@ func (fi *fileInstrumenter) guard(fn *function, e ast.Expr) {
 		if str || e.High == nil {
 			limit = length
 		}
+		typ, ok := fi.typeArg(last, fi.info.TypeOf(last))
+		if !ok {
+			return
+		}
 		st := fi.site(kindGuard, fn, e, fi.info.TypeOf(last))
 		st.guard, st.bounds = guardSlice, bounds
 		if isSeq(t) && (str || e.High == nil) {
@@ -1529,7 +1548,7 @@ func (fi *fileInstrumenter) guard(fn *function, e ast.Expr) {
 		for _, b := range present {
 			fi.model(fn, b, true)
 		}
-		fi.surround(last, fmt.Sprintf("%s%d, ", fi.call("Slice", fi.spell(fi.info.TypeOf(last), last.Pos())), st.id), fmt.Sprintf(", %s, %s, %s)", earlier[0], earlier[1], limit))
+		fi.surround(last, fmt.Sprintf("%s%d, ", fi.call("Slice", typ), st.id), fmt.Sprintf(", %s, %s, %s)", earlier[0], earlier[1], limit))
 	}
 }
 
@@ -1539,10 +1558,14 @@ func (fi *fileInstrumenter) divGuard(fn *function, y ast.Expr) {
 	if fi.hard || fi.info.Types[y].Value != nil || valueKind(fi.info.TypeOf(y)) != 'i' {
 		return
 	}
+	typ, ok := fi.typeArg(y, fi.info.TypeOf(y))
+	if !ok {
+		return
+	}
 	st := fi.site(kindGuard, fn, y, fi.info.TypeOf(y))
 	st.guard, st.bounds = guardDiv, []ast.Expr{y}
 	fi.model(fn, y, true)
-	fi.surround(y, fmt.Sprintf("%s%d, ", fi.call("Div", fi.spell(fi.info.TypeOf(y), y.Pos())), st.id), ")")
+	fi.surround(y, fmt.Sprintf("%s%d, ", fi.call("Div", typ), st.id), ")")
 }
 
 // surround puts text around e, outside any wrapping of e itself.

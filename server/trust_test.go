@@ -18,48 +18,19 @@ import (
 	"faultline/spectra"
 )
 
-// markerModule's tests leave a file named ran-tests when they run, so a test
-// can tell whether anything ran. TestDoubleTwo fails on line 6.
-const markerModule = `
--- go.mod --
-module example.com/marker
-
-go 1.26
--- double.go --
-package marker
-
-// Double returns twice x.
-func Double(x int) int {
-	if x > 1 {
-		return x + x + 1
+// markerModule writes testdata/marker.txtar into a new directory and
+// returns it: a module whose tests leave a file named ran-tests when they
+// run. TestDoubleTwo fails on line 6.
+func markerModule(t *testing.T) string {
+	t.Helper()
+	archive, err := os.ReadFile(filepath.Join("testdata", "marker.txtar"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return x + x
+	dir := t.TempDir()
+	writeArchive(t, dir, string(archive))
+	return dir
 }
--- double_test.go --
-package marker
-
-import (
-	"os"
-	"testing"
-)
-
-func TestMain(m *testing.M) {
-	os.WriteFile("ran-tests", nil, 0o644)
-	os.Exit(m.Run())
-}
-
-func TestDoubleOne(t *testing.T) {
-	if Double(1) != 2 {
-		t.Errorf("Double(1) = %d", Double(1))
-	}
-}
-
-func TestDoubleTwo(t *testing.T) {
-	if Double(2) != 4 {
-		t.Errorf("Double(2) = %d", Double(2))
-	}
-}
-`
 
 // setAnswer makes the client answer the server's questions with answer.
 func (c *testClient) setAnswer(answer func(protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error)) {
@@ -146,8 +117,7 @@ func TestNothingRunsBeforeConsent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test on a module; skipped with -short")
 	}
-	dir, cache := t.TempDir(), t.TempDir()
-	writeArchive(t, dir, markerModule)
+	dir, cache := markerModule(t), t.TempDir()
 	goLog := goOnPath(t)
 	marker := filepath.Join(dir, "ran-tests")
 	src := uri.File(filepath.Join(dir, "double.go"))
@@ -211,8 +181,7 @@ func TestStoreShownWithoutRunning(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test on a module; skipped with -short")
 	}
-	dir, cache := t.TempDir(), t.TempDir()
-	writeArchive(t, dir, markerModule)
+	dir, cache := markerModule(t), t.TempDir()
 	open := func(d string) (Workspace, error) { return spectra.Open(d, spectra.Options{CacheDir: cache}) }
 	ws, err := open(dir)
 	if err != nil {

@@ -2,6 +2,7 @@ package spectra
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"faultline/spectra/rank"
@@ -73,23 +74,25 @@ func (m *Matrix) LineRuns(lines []Line) []rank.Run {
 // Executing returns the counted tests (indices into m.Tests) that execute
 // the line, failing and passing apart.
 func (m *Matrix) Executing(file string, line int) (failing, passing []int) {
-	blocks := map[int]bool{}
+	// A slice, not a map: a hover asks this of every test's every hit.
+	var blocks []bool
 	for bi, b := range m.Blocks {
-		if b.File != file {
-			continue
-		}
-		for _, l := range b.Lines {
-			if l == line {
-				blocks[bi] = true
+		if b.File == file && slices.Contains(b.Lines, line) {
+			if blocks == nil {
+				blocks = make([]bool, len(m.Blocks))
 			}
+			blocks[bi] = true
 		}
+	}
+	if blocks == nil {
+		return nil, nil
 	}
 	for ti, t := range m.Tests {
 		if !t.Verdict.Counted() {
 			continue
 		}
 		for _, h := range t.Hits {
-			if blocks[h] {
+			if h >= 0 && h < len(blocks) && blocks[h] {
 				if t.Verdict.Failing() {
 					failing = append(failing, ti)
 				} else {

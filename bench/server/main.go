@@ -1,27 +1,32 @@
 // Command server measures the faultline language server as an editor meets
-// it: it generates a module of 10 packages, 10,000 lines and 200 tests,
-// starts `faultline serve` as a subprocess, and reports the time from a save
-// to the published diagnostics after a one-line edit, the latency of inlay
-// hints, hover and code actions, and the server's resident memory.
+// it, with `faultline serve` as a subprocess.
+//
+// By default it generates a module of 10 packages, 10,000 lines and 200
+// tests and reports the time from a save to the published diagnostics after
+// a one-line edit, the latency of inlay hints, hover and code actions, and
+// the server's resident memory:
 //
 //	go build -o /tmp/faultline . && go run ./bench/server -bin /tmp/faultline
+//
+// With -workspaces it opens, one after another in one server session with
+// default settings (the angelic analysis on), every example under examples/
+// and modules of bench/effectiveness with seeded faults (faults.txt), and
+// reports save → first diagnostics, save → last angelic finding, hint and
+// hover latency, and the peak resident memory of the server and of its
+// analysis workers:
+//
+//	go run ./bench/server -bin /tmp/faultline -workspaces
 package main
 
 import (
-	"bufio"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"faultline/bench/internal/genmod"
@@ -36,11 +41,21 @@ func main() {
 	saves := flag.Int("saves", 6, "edit-save-diagnose cycles to time")
 	requests := flag.Int("requests", 2000, "requests of each kind to time")
 	keep := flag.Bool("keep", false, "keep the generated module")
-	angelic := flag.Bool("angelic", false, "turn the angelic analysis on (setting \"angelic\")")
+	angelic := flag.Bool("angelic", true, "the angelic analysis in the generated module, on as in the server's default settings (setting \"angelic\")")
+	workspaces := flag.Bool("workspaces", false, "measure the examples and seeded faults of real modules instead of the generated module")
+	examples := flag.String("examples", "examples", "with -workspaces: directory of the example modules")
+	faults := flag.String("faults", "bench/server/faults.txt", "with -workspaces: seeded faults of real modules")
 	flag.Parse()
 	if *bin == "" {
-		fmt.Fprintln(os.Stderr, "usage: server -bin path/to/faultline [-saves n] [-requests n]")
+		fmt.Fprintln(os.Stderr, "usage: server -bin path/to/faultline [-saves n] [-requests n] [-workspaces]")
 		os.Exit(2)
+	}
+	if *workspaces {
+		if err := runWorkspaces(*bin, *examples, *faults, min(*requests, 500), *keep); err != nil {
+			fmt.Fprintln(os.Stderr, "bench/server:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if err := run(*bin, *saves, *requests, *keep, *angelic); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/server:", err)
@@ -71,7 +86,7 @@ func run(bin string, saves, requests int, keep, angelic bool) error {
 	rootURI := "file://" + mod
 	if _, err := c.call("initialize", map[string]any{
 		"rootUri": rootURI, "capabilities": map[string]any{},
-		"initializationOptions": map[string]any{"top": 10, "angelic": angelic},
+		"initializationOptions": map[string]any{"top": 10, "angelic": angelic, "trustedWorkspace": true},
 	}); err != nil {
 		return err
 	}
@@ -185,176 +200,4 @@ func memory(pid int) (rss, hwm int, err error) {
 		}
 	}
 	return rss, hwm, nil
-}
-
-// client is a minimal LSP client over the server's stdin and stdout.
-type client struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	wmu sync.Mutex
-
-	mu      sync.Mutex
-	nextID  int
-	waiting map[int]chan response
-	diags   map[string]int // uri -> number of diagnostics last published
-	changed chan struct{}
-}
-
-type response struct {
-	Result json.RawMessage
-	Error  *struct {
-		Code    int
-		Message string
-	}
-}
-
-func startServer(bin, dir string) (*client, error) {
-	cmd := exec.Command(bin, "serve")
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
-	if gocache, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
-		cmd.Env = append(cmd.Env, "GOCACHE="+strings.TrimSpace(string(gocache)))
-	}
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", bin, err)
-	}
-	c := &client{cmd: cmd, in: in, waiting: map[int]chan response{}, diags: map[string]int{}, changed: make(chan struct{}, 1)}
-	go c.read(bufio.NewReader(out))
-	return c, nil
-}
-
-func (c *client) stop() {
-	c.in.Close()
-	done := make(chan struct{})
-	go func() { c.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		c.cmd.Process.Kill()
-	}
-}
-
-func (c *client) send(v any) error {
-	body, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	_, err = fmt.Fprintf(c.in, "Content-Length: %d\r\n\r\n%s", len(body), body)
-	return err
-}
-
-func (c *client) notify(method string, params any) {
-	c.send(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
-}
-
-func (c *client) call(method string, params any) (json.RawMessage, error) {
-	c.mu.Lock()
-	c.nextID++
-	id := c.nextID
-	ch := make(chan response, 1)
-	c.waiting[id] = ch
-	c.mu.Unlock()
-	if err := c.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}); err != nil {
-		return nil, err
-	}
-	select {
-	case r := <-ch:
-		if r.Error != nil {
-			return nil, fmt.Errorf("%s: %s", method, r.Error.Message)
-		}
-		return r.Result, nil
-	case <-time.After(time.Minute):
-		return nil, fmt.Errorf("%s: no answer in a minute", method)
-	}
-}
-
-// waitDiagnostics waits until the count of diagnostics on uri satisfies ok.
-func (c *client) waitDiagnostics(uri string, ok func(int) bool, limit time.Duration) (int, error) {
-	deadline := time.After(limit)
-	for {
-		c.mu.Lock()
-		n, seen := c.diags[uri]
-		c.mu.Unlock()
-		if seen && ok(n) {
-			return n, nil
-		}
-		select {
-		case <-c.changed:
-		case <-deadline:
-			return n, errors.New("timed out waiting for diagnostics")
-		}
-	}
-}
-
-func (c *client) read(r *bufio.Reader) {
-	for {
-		length := -1
-		for {
-			line, err := r.ReadString('\n')
-			if err != nil {
-				return
-			}
-			line = strings.TrimSpace(line)
-			if line == "" {
-				break
-			}
-			if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-				length, _ = strconv.Atoi(v)
-			}
-		}
-		body := make([]byte, length)
-		if _, err := io.ReadFull(r, body); err != nil {
-			return
-		}
-		var msg struct {
-			ID     *json.RawMessage
-			Method string
-			Params json.RawMessage
-			response
-		}
-		if json.Unmarshal(body, &msg) != nil {
-			continue
-		}
-		switch {
-		case msg.Method != "" && msg.ID != nil: // a request from the server
-			var result any
-			if msg.Method == "workspace/configuration" {
-				result = []any{nil}
-			}
-			c.send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": result})
-		case msg.Method == "textDocument/publishDiagnostics":
-			var p struct {
-				URI         string
-				Diagnostics []json.RawMessage
-			}
-			if json.Unmarshal(msg.Params, &p) == nil {
-				c.mu.Lock()
-				c.diags[p.URI] = len(p.Diagnostics)
-				c.mu.Unlock()
-				select {
-				case c.changed <- struct{}{}:
-				default:
-				}
-			}
-		case msg.Method == "" && msg.ID != nil:
-			id, _ := strconv.Atoi(string(*msg.ID))
-			c.mu.Lock()
-			ch := c.waiting[id]
-			delete(c.waiting, id)
-			c.mu.Unlock()
-			if ch != nil {
-				ch <- msg.response
-			}
-		}
-	}
 }

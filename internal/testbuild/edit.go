@@ -85,10 +85,18 @@ func Apply(src []byte, edits []Edit) ([]byte, error) {
 }
 
 // NeedsUpgrade reports whether files of a module declaring goVersion (as
-// in go.mod, "1.16") compile below language version need (as "go1.18").
+// in go.mod, "1.16"; "" when go.mod has no go directive) compile below
+// language version need (as "go1.18").
 func NeedsUpgrade(goVersion, need string) bool {
-	return need != "" && goVersion != "" && version.Compare("go"+goVersion, need) < 0
+	if goVersion == "" {
+		goVersion = undeclaredGoVersion
+	}
+	return need != "" && version.Compare("go"+goVersion, need) < 0
 }
+
+// undeclaredGoVersion is the language version the go command compiles a
+// module whose go.mod has no go directive at.
+const undeclaredGoVersion = "1.16"
 
 // UpgradeLanguage raises a file to language version lang with a //go:build
 // constraint, which since Go 1.21 sets a file's language version. The file

@@ -78,6 +78,25 @@ func TestUnusedName(t *testing.T) {
 	}
 }
 
+func TestNeedsUpgrade(t *testing.T) {
+	for _, c := range []struct {
+		goVersion, need string
+		want            bool
+	}{
+		{"1.16", "go1.18", true},
+		{"1.18", "go1.18", false},
+		{"1.21.0", "go1.18", false},
+		{"1.9", "go1.13", true},
+		{"", "go1.18", true}, // no go directive: the go command compiles at go1.16
+		{"", "go1.13", false},
+		{"1.12", "", false},
+	} {
+		if got := NeedsUpgrade(c.goVersion, c.need); got != c.want {
+			t.Errorf("NeedsUpgrade(%q, %q) = %v, want %v", c.goVersion, c.need, got, c.want)
+		}
+	}
+}
+
 func TestFingerprint(t *testing.T) {
 	base := "package p\n\n// Twice doubles.\nfunc Twice(x int) int { return 2 * x }\n"
 	same := []string{

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end tests of faultline in Emacs, in batch mode, on an example
-# module: with eglot, a diagnostic on the faulty line, hover, a code action,
+# module, trusted with `faultline trust`: with eglot, a diagnostic on the faulty line, hover, a code action,
 # inlay hints and a clean exit (e2e.el); with lsp-mode, the diagnostic and
 # no unknown notification (lsp-mode.el).
 #
@@ -29,6 +29,10 @@ field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.ar
 export MODULE="$work/$example" FAULT_FILE=$(field file) FAULT_LINE=$(field line)
 export FAULTLINE_CACHE="$work/cache" HOME="$work/home"
 mkdir -p "$HOME"
+# A batch Emacs cannot answer the server's question whether to run the
+# module's tests, so the module is trusted first, as a user of a client
+# without that question would.
+"$FAULTLINE_BIN" trust "$MODULE"
 
 passed=0 failed=0
 for test in e2e lsp-mode; do

@@ -5,23 +5,8 @@
 -- FAULT_FILE (absolute), FAULT_LINE, FAULTLINE_E2E_TIMEOUT_MS, FAULTLINE_TOP_N.
 local uv = vim.uv or vim.loop
 
-local function out(msg)
-  io.stdout:write(msg .. "\n")
-  io.stdout:flush()
-end
-
-local function finish(code, msg)
-  out((code == 0 and "PASS: " or "FAIL: ") .. msg)
-  vim.cmd("cquit " .. code)
-end
-
-local function env(name)
-  local v = os.getenv(name)
-  if not v or v == "" then
-    finish(2, "environment variable " .. name .. " is not set")
-  end
-  return v
-end
+local harness = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h") .. "/harness.lua")
+local out, finish, env = harness.out, harness.finish, harness.env
 
 local ok, err = pcall(function()
   local cmd = vim.fn.json_decode(env("FAULTLINE_CMD"))

@@ -51,6 +51,35 @@ GOCACHE=$(go env GOCACHE)
 export GOCACHE
 
 passed=0 failed=0
+
+# run_case NAME MODULE SCRIPT [VAR=VALUE ...] runs SCRIPT in headless Neovim
+# in MODULE with Neovim's and the server's state in a directory of its own
+# ($state), and counts the outcome.
+run_case() {
+  local name=$1 mod=$2 script=$3
+  shift 3
+  state="$work/state-$name"
+  mkdir -p "$state"
+  set +e
+  (
+    cd "$mod"
+    env XDG_CONFIG_HOME="$state/config" XDG_DATA_HOME="$state/data" \
+      XDG_STATE_HOME="$state/state" XDG_CACHE_HOME="$state/cache" \
+      FAULTLINE_CMD="[\"$bin\",\"serve\"]" FAULTLINE_PLUGIN_DIR="$plugin_dir" "$@" \
+      timeout 900 "$nvim" --headless -u NONE -i NONE -n \
+      -c "luafile $here/$script" 2>&1 </dev/null
+  )
+  local rc=$?
+  set -e
+  if [ $rc -eq 0 ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "e2e: $name FAILED (exit $rc); LSP log tail:"
+    find "$state" -name 'lsp.log' -exec tail -n 40 {} \; 2>/dev/null || true
+  fi
+}
+
 for name in "${examples[@]}"; do
   src="$repo/examples/$name"
   [ -f "$src/fault.json" ] || die "$src/fault.json missing"
@@ -61,86 +90,18 @@ for name in "${examples[@]}"; do
   line=$(json_field "$mod/fault.json" line)
   [ -f "$mod/$file" ] || die "$name: fault.json names $file, which does not exist"
   echo "e2e: $name: expecting $file:$line in the top ${FAULTLINE_TOP_N:-3}"
-  state="$work/state-$name"
-  mkdir -p "$state"
-  set +e
-  (
-    cd "$mod"
-    XDG_CONFIG_HOME="$state/config" XDG_DATA_HOME="$state/data" \
-    XDG_STATE_HOME="$state/state" XDG_CACHE_HOME="$state/cache" \
-    FAULTLINE_CMD="[\"$bin\",\"serve\"]" FAULTLINE_PLUGIN_DIR="$plugin_dir" \
-    FAULT_FILE="$mod/$file" FAULT_LINE="$line" EXPECT_ANGELIC=1 \
-      timeout 900 "$nvim" --headless -u NONE -i NONE -n \
-        -c "luafile $here/e2e.lua" 2>&1 </dev/null
-  )
-  rc=$?
-  set -e
-  if [ $rc -eq 0 ]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "e2e: $name FAILED (exit $rc); LSP log tail:"
-    find "$state" -name 'lsp.log' -exec tail -n 40 {} \; 2>/dev/null || true
-  fi
+  run_case "$name" "$mod" e2e.lua FAULT_FILE="$mod/$file" FAULT_LINE="$line" EXPECT_ANGELIC=1
 done
 
-# Workspace trust: a module whose tests leave a marker when they run
-# (test/trust.lua says what is checked).
+# Workspace trust, on a module whose tests leave a marker when they run
+# (server/testdata/marker.txtar; test/trust.lua says what is checked).
 mod="$work/marker"
 mkdir -p "$mod"
-printf 'module example.com/marker\n\ngo 1.21\n' >"$mod/go.mod"
-cat >"$mod/double.go" <<'GO'
-package marker
-
-// Double returns twice x.
-func Double(x int) int {
-	if x > 1 {
-		return x + x + 1
-	}
-	return x + x
-}
-GO
-cat >"$mod/double_test.go" <<'GO'
-package marker
-
-import (
-	"os"
-	"testing"
-)
-
-func TestMain(m *testing.M) {
-	os.WriteFile("ran-tests", nil, 0o644)
-	os.Exit(m.Run())
-}
-
-func TestDouble(t *testing.T) {
-	if Double(2) != 4 {
-		t.Errorf("Double(2) = %d", Double(2))
-	}
-}
-GO
-state="$work/state-trust"
-mkdir -p "$state"
+awk -v dir="$mod" '/^-- .* --$/ { file = dir "/" substr($0, 4, length($0) - 6); next } file { print > file }' \
+  "$repo/server/testdata/marker.txtar"
 echo "e2e: trust: the server asks before running the tests of $mod"
-set +e
-(
-  cd "$mod"
-  XDG_CONFIG_HOME="$state/config" XDG_DATA_HOME="$state/data" \
-  XDG_STATE_HOME="$state/state" XDG_CACHE_HOME="$state/cache" \
-  FAULTLINE_CMD="[\"$bin\",\"serve\"]" FAULTLINE_PLUGIN_DIR="$plugin_dir" \
-  MODULE="$mod" STORE_DIR="$state/cache/faultline" TRUST_LIST="$state/config/faultline/trusted.json" \
-    timeout 900 "$nvim" --headless -u NONE -i NONE -n \
-      -c "luafile $here/trust.lua" 2>&1 </dev/null
-)
-rc=$?
-set -e
-if [ $rc -eq 0 ]; then
-  passed=$((passed + 1))
-else
-  failed=$((failed + 1))
-  echo "e2e: trust FAILED (exit $rc); LSP log tail:"
-  find "$state" -name 'lsp.log' -exec tail -n 40 {} \; 2>/dev/null || true
-fi
+run_case trust "$mod" trust.lua MODULE="$mod" \
+  STORE_DIR="$work/state-trust/cache/faultline" TRUST_LIST="$work/state-trust/config/faultline/trusted.json"
 
 echo "nvim-e2e: $passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -15,23 +15,8 @@
 -- TRUST_LIST (the trust list file the server uses).
 local uv = vim.uv or vim.loop
 
-local function out(msg)
-  io.stdout:write(msg .. "\n")
-  io.stdout:flush()
-end
-
-local function finish(code, msg)
-  out((code == 0 and "PASS: " or "FAIL: ") .. msg)
-  vim.cmd("cquit " .. code)
-end
-
-local function env(name)
-  local v = os.getenv(name)
-  if not v or v == "" then
-    finish(2, "environment variable " .. name .. " is not set")
-  end
-  return v
-end
+local harness = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h") .. "/harness.lua")
+local out, finish, env = harness.out, harness.finish, harness.env
 
 local function exists(path)
   return uv.fs_stat(path) ~= nil
@@ -153,37 +138,33 @@ local ok, err = pcall(function()
   end
   out(":FaultlineRun ran the tests")
 
-  -- 2. Run this time.
-  answers = { "1" }
-  restart()
-  wait_marker("run this time")
-  check("run this time")
-  if questions ~= 2 then
-    finish(1, string.format("%d questions after the second server, want 2", questions))
+  -- new_server restarts the server, typing the answers given to its
+  -- questions, and waits until the tests ran; want is the number of
+  -- questions asked since the start.
+  local function new_server(what, typed, want)
+    answers = typed
+    restart()
+    wait_marker(what)
+    check(what)
+    if questions ~= want then
+      finish(1, string.format("%s: %d questions, want %d", what, questions, want))
+    end
   end
+
+  new_server("run this time", { "1" }, 2)
   if exists(trust_list) then
     finish(1, "Run this time wrote the trust list")
   end
   out("run this time: asked again, ran")
 
-  -- 3. Always for this module.
-  answers = { "2" }
-  restart()
-  wait_marker("always")
-  check("always")
+  new_server("always", { "2" }, 3)
   local list = table.concat(vim.fn.readfile(trust_list), "\n")
   if not list:find(module, 1, true) then
     finish(1, "the trust list does not name the module:\n" .. list)
   end
   out("always: ran, and the trust list names " .. module)
 
-  -- 4. Remembered across servers.
-  restart()
-  wait_marker("after always")
-  check("after always")
-  if questions ~= 3 then
-    finish(1, string.format("%d questions, want 3: a trusted module was asked about", questions))
-  end
+  new_server("after always", {}, 3)
   finish(0, "nothing ran before consent; Not now held for the session; Always survived a restart")
 end)
 if not ok then

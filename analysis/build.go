@@ -1,0 +1,49 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"faultline/internal/testbuild"
+)
+
+// BuildInstrumented instruments the test binary of the package pkg (an
+// import path of mod) and every module package it is built from, as
+// Analyze does, and builds it without running a test. A binary that does
+// not compile is a *testbuild.CompileError (wrapped); any other error says
+// the package could not be loaded or the build not attempted. It is how a
+// benchmark checks that instrumented code compiles wherever the original
+// does.
+func BuildInstrumented(ctx context.Context, mod *testbuild.Module, pkg string) error {
+	work, err := os.MkdirTemp("", "faultline-agx-")
+	if err != nil {
+		return fmt.Errorf("creating scratch directory: %w", err)
+	}
+	defer os.RemoveAll(work)
+	_, err = buildInstrumented(ctx, mod, pkg, work)
+	return err
+}
+
+// buildInstrumented loads, instruments and builds pkg's test binary, whose
+// runs keep their files in work.
+func buildInstrumented(ctx context.Context, mod *testbuild.Module, pkg, work string) (*testBinary, error) {
+	listing, err := mod.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p := listing.Package(pkg)
+	if p == nil {
+		return nil, fmt.Errorf("%s is not a package of module %s", pkg, mod.Path)
+	}
+	keys, err := mod.Keys(ctx, listing, "")
+	if err != nil {
+		return nil, err
+	}
+	defer mod.Hasher().Save()
+	prog, err := loadProgram(mod, pkg, testbuild.SortedPaths(listing.Closure(p)))
+	if err != nil {
+		return nil, err
+	}
+	return buildTestBinary(ctx, mod, keys, prog, p, work)
+}
