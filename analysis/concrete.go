@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"go/constant"
 	"go/token"
 	"go/types"
@@ -119,23 +120,10 @@ func concBinary(op token.Token, x, y value, lt, rt types.Type) (value, bool) {
 		return value{}, false
 	case 's', 'y':
 		a, b := x.s, y.s
-		switch op {
-		case token.ADD:
+		if op == token.ADD {
 			return value{s: a + b}, true
-		case token.EQL:
-			return boolValue(a == b), true
-		case token.NEQ:
-			return boolValue(a != b), true
-		case token.LSS:
-			return boolValue(a < b), true
-		case token.LEQ:
-			return boolValue(a <= b), true
-		case token.GTR:
-			return boolValue(a > b), true
-		case token.GEQ:
-			return boolValue(a >= b), true
 		}
-		return value{}, false
+		return compare(op, a, b)
 	}
 	if (valueKind(lt) == 'f' || valueKind(rt) == 'f') && op != token.SHL && op != token.SHR {
 		t := lt
@@ -275,6 +263,11 @@ func concFloat(op token.Token, a, b float64, t types.Type) (value, bool) {
 			return floatValue(t, a/b), true
 		}
 	}
+	return compare(op, a, b)
+}
+
+// compare is a Go comparison of strings or floats (false on NaN).
+func compare[T cmp.Ordered](op token.Token, a, b T) (value, bool) {
 	switch op {
 	case token.EQL:
 		return boolValue(a == b), true
