@@ -86,7 +86,11 @@
 // IndexByte, Contains, HasPrefix, HasSuffix, TrimPrefix, TrimSuffix,
 // Repeat (counts up to 64, and the recorded one) and Compare of strings
 // and bytes, bytes.Equal, strconv.Itoa, FormatInt and FormatUint in base
-// 10 and FormatBool; an error's nil-ness as a Boolean (errors.New and
+// 10 and FormatBool (only for a test whose failing run reached a check
+// on a string or byte slice, or panicked indexing one: sequences need
+// Z3's general solver, much slower than the finite-domain one the rest
+// allows, so otherwise they and what is computed from them are the run's
+// values); an error's nil-ness as a Boolean (errors.New and
 // fmt.Errorf non-nil, nil nil, == and != nil; two errors compare by
 // identity, which stays concrete); Booleans, comparisons, && and ||, locals and parameters assigned
 // only by plain assignments in their own function and never addressed;

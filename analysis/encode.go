@@ -51,6 +51,12 @@ type encoder struct {
 	termErr error
 	// seqs says some site is a string or byte slice.
 	seqs bool
+	// concreteSeqs keeps strings and byte slices out of the formula: each
+	// is its value in the run, and what is computed from them too (a
+	// length, a byte, a comparison). The general solver sequences need is
+	// much slower than the finite-domain one, so they are modelled only
+	// for a test whose failing run reached a check on them.
+	concreteSeqs bool
 	// concrete is set by a replay of a forced run that failed a check (or
 	// panicked) whatever the modelled values: the operands are recorded
 	// values that hold only under that run's forced values, so the check
@@ -163,7 +169,20 @@ func (e *encoder) lit(t types.Type, v value) sv {
 	if v.opaque {
 		return sv{}
 	}
+	if e.concreteSeqs && isSeq(t) {
+		return sv{c: v, known: true}
+	}
 	return sv{t: e.term(t, v), c: v, known: true}
+}
+
+// concreteValue is the value of type t computed from operands that are not all
+// in the formula: known when they all were, a constant then (a string
+// without a term when strings are concrete).
+func (e *encoder) concreteValue(t types.Type, c value, known bool) sv {
+	if !known {
+		return sv{}
+	}
+	return e.lit(t, c)
 }
 
 // sortOf is the sort of the terms of type t.
@@ -182,6 +201,9 @@ func (e *encoder) sortOf(t types.Type) z3.Sort {
 
 // freshOf is a new unconstrained term of type t, its concrete value unknown.
 func (e *encoder) freshOf(t types.Type) sv {
+	if e.concreteSeqs && isSeq(t) {
+		return sv{}
+	}
 	e.fresh++
 	return sv{t: e.z.Const(fmt.Sprintf("free%d", e.fresh), e.sortOf(t))}
 }
@@ -258,7 +280,7 @@ func (e *encoder) siteVar(s *site, ev event, term sv) (sv, error) {
 	}
 	if !term.hasTerm() {
 		e.skipped[k] = true
-		return sv{}, nil
+		return sv{c: valueOf(ev), known: !ev.opaque}, nil
 	}
 	v := e.z.Const(fmt.Sprintf("s%d_%d_%d", s.id, ev.inst.act, ev.inst.local), term.t.Sort())
 	e.seqs = e.seqs || isSeq(s.typ)

@@ -158,7 +158,11 @@ func (e *encoder) unary(op token.Token, y sv, t types.Type) sv {
 // the rune).
 func (e *encoder) convert(y sv, from, to types.Type) sv {
 	if !y.hasTerm() {
-		return sv{}
+		if !y.known {
+			return sv{}
+		}
+		c, ok := concConvert(y.c, from, to)
+		return e.concreteValue(to, c, ok)
 	}
 	out := sv{t: e.convertTerm(y.t, from, to), known: y.known}
 	if y.known {
@@ -230,6 +234,15 @@ func (e *encoder) binary(op token.Token, l, r sv, lt, rt types.Type) sv {
 		// x && y and x || y are known from x alone when it decides them.
 		if l.known && valueKind(lt) == 'b' && (op == token.LAND && l.c.n == 0 || op == token.LOR && l.c.n != 0) {
 			out.c, out.known = l.c, true
+		}
+		if isSeq(lt) && l.known && r.known {
+			// Strings kept concrete: a constant of the result.
+			c, ok := concBinary(op, l.c, r.c, lt, rt)
+			t := types.Type(types.Typ[types.Bool])
+			if op == token.ADD {
+				t = lt
+			}
+			return e.concreteValue(t, c, ok)
 		}
 		return out
 	}

@@ -25,7 +25,7 @@ func (e *encoder) seqLenValue(v sv, _ string, t types.Type) sv {
 		if v.c.opaque {
 			return e.lit(t, value{n: v.c.n})
 		}
-		return sv{}
+		return e.concreteValue(t, value{n: int64(len(v.c.s))}, v.known)
 	}
 	out := sv{t: e.seqLen(v.t.AsSeq()).Expr, known: v.known}
 	if v.known {
@@ -47,6 +47,9 @@ func toInt(x z3.BV, t types.Type) z3.Int {
 // run panics there, which the guard's specification covers.
 func (e *encoder) seqIndex(s, i sv, it types.Type) sv {
 	if !s.hasTerm() || !i.hasTerm() {
+		if s.known && i.known && uint64(i.c.n) < uint64(len(s.c.s)) {
+			return e.lit(types.Typ[types.Byte], value{n: int64(s.c.s[i.c.n])})
+		}
 		return sv{}
 	}
 	out := sv{t: s.t.AsSeq().Nth(toInt(i.t.AsBV(), it))}
@@ -65,6 +68,16 @@ func (e *encoder) seqIndex(s, i sv, it types.Type) sv {
 // seqSlice is s[lo:hi], a missing bound being 0 or len(s).
 func (e *encoder) seqSlice(s sv, lo, hi *sv, lt, ht types.Type) sv {
 	if !s.hasTerm() || lo != nil && !lo.hasTerm() || hi != nil && !hi.hasTerm() {
+		cl, ch, known := int64(0), int64(len(s.c.s)), s.known
+		if lo != nil {
+			cl, known = lo.c.n, known && lo.known
+		}
+		if hi != nil {
+			ch, known = hi.c.n, known && hi.known
+		}
+		if known && 0 <= cl && cl <= ch && ch <= int64(len(s.c.s)) {
+			return sv{c: value{s: s.c.s[cl:ch]}, known: true}
+		}
 		return sv{}
 	}
 	seq := s.t.AsSeq()
@@ -166,7 +179,16 @@ func (e *encoder) runeString(r z3.BV, t types.Type) z3.Seq {
 func (e *encoder) seqCall(name string, f seqFunc, args []sv, argTypes []types.Type, t types.Type) sv {
 	for _, a := range args {
 		if !a.hasTerm() {
-			return sv{}
+			known := true
+			var cargs []value
+			for _, a := range args {
+				known = known && a.known && !a.c.opaque
+				cargs = append(cargs, a.c)
+			}
+			if !known {
+				return sv{}
+			}
+			return e.concreteValue(t, f.conc(cargs), true)
 		}
 	}
 	out := sv{known: true}

@@ -8,6 +8,7 @@ import (
 	"faultline/solver/mcs"
 	"faultline/solver/z3"
 	"fmt"
+	"go/ast"
 	"math"
 	"sort"
 	"strings"
@@ -58,11 +59,12 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 	}
 	enc := newEncoder(z, enum, prog)
 	enc.deadline = deadline
+	enc.concreteSeqs = !checksSeqs(prog, first.trace, panicAt(prog, first))
 	if err := enc.replay(first.trace, nil, true, panicAt(prog, first)); err != nil {
 		return err
 	}
 	if enc.failing == 0 {
-		res.Notes = append(res.Notes, "no recognised check failed (recognised: `if cond { t.Error/Fatal... }` and testify assertions on integers, floats and Booleans in test code, index, slice and division panics in non-test code)")
+		res.Notes = append(res.Notes, "no recognised check failed (recognised: `if cond { t.Error/Fatal... }` and testify assertions on integers, floats, Booleans, strings and errors in test code, index, slice and division panics in non-test code)")
 		return switchPredicates(ctx, prog, bin, t, first, deadline, opts, res)
 	}
 	enumerated := 0
@@ -243,4 +245,35 @@ func modelValue(m *z3.Model, v z3.Expr, s *site) (value, error) {
 	}
 	u, err := m.Uint64(v.AsBV())
 	return value{n: int64(u)}, err
+}
+
+// checksSeqs reports whether a run reached a check on strings or byte
+// slices: a test condition guarding a failure report or an assertion with
+// such an operand, or a panic indexing or slicing one (trace[panicAt]).
+func checksSeqs(prog *program, trace []event, panicAt int) bool {
+	if panicAt >= 0 && prog.sites[trace[panicAt].site].indexed != nil {
+		return true
+	}
+	seen := map[int32]bool{}
+	for _, ev := range trace {
+		if ev.site < 0 || int(ev.site) >= len(prog.sites) {
+			continue
+		}
+		s := prog.sites[ev.site]
+		if seen[s.id] || s.expr == nil || s.failsWhen == 0 && s.kind != kindAssertArg {
+			continue
+		}
+		seen[s.id] = true
+		found := false
+		ast.Inspect(s.expr, func(n ast.Node) bool {
+			if x, ok := n.(ast.Expr); ok && isSeq(s.info.TypeOf(x)) {
+				found = true
+			}
+			return !found
+		})
+		if found {
+			return true
+		}
+	}
+	return false
 }
