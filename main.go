@@ -7,6 +7,7 @@
 //	faultline test [go test flags] [packages]  run tests like go test, recording spectra
 //	faultline fix [flags] [packages]     print verified angelic fix candidates per failing test
 //	faultline report [flags] [packages]  write an HTML report of the localization
+//	faultline suggest [-write] [-json] [packages]  suggest fuzz inputs that sharpen the ranking
 //	faultline serve                      run the language server on stdin/stdout
 //	faultline trust [-list | -revoke] [DIR]  manage the modules whose tests the server runs without asking
 package main
@@ -33,12 +34,13 @@ type command struct {
 // commands is the registry of subcommands, by name.
 func commands() map[string]command {
 	return map[string]command{
-		"rank":   {"collect spectra and print the ranked suspicious lines", runRank},
-		"test":   {"run tests like go test and record their spectra", runTest},
-		"fix":    {"find and verify angelic fix candidates for the failing tests", runFix},
-		"report": {"write an HTML report of the suspicious lines and the test suite", runReport},
-		"serve":  {"run the language server on standard input and output", runServe},
-		"trust":  {"trust a module: the language server runs its tests without asking", runTrust},
+		"rank":    {"collect spectra and print the ranked suspicious lines", runRank},
+		"test":    {"run tests like go test and record their spectra", runTest},
+		"fix":     {"find and verify angelic fix candidates for the failing tests", runFix},
+		"report":  {"write an HTML report of the suspicious lines and the test suite", runReport},
+		"serve":   {"run the language server on standard input and output", runServe},
+		"suggest": {"suggest fuzz inputs that sharpen the ranking of failing fuzz targets (sfo, SAT-TAR)", runSuggest},
+		"trust":   {"trust a module: the language server runs its tests without asking", runTrust},
 	}
 }
 

@@ -56,7 +56,7 @@ func runRank(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("rank", flag.ContinueOnError)
 	var cf collectFlags
 	cf.register(fs)
-	formulaName := fs.String("formula", "ochiai", "suspiciousness formula: "+strings.Join(rank.Names(), ", ")+", dstarN, opt-NAME, or "+spectra.BlockRankName+" (from edge profiles)")
+	formulaName := fs.String("formula", "ochiai", "suspiciousness formula: "+strings.Join(rank.Names(), ", ")+", dstarN, opt-NAME, "+spectra.BlockRankName+" (from edge profiles), or "+spectra.SatTarName+" (Tarantula with a bonus for the unsat cores of the failing checks; needs Z3)")
 	blockRankMode := fs.String("blockrank-mode", "full", "how BlockRank solves its equations: full (one system) or calibrated (the paper's worked example)")
 	asJSON := fs.Bool("json", false, "the same as -format json")
 	format := fs.String("format", "", "output format: "+formatNames()+" (default text)")
@@ -106,7 +106,7 @@ func localizeModule(ctx context.Context, cf *collectFlags, af *angelicFlags, ord
 		return rankResult{}, err
 	}
 	opts := af.options()
-	opts.Formula, opts.BlockRank = order.formula, order.blockRank
+	opts.Formula, opts.BlockRank, opts.SatTar = order.formula, order.blockRank, order.satTar
 	progress := newProgressLine()
 	loc, err := svc.Localize(ctx, m, opts, func(l *localize.Localization) {
 		if a := l.Angelic; a != nil && a.Pending > 0 {
@@ -116,6 +116,11 @@ func localizeModule(ctx context.Context, cf *collectFlags, af *angelicFlags, ord
 	progress.done()
 	if err != nil {
 		return rankResult{}, err
+	}
+	if st := loc.SatTar; st != nil {
+		for _, n := range st.Notes {
+			fmt.Fprintf(os.Stderr, "faultline: SAT-TAR: %s\n", n)
+		}
 	}
 	if a := loc.Angelic; a != nil {
 		if a.Unavailable != "" {
@@ -143,10 +148,12 @@ func writeBuildErrors(w io.Writer, m *spectra.Matrix) {
 type rankOutput struct {
 	spectra.RankReport
 	Angelic *localize.Angelic `json:"angelic,omitempty"`
+	SatTar  *localize.SatTar  `json:"sattar,omitempty"`
 }
 
-func writeRankingJSON(w io.Writer, r *spectra.Ranking, lines []spectra.RankedLine, m *spectra.Matrix, summary *localize.Angelic) error {
-	out := rankOutput{RankReport: spectra.RankReport{Ranking: *r}, Angelic: summary}
+func writeRankingJSON(w io.Writer, loc *localize.Localization, lines []spectra.RankedLine) error {
+	r, m := loc.Ranking, loc.Matrix
+	out := rankOutput{RankReport: spectra.RankReport{Ranking: *r}, Angelic: loc.Angelic, SatTar: loc.SatTar}
 	out.Lines = append([]spectra.RankedLine{}, lines...)
 	if len(m.BuildErrors) > 0 {
 		out.BuildErrors = m.BuildErrors
@@ -166,7 +173,8 @@ func noFailureMessage(r *spectra.Ranking) string {
 	return fmt.Sprintf("no failing test: all %d tests pass, nothing to localize", r.Passed)
 }
 
-func writeRankingText(w io.Writer, r *spectra.Ranking, lines []spectra.RankedLine, m *spectra.Matrix, summary *localize.Angelic) error {
+func writeRankingText(w io.Writer, loc *localize.Localization, lines []spectra.RankedLine) error {
+	r, m, summary := loc.Ranking, loc.Matrix, loc.Angelic
 	if r.Failed == 0 {
 		_, err := fmt.Fprintln(w, noFailureMessage(r))
 		return err
@@ -194,6 +202,7 @@ func writeRankingText(w io.Writer, r *spectra.Ranking, lines []spectra.RankedLin
 	}
 	writeAngelicText(w, summary)
 	writeBlockRankText(w, r)
+	writeSatTarText(w, loc.SatTar)
 	fmt.Fprintf(w, "\nEF/EP: failing/passing tests that execute the line; NF/NP: that do not;\nFIXES: analysed failing tests that a verified angelic value on the line makes pass.\n")
 	failing := 0
 	for _, t := range m.Tests {

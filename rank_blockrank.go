@@ -10,16 +10,21 @@ import (
 )
 
 // lineOrder is how faultline rank orders lines beneath the angelic
-// findings: by a formula of the four counts, or by BlockRank, which needs
-// the edge profiles collected too.
+// findings: by a formula of the four counts, by BlockRank, which needs
+// the edge profiles collected too, or by SAT-TAR, which needs the unsat
+// cores of the failing tests' checks.
 type lineOrder struct {
 	formula   rank.Formula
 	blockRank *blockrank.Options
+	satTar    bool
 }
 
 // lookupOrder returns the order a -formula name asks for; mode is
 // BlockRank's -blockrank-mode.
 func lookupOrder(name, mode string) (lineOrder, error) {
+	if spectra.IsSatTar(name) {
+		return lineOrder{satTar: true}, nil
+	}
 	if spectra.IsBlockRank(name) {
 		m, err := blockrank.ParseMode(mode)
 		if err != nil {

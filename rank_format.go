@@ -58,12 +58,12 @@ func rankFormats() map[string]rankFormat {
 	return map[string]rankFormat{
 		"text": {defaultTop: 20, files: func(r rankResult) map[string]func(io.Writer) error {
 			return one(func(w io.Writer) error {
-				return writeRankingText(w, r.loc.Ranking, r.lines(), r.loc.Matrix, r.loc.Angelic)
+				return writeRankingText(w, r.loc, r.lines())
 			})
 		}},
 		"json": {files: func(r rankResult) map[string]func(io.Writer) error {
 			return one(func(w io.Writer) error {
-				return writeRankingJSON(w, r.loc.Ranking, r.lines(), r.loc.Matrix, r.loc.Angelic)
+				return writeRankingJSON(w, r.loc, r.lines())
 			})
 		}},
 		"sarif": {export: true, defaultTop: 20, files: func(r rankResult) map[string]func(io.Writer) error {

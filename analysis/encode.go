@@ -63,6 +63,14 @@ type encoder struct {
 	// is left out of the formula and the caller excludes those values.
 	concrete bool
 	pending  []pendingSpec
+
+	// Hooks of the replay with symbolic inputs (inputs.go). param, when
+	// set, may give a parameter instance a term of its own (a free input)
+	// instead of its recorded value; spec, when set, receives every
+	// specification instead of the formula, for a caller that asks for
+	// runs that violate it as well as runs that meet it.
+	param func(s *site, ev event) (z3.Expr, bool)
+	spec  func(spec z3.Bool, guard instKey)
 }
 
 func newEncoder(z *z3.Context, enum *mcs.Enumerator[int32], prog *program) *encoder {
@@ -420,6 +428,11 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 			} else {
 				term = e.checked(s.typ, term, ev, forced[k])
 			}
+			if e.param != nil {
+				if input, ok := e.param(s, ev); ok {
+					term = sv{t: input}
+				}
+			}
 			if s.obj != nil {
 				a.env[s.obj] = term
 			}
@@ -765,6 +778,10 @@ type pendingSpec struct {
 // those of a forced run wait until the replay ends (settleSpecs), since
 // its recorded operands hold only under its forced values.
 func (e *encoder) addSpec(spec z3.Bool, first bool, guard instKey) error {
+	if e.spec != nil {
+		e.spec(spec, guard)
+		return nil
+	}
 	if !first {
 		e.pending = append(e.pending, pendingSpec{spec, guard})
 		return nil

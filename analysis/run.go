@@ -57,6 +57,7 @@ type testBinary struct {
 	timeout  time.Duration
 	deadline time.Time // no run goes past it (zero: none)
 	runs     int
+	env      []string // added to every run's environment
 }
 
 // errBudget stops the analysis of a test whose time budget ran out in the
@@ -79,7 +80,7 @@ func (b *testBinary) run(ctx context.Context, test string, force []forcedValue) 
 	tracePath := filepath.Join(b.workDir, "trace.txt")
 	forcePath := filepath.Join(b.workDir, "force.json")
 	os.Remove(tracePath)
-	env := []string{traceEnv + "=" + tracePath, maxEventsEnv + "=" + strconv.Itoa(maxTraceEvents)}
+	env := append([]string{traceEnv + "=" + tracePath, maxEventsEnv + "=" + strconv.Itoa(maxTraceEvents)}, b.env...)
 	if len(force) > 0 {
 		data, err := json.Marshal(force)
 		if err != nil {

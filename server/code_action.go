@@ -15,18 +15,22 @@ type showTestsArgs struct {
 }
 
 // codeAction offers, on ranked lines in the range, to show the failing tests
-// that run the line and, where a provider found one, to preview a fix.
+// that run the line and, where a provider found one, to preview a fix; on a
+// failing fuzz target, to add the inputs that sharpen the ranking.
 func codeAction(ctx context.Context, s *Server, p *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
 	snap, rel, ok := s.locate(p.TextDocument.URI)
 	if !ok || snap.ranking.Failed == 0 || snap.buildErrors != "" {
 		return nil, nil
 	}
+	actions, err := suggestActions(s, snap, rel, p)
+	if err != nil {
+		return nil, err
+	}
 	_, ft, ok := s.textOf(snap, rel)
 	if !ok {
-		return nil, nil
+		return actions, nil
 	}
 	kind := protocol.CodeActionKindQuickFix
-	var actions []protocol.CommandOrCodeAction
 	for cur := int(p.Range.Start.Line); cur <= int(p.Range.End.Line) && cur < len(ft.lines); cur++ {
 		line, ok := ft.collected(cur)
 		if !ok {

@@ -60,6 +60,10 @@ func (s *Server) setSettings(raw []byte) error {
 			if next.Formula != old.Formula || next.Top != old.Top || next.Threshold != old.Threshold || next.Angelic != old.Angelic {
 				v.rebuild()
 			}
+			// SAT-TAR needs cores, and analyses that were off are wanted.
+			if next.localizes() && (!old.localizes() || spectra.IsSatTar(next.Formula) != spectra.IsSatTar(old.Formula)) {
+				v.localize()
+			}
 			// BlockRank needs edge profiles, which a run collects.
 			if next.AutoRun && (!old.AutoRun || spectra.IsBlockRank(next.Formula) && !spectra.IsBlockRank(old.Formula)) {
 				v.runNow()

@@ -46,7 +46,8 @@ func (s *Server) diagnoseFile(path string) {
 }
 
 // computeDiagnostics maps the snapshot's suspicious lines onto the files as
-// they are now. A line whose text was edited since collection is withdrawn.
+// they are now, and warns on fuzz targets whose failures share no line. A
+// line whose text was edited since collection is withdrawn.
 func (s *Server) computeDiagnostics(ctx context.Context, snap *snapshot) map[uri.URI]fileDiagnostics {
 	enc := s.encoding()
 	out := make(map[uri.URI]fileDiagnostics)
@@ -67,6 +68,9 @@ func (s *Server) computeDiagnostics(ctx context.Context, snap *snapshot) map[uri
 		fd.version = f.version
 		fd.diags = append(fd.diags, s.diagnostic(snap, i, ft, cur, enc))
 		out[f.uri] = fd
+	}
+	if snap.buildErrors == "" {
+		s.severalFaults(ctx, snap, out)
 	}
 	return out
 }

@@ -21,6 +21,7 @@ func commands() map[string]command {
 		commandLocalizeTest:     localizeCommand,
 		commandShowFailingTests: showFailingTestsCommand,
 		commandVerifyFix:        verifyFixCommand,
+		commandSuggestInputs:    suggestCommand,
 	}
 }
 

@@ -227,6 +227,10 @@ func (f *fakeLocalizer) Verify(ctx context.Context, t analysis.Target, c analysi
 	return v, nil
 }
 
+func (f *fakeLocalizer) Suggest(context.Context, *spectra.Matrix, localize.SuggestOptions, func(localize.Suggestion)) ([]localize.Suggestion, error) {
+	return nil, errors.New("the fake localizer does not search inputs")
+}
+
 func (f *fakeLocalizer) verifications() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -21,6 +21,9 @@ type Localizer interface {
 	// Verify runs a candidate's test again with its values forced,
 	// refusing a candidate whose sources changed.
 	Verify(ctx context.Context, t analysis.Target, c analysis.Candidate, opts localize.Options) (analysis.Verification, error)
+	// Suggest searches the inputs that sharpen failing fuzz targets'
+	// rankings and, with opts.Write, adds them to their seed corpora.
+	Suggest(ctx context.Context, m *spectra.Matrix, opts localize.SuggestOptions, progress func(localize.Suggestion)) ([]localize.Suggestion, error)
 }
 
 // OpenLocalizerFunc makes the localizer of a module's engine; a nil

@@ -15,6 +15,7 @@ const (
 	commandLocalizeTest     = "faultline.localizeTest"
 	commandShowFailingTests = "faultline.showFailingTests"
 	commandVerifyFix        = "faultline.verifyFix"
+	commandSuggestInputs    = "faultline.suggestInputs"
 )
 
 func initialize(ctx context.Context, s *Server, p *protocol.InitializeParams) (*protocol.InitializeResult, error) {
@@ -50,7 +51,7 @@ func initialize(ctx context.Context, s *Server, p *protocol.InitializeParams) (*
 				CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix},
 			},
 			ExecuteCommandProvider: protocol.ExecuteCommandOptions{
-				Commands: []string{commandRun, commandLocalizeTest, commandShowFailingTests, commandVerifyFix},
+				Commands: []string{commandRun, commandLocalizeTest, commandShowFailingTests, commandVerifyFix, commandSuggestInputs},
 			},
 			Workspace: &protocol.WorkspaceOptions{
 				WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{

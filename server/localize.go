@@ -11,7 +11,8 @@ import (
 )
 
 // localize starts the localization of the view's current results in the
-// background, when the angelic setting is on and a test fails: the service
+// background, when the angelic setting is on or the formula is SAT-TAR's
+// (whose cores come from the service) and a test fails: the service
 // takes cached analyses at once and runs the others one failing test at a
 // time, and every state it reaches becomes a snapshot, so that diagnostics,
 // hints, lenses and the ranking view follow the combined order as it
@@ -25,7 +26,7 @@ func (v *view) localize() {
 	}
 	m := v.matrix
 	v.mu.Unlock()
-	if v.localizer == nil || m == nil || !st.Angelic || !hasFailure(m) {
+	if v.localizer == nil || m == nil || !st.localizes() || !hasFailure(m) {
 		return
 	}
 	if v.mayRun(deferredWork{analysis: true}) != nil {
@@ -40,7 +41,11 @@ func (v *view) localize() {
 	}
 	v.srv.spawn("the angelic analysis of "+v.root, func() {
 		defer v.srv.analyses.Done()
-		p := v.srv.beginProgress(ctx, "faultline: angelic analysis")
+		title := "faultline: angelic analysis"
+		if !st.Angelic {
+			title = "faultline: SAT-TAR's cores"
+		}
+		p := v.srv.beginProgress(ctx, title)
 		loc, err := v.localizer.Localize(ctx, m, st.localizeOptions(), func(l *localize.Localization) {
 			if a := l.Angelic; a != nil && a.Analyzed+a.Pending > 0 {
 				p.report(fmt.Sprintf("%d of %d failing tests analysed", a.Analyzed, a.Analyzed+a.Pending), 100*a.Analyzed/(a.Analyzed+a.Pending))
@@ -54,7 +59,15 @@ func (v *view) localize() {
 			p.end("failed")
 			v.srv.client.logf(protocol.MessageTypeWarning, "%s: the angelic analysis failed: %v", v.root, err)
 		default:
+			if loc.Angelic == nil {
+				v.localized(m, loc) // progress sees only analyses
+			}
 			p.end(angelicSummary(loc))
+			if st := loc.SatTar; st != nil {
+				for _, n := range st.Notes {
+					v.srv.client.logf(protocol.MessageTypeInfo, "%s: SAT-TAR: %s", v.root, n)
+				}
+			}
 			if a := loc.Angelic; a != nil {
 				if a.Unavailable != "" {
 					v.srv.unavailable(a.Unavailable)
@@ -91,6 +104,9 @@ func hasFailure(m *spectra.Matrix) bool {
 // angelicSummary says in a few words what the analysis found.
 func angelicSummary(l *localize.Localization) string {
 	a := l.Angelic
+	if a == nil && l.SatTar != nil {
+		return fmt.Sprintf("%d cores", len(l.SatTar.Cores))
+	}
 	if a == nil {
 		return "no failing test"
 	}

@@ -181,6 +181,9 @@ func (snap *snapshot) hoverText(i int) string {
 	if l.BlockRank != nil {
 		b.WriteString(blockRankText(l.Score, l.BlockRank))
 	}
+	if l.SatTar != nil {
+		b.WriteString(satTarText(l.Score, l.SatTar))
+	}
 	if names := testNames(snap.matrix, snap.executing(i).failing, 10); names != "" {
 		fmt.Fprintf(&b, "\nFailing tests that run this line: %s\n", names)
 	}
@@ -206,6 +209,22 @@ func blockRankText(score float64, br *spectra.BlockRankLine) string {
 		fmt.Fprintf(&b, ": %.3g %% of the entries end in it (a panic, an exit, or a test killed while in it)", 100*(1-br.T))
 	}
 	b.WriteString(".\n")
+	return b.String()
+}
+
+// satTarText explains a line's SAT-TAR score: Tarantula, and the bonus of
+// the cores that hold the line, or why the refinement cleared it.
+func satTarText(score float64, st *spectra.SatTarLine) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n**SAT-TAR** %.4g = Tarantula %.4g + bonus %g (confidence %.4g breaks ties)\n\n", score, st.Tarantula, st.Bonus, st.Confidence)
+	switch {
+	case len(st.Cores) > 0:
+		fmt.Fprintf(&b, "The line is in the unsat core of the violated checks of %s.\n", strings.Join(st.Cores, ", "))
+	case st.Cleared != "":
+		fmt.Fprintf(&b, "The line was in a core and lost its bonus: %s.\n", st.Cleared)
+	default:
+		b.WriteString("The line is in no failing test's unsat core.\n")
+	}
 	return b.String()
 }
 

@@ -77,7 +77,7 @@ func TestSettingsSchemaMatchesEditors(t *testing.T) {
 	for _, a := range props["faultline.formula"].AnyOf {
 		formulas = append(formulas, a.Enum...)
 	}
-	for _, name := range append(rank.Names(), spectra.BlockRankName) {
+	for _, name := range append(rank.Names(), spectra.BlockRankName, spectra.SatTarName) {
 		if !slices.Contains(formulas, name) {
 			t.Errorf("package.json does not offer the formula %q", name)
 		}

@@ -17,7 +17,7 @@ import (
 // workspace/configuration (section "faultline") and
 // workspace/didChangeConfiguration.
 type Settings struct {
-	Formula   string        // spectrum formula, a name rank.Lookup accepts, or "blockrank"
+	Formula   string        // spectrum formula, a name rank.Lookup accepts, "blockrank" or "sattar"
 	Top       int           // how many suspicious lines to show
 	Threshold float64       // minimum score to show a line; 0 shows the top N
 	AutoRun   bool          // collect on start and on save
@@ -43,11 +43,16 @@ func DefaultSettings() Settings {
 // cached analyses and show one order.
 // Under blockrank the service ranks by the default formula: the server
 // orders the lines itself (buildSnapshot), and a matrix loaded from runs
-// made before has no edge profiles.
+// made before has no edge profiles. Under sattar the service computes the
+// unsat cores the order needs.
 func (s Settings) localizeOptions() localize.Options {
-	f, _ := rank.Lookup(s.Formula) // checked when the setting was taken; nil for blockrank
-	return localize.Options{Formula: f, Angelic: s.Angelic, Budget: s.Budget, MaxAnalyzed: s.MaxAnalyzed, Memory: s.Memory}
+	f, _ := rank.Lookup(s.Formula) // checked when the setting was taken; nil for blockrank and sattar
+	return localize.Options{Formula: f, SatTar: spectra.IsSatTar(s.Formula), Angelic: s.Angelic, Budget: s.Budget, MaxAnalyzed: s.MaxAnalyzed, Memory: s.Memory}
 }
+
+// localizes reports whether the settings ask the localization service for
+// anything beyond the formula: analyses, or SAT-TAR's cores.
+func (s Settings) localizes() bool { return s.Angelic || spectra.IsSatTar(s.Formula) }
 
 // settingsSection is the configuration section the server reads.
 const settingsSection = "faultline"
@@ -82,7 +87,7 @@ func (s Settings) apply(raw []byte) (Settings, error) {
 	}
 	var formula string
 	if field("formula", &formula) {
-		if _, err := rank.Lookup(formula); err != nil && !spectra.IsBlockRank(formula) {
+		if _, err := rank.Lookup(formula); err != nil && !spectra.IsBlockRank(formula) && !spectra.IsSatTar(formula) {
 			errs = append(errs, fmt.Errorf("setting \"formula\": %w", err))
 		} else {
 			s.Formula = formula

@@ -23,6 +23,7 @@ func TestSettingsApply(t *testing.T) {
 		{"wrapped in its section", `{"faultline":{"top":4},"go":{"x":1}}`, func(s *Settings) { s.Top = 4 }, ""},
 		{"unknown formula", `{"formula":"nope","top":2}`, func(s *Settings) { s.Top = 2 }, `unknown formula "nope"`},
 		{"blockrank", `{"formula":"BlockRank"}`, func(s *Settings) { s.Formula = "BlockRank" }, ""},
+		{"sattar", `{"formula":"SAT-TAR"}`, func(s *Settings) { s.Formula = "SAT-TAR" }, ""},
 		{"bad values keep the old ones", `{"top":0,"timeout":"soon","parallel":-1,"autoRun":"yes"}`, func(*Settings) {}, `"top": 0 is not a positive count`},
 		{"not an object", `[1]`, func(*Settings) {}, "settings must be a JSON object"},
 	}

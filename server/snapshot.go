@@ -57,7 +57,11 @@ type fileLine struct {
 // (the localization service's latest state for m) has analyses, and indexes
 // the result for the per-request lookups.
 func buildSnapshot(seq uint64, root string, m *spectra.Matrix, loc *localize.Localization, st Settings, focus string, cache *contentCache) (*snapshot, error) {
-	ranker, err := lineRanker(st.Formula)
+	var cores *localize.SatTar
+	if loc != nil && loc.Matrix == m {
+		cores = loc.SatTar
+	}
+	ranker, err := lineRanker(st.Formula, cores)
 	if err != nil {
 		return nil, fmt.Errorf("formula: %w", err)
 	}
@@ -175,7 +179,12 @@ func inFocus(name, focus string) bool { return name == focus || strings.HasPrefi
 // needs edge profiles, which collections make when it is set; a matrix
 // without them (loaded from runs made before) is ranked by the default
 // formula until the next run, and the ranking names the formula used.
-func lineRanker(name string) (func(*spectra.Matrix) (*spectra.Ranking, error), error) {
+// SAT-TAR's bonus comes from cores the service computes (nil until it has):
+// without them its order is Tarantula's.
+func lineRanker(name string, cores *localize.SatTar) (func(*spectra.Matrix) (*spectra.Ranking, error), error) {
+	if spectra.IsSatTar(name) {
+		return func(m *spectra.Matrix) (*spectra.Ranking, error) { return localize.RankSatTar(m, cores) }, nil
+	}
 	if spectra.IsBlockRank(name) {
 		return func(m *spectra.Matrix) (*spectra.Ranking, error) {
 			if m.Flow == nil {

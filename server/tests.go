@@ -85,7 +85,7 @@ type testDecl struct {
 	line int // 1-based
 }
 
-// testDecls lists the Test functions declared in a Go source file. A file
+// testDecls lists the Test and Fuzz functions declared in a Go source file. A file
 // that does not parse yields what could be parsed.
 func testDecls(src []byte) []testDecl {
 	fset := token.NewFileSet()
@@ -104,12 +104,15 @@ func testDecls(src []byte) []testDecl {
 	return out
 }
 
-// isTestName reports whether name is a test function's name, as go test
-// decides: Test followed by nothing or by a character that is not lower case.
+// isTestName reports whether name is a test or fuzz function's name, as go
+// test decides: Test or Fuzz followed by nothing or by a character that is
+// not lower case. A fuzz target's seed entries run as its subtests.
 func isTestName(name string) bool {
 	rest, ok := strings.CutPrefix(name, "Test")
 	if !ok {
-		return false
+		if rest, ok = strings.CutPrefix(name, "Fuzz"); !ok {
+			return false
+		}
 	}
 	return rest == "" || !(rest[0] >= 'a' && rest[0] <= 'z')
 }

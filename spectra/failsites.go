@@ -14,6 +14,17 @@ var (
 	traceLine = regexp.MustCompile(`(?m)^\t(\S+\.go):(\d+)`)
 )
 
+// FailSites returns where a failing test's output says it failed: the
+// lines of its t.Error and friends, or, for a panic or a timeout, the
+// innermost frame inside the module of each goroutine; pkgDir is the
+// directory of the test's package, root the module's.
+func FailSites(v Verdict, output, pkgDir, root string) []Site {
+	if v == Panic || v == Timeout {
+		return panicSites(output, root)
+	}
+	return reportSites(output, pkgDir, root)
+}
+
 // reportSites returns where a failing test reported its failure.
 func reportSites(output, pkgDir, root string) []Site {
 	var sites []Site

@@ -151,6 +151,8 @@ type RankedLine struct {
 	Fixes int `json:"fixes,omitempty"`
 	// BlockRank explains the score of a BlockRank ranking.
 	BlockRank *BlockRankLine `json:"blockrank,omitempty"`
+	// SatTar explains the score of a SAT-TAR ranking.
+	SatTar *SatTarLine `json:"sattar,omitempty"`
 }
 
 // RankLines ranks every line executed by a counted test under f, most

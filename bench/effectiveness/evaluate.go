@@ -29,7 +29,10 @@ type Config struct {
 	// BlockRank ranks with -formula blockrank (edge profiles collected in
 	// the same run) and scores the BlockRank orders beside the formulas.
 	BlockRank bool
-	Log       io.Writer
+	// SatTar ranks the same collection once more with -formula sattar
+	// (the unsat cores of the failing tests) and scores SAT-TAR's order.
+	SatTar bool
+	Log    io.Writer
 }
 
 // FaultResult is the evaluation of one fault: a seeded mutant or a known
@@ -282,6 +285,18 @@ func (c *Config) evaluateFault(ctx context.Context, subj *Subject, site *Site, f
 		ScoreBlockRank(&scored, rep, calibrated, fault)
 		if rep.BlockRank != nil {
 			r.Unsettled = len(rep.BlockRank.Unsettled)
+		}
+	}
+	if c.SatTar {
+		// The same collection (the store is kept); the cores come from
+		// their own cache, so nothing but the cores runs again.
+		stf := fl
+		stf.Flags = append(slices.Clone(fl.Flags), "-formula", spectra.SatTarName, "-angelic=false")
+		st, _, err := stf.Rank(ctx, subj.Root, subj.Packages)
+		if err != nil {
+			c.logf("    faultline (SAT-TAR): %v", err)
+		} else {
+			ScoreSatTar(&scored, rep, st, fault)
 		}
 	}
 	r.Scored = &scored

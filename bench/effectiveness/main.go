@@ -64,6 +64,7 @@ func run(args []string) error {
 	elapsed := fs.String("elapsed", "", "with -report-from: that run's wall time")
 	freshStore := fs.Bool("fresh-store", true, "give every faultline run an empty spectrum store")
 	blockRank := fs.Bool("blockrank", true, "rank with -formula blockrank (edge profiles in the same run) and score the BlockRank orders too")
+	satTar := fs.Bool("sattar", false, "rank each fault once more with -formula sattar (unsat cores; needs Z3) and score SAT-TAR's order too")
 	quiet := fs.Bool("q", false, "no progress on standard error")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -85,6 +86,7 @@ func run(args []string) error {
 		SelectOnly:       *selectOnly,
 		FreshStore:       *freshStore,
 		BlockRank:        *blockRank,
+		SatTar:           *satTar,
 		TestTimeout:      *testTimeout,
 		Log:              os.Stderr,
 	}
@@ -165,6 +167,9 @@ func run(args []string) error {
 	}
 	if *blockRank {
 		names = append(names, BlockRankOrders(!slices.Contains(strings.Fields(*rankFlags), "-angelic=false"))...)
+	}
+	if *satTar {
+		names = append(names, SatTarOrders(!slices.Contains(strings.Fields(*rankFlags), "-angelic=false"))...)
 	}
 	meta := ReportMeta{
 		Command:  "go run ./bench/effectiveness " + strings.Join(args, " "),

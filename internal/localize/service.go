@@ -24,7 +24,11 @@ type Options struct {
 	// BlockRank, when set, orders the lines by BlockRank instead of the
 	// formula (spectra.RankBlockRank); the matrix must carry edge profiles.
 	BlockRank *blockrank.Options
-	Angelic   bool // analyse failing tests and put lines with verified fixes first
+	// SatTar orders the lines by SAT-TAR instead (specs.Rank): Tarantula
+	// plus a bonus for the lines in the unsat cores of the failing tests'
+	// violated checks, which come from workers like the analyses.
+	SatTar  bool
+	Angelic bool // analyse failing tests and put lines with verified fixes first
 	// Budget is the analysis time of one failing test (default 10s);
 	// MaxAnalyzed how many failing tests are analysed (default 10).
 	Budget      time.Duration
@@ -71,6 +75,9 @@ func (o Options) analysisOptions() analysis.Options {
 type Service struct {
 	ws    *spectra.Workspace
 	cache *analysis.ResultCache
+	// coreCache keeps the cores of SAT-TAR's order, suggestCache the
+	// searches of suggest, under content keys like the analyses.
+	coreCache, suggestCache *fileCache
 	// worker is how analyses run; tests may replace it.
 	worker workerFunc
 }
@@ -81,11 +88,19 @@ func New(ws *spectra.Workspace) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	cores, err := openFileCache(filepath.Join(ws.Module().CacheDir(), "sattar"))
+	if err != nil {
+		return nil, err
+	}
+	suggestions, err := openFileCache(filepath.Join(ws.Module().CacheDir(), "suggest"))
+	if err != nil {
+		return nil, err
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("locating the faultline executable: %w", err)
 	}
-	return &Service{ws: ws, cache: cache, worker: processWorker(exe)}, nil
+	return &Service{ws: ws, cache: cache, coreCache: cores, suggestCache: suggestions, worker: processWorker(exe)}, nil
 }
 
 // Workspace is the module and its spectra.
@@ -98,6 +113,7 @@ type Localization struct {
 	Formula *spectra.Ranking // the formula's order alone
 	Ranking *spectra.Ranking // the order shown: combined when the analysis found fixes
 	Angelic *Angelic         // nil when the analysis was not asked for or there is no failing test
+	SatTar  *SatTar          // what SAT-TAR's order was made of, when it was asked for
 }
 
 // Angelic is what the analysis contributed. Its JSON form is the
@@ -185,16 +201,20 @@ func Select(m *spectra.Matrix, max int) (selected []analysis.Target, failing int
 func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options, progress func(*Localization)) (*Localization, error) {
 	opts.defaults()
 	var formula *spectra.Ranking
+	var satTar *SatTar
 	var err error
-	if opts.BlockRank != nil {
+	switch {
+	case opts.BlockRank != nil:
 		formula, err = spectra.RankBlockRank(m, *opts.BlockRank)
-	} else {
+	case opts.SatTar:
+		formula, satTar, err = s.rankSatTar(ctx, m, opts)
+	default:
 		formula, err = spectra.RankLines(m, opts.Formula)
 	}
 	if err != nil {
 		return nil, err
 	}
-	loc := &Localization{Matrix: m, Formula: formula, Ranking: formula}
+	loc := &Localization{Matrix: m, Formula: formula, Ranking: formula, SatTar: satTar}
 	if !opts.Angelic || formula.Failed == 0 {
 		return loc, nil
 	}

@@ -14,6 +14,7 @@ import (
 
 	"faultline/analysis"
 	"faultline/internal/testbuild"
+	"faultline/specs"
 )
 
 // WorkerCommand is the argument that starts the faultline executable as an
@@ -39,6 +40,12 @@ type workRequest struct {
 	// Verify, when set, asks to verify this candidate (a result holding
 	// one candidate, as analysis.MarshalResult encodes it) instead.
 	Verify json.RawMessage `json:",omitempty"`
+	// Cores asks for the unsat cores of the targets (SAT-TAR's suspects)
+	// instead of their analyses.
+	Cores bool `json:",omitempty"`
+	// Suggest, when set, asks for the inputs that sharpen the ranking of
+	// one failing fuzz target instead.
+	Suggest *suggestWork `json:",omitempty"`
 	// Memory and Deadline bound the worker; the parent enforces them. Env
 	// is the worker's environment.
 	Memory   int64     `json:"-"`
@@ -46,10 +53,18 @@ type workRequest struct {
 	Env      []string  `json:"-"`
 }
 
+// suggestWork is a Suggest request.
+type suggestWork struct {
+	Request specs.Request
+	Options specs.Options
+}
+
 // workReply is one line of a worker's standard output.
 type workReply struct {
 	Result       json.RawMessage        `json:"result,omitempty"`       // analysis.MarshalResult
 	Verification *analysis.Verification `json:"verification,omitempty"` // the answer to a Verify request
+	Core         *analysis.CoreResult   `json:"core,omitempty"`         // one target's core
+	Suggestion   json.RawMessage        `json:"suggestion,omitempty"`   // specs.MarshalResult
 	Error        string                 `json:"error,omitempty"`        // the worker could not go on
 }
 
@@ -83,6 +98,26 @@ func RunWorker(ctx context.Context, in io.Reader, out io.Writer) error {
 			return fail(err)
 		}
 		return enc.Encode(workReply{Verification: &v})
+	}
+	if req.Suggest != nil {
+		r, err := specs.Suggest(ctx, mod, req.Suggest.Request, req.Suggest.Options)
+		if err != nil {
+			return fail(err)
+		}
+		data, err := specs.MarshalResult(r)
+		if err != nil {
+			return fail(err)
+		}
+		return enc.Encode(workReply{Suggestion: data})
+	}
+	if req.Cores {
+		err := analysis.Cores(ctx, mod, req.Targets, req.Options, func(r analysis.CoreResult) error {
+			return enc.Encode(workReply{Core: &r})
+		})
+		if err != nil {
+			return fail(err)
+		}
+		return nil
 	}
 	err = analysis.AnalyzeEach(ctx, mod, req.Targets, req.Options, func(r analysis.TestResult) error {
 		data, err := analysis.MarshalResult(r)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"go/ast"
 	"go/scanner"
 	"go/token"
 	"go/version"
@@ -181,4 +182,19 @@ func isDirective(comment string) bool {
 	// A file's "Code generated ... DO NOT EDIT." marker changes what passes
 	// do with it.
 	return strings.HasPrefix(comment, "// Code generated ") && strings.HasSuffix(comment, " DO NOT EDIT.")
+}
+
+// ImportName is the name file f refers to the package at import path by
+// (its own name or the path's last element), "" when f does not import it.
+// Passes that edit tests use it to find "testing" under any name.
+func ImportName(f *ast.File, path string) string {
+	for _, imp := range f.Imports {
+		if p, _ := strconv.Unquote(imp.Path.Value); p == path {
+			if imp.Name != nil {
+				return imp.Name.Name
+			}
+			return path[strings.LastIndex(path, "/")+1:]
+		}
+	}
+	return ""
 }

@@ -196,9 +196,10 @@ type Outcome struct {
 	ExitCode int
 }
 
-// RunTest runs one leaf test of a binary, killed after timeout.
-func (m *Module) RunTest(ctx context.Context, bin *Binary, test string, timeout time.Duration, env []string) (*Outcome, error) {
-	args := []string{"-test.run=" + TestPattern(test), "-test.count=1", "-test.timeout=0"}
+// RunTest runs one leaf test of a binary, killed after timeout; extra
+// are further flags for the binary (-test.coverprofile=..., say).
+func (m *Module) RunTest(ctx context.Context, bin *Binary, test string, timeout time.Duration, env []string, extra ...string) (*Outcome, error) {
+	args := append([]string{"-test.run=" + TestPattern(test), "-test.count=1", "-test.timeout=0"}, extra...)
 	p, err := m.Start(ctx, RunConfig{Binary: bin.Path, Package: bin.Package.ImportPath, Dir: bin.Package.Dir, Args: args, Env: env})
 	if err != nil {
 		return nil, err

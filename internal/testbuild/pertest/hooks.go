@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
-	"strconv"
 	"strings"
 
 	"faultline/internal/testbuild"
@@ -48,7 +47,7 @@ type Hooked struct {
 // Example, and t.Parallel() turned into a no-op, since attribution needs
 // one test at a time.
 func Hooks(fset *token.FileSet, f *ast.File, names Names) Hooked {
-	h := &hooker{file: fset.File(f.Pos()), names: names, testing: importName(f, "testing")}
+	h := &hooker{file: fset.File(f.Pos()), names: names, testing: testbuild.ImportName(f, "testing")}
 	if h.testing == "" && !isTestFile(h.file.Name()) {
 		return Hooked{}
 	}
@@ -171,16 +170,4 @@ func (h *hooker) neutralizeParallel(body *ast.BlockStmt, t string) {
 		}
 		return true
 	})
-}
-
-func importName(f *ast.File, path string) string {
-	for _, imp := range f.Imports {
-		if p, _ := strconv.Unquote(imp.Path.Value); p == path {
-			if imp.Name != nil {
-				return imp.Name.Name
-			}
-			return path[strings.LastIndex(path, "/")+1:]
-		}
-	}
-	return ""
 }

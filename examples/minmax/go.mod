@@ -1,0 +1,3 @@
+module example.com/minmax
+
+go 1.22

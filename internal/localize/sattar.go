@@ -1,0 +1,108 @@
+package localize
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"faultline/analysis"
+	"faultline/internal/testbuild"
+	"faultline/specs"
+	"faultline/spectra"
+)
+
+// SatTar is what SAT-TAR's order was made of: the unsat cores of the
+// selected failing tests.
+type SatTar struct {
+	Cores []analysis.CoreResult `json:"cores"`
+	Notes []string              `json:"notes,omitempty"`
+}
+
+// coreFormat changes when the cached cores' form or meaning does.
+const coreFormat = "faultline-sattar-core-1"
+
+// RankSatTar orders m's lines by SAT-TAR with the cores st holds (none
+// when st is nil: Tarantula's order), for a matrix focused on some tests.
+func RankSatTar(m *spectra.Matrix, st *SatTar) (*spectra.Ranking, error) {
+	var cores []analysis.CoreResult
+	if st != nil {
+		cores = st.Cores
+	}
+	return specs.Rank(m, cores)
+}
+
+// rankSatTar orders m's lines by SAT-TAR: the cores of the failing tests
+// Select picks (from the cache, or computed in a worker) give the bonus.
+func (s *Service) rankSatTar(ctx context.Context, m *spectra.Matrix, opts Options) (*spectra.Ranking, *SatTar, error) {
+	st := &SatTar{Cores: []analysis.CoreResult{}}
+	targets, failing := Select(m, opts.MaxAnalyzed)
+	if len(targets) < failing {
+		st.Notes = append(st.Notes, fmt.Sprintf("cores of the first %d of %d failing tests", len(targets), failing))
+	}
+	if len(targets) > 0 {
+		if err := analysis.Available(); err != nil {
+			st.Notes = append(st.Notes, fmt.Sprintf("no cores, so no suspects: %v", err))
+		} else if err := s.cores(ctx, targets, opts, st); err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, err
+			}
+			st.Notes = append(st.Notes, fmt.Sprintf("cores: %v", err))
+		}
+	}
+	for _, c := range st.Cores {
+		if c.Note != "" {
+			st.Notes = append(st.Notes, fmt.Sprintf("%s: %s", c.Test, c.Note))
+		}
+	}
+	r, err := specs.Rank(m, st.Cores)
+	return r, st, err
+}
+
+// cores fills st with the targets' cores, computing the ones the cache
+// lacks in a worker.
+func (s *Service) cores(ctx context.Context, targets []analysis.Target, opts Options, st *SatTar) error {
+	mod := s.ws.Module()
+	listing, err := mod.List(ctx)
+	if err != nil {
+		return err
+	}
+	keys, err := mod.Keys(ctx, listing, "")
+	if err != nil {
+		return err
+	}
+	keyOf := map[analysis.Target]string{}
+	var missing []analysis.Target
+	for _, t := range targets {
+		pkg := listing.Package(t.Package)
+		if pkg == nil {
+			continue
+		}
+		keyOf[t] = testbuild.Bytes([]byte(coreFormat + "\x00" + s.cache.Key(keys, pkg, t.Test, opts.analysisOptions())))
+		var c analysis.CoreResult
+		if s.coreCache.get(keyOf[t], &c) {
+			st.Cores = append(st.Cores, c)
+		} else {
+			missing = append(missing, t)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return s.worker(ctx, workRequest{Root: s.ws.Root(), CacheRoot: mod.CacheRoot(), Targets: missing, Cores: true,
+		Options: opts.analysisOptions(), Memory: opts.Memory, Env: mod.Env(),
+		Deadline: time.Now().Add(time.Duration(len(missing))*opts.Budget + workerSlack)},
+		func(reply workReply) {
+			c := reply.Core
+			if c == nil {
+				return
+			}
+			st.Cores = append(st.Cores, *c)
+			// A note that the analysis failed may not hold next time.
+			if key, ok := keyOf[analysis.Target{Package: c.Package, Test: c.Test}]; ok && ctx.Err() == nil && !strings.HasPrefix(c.Note, "not analysed") {
+				if data, err := jsonMarshal(c); err == nil {
+					s.coreCache.put(key, data)
+				}
+			}
+		})
+}
