@@ -25,7 +25,7 @@ type ResultCache struct {
 }
 
 // cacheFormat changes when cachedResult does.
-const cacheFormat = "faultline-angelic-cache-2"
+const cacheFormat = "faultline-angelic-cache-3"
 
 // OpenResultCache opens (creating) a cache in dir.
 func OpenResultCache(dir string) (*ResultCache, error) {

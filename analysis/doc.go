@@ -86,7 +86,7 @@
 // IndexByte, Contains, HasPrefix, HasSuffix, TrimPrefix, TrimSuffix,
 // Repeat (counts up to 64, and the recorded one) and Compare of strings
 // and bytes, bytes.Equal, strconv.Itoa, FormatInt and FormatUint in base
-// 10 and FormatBool (only for a test whose failing run reached a check
+// 10 and FormatBool (only with Options.Strings, and for a test whose failing run reached a check
 // on a string or byte slice, or panicked indexing one: sequences need
 // Z3's general solver, much slower than the finite-domain one the rest
 // allows, so otherwise they and what is computed from them are the run's

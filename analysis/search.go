@@ -59,7 +59,7 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 	}
 	enc := newEncoder(z, enum, prog)
 	enc.deadline = deadline
-	enc.concreteSeqs = !checksSeqs(prog, first.trace, panicAt(prog, first))
+	enc.concreteSeqs = !opts.Strings || !checksSeqs(prog, first.trace, panicAt(prog, first))
 	if err := enc.replay(first.trace, nil, true, panicAt(prog, first)); err != nil {
 		return err
 	}

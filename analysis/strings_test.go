@@ -9,7 +9,8 @@ import (
 )
 
 // TestStringFaults checks that faults in functions building strings are
-// found by the formula, which models strings as sequences of bytes: a
+// found by the formula, which models strings as sequences of bytes when
+// Options.Strings is set: a
 // decimal padder counting its digits one too many (checked with != and
 // through testify's Equal on strings) and a label joined by a helper's
 // wrong separator. Plural builds a byte slice; it passes uninstrumented
@@ -19,7 +20,7 @@ func TestStringFaults(t *testing.T) {
 		t.Skip("builds an instrumented test binary")
 	}
 	dir := extract(t, "strings.txtar")
-	checkFormulaFinds(t, dir, "example.com/text", "text.go", map[string]int{
+	checkFormulaFindsWith(t, Options{MaxSize: 1, Strings: true}, dir, "example.com/text", "text.go", map[string]int{
 		"TestWithDigits":        13,
 		"TestWithDigitsTestify": 13,
 		"TestLabel":             30,
@@ -37,7 +38,7 @@ func TestByteSliceFault(t *testing.T) {
 	}
 	dir := extract(t, "strings.txtar")
 	res, err := Analyze(context.Background(), open(t, dir), []Target{{Package: "example.com/text", Test: "TestUpper"}},
-		Options{MaxSize: 1, Budget: 20 * time.Second})
+		Options{MaxSize: 1, Budget: 20 * time.Second, Strings: true})
 	if err != nil {
 		t.Fatal(err)
 	}
