@@ -157,7 +157,7 @@ func (e *encoder) unary(op token.Token, y sv, t types.Type) sv {
 // and byte slices; and of an integer to a string (the UTF-8 encoding of
 // the rune).
 func (e *encoder) convert(y sv, from, to types.Type) sv {
-	if !y.hasTerm() {
+	if !y.hasTerm() || e.concreteSeqs && (isSeq(from) || isSeq(to)) {
 		if !y.known {
 			return sv{}
 		}

@@ -178,7 +178,9 @@ func (e *encoder) runeString(r z3.BV, t types.Type) z3.Seq {
 // seqCall is a call of a modelled library function.
 func (e *encoder) seqCall(name string, f seqFunc, args []sv, argTypes []types.Type, t types.Type) sv {
 	for _, a := range args {
-		if !a.hasTerm() {
+		// With strings kept concrete, so is every result of these
+		// functions: of strings, or a string (Itoa).
+		if !a.hasTerm() || e.concreteSeqs {
 			known := true
 			var cargs []value
 			for _, a := range args {
