@@ -6,6 +6,7 @@
 //	faultline rank [flags] [packages]    collect spectra and print the ranked suspicious lines
 //	faultline test [go test flags] [packages]  run tests like go test, recording spectra
 //	faultline fix [flags] [packages]     print verified angelic fix candidates per failing test
+//	faultline explain [flags] [packages] print the changes since a passing commit that make each failing test fail
 //	faultline report [flags] [packages]  write an HTML report of the localization
 //	faultline suggest [-write] [-json] [packages]  suggest fuzz inputs that sharpen the ranking
 //	faultline serve                      run the language server on stdin/stdout
@@ -37,6 +38,7 @@ func commands() map[string]command {
 		"rank":    {"collect spectra and print the ranked suspicious lines", runRank},
 		"test":    {"run tests like go test and record their spectra", runTest},
 		"fix":     {"find and verify angelic fix candidates for the failing tests", runFix},
+		"explain": {"explain failing tests from the git history: the changes since a passing commit that make them fail", runExplain},
 		"report":  {"write an HTML report of the suspicious lines and the test suite", runReport},
 		"serve":   {"run the language server on standard input and output", runServe},
 		"suggest": {"suggest fuzz inputs that sharpen the ranking of failing fuzz targets (sfo, SAT-TAR)", runSuggest},
@@ -140,7 +142,7 @@ func usage(cmds map[string]command) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		fmt.Fprintf(os.Stderr, "  %-6s %s\n", name, cmds[name].summary)
+		fmt.Fprintf(os.Stderr, "  %-7s %s\n", name, cmds[name].summary)
 	}
 	fmt.Fprintln(os.Stderr, "\nRun 'faultline <command> -h' for a command's flags.")
 }

@@ -6,10 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"faultline/internal/localize"
 	"faultline/spectra"
 )
 
@@ -289,8 +291,22 @@ func TestRankOrders(t *testing.T) {
 	if again.Angelic == nil || again.Angelic.Cached != again.Angelic.Analyzed {
 		t.Errorf("second run: %+v; want every analysis from the cache", again.Angelic)
 	}
-	if len(again.Lines) != len(combined.Lines) || again.Lines[0] != combined.Lines[0] {
+	if len(again.Lines) != len(combined.Lines) || !reflect.DeepEqual(again.Lines[0], combined.Lines[0]) {
 		t.Errorf("cached combined ranking differs from the first")
+	}
+	// The learned order ranks the same lines by the shipped model over
+	// their evidence and says what placed each.
+	learned := rank("-order", "learned")
+	if learned.Order != spectra.OrderLearned || learned.Model != localize.ShippedModel().Name || len(learned.Lines) != len(combined.Lines) {
+		t.Fatalf("-order learned: order %q, model %q, %d lines; want learned by %q over %d lines",
+			learned.Order, learned.Model, len(learned.Lines), localize.ShippedModel().Name, len(combined.Lines))
+	}
+	if len(learned.Lines[0].Evidence) == 0 || len(learned.Lines[0].Because) == 0 {
+		t.Errorf("-order learned: first line %+v has no evidence or reasons", learned.Lines[0])
+	}
+	text, stderr, code := faultlineWithStore(t, dir, store, "rank", "-order", "learned", "-top", "3")
+	if code != 0 || !strings.Contains(text, "learned order") || !strings.Contains(text, "BECAUSE") {
+		t.Errorf("rank -order learned (exit %d) does not name the order or its reasons:\n%s%s", code, text, stderr)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -31,15 +32,28 @@ func (c *collectFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.run, "run", "", "run only the tests matching the regular expression, as go test -run")
 	fs.DurationVar(&c.timeout, "timeout", spectra.DefaultTimeout, "kill a leaf test that runs longer than this")
 	fs.IntVar(&c.parallel, "parallel", 0, "test processes at once (0: one per CPU)")
+	fs.BoolVar(&c.edges, "edges", false, "record each test's edge profile too (BlockRank; implied by -formula blockrank)")
 }
 
 // collect opens the module around the working directory and collects the
 // packages' spectra, showing progress on a terminal.
 func (c *collectFlags) collect(ctx context.Context, packages []string) (*spectra.Workspace, *spectra.Matrix, error) {
-	ws, err := spectra.Open(".", spectra.Options{Warn: func(msg string) { fmt.Fprintln(os.Stderr, msg) }})
+	ws, err := openWorkspace()
 	if err != nil {
 		return nil, nil, err
 	}
+	m, err := c.collectIn(ctx, ws, packages)
+	return ws, m, err
+}
+
+// openWorkspace opens the module around the working directory.
+func openWorkspace() (*spectra.Workspace, error) {
+	return spectra.Open(".", spectra.Options{Warn: func(msg string) { fmt.Fprintln(os.Stderr, msg) }})
+}
+
+// collectIn collects the packages' spectra in ws, showing progress on a
+// terminal.
+func (c *collectFlags) collectIn(ctx context.Context, ws *spectra.Workspace, packages []string) (*spectra.Matrix, error) {
 	progress := newProgressLine()
 	m, err := ws.Collect(ctx, spectra.CollectOptions{
 		Packages: packages, Run: c.run, Timeout: c.timeout, Parallel: c.parallel, Progress: progress.update,
@@ -47,9 +61,9 @@ func (c *collectFlags) collect(ctx context.Context, packages []string) (*spectra
 	})
 	progress.done()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return ws, m, nil
+	return m, nil
 }
 
 func runRank(ctx context.Context, args []string) error {
@@ -180,22 +194,44 @@ func writeRankingText(w io.Writer, loc *localize.Localization, lines []spectra.R
 		return err
 	}
 	by := r.Formula
-	if r.Order == spectra.OrderCombined {
+	learned := r.Order == spectra.OrderLearned
+	switch {
+	case r.Order == spectra.OrderCombined:
 		by += " and verified angelic fixes"
+	case learned:
+		by = fmt.Sprintf("the learned order (model %s) over every technique's evidence; SCORE is %s's", r.Model, r.Formula)
 	}
 	fmt.Fprintf(w, "%d failing and %d passing tests; most suspicious lines by %s:\n\n", r.Failed, r.Passed, by)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RANK\tSCORE\tLINE\tEF\tEP\tNF\tNP\tFIXES\tTIED")
+	header := "RANK\tSCORE\tLINE\tEF\tEP\tNF\tNP\tFIXES\tTIED"
+	if learned {
+		header += "\tBECAUSE"
+	}
+	fmt.Fprintln(tw, header)
 	for _, l := range lines {
 		tied := "-"
 		if l.Tie[0] != l.Tie[1] {
 			tied = fmt.Sprintf("ranks %d-%d", l.Tie[0], l.Tie[1])
 		}
 		fixes := "-"
-		if l.Fixes > 0 && summary != nil {
-			fixes = fmt.Sprintf("%d/%d", l.Fixes, summary.Analyzed)
+		n := l.Fixes
+		if learned && summary != nil {
+			// The learned order keeps the formula's lines; the share of
+			// analysed tests a fix on the line fixes is its evidence.
+			n = int(math.Round(l.Evidence["angelic.fix"] * float64(summary.Analyzed)))
 		}
-		fmt.Fprintf(tw, "%d\t%.4f\t%s:%d\t%d\t%d\t%d\t%d\t%s\t%s\n", l.Rank, l.Score, l.File, l.Line, l.EF, l.EP, l.NF, l.NP, fixes, tied)
+		if n > 0 && summary != nil {
+			fixes = fmt.Sprintf("%d/%d", n, summary.Analyzed)
+		}
+		fmt.Fprintf(tw, "%d\t%.4f\t%s:%d\t%d\t%d\t%d\t%d\t%s\t%s", l.Rank, l.Score, l.File, l.Line, l.EF, l.EP, l.NF, l.NP, fixes, tied)
+		if learned {
+			var why []string
+			for _, b := range l.Because {
+				why = append(why, b.Evidence)
+			}
+			fmt.Fprintf(tw, "\t%s", strings.Join(why, ", "))
+		}
+		fmt.Fprintln(tw)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -16,11 +16,16 @@ type angelicFlags struct {
 	budget   time.Duration
 	maxTests int
 	memory   int64
+	order    string
+	evidence bool
 	strings  bool
 }
 
 func (a *angelicFlags) register(fs *flag.FlagSet) {
-	fs.BoolVar(&a.enabled, "angelic", true, "order lines by verified angelic fixes first, then by the formula (false: the formula alone)")
+	fs.BoolVar(&a.enabled, "angelic", true, "analyse the failing tests for angelic fixes (false: the spectra alone)")
+	model := localize.ShippedModel()
+	fs.StringVar(&a.order, "order", "", fmt.Sprintf("how lines are ordered: formula, combined (verified angelic fixes first, then the formula) or learned (model %s over every technique's evidence); default %s", model.Name, model.Default))
+	fs.BoolVar(&a.evidence, "evidence", false, "give every line's evidence (json), whatever the order")
 	fs.DurationVar(&a.budget, "budget", localize.DefaultBudget, "angelic analysis time per failing test")
 	fs.IntVar(&a.maxTests, "max-analyzed", localize.DefaultMaxAnalyzed, "analyse at most this many failing tests (results are cached per test)")
 	fs.Int64Var(&a.memory, "memory", localize.DefaultMemory>>20, "memory in MB one analysis may hold before it is stopped")
@@ -29,7 +34,8 @@ func (a *angelicFlags) register(fs *flag.FlagSet) {
 
 // options are the service's options for these flags.
 func (a *angelicFlags) options() localize.Options {
-	return localize.Options{Angelic: a.enabled, Budget: a.budget, MaxAnalyzed: a.maxTests, Memory: a.memory << 20, Strings: a.strings}
+	return localize.Options{Angelic: a.enabled, Budget: a.budget, MaxAnalyzed: a.maxTests, Memory: a.memory << 20,
+		Order: a.order, Evidence: a.evidence, Strings: a.strings}
 }
 
 // writeAngelicText prints the fixes behind a combined ranking.

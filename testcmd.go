@@ -26,7 +26,6 @@ func runTest(ctx context.Context, args []string) error {
 	race := fs.Bool("race", false, "enable the race detector, as go test -race")
 	fs.Int("count", 1, "accepted for compatibility; tests always run uncached by inputs")
 	fs.Bool("cover", false, "accepted for compatibility; spectra are always recorded")
-	fs.BoolVar(&cf.edges, "edges", false, "record each test's edge profile too, for faultline rank -formula blockrank")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: faultline test [flags] [packages]\n\nRuns tests like go test and records their spectra for faultline rank and the\nlanguage server. Packages whose inputs did not change are not run again.\n\nflags:")
 		fs.PrintDefaults()

@@ -69,6 +69,9 @@ type Location struct {
 type Candidate struct {
 	Verified  bool       `json:"verified"`
 	Locations []Location `json:"locations"`
+	// Found says which search found it: FoundBySolver (the formula's
+	// correction sets) or FoundBySwitching (a flipped Boolean).
+	Found string `json:"found,omitempty"`
 
 	// What Verify needs to force the candidate again: the value of every
 	// dynamic instance, and the hashes of the sources (slash path relative
@@ -76,6 +79,12 @@ type Candidate struct {
 	force   []forcedValue
 	sources map[string]string
 }
+
+// How a candidate was found.
+const (
+	FoundBySolver    = "solver"
+	FoundBySwitching = "switch"
+)
 
 // Report is the JSON form of faultline fix -json.
 type Report struct {

@@ -51,7 +51,7 @@ type encoder struct {
 	termErr error
 	// seqs says some site is a string or byte slice.
 	seqs bool
-	// concreteSeqs keeps strings and byte slices out of the formula: each
+	// concreteSeqs (the default) keeps strings and byte slices out of the formula: each
 	// is its value in the run, and what is computed from them too (a
 	// length, a byte, a comparison). The general solver sequences need is
 	// much slower than the finite-domain one, so they are modelled only
@@ -71,13 +71,16 @@ type encoder struct {
 	// runs that violate it as well as runs that meet it.
 	param func(s *site, ev event) (z3.Expr, bool)
 	spec  func(spec z3.Bool, guard instKey)
+	// cause, when set, guards each specification by a literal of its
+	// own, for the unsat cores of a regression explanation (cause.go).
+	cause *causeHooks
 }
 
 func newEncoder(z *z3.Context, enum *mcs.Enumerator[int32], prog *program) *encoder {
 	return &encoder{z: z, enum: enum, prog: prog, ab: map[int32]z3.Bool{}, vars: map[instKey]z3.Expr{},
 		joins: map[joinKey]z3.Expr{}, results: map[instKey]sv{}, explored: map[instKey]uint8{},
 		original: map[instKey]value{}, instOf: map[int32][]instance{}, guarded: map[instKey]bool{},
-		skipped: map[instKey]bool{}}
+		skipped: map[instKey]bool{}, concreteSeqs: true}
 }
 
 func (e *encoder) addHard(b z3.Bool) error {
@@ -374,6 +377,9 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 			return fmt.Errorf("trace names unknown site %d", ev.site)
 		}
 		s := e.prog.sites[ev.site]
+		if e.cause != nil {
+			e.cause.event = i
+		}
 		k := instKey{s.id, ev.inst}
 		if _, ok := e.original[k]; !ok && !forced[k] {
 			e.original[k] = valueOf(ev)
@@ -781,6 +787,9 @@ func (e *encoder) addSpec(spec z3.Bool, first bool, guard instKey) error {
 	if e.spec != nil {
 		e.spec(spec, guard)
 		return nil
+	}
+	if e.cause != nil {
+		spec = e.cause.guardSpec(e, spec)
 	}
 	if !first {
 		e.pending = append(e.pending, pendingSpec{spec, guard})

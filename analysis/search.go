@@ -132,7 +132,7 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 		if err != nil {
 			return err
 		}
-		cand.force = force
+		cand.force, cand.Found = force, FoundBySolver
 		run, err := bin.run(ctx, t.Test, force)
 		if err != nil {
 			return err

@@ -56,7 +56,7 @@ func switchPredicates(ctx context.Context, prog *program, bin *testBinary, t Tar
 		}
 		fixed[f.s.id] = true
 		res.Switched++
-		res.Candidates = append(res.Candidates, Candidate{Verified: true, force: force, Locations: []Location{{
+		res.Candidates = append(res.Candidates, Candidate{Verified: true, Found: FoundBySwitching, force: force, Locations: []Location{{
 			File: f.s.file, Line: f.s.pos.Line, Col: f.s.pos.Column, EndLine: f.s.end.Line, EndCol: f.s.end.Column,
 			Expr: f.s.text, Original: render(f.s, f.was), Angelic: render(f.s, angelic),
 		}}})

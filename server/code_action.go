@@ -69,7 +69,7 @@ func codeAction(ctx context.Context, s *Server, p *protocol.CodeActionParams) ([
 			}
 		}
 	}
-	return actions, nil
+	return append(actions, s.revertActions(snap, rel, p.Range)...), nil
 }
 
 // fixEdit maps a fix candidate onto the current buffers; a candidate whose

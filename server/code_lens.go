@@ -58,6 +58,17 @@ func codeLens(ctx context.Context, s *Server, p *protocol.CodeLensParams) ([]pro
 			Range:   lineRange(ft, cur, enc),
 			Command: protocol.Command{Title: title, Command: commandLocalizeTest, Arguments: []protocol.LSPAny{raw}},
 		})
+		if leaf, ok := firstLeaf(base, failing); ok && s.hasHistory(ctx, snap.root) {
+			raw, err := protocol.Marshal(explainArgs{URI: string(f.uri), Test: leaf.Name, Package: leaf.Package})
+			if err != nil {
+				return nil, fmt.Errorf("encoding lens arguments: %w", err)
+			}
+			title := "faultline: explain " + leaf.Name + " from the git history"
+			lenses = append(lenses, protocol.CodeLens{
+				Range:   lineRange(ft, cur, enc),
+				Command: protocol.Command{Title: title, Command: commandExplainTest, Arguments: []protocol.LSPAny{raw}},
+			})
+		}
 	}
 	return lenses, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"slices"
 
 	"go.lsp.dev/protocol"
@@ -26,6 +27,7 @@ func (s *Server) diagnose(v *view) {
 	}
 	v.diag.cancel = cancel
 	snap := v.snap
+	explained := slices.Collect(maps.Values(v.explained))
 	v.mu.Unlock()
 	if snap == nil {
 		cancel()
@@ -33,7 +35,11 @@ func (s *Server) diagnose(v *view) {
 	}
 	s.spawn("publishing diagnostics", func() {
 		defer cancel()
-		s.publish(ctx, v, s.computeDiagnostics(ctx, snap))
+		out := s.computeDiagnostics(ctx, snap)
+		if out != nil {
+			s.explanationDiagnostics(snap.root, explained, out)
+		}
+		s.publish(ctx, v, out)
 	})
 }
 

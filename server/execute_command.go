@@ -22,6 +22,7 @@ func commands() map[string]command {
 		commandShowFailingTests: showFailingTestsCommand,
 		commandVerifyFix:        verifyFixCommand,
 		commandSuggestInputs:    suggestCommand,
+		commandExplainTest:      explainCommand,
 	}
 }
 

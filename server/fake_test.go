@@ -13,6 +13,7 @@ import (
 
 	"faultline/analysis"
 	"faultline/internal/localize"
+	"faultline/regress"
 	"faultline/spectra"
 )
 
@@ -195,8 +196,12 @@ type fakeLocalizer struct {
 	passes  string // the angelic value Verify lets pass
 	panics  bool   // Localize panics
 
+	// explanation is what Explain answers for any test (nil: an error).
+	explanation *regress.Explanation
+
 	mu       sync.Mutex
 	verified []string // the angelic value of each candidate verified
+	explain  []localize.ExplainOptions
 }
 
 func (f *fakeLocalizer) open(Workspace) (Localizer, error) { return f, nil }
@@ -229,6 +234,35 @@ func (f *fakeLocalizer) Verify(ctx context.Context, t analysis.Target, c analysi
 
 func (f *fakeLocalizer) Suggest(context.Context, *spectra.Matrix, localize.SuggestOptions, func(localize.Suggestion)) ([]localize.Suggestion, error) {
 	return nil, errors.New("the fake localizer does not search inputs")
+}
+
+func (f *fakeLocalizer) Explain(ctx context.Context, m *spectra.Matrix, opts localize.ExplainOptions, each func(regress.Explanation)) (*localize.Explanations, error) {
+	f.mu.Lock()
+	f.explain = append(f.explain, opts)
+	f.mu.Unlock()
+	if f.explanation == nil {
+		return nil, errors.New("not inside a git repository: explain compares the working tree with its git history")
+	}
+	if opts.Progress != nil {
+		opts.Progress("bisecting the first-parent history for a commit where the test passes")
+	}
+	ex := *f.explanation
+	ex.Test, ex.Package = opts.Tests[0].Test, opts.Tests[0].Package
+	return &localize.Explanations{Failing: 1, Tests: []regress.Explanation{ex}}, nil
+}
+
+// CheckHistory: the fake module has a history when Explain has an answer.
+func (f *fakeLocalizer) CheckHistory(ctx context.Context) error {
+	if f.explanation == nil {
+		return errors.New("not inside a git repository: explain compares the working tree with its git history")
+	}
+	return nil
+}
+
+func (f *fakeLocalizer) explanations() []localize.ExplainOptions {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.explain)
 }
 
 func (f *fakeLocalizer) verifications() []string {

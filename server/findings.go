@@ -8,6 +8,7 @@ import (
 
 	"faultline/analysis"
 	"faultline/internal/localize"
+	"faultline/regress"
 	"faultline/spectra"
 )
 
@@ -24,6 +25,11 @@ type Localizer interface {
 	// Suggest searches the inputs that sharpen failing fuzz targets'
 	// rankings and, with opts.Write, adds them to their seed corpora.
 	Suggest(ctx context.Context, m *spectra.Matrix, opts localize.SuggestOptions, progress func(localize.Suggestion)) ([]localize.Suggestion, error)
+	// Explain explains failing tests from the git history.
+	Explain(ctx context.Context, m *spectra.Matrix, opts localize.ExplainOptions, each func(regress.Explanation)) (*localize.Explanations, error)
+	// CheckHistory says why the module cannot be explained from a git
+	// history, or nil.
+	CheckHistory(ctx context.Context) error
 }
 
 // OpenLocalizerFunc makes the localizer of a module's engine; a nil

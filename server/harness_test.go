@@ -312,3 +312,20 @@ func rpcCode(err error) jsonrpc2.Code {
 	}
 	return 0
 }
+
+// codeActions asks for the code actions on a line (0-based) of u.
+func (c *testClient) codeActions(u uri.URI, line uint32) []protocol.CodeAction {
+	c.t.Helper()
+	var raw []json.RawMessage
+	c.mustCall(protocol.MethodTextDocumentCodeAction, &protocol.CodeActionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: u},
+		Range:        protocol.Range{Start: protocol.Position{Line: line}, End: protocol.Position{Line: line}},
+	}, &raw)
+	out := make([]protocol.CodeAction, len(raw))
+	for i, r := range raw {
+		if err := protocol.Unmarshal(r, &out[i]); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+	return out
+}

@@ -16,6 +16,7 @@ const (
 	commandShowFailingTests = "faultline.showFailingTests"
 	commandVerifyFix        = "faultline.verifyFix"
 	commandSuggestInputs    = "faultline.suggestInputs"
+	commandExplainTest      = "faultline.explainTest"
 )
 
 func initialize(ctx context.Context, s *Server, p *protocol.InitializeParams) (*protocol.InitializeResult, error) {
@@ -51,7 +52,7 @@ func initialize(ctx context.Context, s *Server, p *protocol.InitializeParams) (*
 				CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix},
 			},
 			ExecuteCommandProvider: protocol.ExecuteCommandOptions{
-				Commands: []string{commandRun, commandLocalizeTest, commandShowFailingTests, commandVerifyFix, commandSuggestInputs},
+				Commands: []string{commandRun, commandLocalizeTest, commandShowFailingTests, commandVerifyFix, commandSuggestInputs, commandExplainTest},
 			},
 			Workspace: &protocol.WorkspaceOptions{
 				WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{

@@ -3,11 +3,12 @@ package server
 import (
 	"encoding/json"
 	"errors"
-	"faultline/internal/localize"
 	"fmt"
 	"math"
 	"strings"
 	"time"
+
+	"faultline/internal/localize"
 
 	"faultline/spectra"
 	"faultline/spectra/rank"

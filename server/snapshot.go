@@ -4,8 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"faultline/analysis"
-	"faultline/internal/localize"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +11,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"faultline/analysis"
+	"faultline/internal/localize"
 
 	"faultline/spectra"
 	"faultline/spectra/blockrank"

@@ -1,10 +1,10 @@
 package server
 
 import (
-	"encoding/json"
-	"faultline/analysis"
 	"strings"
 	"testing"
+
+	"faultline/analysis"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -18,24 +18,16 @@ func TestVerifyFix(t *testing.T) {
 	loc := &fakeLocalizer{t: t, passes: "1", results: []analysis.TestResult{fakeFix(t, "1", true), fakeFix(t, "3", false)}}
 	c, _, src := startWithFindings(t, loc)
 
-	var raw []json.RawMessage
-	c.mustCall(protocol.MethodTextDocumentCodeAction, &protocol.CodeActionParams{
-		TextDocument: protocol.TextDocumentIdentifier{URI: src},
-		Range:        protocol.Range{Start: protocol.Position{Line: 5}, End: protocol.Position{Line: 5}},
-	}, &raw)
+	actions := c.codeActions(src, 5)
 	var verify []protocol.CodeAction
-	for _, r := range raw {
-		var a protocol.CodeAction
-		if err := protocol.Unmarshal(r, &a); err != nil {
-			t.Fatal(err)
-		}
+	for _, a := range actions {
 		if a.Command.Command == commandVerifyFix {
 			verify = append(verify, a)
 		}
 	}
 	// Show failing tests, then a preview and a verification per fix.
-	if len(raw) != 5 || len(verify) != 2 || !strings.HasPrefix(verify[0].Title, "Verify angelic fix") || !strings.HasSuffix(verify[0].Title, ": 2 ⇒ 1 (TestNextPositive passes when forced)") {
-		t.Fatalf("code actions %s", raw)
+	if len(actions) != 5 || len(verify) != 2 || !strings.HasPrefix(verify[0].Title, "Verify angelic fix") || !strings.HasSuffix(verify[0].Title, ": 2 ⇒ 1 (TestNextPositive passes when forced)") {
+		t.Fatalf("code actions %+v", actions)
 	}
 	run := func(a protocol.CodeAction) (verifyFixResult, error) {
 		var res verifyFixResult

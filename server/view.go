@@ -11,7 +11,9 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"go.lsp.dev/protocol"
 
+	"faultline/analysis"
 	"faultline/internal/localize"
+	"faultline/regress"
 	"faultline/spectra"
 )
 
@@ -43,6 +45,10 @@ type view struct {
 	analysis    context.CancelFunc // of the localization of the current matrix
 	watcher     *fsnotify.Watcher
 	deferred    deferredWork // refused until the user agrees to run the module's code
+	// explained are the latest explanations from the git history, by
+	// package and test; shown while the files they name are unchanged.
+	explained map[analysis.Target]regress.Explanation
+	history   *bool // whether the module lies in a git work tree, once asked
 }
 
 // run is one collection.

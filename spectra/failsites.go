@@ -72,3 +72,25 @@ func relToRoot(path, root string) (string, bool) {
 	}
 	return filepath.ToSlash(rel), true
 }
+
+// StackSites returns the frames inside the module of the first goroutine
+// trace in a test's output (the goroutine that panicked, or the test's own
+// when it timed out), innermost first, skipping faultline's own runtime.
+func StackSites(output, root string) []Site {
+	_, trace, ok := strings.Cut(output, "\ngoroutine ")
+	if !ok {
+		return nil
+	}
+	trace, _, _ = strings.Cut(trace, "\ngoroutine ")
+	var sites []Site
+	for _, m := range traceLine.FindAllStringSubmatch(trace, -1) {
+		if strings.Contains(m[1], "/internal/faultlinert/") {
+			continue
+		}
+		if rel, ok := relToRoot(m[1], root); ok {
+			line, _ := strconv.Atoi(m[2])
+			sites = appendSite(sites, Site{rel, line})
+		}
+	}
+	return sites
+}

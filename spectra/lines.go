@@ -109,12 +109,14 @@ func (m *Matrix) Executing(file string, line int) (failing, passing []int) {
 // JSON form is the documented output of faultline rank -json.
 type Ranking struct {
 	Formula string `json:"formula"`
-	// Order is how the lines are ordered: "formula" (by score alone) or
+	// Order is how the lines are ordered: "formula" (by score alone),
 	// "combined" (lines hosting verified angelic fixes for more failing
-	// tests first, then by score).
+	// tests first, then by score) or "learned" (by a learned model of all
+	// the evidence, Model naming it).
 	Order  string       `json:"order"`
-	Failed int          `json:"failed"` // counted failing tests
-	Passed int          `json:"passed"` // passing tests
+	Model  string       `json:"model,omitempty"` // the learned order's model
+	Failed int          `json:"failed"`          // counted failing tests
+	Passed int          `json:"passed"`          // passing tests
 	Lines  []RankedLine `json:"lines"`
 	// BlockRank describes the solve of a BlockRank ranking.
 	BlockRank *BlockRankSummary `json:"blockrank,omitempty"`
@@ -124,6 +126,9 @@ type Ranking struct {
 const (
 	OrderFormula  = "formula"
 	OrderCombined = "combined"
+	// OrderLearned ranks by a model learned from every technique's
+	// evidence (each line's Evidence and Because say what it weighed).
+	OrderLearned = "learned"
 )
 
 // RankReport is the documented output of faultline rank -json: a ranking
@@ -151,8 +156,23 @@ type RankedLine struct {
 	Fixes int `json:"fixes,omitempty"`
 	// BlockRank explains the score of a BlockRank ranking.
 	BlockRank *BlockRankLine `json:"blockrank,omitempty"`
+	// Evidence holds what every technique says of the line, one named
+	// number per technique's column (zeros left out); set by the
+	// localization service.
+	Evidence map[string]float64 `json:"evidence,omitempty"`
+	// Because names the evidence that put the line where a learned order
+	// ranks it, strongest first.
+	Because []Reason `json:"because,omitempty"`
 	// SatTar explains the score of a SAT-TAR ranking.
 	SatTar *SatTarLine `json:"sattar,omitempty"`
+}
+
+// Reason is one piece of evidence's part in a line's learned score: its
+// value on the line times the weight the order gives it.
+type Reason struct {
+	Evidence     string  `json:"evidence"`
+	Value        float64 `json:"value"`
+	Contribution float64 `json:"contribution"`
 }
 
 // RankLines ranks every line executed by a counted test under f, most

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"faultline/bench/internal/gocmd"
+
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -26,6 +31,9 @@ type Config struct {
 	TestTimeout      time.Duration
 	Work             string // scratch directory for working copies and stores
 	Formulas         []rank.Formula
+	// Rankings, when set, is a directory where each fault's ranking is
+	// kept as JSON (SavedRanking), for training and scoring orders later.
+	Rankings string
 	// BlockRank ranks with -formula blockrank (edge profiles collected in
 	// the same run) and scores the BlockRank orders beside the formulas.
 	BlockRank bool
@@ -206,7 +214,7 @@ func (c *Config) tryMutant(ctx context.Context, subj *Subject, site Site) (_ Fau
 			err = fmt.Errorf("restore %s after mutant: %w", site.File, rerr)
 		}
 	}()
-	o, err := RunGoTest(ctx, subj.Root, subj.Packages, c.TestTimeout)
+	o, err := gocmd.RunGoTest(ctx, subj.Root, subj.Packages, c.TestTimeout, nil)
 	if err != nil {
 		return FaultResult{}, "", fmt.Errorf("mutant %s: %w", site.ID(), err)
 	}
@@ -236,7 +244,7 @@ func (c *Config) evaluateFault(ctx context.Context, subj *Subject, site *Site, f
 	if site != nil {
 		r.HeldOut = HeldOut(c.Seed, subj.Module, *site, c.HeldOut)
 	} else {
-		o, err := RunGoTest(ctx, subj.Root, subj.Packages, c.TestTimeout)
+		o, err := gocmd.RunGoTest(ctx, subj.Root, subj.Packages, c.TestTimeout, nil)
 		if err != nil {
 			r.Err = err.Error()
 			return r
@@ -270,6 +278,11 @@ func (c *Config) evaluateFault(ctx context.Context, subj *Subject, site *Site, f
 	if rep.Failed == 0 {
 		r.Err = whyEmpty(rep)
 		return r
+	}
+	if c.Rankings != "" {
+		if err := c.saveRanking(&r, rep); err != nil {
+			c.logf("    keep ranking: %v", err)
+		}
 	}
 	scored := Score(rep, fault, c.Formulas)
 	if c.BlockRank {
@@ -312,4 +325,31 @@ func (c *Config) evaluateFault(ctx context.Context, subj *Subject, site *Site, f
 			r.Seconds, rep.Failed, rep.Passed, scored.Lines, rank.Default().Name(), fs.Pos[1], scored.FaultExecutedByFailing)
 	}
 	return r
+}
+
+// SavedRanking is one fault's ranking as -rankings keeps it.
+type SavedRanking struct {
+	Module  string      `json:"module"`
+	Site    string      `json:"site,omitempty"`
+	Fault   Fault       `json:"fault"`
+	HeldOut bool        `json:"heldOut"`
+	Report  *RankReport `json:"report"`
+}
+
+// saveRanking writes a fault's ranking into c.Rankings, named by a hash of
+// its module and site.
+func (c *Config) saveRanking(r *FaultResult, rep *RankReport) error {
+	s := SavedRanking{Module: r.Module, Fault: r.Fault, HeldOut: r.HeldOut, Report: rep}
+	if r.Site != nil {
+		s.Site = r.Site.ID()
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256([]byte(s.Module + "\x00" + s.Site + "\x00" + s.Fault.File))
+	if err := os.MkdirAll(c.Rankings, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(c.Rankings, hex.EncodeToString(sum[:8])+".json"), data, 0o644)
 }

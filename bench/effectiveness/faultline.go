@@ -1,6 +1,8 @@
 package main
 
 import (
+	"faultline/bench/internal/gocmd"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -53,7 +55,7 @@ func ParseRankReport(data []byte) (*RankReport, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var rep RankReport
 	if err := dec.Decode(&rep); err != nil {
-		return nil, fmt.Errorf("decode faultline rank -json output (%q): %w", tail(data, 300), err)
+		return nil, fmt.Errorf("decode faultline rank -json output (%q): %w", gocmd.Tail(data, 300), err)
 	}
 	for i, l := range rep.Lines {
 		if l.File == "" || l.Line <= 0 {
@@ -86,11 +88,11 @@ type Faultline struct {
 func (f Faultline) Rank(ctx context.Context, dir string, pkgs []string) (*RankReport, time.Duration, error) {
 	args := append([]string{"rank", "-json", "-timeout", f.TestTimeout}, f.Flags...)
 	args = append(args, pkgs...)
-	res, err := runCommand(ctx, dir, append(goEnv(), f.Env...), f.Deadline, f.Binary, args...)
+	res, err := gocmd.Run(ctx, dir, append(gocmd.GoEnv(), f.Env...), f.Deadline, f.Binary, args...)
 	if err != nil {
 		var exit *exec.ExitError
 		if errors.As(err, &exit) || res.TimedOut {
-			return nil, res.Elapsed, fmt.Errorf("faultline rank in %s: %w: %s", dir, err, tail(res.Stderr, 1500))
+			return nil, res.Elapsed, fmt.Errorf("faultline rank in %s: %w: %s", dir, err, gocmd.Tail(res.Stderr, 1500))
 		}
 		return nil, res.Elapsed, fmt.Errorf("run faultline: %w", err)
 	}

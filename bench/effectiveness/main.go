@@ -66,6 +66,7 @@ func run(args []string) error {
 	blockRank := fs.Bool("blockrank", true, "rank with -formula blockrank (edge profiles in the same run) and score the BlockRank orders too")
 	satTar := fs.Bool("sattar", false, "rank each fault once more with -formula sattar (unsat cores; needs Z3) and score SAT-TAR's order too")
 	quiet := fs.Bool("q", false, "no progress on standard error")
+	rankings := fs.String("rankings", "", "keep each fault's ranking as JSON in this directory (with -rank-flags -evidence, every line's evidence, to train and score orders)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -88,6 +89,7 @@ func run(args []string) error {
 		BlockRank:        *blockRank,
 		SatTar:           *satTar,
 		TestTimeout:      *testTimeout,
+		Rankings:         *rankings,
 		Log:              os.Stderr,
 	}
 	if *quiet {

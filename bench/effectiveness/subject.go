@@ -1,6 +1,8 @@
 package main
 
 import (
+	"faultline/bench/internal/gocmd"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -103,17 +105,17 @@ func moduleSource(ctx context.Context, spec SubjectSpec, scratch string) (string
 		}
 		return abs, nil
 	}
-	res, err := runCommand(ctx, scratch, goEnv(), 5*time.Minute,
+	res, err := gocmd.Run(ctx, scratch, gocmd.GoEnv(), 5*time.Minute,
 		"go", "mod", "download", "-json", spec.Module+"@"+spec.Version)
 	var info struct{ Dir, Error string }
 	if jerr := json.Unmarshal(res.Stdout, &info); jerr != nil && err == nil {
-		return "", fmt.Errorf("go mod download %s: unreadable answer %q: %w", spec, tail(res.Stdout, 300), jerr)
+		return "", fmt.Errorf("go mod download %s: unreadable answer %q: %w", spec, gocmd.Tail(res.Stdout, 300), jerr)
 	}
 	if info.Error != "" {
 		return "", fmt.Errorf("go mod download %s: %s", spec, info.Error)
 	}
 	if err != nil {
-		return "", fmt.Errorf("go mod download %s: %w: %s", spec, err, tail(res.Stderr, 1000))
+		return "", fmt.Errorf("go mod download %s: %w: %s", spec, err, gocmd.Tail(res.Stderr, 1000))
 	}
 	if info.Dir == "" {
 		return "", fmt.Errorf("go mod download %s: no directory in the answer", spec)
@@ -169,9 +171,9 @@ type listedPackage struct {
 
 func listPackages(ctx context.Context, root string, pkgs []string) ([]listedPackage, error) {
 	args := append([]string{"list", "-e", "-json=ImportPath,Dir,GoFiles,Error"}, pkgs...)
-	res, err := runCommand(ctx, root, goEnv(), 5*time.Minute, "go", args...)
+	res, err := gocmd.Run(ctx, root, gocmd.GoEnv(), 5*time.Minute, "go", args...)
 	if err != nil {
-		return nil, fmt.Errorf("go list in %s: %w: %s", root, err, tail(res.Stderr, 1000))
+		return nil, fmt.Errorf("go list in %s: %w: %s", root, err, gocmd.Tail(res.Stderr, 1000))
 	}
 	var out []listedPackage
 	dec := json.NewDecoder(bytes.NewReader(res.Stdout))
@@ -209,9 +211,9 @@ func Prepare(ctx context.Context, spec SubjectSpec, work string, testTimeout tim
 	if err := fetchDependencies(ctx, root, spec.Module); err != nil {
 		return nil, err
 	}
-	modRes, err := runCommand(ctx, root, goEnv(), time.Minute, "go", "list", "-m")
+	modRes, err := gocmd.Run(ctx, root, gocmd.GoEnv(), time.Minute, "go", "list", "-m")
 	if err != nil {
-		return nil, fmt.Errorf("go list -m in %s: %w: %s", root, err, tail(modRes.Stderr, 500))
+		return nil, fmt.Errorf("go list -m in %s: %w: %s", root, err, gocmd.Tail(modRes.Stderr, 500))
 	}
 	s.Module = strings.TrimSpace(string(modRes.Stdout))
 	patterns := spec.Pkgs
@@ -233,7 +235,7 @@ func Prepare(ctx context.Context, spec SubjectSpec, work string, testTimeout tim
 	}
 	// Drop packages that fail unmodified, then confirm the rest pass together.
 	for attempt := 0; attempt < 2; attempt++ {
-		o, err := RunGoTest(ctx, root, candidates, testTimeout)
+		o, err := gocmd.RunGoTest(ctx, root, candidates, testTimeout, nil)
 		if err != nil {
 			return nil, fmt.Errorf("baseline tests of %s: %w", spec, err)
 		}
@@ -285,8 +287,8 @@ var goDirective = regexp.MustCompile(`(?m)^go\s+\S+`)
 func fetchDependencies(ctx context.Context, root, module string) error {
 	gomod := filepath.Join(root, "go.mod")
 	if _, err := os.Stat(gomod); errors.Is(err, fs.ErrNotExist) && module != "" {
-		if res, err := runCommand(ctx, root, goEnv(), time.Minute, "go", "mod", "init", module); err != nil {
-			return fmt.Errorf("go mod init %s: %w: %s", module, err, tail(res.Stderr, 500))
+		if res, err := gocmd.Run(ctx, root, gocmd.GoEnv(), time.Minute, "go", "mod", "init", module); err != nil {
+			return fmt.Errorf("go mod init %s: %w: %s", module, err, gocmd.Tail(res.Stderr, 500))
 		}
 		if err := os.WriteFile(gomod, []byte("module "+module+"\n"), 0o644); err != nil {
 			return fmt.Errorf("write go.mod: %w", err)
@@ -301,8 +303,8 @@ func fetchDependencies(ctx context.Context, root, module string) error {
 		steps = append(steps, []string{"mod", "edit", "-go=1.16"})
 	}
 	for _, args := range steps {
-		if res, err := runCommand(ctx, root, goEnv(), 5*time.Minute, "go", args...); err != nil {
-			return fmt.Errorf("go %s in %s: %w: %s", strings.Join(args, " "), root, err, tail(res.Stderr, 1000))
+		if res, err := gocmd.Run(ctx, root, gocmd.GoEnv(), 5*time.Minute, "go", args...); err != nil {
+			return fmt.Errorf("go %s in %s: %w: %s", strings.Join(args, " "), root, err, gocmd.Tail(res.Stderr, 1000))
 		}
 	}
 	return nil

@@ -12,10 +12,22 @@ import (
 	"time"
 
 	"faultline/analysis"
+	"faultline/internal/bug"
 	"faultline/spectra"
 	"faultline/spectra/blockrank"
 	"faultline/spectra/rank"
 )
+
+// Orders lists the orders Options.Order takes.
+var Orders = []string{spectra.OrderFormula, spectra.OrderCombined, spectra.OrderLearned}
+
+// CheckOrder reports an order name that is not one of Orders.
+func CheckOrder(order string) error {
+	if order != "" && !slices.Contains(Orders, order) {
+		return fmt.Errorf("unknown order %q; valid: %s", order, strings.Join(Orders, ", "))
+	}
+	return nil
+}
 
 // Options are the user's choices for one localization: the same flags in
 // faultline rank and settings in the language server.
@@ -28,7 +40,15 @@ type Options struct {
 	// plus a bonus for the lines in the unsat cores of the failing tests'
 	// violated checks, which come from workers like the analyses.
 	SatTar  bool
-	Angelic bool // analyse failing tests and put lines with verified fixes first
+	Angelic bool // analyse failing tests
+	// Order is how the lines are ordered: spectra.OrderFormula,
+	// OrderCombined (verified angelic fixes first) or OrderLearned (the
+	// shipped model over every technique's evidence); "" is the shipped
+	// model's default.
+	Order string
+	// Evidence attaches every line's evidence to the ranking whatever the
+	// order (the learned order always does).
+	Evidence bool
 	// Budget is the analysis time of one failing test (default 10s);
 	// MaxAnalyzed how many failing tests are analysed (default 10).
 	Budget      time.Duration
@@ -56,6 +76,9 @@ const (
 func (o *Options) defaults() {
 	if o.Formula == nil {
 		o.Formula = rank.Default()
+	}
+	if o.Order == "" {
+		o.Order = ShippedModel().Default
 	}
 	if o.Budget <= 0 {
 		o.Budget = DefaultBudget
@@ -114,9 +137,13 @@ func (s *Service) Workspace() *spectra.Workspace { return s.ws }
 type Localization struct {
 	Matrix  *spectra.Matrix
 	Formula *spectra.Ranking // the formula's order alone
-	Ranking *spectra.Ranking // the order shown: combined when the analysis found fixes
+	Ranking *spectra.Ranking // the order shown
 	Angelic *Angelic         // nil when the analysis was not asked for or there is no failing test
-	SatTar  *SatTar          // what SAT-TAR's order was made of, when it was asked for
+	// Evidence is every technique's evidence over the lines of Base, when
+	// the order is learned or Options.Evidence asked for it.
+	Evidence *Evidence
+	Base     *spectra.Ranking // the formula ranking the evidence is gathered over
+	SatTar   *SatTar          // what SAT-TAR's order was made of, when it was asked for
 }
 
 // Angelic is what the analysis contributed. Its JSON form is the
@@ -217,12 +244,23 @@ func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options,
 	if err != nil {
 		return nil, err
 	}
-	loc := &Localization{Matrix: m, Formula: formula, Ranking: formula, SatTar: satTar}
+	if err := CheckOrder(opts.Order); err != nil {
+		return nil, err
+	}
+	loc := &Localization{Matrix: m, Formula: formula, Ranking: formula, Base: formula, SatTar: satTar}
+	if opts.BlockRank != nil || opts.SatTar {
+		// The evidence is gathered over the formula's ranking, which
+		// carries every line's counts; BlockRank's own is a column.
+		if loc.Base, err = spectra.RankLines(m, opts.Formula); err != nil {
+			return nil, err
+		}
+	}
+	st := &state{loc: loc, opts: opts}
 	if !opts.Angelic || formula.Failed == 0 {
-		return loc, nil
+		return st.publish(nil), nil
 	}
 	targets, failing := Select(m, opts.MaxAnalyzed)
-	st := &state{loc: loc, targets: targets, results: make([]*analysis.TestResult, len(targets)), cached: make([]bool, len(targets))}
+	st.targets, st.results, st.cached = targets, make([]*analysis.TestResult, len(targets)), make([]bool, len(targets))
 	st.angelic.Failing = failing
 	if len(targets) < failing {
 		st.angelic.Notes = append(st.angelic.Notes, fmt.Sprintf("analysed the first %d of %d failing tests", len(targets), failing))
@@ -318,6 +356,8 @@ func pick(targets []analysis.Target, idx []int) []analysis.Target {
 type state struct {
 	mu      sync.Mutex
 	loc     *Localization
+	opts    Options
+	prior   *Evidence // the evidence that does not depend on the analyses
 	targets []analysis.Target
 	results []*analysis.TestResult
 	cached  []bool
@@ -375,14 +415,67 @@ func (st *state) publish(progress func(*Localization)) *Localization {
 	}
 	st.mu.Unlock()
 	loc := *st.loc
-	loc.Angelic = &a
-	if len(a.Results) > 0 {
-		loc.Ranking = Combine(loc.Formula, a.Results)
+	if st.opts.Angelic && loc.Formula.Failed > 0 {
+		loc.Angelic = &a
 	}
+	st.order(&loc, a.Results)
 	if progress != nil {
 		progress(&loc)
 	}
 	return &loc
+}
+
+// order puts the localization's lines in the asked order, gathering the
+// evidence when the order or the options need it. An order that cannot be
+// made falls back to the combined one with a note.
+func (st *state) order(loc *Localization, results []analysis.TestResult) {
+	if len(results) > 0 {
+		loc.Ranking = Combine(loc.Formula, results)
+	}
+	if st.opts.Order != spectra.OrderLearned && !st.opts.Evidence || loc.Formula.Failed == 0 {
+		if st.opts.Order == spectra.OrderFormula {
+			loc.Ranking = loc.Formula
+		}
+		return
+	}
+	st.mu.Lock()
+	prior := st.prior
+	st.mu.Unlock()
+	ev, notes := gatherEvidence(loc.Matrix, loc.Base.Lines, results, prior)
+	st.mu.Lock()
+	st.prior = ev
+	st.mu.Unlock()
+	loc.Evidence = ev
+	if loc.Angelic != nil {
+		loc.Angelic.Notes = append(loc.Angelic.Notes, notes...)
+	}
+	switch st.opts.Order {
+	case spectra.OrderLearned:
+		learned, err := Learned(loc.Base, ev, ShippedModel())
+		if err != nil {
+			bug.Reportf("learned order: %v", err)
+			return
+		}
+		loc.Ranking = learned
+	case spectra.OrderFormula:
+		loc.Ranking = withEvidence(loc.Formula, loc.Base, ev)
+	default:
+		loc.Ranking = withEvidence(loc.Ranking, loc.Base, ev)
+	}
+}
+
+// withEvidence returns r with each line's evidence, ev being gathered over
+// base's lines.
+func withEvidence(r, base *spectra.Ranking, ev *Evidence) *spectra.Ranking {
+	index := lineIndex(base.Lines)
+	out := *r
+	out.Lines = slices.Clone(r.Lines)
+	for i := range out.Lines {
+		if j, ok := index[line{out.Lines[i].File, out.Lines[i].Line}]; ok {
+			out.Lines[i].Evidence = ev.Line(j)
+		}
+	}
+	return &out
 }
 
 // Verify runs a candidate's failing test again with its angelic values

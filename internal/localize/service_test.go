@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +30,12 @@ func TestMain(m *testing.M) {
 // module collects the spectra of a txtar module from analysis/testdata.
 func module(t *testing.T, name string) (*Service, *spectra.Matrix) {
 	t.Helper()
-	dir := txtartest.Extract(t, filepath.Join("..", "..", "analysis", "testdata", name))
+	return collected(t, txtartest.Extract(t, filepath.Join("..", "..", "analysis", "testdata", name)))
+}
+
+// collected collects the spectra of the module in dir.
+func collected(t *testing.T, dir string) (*Service, *spectra.Matrix) {
+	t.Helper()
 	ws, err := spectra.Open(dir, spectra.Options{CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +75,7 @@ func TestLocalizeCombinesAndCaches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Angelic.Cached != 1 || again.Ranking.Lines[0] != loc.Ranking.Lines[0] {
+	if again.Angelic.Cached != 1 || !reflect.DeepEqual(again.Ranking.Lines[0], loc.Ranking.Lines[0]) {
 		t.Errorf("second localization: %+v, first line %+v", again.Angelic, again.Ranking.Lines[0])
 	}
 	cached := again.Angelic.Results[0].Candidates[0]

@@ -46,6 +46,9 @@ type workRequest struct {
 	// Suggest, when set, asks for the inputs that sharpen the ranking of
 	// one failing fuzz target instead.
 	Suggest *suggestWork `json:",omitempty"`
+	// Explain, when set, asks to explain these failing tests from the
+	// git history instead.
+	Explain []explainWork `json:",omitempty"`
 	// Memory and Deadline bound the worker; the parent enforces them. Env
 	// is the worker's environment.
 	Memory   int64     `json:"-"`
@@ -65,6 +68,8 @@ type workReply struct {
 	Verification *analysis.Verification `json:"verification,omitempty"` // the answer to a Verify request
 	Core         *analysis.CoreResult   `json:"core,omitempty"`         // one target's core
 	Suggestion   json.RawMessage        `json:"suggestion,omitempty"`   // specs.MarshalResult
+	Explanation  json.RawMessage        `json:"explanation,omitempty"`  // one regress.Explanation
+	Progress     string                 `json:"progress,omitempty"`     // what an explanation is doing
 	Error        string                 `json:"error,omitempty"`        // the worker could not go on
 }
 
@@ -87,6 +92,12 @@ func RunWorker(ctx context.Context, in io.Reader, out io.Writer) error {
 	mod, err := testbuild.Open(req.Root, testbuild.Config{CacheDir: req.CacheRoot})
 	if err != nil {
 		return fail(err)
+	}
+	if req.Explain != nil {
+		if err := explainEach(ctx, mod, req.Explain, func(r workReply) error { return enc.Encode(r) }); err != nil {
+			return fail(err)
+		}
+		return nil
 	}
 	if req.Verify != nil {
 		r, err := analysis.UnmarshalResult(req.Verify)

@@ -137,7 +137,14 @@ func (o *Overlay) Put(target string, data []byte) error {
 	return nil
 }
 
-// Has reports whether target is replaced or added.
+// Remove makes target (an absolute path) absent from the build, as if it
+// were deleted: go build -overlay reads an empty replacement path so.
+func (o *Overlay) Remove(target string) {
+	o.replace[target] = ""
+	o.sums[target] = "deleted"
+}
+
+// Has reports whether target is replaced, added or removed.
 func (o *Overlay) Has(target string) bool { _, ok := o.replace[target]; return ok }
 
 // AddRuntime injects a runtime package and returns its import path. Its

@@ -24,3 +24,7 @@ command("FaultlineStatus", function()
   local text = require("faultline").status()
   vim.notify(text ~= "" and text or "faultline: no status yet")
 end, { desc = "Show what the faultline server is doing" })
+
+command("FaultlineExplain", function(opts)
+  require("faultline").explain(opts.args)
+end, { nargs = 1, desc = "Explain a failing test from the git history: the changes that make it fail, in the quickfix list" })

@@ -4,6 +4,7 @@ local plugin_dir = os.getenv("FAULTLINE_PLUGIN_DIR")
 vim.opt.runtimepath:prepend(plugin_dir)
 local ranking = require("faultline.ranking")
 local config = require("faultline.config")
+local explain = require("faultline.explain")
 
 local passed, failed = 0, 0
 local function test(name, fn)
@@ -137,6 +138,26 @@ test("trust follows vim.secure where Neovim has it", function()
   eq(trust.stated("/m", secure(nil), version(true)), false, "denied or ignored")
   eq(trust.stated("/m", secure("error"), version(true)), false, "prompt interrupted")
   eq(asked, { "/m", "/m/go.mod", "/m", "/m" }, "paths asked")
+end)
+
+test("an explanation lists its changes, then its cause", function()
+  local ex = {
+    test = "TestMaxPlus",
+    base = "9cde2c1f5453cfb3bc3bcb1ce71a576c05ae30fa",
+    changes = {
+      { file = "after.go", line = 10, endLine = 10, role = "root", old = "\t\tif x > y {\n", new = "\t\tif x < y {\n" },
+      { file = "walk.go", line = 30, endLine = 29, role = "auxiliary", old = "\tif mode {\n\t}\n", new = "" },
+    },
+    cause = { { file = "after_test.go", line = 6, why = "the check fails" } },
+  }
+  local items = explain.quickfix_items(ex, "/m")
+  eq(#items, 3, "count")
+  eq(items[1], { filename = "/m/after.go", lnum = 10, col = 1, type = "W", text = "root change: if x < y {  (was: if x > y {)" }, "root")
+  eq(items[2].text, "auxiliary change: (deleted)  (was: if mode {)", "auxiliary")
+  eq(items[2].type, "I", "auxiliary type")
+  eq(items[3], { filename = "/m/after_test.go", lnum = 6, col = 1, type = "I", text = "cause: the check fails" }, "cause")
+  eq(explain.title(ex), "faultline: TestMaxPlus since 9cde2c1f5453", "title")
+  eq(explain.quickfix_items(nil, "/m"), {}, "nil")
 end)
 
 io.stdout:write(string.format("unit: %d passed, %d failed\n", passed, failed))

@@ -2,6 +2,7 @@
 -- per module root, the nearest go.mod), colours suspicious lines by score,
 -- and fills the quickfix list from the server's ranking.
 local config = require("faultline.config")
+local explain = require("faultline.explain")
 local highlight = require("faultline.highlight")
 local ranking = require("faultline.ranking")
 local trust = require("faultline.trust")
@@ -392,6 +393,35 @@ function M.show_ranking()
       notify("no suspicious lines (no failing test yet?)")
       return
     end
+    if state.cfg.open_quickfix then
+      vim.cmd("copen")
+    end
+  end)
+end
+
+-- explain asks the server to explain a failing leaf test from the git
+-- history (faultline.explainTest) and fills the quickfix list with the
+-- changes that make it fail and the cause. It takes minutes on a large
+-- history; the server reports progress.
+function M.explain(test)
+  local clients = require_clients()
+  if not clients then
+    return
+  end
+  local client = clients[1]
+  local args = { uri = vim.uri_from_bufnr(vim.api.nvim_get_current_buf()), test = test }
+  notify("explaining " .. test .. " from the git history")
+  client_request(client, "workspace/executeCommand", { command = "faultline.explainTest", arguments = { args } }, function(err, result)
+    if err then
+      notify("faultline.explainTest failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      return
+    end
+    if type(result) == "table" and type(result.message) == "string" and result.message ~= "" then
+      notify(test .. ": " .. result.message)
+      return
+    end
+    local items = explain.quickfix_items(result, client.config.root_dir)
+    vim.fn.setqflist({}, " ", { title = explain.title(result), items = items })
     if state.cfg.open_quickfix then
       vim.cmd("copen")
     end

@@ -1,4 +1,7 @@
-package main
+// Package gocmd runs the commands the benchmarks drive (go test, git,
+// faultline) with a hard deadline on the whole process group, and reads go
+// test's JSON events into one verdict per test.
+package gocmd
 
 import (
 	"bytes"
@@ -12,17 +15,17 @@ import (
 	"time"
 )
 
-// commandResult is what a finished child process left behind.
-type commandResult struct {
+// Result is what a finished child process left behind.
+type Result struct {
 	Stdout, Stderr []byte
 	TimedOut       bool
 	Elapsed        time.Duration
 }
 
-// runCommand runs name args in dir with extra environment variables, killing
-// the whole process group (go test and its test binary) after timeout. A
+// Run runs name args in dir with extra environment variables, killing the
+// whole process group (go test and its test binary) after timeout. A
 // non-zero exit is returned as an *exec.ExitError alongside the output.
-func runCommand(ctx context.Context, dir string, env []string, timeout time.Duration, name string, args ...string) (commandResult, error) {
+func Run(ctx context.Context, dir string, env []string, timeout time.Duration, name string, args ...string) (Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
@@ -35,7 +38,7 @@ func runCommand(ctx context.Context, dir string, env []string, timeout time.Dura
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	err := cmd.Run()
-	res := commandResult{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Elapsed: time.Since(start)}
+	res := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Elapsed: time.Since(start)}
 	if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		res.TimedOut = true
 		return res, fmt.Errorf("%s %s: killed after %v", name, strings.Join(args, " "), timeout)
@@ -43,16 +46,16 @@ func runCommand(ctx context.Context, dir string, env []string, timeout time.Dura
 	return res, err
 }
 
-// tail returns the last n bytes of b as text, for error messages.
-func tail(b []byte, n int) string {
+// Tail returns the last n bytes of b as text, for error messages.
+func Tail(b []byte, n int) string {
 	if len(b) > n {
 		b = b[len(b)-n:]
 	}
 	return strings.TrimSpace(string(b))
 }
 
-// goEnv is the environment every go command of the harness runs with: no
+// GoEnv is the environment every go command of a benchmark runs with: no
 // workspace file above a temporary module, no toolchain switch.
-func goEnv() []string {
+func GoEnv() []string {
 	return []string{"GOWORK=off", "GOTOOLCHAIN=local"}
 }

@@ -1,4 +1,4 @@
-package main
+package gocmd
 
 import (
 	"bufio"
@@ -11,6 +11,15 @@ import (
 	"time"
 )
 
+// TestID names one test: its package's import path and its full name
+// (subtests with slashes).
+type TestID struct {
+	Package string `json:"package"`
+	Test    string `json:"test"`
+}
+
+func (t TestID) String() string { return t.Package + " " + t.Test }
+
 // TestOutcome summarises one plain go test run over a package set, counted
 // in leaf tests (a test with subtests counts through its subtests).
 type TestOutcome struct {
@@ -18,6 +27,8 @@ type TestOutcome struct {
 	BuildFailed    bool     // some package did not build or vet
 	TimedOut       bool     // the run or a test binary hit its timeout
 	FailedPackages []string // packages with a failing verdict, sorted
+	// Leaves holds every leaf test's verdict: "pass", "fail" or "skip".
+	Leaves map[TestID]string
 }
 
 // Mixed reports whether the run has at least one failing and one passing
@@ -26,7 +37,7 @@ func (o TestOutcome) Mixed() bool {
 	return o.Failed > 0 && o.Passed > 0 && !o.BuildFailed && !o.TimedOut
 }
 
-// testEvent is the subset of test2json's event the harness reads.
+// testEvent is the subset of test2json's event a benchmark reads.
 type testEvent struct {
 	Action  string
 	Package string
@@ -36,10 +47,9 @@ type testEvent struct {
 
 // ParseTestEvents summarises go test -json output.
 func ParseTestEvents(out []byte) (TestOutcome, error) {
-	type key struct{ pkg, test string }
-	final := make(map[key]string)
-	var order []key
-	var o TestOutcome
+	final := make(map[TestID]string)
+	var order []TestID
+	o := TestOutcome{Leaves: map[TestID]string{}}
 	failedPkgs := make(map[string]bool)
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 1024*1024), 64*1024*1024)
@@ -50,7 +60,7 @@ func ParseTestEvents(out []byte) (TestOutcome, error) {
 		}
 		var ev testEvent
 		if err := json.Unmarshal(line, &ev); err != nil {
-			return TestOutcome{}, fmt.Errorf("parse go test -json event %q: %w", tail(line, 200), err)
+			return TestOutcome{}, fmt.Errorf("parse go test -json event %q: %w", Tail(line, 200), err)
 		}
 		switch ev.Action {
 		case "build-fail":
@@ -69,7 +79,7 @@ func ParseTestEvents(out []byte) (TestOutcome, error) {
 				}
 				continue
 			}
-			k := key{ev.Package, ev.Test}
+			k := TestID{ev.Package, ev.Test}
 			if _, seen := final[k]; !seen {
 				order = append(order, k)
 			}
@@ -80,11 +90,11 @@ func ParseTestEvents(out []byte) (TestOutcome, error) {
 		return TestOutcome{}, fmt.Errorf("read go test -json output: %w", err)
 	}
 	// A test is a leaf unless another test of its package is below it.
-	parents := make(map[key]bool)
+	parents := make(map[TestID]bool)
 	for _, k := range order {
-		if i := strings.LastIndex(k.test, "/"); i >= 0 {
-			for name := k.test[:i]; ; {
-				parents[key{k.pkg, name}] = true
+		if i := strings.LastIndex(k.Test, "/"); i >= 0 {
+			for name := k.Test[:i]; ; {
+				parents[TestID{k.Package, name}] = true
 				j := strings.LastIndex(name, "/")
 				if j < 0 {
 					break
@@ -97,6 +107,7 @@ func ParseTestEvents(out []byte) (TestOutcome, error) {
 		if parents[k] {
 			continue
 		}
+		o.Leaves[k] = final[k]
 		switch final[k] {
 		case "pass":
 			o.Passed++
@@ -112,10 +123,12 @@ func ParseTestEvents(out []byte) (TestOutcome, error) {
 }
 
 // RunGoTest runs plain go test -json on pkgs in dir, with go test's own
-// timeout and a slightly longer hard deadline on the whole command.
-func RunGoTest(ctx context.Context, dir string, pkgs []string, timeout time.Duration) (TestOutcome, error) {
-	args := append([]string{"test", "-json", "-count=1", "-timeout", timeout.String()}, pkgs...)
-	res, err := runCommand(ctx, dir, goEnv(), timeout+time.Minute, "go", args...)
+// timeout and a slightly longer hard deadline on the whole command; flags
+// go before the packages.
+func RunGoTest(ctx context.Context, dir string, pkgs []string, timeout time.Duration, env []string, flags ...string) (TestOutcome, error) {
+	args := append([]string{"test", "-json", "-count=1", "-timeout", timeout.String()}, flags...)
+	args = append(args, pkgs...)
+	res, err := Run(ctx, dir, append(GoEnv(), env...), timeout+time.Minute, "go", args...)
 	if res.TimedOut {
 		return TestOutcome{TimedOut: true}, nil
 	}
@@ -124,8 +137,8 @@ func RunGoTest(ctx context.Context, dir string, pkgs []string, timeout time.Dura
 		return TestOutcome{}, perr
 	}
 	if err != nil && o.Passed+o.Failed == 0 && !o.BuildFailed {
-		// go test failed before running anything: a broken module, not a mutant verdict.
-		return o, fmt.Errorf("go test in %s: %w: %s", dir, err, tail(res.Stderr, 2000))
+		// go test failed before running anything: a broken module, not a verdict.
+		return o, fmt.Errorf("go test in %s: %w: %s", dir, err, Tail(res.Stderr, 2000))
 	}
 	if err != nil && len(res.Stderr) > 0 && bytes.Contains(res.Stderr, []byte("build failed")) {
 		o.BuildFailed = true

@@ -1,0 +1,71 @@
+//go:build cgo
+
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+)
+
+func lines(stmts []Statement) []string {
+	var out []string
+	for _, s := range stmts {
+		out = append(out, fmt.Sprintf("%s:%d", s.File, s.Line))
+	}
+	return out
+}
+
+// TestCauseRunningExample checks the semantic step on the paper's running
+// example: the first cause is the data flow into the failed check along
+// the recorded path (no condition in it), its critical predicates are the
+// conditions controlling its statements, and the cause of x < y is that
+// condition alone (its operands are the test's inputs).
+func TestCauseRunningExample(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Skip(err)
+	}
+	dir := extract(t, "cause.txtar")
+	run, err := RecordFailingRun(context.Background(), open(t, dir), Target{Package: "example.com/after", Test: "TestMaxPlus"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	c, err := run.Cause()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := lines(c.Statements), []string{"after.go:13", "after.go:17", "after.go:21"}; !slices.Equal(got, want) {
+		t.Errorf("cause = %v, want %v", got, want)
+	}
+	if got := fmt.Sprintf("%s:%d", c.Outcome.File, c.Outcome.Line); got != "after_test.go:6" {
+		t.Errorf("outcome = %s, want after_test.go:6", got)
+	}
+	preds := run.CriticalPredicates(c)
+	var got []string
+	for _, p := range preds {
+		got = append(got, fmt.Sprintf("%s:%d %s", p.File, p.Line, p.Kind))
+	}
+	if want := []string{"after.go:10 control", "after.go:16 control"}; !slices.Equal(got, want) {
+		t.Errorf("critical predicates = %v, want %v", got, want)
+	}
+	for _, p := range preds {
+		pc, err := run.PredicateCause(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("cause of %s:%d: %v", p.File, p.Line, lines(pc.Statements))
+		for _, s := range pc.Statements {
+			t.Logf("  %s:%d %s  (%s)", s.File, s.Line, s.Text, s.Why)
+		}
+		if p.Line == 10 {
+			if got, want := lines(pc.Statements), []string{"after.go:10"}; !slices.Equal(got, want) {
+				t.Errorf("cause of x < y = %v, want %v", got, want)
+			}
+		}
+	}
+	for _, s := range c.Statements {
+		t.Logf("%s:%d %s  (%s)", s.File, s.Line, s.Text, s.Why)
+	}
+}

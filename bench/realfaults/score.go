@@ -1,0 +1,349 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"faultline/internal/localize"
+	"faultline/spectra"
+	"faultline/spectra/rank"
+)
+
+// A scoredCase is one fault with the ranking faultline gave it: a mined
+// real fault or a seeded one kept by bench/effectiveness -rankings.
+type scoredCase struct {
+	ID      string
+	Group   string // the project (real faults) or module (seeded ones): folds never split a group
+	Size    string // one-line, one-hunk, multi-hunk (real faults)
+	Seeded  bool
+	HeldOut bool
+	Faulty  map[lineKey]bool
+	Report  *spectra.RankReport // nil when faultline gave no ranking
+	Err     string
+	Seconds float64
+	Load    float64
+}
+
+type lineKey struct {
+	File string
+	Line int
+}
+
+// loadRealCases reads the faults of the benchmark with the rankings eval
+// kept under work/eval. Projects are split into two halves by a hash of
+// their name, so a fault is held out exactly when its project is.
+func loadRealCases(b *Benchmark, work string) ([]*scoredCase, error) {
+	var out []*scoredCase
+	for i := range b.Faults {
+		f := &b.Faults[i]
+		c := &scoredCase{ID: f.ID, Group: f.Repo, Size: f.Size, HeldOut: heldOutProject(f.Repo), Faulty: map[lineKey]bool{}}
+		for _, fl := range f.Faulty {
+			// A pure insertion's faulty lines are the code lines around it.
+			for _, n := range append(slices.Clone(fl.Lines), fl.Around...) {
+				c.Faulty[lineKey{fl.File, n}] = true
+			}
+		}
+		dir := filepath.Join(work, "eval", f.ID)
+		var meta runMeta
+		data, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // not evaluated yet
+		} else if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(data, &meta); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.ID, err)
+		}
+		c.Seconds, c.Load = meta.Seconds["evidence"], meta.Load[0]
+		if e := meta.Errors["evidence"]; e != "" {
+			c.Err = e
+		} else if err := readReport(filepath.Join(dir, "evidence.json"), &c.Report); err != nil {
+			c.Err = err.Error()
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// heldOutProject puts a project in the held-out half by a hash of its name.
+func heldOutProject(repo string) bool {
+	h := fnv.New32a()
+	h.Write([]byte(repo))
+	return h.Sum32()%2 == 1
+}
+
+func readReport(path string, into **spectra.RankReport) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var r spectra.RankReport
+	if err := json.Unmarshal(data, &r); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if r.Failed == 0 || len(r.Lines) == 0 {
+		return fmt.Errorf("no ranking: %s", r.Message)
+	}
+	*into = &r
+	return nil
+}
+
+// savedRanking is what bench/effectiveness -rankings writes per fault.
+type savedRanking struct {
+	Module string `json:"module"`
+	Site   string `json:"site"`
+	Fault  struct {
+		File  string `json:"file"`
+		Lines []int  `json:"lines"`
+	} `json:"fault"`
+	HeldOut bool                `json:"heldOut"`
+	Report  *spectra.RankReport `json:"report"`
+}
+
+// loadSeededCases reads bench/effectiveness' kept rankings; their split is
+// the harness's own.
+func loadSeededCases(dir string) ([]*scoredCase, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	var out []*scoredCase
+	for _, name := range names {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		var s savedRanking
+		if err := json.Unmarshal(data, &s); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		c := &scoredCase{ID: s.Module + " " + s.Site, Group: s.Module, Seeded: true, HeldOut: s.HeldOut, Faulty: map[lineKey]bool{}, Report: s.Report}
+		if c.Report == nil || len(c.Report.Lines) == 0 {
+			c.Report, c.Err = nil, "no ranking"
+		}
+		for _, n := range s.Fault.Lines {
+			c.Faulty[lineKey{s.Fault.File, n}] = true
+		}
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// An order ranks a case's lines; it returns each line's tie group, in the
+// report's line order.
+type order struct {
+	name string
+	rank func(c *scoredCase) ([][2]int, error)
+}
+
+// orders are the techniques alone, the current combined order and the
+// learned order of model m.
+func orders(m *localize.Model) []order {
+	var out []order
+	for _, name := range []string{"ochiai", "op2", "dstar2", "tarantula", "barinel", "gp13"} {
+		f, err := rank.Lookup(name)
+		if err != nil {
+			panic(err) // the registry's own names
+		}
+		out = append(out, order{f.Name(), func(c *scoredCase) ([][2]int, error) {
+			elems := make([]rank.Element, len(c.Report.Lines))
+			for i, l := range c.Report.Lines {
+				elems[i] = rank.Element{Counts: rank.Counts{EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP}, Loc: rank.Location{File: l.File, Line: l.Line}}
+			}
+			ties := make([][2]int, len(elems))
+			for _, r := range rank.Rank(elems, f) {
+				ties[r.Elem] = [2]int{r.TieFirst, r.TieLast}
+			}
+			return ties, nil
+		}})
+	}
+	out = append(out,
+		order{"BlockRank", func(c *scoredCase) ([][2]int, error) {
+			return byScores(c, evidence(c, "blockrank.rank"))
+		}},
+		order{"angelic alone", func(c *scoredCase) ([][2]int, error) {
+			return byScores(c, evidence(c, "angelic.fix"), evidence(c, "angelic.multi"), evidence(c, "angelic.unverified"))
+		}},
+		order{"Ochiai + angelic fixes first (current default)", func(c *scoredCase) ([][2]int, error) {
+			ties := make([][2]int, len(c.Report.Lines))
+			for i, l := range c.Report.Lines {
+				ties[i] = l.Tie
+			}
+			return ties, nil
+		}},
+		order{"learned (" + m.Name + ")", func(c *scoredCase) ([][2]int, error) { return learnedTies(c, m) }},
+	)
+	return out
+}
+
+func lineScores(c *scoredCase, f func(spectra.RankedLine) float64) []float64 {
+	s := make([]float64, len(c.Report.Lines))
+	for i, l := range c.Report.Lines {
+		s[i] = f(l)
+	}
+	return s
+}
+
+func evidence(c *scoredCase, column string) []float64 {
+	return lineScores(c, func(l spectra.RankedLine) float64 { return l.Evidence[column] })
+}
+
+func byScores(c *scoredCase, scores ...[]float64) ([][2]int, error) {
+	locs := make([]rank.Location, len(c.Report.Lines))
+	for i, l := range c.Report.Lines {
+		locs[i] = rank.Location{File: l.File, Line: l.Line}
+	}
+	ranked, err := rank.RankScores(locs, scores[0], scores[1:]...)
+	if err != nil {
+		return nil, err
+	}
+	ties := make([][2]int, len(locs))
+	for _, r := range ranked {
+		ties[r.Elem] = [2]int{r.TieFirst, r.TieLast}
+	}
+	return ties, nil
+}
+
+// learnedTies ranks a case with the service's own learned order over the
+// Ochiai ranking of its lines and the evidence they carry.
+func learnedTies(c *scoredCase, m *localize.Model) ([][2]int, error) {
+	n := len(c.Report.Lines)
+	base := &spectra.Ranking{Formula: "ochiai", Failed: c.Report.Failed, Passed: c.Report.Passed, Lines: slices.Clone(c.Report.Lines)}
+	ochiai := rank.Default()
+	ev := &localize.Evidence{Columns: map[string][]float64{}}
+	for i := range base.Lines {
+		l := &base.Lines[i]
+		l.Score = ochiai.Score(rank.Counts{EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP})
+		for name, v := range l.Evidence {
+			col := ev.Columns[name]
+			if col == nil {
+				col = make([]float64, n)
+				ev.Columns[name] = col
+			}
+			col[i] = v
+		}
+	}
+	r, err := localize.Learned(base, ev, m)
+	if err != nil {
+		return nil, err
+	}
+	index := map[lineKey]int{}
+	for i, l := range c.Report.Lines {
+		index[lineKey{l.File, l.Line}] = i
+	}
+	ties := make([][2]int, n)
+	for _, l := range r.Lines {
+		ties[index[lineKey{l.File, l.Line}]] = l.Tie
+	}
+	return ties, nil
+}
+
+// faultPosition is where a developer examining the ranking top down meets
+// the first faulty line, in expectation over the order of tied lines: in a
+// tie group of t lines starting at position p with k faulty ones, p +
+// (t-k)/(k+1). It is 0 when no faulty line is ranked.
+func faultPosition(c *scoredCase, ties [][2]int) float64 {
+	faultyIn := map[[2]int]int{}
+	for i, l := range c.Report.Lines {
+		if c.Faulty[lineKey{l.File, l.Line}] {
+			faultyIn[ties[i]]++
+		}
+	}
+	best := 0.0
+	for g, k := range faultyIn {
+		t := float64(g[1] - g[0] + 1)
+		p := float64(g[0]) + (t-float64(k))/float64(k+1)
+		if best == 0 || p < best {
+			best = p
+		}
+	}
+	return best
+}
+
+// outcome is one order's result on one case.
+type outcome struct {
+	pos   float64 // 0: no faulty line ranked
+	lines int
+}
+
+// summary is an order's figures over a set of cases.
+type summary struct {
+	Faults, Unranked int
+	Top              [4]int // Top-1, 3, 5, 10
+	exam             float64
+}
+
+var topN = [4]float64{1, 3, 5, 10}
+
+func (s *summary) add(o outcome) {
+	s.Faults++
+	if o.pos == 0 {
+		s.Unranked++
+		return
+	}
+	for k, n := range topN {
+		if o.pos <= n {
+			s.Top[k]++
+		}
+	}
+	s.exam += o.pos / float64(o.lines)
+}
+
+// EXAM is the mean share of the ranking examined before the fault, over
+// the faults with a ranked faulty line.
+func (s *summary) EXAM() float64 {
+	if s.Faults == s.Unranked {
+		return math.NaN()
+	}
+	return s.exam / float64(s.Faults-s.Unranked)
+}
+
+func (s *summary) pct(k int) float64 {
+	if s.Faults == 0 {
+		return math.NaN()
+	}
+	return 100 * float64(s.Top[k]) / float64(s.Faults)
+}
+
+// evaluate runs every order on every case with a ranking.
+func evaluate(cases []*scoredCase, ords []order) (map[*scoredCase][]outcome, error) {
+	out := map[*scoredCase][]outcome{}
+	for _, c := range cases {
+		if c.Report == nil {
+			continue
+		}
+		var os []outcome
+		for _, o := range ords {
+			ties, err := o.rank(c)
+			if err != nil {
+				return nil, fmt.Errorf("%s, %s: %w", c.ID, o.name, err)
+			}
+			os = append(os, outcome{faultPosition(c, ties), len(c.Report.Lines)})
+		}
+		out[c] = os
+	}
+	return out, nil
+}
+
+// summarize sums order k's outcomes over the cases keep selects.
+func summarize(res map[*scoredCase][]outcome, cases []*scoredCase, k int, keep func(*scoredCase) bool) summary {
+	var s summary
+	for _, c := range cases {
+		if os, ok := res[c]; ok && keep(c) {
+			s.add(os[k])
+		}
+	}
+	return s
+}

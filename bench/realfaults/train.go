@@ -1,0 +1,312 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"faultline/internal/localize"
+	"faultline/spectra"
+)
+
+// Training: a linear model over the evidence columns, learned pairwise
+// (a faulty line should score above each non-faulty one of the same
+// fault) by logistic loss with an L2 penalty, in plain gradient descent
+// from zero weights: no randomness, so the same rankings give the same
+// model.
+const (
+	trainIterations = 400
+	trainRate       = 0.5
+	trainL2         = 1e-3
+	// trainNegatives is how many of a fault's top non-faulty lines (in the
+	// ranking faultline reported) are paired with its faulty lines; lines
+	// with angelic evidence are paired too wherever they stand.
+	trainNegatives = 300
+)
+
+func runTrain(args []string) error {
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	benchPath := fs.String("bench", defaultBenchmark, "the benchmark file")
+	work := fs.String("work", defaultWork(), "eval's directory (rankings under work/eval)")
+	seeded := fs.String("seeded", "", "directory of bench/effectiveness -rankings output (seeded faults); empty: real faults only")
+	modelPath := fs.String("model", "", "write the model trained on the tuning halves here (internal/localize/model.json ships it)")
+	out := fs.String("out", "-", "markdown report (- for standard output)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	b, err := LoadBenchmark(*benchPath)
+	if err != nil {
+		return err
+	}
+	real, err := loadRealCases(b, *work)
+	if err != nil {
+		return err
+	}
+	seed, err := loadSeededCases(*seeded)
+	if err != nil {
+		return err
+	}
+	all := append(slices.Clone(real), seed...)
+	tuning := func(c *scoredCase) bool { return !c.HeldOut }
+	heldOut := func(c *scoredCase) bool { return c.HeldOut }
+
+	// The shipped model learns from the tuning halves only; the swapped
+	// fold (learning from the held-out halves, scoring the tuning ones)
+	// says how much the figures depend on which half is which.
+	model := trainModel(all, tuning, "pairwise-tuning-halves")
+	swapped := trainModel(all, heldOut, "pairwise-heldout-halves")
+
+	ords := orders(model)
+	res, err := evaluate(all, ords)
+	if err != nil {
+		return err
+	}
+	swapRes, err := evaluate(all, orders(swapped))
+	if err != nil {
+		return err
+	}
+	learnedK, combinedK := len(ords)-1, len(ords)-2
+	noWorse := func(keep func(*scoredCase) bool) bool {
+		l, c := summarize(res, all, learnedK, keep), summarize(res, all, combinedK, keep)
+		return l.Top[0] >= c.Top[0] && l.Top[2] >= c.Top[2] && !(l.EXAM() > c.EXAM())
+	}
+	realHeld := func(c *scoredCase) bool { return !c.Seeded && c.HeldOut }
+	seedHeld := func(c *scoredCase) bool { return c.Seeded && c.HeldOut }
+	winsReal, winsSeeded := noWorse(realHeld), noWorse(seedHeld)
+	model.Default = spectra.OrderCombined
+	verdict := "stays the default"
+	if winsReal && winsSeeded && len(seed) > 0 {
+		model.Default = spectra.OrderLearned
+		verdict = "gives way to the learned order"
+	}
+	model.Evaluation = fmt.Sprintf("trained on the tuning halves of %d real faults (split by project) and %d seeded faults; on the held-out halves the learned order is %s on real faults and %s on seeded ones against Ochiai + angelic fixes first, which %s",
+		countCases(all, func(c *scoredCase) bool { return !c.Seeded && !c.HeldOut && c.Report != nil }),
+		countCases(all, func(c *scoredCase) bool { return c.Seeded && !c.HeldOut && c.Report != nil }),
+		noWorseWord(winsReal), noWorseWord(winsSeeded), verdict)
+
+	w := os.Stdout
+	if *out != "-" {
+		f, err := os.Create(*out)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	writeReport(w, all, ords, res, swapRes, model)
+	if *modelPath != "" {
+		data, err := json.MarshalIndent(model, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(*modelPath, append(data, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func noWorseWord(b bool) string {
+	if b {
+		return "no worse"
+	}
+	return "worse"
+}
+
+func countCases(cs []*scoredCase, keep func(*scoredCase) bool) int {
+	n := 0
+	for _, c := range cs {
+		if keep(c) {
+			n++
+		}
+	}
+	return n
+}
+
+// trainingCase is one fault's pairs: each faulty line's evidence against
+// the non-faulty lines'.
+type trainingCase struct {
+	pos, neg [][]float64
+}
+
+func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string) *localize.Model {
+	colSet := map[string]bool{}
+	for _, c := range cases {
+		if keep(c) && c.Report != nil {
+			for _, l := range c.Report.Lines {
+				for k := range l.Evidence {
+					colSet[k] = true
+				}
+			}
+		}
+	}
+	cols := make([]string, 0, len(colSet))
+	for k := range colSet {
+		cols = append(cols, k)
+	}
+	sort.Strings(cols)
+	vec := func(l spectra.RankedLine) []float64 {
+		x := make([]float64, len(cols))
+		for j, k := range cols {
+			x[j] = l.Evidence[k]
+		}
+		return x
+	}
+	var data []trainingCase
+	for _, c := range cases {
+		if !keep(c) || c.Report == nil {
+			continue
+		}
+		var tc trainingCase
+		for i, l := range c.Report.Lines {
+			angelic := false
+			for k := range l.Evidence {
+				angelic = angelic || strings.HasPrefix(k, "angelic.")
+			}
+			switch {
+			case c.Faulty[lineKey{l.File, l.Line}]:
+				tc.pos = append(tc.pos, vec(l))
+			case i < trainNegatives || angelic:
+				tc.neg = append(tc.neg, vec(l))
+			}
+		}
+		if len(tc.pos) > 0 && len(tc.neg) > 0 {
+			data = append(data, tc)
+		}
+	}
+	w := make([]float64, len(cols))
+	grad := make([]float64, len(cols))
+	for it := 0; it < trainIterations; it++ {
+		for j := range grad {
+			grad[j] = 2 * trainL2 * w[j]
+		}
+		for _, tc := range data {
+			scale := 1 / float64(len(data)*len(tc.pos)*len(tc.neg))
+			for _, p := range tc.pos {
+				for _, n := range tc.neg {
+					m := 0.0
+					for j := range w {
+						m += w[j] * (p[j] - n[j])
+					}
+					g := -scale / (1 + math.Exp(m)) // d/dm log(1+e^-m)
+					for j := range w {
+						grad[j] += g * (p[j] - n[j])
+					}
+				}
+			}
+		}
+		for j := range w {
+			w[j] -= trainRate * grad[j]
+		}
+	}
+	m := &localize.Model{Name: name, Weights: map[string]float64{}}
+	for j, k := range cols {
+		if math.Abs(w[j]) >= 1e-4 {
+			m.Weights[k] = math.Round(w[j]*1e4) / 1e4
+		}
+	}
+	return m
+}
+
+// writeReport prints the figures: the benchmark, each order on each half,
+// real faults by size and by project, the swapped fold and the decision.
+func writeReport(w io.Writer, all []*scoredCase, ords []order, res, swapRes map[*scoredCase][]outcome, m *localize.Model) {
+	fmt.Fprintf(w, "# Real and seeded faults: each technique alone, the current default and the learned order\n\n")
+	fmt.Fprintf(w, "Generated %s by `go run ./bench/realfaults train`.\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
+	projects := map[string][2]int{}
+	var secs, loads []float64
+	failedRuns := 0
+	for _, c := range all {
+		if c.Seeded {
+			continue
+		}
+		p := projects[c.Group]
+		if c.Report != nil {
+			p[0]++
+			secs, loads = append(secs, c.Seconds), append(loads, c.Load)
+		} else {
+			p[1]++
+			failedRuns++
+		}
+		projects[c.Group] = p
+	}
+	names := make([]string, 0, len(projects))
+	for n := range projects {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fmt.Fprintf(w, "Real faults ranked: %d from %d projects (%d more without a ranking); seeded faults ranked: %d.\n\n",
+		len(secs), len(names), failedRuns, countCases(all, func(c *scoredCase) bool { return c.Seeded && c.Report != nil }))
+	fmt.Fprintf(w, "| project | half | faults ranked | no ranking |\n|---|---|---|---|\n")
+	for _, n := range names {
+		half := "tuning"
+		if heldOutProject(n) {
+			half = "held-out"
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %d |\n", n, half, projects[n][0], projects[n][1])
+	}
+	if len(secs) > 0 {
+		fmt.Fprintf(w, "\nOne `faultline rank -edges -order combined -evidence` per real fault: median %.0f s, worst %.0f s, at load (1 min) median %.1f.\n",
+			median(secs), slices.Max(secs), median(loads))
+	}
+	sets := []struct {
+		title string
+		res   map[*scoredCase][]outcome
+		keep  func(*scoredCase) bool
+	}{
+		{"Real faults, held-out half (projects not tuned on)", res, func(c *scoredCase) bool { return !c.Seeded && c.HeldOut }},
+		{"Seeded faults, held-out half", res, func(c *scoredCase) bool { return c.Seeded && c.HeldOut }},
+		{"Real faults, tuning half (the model learned from these)", res, func(c *scoredCase) bool { return !c.Seeded && !c.HeldOut }},
+		{"Seeded faults, tuning half (the model learned from these)", res, func(c *scoredCase) bool { return c.Seeded && !c.HeldOut }},
+		{"Swapped fold: real faults, tuning half, model learned from the held-out halves", swapRes, func(c *scoredCase) bool { return !c.Seeded && !c.HeldOut }},
+		{"Swapped fold: seeded faults, tuning half, model learned from the held-out halves", swapRes, func(c *scoredCase) bool { return c.Seeded && !c.HeldOut }},
+	}
+	for _, s := range sets {
+		writeTable(w, s.title, all, ords, s.res, s.keep)
+	}
+	for _, size := range []string{"one-line", "one-hunk", "multi-hunk"} {
+		writeTable(w, "Real faults, both halves, "+size+" fixes", all, ords, res, func(c *scoredCase) bool { return !c.Seeded && c.Size == size })
+	}
+	fmt.Fprintf(w, "\n## Decision\n\nDefault order: **%s**. %s.\n\nModel %s weights (learned on the tuning halves):\n\n", m.Default, m.Evaluation, m.Name)
+	keys := make([]string, 0, len(m.Weights))
+	for k := range m.Weights {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return math.Abs(m.Weights[keys[i]]) > math.Abs(m.Weights[keys[j]]) })
+	for _, k := range keys {
+		fmt.Fprintf(w, "- %s: %.4f\n", k, m.Weights[k])
+	}
+}
+
+func writeTable(w io.Writer, title string, all []*scoredCase, ords []order, res map[*scoredCase][]outcome, keep func(*scoredCase) bool) {
+	n := countCases(all, func(c *scoredCase) bool { _, ok := res[c]; return ok && keep(c) })
+	fmt.Fprintf(w, "\n## %s (%d faults)\n\n", title, n)
+	if n == 0 {
+		return
+	}
+	fmt.Fprintf(w, "| order | Top-1 | Top-3 | Top-5 | Top-10 | EXAM | not ranked |\n|---|---|---|---|---|---|---|\n")
+	for k, o := range ords {
+		s := summarize(res, all, k, keep)
+		fmt.Fprintf(w, "| %s | %d (%.0f %%) | %d (%.0f %%) | %d (%.0f %%) | %d (%.0f %%) | %.4f | %d |\n", o.name,
+			s.Top[0], s.pct(0), s.Top[1], s.pct(1), s.Top[2], s.pct(2), s.Top[3], s.pct(3), s.EXAM(), s.Unranked)
+	}
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return math.NaN()
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}

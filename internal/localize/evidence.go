@@ -1,0 +1,261 @@
+package localize
+
+import (
+	"fmt"
+	"strings"
+
+	"faultline/analysis"
+	"faultline/spectra"
+	"faultline/spectra/blockrank"
+	"faultline/spectra/rank"
+)
+
+// Evidence is what the techniques say of each ranked line: named columns,
+// one number per line each. A technique contributes its columns through an
+// evidenceSource; a new technique adds a source (and so columns) without
+// touching the others or the learned order, whose model gives a column it
+// does not know no weight.
+type Evidence struct {
+	Columns map[string][]float64 // column name → value of each line, in the ranking's line order
+}
+
+// evidenceInput is what the sources read.
+type evidenceInput struct {
+	matrix  *spectra.Matrix
+	lines   []spectra.RankedLine // the formula's ranking: every executed line with its counts
+	results []analysis.TestResult
+}
+
+// evidenceSource is one technique's columns.
+type evidenceSource struct {
+	name string
+	// analysed says the columns depend on the analyses' results, so are
+	// computed again as results come; the others once per localization.
+	analysed bool
+	fill     func(in *evidenceInput, put func(column string, line int, v float64)) error
+}
+
+// evidenceSources are the techniques that give evidence, in column order.
+// (A function, not a variable: the package keeps no state.)
+func evidenceSources() []evidenceSource {
+	return []evidenceSource{
+		{"spectrum", false, spectrumEvidence},
+		{"blockrank", false, blockRankEvidence},
+		{"angelic", true, angelicEvidence},
+		{"static", false, staticEvidence},
+	}
+}
+
+// gatherEvidence computes every source's columns for the lines of a
+// formula ranking, taking those that do not depend on the analyses from
+// prior when it is set (an earlier gathering over the same lines). A
+// source that fails leaves its columns out and says why.
+func gatherEvidence(m *spectra.Matrix, lines []spectra.RankedLine, results []analysis.TestResult, prior *Evidence) (*Evidence, []string) {
+	ev := &Evidence{Columns: map[string][]float64{}}
+	in := &evidenceInput{matrix: m, lines: lines, results: results}
+	var notes []string
+	for _, src := range evidenceSources() {
+		if prior != nil && !src.analysed {
+			for name, c := range prior.Columns {
+				if strings.HasPrefix(name, src.name+".") {
+					ev.Columns[name] = c
+				}
+			}
+			continue
+		}
+		cols := map[string][]float64{}
+		err := src.fill(in, func(column string, line int, v float64) {
+			c := cols[column]
+			if c == nil {
+				c = make([]float64, len(lines))
+				cols[column] = c
+			}
+			c[line] = v
+		})
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("%s evidence left out: %v", src.name, err))
+			continue
+		}
+		for name, c := range cols {
+			ev.Columns[src.name+"."+name] = c
+		}
+	}
+	return ev, notes
+}
+
+// Line returns one line's nonzero evidence.
+func (e *Evidence) Line(i int) map[string]float64 {
+	out := map[string]float64{}
+	for name, c := range e.Columns {
+		if c[i] != 0 {
+			out[name] = c[i]
+		}
+	}
+	return out
+}
+
+// evidenceFormulas are the formulas whose ranks are evidence: the default,
+// the best of the seeded benchmark, and formulas of other families.
+var evidenceFormulas = []string{"ochiai", "op2", "dstar2", "tarantula", "barinel", "gp13"}
+
+// spectrumEvidence gives each formula's rank as a share of the ranking
+// (1 for the first line, ties at their average position), Ochiai's and
+// Tarantula's scores, and the shares of failing and passing tests that
+// execute the line.
+func spectrumEvidence(in *evidenceInput, put func(string, int, float64)) error {
+	n := len(in.lines)
+	elems := make([]rank.Element, n)
+	failed, passed := 0, 0
+	for i, l := range in.lines {
+		elems[i] = rank.Element{Counts: rank.Counts{EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP}, Loc: rank.Location{File: l.File, Line: l.Line}}
+		failed, passed = l.EF+l.NF, l.EP+l.NP
+	}
+	for _, name := range evidenceFormulas {
+		f, err := rank.Lookup(name)
+		if err != nil {
+			return err
+		}
+		for _, r := range rank.Rank(elems, f) {
+			put(f.Name()+".rank", r.Elem, rankShare(r.Average(), n))
+			if name == "ochiai" || name == "tarantula" {
+				put(f.Name(), r.Elem, r.Score)
+			}
+		}
+	}
+	for i, l := range in.lines {
+		if failed > 0 {
+			put("failShare", i, float64(l.EF)/float64(failed))
+		}
+		if passed > 0 {
+			put("passShare", i, float64(l.EP)/float64(passed))
+		}
+		if l.EF > 0 && l.EP == 0 {
+			put("onlyFailing", i, 1)
+		}
+	}
+	return nil
+}
+
+// rankShare maps a 1-based (average) position among n to (0, 1], the first
+// position to 1.
+func rankShare(pos float64, n int) float64 {
+	if n <= 1 {
+		return 1
+	}
+	return 1 - (pos-1)/float64(n)
+}
+
+// blockRankEvidence gives BlockRank's rank share when the collection
+// carries edge profiles.
+func blockRankEvidence(in *evidenceInput, put func(string, int, float64)) error {
+	if in.matrix.Flow == nil {
+		return nil
+	}
+	br, err := spectra.RankBlockRank(in.matrix, blockrank.Options{})
+	if err != nil {
+		return err
+	}
+	index := lineIndex(in.lines)
+	for _, l := range br.Lines {
+		if i, ok := index[line{l.File, l.Line}]; ok && l.BlockRank != nil {
+			put("rank", i, rankShare(float64(l.Tie[0]+l.Tie[1])/2, len(br.Lines)))
+		}
+	}
+	return nil
+}
+
+func lineIndex(lines []spectra.RankedLine) map[line]int {
+	index := make(map[line]int, len(lines))
+	for i, l := range lines {
+		index[line{l.File, l.Line}] = i
+	}
+	return index
+}
+
+// angelicEvidence: for each line, the shares of analysed failing tests
+// for which it hosts a verified single-location fix (found by the solver,
+// by predicate switching, or either), a verified multi-location one, or an
+// unverified one; whether a fix on it fixes every analysed test; how
+// exclusive the line's fixes are (1 over the number of lines hosting one);
+// the smallest correction set it belongs to (1 over its size); and whether
+// only an extreme value fixes the test.
+func angelicEvidence(in *evidenceInput, put func(string, int, float64)) error {
+	if len(in.results) == 0 {
+		return nil
+	}
+	index := lineIndex(in.lines)
+	type perLine struct{ single, solver, switched, multi, unverified, extreme bool }
+	counts := map[int]*[6]int{}
+	mcs := map[int]float64{}
+	for _, r := range in.results {
+		seen := map[int]*perLine{}
+		for _, c := range r.Candidates {
+			for _, loc := range c.Locations {
+				for n := loc.Line; n <= max(loc.Line, loc.EndLine); n++ {
+					i, ok := index[line{loc.File, n}]
+					if !ok {
+						continue
+					}
+					p := seen[i]
+					if p == nil {
+						p = &perLine{}
+						seen[i] = p
+					}
+					switch {
+					case !c.Verified:
+						p.unverified = true
+					case len(c.Locations) == 1:
+						p.single = true
+						if c.Found == analysis.FoundBySwitching {
+							p.switched = true
+						} else {
+							p.solver = true
+						}
+					default:
+						p.multi = true
+					}
+					if c.Verified {
+						mcs[i] = max(mcs[i], 1/float64(len(c.Locations)))
+						p.extreme = p.extreme || loc.Extreme
+					}
+				}
+			}
+		}
+		for i, p := range seen {
+			c := counts[i]
+			if c == nil {
+				c = &[6]int{}
+				counts[i] = c
+			}
+			for k, b := range []bool{p.single, p.solver, p.switched, p.multi, p.unverified, p.extreme} {
+				if b {
+					c[k]++
+				}
+			}
+		}
+	}
+	hosts := 0
+	for _, c := range counts {
+		if c[0] > 0 {
+			hosts++
+		}
+	}
+	analysed := float64(len(in.results))
+	for i, c := range counts {
+		for k, name := range []string{"fix", "solver", "switch", "multi", "unverified", "extreme"} {
+			if c[k] > 0 {
+				put(name, i, float64(c[k])/analysed)
+			}
+		}
+		if c[0] > 0 {
+			put("exclusive", i, 1/float64(hosts))
+			if c[0] == len(in.results) {
+				put("fixAll", i, 1)
+			}
+		}
+		if mcs[i] > 0 {
+			put("mcs", i, mcs[i])
+		}
+	}
+	return nil
+}

@@ -1,0 +1,194 @@
+package localize
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"faultline/analysis"
+	"faultline/internal/testbuild"
+	"faultline/regress"
+	"faultline/spectra"
+)
+
+// ExplainOptions are the user's choices for explaining failing tests from
+// the git history: the flags of faultline explain.
+type ExplainOptions struct {
+	// Base is the revision to compare with; "" finds it per test by
+	// bisecting the first-parent history.
+	Base string
+	// MaxExplained is how many failing tests are explained (default 3),
+	// chosen by Select like the analysed ones; Tests, when set, names
+	// the failing tests to explain instead.
+	MaxExplained int
+	Tests        []analysis.Target
+	// Budget bounds the dynamic step of one test (default 10m), MaxReruns
+	// its reruns (default 200), RunTimeout one run of the test (default
+	// 60s); zero takes regress's defaults.
+	Budget     time.Duration
+	MaxReruns  int
+	RunTimeout time.Duration
+	// Strategy is "after" (the default) or "ddmin" (plain delta
+	// debugging over every change, for comparison).
+	Strategy string
+	// Memory bounds the worker that explains (default 1 GiB).
+	Memory int64
+	// Progress, when set, hears what the explanation is doing.
+	Progress func(string)
+}
+
+// DefaultMaxExplained is how many failing tests one explanation request
+// explains unless told otherwise: each costs a bisection and reruns.
+const DefaultMaxExplained = 3
+
+// explainSlack is the time an explanation may take beyond its dynamic
+// step's budget: bisecting the history (a build and a run per commit
+// tried) and recording the failing run.
+const explainSlack = 15 * time.Minute
+
+func (o *ExplainOptions) defaults() {
+	if o.MaxExplained <= 0 {
+		o.MaxExplained = DefaultMaxExplained
+	}
+	if o.Memory <= 0 {
+		o.Memory = DefaultMemory
+	}
+	if o.Budget <= 0 {
+		o.Budget = 10 * time.Minute
+	}
+}
+
+// Explanations are a module's failing tests explained from its history.
+// Its JSON form is the output of faultline explain -json.
+type Explanations struct {
+	Failing int                   `json:"failing"` // failing tests in the matrix
+	Tests   []regress.Explanation `json:"tests"`   // the explained ones, in Select's order
+	Notes   []string              `json:"notes,omitempty"`
+}
+
+// explainWork is one test to explain, as a worker receives it.
+type explainWork struct {
+	Target     analysis.Target
+	Base       string
+	Budget     time.Duration
+	MaxReruns  int
+	RunTimeout time.Duration
+	Strategy   string
+	// Executed are the lines the failing test executed in the collected
+	// spectra: where the explanation looks when no cause holds the change.
+	Executed []regress.Line
+}
+
+// CheckHistory reports why the module cannot be explained from a git
+// history (no git, no repository), before spectra are collected for it.
+func (s *Service) CheckHistory(ctx context.Context) error {
+	return regress.CheckRepository(ctx, s.ws.Module())
+}
+
+// Explain explains the failing tests of m that Select picks from the git
+// history (regress.Explain), in a worker process bounded in memory and
+// time like the analyses. each, when set, gets each explanation as it
+// comes. A cancelled ctx stops the worker; the explanations made so far
+// are returned with the error.
+func (s *Service) Explain(ctx context.Context, m *spectra.Matrix, opts ExplainOptions, each func(regress.Explanation)) (*Explanations, error) {
+	opts.defaults()
+	targets, failing := Select(m, opts.MaxExplained)
+	if opts.Tests != nil {
+		targets = opts.Tests
+	}
+	out := &Explanations{Failing: failing, Tests: []regress.Explanation{}}
+	if len(targets) == 0 {
+		return out, nil
+	}
+	if opts.Tests == nil && len(targets) < failing {
+		out.Notes = append(out.Notes, fmt.Sprintf("explained the first %d of %d failing tests", len(targets), failing))
+	}
+	work := make([]explainWork, len(targets))
+	for i, t := range targets {
+		work[i] = explainWork{Target: t, Base: opts.Base, Budget: opts.Budget, MaxReruns: opts.MaxReruns,
+			RunTimeout: opts.RunTimeout, Strategy: opts.Strategy, Executed: executedLines(m, t)}
+	}
+	err := s.worker(ctx, workRequest{Root: s.ws.Root(), CacheRoot: s.ws.Module().CacheRoot(), Explain: work,
+		Memory: opts.Memory, Env: s.ws.Module().Env(),
+		Deadline: time.Now().Add(time.Duration(len(work)) * (opts.Budget + explainSlack))},
+		func(reply workReply) {
+			switch {
+			case reply.Progress != "":
+				if opts.Progress != nil {
+					opts.Progress(reply.Progress)
+				}
+			case reply.Explanation != nil:
+				var ex regress.Explanation
+				if err := json.Unmarshal(reply.Explanation, &ex); err != nil {
+					out.Notes = append(out.Notes, fmt.Sprintf("reading an explanation: %v", err))
+					return
+				}
+				out.Tests = append(out.Tests, ex)
+				if each != nil {
+					each(ex)
+				}
+			}
+		})
+	if err != nil {
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		if n := len(out.Tests); n < len(targets) {
+			return out, fmt.Errorf("explaining %s: %w", targets[n].Test, err)
+		}
+		return out, err
+	}
+	return out, nil
+}
+
+// executedLines are the lines a test executed in the matrix.
+func executedLines(m *spectra.Matrix, t analysis.Target) []regress.Line {
+	i := slices.IndexFunc(m.Tests, func(r spectra.TestRun) bool { return r.Package == t.Package && r.Name == t.Test })
+	if i < 0 {
+		return nil
+	}
+	out := []regress.Line{}
+	seen := map[regress.Line]bool{}
+	for _, h := range m.Tests[i].Hits {
+		b := m.Blocks[h]
+		for _, l := range b.Lines {
+			line := regress.Line{File: b.File, Line: l}
+			if !seen[line] {
+				seen[line] = true
+				out = append(out, line)
+			}
+		}
+	}
+	return out
+}
+
+// explainEach is the worker's side: it explains each test in turn and
+// hands each explanation, and the progress before it, to reply.
+func explainEach(ctx context.Context, mod *testbuild.Module, work []explainWork, send func(workReply) error) error {
+	var mu sync.Mutex
+	reply := func(r workReply) error {
+		mu.Lock()
+		defer mu.Unlock()
+		return send(r)
+	}
+	for _, w := range work {
+		opts := regress.Options{Base: w.Base, Budget: w.Budget, MaxReruns: w.MaxReruns, RunTimeout: w.RunTimeout,
+			Strategy: w.Strategy, Executed: w.Executed,
+			Progress: func(msg string) { reply(workReply{Progress: w.Target.Test + ": " + msg}) }}
+		ex, err := regress.Explain(ctx, mod, w.Target, opts)
+		if err != nil {
+			return err // the caller names the test
+		}
+		data, err := json.Marshal(ex)
+		if err != nil {
+			return err
+		}
+		if err := reply(workReply{Explanation: data}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

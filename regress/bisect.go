@@ -1,0 +1,317 @@
+package regress
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"faultline/internal/testbuild"
+)
+
+// history reads the test's verdict at commits of the first-parent
+// history: the module as it was at the commit, with the test's package's
+// test files and test data as they are in the working tree (the test is
+// the input), built and run through an overlay over the working tree.
+type history struct {
+	repo    *repo
+	run     *runner
+	mod     *testbuild.Module
+	modRel  string // the module root relative to the top level
+	testDir string // the test package's directory relative to the module root
+	cache   *verdictCache
+	salt    string // what else the verdict depends on: the test files
+	tried   int    // commits built and run (not from the cache)
+	cached  int
+	log     func(string)
+}
+
+// commitVerdict is the test's outcome at one commit.
+type commitVerdict struct {
+	Verdict verdict `json:"verdict"`
+	Message string  `json:"message,omitempty"` // first lines of the compiler's message
+}
+
+func newHistory(r *repo, run *runner, mod *testbuild.Module, modRel string, pkg *testbuild.Package) (*history, error) {
+	rel, err := filepath.Rel(mod.Root, pkg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	h := &history{repo: r, run: run, mod: mod, modRel: modRel, testDir: filepath.ToSlash(rel),
+		cache: openVerdictCache(filepath.Join(mod.CacheDir(), "explain", "verdicts.json"))}
+	// The verdict at a commit depends on the test files it runs with.
+	d := sha256.New()
+	fmt.Fprintf(d, "%s\n%s\n", pkg.ImportPath, run.test)
+	for _, name := range append(slices.Clone(pkg.TestGoFiles), pkg.XTestGoFiles...) {
+		data, _ := os.ReadFile(filepath.Join(pkg.Dir, name))
+		fmt.Fprintf(d, "%s %s\n", name, testbuild.Bytes(data))
+	}
+	h.salt = hex.EncodeToString(d.Sum(nil))
+	return h, nil
+}
+
+// kept reports whether a module-relative path stays as it is in the
+// working tree at every commit: the test package's tests and test data.
+func (h *history) kept(rel string) bool {
+	dir := path.Dir(rel)
+	if dir == h.testDir && strings.HasSuffix(rel, "_test.go") {
+		return true
+	}
+	prefix := "testdata"
+	if h.testDir != "." {
+		prefix = h.testDir + "/testdata"
+	}
+	return rel == prefix || strings.HasPrefix(rel, prefix+"/")
+}
+
+// filesAt returns the replacements that make the module read as at c.
+func (h *history) filesAt(ctx context.Context, c string) (map[string]replacement, error) {
+	statuses, err := h.repo.changed(ctx, c, h.modRel)
+	if err != nil {
+		return nil, err
+	}
+	nested := nestedModules{root: h.mod.Root, known: map[string]bool{}}
+	out := map[string]replacement{}
+	for _, st := range statuses {
+		rel := st.Path
+		if h.modRel != "" {
+			rel = strings.TrimPrefix(st.Path, h.modRel+"/")
+		}
+		if h.kept(rel) || nested.inside(rel) {
+			continue
+		}
+		abs := filepath.Join(h.mod.Root, filepath.FromSlash(rel))
+		data, ok, err := h.repo.blob(ctx, c, st.Path)
+		if err != nil {
+			return nil, err
+		}
+		out[abs] = replacement{data: string(data), present: ok}
+	}
+	return out, nil
+}
+
+// verdictAt builds and runs the test as of commit c, or recalls the
+// verdict from the cache.
+func (h *history) verdictAt(ctx context.Context, c string) (commitVerdict, error) {
+	k := c + " " + h.salt
+	if v, ok := h.cache.get(k); ok {
+		h.cached++
+		return v, nil
+	}
+	files, err := h.filesAt(ctx, c)
+	if err != nil {
+		return commitVerdict{}, err
+	}
+	h.tried++
+	o, err := h.run.run(ctx, files)
+	if err != nil {
+		return commitVerdict{}, err
+	}
+	v := commitVerdict{Verdict: o.Verdict}
+	if o.Verdict == noBuild {
+		v.Message = firstLines(o.Message, 3)
+	}
+	if h.log != nil {
+		h.log(fmt.Sprintf("%s: %s", short(c), v.Verdict))
+	}
+	h.cache.put(k, v)
+	return v, nil
+}
+
+// bisection is how the base was found.
+type bisection struct {
+	base     int // index in commits of the base
+	firstBad int // index of the first commit that fails, -1 for the working tree
+	commits  []commit
+}
+
+// bisect finds the most recent commit of the first-parent history from
+// HEAD at which the test passes: it steps back 1, 2, 4, ... commits until
+// one passes, then halves the range between it and the last failing one.
+// A step that lands where the test does not build or run looks at the
+// commits it stepped over, newest first.
+// dirty says the working tree differs from HEAD outside the test's files,
+// so that HEAD itself is a candidate. A commit where the test does not
+// build counts as one where it does not pass.
+func (h *history) bisect(ctx context.Context, head string, dirty bool, maxCommits int) (*bisection, error) {
+	commits, err := h.repo.firstParents(ctx, head, maxCommits)
+	if err != nil {
+		return nil, err
+	}
+	bad := 0 // the newest index known not to pass; -1 is the working tree
+	if dirty {
+		bad = -1
+	}
+	good := -1
+	var firstBuildFailure, firstMissing *commitVerdict
+	var failureAt, missingAt int
+	for step := 1; ; step *= 2 {
+		i := min(bad+step, len(commits)-1)
+		if i <= bad {
+			break
+		}
+		v, err := h.verdictAt(ctx, commits[i].Hash)
+		if err != nil {
+			return nil, err
+		}
+		if v.Verdict == pass {
+			good = i
+			break
+		}
+		if v.Verdict == noBuild || v.Verdict == noTest {
+			// Older commits know the test's code even less, but the
+			// commits the step skipped may pass: the newest that does
+			// is the base; the newest that does not build or run is
+			// what the message names.
+			for j := bad + 1; j < i && good < 0; j++ {
+				w, err := h.verdictAt(ctx, commits[j].Hash)
+				if err != nil {
+					return nil, err
+				}
+				if w.Verdict == pass {
+					good = j
+				} else if w.Verdict == noBuild || w.Verdict == noTest {
+					v, i = w, j
+					break
+				} else {
+					bad = j
+				}
+			}
+			if good >= 0 {
+				break
+			}
+			if v.Verdict == noBuild {
+				firstBuildFailure, failureAt = &v, i
+			} else {
+				firstMissing, missingAt = &v, i
+			}
+			break
+		}
+		bad = i
+	}
+	if good < 0 {
+		last := commits[len(commits)-1]
+		switch {
+		case firstBuildFailure != nil:
+			return nil, &EdgeError{fmt.Sprintf("the test does not build at %s (%s) with the working tree's test files, and passes at no newer commit: %s; give -base with a commit where it builds and passes",
+				short(commits[failureAt].Hash), commits[failureAt].Subject, firstBuildFailure.Message)}
+		case firstMissing != nil:
+			return nil, &EdgeError{fmt.Sprintf("the test does not run at %s (%s): %s; give -base with a commit where it passes",
+				short(commits[missingAt].Hash), commits[missingAt].Subject, firstLines(firstMissing.Message, 2))}
+		case h.repo.shallow(ctx) && len(commits) < maxCommits:
+			return nil, &EdgeError{fmt.Sprintf("the clone is shallow: its history ends at %s and the test fails there too; fetch more history (git fetch --unshallow) or give -base", short(last.Hash))}
+		case len(commits) >= maxCommits:
+			return nil, &EdgeError{fmt.Sprintf("the test fails at every commit tried back to %s (%d commits): give -base with a commit where it passes", short(last.Hash), len(commits))}
+		default:
+			return nil, &EdgeError{fmt.Sprintf("the test fails at every commit of the history back to the first one (%s): no change in this history is responsible; the failure may be flaky or come from the environment", short(last.Hash))}
+		}
+	}
+	for good-bad > 1 {
+		mid := bad + (good-bad)/2
+		v, err := h.verdictAt(ctx, commits[mid].Hash)
+		if err != nil {
+			return nil, err
+		}
+		if v.Verdict == pass {
+			good = mid
+		} else {
+			bad = mid
+		}
+	}
+	return &bisection{base: good, firstBad: bad, commits: commits}, nil
+}
+
+// EdgeError is a condition that leaves nothing to explain, with what to
+// do about it (no passing ancestor, a shallow clone...).
+type EdgeError struct{ Msg string }
+
+func (e *EdgeError) Error() string { return e.Msg }
+
+// verdictCache keeps the test's verdict per commit across runs, in one
+// JSON file under the module's cache directory.
+type verdictCache struct {
+	path string
+	mu   sync.Mutex
+	m    map[string]commitVerdict
+}
+
+func openVerdictCache(p string) *verdictCache {
+	c := &verdictCache{path: p, m: map[string]commitVerdict{}}
+	if data, err := os.ReadFile(p); err == nil {
+		if json.Unmarshal(data, &c.m) != nil {
+			c.m = map[string]commitVerdict{} // corrupt: start again
+		}
+	}
+	return c
+}
+
+func (c *verdictCache) get(k string) (commitVerdict, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[k]
+	return v, ok
+}
+
+// put records a verdict and writes the file whole (a rename, so that a
+// reader sees the old file or the new one).
+func (c *verdictCache) put(k string, v commitVerdict) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	// Merge what another process wrote meanwhile.
+	if data, err := os.ReadFile(c.path); err == nil {
+		var disk map[string]commitVerdict
+		if json.Unmarshal(data, &disk) == nil {
+			for dk, dv := range disk {
+				if _, ok := c.m[dk]; !ok {
+					c.m[dk] = dv
+				}
+			}
+		}
+	}
+	c.m[k] = v
+	data, err := json.Marshal(c.m)
+	if err != nil {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(c.path), "verdicts-*.tmp")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil || os.Rename(tmp.Name(), c.path) != nil {
+		os.Remove(tmp.Name())
+	}
+}
+
+// short is a commit's abbreviated hash.
+func short(c string) string {
+	if len(c) > 10 {
+		return c[:10]
+	}
+	return c
+}
+
+// firstLines returns the first n non-blank lines of s, joined by "; ".
+func firstLines(s string, n int) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "=== RUN") {
+			out = append(out, l)
+			if len(out) == n {
+				break
+			}
+		}
+	}
+	return strings.Join(out, "; ")
+}

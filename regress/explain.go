@@ -1,0 +1,675 @@
+package regress
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"faultline/analysis"
+	"faultline/internal/testbuild"
+)
+
+// Options steer and bound the explanation of one failing test.
+type Options struct {
+	// Base is the revision to compare with; "" finds it by bisecting the
+	// first-parent history.
+	Base string
+	// RunTimeout bounds one run of the test (default 60s); Budget the
+	// dynamic step of one test (default 10m); MaxReruns its runs
+	// (default 200); MaxCommits how far back bisecting looks (default
+	// 5000).
+	RunTimeout time.Duration
+	Budget     time.Duration
+	MaxReruns  int
+	MaxCommits int
+	// Executed are the lines the failing test executed (its spectrum), for
+	// the fallback when no cause holds the responsible change; nil takes
+	// the statements the recorded run executed.
+	Executed []Line
+	// Semantic bounds the recorded run and its cores.
+	Semantic analysis.Options
+	// Strategy is "after" (the default: semantic causes, then delta
+	// debugging over their changes) or "ddmin" (plain delta debugging
+	// over every change, for comparison).
+	Strategy string
+	// Progress, when set, hears what the explanation is doing.
+	Progress func(string)
+}
+
+// Line is one source line, relative to the module root.
+type Line struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+}
+
+func (o *Options) defaults() {
+	if o.RunTimeout <= 0 {
+		o.RunTimeout = 60 * time.Second
+	}
+	if o.Budget <= 0 {
+		o.Budget = 10 * time.Minute
+	}
+	if o.MaxReruns <= 0 {
+		o.MaxReruns = 200
+	}
+	if o.MaxCommits <= 0 {
+		o.MaxCommits = 5000
+	}
+	if o.Strategy == "" {
+		o.Strategy = "after"
+	}
+}
+
+// Explanation is a failing test explained from the history: the changes
+// since the base responsible for the failure and how they reach it.
+type Explanation struct {
+	Test    string `json:"test"`
+	Package string `json:"package"`
+	// Base is the commit compared with; BaseFound says "given" or
+	// "bisected", FirstBad names the first commit (first parent) at
+	// which the test fails, when bisected ("" when only uncommitted
+	// edits are responsible).
+	Base        string `json:"base"`
+	BaseSubject string `json:"baseSubject,omitempty"`
+	BaseFound   string `json:"baseFound,omitempty"`
+	FirstBad    string `json:"firstBad,omitempty"`
+	// Bisected counts the commits built and run to find the base, and
+	// those whose verdict came from the cache.
+	Bisected       int `json:"bisected"`
+	BisectedCached int `json:"bisectedCached"`
+	// Changes are the root changes, then the auxiliary ones.
+	Changes []Change `json:"changes"`
+	// Cause is the chain from the responsible change to the failed check;
+	// Tree the causes it is made of.
+	Cause []CauseStep `json:"cause"`
+	Tree  []CauseNode `json:"tree,omitempty"`
+	// Total counts the candidate hunks between the base and the working
+	// tree; Kept the changed files left as they are (tests, test data,
+	// other files).
+	Total int      `json:"total"`
+	Kept  []string `json:"kept,omitempty"`
+	// Reruns counts the runs of the test with a revert applied, Builds
+	// the builds of reverts (a revert that does not compile is built but
+	// not run).
+	Reruns int `json:"reruns"`
+	Builds int `json:"builds"`
+	// Found says which step found the root changes: "cause" (the
+	// semantic causes' changes), "executed" (the changes the failing run
+	// executes), "all" (every change), or "ddmin".
+	Found string `json:"found,omitempty"`
+	// Message says why nothing is explained, when nothing is.
+	Message string   `json:"message,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
+	// Hashes are the contents of the working-tree files the explanation
+	// names, as testbuild.Bytes hashes them, so that editors can map its
+	// lines through later edits.
+	Hashes map[string]string `json:"hashes,omitempty"`
+	// Seconds is the whole explanation; SemanticSeconds the part spent
+	// recording the failing run and computing its causes.
+	Seconds         float64 `json:"seconds"`
+	SemanticSeconds float64 `json:"semanticSeconds"`
+}
+
+// Change is one hunk of an explanation, in the working tree's lines.
+type Change struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	EndLine int    `json:"endLine"` // inclusive; Line-1 for a change that only deletes
+	Role    string `json:"role"`    // "root" or "auxiliary"
+	Old     string `json:"old"`
+	New     string `json:"new"`
+	OldLine int    `json:"oldLine"` // where the old text starts at the base
+}
+
+// CauseStep is one statement of a cause.
+type CauseStep struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	EndLine int    `json:"endLine"`
+	Text    string `json:"text,omitempty"`
+	Why     string `json:"why"`
+	// Change is the index in Explanation.Changes of the change the
+	// statement falls in, or -1.
+	Change int `json:"change"`
+}
+
+// CauseNode is one cause of the tree: the statements that force an
+// outcome (the failed check, or a critical predicate's direction).
+// Parent is the index of the cause whose statement the predicate
+// influences (-1 for the failed check's cause); Edge says how.
+type CauseNode struct {
+	Outcome    CauseStep   `json:"outcome"`
+	Statements []CauseStep `json:"statements"`
+	Parent     int         `json:"parent"`
+	Edge       string      `json:"edge,omitempty"`
+}
+
+// Explain explains one failing leaf test of mod from the git history: it
+// finds the base (given, or by bisecting), diffs the module between the
+// base and the working tree into statement-sized hunks, and alternates
+// AFTER's semantic step (causes from the recorded failing run) with its
+// dynamic step (asymmetric delta debugging over the causes' hunks, each
+// revert built through an overlay). A condition that leaves nothing to
+// explain (the test passes now, no passing base, no responsible change) is
+// an explanation with a Message; errors are failures of the machinery.
+func Explain(ctx context.Context, mod *testbuild.Module, t analysis.Target, opts Options) (*Explanation, error) {
+	opts.defaults()
+	start := time.Now()
+	ex := &Explanation{Test: t.Test, Package: t.Package, Changes: []Change{}, Cause: []CauseStep{}}
+	defer func() { ex.Seconds = time.Since(start).Seconds() }()
+	say := func(format string, args ...any) {
+		if opts.Progress != nil {
+			opts.Progress(fmt.Sprintf(format, args...))
+		}
+	}
+	r, err := openRepo(ctx, mod.Root, mod.Env())
+	if err != nil {
+		return nil, err
+	}
+	head, err := r.head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	modRel, err := r.relToTop(mod.Root)
+	if err != nil {
+		return nil, err
+	}
+	listing, err := mod.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pkg := listing.Package(t.Package)
+	if pkg == nil {
+		return nil, fmt.Errorf("%s is not a package of module %s", t.Package, mod.Path)
+	}
+	run, err := newRunner(mod, pkg, t.Test, opts.RunTimeout)
+	if err != nil {
+		return nil, err
+	}
+	defer run.close()
+
+	say("running %s in the working tree", t.Test)
+	now, err := run.run(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	switch now.Verdict {
+	case pass:
+		ex.Message = "the test passes in the working tree: nothing to explain (if it failed before, it fails only at times)"
+		return ex, nil
+	case noBuild:
+		ex.Message = "the test does not build in the working tree: " + firstLines(now.Message, 3)
+		return ex, nil
+	case noTest:
+		ex.Message = fmt.Sprintf("%s does not run in %s: %s", t.Test, t.Package, firstLines(now.Message, 2))
+		return ex, nil
+	}
+
+	hist, err := newHistory(r, run, mod, modRel, pkg)
+	if err != nil {
+		return nil, err
+	}
+	hist.log = opts.Progress
+	base, err := findBase(ctx, r, hist, head, modRel, opts, ex, say)
+	var edge *EdgeError
+	if errors.As(err, &edge) {
+		ex.Message = edge.Msg
+		return ex, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ex.Base = base
+
+	cs, err := collectChanges(ctx, r, base, mod.Root, modRel)
+	if err != nil {
+		return nil, err
+	}
+	ex.Total, ex.Kept = len(cs.hunks), cs.kept
+	if len(cs.hunks) == 0 {
+		ex.Message = "no Go file outside the tests, and neither go.mod nor go.sum, changed between the base and the working tree"
+		if len(cs.kept) > 0 {
+			ex.Message += fmt.Sprintf(": only %s, which stay as they are", strings.Join(cs.kept, ", "))
+		}
+		return ex, nil
+	}
+	say("%d hunks between %s and the working tree", len(cs.hunks), short(base))
+	o := newOracle(cs, run, mod.Root, time.Now().Add(opts.Budget), opts.MaxReruns)
+	o.log = opts.Progress
+	x := &explainer{ex: ex, cs: cs, o: o, mod: mod, target: t, opts: opts, say: say}
+	defer func() { ex.Reruns, ex.Builds = o.reruns, o.builds }()
+
+	all := make([]int, len(cs.hunks))
+	for i := range all {
+		all[i] = i
+	}
+	ok, err := o.passes(ctx, all)
+	if err != nil {
+		return x.stopped(err)
+	}
+	if !ok {
+		ex.Message = fmt.Sprintf("the test still fails with all %d changes reverted: the failure is not caused by these changes", len(all))
+		if len(cs.kept) > 0 {
+			ex.Message += fmt.Sprintf(" (unless by the files kept as they are: %s)", strings.Join(cs.kept, ", "))
+		} else {
+			ex.Message += "; it may be flaky or come from the environment"
+		}
+		return ex, nil
+	}
+
+	var root []int
+	switch opts.Strategy {
+	case "ddmin":
+		ex.Found = "ddmin"
+		root, err = ddmin(ctx, all, o.passes)
+	default:
+		root, err = x.after(ctx, all)
+	}
+	if err != nil {
+		return x.stopped(err)
+	}
+	if len(root) == 0 {
+		ex.Message = "no set of changes tried makes the test pass when reverted"
+		return ex, nil
+	}
+	// A rerun without any revert tells a flaky failure from a real one.
+	if v, err := run.run(ctx, nil); err == nil && v.Verdict == pass {
+		ex.Notes = append(ex.Notes, "the test passed on a second run without any revert: it may fail only at times")
+	}
+	aux, err := o.auxFor(ctx, root)
+	if err != nil {
+		return x.stopped(err)
+	}
+	x.assemble(root, aux)
+	return ex, nil
+}
+
+// findBase resolves the given base, or bisects for one, and checks that
+// the test passes there.
+func findBase(ctx context.Context, r *repo, hist *history, head, modRel string, opts Options, ex *Explanation, say func(string, ...any)) (string, error) {
+	if opts.Base != "" {
+		base, err := r.resolve(ctx, opts.Base)
+		if err != nil {
+			return "", &EdgeError{err.Error()}
+		}
+		ex.BaseFound = "given"
+		if cs, err := r.firstParents(ctx, base, 1); err == nil && len(cs) == 1 {
+			ex.BaseSubject = cs[0].Subject
+		}
+		if !r.isAncestor(ctx, base, head) {
+			ex.Notes = append(ex.Notes, fmt.Sprintf("the base %s is not an ancestor of HEAD: the changes are the diff between the two", short(base)))
+		}
+		say("running the test at %s", short(base))
+		v, err := hist.verdictAt(ctx, base)
+		if err != nil {
+			return "", err
+		}
+		ex.Bisected, ex.BisectedCached = hist.tried, hist.cached
+		switch v.Verdict {
+		case noBuild:
+			return "", &EdgeError{fmt.Sprintf("the test does not build at the base %s with the working tree's test files: %s", short(base), v.Message)}
+		case noTest:
+			return "", &EdgeError{fmt.Sprintf("the test does not run at the base %s", short(base))}
+		case fail, timedOut:
+			return "", &EdgeError{fmt.Sprintf("the test fails at the base %s too: it is not a regression since then", short(base))}
+		}
+		if ms, err := r.merges(ctx, base, head); err == nil && len(ms) > 0 {
+			ex.Notes = append(ex.Notes, fmt.Sprintf("%d merge commits lie between the base and HEAD (the first: %s %s): their changes are explained as part of the whole diff", len(ms), short(ms[0].Hash), ms[0].Subject))
+		}
+		return base, nil
+	}
+	dirty, err := workTreeDiffers(ctx, r, hist, head)
+	if err != nil {
+		return "", err
+	}
+	say("bisecting the first-parent history for a commit where the test passes")
+	b, err := hist.bisect(ctx, head, dirty, opts.MaxCommits)
+	ex.Bisected, ex.BisectedCached = hist.tried, hist.cached
+	if err != nil {
+		return "", err
+	}
+	base := b.commits[b.base]
+	ex.BaseFound, ex.BaseSubject = "bisected", base.Subject
+	if b.firstBad >= 0 {
+		fb := b.commits[b.firstBad]
+		ex.FirstBad = fb.Hash
+		if len(fb.Parents) > 1 {
+			ex.Notes = append(ex.Notes, fmt.Sprintf("the first commit where the test fails, %s (%s), is a merge: the responsible change came with the merged branch, and the changes are those of the merge against its first parent", short(fb.Hash), fb.Subject))
+		}
+	}
+	return base.Hash, nil
+}
+
+// workTreeDiffers reports whether the module's files in the working tree
+// differ from HEAD outside what stays as in the working tree at every
+// commit (the test's files).
+func workTreeDiffers(ctx context.Context, r *repo, hist *history, head string) (bool, error) {
+	files, err := hist.filesAt(ctx, head)
+	if err != nil {
+		return false, err
+	}
+	return len(files) > 0, nil
+}
+
+// explainer is the state of one explanation's search.
+type explainer struct {
+	ex     *Explanation
+	cs     *changeSet
+	o      *oracle
+	mod    *testbuild.Module
+	target analysis.Target
+	opts   Options
+	say    func(string, ...any)
+	causes []causeRec
+	tried  map[string]bool
+}
+
+// causeRec is one cause found, the hunks its statements fall in, and the
+// cause it hangs from.
+type causeRec struct {
+	c      *analysis.Cause
+	hunks  []int
+	parent int
+}
+
+// maxCauses bounds the causes one explanation computes.
+const maxCauses = 64
+
+// after is AFTER's Algorithm 1: the cause of the failed check, delta
+// debugging over the changes of the causes so far, and critical
+// predicates to extend the causes until a revert passes. When the causes
+// run out it falls back to the changes the failing run executes, then to
+// every change.
+func (x *explainer) after(ctx context.Context, all []int) ([]int, error) {
+	x.tried = map[string]bool{}
+	dd := func(c []int, found string) ([]int, error) {
+		c = sorted(c)
+		if len(c) == 0 || x.tried[key(c)] {
+			return nil, nil
+		}
+		x.tried[key(c)] = true
+		x.say("delta debugging over %d hunks (%s)", len(c), found)
+		root, err := asymmetricDD(ctx, c, 2, x.o.passes)
+		if err == nil && len(root) > 0 {
+			x.ex.Found = found
+		}
+		return root, err
+	}
+	run, err := x.record(ctx)
+	if err != nil {
+		x.ex.Notes = append(x.ex.Notes, "no semantic cause: "+err.Error())
+	}
+	if run != nil {
+		defer run.Close()
+		root, err := x.semantic(ctx, run, dd)
+		if err != nil || len(root) > 0 {
+			return root, err
+		}
+	}
+	// The causes hold no change whose revert passes: the changes the
+	// failing run executes, then every change.
+	executed := x.executedHunks(run)
+	if root, err := dd(union(executed, x.causeHunks()), "executed"); err != nil || len(root) > 0 {
+		if len(root) > 0 && len(x.causes) > 0 {
+			x.ex.Notes = append(x.ex.Notes, "no cause of the failed check holds the responsible change: found among the changes the failing run executes")
+		}
+		return root, err
+	}
+	root, err := dd(all, "all")
+	if len(root) > 0 {
+		x.ex.Notes = append(x.ex.Notes, "neither the causes nor the executed changes hold the responsible change: found among all changes")
+	}
+	return root, err
+}
+
+// record records the failing run for the semantic step.
+func (x *explainer) record(ctx context.Context) (*analysis.FailingRun, error) {
+	x.say("recording the failing run")
+	defer x.timeSemantic(time.Now())
+	return analysis.RecordFailingRun(ctx, x.mod, x.target, x.opts.Semantic)
+}
+
+// semantic runs the loop of Algorithm 1 over the causes.
+func (x *explainer) semantic(ctx context.Context, run *analysis.FailingRun, dd func([]int, string) ([]int, error)) ([]int, error) {
+	start := time.Now()
+	c0, err := run.Cause()
+	x.timeSemantic(start)
+	if err != nil {
+		x.ex.Notes = append(x.ex.Notes, "no semantic cause: "+err.Error())
+		return nil, nil
+	}
+	x.addCause(c0, -1)
+	type pending struct {
+		p      analysis.Predicate
+		parent int
+	}
+	var queue []pending
+	explored := map[int]bool{}
+	for i := 0; ; i++ {
+		if root, err := dd(x.causeHunks(), "cause"); err != nil || len(root) > 0 {
+			return root, err
+		}
+		last := len(x.causes) - 1
+		for _, p := range run.CriticalPredicates(x.causes[last].c) {
+			if !explored[p.Key()] {
+				explored[p.Key()] = true
+				queue = append(queue, pending{p, last})
+			}
+		}
+		if len(queue) == 0 || len(x.causes) >= maxCauses {
+			return nil, nil
+		}
+		next := queue[0]
+		queue = queue[1:]
+		start := time.Now()
+		c, err := run.PredicateCause(next.p)
+		x.timeSemantic(start)
+		if err != nil {
+			x.ex.Notes = append(x.ex.Notes, fmt.Sprintf("no cause for %s:%d: %v", next.p.File, next.p.Line, err))
+			return nil, nil
+		}
+		x.addCause(c, next.parent)
+	}
+}
+
+// timeSemantic adds the time since start to the semantic step's.
+func (x *explainer) timeSemantic(start time.Time) {
+	x.ex.SemanticSeconds += time.Since(start).Seconds()
+}
+
+// addCause records a cause and the hunks its statements fall in.
+func (x *explainer) addCause(c *analysis.Cause, parent int) {
+	var hunks []int
+	for _, s := range c.Statements {
+		hunks = append(hunks, x.hunksAt(s.File, s.Line, s.EndLine)...)
+	}
+	x.causes = append(x.causes, causeRec{c: c, hunks: sorted(hunks), parent: parent})
+}
+
+// hunksAt returns the candidate hunks that lines first..last of a file
+// fall in.
+func (x *explainer) hunksAt(file string, first, last int) []int {
+	var out []int
+	for _, f := range x.cs.files {
+		if f.Rel != file {
+			continue
+		}
+		for _, h := range f.Hunks {
+			if h.touches(first, last) {
+				out = append(out, h.ID)
+			}
+		}
+	}
+	return out
+}
+
+// causeHunks is changes(Γ): the hunks of every cause so far.
+func (x *explainer) causeHunks() []int {
+	var out []int
+	for _, c := range x.causes {
+		out = append(out, c.hunks...)
+	}
+	return sorted(out)
+}
+
+// executedHunks are the hunks the failing run executes: touched by a line
+// of its spectrum, or else by a statement the recorded run executed, or
+// inside a function whose lines it executed (a deleted statement).
+func (x *explainer) executedHunks(run *analysis.FailingRun) []int {
+	var out []int
+	if x.opts.Executed != nil {
+		for _, l := range x.opts.Executed {
+			out = append(out, x.hunksAt(l.File, l.Line, l.Line)...)
+		}
+	} else if run != nil {
+		for _, s := range run.Executed() {
+			out = append(out, x.hunksAt(s.File, s.Line, s.EndLine)...)
+		}
+	}
+	return sorted(out)
+}
+
+// stopped turns a budget that ran out into a message.
+func (x *explainer) stopped(err error) (*Explanation, error) {
+	if errors.Is(err, errBudget) {
+		x.ex.Message = fmt.Sprintf("the explanation stopped: its budget (%s, %d reruns) ran out before a revert made the test pass", x.opts.Budget, x.opts.MaxReruns)
+		return x.ex, nil
+	}
+	return nil, err
+}
+
+// assemble fills the explanation's changes and cause chain.
+func (x *explainer) assemble(root, aux []int) {
+	index := map[int]int{}
+	for _, role := range []struct {
+		ids  []int
+		name string
+	}{{root, "root"}, {aux, "auxiliary"}} {
+		for _, id := range sorted(role.ids) {
+			h := x.cs.hunks[id]
+			first, last := h.Lines()
+			index[id] = len(x.ex.Changes)
+			x.ex.Changes = append(x.ex.Changes, Change{File: h.File, Line: first, EndLine: last, Role: role.name,
+				Old: strings.Join(h.Old, ""), New: strings.Join(h.New, ""), OldLine: h.OldStart})
+		}
+	}
+	step := func(s analysis.Statement) CauseStep {
+		cs := CauseStep{File: s.File, Line: s.Line, EndLine: s.EndLine, Text: s.Text, Why: s.Why, Change: -1}
+		for _, id := range x.hunksAt(s.File, s.Line, s.EndLine) {
+			if i, ok := index[id]; ok {
+				cs.Change = i
+				break
+			}
+		}
+		return cs
+	}
+	// The causes on the way from a root change to the failed check.
+	inRoot := setOf(root)
+	keep := map[int]bool{}
+	for i, c := range x.causes {
+		if slices.ContainsFunc(c.hunks, inRoot) {
+			for j := i; j >= 0 && !keep[j]; j = x.causes[j].parent {
+				keep[j] = true
+			}
+		}
+	}
+	if len(keep) == 0 && len(x.causes) > 0 {
+		keep[0] = true
+	}
+	renumber := map[int]int{}
+	for i, c := range x.causes {
+		if !keep[i] {
+			continue
+		}
+		node := CauseNode{Outcome: step(c.c.Outcome), Parent: -1}
+		if c.parent >= 0 {
+			node.Parent = renumber[c.parent]
+		}
+		if p := c.c.Predicate; p != nil {
+			node.Edge = edgeText(p)
+		}
+		at := map[string]int{}
+		for _, s := range c.c.Statements {
+			k := fmt.Sprintf("%s:%d", s.File, s.Line)
+			if i, ok := at[k]; ok { // several sites of one statement
+				if !strings.Contains(node.Statements[i].Why, s.Why) {
+					node.Statements[i].Why += ", " + s.Why
+				}
+				continue
+			}
+			at[k] = len(node.Statements)
+			node.Statements = append(node.Statements, step(s))
+		}
+		renumber[i] = len(x.ex.Tree)
+		x.ex.Tree = append(x.ex.Tree, node)
+	}
+	x.ex.Cause = chain(x.ex.Tree)
+	x.ex.Hashes = map[string]string{}
+	for _, c := range x.ex.Changes {
+		x.hash(c.File)
+	}
+	for _, s := range x.ex.Cause {
+		x.hash(s.File)
+	}
+}
+
+func (x *explainer) hash(rel string) {
+	if _, ok := x.ex.Hashes[rel]; ok {
+		return
+	}
+	if data, err := os.ReadFile(filepath.Join(x.mod.Root, filepath.FromSlash(rel))); err == nil {
+		x.ex.Hashes[rel] = testbuild.Bytes(data)
+	}
+}
+
+// edgeText says how a critical predicate bears on the cause it hangs from.
+func edgeText(p *analysis.Predicate) string {
+	if p.Kind == "potential" {
+		return fmt.Sprintf("its other direction would have assigned %s, which line %d reads", p.Var, p.Of.Line)
+	}
+	return fmt.Sprintf("decides whether line %d runs", p.Of.Line)
+}
+
+// chain flattens the tree into the statements from the changes to the
+// failed check: the deepest causes first, each followed by the predicate
+// it explains, down to the failed check's cause and the check.
+func chain(tree []CauseNode) []CauseStep {
+	depth := func(i int) int {
+		d := 0
+		for ; tree[i].Parent >= 0; i = tree[i].Parent {
+			d++
+		}
+		return d
+	}
+	order := make([]int, len(tree))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return depth(b) - depth(a) })
+	out := []CauseStep{}
+	at := map[string]int{}
+	add := func(s CauseStep) int {
+		k := fmt.Sprintf("%s:%d", s.File, s.Line)
+		if i, ok := at[k]; ok {
+			return i
+		}
+		at[k] = len(out)
+		out = append(out, s)
+		return len(out) - 1
+	}
+	for _, i := range order {
+		for _, s := range tree[i].Statements {
+			add(s)
+		}
+		j := add(tree[i].Outcome)
+		if tree[i].Parent >= 0 && tree[i].Edge != "" {
+			out[j].Why = strings.TrimSpace(out[j].Why + "; " + tree[i].Edge)
+		}
+	}
+	return out
+}

@@ -1,0 +1,310 @@
+package regress
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"faultline/internal/testbuild"
+)
+
+// errBudget stops a dynamic step that ran out of its time or runs.
+var errBudget = errors.New("the explanation's budget ran out")
+
+// oracle answers "does the test pass with these hunks reverted?" for the
+// dynamic step, building each partial revert through an overlay. Every
+// answer is kept: delta debugging asks again for sets it saw. A revert
+// that does not compile is completed with auxiliary hunks (AFTER's
+// Algorithm 4) and the completed revert is run.
+type oracle struct {
+	cs       *changeSet
+	run      *runner
+	root     string // the module root
+	compiled map[string]build
+	verdicts map[string]outcome
+	aux      map[string][]int
+	deadline time.Time
+	maxRuns  int
+	reruns   int // test runs with a revert applied
+	builds   int // builds of reverts
+	log      func(string)
+}
+
+// build is one partial revert compiled: its binary, or the compiler's
+// message.
+type build struct {
+	bin *testbuild.Binary
+	msg string
+}
+
+func newOracle(cs *changeSet, run *runner, root string, deadline time.Time, maxRuns int) *oracle {
+	return &oracle{cs: cs, run: run, root: root, compiled: map[string]build{}, verdicts: map[string]outcome{},
+		aux: map[string][]int{}, deadline: deadline, maxRuns: maxRuns}
+}
+
+func key(set []int) string {
+	var b strings.Builder
+	for _, id := range set {
+		b.WriteString(strconv.Itoa(id))
+		b.WriteByte(',')
+	}
+	return b.String()
+}
+
+func sorted(set []int) []int {
+	out := slices.Clone(set)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// files returns the replacements that revert the set.
+func (o *oracle) files(set []int) map[string]replacement {
+	in := setOf(set)
+	out := map[string]replacement{}
+	for _, f := range o.cs.files {
+		if !slices.ContainsFunc(f.Hunks, func(h *Hunk) bool { return in(h.ID) }) {
+			continue
+		}
+		data, present, _ := f.compose(in)
+		out[f.Abs] = replacement{data: data, present: present}
+	}
+	return out
+}
+
+// compile builds the test with the set reverted.
+func (o *oracle) compile(ctx context.Context, set []int) (build, error) {
+	set = sorted(set)
+	k := key(set)
+	if b, ok := o.compiled[k]; ok {
+		return b, nil
+	}
+	if !o.deadline.IsZero() && time.Now().After(o.deadline) {
+		return build{}, errBudget
+	}
+	bin, msg, err := o.run.build(ctx, o.files(set))
+	if err != nil {
+		return build{}, err
+	}
+	o.builds++
+	b := build{bin: bin, msg: msg}
+	o.compiled[k] = b
+	return b, nil
+}
+
+// compiles reports whether the test builds with the set reverted.
+func (o *oracle) compiles(ctx context.Context, set []int) (bool, error) {
+	b, err := o.compile(ctx, set)
+	return b.bin != nil, err
+}
+
+// outcome runs the test with exactly the set reverted.
+func (o *oracle) outcome(ctx context.Context, set []int) (outcome, error) {
+	set = sorted(set)
+	k := key(set)
+	if v, ok := o.verdicts[k]; ok {
+		return v, nil
+	}
+	b, err := o.compile(ctx, set)
+	if err != nil {
+		return outcome{}, err
+	}
+	if b.bin == nil {
+		v := outcome{Verdict: noBuild, Message: b.msg}
+		o.verdicts[k] = v
+		return v, nil
+	}
+	if o.maxRuns > 0 && o.reruns >= o.maxRuns {
+		return outcome{}, errBudget
+	}
+	if !o.deadline.IsZero() && time.Now().After(o.deadline) {
+		return outcome{}, errBudget
+	}
+	v, err := o.run.exec(ctx, b.bin)
+	if err != nil {
+		return outcome{}, err
+	}
+	os.Remove(b.bin.Path)
+	if len(set) > 0 {
+		o.reruns++
+	}
+	if o.log != nil {
+		o.log(fmt.Sprintf("reverting %d hunks: %s", len(set), v.Verdict))
+	}
+	o.verdicts[k] = v
+	return v, nil
+}
+
+// passes reports whether the test passes with the set reverted, together
+// with the auxiliary hunks a revert that does not compile alone needs.
+func (o *oracle) passes(ctx context.Context, set []int) (bool, error) {
+	v, err := o.outcome(ctx, set)
+	if err != nil {
+		return false, err
+	}
+	if v.Verdict != noBuild {
+		return v.Verdict == pass, nil
+	}
+	aux, err := o.auxFor(ctx, set)
+	if err != nil || aux == nil {
+		return false, err
+	}
+	v, err = o.outcome(ctx, union(set, aux))
+	return v.Verdict == pass, err
+}
+
+// auxFor returns the auxiliary hunks a revert of set needs to compile:
+// none when it compiles alone, nil when nothing makes it compile. The
+// compiler's errors point at hunks first (those holding the lines it
+// complains about, and those adding or removing the names it names);
+// failing that every other hunk is taken. Either set is then shrunk by
+// AFTER's Algorithm 4.
+func (o *oracle) auxFor(ctx context.Context, set []int) ([]int, error) {
+	set = sorted(set)
+	k := key(set)
+	if a, ok := o.aux[k]; ok {
+		return a, nil
+	}
+	b, err := o.compile(ctx, set)
+	if err != nil {
+		return nil, err
+	}
+	if b.bin != nil {
+		o.aux[k] = []int{}
+		return []int{}, nil
+	}
+	var aux []int
+	msg := b.msg
+	for round := 0; round < 8 && msg != ""; round++ {
+		more := without(o.errorHunks(union(set, aux), msg), union(set, aux))
+		if len(more) == 0 {
+			break
+		}
+		aux = union(aux, more)
+		b, err := o.compile(ctx, union(set, aux))
+		if err != nil {
+			return nil, err
+		}
+		msg = b.msg
+	}
+	if msg != "" { // the errors did not lead anywhere: start from every other hunk
+		var all []int
+		for _, h := range o.cs.hunks {
+			all = append(all, h.ID)
+		}
+		aux = without(all, set)
+		ok, err := o.compiles(ctx, union(set, aux))
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			o.aux[k] = nil
+			return nil, nil
+		}
+	}
+	aux, err = minimizeAux(ctx, set, aux, 2, o.compiles)
+	if err != nil {
+		return nil, err
+	}
+	o.aux[k] = aux
+	return aux, nil
+}
+
+// compileError matches a position and message of the compiler.
+var compileError = regexp.MustCompile(`(?m)^(\S+\.go):(\d+)(?::\d+)?: (.*)$`)
+
+// identifier matches the names a compiler message may mention.
+var identifier = regexp.MustCompile(`"[^"\s]+"|[\p{L}_][\p{L}\p{N}_]*`)
+
+// messageWords are words of the compiler's messages, not names.
+var messageWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`undefined declared and not used imported but is a an the of in to call
+		too many not enough arguments return values have want cannot use as value type variable assignment
+		missing redeclared this block other declaration field method has no or with without for on at
+		invalid operation mismatched types expected found syntax error unexpected non name
+		string int int8 int16 int32 int64 uint uint8 uint16 uint32 uint64 float32 float64 bool byte rune error any
+		func struct interface map chan var const package import nil true false`) {
+		messageWords[w] = true
+	}
+}
+
+// errorHunks returns the hunks the compiler's errors about a revert point
+// at: the hunks holding working-tree lines it complains about, and the
+// hunks whose text mentions a name the errors mention.
+func (o *oracle) errorHunks(set []int, msg string) []int {
+	in := setOf(set)
+	var out []int
+	names := map[string]bool{}
+	for _, m := range compileError.FindAllStringSubmatch(msg, -1) {
+		p := m[1]
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(o.root, p)
+		}
+		line, _ := strconv.Atoi(m[2])
+		for _, f := range o.cs.files {
+			if f.Abs != p {
+				continue
+			}
+			_, _, from := f.compose(in)
+			if line >= 1 && line <= len(from) && from[line-1].hunk < 0 {
+				n := from[line-1].newLine
+				for _, h := range f.Hunks {
+					if !in(h.ID) && h.touches(n, n) {
+						out = append(out, h.ID)
+					}
+				}
+			}
+		}
+		for _, w := range identifier.FindAllString(m[3], -1) {
+			if !messageWords[w] && len(w) > 1 {
+				names[w] = true
+			}
+		}
+	}
+	for _, h := range o.cs.hunks {
+		if in(h.ID) {
+			continue
+		}
+		text := strings.Join(h.Old, "") + "\n" + strings.Join(h.New, "")
+		for n := range names {
+			if mentions(text, n) {
+				out = append(out, h.ID)
+				break
+			}
+		}
+	}
+	return sorted(out)
+}
+
+// mentions reports whether text holds name as a whole word (or, for a
+// quoted import path, as written).
+func mentions(text, name string) bool {
+	if strings.HasPrefix(name, `"`) {
+		return strings.Contains(text, name)
+	}
+	for i := 0; ; {
+		j := strings.Index(text[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		before := j == 0 || !isIdentByte(text[j-1])
+		after := j+len(name) == len(text) || !isIdentByte(text[j+len(name)])
+		if before && after {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
+}

@@ -1,0 +1,136 @@
+package regress
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"faultline/internal/testbuild"
+)
+
+// verdict is one build and run of the test.
+type verdict string
+
+const (
+	pass     verdict = "pass"
+	fail     verdict = "fail"
+	noBuild  verdict = "no build"
+	noTest   verdict = "no test" // the binary built but has no such test
+	timedOut verdict = "timeout"
+)
+
+func (v verdict) failing() bool { return v == fail || v == timedOut }
+
+// outcome is a run of the test with some files replaced.
+type outcome struct {
+	Verdict verdict
+	Message string // the compiler's message, or the test's output
+	Elapsed time.Duration
+}
+
+// replacement is what a build reads for a file instead of the working
+// tree: its content, or nothing (the file is absent).
+type replacement struct {
+	data    string
+	present bool
+}
+
+// runner builds the test's package through the instrumented-build layer
+// with files replaced by an overlay (the working tree and the git state
+// are never touched) and runs the one leaf test.
+type runner struct {
+	mod     *testbuild.Module
+	pkg     *testbuild.Package
+	test    string
+	timeout time.Duration
+	work    string // scratch directory for binaries
+	seq     int
+	builds  int
+	runs    int
+}
+
+func newRunner(mod *testbuild.Module, pkg *testbuild.Package, test string, timeout time.Duration) (*runner, error) {
+	work, err := os.MkdirTemp("", "faultline-explain-")
+	if err != nil {
+		return nil, fmt.Errorf("creating scratch directory: %w", err)
+	}
+	return &runner{mod: mod, pkg: pkg, test: test, timeout: timeout, work: work}, nil
+}
+
+func (r *runner) close() { os.RemoveAll(r.work) }
+
+// build builds the test binary with the files replaced; a package that
+// does not compile gives a nil binary and the compiler's message.
+func (r *runner) build(ctx context.Context, files map[string]replacement) (*testbuild.Binary, string, error) {
+	o, err := r.mod.NewOverlay()
+	if err != nil {
+		return nil, "", err
+	}
+	for path, rep := range files {
+		if rep.present {
+			if err := o.Put(path, []byte(rep.data)); err != nil {
+				return nil, "", err
+			}
+		} else {
+			o.Remove(path)
+		}
+	}
+	r.seq++
+	r.builds++
+	dir := filepath.Join(r.work, fmt.Sprint(r.seq))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, "", fmt.Errorf("creating the build directory: %w", err)
+	}
+	built, failed, err := r.mod.BuildTests(ctx, o, []*testbuild.Package{r.pkg}, nil, dir)
+	if err != nil {
+		return nil, "", err
+	}
+	if b := built[r.pkg.ImportPath]; b != nil {
+		return b, "", nil
+	}
+	msg := failed[r.pkg.ImportPath]
+	if msg == "" {
+		msg = "the test binary did not build"
+	}
+	return nil, msg, nil
+}
+
+// exec runs the leaf test of a built binary.
+func (r *runner) exec(ctx context.Context, bin *testbuild.Binary) (outcome, error) {
+	r.runs++
+	out, err := r.mod.RunTest(ctx, bin, r.test, r.timeout, nil)
+	if err != nil {
+		return outcome{}, err
+	}
+	o := outcome{Elapsed: out.Elapsed, Message: out.Output}
+	switch {
+	case out.Passed:
+		o.Verdict = pass
+	case out.Verdict == testbuild.Timeout:
+		o.Verdict = timedOut
+	case out.Verdict == testbuild.Panic && out.ExitCode == 0 && strings.Contains(out.Output, "no tests to run"):
+		o.Verdict = noTest
+	case out.Verdict == testbuild.Skip:
+		o.Verdict = noTest
+		o.Message = "the test is skipped: " + out.Output
+	default:
+		o.Verdict = fail
+	}
+	return o, nil
+}
+
+// run builds and runs the test with the files replaced.
+func (r *runner) run(ctx context.Context, files map[string]replacement) (outcome, error) {
+	bin, msg, err := r.build(ctx, files)
+	if err != nil {
+		return outcome{}, err
+	}
+	if bin == nil {
+		return outcome{Verdict: noBuild, Message: msg}, nil
+	}
+	defer os.Remove(bin.Path)
+	return r.exec(ctx, bin)
+}
