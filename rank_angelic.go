@@ -19,6 +19,7 @@ type angelicFlags struct {
 	memory   int64
 	order    string
 	evidence bool
+	strings  bool
 }
 
 func (a *angelicFlags) register(fs *flag.FlagSet) {
@@ -29,12 +30,13 @@ func (a *angelicFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&a.budget, "budget", localize.DefaultBudget, "angelic analysis time per failing test")
 	fs.IntVar(&a.maxTests, "max-analyzed", localize.DefaultMaxAnalyzed, "analyse at most this many failing tests (results are cached per test)")
 	fs.Int64Var(&a.memory, "memory", localize.DefaultMemory>>20, "memory in MB one analysis may hold before it is stopped")
+	fs.BoolVar(&a.strings, "strings", false, "model strings and byte slices in the angelic analysis for tests that check them (slower)")
 }
 
 // options are the service's options for these flags.
 func (a *angelicFlags) options() localize.Options {
 	return localize.Options{Angelic: a.enabled, Budget: a.budget, MaxAnalyzed: a.maxTests, Memory: a.memory << 20,
-		Order: a.order, Evidence: a.evidence}
+		Order: a.order, Evidence: a.evidence, Strings: a.strings}
 }
 
 // writeAngelicText prints the fixes behind a combined ranking.

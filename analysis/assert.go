@@ -25,9 +25,11 @@ type assertion struct {
 }
 
 // testifyCall recognises a call of a testify assertion (package assert or
-// require, function or *Assertions method) on integer, float or Boolean
-// operands of one type, and returns its name and operands. testify
-// compares floats with Go's operators (Equal through reflect.DeepEqual).
+// require, function or *Assertions method) on integer, float, Boolean,
+// string or byte slice operands of one type, and returns its name and
+// operands. testify compares floats with Go's operators (Equal through
+// reflect.DeepEqual) and byte slices by their contents (bytes.Equal, so
+// nil equals empty, as in the formula).
 func testifyCall(info *types.Info, call *ast.CallExpr) (string, []ast.Expr, bool) {
 	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
 	if !ok {
@@ -42,7 +44,10 @@ func testifyCall(info *types.Info, call *ast.CallExpr) (string, []ast.Expr, bool
 		first = 0
 	}
 	var n int
-	var want byte // 'n' integer or float, 'b' Boolean, 0 any
+	// want: 'n' integer or float, 'b' Boolean, 'f' float64, 's' string or
+	// byte slice, 'S' string (testify's Contains on a byte slice looks
+	// for an element), 0 any.
+	var want byte
 	switch fn.Name() {
 	case "Equal", "NotEqual", "Exactly":
 		n = 2
@@ -50,12 +55,18 @@ func testifyCall(info *types.Info, call *ast.CallExpr) (string, []ast.Expr, bool
 		n, want = 2, 'n'
 	case "True", "False":
 		n, want = 1, 'b'
-	case "Zero", "NotZero":
+	case "Zero", "NotZero", "Empty", "NotEmpty":
 		n = 1
 	case "Positive", "Negative":
 		n, want = 1, 'n'
 	case "InDelta":
 		n, want = 3, 'f' // expected, actual, delta: all float64
+	case "Contains", "NotContains":
+		n, want = 2, 'S'
+	case "Len":
+		n, want = 2, 's'
+	case "NoError", "Error", "Nil", "NotNil":
+		n, want = 1, 'e'
 	default:
 		return "", nil, false
 	}
@@ -65,8 +76,19 @@ func testifyCall(info *types.Info, call *ast.CallExpr) (string, []ast.Expr, bool
 	ops := call.Args[first : first+n]
 	t0 := types.Default(info.TypeOf(ops[0]))
 	k := valueKind(t0)
-	if k == 0 || (want == 'b' || want == 'f') && k != want || (want == 'n' && !numeric(t0)) {
+	switch {
+	case k == 0,
+		k == 'y' && (fn.Name() == "Zero" || fn.Name() == "NotZero"), // reflect.DeepEqual: nil is not empty
+		(want == 'b' || want == 'f') && k != want,
+		want == 'n' && !numeric(t0),
+		want == 's' && !isSeq(t0),
+		want == 'S' && k != 's',
+		(want == 'e') != (k == 'e'): // of an error, its nil-ness alone
 		return "", nil, false
+	}
+	if fn.Name() == "Len" {
+		// The length: an integer, any type.
+		return fn.Name(), ops, valueKind(info.TypeOf(ops[1])) == 'i'
 	}
 	for _, o := range ops[1:] {
 		// testify compares dynamic types too: int(1) is not int64(1).
@@ -134,9 +156,12 @@ func calledFunc(info *types.Info, call *ast.CallExpr) *types.Func {
 	return fn
 }
 
+// sameModelledType reports whether x and y have one type the formula
+// models and compares as reflect.DeepEqual and cmp.Equal do (not byte
+// slices: both tell nil from empty).
 func sameModelledType(info *types.Info, x, y ast.Expr) bool {
 	a, b := types.Default(info.TypeOf(x)), types.Default(info.TypeOf(y))
-	return valueKind(a) != 0 && valueKind(a) == valueKind(b) && types.Identical(a, b)
+	return valueKind(a) != 0 && valueKind(a) != 'y' && valueKind(a) != 'e' && valueKind(a) == valueKind(b) && types.Identical(a, b)
 }
 
 // diffOperands recognises a comparison of a cmp.Diff result with "", the
@@ -187,4 +212,14 @@ func (fi *fileInstrumenter) noteDiff(init ast.Stmt) {
 	if v, ok := fi.info.Defs[id].(*types.Var); ok {
 		fi.prog.diffs[v] = call
 	}
+}
+
+// isNotedDiff reports whether lhs is the d of if d := cmp.Diff(x, y).
+func (fi *fileInstrumenter) isNotedDiff(lhs ast.Expr) bool {
+	id, ok := lhs.(*ast.Ident)
+	if !ok {
+		return false
+	}
+	v, ok := fi.info.Defs[id].(*types.Var)
+	return ok && fi.prog.diffs[v] != nil
 }

@@ -3,81 +3,113 @@
 package analysis
 
 import (
-	"faultline/solver/z3"
-	"go/constant"
 	"go/token"
-	"go/types"
 	"math"
+	"strings"
+
+	"faultline/solver/z3"
 )
 
 // assertOperand replays one recorded operand of an assertion; the last
 // one adds the check: the assertion holds.
 func (e *encoder) assertOperand(a *activation, s *site, ev event, first bool) error {
 	as := s.assertion
-	term := e.sym(a, s, s.expr, ev.value, true)
-	if err := term.Err(); err != nil {
-		return err
+	term := e.checked(s.typ, e.sym(a, s, s.expr, &ev), ev, false)
+	if term.hasTerm() {
+		if err := term.t.Err(); err != nil {
+			return err
+		}
 	}
-	a.leaves = map[int32]z3.Expr{}
+	a.leaves = map[int32]sv{}
 	if a.operands == nil {
-		a.operands = map[*assertion][]operand{}
+		a.operands = map[*assertion][]sv{}
 	}
 	ops := a.operands[as]
 	if ops == nil {
-		ops = make([]operand, len(as.operands))
+		ops = make([]sv, len(as.operands))
 		for i, o := range as.operands {
 			if tv := s.info.Types[o]; tv.Value != nil {
-				ops[i] = operand{e.constValue(tv.Value, as.types[i]), constInt(tv.Value, as.types[i])}
+				ops[i] = e.constValue(tv.Value, as.types[i])
 			}
 		}
 	}
-	ops[s.index] = operand{term, ev.value}
+	ops[s.index] = term
 	a.operands[as] = ops
 	if s.id != as.last {
 		return nil
 	}
 	delete(a.operands, as)
-	t := as.types[0]
-	zero := e.constant(t, 0)
-	rel := map[string]func(x, y z3.Expr) z3.Expr{
-		"Equal":          func(x, y z3.Expr) z3.Expr { return e.binary(token.EQL, x, y, t, t) },
-		"Exactly":        func(x, y z3.Expr) z3.Expr { return e.binary(token.EQL, x, y, t, t) },
-		"NotEqual":       func(x, y z3.Expr) z3.Expr { return e.binary(token.NEQ, x, y, t, t) },
-		"Greater":        func(x, y z3.Expr) z3.Expr { return e.binary(token.GTR, x, y, t, t) },
-		"GreaterOrEqual": func(x, y z3.Expr) z3.Expr { return e.binary(token.GEQ, x, y, t, t) },
-		"Less":           func(x, y z3.Expr) z3.Expr { return e.binary(token.LSS, x, y, t, t) },
-		"LessOrEqual":    func(x, y z3.Expr) z3.Expr { return e.binary(token.LEQ, x, y, t, t) },
-		"True":           func(x, _ z3.Expr) z3.Expr { return x },
-		"False":          func(x, _ z3.Expr) z3.Expr { return x.AsBool().Not().Expr },
-		"Zero":           func(x, _ z3.Expr) z3.Expr { return e.binary(token.EQL, x, zero, t, t) },
-		"NotZero":        func(x, _ z3.Expr) z3.Expr { return e.binary(token.NEQ, x, zero, t, t) },
-		"Positive":       func(x, _ z3.Expr) z3.Expr { return e.binary(token.GTR, x, zero, t, t) },
-		"Negative":       func(x, _ z3.Expr) z3.Expr { return e.binary(token.LSS, x, zero, t, t) },
-	}[as.name]
-	second := zero
-	if len(ops) > 1 {
-		second = ops[1].term
+	for _, o := range ops {
+		if !o.hasTerm() {
+			return nil // an operand too long to record: no check
+		}
 	}
-	var holds z3.Bool
-	if as.name == "InDelta" {
-		holds = e.inDelta(ops[0].term.AsFloat(), ops[1].term.AsFloat(), ops[2].term.AsFloat())
-	} else {
-		holds = rel(ops[0].term, second).AsBool()
-	}
+	holds := e.assertionTerm(as, ops)
 	if err := holds.Err(); err != nil {
 		return err
 	}
 	if first {
 		e.checks++
-		values := make([]int64, 3)
+		values := make([]value, len(ops))
+		known := true
 		for i, o := range ops {
-			values[i] = o.value
+			values[i], known = o.c, known && o.known
 		}
-		if !assertionHolds(as.name, t, values[0], values[1], values[2]) {
+		if known && !assertionHolds(as, values) {
 			e.failing++
 		}
 	}
 	return e.addSpec(holds, first, instKey{})
+}
+
+// assertionTerm is the formula of an assertion on its operands.
+func (e *encoder) assertionTerm(as *assertion, ops []sv) z3.Bool {
+	t := as.types[0]
+	zero := e.lit(t, value{})
+	rel := func(op token.Token, x, y sv) z3.Bool { return e.binary(op, x, y, t, t).t.AsBool() }
+	switch as.name {
+	case "Equal", "Exactly":
+		return rel(token.EQL, ops[0], ops[1])
+	case "NotEqual":
+		return rel(token.NEQ, ops[0], ops[1])
+	case "Greater":
+		return rel(token.GTR, ops[0], ops[1])
+	case "GreaterOrEqual":
+		return rel(token.GEQ, ops[0], ops[1])
+	case "Less":
+		return rel(token.LSS, ops[0], ops[1])
+	case "LessOrEqual":
+		return rel(token.LEQ, ops[0], ops[1])
+	case "True":
+		return ops[0].t.AsBool()
+	case "False":
+		return ops[0].t.AsBool().Not()
+	case "Zero", "Empty":
+		return rel(token.EQL, ops[0], zero)
+	case "NotZero", "NotEmpty":
+		return rel(token.NEQ, ops[0], zero)
+	case "Positive":
+		return rel(token.GTR, ops[0], zero)
+	case "Negative":
+		return rel(token.LSS, ops[0], zero)
+	case "InDelta":
+		return e.inDelta(ops[0].t.AsFloat(), ops[1].t.AsFloat(), ops[2].t.AsFloat())
+	case "Error", "NotNil":
+		return ops[0].t.AsBool()
+	case "NoError", "Nil":
+		return ops[0].t.AsBool().Not()
+	case "Contains":
+		return ops[0].t.AsSeq().Contains(ops[1].t.AsSeq())
+	case "NotContains":
+		return ops[0].t.AsSeq().Contains(ops[1].t.AsSeq()).Not()
+	case "Len":
+		n := ops[1].t.AsBV()
+		if n.Bits() < 64 {
+			n = n.Convert(64, true)
+		}
+		return e.seqLen(ops[0].t.AsSeq()).Eq(n)
+	}
+	return e.z.False()
 }
 
 // inDelta is testify's InDelta on float64 operands: both NaN, or neither
@@ -89,84 +121,56 @@ func (e *encoder) inDelta(expected, actual, delta z3.Float) z3.Bool {
 		e.z.And(expected.IsNaN().Not(), actual.IsNaN().Not(), dt.LT(delta.Neg()).Not(), delta.LT(dt).Not()))
 }
 
-// operand is one replayed operand of an assertion: its term and the value
-// the run had.
-type operand struct {
-	term  z3.Expr
-	value int64
-}
-
-// constInt is a constant in the trace's encoding for type t.
-func constInt(v constant.Value, t types.Type) int64 {
-	if valueKind(t) == 'f' {
-		return floatBits(v, t)
+// assertionHolds evaluates an assertion on the values a run had, as
+// testify does.
+func assertionHolds(as *assertion, v []value) bool {
+	t := as.types[0]
+	rel := func(op token.Token, x, y value) bool {
+		r, ok := concBinary(op, x, y, t, t)
+		return !ok || r.n != 0
 	}
-	if v.Kind() == constant.Bool {
-		if constant.BoolVal(v) {
-			return 1
-		}
-		return 0
-	}
-	if i, ok := constant.Int64Val(v); ok {
-		return i
-	}
-	u, _ := constant.Uint64Val(v)
-	return int64(u)
-}
-
-// assertionHolds evaluates an assertion on the values a run had (recorded
-// as int64: Booleans as 0 or 1, unsigned values and floats as their bits)
-// with Go's operators, as testify does.
-func assertionHolds(name string, t types.Type, x, y, delta int64) bool {
-	_, signed := bits(t)
-	eq := func(a, b int64) bool { return a == b }
-	less := func(a, b int64) bool {
-		if signed || valueKind(t) == 'b' {
-			return a < b
-		}
-		return uint64(a) < uint64(b)
-	}
-	if valueKind(t) == 'f' {
-		value := func(b int64) float64 {
-			if isFloat32(t) {
-				return float64(math.Float32frombits(uint32(b)))
-			}
-			return math.Float64frombits(uint64(b))
-		}
-		eq = func(a, b int64) bool { return value(a) == value(b) }
-		less = func(a, b int64) bool { return value(a) < value(b) }
-	}
-	switch name {
+	zero := value{}
+	switch as.name {
 	case "Equal", "Exactly":
-		return eq(x, y)
+		return rel(token.EQL, v[0], v[1])
 	case "NotEqual":
-		return !eq(x, y)
+		return rel(token.NEQ, v[0], v[1])
 	case "Greater":
-		return less(y, x)
+		return rel(token.GTR, v[0], v[1])
 	case "GreaterOrEqual":
-		return less(y, x) || eq(x, y)
+		return rel(token.GEQ, v[0], v[1])
 	case "Less":
-		return less(x, y)
+		return rel(token.LSS, v[0], v[1])
 	case "LessOrEqual":
-		return less(x, y) || eq(x, y)
+		return rel(token.LEQ, v[0], v[1])
 	case "True":
-		return x != 0
+		return v[0].n != 0
 	case "False":
-		return x == 0
-	case "NotZero":
-		return !eq(x, 0)
-	case "Zero":
-		return eq(x, 0)
+		return v[0].n == 0
+	case "NotZero", "NotEmpty":
+		return !rel(token.EQL, v[0], zero)
+	case "Zero", "Empty":
+		return rel(token.EQL, v[0], zero)
 	case "Positive":
-		return less(0, x)
+		return rel(token.GTR, v[0], zero)
 	case "Negative":
-		return less(x, 0)
+		return rel(token.LSS, v[0], zero)
 	case "InDelta":
-		ex, ac, d := math.Float64frombits(uint64(x)), math.Float64frombits(uint64(y)), math.Float64frombits(uint64(delta))
+		ex, ac, d := math.Float64frombits(uint64(v[0].n)), math.Float64frombits(uint64(v[1].n)), math.Float64frombits(uint64(v[2].n))
 		if math.IsNaN(ex) || math.IsNaN(ac) {
 			return math.IsNaN(ex) && math.IsNaN(ac)
 		}
 		return !(ex-ac < -d || ex-ac > d)
+	case "Error", "NotNil":
+		return v[0].n != 0
+	case "NoError", "Nil":
+		return v[0].n == 0
+	case "Contains":
+		return strings.Contains(v[0].s, v[1].s)
+	case "NotContains":
+		return !strings.Contains(v[0].s, v[1].s)
+	case "Len":
+		return int64(len(v[0].s)) == v[1].n
 	}
 	return true
 }

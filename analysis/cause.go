@@ -310,8 +310,7 @@ func (r *FailingRun) failedCheck() int {
 	if r.panic >= 0 {
 		return r.panic
 	}
-	type pending struct{ values [3]int64 }
-	ops := map[*assertion]*pending{}
+	ops := map[*assertion][]value{}
 	for i, ev := range r.trace {
 		if ev.site < 0 || int(ev.site) >= len(r.prog.sites) {
 			continue
@@ -325,22 +324,22 @@ func (r *FailingRun) failedCheck() int {
 			}
 		case s.kind == kindAssertArg && s.assertion != nil:
 			as := s.assertion
-			p := ops[as]
-			if p == nil {
-				p = &pending{}
+			values := ops[as]
+			if values == nil {
+				values = make([]value, len(as.operands))
 				for j, o := range as.operands {
-					if tv := s.info.Types[o]; tv.Value != nil && j < 3 {
-						p.values[j] = constInt(tv.Value, as.types[j])
+					if tv := s.info.Types[o]; tv.Value != nil {
+						values[j], _ = constantValue(tv.Value, as.types[j])
 					}
 				}
-				ops[as] = p
+				ops[as] = values
 			}
-			if s.index < 3 {
-				p.values[s.index] = ev.value
+			if s.index < len(values) {
+				values[s.index] = valueOf(ev)
 			}
 			if s.id == as.last {
 				delete(ops, as)
-				if !assertionHolds(as.name, as.types[0], p.values[0], p.values[1], p.values[2]) {
+				if !assertionHolds(as, values) {
 					return i
 				}
 			}

@@ -17,13 +17,16 @@
 // longer does not renumber the instances of later calls), appends
 // "site activation instance value" to a trace file named by
 // FAULTLINE_AGX_TRACE and substitutes the values listed in the JSON file
-// named by FAULTLINE_AGX_FORCE (a float as its IEEE bits, in both files).
-// Sites are integer, float and Boolean right-hand sides of assignments and
+// named by FAULTLINE_AGX_FORCE (a float as its IEEE bits, a string or byte
+// slice as its Go-quoted bytes, or #n when longer than 1 KiB, an error as
+// 1 when non-nil, in both files; a forced non-nil error that was nil is a
+// runtime error value). Sites are integer, float, Boolean, string, byte
+// slice and error right-hand sides of assignments and
 // var specs, x++/x--, if and for conditions, the
 // case expressions and tags of expression switches, returned values,
 // arguments of calls to instrumented functions and the values those calls
 // return (a call with several results passes them through a generic helper
-// generated in the file, which records each integer, float and Boolean
+// generated in the file, which records each modelled
 // one), parameter values on entry,
 // operands of testify assertions, and the operands the formula does not
 // model (recorded so that they enter as constants). Index, slice and integer division
@@ -56,8 +59,9 @@
 // of a testify assertion statement (package assert or require, function or
 // method: Equal, Exactly, NotEqual, Greater, GreaterOrEqual, Less,
 // LessOrEqual, True, False, Zero, NotZero, Positive, Negative) on integer,
-// float or Boolean operands of one type, and InDelta on float64 operands,
-// must hold: the call is the check, since it
+// float, Boolean or string operands of one type, InDelta on float64
+// operands, Empty, NotEmpty, Contains, NotContains and Len on strings and
+// NoError, Error, Nil and NotNil on errors must hold: the call is the check, since it
 // reports failure inside testify. A run that fails by a runtime panic at a
 // guarded operation gets "under the path that reached it, the operation
 // does not panic": 0 <= index < len and
@@ -75,13 +79,26 @@
 // comparisons (false on NaN, -0 == +0), math.Abs, conversions between
 // float types and to and from integers (a float truncated toward zero; out
 // of range, NaN included, the integer with only the sign bit set, as on
-// amd64); Booleans, comparisons, && and ||, locals and parameters assigned
+// amd64); strings and byte slices in the sequence theory over bytes: len,
+// s[i], s[lo:hi], + and +=, == != < <= > >= (bytes compared unsigned),
+// conversions between strings and byte slices and from an integer (the
+// rune's UTF-8 encoding), b[i] = v on a byte slice local, and Index,
+// IndexByte, Contains, HasPrefix, HasSuffix, TrimPrefix, TrimSuffix,
+// Repeat (counts up to 64, and the recorded one) and Compare of strings
+// and bytes, bytes.Equal, strconv.Itoa, FormatInt and FormatUint in base
+// 10 and FormatBool (only with Options.Strings, and for a test whose failing run reached a check
+// on a string or byte slice, or panicked indexing one: sequences need
+// Z3's general solver, much slower than the finite-domain one the rest
+// allows, so otherwise they and what is computed from them are the run's
+// values); an error's nil-ness as a Boolean (errors.New and
+// fmt.Errorf non-nil, nil nil, == and != nil; two errors compare by
+// identity, which stays concrete); Booleans, comparisons, && and ||, locals and parameters assigned
 // only by plain assignments in their own function and never addressed;
-// calls between instrumented functions: each integer, float or Boolean
+// calls between instrumented functions: each modelled
 // result, whether the callee has one result or several (v, err := f(),
 // v, err = f(), var v, err = f(), return f(), g(f())), equals the callee's
 // returned expression under the path that reached the return, its other
-// results (errors, strings...) staying concrete; the assertions above; expression
+// results (structs, slices...) staying concrete; the assertions above; expression
 // switches as the if/else-if chains they are, with an init statement and
 // fallthrough: each case expression evaluated is a condition (in a tagged
 // switch on an integer, tag == value against the tag, itself a site,
@@ -91,7 +108,7 @@
 // by comma-ok forms or from multi-value calls to code outside the module
 // (strconv.Atoi), calls to code outside the module or through function
 // values and interfaces (math functions other than Abs among them),
-// strings, complex numbers. Not modelled at all:
+// strings longer than 1 KiB, complex numbers. Not modelled at all:
 // fused multiply-add (Go may fuse x*y + z where the machine has the
 // instruction, arm64 for one: the formula rounds each operation, and the
 // forced run decides),
@@ -138,7 +155,8 @@
 // numbering instances as a fresh process would); a test whose repetitions
 // overlap, or whose unforced closing repetition passes, gets one process
 // per replacement. When the formula reached the failing check only value
-// sites are tried; when it could not (no recognised check failed, or no
+// sites (and string sites, which it takes as recorded unless
+// Options.Strings) are tried; when it could not (no recognised check failed, or no
 // correction of the allowed size exists because the check compares values
 // that are not modelled), every executed site is, within two thirds of the
 // time left, and then predicate switching follows: each recorded Boolean of

@@ -5,7 +5,6 @@ package analysis
 import (
 	"fmt"
 	"go/ast"
-	"go/constant"
 	"go/token"
 	"go/types"
 	"math"
@@ -37,15 +36,27 @@ type encoder struct {
 	ab       map[int32]z3.Bool
 	vars     map[instKey]z3.Expr  // value of a site instance
 	joins    map[joinKey]z3.Expr  // value of a local after an if or loop instance
-	results  map[instKey]z3.Expr  // returned value of a function activation
+	results  map[instKey]sv       // returned value of a function activation
 	explored map[instKey]uint8    // condition directions seen: 1 false, 2 true
-	original map[instKey]int64    // concrete value when first seen unforced
+	original map[instKey]value    // concrete value when first seen unforced
 	instOf   map[int32][]instance // encoded instances per site, in order seen
+	skipped  map[instKey]bool     // site instances with no term: a value too long to record
 	hards    []z3.Bool            // every hard constraint, for choosing values
 	failing  int                  // failure-guarding conditions that failed in the first trace
 	checks   int
 	fresh    int
 	guarded  map[instKey]bool // panicking operations whose "must not panic" is encoded
+	// termErr is the first error met adding a constraint that defines a
+	// name a term uses.
+	termErr error
+	// seqs says some site is a string or byte slice.
+	seqs bool
+	// concreteSeqs (the default) keeps strings and byte slices out of the formula: each
+	// is its value in the run, and what is computed from them too (a
+	// length, a byte, a comparison). The general solver sequences need is
+	// much slower than the finite-domain one, so they are modelled only
+	// for a test whose failing run reached a check on them.
+	concreteSeqs bool
 	// concrete is set by a replay of a forced run that failed a check (or
 	// panicked) whatever the modelled values: the operands are recorded
 	// values that hold only under that run's forced values, so the check
@@ -67,8 +78,9 @@ type encoder struct {
 
 func newEncoder(z *z3.Context, enum *mcs.Enumerator[int32], prog *program) *encoder {
 	return &encoder{z: z, enum: enum, prog: prog, ab: map[int32]z3.Bool{}, vars: map[instKey]z3.Expr{},
-		joins: map[joinKey]z3.Expr{}, results: map[instKey]z3.Expr{}, explored: map[instKey]uint8{},
-		original: map[instKey]int64{}, instOf: map[int32][]instance{}, guarded: map[instKey]bool{}}
+		joins: map[joinKey]z3.Expr{}, results: map[instKey]sv{}, explored: map[instKey]uint8{},
+		original: map[instKey]value{}, instOf: map[int32][]instance{}, guarded: map[instKey]bool{},
+		skipped: map[instKey]bool{}, concreteSeqs: true}
 }
 
 func (e *encoder) addHard(b z3.Bool) error {
@@ -79,7 +91,7 @@ func (e *encoder) addHard(b z3.Bool) error {
 type pendingArg struct {
 	target *function
 	index  int
-	term   z3.Expr
+	term   sv
 }
 
 // returned is what an activation of fn returned: its modelled results by
@@ -87,7 +99,7 @@ type pendingArg struct {
 // the return.
 type returned struct {
 	fn    *function
-	terms map[int]z3.Expr
+	terms map[int]sv
 }
 
 type frame struct {
@@ -100,25 +112,38 @@ type frame struct {
 // activation is one replayed call of an instrumented function.
 type activation struct {
 	fn     *function
-	env    map[*types.Var]z3.Expr
+	env    map[*types.Var]sv
 	pc     z3.Bool
 	frames []frame
-	leaves map[int32]z3.Expr
+	leaves map[int32]sv
 	args   []pendingArg
-	params map[int]z3.Expr
-	tags   map[int32]z3.Expr // switch tags by site, as last evaluated
-	rets   map[int]z3.Expr   // this activation's results by index, once returned
+	params map[int]sv
+	tags   map[int32]sv // switch tags by site, as last evaluated
+	rets   map[int]sv   // this activation's results by index, once returned
 	// callee is what the call that just returned to this activation
 	// returned, until the call's kindResult event binds it to the call.
 	callee *returned
 	// calls holds the results of the calls evaluated for the site being
 	// read, by call expression and result index.
-	calls map[*ast.CallExpr]map[int]z3.Expr
+	calls map[*ast.CallExpr]map[int]sv
 	// parallel holds the updates of a multi-assignment until its last pair.
 	parallel []func()
 	// operands holds the operands of assertions replayed so far.
-	operands map[*assertion][]operand
+	operands map[*assertion][]sv
 }
+
+// sv is a symbolic value of the replay: its term and, when known, the
+// value it had in the run being replayed (its concrete value). A value
+// with no term (t unset) stands for one the formula cannot speak of, a
+// string too long to record; every operation on it has none either.
+type sv struct {
+	t     z3.Expr
+	c     value
+	known bool
+}
+
+// hasTerm reports whether v has a term.
+func (v sv) hasTerm() bool { return v.t.Err() == nil }
 
 // floatSort is the IEEE sort of a float type.
 func (e *encoder) floatSort(t types.Type) z3.Sort {
@@ -128,32 +153,77 @@ func (e *encoder) floatSort(t types.Type) z3.Sort {
 	return e.z.Float64Sort()
 }
 
-// constant is the term of a recorded value: a float's is its IEEE bits.
-func (e *encoder) constant(t types.Type, v int64) z3.Expr {
+// constant is the term of a recorded integer, Boolean or float (its IEEE
+// bits) of type t.
+func (e *encoder) constant(t types.Type, v int64) z3.Expr { return e.term(t, value{n: v}) }
+
+// term is the term of a value of type t.
+func (e *encoder) term(t types.Type, v value) z3.Expr {
 	switch valueKind(t) {
-	case 'b':
-		return e.z.BoolVal(v != 0).Expr
+	case 's', 'y':
+		return e.z.BytesVal([]byte(v.s)).Expr
+	case 'b', 'e':
+		return e.z.BoolVal(v.n != 0).Expr
 	case 'f':
 		if isFloat32(t) {
-			return e.z.Float32Val(math.Float32frombits(uint32(v))).Expr
+			return e.z.Float32Val(math.Float32frombits(uint32(v.n))).Expr
 		}
-		return e.z.Float64Val(math.Float64frombits(uint64(v))).Expr
+		return e.z.Float64Val(math.Float64frombits(uint64(v.n))).Expr
 	}
 	n, _ := bits(t)
-	return e.z.BVInt(v, n).Expr
+	return e.z.BVInt(v.n, n).Expr
 }
 
-func (e *encoder) freshOf(t types.Type) z3.Expr {
-	e.fresh++
-	name := fmt.Sprintf("free%d", e.fresh)
+// lit is the value v of type t as a constant of the formula; a string too
+// long to record has no term.
+func (e *encoder) lit(t types.Type, v value) sv {
+	if v.opaque {
+		return sv{}
+	}
+	if e.concreteSeqs && isSeq(t) {
+		return sv{c: v, known: true}
+	}
+	return sv{t: e.term(t, v), c: v, known: true}
+}
+
+// concreteValue is the value of type t computed from operands that are not all
+// in the formula: known when they all were, a constant then (a string
+// without a term when strings are concrete).
+func (e *encoder) concreteValue(t types.Type, c value, known bool) sv {
+	if !known {
+		return sv{}
+	}
+	return e.lit(t, c)
+}
+
+// sortOf is the sort of the terms of type t.
+func (e *encoder) sortOf(t types.Type) z3.Sort {
 	switch valueKind(t) {
-	case 'b':
-		return e.z.BoolConst(name).Expr
+	case 's', 'y':
+		return e.z.ByteSeqSort()
+	case 'b', 'e':
+		return e.z.BoolSort()
 	case 'f':
-		return e.z.FloatConst(name, e.floatSort(t)).Expr
+		return e.floatSort(t)
 	}
 	n, _ := bits(t)
-	return e.z.BVConst(name, n).Expr
+	return e.z.BVSort(n)
+}
+
+// freshOf is a new unconstrained term of type t, its concrete value unknown.
+func (e *encoder) freshOf(t types.Type) sv {
+	if e.concreteSeqs && isSeq(t) {
+		return sv{}
+	}
+	e.fresh++
+	return sv{t: e.z.Const(fmt.Sprintf("free%d", e.fresh), e.sortOf(t))}
+}
+
+// freshLike is a new unconstrained term of the sort of v, with v's
+// concrete value: the join of a local whose value v had on the path taken.
+func (e *encoder) freshLike(v sv) sv {
+	e.fresh++
+	return sv{t: e.z.Const(fmt.Sprintf("join%d", e.fresh), v.t.Sort()), c: v.c, known: v.known}
 }
 
 // floatToInt is Go's conversion of a float to an integer type: it
@@ -207,26 +277,55 @@ func (e *encoder) abOf(s *site) (z3.Bool, error) {
 	return ab, nil
 }
 
-// siteVar returns the variable of a site instance, encoding it the first
-// time: hard in test code, guarded by the statement's ab literal elsewhere.
-func (e *encoder) siteVar(s *site, ev event, term z3.Expr) (z3.Expr, error) {
+// siteVar returns the value of a site instance, encoding its variable the
+// first time: equal to term, hard in test code, guarded by the statement's
+// ab literal elsewhere. Its concrete value is the recorded one. A term
+// that is not there (a string too long to record) leaves the instance out
+// of the formula.
+func (e *encoder) siteVar(s *site, ev event, term sv) (sv, error) {
 	k := instKey{s.id, ev.inst}
+	out := sv{c: valueOf(ev), known: !ev.opaque}
 	if v, ok := e.vars[k]; ok {
-		return v, nil
+		out.t = v
+		return out, nil
 	}
-	e.fresh++
-	v := e.z.Const(fmt.Sprintf("s%d_%d_%d", s.id, ev.inst.act, ev.inst.local), term.Sort())
+	if !term.hasTerm() {
+		e.skipped[k] = true
+		return sv{c: valueOf(ev), known: !ev.opaque}, nil
+	}
+	v := e.z.Const(fmt.Sprintf("s%d_%d_%d", s.id, ev.inst.act, ev.inst.local), term.t.Sort())
+	e.seqs = e.seqs || isSeq(s.typ)
 	e.vars[k] = v
 	e.instOf[s.id] = append(e.instOf[s.id], ev.inst)
-	eq := v.Eq(term)
+	out.t = v
+	eq := v.Eq(term.t)
 	if s.hard {
-		return v, e.addHard(eq)
+		return out, e.addHard(eq)
 	}
 	ab, err := e.abOf(s)
 	if err != nil {
-		return v, err
+		return out, err
 	}
-	return v, e.addHard(e.z.Or(ab, eq))
+	return out, e.addHard(e.z.Or(ab, eq))
+}
+
+// checked is the term a site's value is equal to: the modelled term, or
+// the recorded value when the modelled one had another value in this run
+// (something the formula does not model made the difference) or has no
+// term. A forced instance's recorded value is the forced one, so its term
+// is not checked.
+func (e *encoder) checked(t types.Type, term sv, ev event, forced bool) sv {
+	rec := e.lit(t, valueOf(ev))
+	if !term.hasTerm() {
+		return rec
+	}
+	if forced || !term.known || ev.opaque {
+		return term
+	}
+	if !sameValue(t, term.c, valueOf(ev)) {
+		return rec
+	}
+	return term
 }
 
 // novel reports whether a trace reaches a site instance or condition
@@ -244,7 +343,8 @@ func (e *encoder) novel(trace []event, panicAt int) bool {
 		switch s.kind {
 		case kindAssign, kindIncDec, kindReturn, kindArg, kindTag:
 			if !s.hard {
-				if _, ok := e.vars[instKey{s.id, ev.inst}]; !ok {
+				k := instKey{s.id, ev.inst}
+				if _, ok := e.vars[k]; !ok && !e.skipped[k] {
 					return true
 				}
 			}
@@ -282,11 +382,11 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 		}
 		k := instKey{s.id, ev.inst}
 		if _, ok := e.original[k]; !ok && !forced[k] {
-			e.original[k] = ev.value
+			e.original[k] = valueOf(ev)
 		}
 		if s.kind == kindEnter {
-			a := &activation{fn: s.fn, env: map[*types.Var]z3.Expr{}, pc: e.z.True(), leaves: map[int32]z3.Expr{}, params: map[int]z3.Expr{},
-				tags: map[int32]z3.Expr{}, rets: map[int]z3.Expr{}, calls: map[*ast.CallExpr]map[int]z3.Expr{}}
+			a := &activation{fn: s.fn, env: map[*types.Var]sv{}, pc: e.z.True(), leaves: map[int32]sv{}, params: map[int]sv{},
+				tags: map[int32]sv{}, rets: map[int]sv{}, calls: map[*ast.CallExpr]map[int]sv{}}
 			if len(stack) > 0 {
 				caller := stack[len(stack)-1]
 				for _, p := range caller.args {
@@ -310,11 +410,11 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 		switch s.kind {
 		case kindResult:
 			call := s.expr.(*ast.CallExpr)
-			terms := map[int]z3.Expr{}
+			terms := map[int]sv{}
 			if callee != nil && callee.fn == e.prog.callee(s.info, call) {
 				terms = callee.terms
 			} else if s.typ != nil {
-				terms[0] = e.constant(s.typ, ev.value) // the callee was not replayed
+				terms[0] = e.lit(s.typ, valueOf(ev)) // the callee was not replayed
 			}
 			a.calls[call] = terms
 		case kindLeave:
@@ -329,19 +429,21 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 			}
 		case kindParam:
 			term, ok := a.params[s.index]
-			if !ok || term.Sort().String() != e.constant(s.typ, 0).Sort().String() {
-				term = e.constant(s.typ, ev.value)
+			if !ok || !sameSort(term, e.sortOf(s.typ)) {
+				term = e.lit(s.typ, valueOf(ev))
+			} else {
+				term = e.checked(s.typ, term, ev, forced[k])
 			}
 			if e.param != nil {
 				if input, ok := e.param(s, ev); ok {
-					term = input
+					term = sv{t: input}
 				}
 			}
 			if s.obj != nil {
 				a.env[s.obj] = term
 			}
 		case kindLeaf:
-			a.leaves[s.id] = e.constant(s.typ, ev.value)
+			a.leaves[s.id] = e.lit(s.typ, valueOf(ev))
 		case kindAssertArg:
 			if err := e.assertOperand(a, s, ev, first); err != nil {
 				return fmt.Errorf("encoding the assertion on %s at %s: %w", s.text, s.pos, err)
@@ -354,10 +456,10 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 			}
 		case kindDef:
 			if s.obj != nil {
-				a.env[s.obj] = e.constant(s.typ, ev.value)
+				a.env[s.obj] = e.lit(s.typ, valueOf(ev))
 			}
 		case kindArg, kindAssign, kindReturn, kindCond, kindIncDec, kindTag:
-			var term z3.Expr
+			var term sv
 			if s.tag != nil {
 				term = e.caseTerm(a, s)
 			} else if s.kind == kindIncDec {
@@ -365,52 +467,55 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 				if !ok {
 					old = e.freshOf(s.typ)
 				}
-				n, _ := bits(s.typ)
-				if valueKind(s.typ) == 'f' {
-					if s.op == token.INC {
-						term = old.AsFloat().Add(e.floatOne(s.typ)).Expr
-					} else {
-						term = old.AsFloat().Sub(e.floatOne(s.typ)).Expr
-					}
-				} else if s.op == token.INC {
-					term = old.AsBV().Add(e.z.BVInt(1, n)).Expr
-				} else {
-					term = old.AsBV().Sub(e.z.BVInt(1, n)).Expr
+				op := token.ADD
+				if s.op == token.DEC {
+					op = token.SUB
 				}
+				term = e.binary(op, old, e.lit(s.typ, e.one(s.typ)), s.typ, s.typ)
 			} else if s.tuple {
-				term = e.component(a, s, ev.value)
+				term = e.component(a, s, ev)
 			} else {
-				term = e.sym(a, s, s.expr, ev.value, true)
+				term = e.sym(a, s, s.expr, &ev)
 			}
-			if err := term.Err(); err != nil {
-				return fmt.Errorf("encoding %s at %s: %w", s.text, s.pos, err)
+			if term.hasTerm() {
+				if err := term.t.Err(); err != nil {
+					return fmt.Errorf("encoding %s at %s: %w", s.text, s.pos, err)
+				}
 			}
+			term = e.checked(s.typ, term, ev, forced[k])
 			v, err := e.siteVar(s, ev, term)
 			if err != nil {
 				return err
+			}
+			var target *seqTarget
+			if s.kind == kindAssign && s.lhs != nil {
+				target = e.lvalue(a, s, s.lhs)
 			}
 			if s.kind != kindArg && (!s.tuple || s.last) {
 				// An argument is recorded in the middle of its caller's
 				// expression, whose other operands are still to be read;
 				// a result of a call with several, before the others.
-				a.leaves = map[int32]z3.Expr{}
-				a.calls = map[*ast.CallExpr]map[int]z3.Expr{}
+				a.leaves = map[int32]sv{}
+				a.calls = map[*ast.CallExpr]map[int]sv{}
 			}
 			switch s.kind {
 			case kindArg:
 				a.args = append(a.args, pendingArg{s.target, s.index, v})
 			case kindAssign, kindIncDec:
 				if s.obj != nil {
-					var next z3.Expr
+					var next sv
 					if s.op == token.ASSIGN || s.op == token.DEFINE || s.kind == kindIncDec {
 						next = v
 					} else if old, ok := a.env[s.obj]; ok {
-						next = e.binary(opOfAssign(s.op), old, v, s.obj.Type(), s.obj.Type())
+						next = e.binary(opOfAssign(s.op), old, v, s.obj.Type(), s.typ)
 					} else {
 						next = e.freshOf(s.obj.Type())
 					}
 					obj := s.obj
 					a.parallel = append(a.parallel, func() { a.env[obj] = next })
+				} else if target != nil {
+					op := s.op
+					a.parallel = append(a.parallel, func() { e.storeTo(a, target, op, v) })
 				}
 				if !s.parallel || s.last {
 					for _, f := range a.parallel {
@@ -421,16 +526,24 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 			case kindReturn:
 				rk := instKey{s.id, ev.inst}
 				r, ok := e.results[rk]
-				if !ok {
-					r = e.freshOf(s.typ)
+				if !ok && v.hasTerm() {
+					r = e.freshLike(v)
 					e.results[rk] = r
+					ok = true
 				}
-				if err := e.addHard(a.pc.Implies(r.Eq(v))); err != nil {
-					return err
+				if ok && v.hasTerm() {
+					if err := e.addHard(a.pc.Implies(r.t.Eq(v.t))); err != nil {
+						return err
+					}
 				}
+				r.c, r.known = v.c, v.known
 				a.rets[s.index] = r
 			case kindCond:
-				if err := e.branch(a, s, ev, v.AsBool(), first); err != nil {
+				b := v
+				if !b.hasTerm() {
+					b = e.lit(s.typ, valueOf(ev))
+				}
+				if err := e.branch(a, s, ev, b.t.AsBool(), first); err != nil {
 					return err
 				}
 			case kindTag:
@@ -452,30 +565,46 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 			}
 		}
 	}
+	if e.termErr != nil {
+		return e.termErr
+	}
 	if !first {
 		return e.settleSpecs()
 	}
 	return nil
 }
 
+// sameSort reports whether v has a term of sort s.
+func sameSort(v sv, s z3.Sort) bool {
+	return v.hasTerm() && v.t.Sort().String() == s.String()
+}
+
+// one is 1 in type t, for x++ and x--.
+func (e *encoder) one(t types.Type) value {
+	if valueKind(t) == 'f' {
+		return floatValue(t, 1)
+	}
+	return value{n: 1}
+}
+
 // component is the term of one result of a call with several: what the
 // callee returned at that index, or the recorded value when it was not
 // replayed or the result is not modelled there.
-func (e *encoder) component(a *activation, s *site, recorded int64) z3.Expr {
-	if r, ok := a.calls[s.expr.(*ast.CallExpr)][s.index]; ok && r.Sort().String() == e.constant(s.typ, 0).Sort().String() {
+func (e *encoder) component(a *activation, s *site, ev event) sv {
+	if r, ok := a.calls[s.expr.(*ast.CallExpr)][s.index]; ok && sameSort(r, e.sortOf(s.typ)) {
 		return r
 	}
-	return e.constant(s.typ, recorded)
+	return e.lit(s.typ, valueOf(ev))
 }
 
 // caseTerm is the condition of a case of a tagged switch: the tag, as the
 // switch last evaluated it, equals the case value.
-func (e *encoder) caseTerm(a *activation, s *site) z3.Expr {
+func (e *encoder) caseTerm(a *activation, s *site) sv {
 	tag, ok := a.tags[s.tag.id]
 	if !ok {
 		tag = e.freshOf(s.tag.typ)
 	}
-	return e.binary(token.EQL, tag, e.sym(a, s, s.expr, 0, false), s.tag.typ, s.info.TypeOf(s.expr))
+	return e.binary(token.EQL, tag, e.sym(a, s, s.expr, nil), s.tag.typ, s.info.TypeOf(s.expr))
 }
 
 // branch records a condition instance: its direction guards what follows,
@@ -530,16 +659,20 @@ func (e *encoder) reconverge(a *activation) error {
 		if !ok {
 			continue
 		}
+		if !cur.hasTerm() {
+			delete(a.env, v)
+			continue
+		}
 		jk := joinKey{f.cond.id, f.inst, v}
 		j, ok := e.joins[jk]
 		if !ok {
-			j = e.freshOf(v.Type())
+			j = e.freshLike(cur).t
 			e.joins[jk] = j
 		}
-		if err := e.addHard(a.pc.Implies(j.Eq(cur))); err != nil {
+		if err := e.addHard(a.pc.Implies(j.Eq(cur.t))); err != nil {
 			return err
 		}
-		a.env[v] = j
+		a.env[v] = sv{t: j, c: cur.c, known: cur.known}
 	}
 	if !f.escapes {
 		a.pc = f.before
@@ -575,249 +708,6 @@ func opOfAssign(op token.Token) token.Token {
 	return token.ILLEGAL
 }
 
-// sym builds the term of e in activation a. The root of a site that the
-// formula does not model is the site's recorded value.
-func (e *encoder) sym(a *activation, s *site, x ast.Expr, rootValue int64, root bool) z3.Expr {
-	info := s.info
-	t := info.TypeOf(x)
-	if tv := info.Types[x]; tv.Value != nil {
-		return e.constValue(tv.Value, t)
-	}
-	leaf := func() z3.Expr {
-		if root {
-			return e.constant(s.typ, rootValue)
-		}
-		if id, ok := e.prog.leafOf[x]; ok {
-			if v, ok := a.leaves[id]; ok {
-				return v
-			}
-		}
-		return e.freshOf(t)
-	}
-	if !modelled(e.prog, info, a.fn, x) {
-		return leaf()
-	}
-	switch x := x.(type) {
-	case *ast.ParenExpr:
-		return e.sym(a, s, x.X, rootValue, root)
-	case *ast.Ident:
-		v := info.ObjectOf(x).(*types.Var)
-		if term, ok := a.env[v]; ok {
-			return term
-		}
-		return e.freshOf(t)
-	case *ast.UnaryExpr:
-		y := e.sym(a, s, x.X, 0, false)
-		switch x.Op {
-		case token.NOT:
-			return y.AsBool().Not().Expr
-		case token.SUB:
-			if valueKind(t) == 'f' {
-				return y.AsFloat().Neg().Expr
-			}
-			return y.AsBV().Neg().Expr
-		case token.XOR:
-			return y.AsBV().Not().Expr
-		}
-		return y
-	case *ast.BinaryExpr:
-		switch x.Op {
-		case token.LAND:
-			return e.z.And(e.sym(a, s, x.X, 0, false).AsBool(), e.sym(a, s, x.Y, 0, false).AsBool()).Expr
-		case token.LOR:
-			return e.z.Or(e.sym(a, s, x.X, 0, false).AsBool(), e.sym(a, s, x.Y, 0, false).AsBool()).Expr
-		}
-		if l, r, ok := e.prog.diffOperands(info, x); ok {
-			lt := info.TypeOf(l)
-			return e.binary(x.Op, e.sym(a, s, l, 0, false), e.sym(a, s, r, 0, false), lt, lt)
-		}
-		l := e.sym(a, s, x.X, 0, false)
-		r := e.sym(a, s, x.Y, 0, false)
-		return e.binary(x.Op, l, r, info.TypeOf(x.X), info.TypeOf(x.Y))
-	case *ast.CallExpr:
-		if isConversion(info, x) {
-			return e.convert(e.sym(a, s, x.Args[0], 0, false), info.TypeOf(x.Args[0]), t)
-		}
-		if isEqualCall(info, x) {
-			// == on the operands: IEEE equality for floats, as DeepEqual and cmp.Equal.
-			lt := types.Default(info.TypeOf(x.Args[0]))
-			return e.binary(token.EQL, e.sym(a, s, x.Args[0], 0, false), e.sym(a, s, x.Args[1], 0, false), lt, lt)
-		}
-		if isMathAbs(info, x) {
-			return e.sym(a, s, x.Args[0], 0, false).AsFloat().Abs().Expr
-		}
-		if r, ok := a.calls[x][0]; ok {
-			return r
-		}
-		return leaf()
-	}
-	return leaf()
-}
-
-// convert is Go's conversion of a numeric term between integer and float
-// types: integers wrap or extend, floats round to nearest even, and a float
-// converted to an integer truncates toward zero.
-func (e *encoder) convert(y z3.Expr, from, to types.Type) z3.Expr {
-	switch {
-	case valueKind(from) == 'f' && valueKind(to) == 'f':
-		if isFloat32(from) == isFloat32(to) {
-			return y
-		}
-		return y.AsFloat().Convert(e.floatSort(to)).Expr
-	case valueKind(to) == 'f':
-		_, signed := bits(from)
-		return e.z.FloatFromBV(y.AsBV(), signed || isUntypedNumber(from), e.floatSort(to)).Expr
-	case valueKind(from) == 'f':
-		return e.floatToInt(y.AsFloat(), from, to)
-	}
-	x := y.AsBV()
-	n, signed := bits(from)
-	to2, _ := bits(to)
-	if n == to2 {
-		return x.Expr
-	}
-	return x.Convert(to2, signed).Expr
-}
-
-func (e *encoder) constValue(v constant.Value, t types.Type) z3.Expr {
-	if v.Kind() == constant.Bool {
-		return e.z.BoolVal(constant.BoolVal(v)).Expr
-	}
-	if valueKind(t) == 'f' {
-		if b := t.Underlying().(*types.Basic); b.Info()&types.IsUntyped != 0 {
-			// An untyped float left so is a shift count (x << 2.0): an integer.
-			if i := constant.ToInt(v); i.Kind() == constant.Int {
-				return e.constValue(i, types.Typ[types.UntypedInt])
-			}
-		}
-		return e.constant(t, floatBits(v, t))
-	}
-	if i, ok := constant.Int64Val(v); ok {
-		return e.constant(t, i)
-	}
-	if u, ok := constant.Uint64Val(v); ok {
-		n, _ := bits(t)
-		return e.z.BVUint(u, n).Expr
-	}
-	return e.freshOf(t)
-}
-
-// binary applies a Go operator with Go's semantics; lt and rt are the
-// operand types (they differ only for shifts).
-func (e *encoder) binary(op token.Token, l, r z3.Expr, lt, rt types.Type) z3.Expr {
-	if valueKind(lt) == 'b' {
-		switch op {
-		case token.EQL:
-			return l.AsBool().Iff(r.AsBool()).Expr
-		case token.NEQ:
-			return l.AsBool().Xor(r.AsBool()).Expr
-		}
-		return e.freshOf(types.Typ[types.Bool])
-	}
-	if (valueKind(lt) == 'f' || valueKind(rt) == 'f') && op != token.SHL && op != token.SHR {
-		return e.floatBinary(op, l, r, lt, rt)
-	}
-	if isUntypedNumber(lt) {
-		n, _ := bits(rt)
-		if r.Sort().String() != l.Sort().String() {
-			l = l.AsBV().Convert(n, true).Expr
-		}
-	}
-	_, signed := bits(lt)
-	x, y := l.AsBV(), r.AsBV()
-	if op != token.SHL && op != token.SHR && x.Bits() != y.Bits() {
-		if x.Bits() < y.Bits() {
-			x = x.Convert(y.Bits(), signed)
-		} else {
-			y = y.Convert(x.Bits(), signed)
-		}
-	}
-	switch op {
-	case token.ADD:
-		return x.Add(y).Expr
-	case token.SUB:
-		return x.Sub(y).Expr
-	case token.MUL:
-		return x.Mul(y).Expr
-	case token.QUO:
-		return x.Div(y, signed).Expr
-	case token.REM:
-		return x.Rem(y, signed).Expr
-	case token.AND:
-		return x.And(y).Expr
-	case token.OR:
-		return x.Or(y).Expr
-	case token.XOR:
-		return x.Xor(y).Expr
-	case token.AND_NOT:
-		return x.AndNot(y).Expr
-	case token.SHL:
-		return x.GoShl(y).Expr
-	case token.SHR:
-		return x.GoShr(y, signed).Expr
-	case token.EQL:
-		return x.Eq(y.Expr).Expr
-	case token.NEQ:
-		return x.NotEq(y.Expr).Expr
-	case token.LSS:
-		return x.Less(y, signed).Expr
-	case token.LEQ:
-		return x.LessEq(y, signed).Expr
-	case token.GTR:
-		return y.Less(x, signed).Expr
-	case token.GEQ:
-		return y.LessEq(x, signed).Expr
-	}
-	return e.freshOf(lt)
-}
-
-// floatBinary applies a Go operator to floats: IEEE arithmetic rounding to
-// nearest even, comparisons false on NaN and -0 == +0.
-func (e *encoder) floatBinary(op token.Token, l, r z3.Expr, lt, rt types.Type) z3.Expr {
-	// An operand of another kind is an untyped integer constant left so.
-	if valueKind(lt) != 'f' {
-		l = e.convert(l, lt, rt)
-	} else if valueKind(rt) != 'f' {
-		r = e.convert(r, rt, lt)
-	}
-	x, y := l.AsFloat(), r.AsFloat()
-	switch op {
-	case token.ADD:
-		return x.Add(y).Expr
-	case token.SUB:
-		return x.Sub(y).Expr
-	case token.MUL:
-		return x.Mul(y).Expr
-	case token.QUO:
-		return x.Div(y).Expr
-	case token.EQL:
-		return x.IEEEEq(y).Expr
-	case token.NEQ:
-		return x.IEEEEq(y).Not().Expr
-	case token.LSS:
-		return x.LT(y).Expr
-	case token.LEQ:
-		return x.LE(y).Expr
-	case token.GTR:
-		return y.LT(x).Expr
-	case token.GEQ:
-		return y.LE(x).Expr
-	}
-	return e.freshOf(lt)
-}
-
-// floatBits is the IEEE encoding of a numeric constant in float type t,
-// rounded to t's precision, as the trace records a float.
-func floatBits(v constant.Value, t types.Type) int64 {
-	v = constant.ToFloat(v)
-	if isFloat32(t) {
-		f, _ := constant.Float32Val(v)
-		return int64(math.Float32bits(f))
-	}
-	f, _ := constant.Float64Val(v)
-	return int64(math.Float64bits(f))
-}
-
 // mustNotPanic is the specification of a run that failed by a runtime
 // panic: under the path that reached the panicking operation, its operands
 // are in range (index below the length, slice bounds ordered up to the
@@ -826,6 +716,12 @@ func floatBits(v constant.Value, t types.Type) int64 {
 func (e *encoder) mustNotPanic(a *activation, s *site, ev event, first bool) error {
 	k := instKey{s.id, ev.inst}
 	limit := e.z.BVInt(ev.value, 64)
+	// A string or byte slice the formula models gives its length as a term.
+	if s.guard != guardDiv && len(s.bounds) > 0 {
+		if x, ok := e.complete(a, s, s.indexed); ok && isSeq(s.info.TypeOf(s.indexed)) {
+			limit = e.seqLen(x.t.AsSeq())
+		}
+	}
 	// The operands in order, widened to 64 bits; unsigned comparison also
 	// rules out negative values.
 	var terms []z3.BV
@@ -846,7 +742,7 @@ func (e *encoder) mustNotPanic(a *activation, s *site, ev event, first bool) err
 		if isUntypedNumber(s.info.TypeOf(b)) {
 			signed = true
 		}
-		bv := t.AsBV()
+		bv := t.t.AsBV()
 		if bv.Bits() != 64 {
 			bv = bv.Convert(64, signed)
 		}
@@ -947,7 +843,7 @@ func (e *encoder) settleSpecs() error {
 
 // complete builds the term of a guarded operand, or reports false when an
 // operand it does not model was not recorded (its term would be free).
-func (e *encoder) complete(a *activation, s *site, x ast.Expr) (z3.Expr, bool) {
+func (e *encoder) complete(a *activation, s *site, x ast.Expr) (sv, bool) {
 	var ok func(x ast.Expr) bool
 	ok = func(x ast.Expr) bool {
 		info := s.info
@@ -972,22 +868,31 @@ func (e *encoder) complete(a *activation, s *site, x ast.Expr) (z3.Expr, bool) {
 			return ok(x.X)
 		case *ast.BinaryExpr:
 			return ok(x.X) && ok(x.Y)
-		case *ast.CallExpr:
-			if isConversion(info, x) || isEqualCall(info, x) || isMathAbs(info, x) {
-				for _, arg := range x.Args {
-					if !ok(arg) {
-						return false
-					}
+		case *ast.IndexExpr:
+			return ok(x.X) && ok(x.Index)
+		case *ast.SliceExpr:
+			for _, b := range []ast.Expr{x.X, x.Low, x.High, x.Max} {
+				if b != nil && !ok(b) {
+					return false
 				}
+			}
+			return true
+		case *ast.CallExpr:
+			if _, bound := a.calls[x][0]; bound {
 				return true
 			}
-			_, bound := a.calls[x][0]
-			return bound
+			for _, arg := range x.Args {
+				if !ok(arg) {
+					return false
+				}
+			}
+			return e.prog.callee(info, x) == nil
 		}
 		return false
 	}
-	if !ok(x) {
-		return z3.Expr{}, false
+	if x == nil || !ok(x) {
+		return sv{}, false
 	}
-	return e.sym(a, s, x, 0, false), true
+	v := e.sym(a, s, x, nil)
+	return v, v.hasTerm()
 }

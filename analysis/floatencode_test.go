@@ -39,10 +39,10 @@ func TestFloatEncoding(t *testing.T) {
 	values := []float64{0, math.Copysign(0, -1), 1.5, -2.75, 1e300, math.Inf(1), math.NaN(), 0.1, 255.9, -0.5}
 	for _, x := range values {
 		for _, y := range values {
-			l, r := e.constant(f64, bitsOf(x)), e.constant(f64, bitsOf(y))
+			l, r := e.lit(f64, value{n: bitsOf(x)}), e.lit(f64, value{n: bitsOf(y)})
 			arith := map[token.Token]float64{token.ADD: x + y, token.SUB: x - y, token.MUL: x * y, token.QUO: x / y}
 			for op, want := range arith {
-				got, err := m.Float64(e.binary(op, l, r, f64, f64).AsFloat())
+				got, err := m.Float64(e.binary(op, l, r, f64, f64).t.AsFloat())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -53,7 +53,7 @@ func TestFloatEncoding(t *testing.T) {
 			cmp := map[token.Token]bool{token.EQL: x == y, token.NEQ: x != y, token.LSS: x < y,
 				token.LEQ: x <= y, token.GTR: x > y, token.GEQ: x >= y}
 			for op, want := range cmp {
-				got, err := m.Bool(e.binary(op, l, r, f64, f64).AsBool())
+				got, err := m.Bool(e.binary(op, l, r, f64, f64).t.AsBool())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -62,7 +62,7 @@ func TestFloatEncoding(t *testing.T) {
 				}
 			}
 		}
-		narrowed, err := m.Float32(e.convert(e.constant(f64, bitsOf(x)), f64, f32).AsFloat())
+		narrowed, err := m.Float32(e.convert(e.lit(f64, value{n: bitsOf(x)}), f64, f32).t.AsFloat())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestFloatEncoding(t *testing.T) {
 		{math.NaN(), i64, math.MinInt64}, {math.Inf(-1), i32, math.MinInt32},
 	}
 	for _, c := range toInt {
-		v := e.convert(e.constant(f64, bitsOf(c.x)), f64, c.to).AsBV()
+		v := e.convert(e.lit(f64, value{n: bitsOf(c.x)}), f64, c.to).t.AsBV()
 		n, signed := bits(c.to)
 		var got int64
 		if signed {
@@ -100,7 +100,7 @@ func TestFloatEncoding(t *testing.T) {
 		}
 	}
 	for _, n := range []int64{0, -7, 1<<53 + 1, math.MaxInt64} {
-		got, err := m.Float64(e.convert(e.constant(i64, n), i64, f64).AsFloat())
+		got, err := m.Float64(e.convert(e.lit(i64, value{n: n}), i64, f64).t.AsFloat())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -130,7 +130,9 @@ func (s *InputSession) callback(cb Callback) error {
 		return fmt.Errorf("no instrumented function at %s offset %d", cb.File, cb.Offset)
 	}
 	for _, st := range prog.sites {
-		if st.kind == kindParam && st.fn == s.cb {
+		// Inputs are integers, floats and Booleans (an input value is an
+		// int64); a string or error parameter keeps its recorded value.
+		if k := valueKind(st.typ); st.kind == kindParam && st.fn == s.cb && (k == 'i' || k == 'f' || k == 'b') {
 			s.params[st.index] = st
 		}
 	}
@@ -176,7 +178,7 @@ func (s *InputSession) Record(ctx context.Context, test string, env []string) (*
 			continue
 		}
 		st := s.prog.sites[ev.site]
-		if st.kind == kindParam && st.fn == s.cb && !seen[st.index] {
+		if s.params[st.index] == st && !seen[st.index] {
 			seen[st.index] = true
 			out.Inputs = append(out.Inputs, InputValue{Index: st.index, Value: ev.value})
 		}

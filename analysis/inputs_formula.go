@@ -57,7 +57,7 @@ func (s *InputSession) Formula(run *RecordedRun, timeout time.Duration) (*PathFo
 	enc := newEncoder(z, enum, s.prog)
 	enc.deadline = time.Now().Add(4 * timeout)
 	enc.param = func(st *site, ev event) (z3.Expr, bool) {
-		if st.fn != s.cb || (f.act >= 0 && ev.inst.act != f.act) {
+		if st.fn != s.cb || s.params[st.index] != st || (f.act >= 0 && ev.inst.act != f.act) {
 			return z3.Expr{}, false
 		}
 		f.act = ev.inst.act
@@ -208,7 +208,7 @@ func (f *PathFormula) Flip(i int, exclude [][]InputValue) ([]InputValue, error) 
 		if err != nil {
 			return nil, fmt.Errorf("reading input %d: %w", idx, err)
 		}
-		out = append(out, InputValue{Index: idx, Value: v})
+		out = append(out, InputValue{Index: idx, Value: v.n})
 	}
 	return out, nil
 }

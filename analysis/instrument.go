@@ -207,30 +207,81 @@ func (p *program) newSite(s *site) *site {
 	return s
 }
 
-// valueKind classifies a type the formula models: 'i' integer, 'b' Boolean,
-// 'f' float32 or float64.
+// valueKind classifies a type the formula models as a value: 'i' integer,
+// 'b' Boolean, 'f' float32 or float64, 's' string, 'y' byte slice (a
+// sequence of bytes, like a string), 'e' error (its nil-ness alone, a
+// Boolean: true when not nil).
 func valueKind(t types.Type) byte {
 	if t == nil {
 		return 0
 	}
-	b, ok := t.Underlying().(*types.Basic)
-	if !ok {
-		return 0
+	if isErrorType(t) {
+		return 'e'
 	}
-	switch {
-	case b.Info()&types.IsBoolean != 0:
-		return 'b'
-	case b.Info()&types.IsInteger != 0:
-		return 'i'
-	case b.Info()&types.IsFloat != 0:
-		return 'f'
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		switch {
+		case u.Info()&types.IsBoolean != 0:
+			return 'b'
+		case u.Info()&types.IsInteger != 0:
+			return 'i'
+		case u.Info()&types.IsFloat != 0:
+			return 'f'
+		case u.Info()&types.IsString != 0:
+			return 's'
+		}
+	case *types.Slice:
+		if isByte(u.Elem()) {
+			return 'y'
+		}
 	}
 	return 0
 }
 
+// isByte reports whether t is byte (uint8) itself, not a named type: only
+// then is []T assignable to and from []byte.
+func isByte(t types.Type) bool {
+	b, ok := types.Unalias(t).(*types.Basic)
+	return ok && b.Kind() == types.Uint8
+}
+
+// errorType is the predeclared error interface.
+var errorType = types.Universe.Lookup("error").Type()
+
+// isErrorType reports whether t is error itself; a concrete error type
+// has more to it than nil-ness.
+func isErrorType(t types.Type) bool { return types.Identical(t, errorType) }
+
+// isNil reports whether e is the predeclared nil.
+func isNil(info *types.Info, e ast.Expr) bool {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	_, isNil := info.Uses[id].(*types.Nil)
+	return isNil
+}
+
+// isErrorCtor recognises errors.New and fmt.Errorf, which always return a
+// non-nil error.
+func isErrorCtor(info *types.Info, call *ast.CallExpr) bool {
+	fn := calledFunc(info, call)
+	if fn == nil || fn.Pkg() == nil {
+		return false
+	}
+	name := fn.Pkg().Path() + "." + fn.Name()
+	return name == "errors.New" || name == "fmt.Errorf"
+}
+
+// isSeq reports whether t is a string or byte slice type.
+func isSeq(t types.Type) bool {
+	k := valueKind(t)
+	return k == 's' || k == 'y'
+}
+
 // recorder is the runtime function that records a value of type t: the
-// trace holds an integer as itself, a Boolean as 0 or 1 and a float as its
-// IEEE bits.
+// trace holds an integer as itself, a Boolean as 0 or 1, a float as its
+// IEEE bits and a string or byte slice as its quoted contents.
 func recorder(t types.Type) string {
 	switch valueKind(t) {
 	case 'b':
@@ -240,9 +291,19 @@ func recorder(t types.Type) string {
 			return "F32"
 		}
 		return "F64"
+	case 's':
+		return "S"
+	case 'y':
+		return "Y"
+	case 'e':
+		return "E"
 	}
 	return "I"
 }
+
+// recorderConstraint names the runtime's constraint of recorder r's type
+// parameter.
+var recorderConstraint = map[string]string{"I": "Integer", "B": "BoolKind", "F32": "Float32Kind", "F64": "Float64Kind", "S": "StringKind", "Y": "BytesKind", "E": "ErrorKind"}
 
 // fileInstrumenter rewrites one file.
 type fileInstrumenter struct {
@@ -320,7 +381,7 @@ func (fi *fileInstrumenter) typeArg(e ast.Expr, t types.Type) (string, bool) {
 var basicAliases = map[types.BasicKind]string{
 	types.Bool: "Bool", types.Int: "Int", types.Int8: "Int8", types.Int16: "Int16", types.Int32: "Int32", types.Int64: "Int64",
 	types.Uint: "Uint", types.Uint8: "Uint8", types.Uint16: "Uint16", types.Uint32: "Uint32", types.Uint64: "Uint64",
-	types.Uintptr: "Uintptr", types.Float32: "Float32", types.Float64: "Float64",
+	types.Uintptr: "Uintptr", types.Float32: "Float32", types.Float64: "Float64", types.String: "String",
 }
 
 // spell returns how t is written at pos in this file, or "" when it cannot
@@ -328,10 +389,17 @@ var basicAliases = map[types.BasicKind]string{
 // package by its name, another package's exported type through this file's
 // import of it, each only when no local declaration shadows the name.
 func (fi *fileInstrumenter) spell(t types.Type, pos token.Pos) string {
+	if isErrorType(t) {
+		return fi.prog.rt + ".Error"
+	}
 	switch t := types.Unalias(t).(type) {
 	case *types.Basic:
 		if name, ok := basicAliases[t.Kind()]; ok {
 			return fi.prog.rt + "." + name
+		}
+	case *types.Slice:
+		if isByte(t.Elem()) {
+			return fi.prog.rt + ".ByteSlice"
 		}
 	case *types.Named:
 		obj := t.Obj()
@@ -543,6 +611,22 @@ func (fi *fileInstrumenter) stmtList(fn *function, list []ast.Stmt) {
 	}
 }
 
+// storeTarget returns lhs when the formula follows a store to it, an
+// element of a tracked byte slice local (b[i] = v), recording the
+// operands of its index; nil otherwise.
+func (fi *fileInstrumenter) storeTarget(fn *function, lhs ast.Expr) ast.Expr {
+	ix, ok := ast.Unparen(lhs).(*ast.IndexExpr)
+	if !ok {
+		return nil
+	}
+	v := fi.localVar(fn, ix.X)
+	if v == nil || valueKind(v.Type()) != 'y' || !isIndex(fi.info.TypeOf(ix.Index)) {
+		return nil
+	}
+	fi.model(fn, ix.Index, false)
+	return lhs
+}
+
 func (fi *fileInstrumenter) localVar(fn *function, e ast.Expr) *types.Var {
 	id, ok := ast.Unparen(e).(*ast.Ident)
 	if !ok {
@@ -582,12 +666,17 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 						}
 					}
 				}
-				if valueKind(t) == 0 {
+				if valueKind(t) == 0 || fi.isNotedDiff(s.Lhs[i]) {
+					// d in if d := cmp.Diff(x, y); d != "": the condition
+					// compares x and y, read where they were evaluated.
 					continue
 				}
 				st := fi.site(kindAssign, fn, rhs, t)
 				st.obj = fi.localVar(fn, s.Lhs[i])
 				st.op = s.Tok
+				if st.obj == nil {
+					st.lhs = fi.storeTarget(fn, s.Lhs[i])
+				}
 				if len(s.Rhs) > 1 {
 					st.parallel = true
 					if group != nil {
@@ -1173,7 +1262,7 @@ func (fi *fileInstrumenter) tuple(fn *function, call *ast.CallExpr, comps map[in
 		constraint := "interface{}"
 		ret := fmt.Sprintf("v%d", i)
 		if st := comps[i]; st != nil {
-			constraint = fi.prog.rt + "." + map[string]string{"I": "Integer", "B": "BoolKind", "F32": "Float32Kind", "F64": "Float64Kind"}[recorder(results.At(i).Type())]
+			constraint = fi.prog.rt + "." + recorderConstraint[recorder(results.At(i).Type())]
 			ret = fmt.Sprintf("%s.%s(%d, v%d)", fi.prog.rt, recorder(results.At(i).Type()), st.id, i)
 		}
 		params = append(params, fmt.Sprintf("T%d %s", i, constraint))
@@ -1235,8 +1324,18 @@ func (fi *fileInstrumenter) model(fn *function, e ast.Expr, root bool) {
 			fi.model(fn, e.Y, false)
 		case *ast.UnaryExpr:
 			fi.model(fn, e.X, false)
+		case *ast.IndexExpr:
+			fi.model(fn, e.X, false)
+			fi.model(fn, e.Index, false)
+		case *ast.SliceExpr:
+			fi.model(fn, e.X, false)
+			for _, b := range []ast.Expr{e.Low, e.High} {
+				if b != nil {
+					fi.model(fn, b, false)
+				}
+			}
 		case *ast.CallExpr:
-			if isConversion(fi.info, e) || isEqualCall(fi.info, e) || isMathAbs(fi.info, e) {
+			if fi.prog.callee(fi.info, e) == nil && !isErrorCtor(fi.info, e) {
 				for _, a := range e.Args {
 					fi.model(fn, a, false)
 				}
@@ -1272,11 +1371,18 @@ func modelled(p *program, info *types.Info, fn *function, e ast.Expr) bool {
 	case *ast.ParenExpr:
 		return modelled(p, info, fn, e.X) || valueKind(info.TypeOf(e)) != 0
 	case *ast.Ident:
+		if isNil(info, e) {
+			return true
+		}
 		v, ok := info.ObjectOf(e).(*types.Var)
 		return ok && fn.tracked[v]
 	case *ast.BinaryExpr:
 		if _, _, ok := p.diffOperands(info, e); ok {
 			return true
+		}
+		if valueKind(info.TypeOf(e.X)) == 'e' || valueKind(info.TypeOf(e.Y)) == 'e' {
+			// Only a comparison with nil: two errors compare by identity.
+			return isNil(info, e.X) || isNil(info, e.Y)
 		}
 		return valueKind(info.TypeOf(e.X)) != 0 && valueKind(info.TypeOf(e.Y)) != 0 || isUntypedNumber(info.TypeOf(e.Y)) && valueKind(info.TypeOf(e.X)) != 0
 	case *ast.UnaryExpr:
@@ -1284,11 +1390,25 @@ func modelled(p *program, info *types.Info, fn *function, e ast.Expr) bool {
 		case token.SUB, token.ADD, token.XOR, token.NOT:
 			return valueKind(info.TypeOf(e.X)) != 0
 		}
+	case *ast.IndexExpr:
+		return isSeq(info.TypeOf(e.X)) && isIndex(info.TypeOf(e.Index))
+	case *ast.SliceExpr:
+		if !isSeq(info.TypeOf(e.X)) || e.Slice3 {
+			return false
+		}
+		return (e.Low == nil || isIndex(info.TypeOf(e.Low))) && (e.High == nil || isIndex(info.TypeOf(e.High)))
 	case *ast.CallExpr:
 		if isConversion(info, e) {
-			return numeric(info.TypeOf(e)) && numeric(info.TypeOf(e.Args[0]))
+			from, to := info.TypeOf(e.Args[0]), info.TypeOf(e)
+			return numeric(to) && numeric(from) || isSeq(to) && isSeq(from) || valueKind(to) == 's' && valueKind(from) == 'i'
 		}
-		if isEqualCall(info, e) || isMathAbs(info, e) {
+		if isEqualCall(info, e) || isMathAbs(info, e) || isErrorCtor(info, e) {
+			return true
+		}
+		if _, ok := builtinLen(info, e); ok {
+			return true
+		}
+		if _, _, ok := seqFuncOf(info, e); ok {
 			return true
 		}
 		callee := p.callee(info, e)
@@ -1296,6 +1416,10 @@ func modelled(p *program, info *types.Info, fn *function, e ast.Expr) bool {
 	}
 	return false
 }
+
+// isIndex reports whether t is an integer type or an untyped integer
+// constant's, as an index or slice bound is.
+func isIndex(t types.Type) bool { return valueKind(t) == 'i' || isUntypedNumber(t) }
 
 // numeric reports whether t is an integer or float type the formula models.
 func numeric(t types.Type) bool {
@@ -1376,6 +1500,9 @@ func (fi *fileInstrumenter) guard(fn *function, e ast.Expr) {
 		}
 		st := fi.site(kindGuard, fn, e, fi.info.TypeOf(e.Index))
 		st.guard, st.bounds = guardIndex, []ast.Expr{e.Index}
+		if isSeq(t) {
+			st.indexed = x
+		}
 		fi.model(fn, e.Index, true)
 		fi.surround(e.Index, fmt.Sprintf("%s%d, ", fi.call("Index", typ), st.id), ", "+length+")")
 	case *ast.SliceExpr:
@@ -1416,6 +1543,9 @@ func (fi *fileInstrumenter) guard(fn *function, e ast.Expr) {
 		}
 		st := fi.site(kindGuard, fn, e, fi.info.TypeOf(last))
 		st.guard, st.bounds = guardSlice, bounds
+		if isSeq(t) && (str || e.High == nil) {
+			st.indexed = x
+		}
 		for _, b := range present {
 			fi.model(fn, b, true)
 		}

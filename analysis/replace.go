@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,9 +64,12 @@ func hasVerified(res *TestResult) bool {
 type replaceable struct {
 	s    *site
 	last int // where its last instance ran: 2i+1 after trace event i, 2n for a value site after n trace events
-	// An integer, float or Boolean site: every instance and its value.
+	// A site of the formula: every instance and its value (a string's or
+	// byte slice's in strs; opaque when the last was too long to record).
 	insts  []instance
 	values []int64
+	strs   []string
+	opaque bool
 	// A value site: its last instance and value.
 	inst  instance
 	value string
@@ -96,7 +98,7 @@ func replaceValues(ctx context.Context, prog *program, bin *testBinary, t Target
 	if failing.passed || failing.truncated {
 		return nil
 	}
-	sites := replaceables(prog, failing.trace, sum, all)
+	sites := replaceables(prog, failing.trace, sum, all, all || !opts.Strings)
 	if len(sites) == 0 {
 		return nil
 	}
@@ -116,17 +118,19 @@ func replaceValues(ctx context.Context, prog *program, bin *testBinary, t Target
 }
 
 // replaceables lists the sites of non-test code the failing run executed,
-// the last executed first.
-func replaceables(prog *program, trace []event, sum map[int32]*siteSummary, all bool) []*replaceable {
+// the last executed first: value sites, and the formula's sites too when
+// all is set, or only its string and byte slice sites when seqs is (the
+// formula takes those as recorded unless Options.Strings).
+func replaceables(prog *program, trace []event, sum map[int32]*siteSummary, all, seqs bool) []*replaceable {
 	byID := map[int32]*replaceable{}
 	var out []*replaceable
-	if all {
+	if all || seqs {
 		for i, ev := range trace {
 			if ev.site < 0 || int(ev.site) >= len(prog.sites) {
 				continue
 			}
 			s := prog.sites[ev.site]
-			if s.hard || s.kind == kindValue || !forcible[s.kind] || valueKind(s.typ) == 0 {
+			if s.hard || s.kind == kindValue || !forcible[s.kind] || valueKind(s.typ) == 0 || !all && !isSeq(s.typ) {
 				continue
 			}
 			r := byID[s.id]
@@ -136,6 +140,7 @@ func replaceables(prog *program, trace []event, sum map[int32]*siteSummary, all 
 				out = append(out, r)
 			}
 			r.insts, r.values, r.last = append(r.insts, ev.inst), append(r.values, ev.value), 2*i+1
+			r.strs, r.opaque = append(r.strs, ev.str), ev.opaque
 		}
 	}
 	for id, v := range sum {
@@ -226,9 +231,12 @@ func similarTests(listed []string, test string) []string {
 func makeTrials(sites []*replaceable, passing map[int32]map[string]int) []trial {
 	var out []trial
 	for _, r := range sites {
-		if r.s.kind == kindValue {
+		switch {
+		case r.s.kind == kindValue:
 			out = append(out, valueTrials(r, passing[r.s.id])...)
-		} else {
+		case isSeq(r.s.typ):
+			out = append(out, seqTrials(r, passing[r.s.id])...)
+		default:
 			out = append(out, numericTrials(r, passing[r.s.id])...)
 		}
 	}
@@ -310,6 +318,9 @@ func numericTrials(r *replaceable, passing map[string]int) []trial {
 		}
 	}
 	switch valueKind(s.typ) {
+	case 'e': // nil-ness: nil for an error, an error for nil
+		one(1-r.values[last], "")
+		return out
 	case 'b':
 		if len(r.insts) > 1 { // one instance: predicate switching flips it
 			every(func(int64) int64 { return 1 }, "true")
@@ -325,7 +336,7 @@ func numericTrials(r *replaceable, passing map[string]int) []trial {
 		}
 	case 'f':
 		step := func(d float64) func(int64) int64 {
-			return func(v int64) int64 { return siteFloatBits(s, floatOf(s, v)+d) }
+			return func(v int64) int64 { return floatValue(s.typ, floatOf(s.typ, value{n: v})+d).n }
 		}
 		every(step(1), shifted(s, "+ 1"))
 		every(step(-1), shifted(s, "- 1"))
@@ -337,7 +348,7 @@ func numericTrials(r *replaceable, passing map[string]int) []trial {
 			n++
 		}
 	}
-	one(siteFloatBits(s, 0), "")
+	one(0, "") // zero in every kind's encoding
 	return out
 }
 
@@ -380,28 +391,6 @@ func renderSome(s *site, values []int64) string {
 		parts = append(parts, render(s, v))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// floatOf and siteFloatBits convert between a float site's trace encoding and
-// its value; for other sites they are the identity.
-func floatOf(s *site, v int64) float64 {
-	if valueKind(s.typ) != 'f' {
-		return float64(v)
-	}
-	if isFloat32(s.typ) {
-		return float64(math.Float32frombits(uint32(v)))
-	}
-	return math.Float64frombits(uint64(v))
-}
-
-func siteFloatBits(s *site, f float64) int64 {
-	if valueKind(s.typ) != 'f' {
-		return int64(f)
-	}
-	if isFloat32(s.typ) {
-		return int64(math.Float32bits(float32(f)))
-	}
-	return int64(math.Float64bits(f))
 }
 
 // testEnterSite is the enter site of the test function the leaf test is

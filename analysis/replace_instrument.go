@@ -177,11 +177,6 @@ func (fi *fileInstrumenter) valueSite(fn *function, e ast.Expr, ctx types.Type, 
 	fi.add(testbuild.Edit{Off: fi.off(e.End()), Text: ")", Close: true, Span: span + 1})
 }
 
-func isNil(info *types.Info, e ast.Expr) bool {
-	b, ok := info.TypeOf(e).(*types.Basic)
-	return ok && b.Kind() == types.UntypedNil
-}
-
 // travels reports whether values of t can be recorded and forced as text.
 func travels(t types.Type) bool {
 	switch u := t.Underlying().(type) {

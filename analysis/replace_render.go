@@ -284,11 +284,6 @@ func zeroText(t types.Type, q types.Qualifier) string {
 	return "nil"
 }
 
-func isByte(t types.Type) bool {
-	b, ok := t.Underlying().(*types.Basic)
-	return ok && b.Kind() == types.Uint8
-}
-
 func allBytes(elems []payload) bool {
 	for _, e := range elems {
 		if e.kind != 'u' {

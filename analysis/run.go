@@ -18,20 +18,26 @@ import (
 // forced value can make a loop run away, and such a run is not replayed.
 const maxTraceEvents = 200000
 
-// event is one recorded dynamic instance of a site.
+// event is one recorded dynamic instance of a site. A string or byte
+// slice is recorded in str; opaque says it was too long to record, and
+// value holds its length alone.
 type event struct {
-	site  int32
-	inst  instance
-	value int64
+	site   int32
+	inst   instance
+	value  int64
+	str    string
+	opaque bool
 }
 
-// forcedValue is a value the runtime substitutes at one dynamic instance.
+// forcedValue is a value the runtime substitutes at one dynamic instance:
+// Str for a string or byte slice, Value for any other.
 type forcedValue struct {
-	Site  int32 `json:"Site"`
-	Act   int32 `json:"Act"`
-	Local int32 `json:"Local"`
-	Value int64 `json:"Value"`
-	// Payload is the value of a site recorded as text (kindValue), which
+	Site  int32   `json:"Site"`
+	Act   int32   `json:"Act"`
+	Local int32   `json:"Local"`
+	Value int64   `json:"Value"`
+	Str   *string `json:"Str,omitempty"`
+	// Payload is the value of a value site (kindValue) as text, which
 	// Value then does not hold.
 	Payload string `json:"Payload,omitempty"`
 }
@@ -130,19 +136,35 @@ func readTrace(path string) ([]event, error) {
 	defer f.Close()
 	var out []event
 	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
+		// site act local value, the value a quoted string, #length or an
+		// integer.
+		fields := strings.SplitN(sc.Text(), " ", 4)
 		if len(fields) != 4 {
 			continue // a line cut by a crash
 		}
 		s, err1 := strconv.ParseInt(fields[0], 10, 32)
 		act, err2 := strconv.ParseInt(fields[1], 10, 32)
 		local, err3 := strconv.ParseInt(fields[2], 10, 32)
-		v, err4 := strconv.ParseInt(fields[3], 10, 64)
-		if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
+		if err1 != nil || err2 != nil || err3 != nil {
 			continue
 		}
-		out = append(out, event{int32(s), instance{int32(act), int32(local)}, v})
+		ev := event{site: int32(s), inst: instance{int32(act), int32(local)}}
+		var err error
+		switch payload := fields[3]; {
+		case strings.HasPrefix(payload, `"`):
+			ev.str, err = strconv.Unquote(payload)
+		case strings.HasPrefix(payload, "#"):
+			ev.value, err = strconv.ParseInt(payload[1:], 10, 64)
+			ev.opaque = true
+		default:
+			ev.value, err = strconv.ParseInt(payload, 10, 64)
+		}
+		if err != nil {
+			continue
+		}
+		out = append(out, ev)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("reading the trace: %w", err)

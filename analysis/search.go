@@ -8,6 +8,7 @@ import (
 	"faultline/solver/mcs"
 	"faultline/solver/z3"
 	"fmt"
+	"go/ast"
 	"math"
 	"sort"
 	"strings"
@@ -58,11 +59,12 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 	}
 	enc := newEncoder(z, enum, prog)
 	enc.deadline = deadline
+	enc.concreteSeqs = !opts.Strings || !checksSeqs(prog, first.trace, panicAt(prog, first))
 	if err := enc.replay(first.trace, nil, true, panicAt(prog, first)); err != nil {
 		return err
 	}
 	if enc.failing == 0 {
-		res.Notes = append(res.Notes, "no recognised check failed (recognised: `if cond { t.Error/Fatal... }` and testify assertions on integers, floats and Booleans in test code, index, slice and division panics in non-test code)")
+		res.Notes = append(res.Notes, "no recognised check failed (recognised: `if cond { t.Error/Fatal... }` and testify assertions on integers, floats, Booleans, strings and errors in test code, index, slice and division panics in non-test code)")
 		return fallBack(ctx, prog, bin, t, first, deadline, opts, res, false)
 	}
 	enumerated := 0
@@ -115,7 +117,7 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 			break
 		}
 		solveStart = time.Now()
-		if m, err := enc.closestModel(c, min(5*time.Second, max(time.Until(deadline), time.Millisecond))); err != nil {
+		if m, err := enc.closestModel(c, min(enc.optimizeBound(), max(time.Until(deadline), time.Millisecond))); err != nil {
 			return err
 		} else if m != nil {
 			c.Model = m
@@ -191,18 +193,22 @@ func (e *encoder) candidate(c mcs.Correction[int32]) (Candidate, []forcedValue, 
 			if err != nil {
 				return cand, nil, fmt.Errorf("reading the angelic value of %s: %w", s.text, err)
 			}
-			force = append(force, forcedValue{Site: id, Act: inst.act, Local: inst.local, Value: v})
+			f := forcedValue{Site: id, Act: inst.act, Local: inst.local, Value: v.n}
+			if isSeq(s.typ) {
+				f.Value, f.Str = 0, &v.s
+			}
+			force = append(force, f)
 			o, seen := e.original[k]
-			if seen && o == v && len(e.instOf[id]) > 1 {
+			if seen && sameValue(s.typ, o, v) && len(e.instOf[id]) > 1 {
 				continue
 			}
 			if seen {
-				orig = append(orig, render(s, o))
+				orig = append(orig, renderValue(s.typ, o))
 			} else {
 				orig = append(orig, "?")
 			}
-			angelic = append(angelic, render(s, v))
-			far = far || extreme(s, v)
+			angelic = append(angelic, renderValue(s.typ, v))
+			far = far || extreme(s, v.n)
 		}
 		cand.Locations = append(cand.Locations, Location{File: s.file, Line: s.pos.Line, Col: s.pos.Column,
 			EndLine: s.end.Line, EndCol: s.end.Column, Expr: s.text,
@@ -213,26 +219,58 @@ func (e *encoder) candidate(c mcs.Correction[int32]) (Candidate, []forcedValue, 
 }
 
 // modelValue reads a site's value from a model in the trace's encoding:
-// Booleans as 0 or 1, floats as their IEEE bits.
-func modelValue(m *z3.Model, v z3.Expr, s *site) (int64, error) {
+// Booleans as 0 or 1, floats as their IEEE bits, strings as their bytes.
+func modelValue(m *z3.Model, v z3.Expr, s *site) (value, error) {
 	switch valueKind(s.typ) {
-	case 'b':
+	case 'b', 'e':
 		b, err := m.Bool(v.AsBool())
-		if b {
-			return 1, err
-		}
-		return 0, err
+		return boolValue(b), err
 	case 'f':
 		if isFloat32(s.typ) {
 			f, err := m.Float32(v.AsFloat())
-			return int64(math.Float32bits(f)), err
+			return value{n: int64(math.Float32bits(f))}, err
 		}
 		f, err := m.Float64(v.AsFloat())
-		return int64(math.Float64bits(f)), err
+		return value{n: int64(math.Float64bits(f))}, err
+	case 's', 'y':
+		b, err := m.Bytes(v.AsSeq())
+		return value{s: string(b)}, err
 	}
 	if _, signed := bits(s.typ); signed {
-		return m.Int64(v.AsBV())
+		n, err := m.Int64(v.AsBV())
+		return value{n: n}, err
 	}
 	u, err := m.Uint64(v.AsBV())
-	return int64(u), err
+	return value{n: int64(u)}, err
+}
+
+// checksSeqs reports whether a run reached a check on strings or byte
+// slices: a test condition guarding a failure report or an assertion with
+// such an operand, or a panic indexing or slicing one (trace[panicAt]).
+func checksSeqs(prog *program, trace []event, panicAt int) bool {
+	if panicAt >= 0 && prog.sites[trace[panicAt].site].indexed != nil {
+		return true
+	}
+	seen := map[int32]bool{}
+	for _, ev := range trace {
+		if ev.site < 0 || int(ev.site) >= len(prog.sites) {
+			continue
+		}
+		s := prog.sites[ev.site]
+		if seen[s.id] || s.expr == nil || s.failsWhen == 0 && s.kind != kindAssertArg {
+			continue
+		}
+		seen[s.id] = true
+		found := false
+		ast.Inspect(s.expr, func(n ast.Node) bool {
+			if x, ok := n.(ast.Expr); ok && isSeq(s.info.TypeOf(x)) {
+				found = true
+			}
+			return !found
+		})
+		if found {
+			return true
+		}
+	}
+	return false
 }

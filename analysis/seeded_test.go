@@ -94,12 +94,18 @@ func checkFaultFound(t *testing.T, r TestResult, file string, line int) {
 // candidate the formula found, not predicate switching.
 func checkFormulaFinds(t *testing.T, dir, pkg, file string, faulty map[string]int) {
 	t.Helper()
+	checkFormulaFindsWith(t, Options{MaxSize: 1}, dir, pkg, file, faulty)
+}
+
+// checkFormulaFindsWith is checkFormulaFinds with other options.
+func checkFormulaFindsWith(t *testing.T, opts Options, dir, pkg, file string, faulty map[string]int) {
+	t.Helper()
 	var targets []Target
 	for name := range faulty {
 		targets = append(targets, Target{Package: pkg, Test: name})
 	}
 	sort.Slice(targets, func(i, j int) bool { return targets[i].Test < targets[j].Test })
-	res, err := Analyze(context.Background(), open(t, dir), targets, Options{MaxSize: 1})
+	res, err := Analyze(context.Background(), open(t, dir), targets, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,9 +58,16 @@ type site struct {
 	index  int       // parameter or argument index
 	target *function // callee of an argument
 
-	stmt           ast.Stmt // if, for or switch statement of a condition or join
-	tag            *site    // the tag a case of a tagged switch compares with
-	failsWhen      int8     // test condition guarding a failure report: 1 when true, 2 when false
+	stmt ast.Stmt // if, for or switch statement of a condition or join
+	// lhs is the operand an assignment stores to when it is not a tracked
+	// local (an element of a byte slice, say); nil otherwise.
+	lhs ast.Expr
+	// indexed is the operand a guard indexes or slices when its limit is
+	// its length (a string, or a byte slice indexed or sliced without a
+	// high bound): the formula's length of it is the limit.
+	indexed        ast.Expr
+	tag            *site // the tag a case of a tagged switch compares with
+	failsWhen      int8  // test condition guarding a failure report: 1 when true, 2 when false
 	guard          guardKind
 	bounds         []ast.Expr // operands a guard constrains, in order; nil for a missing slice bound
 	assertion      *assertion // the assertion an operand belongs to

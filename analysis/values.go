@@ -49,13 +49,19 @@ func (e *encoder) closestModel(c mcs.Correction[int32], timeout time.Duration) (
 		for _, inst := range e.instOf[id] {
 			k := instKey{id, inst}
 			orig, ok := e.original[k]
-			if !ok {
+			if !ok || orig.opaque {
 				continue
 			}
 			v := e.vars[k]
-			o := e.constant(s.typ, orig)
+			o := e.term(s.typ, orig)
 			if err := opt.AssertSoft(v.Eq(o), 16, ""); err != nil {
 				return nil, err
+			}
+			if isSeq(s.typ) {
+				if err := e.readableSeq(opt, v.AsSeq(), orig.s); err != nil {
+					return nil, err
+				}
+				continue
 			}
 			if valueKind(s.typ) == 'f' {
 				if err := e.readableFloat(opt, v.AsFloat(), s.typ); err != nil {
@@ -81,6 +87,48 @@ func (e *encoder) closestModel(c mcs.Correction[int32], timeout time.Duration) (
 		return nil, nil
 	}
 	return opt.Model()
+}
+
+// optimizeBound bounds one search for the nearest angelic values: the
+// optimiser is slow on strings, and its answer only makes the values
+// easier to read.
+func (e *encoder) optimizeBound() time.Duration {
+	if e.seqs {
+		return time.Second
+	}
+	return 5 * time.Second
+}
+
+// readableSeq prefers a string close to the recorded one o: of about its
+// length, and keeping its bytes where it can (the first and the last
+// ones); a solver's arbitrary bytes are hard to read.
+func (e *encoder) readableSeq(opt *z3.Optimize, v z3.Seq, o string) error {
+	n := v.Len()
+	for _, r := range []int64{0, 1, 4, 16} {
+		// |len(v) - len(o)| <= r
+		lo, hi := e.z.IntVal(int64(len(o))-r), e.z.IntVal(int64(len(o))+r)
+		if err := opt.AssertSoft(e.z.And(lo.LE(n), n.LE(hi)), 1, ""); err != nil {
+			return err
+		}
+	}
+	for k := 1; k <= len(o) && k <= 16; k *= 4 {
+		pre, suf := e.z.BytesVal([]byte(o[:k])), e.z.BytesVal([]byte(o[len(o)-k:]))
+		if err := opt.AssertSoft(v.HasPrefix(pre), 1, ""); err != nil {
+			return err
+		}
+		if err := opt.AssertSoft(v.HasSuffix(suf), 1, ""); err != nil {
+			return err
+		}
+	}
+	// Printable ASCII where nothing else decides.
+	for i := int64(0); i < 4; i++ {
+		c := v.Nth(e.z.IntVal(i)).AsBV()
+		in := e.z.Or(n.LE(e.z.IntVal(i)), e.z.And(e.z.BVUint(0x20, 8).ULE(c), c.ULE(e.z.BVUint(0x7e, 8))))
+		if err := opt.AssertSoft(in, 1, ""); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readableFloat prefers a finite float with few significant bits: soft
@@ -142,11 +190,11 @@ func (e *encoder) narrow(c mcs.Correction[int32], m *z3.Model, deadline time.Tim
 			if err != nil {
 				return m, nil
 			}
-			d := ringDistance(got, uint64(orig), n)
+			d := ringDistance(got, uint64(orig.n), n)
 			if d == 0 {
 				continue
 			}
-			moved = append(moved, changed{v: v, o: e.constant(s.typ, orig).AsBV(), n: n, dist: d})
+			moved = append(moved, changed{v: v, o: e.constant(s.typ, orig.n).AsBV(), n: n, dist: d})
 			widest = max(widest, d)
 		}
 	}
@@ -279,7 +327,11 @@ func (e *encoder) excludeValues(tags []int32, force []forcedValue) error {
 		if !ok {
 			continue
 		}
-		alt = append(alt, v.Eq(e.constant(e.prog.sites[f.Site].typ, f.Value)).Not())
+		fv := value{n: f.Value}
+		if f.Str != nil {
+			fv = value{s: *f.Str}
+		}
+		alt = append(alt, v.Eq(e.term(e.prog.sites[f.Site].typ, fv)).Not())
 	}
 	return e.addHard(e.z.Or(alt...))
 }

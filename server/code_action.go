@@ -105,8 +105,9 @@ func (s *Server) fixEdit(snap *snapshot, fix FixCandidate) (*protocol.WorkspaceE
 }
 
 // writable reports whether an angelic value can stand in the source as it
-// is: a value the analysis could not rebuild ("?") or cut short for
-// showing ("…") is shown but not written.
+// is: a value the analysis could not rebuild ("?"), cut short for showing
+// ("…"), known by its length alone ("(n bytes)") or only as not nil ("non-nil
+// error") is shown but not written.
 func writable(text string) bool {
-	return text != "?" && !strings.HasSuffix(text, "…")
+	return text != "?" && text != "non-nil error" && !strings.HasSuffix(text, "…") && !strings.HasSuffix(text, " bytes)")
 }

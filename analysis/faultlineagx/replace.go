@@ -53,6 +53,7 @@ const (
 type forcedEntry struct {
 	Site, Act, Local int32
 	Value            int64
+	Str              *string // a string or byte slice the formula models
 	Payload          string
 }
 
@@ -79,16 +80,20 @@ var (
 	startCounts, startActs map[int32]int32
 )
 
-func forceMaps(list []forcedEntry) (map[key]int64, map[key]string) {
-	values, payloads := map[key]int64{}, map[key]string{}
+func forceMaps(list []forcedEntry) (values map[key]int64, strs, payloads map[key]string) {
+	values, strs, payloads = map[key]int64{}, map[key]string{}, map[key]string{}
 	for _, f := range list {
-		if f.Payload != "" {
-			payloads[key{f.Site, f.Act, f.Local}] = f.Payload
-		} else {
-			values[key{f.Site, f.Act, f.Local}] = f.Value
+		k := key{f.Site, f.Act, f.Local}
+		switch {
+		case f.Payload != "":
+			payloads[k] = f.Payload
+		case f.Str != nil:
+			strs[k] = *f.Str
+		default:
+			values[k] = f.Value
 		}
 	}
-	return values, payloads
+	return values, strs, payloads
 }
 
 func initValues() {
@@ -137,10 +142,10 @@ func beginTrialLocked() {
 		}
 		trialLog.WriteString(line + "\n")
 	}
-	events = 0
-	forced, forcedPayload = nil, nil
+	events, strBytes = 0, 0
+	forced, forcedStr, forcedPayload = nil, nil, nil
 	if trialN < len(trials) {
-		forced, forcedPayload = forceMaps(trials[trialN])
+		forced, forcedStr, forcedPayload = forceMaps(trials[trialN])
 	}
 	trialN++
 }
@@ -160,8 +165,8 @@ func V[T any](site int32, v T) T {
 		return v
 	}
 	mu.Lock()
-	act, local := instanceLocked(site)
-	p, ok := forcedPayload[key{site, act, local}]
+	k := instanceLocked(site)
+	p, ok := forcedPayload[k]
 	seq := events
 	mu.Unlock()
 	if ok {
@@ -175,7 +180,7 @@ func V[T any](site int32, v T) T {
 	if summary != nil {
 		enc := encode(reflect.ValueOf(&v).Elem())
 		mu.Lock()
-		noteAtLocked(site, act, local, seq, enc)
+		noteAtLocked(k, seq, enc)
 		mu.Unlock()
 	}
 	return v
@@ -184,24 +189,22 @@ func V[T any](site int32, v T) T {
 // The predeclared types V is instantiated with where a value's type comes
 // from its context, under names the code under test cannot shadow.
 type (
-	String     = string
 	Complex64  = complex64
 	Complex128 = complex128
-	Error      = error
 	Any        = interface{}
 )
 
 func encodeEvent(v int64) string { return strconv.FormatInt(v, 10) }
 
-func noteLocked(site, act, local int32, enc string) { noteAtLocked(site, act, local, events, enc) }
+func noteLocked(k key, enc string) { noteAtLocked(k, events, enc) }
 
-func noteAtLocked(site, act, local int32, seq int, enc string) {
-	s := summary[site]
+func noteAtLocked(k key, seq int, enc string) {
+	s := summary[k.site]
 	if s == nil {
 		s = &siteValues{}
-		summary[site] = s
+		summary[k.site] = s
 	}
-	s.act, s.local, s.seq, s.last = act, local, seq, enc
+	s.act, s.local, s.seq, s.last = k.act, k.local, seq, enc
 	for i, d := range s.distinct {
 		if d == enc {
 			s.counts[i]++

@@ -5,7 +5,9 @@
 // Every instrumented site calls it with its site number; it counts dynamic
 // instances per site and function activation, substitutes forced values and
 // appends one line "site activation instance value" per event to the trace
-// file (a float's value is its IEEE bits, which forced values carry too).
+// file (a float's value is its IEEE bits, which forced values carry too; a
+// string's or byte slice's is its Go-quoted contents, or #n for one of n
+// bytes too long to record).
 // Its state is package level because instrumented code anywhere in the
 // binary reaches it without plumbing; it lives only inside the test process.
 //
@@ -17,6 +19,7 @@ package faultlineagx
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -46,11 +49,21 @@ var (
 	acts      = map[int32]int32{} // activations per function
 	stack     []*frame
 	forced    map[key]int64
+	forcedStr map[key]string
 	out       *bufio.Writer
 	depth     int
 	events    int
 	buf       []byte
 	tags      = map[int32]int64{} // last value per switch tag site
+	strBytes  int                 // string bytes recorded so far
+)
+
+// Strings longer than maxString bytes, and all strings once the trace has
+// recorded maxStringBytes of them, are recorded by their length alone: the
+// analysis treats such a value as unknown.
+const (
+	maxString      = 1024
+	maxStringBytes = 16 << 20
 )
 
 func init() {
@@ -76,7 +89,7 @@ func init() {
 			fmt.Fprintln(os.Stderr, "faultline: bad forced values:", err)
 			os.Exit(3)
 		}
-		forced, forcedPayload = forceMaps(list)
+		forced, forcedStr, forcedPayload = forceMaps(list)
 	}
 	initValues()
 }
@@ -87,40 +100,15 @@ func event(site int32, v int64) int64 {
 	return eventLocked(site, v)
 }
 
-// instanceLocked counts one more dynamic instance of a site and returns
-// its activation and its number within it.
-func instanceLocked(site int32) (act, local int32) {
-	if n := len(stack); n > 0 {
-		f := stack[n-1]
-		f.counts[site]++
-		return f.act, f.counts[site]
-	}
-	counts[site]++
-	return 0, counts[site]
-}
-
 func eventLocked(site int32, v int64) int64 {
-	act, local := instanceLocked(site)
-	if f, ok := forced[key{site, act, local}]; ok {
+	k := instanceLocked(site)
+	if f, ok := forced[k]; ok {
 		v = f
 	}
 	if summary != nil {
-		noteLocked(site, act, local, encodeEvent(v))
+		noteLocked(k, encodeEvent(v))
 	}
-	if out != nil {
-		if events >= maxEvents {
-			// A run this long is a forced value sent astray: stop it now
-			// rather than at its timeout.
-			out.Flush()
-			os.Exit(86)
-		}
-		events++
-		buf = strconv.AppendInt(buf[:0], int64(site), 10)
-		buf = append(buf, ' ')
-		buf = strconv.AppendInt(buf, int64(act), 10)
-		buf = append(buf, ' ')
-		buf = strconv.AppendInt(buf, int64(local), 10)
-		buf = append(buf, ' ')
+	if startLocked(k) {
 		buf = strconv.AppendInt(buf, v, 10)
 		buf = append(buf, '\n')
 		out.Write(buf)
@@ -128,16 +116,79 @@ func eventLocked(site int32, v int64) int64 {
 	return v
 }
 
+// instanceLocked counts a new dynamic instance of site.
+func instanceLocked(site int32) key {
+	if n := len(stack); n > 0 {
+		f := stack[n-1]
+		f.counts[site]++
+		return key{site, f.act, f.counts[site]}
+	}
+	counts[site]++
+	return key{site, 0, counts[site]}
+}
+
+// startLocked begins the trace line of an instance in buf, reporting false
+// when there is no trace.
+func startLocked(k key) bool {
+	if out == nil {
+		return false
+	}
+	if events >= maxEvents {
+		// A run this long is a forced value sent astray: stop it now
+		// rather than at its timeout.
+		out.Flush()
+		os.Exit(86)
+	}
+	events++
+	buf = strconv.AppendInt(buf[:0], int64(k.site), 10)
+	buf = append(buf, ' ')
+	buf = strconv.AppendInt(buf, int64(k.act), 10)
+	buf = append(buf, ' ')
+	buf = strconv.AppendInt(buf, int64(k.local), 10)
+	buf = append(buf, ' ')
+	return true
+}
+
+// stringEvent records a string value at a site and returns it, or the
+// forced string and true.
+func stringEvent(site int32, s string) (string, bool) {
+	mu.Lock()
+	defer mu.Unlock()
+	k := instanceLocked(site)
+	f, isForced := forcedStr[k]
+	if isForced {
+		s = f
+	}
+	if summary != nil {
+		noteLocked(k, "s"+strconv.Quote(s))
+	}
+	if startLocked(k) {
+		if len(s) > maxString || strBytes+len(s) > maxStringBytes {
+			buf = append(buf, '#')
+			buf = strconv.AppendInt(buf, int64(len(s)), 10)
+		} else {
+			strBytes += len(s)
+			buf = strconv.AppendQuote(buf, s)
+		}
+		buf = append(buf, '\n')
+		out.Write(buf)
+	}
+	return s, isForced
+}
+
 // Integer is the constraint of the integer recorders.
 type Integer interface {
 	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr
 }
 
-// BoolKind, Float32Kind and Float64Kind constrain the other recorders.
+// BoolKind, Float32Kind, Float64Kind, StringKind and BytesKind constrain
+// the other recorders.
 type (
 	BoolKind    interface{ ~bool }
 	Float32Kind interface{ ~float32 }
 	Float64Kind interface{ ~float64 }
+	StringKind  interface{ ~string }
+	BytesKind   interface{ ~[]byte }
 )
 
 // The predeclared types under names the code under test cannot shadow.
@@ -163,6 +214,56 @@ type (
 func Len[S ~[]E, E any](s S) int   { return len(s) }
 func Cap[S ~[]E, E any](s S) int   { return cap(s) }
 func LenString[S ~string](s S) int { return len(s) }
+
+// S records a string at a site and returns it, or the forced string.
+func S[T ~string](site int32, v T) T {
+	s, _ := stringEvent(site, string(v))
+	return T(s)
+}
+
+// Y records the contents of a byte slice at a site and returns it, or a
+// new slice holding the forced contents.
+func Y[T ~[]byte](site int32, v T) T {
+	s, isForced := stringEvent(site, string(v))
+	if !isForced {
+		return v
+	}
+	return T(s)
+}
+
+// ErrorKind constrains the error recorder: its type argument is error.
+type ErrorKind interface{ error }
+
+// Error is error under a name the code under test cannot shadow.
+type Error = error
+
+// errForced is the error a forced non-nil error value is when the run had
+// nil there.
+var errForced = errors.New("faultline: forced error")
+
+// E records whether an error is non-nil at a site (1) or nil (0) and
+// returns it, or, forced, nil or a non-nil error (the one it had, else
+// errForced).
+func E[T ErrorKind](site int32, v T) T {
+	var was int64
+	if any(v) != nil {
+		was = 1
+	}
+	switch event(site, was) {
+	case 0:
+		var zero T
+		return zero
+	case was:
+		return v
+	}
+	return any(errForced).(T)
+}
+
+// ByteSlice is []byte under a name the code under test cannot shadow.
+type ByteSlice = []byte
+
+// String is string under a name the code under test cannot shadow.
+type String = string
 
 // I records an integer value at a site and returns it, or the forced value.
 func I[T Integer](site int32, v T) T { return T(event(site, int64(v))) }

@@ -3,6 +3,7 @@ package faultlineagx
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -81,5 +82,48 @@ func TestGuardsRecordOnlyWhenAboutToPanic(t *testing.T) {
 	}
 	if LenString("héllo") != 6 {
 		t.Error("LenString counts bytes")
+	}
+}
+
+func TestStringsAreQuotedAndForced(t *testing.T) {
+	buf := reset(t, nil)
+	forcedStr = map[key]string{{site: 4, local: 2}: "forced\n"}
+	t.Cleanup(func() { forcedStr = nil })
+	if got := S[String](4, "a b\x00"); got != "a b\x00" {
+		t.Errorf("first instance: got %q", got)
+	}
+	if got := S[String](4, "x"); got != "forced\n" {
+		t.Errorf("second instance: got %q, want the forced string", got)
+	}
+	b := []byte("bytes")
+	if got := Y[ByteSlice](6, b); &got[0] != &b[0] {
+		t.Error("a byte slice not forced is passed through")
+	}
+	long := strings.Repeat("x", maxString+1)
+	S[String](7, long)
+	out.Flush()
+	want := "4 0 1 \"a b\\x00\"\n4 0 2 \"forced\\n\"\n6 0 1 \"bytes\"\n7 0 1 #1025\n"
+	if got := buf.String(); got != want {
+		t.Errorf("trace %q, want %q", got, want)
+	}
+}
+
+func TestErrorsRecordAndForceTheirNilness(t *testing.T) {
+	own := errors.New("own")
+	buf := reset(t, map[key]int64{{site: 3, local: 2}: 1, {site: 3, local: 3}: 0, {site: 3, local: 4}: 1})
+	if got := E[Error](3, own); got != own {
+		t.Errorf("not forced: got %v", got)
+	}
+	if got := E[Error](3, nil); got != errForced {
+		t.Errorf("nil forced non-nil: got %v, want the forced error", got)
+	}
+	if got := E[Error](3, own); got != nil {
+		t.Errorf("forced nil: got %v", got)
+	}
+	if got := E[Error](3, own); got != own {
+		t.Errorf("non-nil forced non-nil: got %v, want its own error", got)
+	}
+	if got, want := strings.Join(trace(buf), " "), "3 0 1 1|3 0 2 1|3 0 3 0|3 0 4 1|"; got != want {
+		t.Errorf("trace %q, want %q", got, want)
 	}
 }

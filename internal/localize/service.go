@@ -61,6 +61,9 @@ type Options struct {
 	// candidates whose forced run failed.
 	MaxSize, MaxRuns int
 	KeepUnverified   bool
+	// Strings models strings and byte slices in the angelic analysis's
+	// formula (analysis.Options.Strings).
+	Strings bool
 }
 
 // Defaults of Options.
@@ -91,7 +94,7 @@ func (o *Options) defaults() {
 // analysisOptions are the analysis's own options for a localization: part
 // of every cache key, so the CLI and the server share entries.
 func (o Options) analysisOptions() analysis.Options {
-	return analysis.Options{Budget: o.Budget, MaxSize: o.MaxSize, MaxRuns: o.MaxRuns, KeepUnverified: o.KeepUnverified}
+	return analysis.Options{Budget: o.Budget, MaxSize: o.MaxSize, MaxRuns: o.MaxRuns, KeepUnverified: o.KeepUnverified, Strings: o.Strings}
 }
 
 // Service localizes the faults behind one module's failing tests.

@@ -35,7 +35,9 @@ func check(r *run, s *z3.Solver, assumptions []z3.Bool) (z3.Result, error) {
 	}
 	res, err := s.CheckAssumptions(assumptions...)
 	if err != nil {
-		return z3.Unknown, err
+		// A specialised solver may also refuse constraints outside its
+		// logic by an exception (the finite-domain solver on sequences).
+		return z3.Unknown, fmt.Errorf("%w: %w", errOutsideLogic, err)
 	}
 	if res == z3.Unknown {
 		return res, r.unknown(s.ReasonUnknown())

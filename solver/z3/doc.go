@@ -1,6 +1,7 @@
 // Package z3 is a small cgo binding of the Z3 SMT solver's C API, covering
 // what fault localisation needs: Booleans, bit-vectors with Go's integer
-// semantics, integers, reals, IEEE floats, arrays, an incremental Solver
+// semantics, integers, reals, IEEE floats, arrays, sequences (Go's strings
+// and byte slices as sequences of bytes), an incremental Solver
 // (scopes, checks under assumptions, unsat cores, models) and Optimize
 // (weighted soft constraints).
 //
@@ -32,7 +33,7 @@
 //		v, _ := m.Int64(x) // one of -8, -7, -6
 //	}
 //
-// Typed terms (Bool, BV, Int, Real, Float, Array) embed Expr and satisfy
+// Typed terms (Bool, BV, Int, Real, Float, Array, Seq) embed Expr and satisfy
 // Term, so they mix freely where any sort is allowed (Eq, Ite, Select).
 // NewSolverForLogic("QF_FD") gives Z3's bit-blasting incremental SAT
 // solver, much faster on Boolean and bit-vector constraints; MinimalCore

@@ -37,6 +37,7 @@ func TestSortKindsMatchLibrary(t *testing.T) {
 		"BV":    func(e Expr) error { return e.AsBV().Err() },
 		"Float": func(e Expr) error { return e.AsFloat().Err() },
 		"Array": func(e Expr) error { return e.AsArray().Err() },
+		"Seq":   func(e Expr) error { return e.AsSeq().Err() },
 	}
 	terms := map[string]Expr{
 		"Bool":  ctx.BoolConst("b").Expr,
@@ -45,6 +46,7 @@ func TestSortKindsMatchLibrary(t *testing.T) {
 		"BV":    ctx.BVConst("x", 8).Expr,
 		"Float": ctx.FloatConst("f", ctx.Float64Sort()).Expr,
 		"Array": ctx.ArrayConst("a", ctx.IntSort(), ctx.BoolSort()).Expr,
+		"Seq":   ctx.SeqConst("s", ctx.ByteSeqSort()).Expr,
 	}
 	for kind, term := range terms {
 		for view, as := range views {

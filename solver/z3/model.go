@@ -57,6 +57,12 @@ func (m *Model) Eval(t Term, completion bool) (Expr, error) {
 		return Expr{}, fmt.Errorf("z3: Model.Eval: cannot evaluate %s", e)
 	}
 	r := m.ctx.wrap("Model.Eval", out)
+	if r.err == nil && completion && !bool(C.Z3_is_numeral_ast(m.ctx.c, r.ast())) && C.Z3_get_bool_value(m.ctx.c, r.ast()) == C.Z3_L_UNDEF {
+		// The evaluator leaves some sequence operations on constants
+		// unreduced (an ite over their comparison, say); the simplifier
+		// finishes them.
+		r = r.Simplify()
+	}
 	return r, r.err
 }
 

@@ -45,6 +45,7 @@ typedef enum {
 	Z3_BV_SORT = 4,
 	Z3_ARRAY_SORT = 5,
 	Z3_FLOATING_POINT_SORT = 9,
+	Z3_SEQ_SORT = 11,
 } Z3_sort_kind;
 
 typedef enum {

@@ -115,6 +115,23 @@
 	F(Z3_ast, Z3_mk_const_array, (Z3_context c, Z3_sort domain, Z3_ast v), (c, domain, v)) \
 	F(Z3_ast, Z3_mk_select, (Z3_context c, Z3_ast a, Z3_ast i), (c, a, i)) \
 	F(Z3_ast, Z3_mk_store, (Z3_context c, Z3_ast a, Z3_ast i, Z3_ast v), (c, a, i, v)) \
+	/* integers <-> bit-vectors */ \
+	F(Z3_ast, Z3_mk_int2bv, (Z3_context c, unsigned n, Z3_ast t1), (c, n, t1)) \
+	F(Z3_ast, Z3_mk_bv2int, (Z3_context c, Z3_ast t1, bool is_signed), (c, t1, is_signed)) \
+	/* sequences */ \
+	F(Z3_sort, Z3_mk_seq_sort, (Z3_context c, Z3_sort s), (c, s)) \
+	F(Z3_ast, Z3_mk_seq_empty, (Z3_context c, Z3_sort seq), (c, seq)) \
+	F(Z3_ast, Z3_mk_seq_unit, (Z3_context c, Z3_ast a), (c, a)) \
+	F(Z3_ast, Z3_mk_seq_concat, (Z3_context c, unsigned n, Z3_ast const args[]), (c, n, args)) \
+	F(Z3_ast, Z3_mk_seq_prefix, (Z3_context c, Z3_ast prefix, Z3_ast s), (c, prefix, s)) \
+	F(Z3_ast, Z3_mk_seq_suffix, (Z3_context c, Z3_ast suffix, Z3_ast s), (c, suffix, s)) \
+	F(Z3_ast, Z3_mk_seq_contains, (Z3_context c, Z3_ast container, Z3_ast containee), (c, container, containee)) \
+	F(Z3_ast, Z3_mk_seq_extract, (Z3_context c, Z3_ast s, Z3_ast offset, Z3_ast length), (c, s, offset, length)) \
+	F(Z3_ast, Z3_mk_seq_replace, (Z3_context c, Z3_ast s, Z3_ast src, Z3_ast dst), (c, s, src, dst)) \
+	F(Z3_ast, Z3_mk_seq_at, (Z3_context c, Z3_ast s, Z3_ast index), (c, s, index)) \
+	F(Z3_ast, Z3_mk_seq_nth, (Z3_context c, Z3_ast s, Z3_ast index), (c, s, index)) \
+	F(Z3_ast, Z3_mk_seq_length, (Z3_context c, Z3_ast s), (c, s)) \
+	F(Z3_ast, Z3_mk_seq_index, (Z3_context c, Z3_ast s, Z3_ast substr, Z3_ast offset), (c, s, substr, offset)) \
 	/* IEEE floats */ \
 	F(Z3_ast, Z3_mk_fpa_numeral_double, (Z3_context c, double v, Z3_sort s), (c, v, s)) \
 	F(Z3_ast, Z3_mk_fpa_numeral_float, (Z3_context c, float v, Z3_sort s), (c, v, s)) \

@@ -1,0 +1,46 @@
+//go:build cgo
+
+package analysis
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestStringFaults checks that faults in functions building strings are
+// found by the formula, which models strings as sequences of bytes when
+// Options.Strings is set: a
+// decimal padder counting its digits one too many (checked with != and
+// through testify's Equal on strings) and a label joined by a helper's
+// wrong separator. Plural builds a byte slice; it passes uninstrumented
+// and must pass instrumented too.
+func TestStringFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an instrumented test binary")
+	}
+	dir := extract(t, "strings.txtar")
+	checkFormulaFindsWith(t, Options{MaxSize: 1, Strings: true}, dir, "example.com/text", "text.go", map[string]int{
+		"TestWithDigits":        13,
+		"TestWithDigitsTestify": 13,
+		"TestLabel":             30,
+	})
+	checkPassesInstrumented(t, dir, "example.com/text", "TestPlural")
+}
+
+// TestByteSliceFault checks that a fault in a loop updating a byte slice
+// in place is localized by a verified candidate. The formula models the
+// slice's stores, but the solver gives up on them within the budget and
+// predicate switching finds the condition.
+func TestByteSliceFault(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an instrumented test binary")
+	}
+	dir := extract(t, "strings.txtar")
+	res, err := Analyze(context.Background(), open(t, dir), []Target{{Package: "example.com/text", Test: "TestUpper"}},
+		Options{MaxSize: 1, Budget: 20 * time.Second, Strings: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFaultFound(t, res[0], "text.go", 22)
+}
