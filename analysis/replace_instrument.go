@@ -190,15 +190,11 @@ func travels(t types.Type) bool {
 
 // valueAliases are the runtime's names of the types V may be instantiated
 // with beyond the formula's.
-var valueAliases = map[types.BasicKind]string{types.String: "String", types.Complex64: "Complex64", types.Complex128: "Complex128"}
+var valueAliases = map[types.BasicKind]string{types.Complex64: "Complex64", types.Complex128: "Complex128"}
 
-// spellValue is fi.spell for the types of value sites: strings, complex
-// numbers, error, the empty interface and composite types of spellable
-// elements too.
+// spellValue is fi.spell for the types of value sites: complex numbers,
+// the empty interface and composite types of spellable elements too.
 func (fi *fileInstrumenter) spellValue(t types.Type, pos token.Pos) string {
-	if t == types.Universe.Lookup("error").Type() {
-		return fi.prog.rt + ".Error"
-	}
 	switch u := types.Unalias(t).(type) {
 	case *types.Basic:
 		if name, ok := valueAliases[u.Kind()]; ok {
