@@ -816,13 +816,26 @@ func (e *encoder) settleSpecs() error {
 	if err != nil {
 		return fmt.Errorf("creating solver: %w", err)
 	}
-	if err := s.SetTimeout(5 * time.Second); err != nil {
+	// Each check is bounded by what is left of the test's budget too: a
+	// forced run can bring many specifications, and 5 s each would overrun
+	// the budget many times over.
+	timeout := 5 * time.Second
+	if !e.deadline.IsZero() {
+		timeout = min(timeout, time.Until(e.deadline))
+		if timeout <= 0 {
+			return errBudget
+		}
+	}
+	if err := s.SetTimeout(timeout); err != nil {
 		return err
 	}
 	if err := s.Assert(e.hards...); err != nil {
 		return err
 	}
 	for _, p := range specs {
+		if !e.deadline.IsZero() && time.Now().After(e.deadline) {
+			return errBudget
+		}
 		r, err := s.CheckAssumptions(p.spec)
 		if err != nil {
 			return fmt.Errorf("checking a specification: %w", err)
