@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"faultline/internal/lspframe"
 	"fmt"
 	"io"
 	"os"
@@ -66,7 +67,7 @@ func (p *lspProcess) send(msg map[string]any) {
 	if err != nil {
 		p.t.Fatal(err)
 	}
-	if _, err := fmt.Fprintf(p.stdin, "Content-Length: %d\r\n\r\n%s", len(body), body); err != nil {
+	if err := lspframe.Write(p.stdin, body); err != nil {
 		p.t.Fatalf("writing to the server: %v", err)
 	}
 }
@@ -96,22 +97,8 @@ func (p *lspProcess) call(method string, params any) json.RawMessage {
 
 func (p *lspProcess) read(r *bufio.Reader) {
 	for {
-		length := 0
-		for {
-			line, err := r.ReadString('\n')
-			if err != nil {
-				return
-			}
-			line = strings.TrimSpace(line)
-			if line == "" {
-				break
-			}
-			if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-				length, _ = strconv.Atoi(v)
-			}
-		}
-		body := make([]byte, length)
-		if _, err := io.ReadFull(r, body); err != nil {
+		body, err := lspframe.Read(r)
+		if err != nil {
 			return
 		}
 		var msg struct {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"faultline/internal/lspframe"
 	"fmt"
 	"io"
 	"os"
@@ -153,8 +154,7 @@ func (c *client) send(v any) error {
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	_, err = fmt.Fprintf(c.in, "Content-Length: %d\r\n\r\n%s", len(body), body)
-	return err
+	return lspframe.Write(c.in, body)
 }
 
 func (c *client) notify(method string, params any) {
@@ -241,22 +241,8 @@ func (c *client) signal() {
 
 func (c *client) read(r *bufio.Reader) {
 	for {
-		length := -1
-		for {
-			line, err := r.ReadString('\n')
-			if err != nil {
-				return
-			}
-			line = strings.TrimSpace(line)
-			if line == "" {
-				break
-			}
-			if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-				length, _ = strconv.Atoi(v)
-			}
-		}
-		body := make([]byte, length)
-		if _, err := io.ReadFull(r, body); err != nil {
+		body, err := lspframe.Read(r)
+		if err != nil {
 			return
 		}
 		var msg struct {
