@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -238,7 +239,9 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 	}()
 	err := search(ctx, prog, bin, t, opts, res)
 	if errors.Is(err, errBudget) {
-		res.Notes = append(res.Notes, "time budget exhausted")
+		if !slices.Contains(res.Notes, noteBudget) {
+			res.Notes = append(res.Notes, noteBudget)
+		}
 		err = nil
 	}
 	if err != nil {

@@ -66,7 +66,10 @@ type testBinary struct {
 
 // errBudget stops the analysis of a test whose time budget ran out in the
 // middle of a phase (a run, the encoding of a trace).
-var errBudget = errors.New("time budget exhausted")
+var errBudget = errors.New(noteBudget)
+
+// noteBudget is the note of a test whose analysis the budget cut.
+const noteBudget = "time budget exhausted"
 
 // buildTestBinary builds the package's instrumented test binary, or takes
 // the one built before from the same sources and instrumentation.

@@ -72,7 +72,7 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 	for {
 		left := time.Until(deadline)
 		if left <= 0 {
-			res.Notes = append(res.Notes, "time budget exhausted")
+			res.Notes = append(res.Notes, noteBudget)
 			break
 		}
 		solveStart := time.Now()
@@ -89,7 +89,7 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 		res.Solve += time.Since(solveStart)
 		if lastErr != nil {
 			if errors.Is(lastErr, mcs.ErrBudgetExhausted) {
-				res.Notes = append(res.Notes, "time budget exhausted")
+				res.Notes = append(res.Notes, noteBudget)
 				break
 			}
 			if ctx.Err() != nil {
