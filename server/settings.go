@@ -112,30 +112,25 @@ func (s Settings) apply(raw []byte) (Settings, error) {
 	}
 	field("autoRun", &s.AutoRun)
 	field("angelic", &s.Angelic)
-	var timeout string
-	if field("timeout", &timeout) {
-		d, err := time.ParseDuration(timeout)
+	// duration sets *target from a setting that must be a positive
+	// duration such as "30s".
+	duration := func(name string, target *time.Duration) {
+		var text string
+		if !field(name, &text) {
+			return
+		}
+		d, err := time.ParseDuration(text)
 		switch {
 		case err != nil:
-			errs = append(errs, fmt.Errorf("setting \"timeout\": %w", err))
+			errs = append(errs, fmt.Errorf("setting %q: %w", name, err))
 		case d <= 0:
-			errs = append(errs, fmt.Errorf("setting \"timeout\": %s is not positive", d))
+			errs = append(errs, fmt.Errorf("setting %q: %s is not positive", name, d))
 		default:
-			s.Timeout = d
+			*target = d
 		}
 	}
-	var budget string
-	if field("budget", &budget) {
-		d, err := time.ParseDuration(budget)
-		switch {
-		case err != nil:
-			errs = append(errs, fmt.Errorf("setting \"budget\": %w", err))
-		case d <= 0:
-			errs = append(errs, fmt.Errorf("setting \"budget\": %s is not positive", d))
-		default:
-			s.Budget = d
-		}
-	}
+	duration("timeout", &s.Timeout)
+	duration("budget", &s.Budget)
 	var maxAnalyzed int
 	if field("maxAnalyzed", &maxAnalyzed) {
 		if maxAnalyzed < 1 {
