@@ -67,6 +67,14 @@ func (e *encoder) assertionTerm(as *assertion, ops []sv) z3.Bool {
 	t := as.types[0]
 	zero := e.lit(t, value{})
 	rel := func(op token.Token, x, y sv) z3.Bool { return e.binary(op, x, y, t, t).t.AsBool() }
+	if isList(t) && (as.name == "Empty" || as.name == "NotEmpty") {
+		// Nil or empty alike: the length alone.
+		empty := e.seqLen(ops[0].t.AsSeq()).Eq(e.z.BVInt(0, 64))
+		if as.name == "NotEmpty" {
+			return empty.Not()
+		}
+		return empty
+	}
 	switch as.name {
 	case "Equal", "Exactly":
 		return rel(token.EQL, ops[0], ops[1])
@@ -170,6 +178,9 @@ func assertionHolds(as *assertion, v []value) bool {
 	case "NotContains":
 		return !strings.Contains(v[0].s, v[1].s)
 	case "Len":
+		if isList(t) {
+			return listLen(v[0]) == v[1].n
+		}
 		return int64(len(v[0].s)) == v[1].n
 	}
 	return true

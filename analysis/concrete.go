@@ -118,6 +118,13 @@ func concBinary(op token.Token, x, y value, lt, rt types.Type) (value, bool) {
 			return boolValue(a || b), true
 		}
 		return value{}, false
+	case 'l':
+		// As reflect.DeepEqual compares: two empty lists differ by
+		// nil-ness, which the trace does not record.
+		if (op != token.EQL && op != token.NEQ) || x.s == "" && y.s == "" {
+			return value{}, false
+		}
+		return compare(op, x.s, y.s)
 	case 's', 'y':
 		a, b := x.s, y.s
 		if op == token.ADD {
@@ -372,6 +379,8 @@ func renderValue(t types.Type, v value) string {
 			return "(" + strconv.FormatInt(v.n, 10) + " bytes)"
 		}
 		return "[]byte(" + strconv.Quote(v.s) + ")"
+	case 'l':
+		return renderList(t, v)
 	case 'b':
 		return strconv.FormatBool(v.n != 0)
 	case 'e':

@@ -57,6 +57,9 @@ type encoder struct {
 	// much slower than the finite-domain one, so they are modelled only
 	// for a test whose failing run reached a check on them.
 	concreteSeqs bool
+	// concreteLists, likewise, keeps lists (slices of integers) out of
+	// the formula unless the failing run reached a check on one.
+	concreteLists bool
 	// concrete is set by a replay of a forced run that failed a check (or
 	// panicked) whatever the modelled values: the operands are recorded
 	// values that hold only under that run's forced values, so the check
@@ -80,7 +83,7 @@ func newEncoder(z *z3.Context, enum *mcs.Enumerator[int32], prog *program) *enco
 	return &encoder{z: z, enum: enum, prog: prog, ab: map[int32]z3.Bool{}, vars: map[instKey]z3.Expr{},
 		joins: map[joinKey]z3.Expr{}, results: map[instKey]sv{}, explored: map[instKey]uint8{},
 		original: map[instKey]value{}, instOf: map[int32][]instance{}, guarded: map[instKey]bool{},
-		skipped: map[instKey]bool{}, concreteSeqs: true}
+		skipped: map[instKey]bool{}, concreteSeqs: true, concreteLists: true}
 }
 
 func (e *encoder) addHard(b z3.Bool) error {
@@ -162,6 +165,8 @@ func (e *encoder) term(t types.Type, v value) z3.Expr {
 	switch valueKind(t) {
 	case 's', 'y':
 		return e.z.BytesVal([]byte(v.s)).Expr
+	case 'l':
+		return e.listTerm(t, v)
 	case 'b', 'e':
 		return e.z.BoolVal(v.n != 0).Expr
 	case 'f':
@@ -180,7 +185,7 @@ func (e *encoder) lit(t types.Type, v value) sv {
 	if v.opaque {
 		return sv{}
 	}
-	if e.concreteSeqs && isSeq(t) {
+	if e.concreteSeqs && isSeq(t) || e.concreteLists && isList(t) {
 		return sv{c: v, known: true}
 	}
 	return sv{t: e.term(t, v), c: v, known: true}
@@ -201,6 +206,8 @@ func (e *encoder) sortOf(t types.Type) z3.Sort {
 	switch valueKind(t) {
 	case 's', 'y':
 		return e.z.ByteSeqSort()
+	case 'l':
+		return e.listSort()
 	case 'b', 'e':
 		return e.z.BoolSort()
 	case 'f':
@@ -212,7 +219,7 @@ func (e *encoder) sortOf(t types.Type) z3.Sort {
 
 // freshOf is a new unconstrained term of type t, its concrete value unknown.
 func (e *encoder) freshOf(t types.Type) sv {
-	if e.concreteSeqs && isSeq(t) {
+	if e.concreteSeqs && isSeq(t) || e.concreteLists && isList(t) {
 		return sv{}
 	}
 	e.fresh++
@@ -294,7 +301,7 @@ func (e *encoder) siteVar(s *site, ev event, term sv) (sv, error) {
 		return sv{c: valueOf(ev), known: !ev.opaque}, nil
 	}
 	v := e.z.Const(fmt.Sprintf("s%d_%d_%d", s.id, ev.inst.act, ev.inst.local), term.t.Sort())
-	e.seqs = e.seqs || isSeq(s.typ)
+	e.seqs = e.seqs || isSeq(s.typ) || isList(s.typ)
 	e.vars[k] = v
 	e.instOf[s.id] = append(e.instOf[s.id], ev.inst)
 	out.t = v

@@ -35,6 +35,9 @@ func (e *encoder) sym(a *activation, s *site, x ast.Expr, root *event) sv {
 	if !modelled(e.prog, info, a.fn, x) {
 		return leaf()
 	}
+	if v, ok := e.listSym(a, s, x); ok {
+		return v
+	}
 	switch x := x.(type) {
 	case *ast.ParenExpr:
 		return e.sym(a, s, x.X, root)
@@ -229,6 +232,9 @@ func (e *encoder) constValue(v constant.Value, t types.Type) sv {
 // binary applies a Go operator with Go's semantics; lt and rt are the
 // operand types (they differ only for shifts).
 func (e *encoder) binary(op token.Token, l, r sv, lt, rt types.Type) sv {
+	if isList(lt) {
+		return e.listCompare(op, l, r)
+	}
 	if !l.hasTerm() || !r.hasTerm() {
 		out := sv{}
 		// x && y and x || y are known from x alone when it decides them.

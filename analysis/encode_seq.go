@@ -357,7 +357,7 @@ func (e *encoder) lvalue(a *activation, s *site, lhs ast.Expr) *seqTarget {
 		return nil
 	}
 	v, ok := s.info.ObjectOf(id).(*types.Var)
-	if !ok || !a.fn.tracked[v] || valueKind(v.Type()) != 'y' {
+	if !ok || !a.fn.tracked[v] || !isSeqStore(v.Type()) {
 		return nil
 	}
 	cur, ok := a.env[v]
@@ -370,9 +370,22 @@ func (e *encoder) lvalue(a *activation, s *site, lhs ast.Expr) *seqTarget {
 // storeTo replaces the element a target names (op is the assignment's
 // operator: x[i] op= v).
 func (e *encoder) storeTo(a *activation, tg *seqTarget, op token.Token, v sv) {
-	b := tg.before
 	if op != token.ASSIGN && op != token.DEFINE {
-		v = e.binary(opOfAssign(op), e.seqIndex(b, tg.index, tg.it), v, tg.elem, tg.elem)
+		old := e.seqIndex(tg.before, tg.index, tg.it)
+		if isList(tg.v.Type()) {
+			old = e.listIndex(tg.before, tg.index, tg.it, tg.elem)
+		}
+		v = e.binary(opOfAssign(op), old, v, tg.elem, tg.elem)
+	}
+	// The store lands on the local as it is now: an earlier store of the
+	// same multi-assignment (b[i], b[j] = b[j], b[i]) has happened.
+	b, ok := a.env[tg.v]
+	if !ok {
+		return
+	}
+	if isList(tg.v.Type()) {
+		e.listStore(a, tg, b, v)
+		return
 	}
 	if !b.hasTerm() || !tg.index.hasTerm() || !v.hasTerm() {
 		delete(a.env, tg.v)

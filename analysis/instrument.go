@@ -234,6 +234,9 @@ func valueKind(t types.Type) byte {
 		if isByte(u.Elem()) {
 			return 'y'
 		}
+		if isList(u) {
+			return 'l'
+		}
 	}
 	return 0
 }
@@ -297,13 +300,15 @@ func recorder(t types.Type) string {
 		return "Y"
 	case 'e':
 		return "E"
+	case 'l':
+		return "L"
 	}
 	return "I"
 }
 
 // recorderConstraint names the runtime's constraint of recorder r's type
 // parameter.
-var recorderConstraint = map[string]string{"I": "Integer", "B": "BoolKind", "F32": "Float32Kind", "F64": "Float64Kind", "S": "StringKind", "Y": "BytesKind", "E": "ErrorKind"}
+var recorderConstraint = map[string]string{"I": "Integer", "B": "BoolKind", "F32": "Float32Kind", "F64": "Float64Kind", "S": "StringKind", "Y": "BytesKind", "E": "ErrorKind", "L": "ListKind"}
 
 // fileInstrumenter rewrites one file.
 type fileInstrumenter struct {
@@ -400,6 +405,9 @@ func (fi *fileInstrumenter) spell(t types.Type, pos token.Pos) string {
 	case *types.Slice:
 		if isByte(t.Elem()) {
 			return fi.prog.rt + ".ByteSlice"
+		}
+		if b, ok := types.Unalias(t.Elem()).(*types.Basic); ok && isList(t) {
+			return "[]" + fi.prog.rt + "." + basicAliases[b.Kind()]
 		}
 	case *types.Named:
 		obj := t.Obj()
@@ -603,6 +611,7 @@ func (fi *fileInstrumenter) trackLocals(fn *function, ft *ast.FuncType, body *as
 			untrack(e)
 		}
 	}
+	fi.untrackAliasedLists(fn, body)
 }
 
 func (fi *fileInstrumenter) stmtList(fn *function, list []ast.Stmt) {
@@ -620,7 +629,7 @@ func (fi *fileInstrumenter) storeTarget(fn *function, lhs ast.Expr) ast.Expr {
 		return nil
 	}
 	v := fi.localVar(fn, ix.X)
-	if v == nil || valueKind(v.Type()) != 'y' || !isIndex(fi.info.TypeOf(ix.Index)) {
+	if v == nil || !isSeqStore(v.Type()) || !isIndex(fi.info.TypeOf(ix.Index)) {
 		return nil
 	}
 	fi.model(fn, ix.Index, false)
@@ -965,6 +974,9 @@ func (fi *fileInstrumenter) assigned(fn *function, s ast.Stmt) []*types.Var {
 	seen := map[*types.Var]bool{}
 	var out []*types.Var
 	add := func(e ast.Expr) {
+		if ix, ok := ast.Unparen(e).(*ast.IndexExpr); ok {
+			e = ix.X // b[i] = v changes the byte slice or list b
+		}
 		if v := fi.localVar(fn, e); v != nil && !seen[v] {
 			seen[v] = true
 			out = append(out, v)
@@ -1324,6 +1336,10 @@ func (fi *fileInstrumenter) model(fn *function, e ast.Expr, root bool) {
 			fi.model(fn, e.Y, false)
 		case *ast.UnaryExpr:
 			fi.model(fn, e.X, false)
+		case *ast.CompositeLit:
+			for _, el := range e.Elts {
+				fi.model(fn, el, false)
+			}
 		case *ast.IndexExpr:
 			fi.model(fn, e.X, false)
 			fi.model(fn, e.Index, false)
@@ -1391,9 +1407,11 @@ func modelled(p *program, info *types.Info, fn *function, e ast.Expr) bool {
 			return valueKind(info.TypeOf(e.X)) != 0
 		}
 	case *ast.IndexExpr:
-		return isSeq(info.TypeOf(e.X)) && isIndex(info.TypeOf(e.Index))
+		return (isSeq(info.TypeOf(e.X)) || listOperand(info, fn, e.X)) && isIndex(info.TypeOf(e.Index))
+	case *ast.CompositeLit:
+		return listLitModelled(info, e)
 	case *ast.SliceExpr:
-		if !isSeq(info.TypeOf(e.X)) || e.Slice3 {
+		if !(isSeq(info.TypeOf(e.X)) || listOperand(info, fn, e.X)) || e.Slice3 {
 			return false
 		}
 		return (e.Low == nil || isIndex(info.TypeOf(e.Low))) && (e.High == nil || isIndex(info.TypeOf(e.High)))
@@ -1406,6 +1424,9 @@ func modelled(p *program, info *types.Info, fn *function, e ast.Expr) bool {
 			return true
 		}
 		if _, ok := builtinLen(info, e); ok {
+			return true
+		}
+		if listCallModelled(info, fn, e) {
 			return true
 		}
 		if _, _, ok := seqFuncOf(info, e); ok {

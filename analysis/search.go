@@ -9,6 +9,7 @@ import (
 	"faultline/solver/z3"
 	"fmt"
 	"go/ast"
+	"go/types"
 	"math"
 	"sort"
 	"strings"
@@ -60,6 +61,7 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 	enc := newEncoder(z, enum, prog)
 	enc.deadline = deadline
 	enc.concreteSeqs = !opts.Strings || !checksSeqs(prog, first.trace, panicAt(prog, first))
+	enc.concreteLists = !checksLists(prog, first.trace)
 	if err := enc.replay(first.trace, nil, true, panicAt(prog, first)); err != nil {
 		return err
 	}
@@ -194,7 +196,7 @@ func (e *encoder) candidate(c mcs.Correction[int32]) (Candidate, []forcedValue, 
 				return cand, nil, fmt.Errorf("reading the angelic value of %s: %w", s.text, err)
 			}
 			f := forcedValue{Site: id, Act: inst.act, Local: inst.local, Value: v.n}
-			if isSeq(s.typ) {
+			if isSeq(s.typ) || isList(s.typ) {
 				f.Value, f.Str = 0, &v.s
 			}
 			force = append(force, f)
@@ -235,6 +237,8 @@ func modelValue(m *z3.Model, v z3.Expr, s *site) (value, error) {
 	case 's', 'y':
 		b, err := m.Bytes(v.AsSeq())
 		return value{s: string(b)}, err
+	case 'l':
+		return listModel(m, v, s.typ)
 	}
 	if _, signed := bits(s.typ); signed {
 		n, err := m.Int64(v.AsBV())
@@ -251,6 +255,12 @@ func checksSeqs(prog *program, trace []event, panicAt int) bool {
 	if panicAt >= 0 && prog.sites[trace[panicAt].site].indexed != nil {
 		return true
 	}
+	return checksKind(prog, trace, isSeq)
+}
+
+// checksKind reports whether a run reached a test condition guarding a
+// failure report, or an assertion, with an operand of a type kind accepts.
+func checksKind(prog *program, trace []event, kind func(types.Type) bool) bool {
 	seen := map[int32]bool{}
 	for _, ev := range trace {
 		if ev.site < 0 || int(ev.site) >= len(prog.sites) {
@@ -263,7 +273,7 @@ func checksSeqs(prog *program, trace []event, panicAt int) bool {
 		seen[s.id] = true
 		found := false
 		ast.Inspect(s.expr, func(n ast.Node) bool {
-			if x, ok := n.(ast.Expr); ok && isSeq(s.info.TypeOf(x)) {
+			if x, ok := n.(ast.Expr); ok && kind(s.info.TypeOf(x)) {
 				found = true
 			}
 			return !found

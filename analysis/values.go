@@ -54,7 +54,7 @@ func (e *encoder) closestModel(c mcs.Correction[int32], timeout time.Duration) (
 			}
 			v := e.vars[k]
 			o := e.term(s.typ, orig)
-			if err := opt.AssertSoft(v.Eq(o), 16, ""); err != nil {
+			if err := opt.AssertSoft(e.valueEq(s.typ, v, orig), 16, ""); err != nil {
 				return nil, err
 			}
 			if isSeq(s.typ) {
@@ -331,7 +331,7 @@ func (e *encoder) excludeValues(tags []int32, force []forcedValue) error {
 		if f.Str != nil {
 			fv = value{s: *f.Str}
 		}
-		alt = append(alt, v.Eq(e.term(e.prog.sites[f.Site].typ, fv)).Not())
+		alt = append(alt, e.valueEq(e.prog.sites[f.Site].typ, v, fv).Not())
 	}
 	return e.addHard(e.z.Or(alt...))
 }

@@ -30,3 +30,7 @@ func (a Array) Select(i Term) Expr {
 func (a Array) Store(i, v Term) Array {
 	return Array{a.ctx.apply3("Array.Store", a.Expr, i.term(), v.term(), func(c C.Z3_context, x, y, z C.Z3_ast) C.Z3_ast { return C.Z3_mk_store(c, x, y, z) })}
 }
+
+// Context is the context a term belongs to, for building the terms that
+// read it (the indices of an array, say).
+func (e Expr) Context() *Context { return e.ctx }
