@@ -179,7 +179,7 @@ func assertionHolds(as *assertion, v []value) bool {
 		return !strings.Contains(v[0].s, v[1].s)
 	case "Len":
 		if isList(t) {
-			return listLen(v[0]) == v[1].n
+			return listLen(v[0], listElem(t)) == v[1].n
 		}
 		return int64(len(v[0].s)) == v[1].n
 	}

@@ -118,6 +118,11 @@ func concBinary(op token.Token, x, y value, lt, rt types.Type) (value, bool) {
 			return boolValue(a || b), true
 		}
 		return value{}, false
+	case 'r':
+		if op != token.EQL && op != token.NEQ {
+			return value{}, false
+		}
+		return compare(op, x.s, y.s)
 	case 'l':
 		// As reflect.DeepEqual compares: two empty lists differ by
 		// nil-ness, which the trace does not record.
@@ -381,6 +386,8 @@ func renderValue(t types.Type, v value) string {
 		return "[]byte(" + strconv.Quote(v.s) + ")"
 	case 'l':
 		return renderList(t, v)
+	case 'r':
+		return renderRecord(t, v)
 	case 'b':
 		return strconv.FormatBool(v.n != 0)
 	case 'e':

@@ -167,6 +167,8 @@ func (e *encoder) term(t types.Type, v value) z3.Expr {
 		return e.z.BytesVal([]byte(v.s)).Expr
 	case 'l':
 		return e.listTerm(t, v)
+	case 'r':
+		return e.recordTerm(t, v)
 	case 'b', 'e':
 		return e.z.BoolVal(v.n != 0).Expr
 	case 'f':
@@ -207,7 +209,9 @@ func (e *encoder) sortOf(t types.Type) z3.Sort {
 	case 's', 'y':
 		return e.z.ByteSeqSort()
 	case 'l':
-		return e.listSort()
+		return e.listSortOf(t)
+	case 'r':
+		return e.z.BVSort(recordBits(t))
 	case 'b', 'e':
 		return e.z.BoolSort()
 	case 'f':

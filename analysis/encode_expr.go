@@ -233,7 +233,10 @@ func (e *encoder) constValue(v constant.Value, t types.Type) sv {
 // operand types (they differ only for shifts).
 func (e *encoder) binary(op token.Token, l, r sv, lt, rt types.Type) sv {
 	if isList(lt) {
-		return e.listCompare(op, l, r)
+		return e.listCompare(op, l, r, lt)
+	}
+	if isRecord(lt) {
+		return e.recordCompare(op, l, r)
 	}
 	if !l.hasTerm() || !r.hasTerm() {
 		out := sv{}

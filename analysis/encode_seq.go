@@ -341,13 +341,17 @@ type seqTarget struct {
 	index  sv
 	it     types.Type // the index's type
 	elem   types.Type
-	before sv // b when the statement began
+	before sv  // b when the statement began
+	field  int // for r.f = v on a record local: f's index plus one
 }
 
 // lvalue is the target of an assignment to lhs, or nil when the formula
 // does not follow it. Its operands are read now, before the leaves the
 // statement recorded are dropped.
 func (e *encoder) lvalue(a *activation, s *site, lhs ast.Expr) *seqTarget {
+	if tg := e.fieldTarget(a, s, lhs); tg != nil {
+		return tg
+	}
 	ix, ok := ast.Unparen(lhs).(*ast.IndexExpr)
 	if !ok {
 		return nil
@@ -370,6 +374,10 @@ func (e *encoder) lvalue(a *activation, s *site, lhs ast.Expr) *seqTarget {
 // storeTo replaces the element a target names (op is the assignment's
 // operator: x[i] op= v).
 func (e *encoder) storeTo(a *activation, tg *seqTarget, op token.Token, v sv) {
+	if tg.field > 0 {
+		e.fieldStoreTo(a, tg, op, v)
+		return
+	}
 	if op != token.ASSIGN && op != token.DEFINE {
 		old := e.seqIndex(tg.before, tg.index, tg.it)
 		if isList(tg.v.Type()) {

@@ -237,6 +237,10 @@ func valueKind(t types.Type) byte {
 		if isList(u) {
 			return 'l'
 		}
+	case *types.Struct:
+		if isRecord(u) {
+			return 'r'
+		}
 	}
 	return 0
 }
@@ -302,13 +306,15 @@ func recorder(t types.Type) string {
 		return "E"
 	case 'l':
 		return "L"
+	case 'r':
+		return "R"
 	}
 	return "I"
 }
 
 // recorderConstraint names the runtime's constraint of recorder r's type
 // parameter.
-var recorderConstraint = map[string]string{"I": "Integer", "B": "BoolKind", "F32": "Float32Kind", "F64": "Float64Kind", "S": "StringKind", "Y": "BytesKind", "E": "ErrorKind", "L": "ListKind"}
+var recorderConstraint = map[string]string{"I": "Integer", "B": "BoolKind", "F32": "Float32Kind", "F64": "Float64Kind", "S": "StringKind", "Y": "BytesKind", "E": "ErrorKind", "L": "ListKind", "R": "RecordKind"}
 
 // fileInstrumenter rewrites one file.
 type fileInstrumenter struct {
@@ -624,6 +630,9 @@ func (fi *fileInstrumenter) stmtList(fn *function, list []ast.Stmt) {
 // element of a tracked byte slice local (b[i] = v), recording the
 // operands of its index; nil otherwise.
 func (fi *fileInstrumenter) storeTarget(fn *function, lhs ast.Expr) ast.Expr {
+	if _, ok := fieldStore(fi.info, fn, lhs); ok {
+		return lhs
+	}
 	ix, ok := ast.Unparen(lhs).(*ast.IndexExpr)
 	if !ok {
 		return nil
@@ -976,6 +985,9 @@ func (fi *fileInstrumenter) assigned(fn *function, s ast.Stmt) []*types.Var {
 	add := func(e ast.Expr) {
 		if ix, ok := ast.Unparen(e).(*ast.IndexExpr); ok {
 			e = ix.X // b[i] = v changes the byte slice or list b
+		}
+		if sel, ok := ast.Unparen(e).(*ast.SelectorExpr); ok {
+			e = sel.X // r.f = v changes the record r
 		}
 		if v := fi.localVar(fn, e); v != nil && !seen[v] {
 			seen[v] = true
@@ -1338,8 +1350,13 @@ func (fi *fileInstrumenter) model(fn *function, e ast.Expr, root bool) {
 			fi.model(fn, e.X, false)
 		case *ast.CompositeLit:
 			for _, el := range e.Elts {
+				if kv, ok := el.(*ast.KeyValueExpr); ok {
+					el = kv.Value
+				}
 				fi.model(fn, el, false)
 			}
+		case *ast.SelectorExpr:
+			fi.model(fn, e.X, false)
 		case *ast.IndexExpr:
 			fi.model(fn, e.X, false)
 			fi.model(fn, e.Index, false)
@@ -1409,7 +1426,9 @@ func modelled(p *program, info *types.Info, fn *function, e ast.Expr) bool {
 	case *ast.IndexExpr:
 		return (isSeq(info.TypeOf(e.X)) || listOperand(info, fn, e.X)) && isIndex(info.TypeOf(e.Index))
 	case *ast.CompositeLit:
-		return listLitModelled(info, e)
+		return listLitModelled(info, e) || recordLitModelled(info, e)
+	case *ast.SelectorExpr:
+		return fieldRead(info, fn, e)
 	case *ast.SliceExpr:
 		if !(isSeq(info.TypeOf(e.X)) || listOperand(info, fn, e.X)) || e.Slice3 {
 			return false

@@ -3,24 +3,20 @@ package analysis
 import (
 	"encoding/binary"
 	"go/ast"
+	"go/token"
 	"go/types"
 	"strconv"
 	"strings"
 )
 
-// Slices of integers (other than byte slices) are lists: the trace records
-// one as a string of 8 little-endian bytes per element, the element
-// extended to 64 bits by its type's signedness, and the formula models it
-// as a sequence of bit-vectors of the element's width (valueKind 'l').
-// A sequence carries its length, so joins, equality and append need
-// nothing more; capacity is not modelled (slicing past the length keeps
-// the run's value).
-
-// listElemBytes is the width of one element in a list's recorded value.
-const listElemBytes = 8
+// Slices of integers (other than byte slices) and of records are lists
+// (valueKind 'l'): the trace records one as its elements' bytes, 8
+// little-endian bytes per integer (extended to 64 bits by its type's
+// signedness) or per record field; the formula models it as an array
+// holding its length (encode_list.go).
 
 // listElem returns the element type of a list type, or nil: a slice of a
-// predeclared integer type other than byte.
+// predeclared integer type other than byte, or of a record type.
 func listElem(t types.Type) types.Type {
 	if t == nil {
 		return nil
@@ -28,6 +24,9 @@ func listElem(t types.Type) types.Type {
 	sl, ok := t.Underlying().(*types.Slice)
 	if !ok {
 		return nil
+	}
+	if isRecord(sl.Elem()) {
+		return sl.Elem()
 	}
 	b, ok := types.Unalias(sl.Elem()).(*types.Basic)
 	if !ok || b.Info()&types.IsInteger == 0 || b.Kind() == types.Uint8 {
@@ -39,54 +38,75 @@ func listElem(t types.Type) types.Type {
 // isList reports whether t is a list type.
 func isList(t types.Type) bool { return listElem(t) != nil }
 
-// listLen is the number of elements of a recorded list (opaque: n is its
-// size in bytes).
-func listLen(v value) int64 {
-	if v.opaque {
-		return v.n / listElemBytes
+// elemBytes is the size of one element of type elem in a recorded list.
+func elemBytes(elem types.Type) int64 {
+	if fs := recordFields(elem); fs != nil {
+		return 8 * int64(len(fs))
 	}
-	return int64(len(v.s) / listElemBytes)
+	return 8
 }
 
-// listAt is element i of a recorded list, normalised to its type.
+// listLen is the number of elements of a recorded list (opaque: n is its
+// size in bytes).
+func listLen(v value, elem types.Type) int64 {
+	if v.opaque {
+		return v.n / elemBytes(elem)
+	}
+	return int64(len(v.s)) / elemBytes(elem)
+}
+
+// listAt is element i of a recorded list: an integer normalised to its
+// type, or a record.
 func listAt(v value, i int64, elem types.Type) value {
-	x := binary.LittleEndian.Uint64([]byte(v.s[i*listElemBytes:]))
+	n := elemBytes(elem)
+	if isRecord(elem) {
+		return value{s: v.s[i*n : (i+1)*n]}
+	}
+	x := binary.LittleEndian.Uint64([]byte(v.s[i*n:]))
 	return value{n: normalize(elem, int64(x))}
 }
 
-// listOf is the recorded value of a list of the given elements.
-func listOf(elems []int64) value {
-	buf := make([]byte, listElemBytes*len(elems))
-	for i, x := range elems {
-		binary.LittleEndian.PutUint64(buf[listElemBytes*i:], uint64(x))
+// elemRecord is the recorded bytes of an element value.
+func elemRecord(x value, elem types.Type) string {
+	if isRecord(elem) {
+		return x.s
 	}
-	return value{s: string(buf)}
+	return string(binary.LittleEndian.AppendUint64(nil, uint64(x.n)))
 }
 
-// listElems decodes a recorded list.
-func listElems(v value, elem types.Type) []int64 {
-	out := make([]int64, listLen(v))
+// listOf is the recorded value of a list of the given elements.
+func listOf(elems []value, elem types.Type) value {
+	var b strings.Builder
+	for _, x := range elems {
+		b.WriteString(elemRecord(x, elem))
+	}
+	return value{s: b.String()}
+}
+
+// listItems decodes a recorded list.
+func listItems(v value, elem types.Type) []value {
+	out := make([]value, listLen(v, elem))
 	for i := range out {
-		out[i] = listAt(v, int64(i), elem).n
+		out[i] = listAt(v, int64(i), elem)
 	}
 	return out
 }
 
 // renderList prints a list of type t as a composite literal.
 func renderList(t types.Type, v value) string {
-	if v.opaque {
-		return "(" + strconv.FormatInt(listLen(v), 10) + " elements)"
-	}
 	elem := listElem(t)
-	var parts []string
-	for _, x := range listElems(v, elem) {
-		if _, signed := bits(elem); signed {
-			parts = append(parts, strconv.FormatInt(x, 10))
-		} else {
-			parts = append(parts, strconv.FormatUint(uint64(x), 10))
-		}
+	if v.opaque {
+		return "(" + strconv.FormatInt(listLen(v, elem), 10) + " elements)"
 	}
-	return "[]" + elem.String() + "{" + strings.Join(parts, ", ") + "}"
+	var parts []string
+	for _, x := range listItems(v, elem) {
+		parts = append(parts, renderValue(elem, x))
+	}
+	name := elem.String()
+	if n, ok := types.Unalias(elem).(*types.Named); ok {
+		name = n.Obj().Name()
+	}
+	return "[]" + name + "{" + strings.Join(parts, ", ") + "}"
 }
 
 // isAppend recognises a call of the builtin append.
@@ -152,7 +172,41 @@ func safeListUse(info *types.Info, id *ast.Ident, parents []ast.Node, v *types.V
 			child = p
 			continue
 		case *ast.IndexExpr:
-			return p.X == child
+			// An element read or stored whole; not one whose address is
+			// taken, nor one changed by ++, --, or through a field.
+			if p.X != child || i == 0 {
+				return p.X == child
+			}
+			switch q := parents[i-1].(type) {
+			case *ast.UnaryExpr:
+				return q.Op != token.AND
+			case *ast.IncDecStmt:
+				return q.X != ast.Node(p)
+			case *ast.SelectorExpr:
+				// A field read; not a field changed in place, nor a
+				// method given the element's address.
+				if sel, ok := info.Selections[q]; ok && sel.Kind() != types.FieldVal {
+					if _, ptr := sel.Obj().Type().(*types.Signature).Recv().Type().(*types.Pointer); ptr {
+						return false
+					}
+				}
+				if i < 2 {
+					return true
+				}
+				switch r := parents[i-2].(type) {
+				case *ast.AssignStmt:
+					for _, l := range r.Lhs {
+						if l == ast.Expr(q) {
+							return false
+						}
+					}
+				case *ast.IncDecStmt:
+					return r.X != ast.Expr(q)
+				case *ast.UnaryExpr:
+					return r.Op != token.AND
+				}
+			}
+			return true
 		case *ast.RangeStmt:
 			return p.X == child
 		case *ast.ReturnStmt:
@@ -211,6 +265,23 @@ func builtinLenOf(info *types.Info, call *ast.CallExpr) (string, bool) {
 // by the formula: a byte slice or a list.
 func isSeqStore(t types.Type) bool { return valueKind(t) == 'y' || isList(t) }
 
+// fieldStore reports whether x.f = v stores into a tracked record local.
+func fieldStore(info *types.Info, fn *function, lhs ast.Expr) (*types.Var, bool) {
+	sel, ok := ast.Unparen(lhs).(*ast.SelectorExpr)
+	if !ok {
+		return nil, false
+	}
+	id, ok := ast.Unparen(sel.X).(*ast.Ident)
+	if !ok {
+		return nil, false
+	}
+	v, ok := info.ObjectOf(id).(*types.Var)
+	if !ok || !fn.tracked[v] || !isRecord(v.Type()) || fieldIndex(v.Type(), sel.Sel.Name) < 0 {
+		return nil, false
+	}
+	return v, true
+}
+
 // listLitModelled reports whether the formula builds a composite literal:
 // a list without keys.
 func listLitModelled(info *types.Info, e *ast.CompositeLit) bool {
@@ -259,7 +330,7 @@ func listOperand(info *types.Info, fn *function, x ast.Expr) bool {
 // fn whose uses could make another reference to their elements.
 func (fi *fileInstrumenter) untrackAliasedLists(fn *function, body *ast.BlockStmt) {
 	for v := range fn.tracked {
-		if isList(v.Type()) && !listUsesSafe(fi.info, body, v) {
+		if isList(v.Type()) && !listUsesSafe(fi.info, body, v) || isRecord(v.Type()) && !recordUsesSafe(fi.info, body, v) {
 			delete(fn.tracked, v)
 		}
 	}

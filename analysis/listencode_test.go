@@ -53,9 +53,9 @@ func TestListEncoding(t *testing.T) {
 			// to its length.
 			goList := randList()
 			e.fresh++
-			start := z.Const(fmt.Sprintf("start%d", e.fresh), e.listSort())
-			hards := []z3.Bool{e.valueEq(lt, start, listOf(goList))}
-			cur := sv{t: start, c: listOf(goList), known: true}
+			start := z.Const(fmt.Sprintf("start%d", e.fresh), e.listSortOf(lt))
+			hards := []z3.Bool{e.valueEq(lt, start, ints(goList, elem))}
+			cur := sv{t: start, c: ints(goList, elem), known: true}
 			var steps []string
 			type check struct {
 				what string
@@ -73,12 +73,12 @@ func TestListEncoding(t *testing.T) {
 					steps = append(steps, fmt.Sprintf("append %d", x))
 				case op == 1:
 					other := randList()
-					cur = e.listAppend(lt, cur, []sv{e.lit(lt, listOf(other))}, true)
+					cur = e.listAppend(lt, cur, []sv{e.lit(lt, ints(other, elem))}, true)
 					goList = append(goList, other...)
 					steps = append(steps, fmt.Sprintf("append %v...", other))
 				case op == 2 && len(goList) > 0:
 					i, x := int64(rng.Intn(len(goList))), randElem()
-					v := &types.Var{}
+					v := types.NewVar(token.NoPos, nil, "xs", lt)
 					a := &activation{env: map[*types.Var]sv{v: cur}}
 					e.listStore(a, &seqTarget{v: v, index: n(i), it: intT, elem: elem}, cur, e.lit(elem, value{n: x}))
 					cur = a.env[v]
@@ -89,7 +89,7 @@ func TestListEncoding(t *testing.T) {
 					lo := int64(rng.Intn(len(goList) + 1))
 					hi := lo + int64(rng.Intn(len(goList)-int(lo)+1))
 					l, h := n(lo), n(hi)
-					cur = e.listSlice(cur, &l, &h, intT, intT)
+					cur = e.listSlice(lt, cur, &l, &h, intT, intT)
 					goList = goList[lo:hi]
 					steps = append(steps, fmt.Sprintf("[%d:%d]", lo, hi))
 				case op == 4 && len(goList) > 0:
@@ -103,12 +103,12 @@ func TestListEncoding(t *testing.T) {
 					if len(other) == 0 && len(goList) == 0 {
 						continue // equal or not by nil-ness, which lists do not carry
 					}
-					eq := e.listCompare(token.EQL, cur, e.lit(lt, listOf(other)))
+					eq := e.listCompare(token.EQL, cur, e.lit(lt, ints(other, elem)), lt)
 					want := reflect.DeepEqual(append([]int64{}, goList...), append([]int64{}, other...))
 					checks = append(checks, check{fmt.Sprintf("%v == %v", steps, other), eq, types.Typ[types.Bool], boolValue(want)})
 				}
-				checks = append(checks, check{fmt.Sprintf("%v len", steps), e.listLenValue(cur, intT), intT, value{n: int64(len(goList))}},
-					check{fmt.Sprint(steps), cur, lt, listOf(goList)})
+				checks = append(checks, check{fmt.Sprintf("%v len", steps), e.listLenValue(cur, lt, intT), intT, value{n: int64(len(goList))}},
+					check{fmt.Sprint(steps), cur, lt, ints(goList, elem)})
 			}
 			for _, c := range checks {
 				if !c.term.hasTerm() {
@@ -179,4 +179,13 @@ func evalIn(z *z3.Context, hards []z3.Bool, term z3.Expr, t types.Type) (value, 
 		return value{}, fmt.Errorf("the value is not determined (%v %v): one model has %+v", r, err, got)
 	}
 	return got, nil
+}
+
+// ints is the recorded value of a list of integers of type elem.
+func ints(xs []int64, elem types.Type) value {
+	vs := make([]value, len(xs))
+	for i, x := range xs {
+		vs[i] = value{n: x}
+	}
+	return listOf(vs, elem)
 }

@@ -196,7 +196,7 @@ func (e *encoder) candidate(c mcs.Correction[int32]) (Candidate, []forcedValue, 
 				return cand, nil, fmt.Errorf("reading the angelic value of %s: %w", s.text, err)
 			}
 			f := forcedValue{Site: id, Act: inst.act, Local: inst.local, Value: v.n}
-			if isSeq(s.typ) || isList(s.typ) {
+			if isSeq(s.typ) || isList(s.typ) || isRecord(s.typ) {
 				f.Value, f.Str = 0, &v.s
 			}
 			force = append(force, f)
@@ -239,6 +239,12 @@ func modelValue(m *z3.Model, v z3.Expr, s *site) (value, error) {
 		return value{s: string(b)}, err
 	case 'l':
 		return listModel(m, v, s.typ)
+	case 'r':
+		x, err := m.Big(v)
+		if err != nil {
+			return value{}, err
+		}
+		return scalarsOf(x, s.typ), nil
 	}
 	if _, signed := bits(s.typ); signed {
 		n, err := m.Int64(v.AsBV())
