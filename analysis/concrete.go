@@ -122,6 +122,14 @@ func concBinary(op token.Token, x, y value, lt, rt types.Type) (value, bool) {
 		if op != token.EQL && op != token.NEQ {
 			return value{}, false
 		}
+		// The zero value may be written as no bytes at all.
+		zero := recordOf(make([]value, len(recordFields(lt))))
+		if x.s == "" {
+			x = zero
+		}
+		if y.s == "" {
+			y = zero
+		}
 		return compare(op, x.s, y.s)
 	case 'l':
 		// As reflect.DeepEqual compares: two empty lists differ by

@@ -20,8 +20,10 @@
 // named by FAULTLINE_AGX_FORCE (a float as its IEEE bits, a string or byte
 // slice as its Go-quoted bytes, or #n when longer than 1 KiB, an error as
 // 1 when non-nil, in both files; a forced non-nil error that was nil is a
-// runtime error value). Sites are integer, float, Boolean, string, byte
-// slice and error right-hand sides of assignments and
+// runtime error value; a slice of integers or records, or a record, as
+// the Go-quoted string of 8 little-endian bytes per integer or record
+// field). Sites are integer, float, Boolean, string, byte
+// slice, error, list and record right-hand sides of assignments and
 // var specs, x++/x--, if and for conditions, the
 // case expressions and tags of expression switches, returned values,
 // arguments of calls to instrumented functions and the values those calls
@@ -53,14 +55,16 @@
 // parameters. The specification: each instance of a test-code if condition
 // whose branch calls t.Error, t.Errorf, t.Fatal, t.Fatalf, t.Fail or
 // t.FailNow takes the other direction; inside such a condition
-// reflect.DeepEqual(x, y) and go-cmp's cmp.Equal(x, y) on integers, floats
-// and Booleans of one type are modelled as x == y, and cmp.Diff(x, y) != ""
+// reflect.DeepEqual(x, y) and go-cmp's cmp.Equal(x, y) on integers, floats,
+// Booleans, lists and records of one type are modelled as x == y, and cmp.Diff(x, y) != ""
 // (the call in place or assigned in the if's init) as x != y. Each instance
 // of a testify assertion statement (package assert or require, function or
 // method: Equal, Exactly, NotEqual, Greater, GreaterOrEqual, Less,
 // LessOrEqual, True, False, Zero, NotZero, Positive, Negative) on integer,
-// float, Boolean or string operands of one type, InDelta on float64
-// operands, Empty, NotEmpty, Contains, NotContains and Len on strings and
+// float, Boolean or string operands of one type (Equal, Exactly, NotEqual
+// also on lists and records, Zero and NotZero on records), InDelta on float64
+// operands, Empty, NotEmpty, Contains, NotContains and Len on strings,
+// Empty, NotEmpty and Len on lists, and
 // NoError, Error, Nil and NotNil on errors must hold: the call is the check, since it
 // reports failure inside testify. A run that fails by a runtime panic at a
 // guarded operation gets "under the path that reached it, the operation
@@ -92,7 +96,28 @@
 // allows, so otherwise they and what is computed from them are the run's
 // values); an error's nil-ness as a Boolean (errors.New and
 // fmt.Errorf non-nil, nil nil, == and != nil; two errors compare by
-// identity, which stays concrete); Booleans, comparisons, && and ||, locals and parameters assigned
+// identity, which stays concrete); records, structs of at most 16
+// integer and Boolean fields, as one bit-vector of their fields: field
+// reads (of a local, of a list element, of a literal), field stores r.f =
+// v and r.f op= v, composite literals keyed or not, == and != (Go's and
+// reflect.DeepEqual's comparison of such structs); lists, slices of
+// integers (not []byte) or of records, as arrays from 64-bit indices to
+// elements holding their length at the last index (only for a test whose
+// failing run reached a check on one, else they are the run's values):
+// indexing, element stores s[i] = v and s[i] op= v (in multi-assignments
+// too), append of elements, and of a list spread for the run's number of
+// its elements, slice expressions for the run's number of elements (a
+// free list for another; capacity is not modelled), len, composite
+// literals, and comparison as reflect.DeepEqual, cmp.Equal, cmp.Diff and
+// testify's Equal make it (element by element up to the longer recorded
+// length; two empty lists, equal or not by nil-ness, which lists do not
+// carry, are left to the verifying run), testify's Len, Empty and
+// NotEmpty; a list or record local is followed only while no other
+// reference to it is made in its function (no copy of a list, no slicing,
+// no call but len, append onto itself, printing and the checks' own; no
+// address, pointer method, ++ or -- on an element or field; no closure),
+// and what aliases made elsewhere change is caught by the check of each
+// site's modelled value against the recorded one; Booleans, comparisons, && and ||, locals and parameters assigned
 // only by plain assignments in their own function and never addressed;
 // calls between instrumented functions: each modelled
 // result, whether the callee has one result or several (v, err := f(),
@@ -103,8 +128,11 @@
 // fallthrough: each case expression evaluated is a condition (in a tagged
 // switch on an integer, tag == value against the tag, itself a site,
 // evaluated once), so a forced run can take another clause. Concretised (the
-// recorded value is a constant in the formula): struct fields, slice, array and map elements,
-// pointers, globals, captured variables, range variables, locals assigned
+// recorded value is a constant in the formula): other structs and their
+// fields, lists and records that are not followed locals (a field of a
+// global, say: its element or field read is recorded), slices of other
+// elements, arrays, maps, pointers, globals, captured variables, range
+// variables (range loops are replayed as executed), locals assigned
 // by comma-ok forms or from multi-value calls to code outside the module
 // (strconv.Atoi), calls to code outside the module or through function
 // values and interfaces (math functions other than Abs among them),

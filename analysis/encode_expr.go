@@ -236,7 +236,7 @@ func (e *encoder) binary(op token.Token, l, r sv, lt, rt types.Type) sv {
 		return e.listCompare(op, l, r, lt)
 	}
 	if isRecord(lt) {
-		return e.recordCompare(op, l, r)
+		return e.recordCompare(op, l, r, lt)
 	}
 	if !l.hasTerm() || !r.hasTerm() {
 		out := sv{}

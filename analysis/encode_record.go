@@ -129,10 +129,10 @@ func (e *encoder) recordLit(a *activation, s *site, t types.Type, lit *ast.Compo
 
 // recordCompare is == or != on records: field by field, as Go and
 // reflect.DeepEqual compare them.
-func (e *encoder) recordCompare(op token.Token, l, r sv) sv {
+func (e *encoder) recordCompare(op token.Token, l, r sv, t types.Type) sv {
 	out := sv{}
 	if l.known && r.known {
-		out.c, out.known = boolValue((l.c.s == r.c.s) == (op == token.EQL)), true
+		out.c, out.known = concBinary(op, l.c, r.c, t, t)
 	}
 	if !l.hasTerm() || !r.hasTerm() {
 		return e.concreteValue(types.Typ[types.Bool], out.c, out.known)
