@@ -82,9 +82,12 @@ func testifyCall(info *types.Info, call *ast.CallExpr) (string, []ast.Expr, bool
 		(want == 'b' || want == 'f') && k != want,
 		want == 'n' && !numeric(t0),
 		want == 's' && !isSeq(t0) && k != 'l',
-		want == 'S' && k != 's',
+		want == 'S' && k != 's' && !(k == 'l' && types.Identical(listElem(t0), types.Default(info.TypeOf(ops[1])))),
 		(want == 'e') != (k == 'e'): // of an error, its nil-ness alone
 		return "", nil, false
+	}
+	if k == 'l' && (fn.Name() == "Contains" || fn.Name() == "NotContains") {
+		return fn.Name(), ops, true // an element of the list's type
 	}
 	if fn.Name() == "Len" {
 		// The length: an integer, any type.

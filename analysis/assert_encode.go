@@ -5,6 +5,7 @@ package analysis
 import (
 	"go/token"
 	"math"
+	"slices"
 	"strings"
 
 	"faultline/solver/z3"
@@ -67,9 +68,16 @@ func (e *encoder) assertionTerm(as *assertion, ops []sv) z3.Bool {
 	t := as.types[0]
 	zero := e.lit(t, value{})
 	rel := func(op token.Token, x, y sv) z3.Bool { return e.binary(op, x, y, t, t).t.AsBool() }
+	if isList(t) && (as.name == "Contains" || as.name == "NotContains") {
+		has := e.listContains(ops[0], ops[1], t)
+		if as.name == "NotContains" {
+			return has.Not()
+		}
+		return has
+	}
 	if isList(t) && (as.name == "Empty" || as.name == "NotEmpty") {
 		// Nil or empty alike: the length alone.
-		empty := e.seqLen(ops[0].t.AsSeq()).Eq(e.z.BVInt(0, 64))
+		empty := e.listLenTerm(ops[0].t, t).Eq(e.z.BVInt(0, 64))
 		if as.name == "NotEmpty" {
 			return empty.Not()
 		}
@@ -114,6 +122,9 @@ func (e *encoder) assertionTerm(as *assertion, ops []sv) z3.Bool {
 		n := ops[1].t.AsBV()
 		if n.Bits() < 64 {
 			n = n.Convert(64, true)
+		}
+		if isList(t) {
+			return e.listLenTerm(ops[0].t, t).Eq(n)
 		}
 		return e.seqLen(ops[0].t.AsSeq()).Eq(n)
 	}
@@ -173,10 +184,12 @@ func assertionHolds(as *assertion, v []value) bool {
 		return v[0].n != 0
 	case "NoError", "Nil":
 		return v[0].n == 0
-	case "Contains":
-		return strings.Contains(v[0].s, v[1].s)
-	case "NotContains":
-		return !strings.Contains(v[0].s, v[1].s)
+	case "Contains", "NotContains":
+		has := strings.Contains(v[0].s, v[1].s)
+		if isList(t) {
+			has = slices.Contains(listItems(v[0], listElem(t)), v[1])
+		}
+		return has == (as.name == "Contains")
 	case "Len":
 		if isList(t) {
 			return listLen(v[0], listElem(t)) == v[1].n

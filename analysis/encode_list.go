@@ -427,3 +427,23 @@ func (e *encoder) listSym(a *activation, s *site, x ast.Expr) (sv, bool) {
 func checksLists(prog *program, trace []event) bool {
 	return checksKind(prog, trace, isList)
 }
+
+// listContains is testify's Contains on a list of type t and an element:
+// some element up to its length equals x. Elements past the list's
+// recorded length (at most maxListCompare) are not looked at (a bound: it
+// can only hide a fix).
+func (e *encoder) listContains(s, x sv, t types.Type) z3.Bool {
+	elem := listElem(t)
+	n := min(listLen(s.c, elem), maxListCompare)
+	l := e.listLenTerm(s.t, t)
+	arr := s.t.AsArray()
+	var any []z3.Bool
+	for j := int64(0); j < n; j++ {
+		i := e.bv64(uint64(j))
+		any = append(any, e.z.And(i.ULT(l), elemOf(arr.Select(i).AsBV(), elem).Eq(x.t)))
+	}
+	if len(any) == 0 {
+		return e.z.False()
+	}
+	return e.z.Or(any...)
+}

@@ -15,9 +15,10 @@ func TestListFaults(t *testing.T) {
 	}
 	dir := extract(t, "lists.txtar")
 	checkFormulaFinds(t, dir, "example.com/lists", "lists.go", map[string]int{
-		"TestEvens":     8,
-		"TestSort":      17,
-		"TestHistogram": 29,
+		"TestEvens":        8,
+		"TestEvensTestify": 8,
+		"TestSort":         17,
+		"TestHistogram":    29,
 	})
 	checkPassesInstrumented(t, dir, "example.com/lists", "TestReverse")
 }
