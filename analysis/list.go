@@ -212,11 +212,20 @@ func safeListUse(info *types.Info, id *ast.Ident, parents []ast.Node, v *types.V
 		case *ast.ReturnStmt:
 			return true
 		case *ast.AssignStmt:
-			// Assigned to: the local takes a new value.
-			for _, l := range p.Lhs {
-				if l == child {
-					return true
+			// Assigned to: the local takes a new value, which must not be
+			// one another variable of the function also refers to.
+			for j, l := range p.Lhs {
+				if l != child {
+					continue
 				}
+				if len(p.Rhs) != len(p.Lhs) {
+					return true // the results of a call
+				}
+				switch ast.Unparen(p.Rhs[j]).(type) {
+				case *ast.Ident, *ast.SelectorExpr, *ast.SliceExpr, *ast.IndexExpr, *ast.StarExpr:
+					return isNil(info, p.Rhs[j])
+				}
+				return true
 			}
 			return false
 		case *ast.CallExpr:
