@@ -78,7 +78,7 @@ func testifyCall(info *types.Info, call *ast.CallExpr) (string, []ast.Expr, bool
 	k := valueKind(t0)
 	switch {
 	case k == 0,
-		(k == 'y' || k == 'l') && (fn.Name() == "Zero" || fn.Name() == "NotZero"), // reflect.DeepEqual: nil is not empty
+		(k == 'y' || k == 'l' || k == 'm') && (fn.Name() == "Zero" || fn.Name() == "NotZero"), // reflect.DeepEqual: nil is not empty
 		(want == 'b' || want == 'f') && k != want,
 		want == 'n' && !numeric(t0),
 		want == 's' && !isSeq(t0) && k != 'l',

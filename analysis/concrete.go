@@ -131,7 +131,7 @@ func concBinary(op token.Token, x, y value, lt, rt types.Type) (value, bool) {
 			y = zero
 		}
 		return compare(op, x.s, y.s)
-	case 'l':
+	case 'l', 'm':
 		// As reflect.DeepEqual compares: two empty lists differ by
 		// nil-ness, which the trace does not record.
 		if (op != token.EQL && op != token.NEQ) || x.s == "" && y.s == "" {
@@ -396,6 +396,8 @@ func renderValue(t types.Type, v value) string {
 		return renderList(t, v)
 	case 'r':
 		return renderRecord(t, v)
+	case 'm':
+		return renderMap(t, v)
 	case 'b':
 		return strconv.FormatBool(v.n != 0)
 	case 'e':

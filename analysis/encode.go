@@ -60,6 +60,9 @@ type encoder struct {
 	// concreteLists, likewise, keeps lists (slices of integers) out of
 	// the formula unless the failing run reached a check on one.
 	concreteLists bool
+	// mapKeys holds the keys met in maps, by map type, for reading a map
+	// from a model.
+	mapKeys map[string][]value
 	// concrete is set by a replay of a forced run that failed a check (or
 	// panicked) whatever the modelled values: the operands are recorded
 	// values that hold only under that run's forced values, so the check
@@ -169,6 +172,8 @@ func (e *encoder) term(t types.Type, v value) z3.Expr {
 		return e.listTerm(t, v)
 	case 'r':
 		return e.recordTerm(t, v)
+	case 'm':
+		return e.mapTerm(t, v)
 	case 'b', 'e':
 		return e.z.BoolVal(v.n != 0).Expr
 	case 'f':
@@ -187,7 +192,7 @@ func (e *encoder) lit(t types.Type, v value) sv {
 	if v.opaque {
 		return sv{}
 	}
-	if e.concreteSeqs && isSeq(t) || e.concreteLists && isList(t) {
+	if e.concreteSeqs && isSeq(t) || e.concreteLists && (isList(t) || isMap(t)) {
 		return sv{c: v, known: true}
 	}
 	return sv{t: e.term(t, v), c: v, known: true}
@@ -212,6 +217,8 @@ func (e *encoder) sortOf(t types.Type) z3.Sort {
 		return e.listSortOf(t)
 	case 'r':
 		return e.z.BVSort(recordBits(t))
+	case 'm':
+		return e.mapSortOf(t)
 	case 'b', 'e':
 		return e.z.BoolSort()
 	case 'f':
@@ -223,7 +230,7 @@ func (e *encoder) sortOf(t types.Type) z3.Sort {
 
 // freshOf is a new unconstrained term of type t, its concrete value unknown.
 func (e *encoder) freshOf(t types.Type) sv {
-	if e.concreteSeqs && isSeq(t) || e.concreteLists && isList(t) {
+	if e.concreteSeqs && isSeq(t) || e.concreteLists && (isList(t) || isMap(t)) {
 		return sv{}
 	}
 	e.fresh++
@@ -305,7 +312,7 @@ func (e *encoder) siteVar(s *site, ev event, term sv) (sv, error) {
 		return sv{c: valueOf(ev), known: !ev.opaque}, nil
 	}
 	v := e.z.Const(fmt.Sprintf("s%d_%d_%d", s.id, ev.inst.act, ev.inst.local), term.t.Sort())
-	e.seqs = e.seqs || isSeq(s.typ) || isList(s.typ)
+	e.seqs = e.seqs || isSeq(s.typ) || isList(s.typ) || isMap(s.typ)
 	e.vars[k] = v
 	e.instOf[s.id] = append(e.instOf[s.id], ev.inst)
 	out.t = v

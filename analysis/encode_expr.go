@@ -238,6 +238,9 @@ func (e *encoder) binary(op token.Token, l, r sv, lt, rt types.Type) sv {
 	if isRecord(lt) {
 		return e.recordCompare(op, l, r, lt)
 	}
+	if isMap(lt) {
+		return e.mapCompare(op, l, r, lt)
+	}
 	if !l.hasTerm() || !r.hasTerm() {
 		out := sv{}
 		// x && y and x || y are known from x alone when it decides them.

@@ -375,6 +375,9 @@ func (e *encoder) listSym(a *activation, s *site, x ast.Expr) (sv, bool) {
 	info := s.info
 	switch x := x.(type) {
 	case *ast.IndexExpr:
+		if mt := info.TypeOf(x.X); isMap(mt) {
+			return e.mapIndex(e.sym(a, s, x.X, nil), e.sym(a, s, x.Index, nil), mt, info.TypeOf(x.Index)), true
+		}
 		if !isList(info.TypeOf(x.X)) {
 			return sv{}, false
 		}
@@ -414,6 +417,9 @@ func (e *encoder) listSym(a *activation, s *site, x ast.Expr) (sv, bool) {
 			}
 			return e.listAppend(t, e.sym(a, s, x.Args[0], nil), elems, x.Ellipsis.IsValid()), true
 		}
+		if _, ok := builtinLenOf(info, x); ok && isMap(info.TypeOf(x.Args[0])) {
+			return e.mapLenValue(e.sym(a, s, x.Args[0], nil), info.TypeOf(x.Args[0]), t), true
+		}
 		if _, ok := builtinLenOf(info, x); ok && isList(info.TypeOf(x.Args[0])) {
 			return e.listLenValue(e.sym(a, s, x.Args[0], nil), info.TypeOf(x.Args[0]), t), true
 		}
@@ -425,7 +431,7 @@ func (e *encoder) listSym(a *activation, s *site, x ast.Expr) (sv, bool) {
 // condition guarding a failure report, or an assertion, with such an
 // operand.
 func checksLists(prog *program, trace []event) bool {
-	return checksKind(prog, trace, isList)
+	return checksKind(prog, trace, func(t types.Type) bool { return isList(t) || isMap(t) })
 }
 
 // listContains is testify's Contains on a list of type t and an element:

@@ -383,6 +383,9 @@ func (e *encoder) storeTo(a *activation, tg *seqTarget, op token.Token, v sv) {
 		if isList(tg.v.Type()) {
 			old = e.listIndex(tg.before, tg.index, tg.it, tg.elem)
 		}
+		if isMap(tg.v.Type()) {
+			old = e.mapIndex(tg.before, tg.index, tg.v.Type(), tg.it)
+		}
 		v = e.binary(opOfAssign(op), old, v, tg.elem, tg.elem)
 	}
 	// The store lands on the local as it is now: an earlier store of the
@@ -393,6 +396,10 @@ func (e *encoder) storeTo(a *activation, tg *seqTarget, op token.Token, v sv) {
 	}
 	if isList(tg.v.Type()) {
 		e.listStore(a, tg, b, v)
+		return
+	}
+	if isMap(tg.v.Type()) {
+		e.mapStore(a, tg, b, v)
 		return
 	}
 	if !b.hasTerm() || !tg.index.hasTerm() || !v.hasTerm() {

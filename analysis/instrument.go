@@ -241,6 +241,10 @@ func valueKind(t types.Type) byte {
 		if isRecord(u) {
 			return 'r'
 		}
+	case *types.Map:
+		if isMap(u) {
+			return 'm'
+		}
 	}
 	return 0
 }
@@ -308,13 +312,15 @@ func recorder(t types.Type) string {
 		return "L"
 	case 'r':
 		return "R"
+	case 'm':
+		return "M"
 	}
 	return "I"
 }
 
 // recorderConstraint names the runtime's constraint of recorder r's type
 // parameter.
-var recorderConstraint = map[string]string{"I": "Integer", "B": "BoolKind", "F32": "Float32Kind", "F64": "Float64Kind", "S": "StringKind", "Y": "BytesKind", "E": "ErrorKind", "L": "ListKind", "R": "RecordKind"}
+var recorderConstraint = map[string]string{"I": "Integer", "B": "BoolKind", "F32": "Float32Kind", "F64": "Float64Kind", "S": "StringKind", "Y": "BytesKind", "E": "ErrorKind", "L": "ListKind", "R": "RecordKind", "M": "MapKind"}
 
 // fileInstrumenter rewrites one file.
 type fileInstrumenter struct {
@@ -414,6 +420,10 @@ func (fi *fileInstrumenter) spell(t types.Type, pos token.Pos) string {
 		}
 		if b, ok := types.Unalias(t.Elem()).(*types.Basic); ok && isList(t) {
 			return "[]" + fi.prog.rt + "." + basicAliases[b.Kind()]
+		}
+	case *types.Map:
+		if k, v := mapTypes(t); k != nil {
+			return "map[" + fi.prog.rt + "." + basicAliases[k.(*types.Basic).Kind()] + "]" + fi.prog.rt + "." + basicAliases[v.(*types.Basic).Kind()]
 		}
 	case *types.Named:
 		obj := t.Obj()
@@ -1424,7 +1434,7 @@ func modelled(p *program, info *types.Info, fn *function, e ast.Expr) bool {
 			return valueKind(info.TypeOf(e.X)) != 0
 		}
 	case *ast.IndexExpr:
-		return (isSeq(info.TypeOf(e.X)) || listOperand(info, fn, e.X)) && isIndex(info.TypeOf(e.Index))
+		return (isSeq(info.TypeOf(e.X)) || listOperand(info, fn, e.X) || mapOperand(info, fn, e.X)) && isIndex(info.TypeOf(e.Index))
 	case *ast.CompositeLit:
 		return listLitModelled(info, e) || recordLitModelled(info, e)
 	case *ast.SelectorExpr:

@@ -272,7 +272,7 @@ func builtinLenOf(info *types.Info, call *ast.CallExpr) (string, bool) {
 
 // isSeqStore reports whether b[i] = v on a local of type t is followed
 // by the formula: a byte slice or a list.
-func isSeqStore(t types.Type) bool { return valueKind(t) == 'y' || isList(t) }
+func isSeqStore(t types.Type) bool { return valueKind(t) == 'y' || isList(t) || isMap(t) }
 
 // fieldStore reports whether x.f = v stores into a tracked record local.
 func fieldStore(info *types.Info, fn *function, lhs ast.Expr) (*types.Var, bool) {
@@ -315,7 +315,7 @@ func listCallModelled(info *types.Info, fn *function, e *ast.CallExpr) bool {
 		return true
 	}
 	if _, ok := builtinLenOf(info, e); ok {
-		return listOperand(info, fn, e.Args[0])
+		return listOperand(info, fn, e.Args[0]) || mapOperand(info, fn, e.Args[0])
 	}
 	return false
 }
@@ -339,7 +339,8 @@ func listOperand(info *types.Info, fn *function, x ast.Expr) bool {
 // fn whose uses could make another reference to their elements.
 func (fi *fileInstrumenter) untrackAliasedLists(fn *function, body *ast.BlockStmt) {
 	for v := range fn.tracked {
-		if isList(v.Type()) && !listUsesSafe(fi.info, body, v) || isRecord(v.Type()) && !recordUsesSafe(fi.info, body, v) {
+		if isList(v.Type()) && !listUsesSafe(fi.info, body, v) || isRecord(v.Type()) && !recordUsesSafe(fi.info, body, v) ||
+			isMap(v.Type()) && !mapUsesSafe(fi.info, body, v) {
 			delete(fn.tracked, v)
 		}
 	}

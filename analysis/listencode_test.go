@@ -281,3 +281,92 @@ func TestRecordEncoding(t *testing.T) {
 		}
 	}
 }
+
+// TestMapEncoding checks the encoder's map terms against Go on random
+// programs of stores (m[k] = v and m[k] += v), lookups of present and
+// absent keys, len and comparisons as reflect.DeepEqual makes them.
+func TestMapEncoding(t *testing.T) {
+	z, err := z3.NewContext(z3.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	enum, err := mcs.New[int32](z, mcs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &encoder{z: z, enum: enum}
+	rng := rand.New(rand.NewSource(3))
+	kt, vt := types.Typ[types.Int16], types.Typ[types.Int64]
+	mt := types.NewMap(kt, vt)
+	intT := types.Typ[types.Int]
+	keys := []int64{-1, 0, 1, 300, -32768}
+	toValue := func(m map[int64]int64) value {
+		var es []mapEntry
+		for k, v := range m {
+			es = append(es, mapEntry{value{n: k}, value{n: v}})
+		}
+		return mapOf(es)
+	}
+	for prog := 0; prog < 15; prog++ {
+		goMap := map[int64]int64{}
+		cur := e.lit(mt, toValue(goMap))
+		v := types.NewVar(token.NoPos, nil, "m", mt)
+		var steps []string
+		for step := 0; step < 6; step++ {
+			k, x := keys[rng.Intn(len(keys))], int64(rng.Intn(5)-2)
+			switch rng.Intn(3) {
+			case 0:
+				a := &activation{env: map[*types.Var]sv{v: cur}}
+				e.storeTo(a, &seqTarget{v: v, index: e.lit(kt, value{n: k}), it: kt, elem: vt, before: cur}, token.ADD_ASSIGN, e.lit(vt, value{n: x}))
+				cur = a.env[v]
+				goMap[k] += x
+				steps = append(steps, fmt.Sprintf("[%d] += %d", k, x))
+			case 1:
+				a := &activation{env: map[*types.Var]sv{v: cur}}
+				e.storeTo(a, &seqTarget{v: v, index: e.lit(kt, value{n: k}), it: kt, elem: vt, before: cur}, token.ASSIGN, e.lit(vt, value{n: x}))
+				cur = a.env[v]
+				goMap[k] = x
+				steps = append(steps, fmt.Sprintf("[%d] = %d", k, x))
+			default:
+				other := map[int64]int64{}
+				for k, x := range goMap {
+					other[k] = x
+				}
+				if rng.Intn(2) == 0 {
+					other[keys[rng.Intn(len(keys))]] = x
+				}
+				if len(other) == 0 && len(goMap) == 0 {
+					continue
+				}
+				eq := e.mapCompare(token.EQL, cur, e.lit(mt, toValue(other)), mt)
+				checkTerm(t, z, e, fmt.Sprintf("%v == %v", steps, other), eq, types.Typ[types.Bool], boolValue(reflect.DeepEqual(goMap, other)))
+			}
+			got := e.mapIndex(cur, e.lit(kt, value{n: k}), mt, kt)
+			checkTerm(t, z, e, fmt.Sprintf("%v [%d]", steps, k), got, vt, value{n: goMap[k]})
+			checkTerm(t, z, e, fmt.Sprintf("%v len", steps), e.mapLenValue(cur, mt, intT), intT, value{n: int64(len(goMap))})
+			if want := toValue(goMap); !cur.known || cur.c != want {
+				t.Errorf("%v: replay evaluates %+v, Go %+v", steps, cur.c, want)
+			}
+		}
+	}
+}
+
+// checkTerm checks a term's replayed and formula values against Go's.
+func checkTerm(t *testing.T, z *z3.Context, e *encoder, what string, term sv, typ types.Type, want value) {
+	t.Helper()
+	if !term.hasTerm() {
+		t.Errorf("%s: no term", what)
+		return
+	}
+	if !term.known || !sameValue(typ, term.c, want) {
+		t.Errorf("%s: replay evaluates %+v (known %v), Go %+v", what, term.c, term.known, want)
+	}
+	got, err := evalIn(z, e.hards, term.t, typ)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if got != want {
+		t.Errorf("%s: formula %+v, Go %+v", what, got, want)
+	}
+}

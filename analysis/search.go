@@ -191,12 +191,18 @@ func (e *encoder) candidate(c mcs.Correction[int32]) (Candidate, []forcedValue, 
 		far := false
 		for _, inst := range e.instOf[id] {
 			k := instKey{id, inst}
-			v, err := modelValue(c.Model, e.vars[k], s)
+			var v value
+			var err error
+			if isMap(s.typ) {
+				v, err = e.mapModel(c.Model, e.vars[k], s.typ)
+			} else {
+				v, err = modelValue(c.Model, e.vars[k], s)
+			}
 			if err != nil {
 				return cand, nil, fmt.Errorf("reading the angelic value of %s: %w", s.text, err)
 			}
 			f := forcedValue{Site: id, Act: inst.act, Local: inst.local, Value: v.n}
-			if isSeq(s.typ) || isList(s.typ) || isRecord(s.typ) {
+			if isSeq(s.typ) || isList(s.typ) || isRecord(s.typ) || isMap(s.typ) {
 				f.Value, f.Str = 0, &v.s
 			}
 			force = append(force, f)
