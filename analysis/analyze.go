@@ -261,6 +261,9 @@ func describe(c Candidate) string {
 
 // render prints a recorded value as Go would.
 func render(s *site, v int64) string {
+	if isAggregate(s.typ) {
+		return "(" + s.typ.String() + ")" // its contents are not an integer
+	}
 	switch valueKind(s.typ) {
 	case 'b':
 		return strconv.FormatBool(v != 0)

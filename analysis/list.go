@@ -270,6 +270,10 @@ func builtinLenOf(info *types.Info, call *ast.CallExpr) (string, bool) {
 	return b.Name(), true
 }
 
+// isAggregate reports whether t is a list, record or map type: recorded
+// as the bytes of its elements, fields or entries.
+func isAggregate(t types.Type) bool { return isList(t) || isRecord(t) || isMap(t) }
+
 // isSeqStore reports whether b[i] = v on a local of type t is followed
 // by the formula: a byte slice or a list.
 func isSeqStore(t types.Type) bool { return valueKind(t) == 'y' || isList(t) || isMap(t) }

@@ -130,7 +130,7 @@ func replaceables(prog *program, trace []event, sum map[int32]*siteSummary, all,
 				continue
 			}
 			s := prog.sites[ev.site]
-			if s.hard || s.kind == kindValue || !forcible[s.kind] || valueKind(s.typ) == 0 || !all && !isSeq(s.typ) {
+			if s.hard || s.kind == kindValue || !forcible[s.kind] || valueKind(s.typ) == 0 || !all && !isSeq(s.typ) && !isAggregate(s.typ) {
 				continue
 			}
 			r := byID[s.id]
@@ -234,7 +234,9 @@ func makeTrials(sites []*replaceable, passing map[int32]map[string]int) []trial 
 		switch {
 		case r.s.kind == kindValue:
 			out = append(out, valueTrials(r, passing[r.s.id])...)
-		case isSeq(r.s.typ):
+		case isSeq(r.s.typ) || isAggregate(r.s.typ):
+			// A slice, struct or map the formula models is recorded as
+			// bytes too: the values of passing runs, or empty.
 			out = append(out, seqTrials(r, passing[r.s.id])...)
 		default:
 			out = append(out, numericTrials(r, passing[r.s.id])...)

@@ -33,6 +33,8 @@ func seqTrials(r *replaceable, passing map[string]int) []trial {
 			n++
 		}
 	}
-	add("")
+	if !isRecord(r.s.typ) {
+		add("") // an empty string, slice or map; a struct has no such value
+	}
 	return out
 }
