@@ -20,10 +20,11 @@
 // named by FAULTLINE_AGX_FORCE (a float as its IEEE bits, a string or byte
 // slice as its Go-quoted bytes, or #n when longer than 1 KiB, an error as
 // 1 when non-nil, in both files; a forced non-nil error that was nil is a
-// runtime error value; a slice of integers or records, or a record, as
-// the Go-quoted string of 8 little-endian bytes per integer or record
-// field). Sites are integer, float, Boolean, string, byte
-// slice, error, list and record right-hand sides of assignments and
+// runtime error value; a slice of integers or records, a record, or a
+// map as the Go-quoted string of 8 little-endian bytes per integer,
+// record field, or map key and value, the entries ordered by key). Sites
+// are integer, float, Boolean, string, byte slice, error, list, record
+// and map right-hand sides of assignments and
 // var specs, x++/x--, if and for conditions, the
 // case expressions and tags of expression switches, returned values,
 // arguments of calls to instrumented functions and the values those calls
@@ -117,7 +118,14 @@
 // no call but len, append onto itself, printing and the checks' own; no
 // address, pointer method, ++ or -- on an element or field; no closure),
 // and what aliases made elsewhere change is caught by the check of each
-// site's modelled value against the recorded one; Booleans, comparisons, && and ||, locals and parameters assigned
+// site's modelled value against the recorded one; maps from integers to
+// integers or Booleans (with lists: only for a test whose failing run
+// reached a check on one) as arrays from keys to a value and a presence
+// bit, holding their length at a key no Go key reaches: lookups m[k] (the
+// zero value when absent), stores m[k] = v and m[k] op= v, len, and the
+// checks' comparison (the same length and entries at every key either
+// side's recorded value has), for a map local used only so (no comma-ok
+// lookup, delete, range, copy or other call); Booleans, comparisons, && and ||, locals and parameters assigned
 // only by plain assignments in their own function and never addressed;
 // calls between instrumented functions: each modelled
 // result, whether the callee has one result or several (v, err := f(),
@@ -131,7 +139,7 @@
 // recorded value is a constant in the formula): other structs and their
 // fields, lists and records that are not followed locals (a field of a
 // global, say: its element or field read is recorded), slices of other
-// elements, arrays, maps, pointers, globals, captured variables, range
+// elements, arrays, other maps, pointers, globals, captured variables, range
 // variables (range loops are replayed as executed), locals assigned
 // by comma-ok forms or from multi-value calls to code outside the module
 // (strconv.Atoi), calls to code outside the module or through function
@@ -170,13 +178,15 @@
 // value sites besides the formula's: every right-hand side, returned value,
 // switch tag and call argument no other site records passes through the
 // runtime's V, which, only when a run asks, records its values as text
-// (strings, slices, structs, maps, pointers, errors as their message) and
+// (strings, other slices, structs and maps, pointers, errors as their message) and
 // forces one. The failing run and up to three passing runs of the same
 // package (Target.Passing, the tests whose coverage is closest, else the
 // top-level tests of the most similar names) are recorded; then one site at
 // a time, latest executed first, the failing test runs with the site's
 // value replaced by one the site produced in the passing runs or by a
-// simple neighbour (the empty string, nil, the zero value, ±1). A
+// simple neighbour (the empty string, nil, the zero value, ±1; a slice,
+// struct or map the formula records is replaced by the values its site
+// had in passing runs, or an empty one). A
 // replacement that makes the test pass, confirmed by a run of its own, is a
 // verified single-location candidate with Found FoundByReplacement.
 // Replacements run up to 40 per process (-test.count, each repetition
