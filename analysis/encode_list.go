@@ -273,21 +273,31 @@ func (e *encoder) listEqual(l, r sv, t types.Type) sv {
 	}
 	elem := listElem(t)
 	n := min(max(listLen(l.c, elem), listLen(r.c, elem)), maxListCompare)
-	e.fresh++
-	nilness := e.z.BoolConst(fmt.Sprintf("nilness%d", e.fresh))
-	nonEmpty := e.listLenTerm(l.t, t).NotEq(e.bv64(0).Expr)
-	out.t = e.z.And(e.listEqTerm(l.t, r.t, t, n), e.z.Or(nonEmpty, nilness)).Expr
+	out.t = e.z.And(e.listEqTerm(l.t, r.t, t, n), e.sameNilness(e.listLenTerm(l.t, t))).Expr
 	return out
+}
+
+// sameNilness is the part of reflect.DeepEqual on two slices or maps of
+// equal length n that the formula does not know: when both are empty,
+// whether both or neither are nil. A free Boolean stands for it, whose
+// value a verifying run settles.
+func (e *encoder) sameNilness(n z3.BV) z3.Bool {
+	e.fresh++
+	return e.z.Or(n.NotEq(e.bv64(0).Expr), e.z.BoolConst(fmt.Sprintf("nilness%d", e.fresh)))
+}
+
+// asCompare turns an equality into == or !=.
+func (e *encoder) asCompare(op token.Token, eq sv) sv {
+	if op == token.EQL {
+		return eq
+	}
+	return e.unary(token.NOT, eq, types.Typ[types.Bool])
 }
 
 // listCompare is == or != on lists of type t as the checks compare them
 // (reflect.DeepEqual, cmp.Equal, cmp.Diff, testify's Equal).
 func (e *encoder) listCompare(op token.Token, l, r sv, t types.Type) sv {
-	eq := e.listEqual(l, r, t)
-	if op == token.EQL {
-		return eq
-	}
-	return e.unary(token.NOT, eq, types.Typ[types.Bool])
+	return e.asCompare(op, e.listEqual(l, r, t))
 }
 
 // valueEq says a site's term equals a recorded value: for a list, the

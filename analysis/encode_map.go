@@ -3,7 +3,6 @@
 package analysis
 
 import (
-	"fmt"
 	"go/token"
 	"go/types"
 	"math/big"
@@ -174,20 +173,14 @@ func (e *encoder) mapEqual(l, r sv, t types.Type) sv {
 			conj = append(conj, e.mapPresent(l.t, k, t).Iff(e.mapPresent(r.t, k, t)), e.mapValue(l.t, k, t).Eq(e.mapValue(r.t, k, t)))
 		}
 	}
-	e.fresh++
-	nilness := e.z.BoolConst(fmt.Sprintf("nilness%d", e.fresh))
-	conj = append(conj, e.z.Or(e.mapLenTerm(l.t).NotEq(e.bv64(0).Expr), nilness))
+	conj = append(conj, e.sameNilness(e.mapLenTerm(l.t)))
 	out.t = e.z.And(conj...).Expr
 	return out
 }
 
 // mapCompare is == or != on maps as the checks compare them.
 func (e *encoder) mapCompare(op token.Token, l, r sv, t types.Type) sv {
-	eq := e.mapEqual(l, r, t)
-	if op == token.EQL {
-		return eq
-	}
-	return e.unary(token.NOT, eq, types.Typ[types.Bool])
+	return e.asCompare(op, e.mapEqual(l, r, t))
 }
 
 // mapModel reads a map of type t from a model at the keys the replay met

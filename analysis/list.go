@@ -127,8 +127,15 @@ func isAppend(info *types.Info, call *ast.CallExpr) bool {
 // through v. Aliases made before the function are caught by the check of
 // each site's modelled value against the recorded one.
 func listUsesSafe(info *types.Info, body *ast.BlockStmt, v *types.Var) bool {
+	return everyUse(info, body, v, func(id *ast.Ident, parents []ast.Node) bool { return safeListUse(info, id, parents, v) })
+}
+
+// everyUse reports whether every use of v in body, outside closures, is
+// one judge accepts (given the nodes enclosing it, innermost last), and
+// no closure uses v.
+func everyUse(info *types.Info, body *ast.BlockStmt, v *types.Var, judge func(id *ast.Ident, parents []ast.Node) bool) bool {
 	safe := true
-	parents := []ast.Node{}
+	var parents []ast.Node
 	ast.Inspect(body, func(n ast.Node) bool {
 		if n == nil {
 			parents = parents[:len(parents)-1]
@@ -140,10 +147,8 @@ func listUsesSafe(info *types.Info, body *ast.BlockStmt, v *types.Var) bool {
 			}
 			return false
 		}
-		if id, ok := n.(*ast.Ident); ok && info.Uses[id] == v {
-			if !safeListUse(info, id, parents, v) {
-				safe = false
-			}
+		if id, ok := n.(*ast.Ident); ok && info.Uses[id] == v && !judge(id, parents) {
+			safe = false
 		}
 		parents = append(parents, n)
 		return safe
@@ -214,25 +219,9 @@ func safeListUse(info *types.Info, id *ast.Ident, parents []ast.Node, v *types.V
 		case *ast.AssignStmt:
 			// Assigned to: the local takes a new value, which must not be
 			// one another variable of the function also refers to.
-			for j, l := range p.Lhs {
-				if l != child {
-					continue
-				}
-				if len(p.Rhs) != len(p.Lhs) {
-					return true // the results of a call
-				}
-				switch ast.Unparen(p.Rhs[j]).(type) {
-				case *ast.Ident, *ast.SelectorExpr, *ast.SliceExpr, *ast.IndexExpr, *ast.StarExpr:
-					return isNil(info, p.Rhs[j])
-				}
-				return true
-			}
-			return false
+			return freshAssign(info, p, child)
 		case *ast.CallExpr:
-			if _, ok := builtinLenOf(info, p); ok {
-				return true
-			}
-			if isEqualCall(info, p) || isDiffCall(info, p) || readsOnly(info, p) {
+			if readOnlyCall(info, p) {
 				return true
 			}
 			if isAppend(info, p) && len(p.Args) > 0 {
@@ -255,6 +244,36 @@ func safeListUse(info *types.Info, id *ast.Ident, parents []ast.Node, v *types.V
 		return false
 	}
 	return false
+}
+
+// freshAssign reports whether an assignment stores into lhs (one of its
+// left operands) a value no other variable of the function refers to: a
+// call's result, a literal, an expression; not another variable's, a
+// field's, an element's, a slice of something (nil aside).
+func freshAssign(info *types.Info, as *ast.AssignStmt, lhs ast.Node) bool {
+	for j, l := range as.Lhs {
+		if l != lhs {
+			continue
+		}
+		if len(as.Rhs) != len(as.Lhs) {
+			return true // the results of a call
+		}
+		switch ast.Unparen(as.Rhs[j]).(type) {
+		case *ast.Ident, *ast.SelectorExpr, *ast.SliceExpr, *ast.IndexExpr, *ast.StarExpr:
+			return isNil(info, as.Rhs[j])
+		}
+		return true
+	}
+	return false
+}
+
+// readOnlyCall reports whether a call only reads a slice or map given to
+// it: len, the checks' comparisons, printing.
+func readOnlyCall(info *types.Info, call *ast.CallExpr) bool {
+	if _, ok := builtinLenOf(info, call); ok {
+		return true
+	}
+	return isEqualCall(info, call) || isDiffCall(info, call) || readsOnly(info, call)
 }
 
 // builtinLenOf recognises len(x).

@@ -24,16 +24,8 @@ import (
 // free array constrained only up to its length (so that what lies past a
 // list's length cannot leak into a result).
 func TestListEncoding(t *testing.T) {
-	z, err := z3.NewContext(z3.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer z.Close()
-	enum, err := mcs.New[int32](z, mcs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &encoder{z: z, enum: enum}
+	e := testEncoder(t)
+	z := e.z
 	rng := rand.New(rand.NewSource(1))
 	intT := types.Typ[types.Int]
 	for _, elem := range []types.Type{types.Typ[types.Int32], types.Typ[types.Uint16], types.Typ[types.Int64]} {
@@ -112,20 +104,7 @@ func TestListEncoding(t *testing.T) {
 					check{fmt.Sprint(steps), cur, lt, ints(goList, elem)})
 			}
 			for _, c := range checks {
-				if !c.term.hasTerm() {
-					t.Errorf("%s: no term", c.what)
-					continue
-				}
-				if !c.term.known || !sameValue(c.t, c.term.c, c.want) {
-					t.Errorf("%s: replay evaluates %+v (known %v), Go %+v", c.what, c.term.c, c.term.known, c.want)
-				}
-				got, err := evalIn(z, append(hards, e.hards...), c.term.t, c.t)
-				if err != nil {
-					t.Fatalf("%s: %v", c.what, err)
-				}
-				if got != c.want {
-					t.Errorf("%s: formula %+v, Go %+v", c.what, got, c.want)
-				}
+				checkTerm(t, z, e, c.what, c.term, c.t, c.want, hards...)
 			}
 		}
 	}
@@ -200,16 +179,8 @@ func ints(xs []int64, elem types.Type) value {
 // and stores, literals keyed in any order, == and !=, and lists of
 // records (element reads, stores, append).
 func TestRecordEncoding(t *testing.T) {
-	z, err := z3.NewContext(z3.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer z.Close()
-	enum, err := mcs.New[int32](z, mcs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &encoder{z: z, enum: enum}
+	e := testEncoder(t)
+	z := e.z
 	rng := rand.New(rand.NewSource(2))
 	fieldTypes := []types.Type{types.Typ[types.Int8], types.Typ[types.Bool], types.Typ[types.Uint32], types.Typ[types.Int]}
 	var vars []*types.Var
@@ -264,20 +235,7 @@ func TestRecordEncoding(t *testing.T) {
 		e.listStore(a, &seqTarget{v: v, index: e.lit(intT, value{n: 0}), it: intT, elem: rt}, list, e.lit(rt, recordOf(changed)))
 		checks = append(checks, check{"items[0] = changed", a.env[v], lt, listOf([]value{recordOf(changed), recordOf(fs)}, rt)})
 		for _, c := range checks {
-			if !c.term.hasTerm() {
-				t.Errorf("%s: no term", c.what)
-				continue
-			}
-			if !c.term.known || !sameValue(c.t, c.term.c, c.want) {
-				t.Errorf("%s: replay evaluates %+v (known %v), Go %+v", c.what, c.term.c, c.term.known, c.want)
-			}
-			got, err := evalIn(z, e.hards, c.term.t, c.t)
-			if err != nil {
-				t.Fatalf("%s: %v", c.what, err)
-			}
-			if got != c.want {
-				t.Errorf("%s: formula %+v, Go %+v", c.what, got, c.want)
-			}
+			checkTerm(t, z, e, c.what, c.term, c.t, c.want)
 		}
 	}
 }
@@ -286,16 +244,8 @@ func TestRecordEncoding(t *testing.T) {
 // programs of stores (m[k] = v and m[k] += v), lookups of present and
 // absent keys, len and comparisons as reflect.DeepEqual makes them.
 func TestMapEncoding(t *testing.T) {
-	z, err := z3.NewContext(z3.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer z.Close()
-	enum, err := mcs.New[int32](z, mcs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &encoder{z: z, enum: enum}
+	e := testEncoder(t)
+	z := e.z
 	rng := rand.New(rand.NewSource(3))
 	kt, vt := types.Typ[types.Int16], types.Typ[types.Int64]
 	mt := types.NewMap(kt, vt)
@@ -352,8 +302,9 @@ func TestMapEncoding(t *testing.T) {
 	}
 }
 
-// checkTerm checks a term's replayed and formula values against Go's.
-func checkTerm(t *testing.T, z *z3.Context, e *encoder, what string, term sv, typ types.Type, want value) {
+// checkTerm checks a term's replayed and formula values against Go's,
+// the formula under hards besides the encoder's own.
+func checkTerm(t *testing.T, z *z3.Context, e *encoder, what string, term sv, typ types.Type, want value, hards ...z3.Bool) {
 	t.Helper()
 	if !term.hasTerm() {
 		t.Errorf("%s: no term", what)
@@ -362,11 +313,26 @@ func checkTerm(t *testing.T, z *z3.Context, e *encoder, what string, term sv, ty
 	if !term.known || !sameValue(typ, term.c, want) {
 		t.Errorf("%s: replay evaluates %+v (known %v), Go %+v", what, term.c, term.known, want)
 	}
-	got, err := evalIn(z, e.hards, term.t, typ)
+	got, err := evalIn(z, append(hards, e.hards...), term.t, typ)
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
 	if got != want {
 		t.Errorf("%s: formula %+v, Go %+v", what, got, want)
 	}
+}
+
+// testEncoder is an encoder on a fresh context, closed when t ends.
+func testEncoder(t *testing.T) *encoder {
+	t.Helper()
+	z, err := z3.NewContext(z3.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(z.Close)
+	enum, err := mcs.New[int32](z, mcs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &encoder{z: z, enum: enum}
 }

@@ -119,26 +119,7 @@ func mapOperand(info *types.Info, fn *function, x ast.Expr) bool {
 // copy to another variable, no other call (delete among them), no ++ or
 // -- on an element, no closure, no range.
 func mapUsesSafe(info *types.Info, body *ast.BlockStmt, v *types.Var) bool {
-	safe := true
-	var parents []ast.Node
-	ast.Inspect(body, func(n ast.Node) bool {
-		if n == nil {
-			parents = parents[:len(parents)-1]
-			return false
-		}
-		if _, lit := n.(*ast.FuncLit); lit {
-			if usesVar(info, n, v) {
-				safe = false
-			}
-			return false
-		}
-		if id, ok := n.(*ast.Ident); ok && info.Uses[id] == v && !safeMapUse(info, id, parents) {
-			safe = false
-		}
-		parents = append(parents, n)
-		return safe
-	})
-	return safe
+	return everyUse(info, body, v, func(id *ast.Ident, parents []ast.Node) bool { return safeMapUse(info, id, parents) })
 }
 
 func safeMapUse(info *types.Info, id *ast.Ident, parents []ast.Node) bool {
@@ -165,24 +146,9 @@ func safeMapUse(info *types.Info, id *ast.Ident, parents []ast.Node) bool {
 	case *ast.ReturnStmt:
 		return true
 	case *ast.AssignStmt:
-		for j, l := range p.Lhs {
-			if l == ast.Expr(id) {
-				if len(p.Rhs) != len(p.Lhs) {
-					return true
-				}
-				switch ast.Unparen(p.Rhs[j]).(type) {
-				case *ast.Ident, *ast.SelectorExpr, *ast.IndexExpr, *ast.StarExpr:
-					return isNil(info, p.Rhs[j])
-				}
-				return true
-			}
-		}
-		return false
+		return freshAssign(info, p, id)
 	case *ast.CallExpr:
-		if _, ok := builtinLenOf(info, p); ok {
-			return true
-		}
-		return isEqualCall(info, p) || isDiffCall(info, p) || readsOnly(info, p)
+		return readOnlyCall(info, p)
 	}
 	return false
 }
