@@ -41,7 +41,7 @@ func TestListEncoding(t *testing.T) {
 			return xs
 		}
 		n := func(x int64) sv { return e.lit(intT, value{n: x}) }
-		for prog := 0; prog < 15; prog++ {
+		for prog := 0; prog < 8; prog++ {
 			// The initial list: a free array equal to the recorded one up
 			// to its length.
 			goList := randList()
