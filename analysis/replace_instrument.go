@@ -79,6 +79,9 @@ func (fi *fileInstrumenter) valuesIn(fn *function, sig *types.Signature, body *a
 				}
 			}
 		case *ast.ValueSpec:
+			if _, constant := fi.info.Defs[n.Names[0]].(*types.Const); constant {
+				break // a constant's value must stay constant
+			}
 			if len(n.Values) == len(n.Names) {
 				for i, x := range n.Values {
 					if n.Names[i].Name != "_" {
