@@ -418,8 +418,10 @@ func (fi *fileInstrumenter) spell(t types.Type, pos token.Pos) string {
 		if isByte(t.Elem()) {
 			return fi.prog.rt + ".ByteSlice"
 		}
-		if b, ok := types.Unalias(t.Elem()).(*types.Basic); ok && isList(t) {
-			return "[]" + fi.prog.rt + "." + basicAliases[b.Kind()]
+		if isList(t) {
+			if elem := fi.spell(t.Elem(), pos); elem != "" {
+				return "[]" + elem
+			}
 		}
 	case *types.Map:
 		if k, v := mapTypes(t); k != nil {
@@ -471,6 +473,9 @@ func (fi *fileInstrumenter) lookup(name string, pos token.Pos) types.Object {
 func (fi *fileInstrumenter) contextTyped(e ast.Expr) bool {
 	if tv, ok := fi.info.Types[e]; ok && tv.Value != nil {
 		return true
+	}
+	if isNil(fi.info, e) {
+		return true // nil is a nil slice, map or error where it stands
 	}
 	switch e := e.(type) {
 	case *ast.ParenExpr:
