@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -48,7 +49,10 @@ func ShippedModel() *Model {
 func (m *Model) Score(ev *Evidence, i int) (float64, []spectra.Reason) {
 	score := 0.0
 	var why []spectra.Reason
-	for name, w := range m.Weights {
+	// In the names' order: a sum in map order would differ in its last
+	// bits from line to line and call to call, and break ties at random.
+	for _, name := range slices.Sorted(maps.Keys(m.Weights)) {
+		w := m.Weights[name]
 		c, ok := ev.Columns[name]
 		if !ok || c[i] == 0 || w == 0 {
 			continue
