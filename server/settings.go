@@ -25,6 +25,11 @@ type Settings struct {
 	Timeout   time.Duration // per leaf test
 	Parallel  int           // test processes at once; 0 lets the engine decide
 	Angelic   bool          // analyse failing tests and order lines by verified angelic fixes first
+	// Order is how the lines are ordered, as faultline rank's -order:
+	// "combined" (lines hosting verified angelic fixes first, then the
+	// formula), "formula" or "learned" (the shipped model over every
+	// technique's evidence).
+	Order string
 	// Budget, MaxAnalyzed and Memory bound the angelic analysis as
 	// faultline rank's -budget, -max-analyzed and -memory do.
 	Budget      time.Duration
@@ -35,7 +40,7 @@ type Settings struct {
 
 // DefaultSettings are used until the client says otherwise.
 func DefaultSettings() Settings {
-	return Settings{Formula: "ochiai", Top: 10, AutoRun: true, Timeout: 60 * time.Second, Angelic: true,
+	return Settings{Formula: "ochiai", Top: 10, AutoRun: true, Timeout: 60 * time.Second, Angelic: true, Order: localize.ShippedModel().Default,
 		Budget: localize.DefaultBudget, MaxAnalyzed: localize.DefaultMaxAnalyzed, Memory: localize.DefaultMemory, Trust: trustAsk}
 }
 
@@ -111,6 +116,14 @@ func (s Settings) apply(raw []byte) (Settings, error) {
 		}
 	}
 	field("autoRun", &s.AutoRun)
+	var order string
+	if field("order", &order) {
+		if err := localize.CheckOrder(order); err != nil || order == "" {
+			errs = append(errs, fmt.Errorf("setting \"order\": %q is not one of %s", order, strings.Join(localize.Orders, ", ")))
+		} else {
+			s.Order = order
+		}
+	}
 	field("angelic", &s.Angelic)
 	// duration sets *target from a setting that must be a positive
 	// duration such as "30s".
