@@ -177,6 +177,67 @@ local ok, err = pcall(function()
   if not fault_marked then
     finish(1, string.format("%d extmarks placed but none with a FaultlineSusp group on line %d", #marks, fault_line))
   end
+  -- The order at run time (:FaultlineOrder): the formula's alone, then the
+  -- combined order again, each made from what the server holds; the hover
+  -- on the faulty line says which order put it where it is and on which
+  -- evidence.
+  local function hover_text()
+    local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = { line = fault_line - 1, character = 0 } }
+    local replies = vim.lsp.buf_request_sync(bufnr, "textDocument/hover", params, 10000) or {}
+    local reply = replies[client_id]
+    if reply and type(reply.result) == "table" and type(reply.result.contents) == "table" then
+      return reply.result.contents.value or ""
+    end
+    return ""
+  end
+  local function fault_rank()
+    for _, l in ipairs((faultline.ranking_of(client_id) or {}).lines or {}) do
+      if (uv.fs_realpath(vim.uri_to_fname(l.uri)) or "") == fault_file and l.line == fault_line then
+        return l.rank
+      end
+    end
+    return nil
+  end
+  local function order_now(order)
+    vim.cmd("FaultlineOrder " .. order)
+    local switched = vim.wait(30000, function()
+      local result = faultline.ranking_of(client_id)
+      return result ~= nil and result.order == order
+    end, 100)
+    if not switched then
+      finish(1, string.format(":FaultlineOrder %s: the ranking did not change order within 30 s", order))
+    end
+  end
+  if (faultline.ranking_of(client_id) or {}).order == "combined" then
+    local combined_rank, why = fault_rank(), hover_text():match("^%*%*faultline%*%* · ([^\n]*)")
+    out(string.format("hover under the combined order: %s", tostring(why)))
+    if not why or not why:find("^Rank %d+ .*under the combined order: ") then
+      finish(1, "the hover on the faulty line does not say why under the combined order: " .. tostring(why))
+    end
+    order_now("formula")
+    local formula_rank = fault_rank()
+    why = hover_text():match("^%*%*faultline%*%* · ([^\n]*)")
+    out(string.format("hover by the formula alone: %s", tostring(why)))
+    if not why or not why:find("^Rank %d+ .*by ochiai alone: ochiai ") then
+      finish(1, "the hover on the faulty line does not say why by the formula alone: " .. tostring(why))
+    end
+    if formula_rank == combined_rank then
+      finish(1, string.format("the faulty line stayed at rank %s when the order changed", tostring(formula_rank)))
+    end
+    order_now("learned")
+    local learned_rank = fault_rank()
+    why = hover_text():match("^%*%*faultline%*%* · ([^\n]*)")
+    out(string.format("hover under the learned order: %s", tostring(why)))
+    if not why or not why:find("^Rank %d+ .*under the learned order %(model [^)]+%): weighed most by ") then
+      finish(1, "the hover on the faulty line does not say why under the learned order: " .. tostring(why))
+    end
+    out(string.format("faulty line at rank %s under the combined order, %s by the formula alone, %s under the learned order",
+      tostring(combined_rank), tostring(formula_rank), tostring(learned_rank)))
+    order_now("combined")
+  elseif os.getenv("EXPECT_ANGELIC") == "1" then
+    finish(1, "the ranking never reached the combined order")
+  end
+
   -- :FaultlineRun's request is answered when the fresh run is over; the
   -- server must still be alive and report the module's failing tests.
   local run_done, run_err, run_result = false, nil, nil
