@@ -208,29 +208,25 @@ local ok, err = pcall(function()
       finish(1, string.format(":FaultlineOrder %s: the ranking did not change order within 30 s", order))
     end
   end
+  -- expect_why checks that the hover's sentence on the faulty line
+  -- matches pattern and returns the line's rank.
+  local function expect_why(label, pattern)
+    local why = hover_text():match("^%*%*faultline%*%* · ([^\n]*)")
+    out(string.format("hover %s: %s", label, tostring(why)))
+    if not why or not why:find(pattern) then
+      finish(1, string.format("the hover on the faulty line does not say why %s: %s", label, tostring(why)))
+    end
+    return fault_rank()
+  end
   if (faultline.ranking_of(client_id) or {}).order == "combined" then
-    local combined_rank, why = fault_rank(), hover_text():match("^%*%*faultline%*%* · ([^\n]*)")
-    out(string.format("hover under the combined order: %s", tostring(why)))
-    if not why or not why:find("^Rank %d+ .*under the combined order: ") then
-      finish(1, "the hover on the faulty line does not say why under the combined order: " .. tostring(why))
-    end
+    local combined_rank = expect_why("under the combined order", "^Rank %d+ .*under the combined order: ")
     order_now("formula")
-    local formula_rank = fault_rank()
-    why = hover_text():match("^%*%*faultline%*%* · ([^\n]*)")
-    out(string.format("hover by the formula alone: %s", tostring(why)))
-    if not why or not why:find("^Rank %d+ .*by ochiai alone: ochiai ") then
-      finish(1, "the hover on the faulty line does not say why by the formula alone: " .. tostring(why))
-    end
+    local formula_rank = expect_why("by the formula alone", "^Rank %d+ .*by ochiai alone: ochiai ")
     if formula_rank == combined_rank then
       finish(1, string.format("the faulty line stayed at rank %s when the order changed", tostring(formula_rank)))
     end
     order_now("learned")
-    local learned_rank = fault_rank()
-    why = hover_text():match("^%*%*faultline%*%* · ([^\n]*)")
-    out(string.format("hover under the learned order: %s", tostring(why)))
-    if not why or not why:find("^Rank %d+ .*under the learned order %(model [^)]+%): weighed most by ") then
-      finish(1, "the hover on the faulty line does not say why under the learned order: " .. tostring(why))
-    end
+    local learned_rank = expect_why("under the learned order", "^Rank %d+ .*under the learned order %(model [^)]+%): weighed most by ")
     out(string.format("faulty line at rank %s under the combined order, %s by the formula alone, %s under the learned order",
       tostring(combined_rank), tostring(formula_rank), tostring(learned_rank)))
     order_now("combined")
