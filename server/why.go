@@ -313,7 +313,9 @@ func placeWords(technique string, share float64) string {
 	if share >= 1 {
 		return "first under " + technique
 	}
-	return fmt.Sprintf("in the top %d %% under %s", max(1, int(math.Ceil(100*(1-share)))), technique)
+	// Rounded up, but not past a whole percentage that the float misses
+	// by its last bits (1 − 0.95 is a little over 0.05).
+	return fmt.Sprintf("in the top %d %% under %s", max(1, int(math.Ceil(100*(1-share)-1e-9))), technique)
 }
 
 // statementWords names a statement kind of the static evidence.
