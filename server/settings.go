@@ -24,7 +24,7 @@ type Settings struct {
 	AutoRun   bool          // collect on start and on save
 	Timeout   time.Duration // per leaf test
 	Parallel  int           // test processes at once; 0 lets the engine decide
-	Angelic   bool          // analyse failing tests and order lines by verified angelic fixes first
+	Angelic   bool          // analyse failing tests: angelic values, and fixes first under the combined order
 	// Order is how the lines are ordered, as faultline rank's -order:
 	// "combined" (lines hosting verified angelic fixes first, then the
 	// formula), "formula" or "learned" (the shipped model over every
