@@ -301,7 +301,7 @@ func (snap *snapshot) reasonWords(r spectra.Reason) string {
 		if n := int(math.Round(1 / v)); n > 1 {
 			return fmt.Sprintf("in a verified correction set of %d lines", n)
 		}
-		return "a verified correction on its own"
+		return "a verified fix on this line alone"
 	case "sattar.suspect":
 		return fmt.Sprintf("in the unsat cores of %d %% of the failing tests' checks", pct(v))
 	case "sattar.core":
