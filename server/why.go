@@ -299,9 +299,9 @@ func (snap *snapshot) reasonWords(r spectra.Reason) string {
 		return fmt.Sprintf("one of %d lines hosting a fix", int(math.Round(1/v)))
 	case "angelic.mcs":
 		if n := int(math.Round(1 / v)); n > 1 {
-			return fmt.Sprintf("in a verified correction set of %d lines", n)
+			return fmt.Sprintf("part of a verified fix over %d lines", n)
 		}
-		return "a verified fix on this line alone"
+		return "a verified fix needing no other line"
 	case "sattar.suspect":
 		return fmt.Sprintf("in the unsat cores of %d %% of the failing tests' checks", pct(v))
 	case "sattar.core":

@@ -61,7 +61,7 @@ func TestWhySentence(t *testing.T) {
 		"static.kind.if":     "being an if statement",
 		"angelic.exclusive":  "one of 2 lines hosting a fix",
 		"angelic.fix":        "a verified fix for 1 of 2 analysed failing tests",
-		"angelic.mcs":        "in a verified correction set of 2 lines",
+		"angelic.mcs":        "part of a verified fix over 2 lines",
 		"spectrum.failShare": "run by 50 % of the failing tests",
 		"sattar.suspect":     "in the unsat cores of 50 % of the failing tests' checks",
 		"invented.column":    "invented.column 0.5",
