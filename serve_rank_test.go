@@ -155,4 +155,28 @@ func TestServeAgreesWithRank(t *testing.T) {
 	if !found {
 		t.Errorf("no angelic value hinted on %s:%d; hints %s", first.File, first.Line, raw)
 	}
+
+	// The order setting at run time: the server's learned order is rank's,
+	// made from what the server holds.
+	stdout, stderr, code = faultline(t, dir, "rank", "-json", "-order", "learned")
+	if code != 0 {
+		t.Fatalf("rank -json -order learned: exit %d\n%s", code, stderr)
+	}
+	var learned rankedLines
+	if err := json.Unmarshal([]byte(stdout), &learned); err != nil {
+		t.Fatalf("rank -json -order learned: %v\n%s", err, stdout)
+	}
+	want = learned.failingRun()
+	p.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"faultline": map[string]any{"order": "learned"}}})
+	for deadline = time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		if err := json.Unmarshal(p.call("faultline/ranking", map[string]any{}), &got); err != nil {
+			t.Fatal(err)
+		}
+		if want.Order == spectra.OrderLearned && got.String() == want.String() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("faultline/ranking under the learned order never agreed with rank -json -order learned; last:\n%s\nwant:\n%s", got, want)
+		}
+	}
 }
