@@ -53,9 +53,6 @@ type snapshot struct {
 
 	fixHostsOnce sync.Once
 	fixHosts     int // lines hosting a verified fix (hostsOfFixes)
-	scoresOnce   sync.Once
-	scores       []float64 // the lines' scores, ascending (formulaTieFirst)
-	window       int       // the learned order's window (localize.Model.Window)
 }
 
 type fileLine struct {
@@ -109,9 +106,6 @@ func buildSnapshot(seq uint64, root string, m *spectra.Matrix, loc *localize.Loc
 		angelic:   angelic,
 		results:   results,
 		findings:  &findingsSlot{Findings: f, byID: byID},
-	}
-	if r.Order == spectra.OrderLearned {
-		snap.window = localize.ShippedModel().Window
 	}
 	snap.base = snap
 	if base != nil {

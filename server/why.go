@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"faultline/analysis"
@@ -37,12 +36,11 @@ func (snap *snapshot) whySentence(i int) string {
 		for _, reason := range l.Because {
 			why = append(why, snap.reasonWords(reason))
 		}
-		switch w := snap.window; {
-		case len(why) == 0 && w > 0 && snap.formulaTieFirst(l.Score) > w:
-			fmt.Fprintf(&b, "the model reorders only the formula's first %d lines and it stands beyond them by %s", w, scoreWords(r.Formula, l))
-		case len(why) == 0:
-			b.WriteString("no evidence weighs for it")
-		default:
+		if len(why) == 0 {
+			// Outside the part of the ranking a model reorders, or with no
+			// evidence it weighs for the line: the formula places it.
+			b.WriteString("no evidence the model weighs lifts it, so the formula places it by " + scoreWords(r.Formula, l))
+		} else {
 			b.WriteString("weighed most by " + andList(why))
 		}
 		b.WriteString("; ")
@@ -72,19 +70,6 @@ func (snap *snapshot) whySentence(i int) string {
 	}
 	b.WriteString("executed by " + snap.runWords(l) + ".")
 	return b.String()
-}
-
-// formulaTieFirst is the first rank of the tie group of a formula score,
-// from the scores a learned ranking keeps: 1 + the lines scoring higher.
-func (snap *snapshot) formulaTieFirst(score float64) int {
-	snap.scoresOnce.Do(func() {
-		for _, l := range snap.ranking.Lines {
-			snap.scores = append(snap.scores, l.Score)
-		}
-		slices.Sort(snap.scores)
-	})
-	above := len(snap.scores) - sort.SearchFloat64s(snap.scores, math.Nextafter(score, math.Inf(1)))
-	return above + 1
 }
 
 // orderWords names the order that produced the ranking, and when the

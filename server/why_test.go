@@ -45,13 +45,13 @@ func TestWhySentence(t *testing.T) {
 
 	top, beyond := line(3, 1, 0), line(9, 2, 0)
 	top.Score, top.Because, beyond.Score = 0.9, []spectra.Reason{{Evidence: "spectrum.ochiai", Value: 0.9, Contribution: 2}}, 0.2
-	windowed := &snapshot{ranking: ranking(spectra.OrderLearned, top, beyond), window: 1}
-	windowed.ranking.Model = "m1"
-	if got, want := windowed.whySentence(0), "Rank 1 of 2 under the learned order (model m1): weighed most by ochiai 0.9; executed by all 2 failing and 1 of 3 passing tests."; got != want {
-		t.Errorf("learned, in the window:\n got %s\nwant %s", got, want)
+	learned := &snapshot{ranking: ranking(spectra.OrderLearned, top, beyond)}
+	learned.ranking.Model = "m1"
+	if got, want := learned.whySentence(0), "Rank 1 of 2 under the learned order (model m1): weighed most by ochiai 0.9; executed by all 2 failing and 1 of 3 passing tests."; got != want {
+		t.Errorf("learned, with reasons:\n got %s\nwant %s", got, want)
 	}
-	if got, want := windowed.whySentence(1), "Rank 2 of 2 under the learned order (model m1): the model reorders only the formula's first 1 lines and it stands beyond them by ochiai 0.2; executed by all 2 failing and 1 of 3 passing tests."; got != want {
-		t.Errorf("learned, beyond the window:\n got %s\nwant %s", got, want)
+	if got, want := learned.whySentence(1), "Rank 2 of 2 under the learned order (model m1): no evidence the model weighs lifts it, so the formula places it by ochiai 0.2; executed by all 2 failing and 1 of 3 passing tests."; got != want {
+		t.Errorf("learned, without reasons:\n got %s\nwant %s", got, want)
 	}
 
 	snap := &snapshot{ranking: ranking(spectra.OrderLearned, line(3, 1, 0)), results: multi}
