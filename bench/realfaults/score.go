@@ -128,7 +128,9 @@ func loadSeededCases(dir string) ([]*scoredCase, error) {
 		if err := json.Unmarshal(data, &s); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		c := &scoredCase{ID: s.Module + " " + s.Site, Group: s.Module, Seeded: true, HeldOut: s.HeldOut, Faulty: map[lineKey]bool{}, Report: s.Report}
+		// Folds are grouped by module, as real faults' are by project (the
+		// harness's own split is by mutant).
+		c := &scoredCase{ID: s.Module + " " + s.Site, Group: s.Module, Seeded: true, HeldOut: heldOutProject(s.Module), Faulty: map[lineKey]bool{}, Report: s.Report}
 		if c.Report == nil || len(c.Report.Lines) == 0 {
 			c.Report, c.Err = nil, "no ranking"
 		}
@@ -176,14 +178,14 @@ func orders(m *localize.Model) []order {
 		order{"angelic alone", func(c *scoredCase) ([][2]int, error) {
 			return byScores(c, evidence(c, "angelic.fix"), evidence(c, "angelic.multi"), evidence(c, "angelic.unverified"))
 		}},
-		order{"Ochiai + angelic fixes first (current default)", func(c *scoredCase) ([][2]int, error) {
+		order{"Ochiai + angelic fixes first (combined)", func(c *scoredCase) ([][2]int, error) {
 			ties := make([][2]int, len(c.Report.Lines))
 			for i, l := range c.Report.Lines {
 				ties[i] = l.Tie
 			}
 			return ties, nil
 		}},
-		order{"learned (" + m.Name + ")", func(c *scoredCase) ([][2]int, error) { return learnedTies(c, m) }},
+		order{"learned", func(c *scoredCase) ([][2]int, error) { return learnedTies(c, m) }},
 	)
 	return out
 }
@@ -291,6 +293,7 @@ func (s *summary) add(o outcome) {
 	s.Faults++
 	if o.pos == 0 {
 		s.Unranked++
+		s.exam++ // the whole ranking examined in vain
 		return
 	}
 	for k, n := range topN {
@@ -301,13 +304,13 @@ func (s *summary) add(o outcome) {
 	s.exam += o.pos / float64(o.lines)
 }
 
-// EXAM is the mean share of the ranking examined before the fault, over
-// the faults with a ranked faulty line.
+// EXAM is the mean share of the ranking examined before the fault; a
+// fault with no faulty line ranked counts as 1.
 func (s *summary) EXAM() float64 {
-	if s.Faults == s.Unranked {
+	if s.Faults == 0 {
 		return math.NaN()
 	}
-	return s.exam / float64(s.Faults-s.Unranked)
+	return s.exam / float64(s.Faults)
 }
 
 func (s *summary) pct(k int) float64 {

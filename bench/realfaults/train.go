@@ -72,24 +72,13 @@ func runTrain(args []string) error {
 	if err != nil {
 		return err
 	}
-	learnedK, combinedK := len(ords)-1, len(ords)-2
-	noWorse := func(keep func(*scoredCase) bool) bool {
-		l, c := summarize(res, all, learnedK, keep), summarize(res, all, combinedK, keep)
-		return l.Top[0] >= c.Top[0] && l.Top[2] >= c.Top[2] && !(l.EXAM() > c.EXAM())
-	}
-	realHeld := func(c *scoredCase) bool { return !c.Seeded && c.HeldOut }
-	seedHeld := func(c *scoredCase) bool { return c.Seeded && c.HeldOut }
-	winsReal, winsSeeded := noWorse(realHeld), noWorse(seedHeld)
-	model.Default = spectra.OrderCombined
-	verdict := "stays the default"
-	if winsReal && winsSeeded && len(seed) > 0 {
-		model.Default = spectra.OrderLearned
-		verdict = "gives way to the learned order"
-	}
-	model.Evaluation = fmt.Sprintf("trained on the tuning halves of %d real faults (split by project) and %d seeded faults; on the held-out halves the learned order is %s on real faults and %s on seeded ones against Ochiai + angelic fixes first, which %s",
+	cv := crossValidated(all, res, swapRes)
+	d := decide(all, ords, cv)
+	model.Default = d.Default
+	model.Evaluation = fmt.Sprintf("trained on the tuning halves of %d real faults and %d seeded ones (split by project and by module); scored over both folds, each fault by the model that did not learn from its half: %s",
 		countCases(all, func(c *scoredCase) bool { return !c.Seeded && !c.HeldOut && c.Report != nil }),
 		countCases(all, func(c *scoredCase) bool { return c.Seeded && !c.HeldOut && c.Report != nil }),
-		noWorseWord(winsReal), noWorseWord(winsSeeded), verdict)
+		d.Why)
 
 	w := os.Stdout
 	if *out != "-" {
@@ -100,7 +89,7 @@ func runTrain(args []string) error {
 		defer f.Close()
 		w = f
 	}
-	writeReport(w, all, ords, res, swapRes, model)
+	writeReport(w, all, ords, res, swapRes, cv, d, model)
 	if *modelPath != "" {
 		data, err := json.MarshalIndent(model, "", "  ")
 		if err != nil {
@@ -215,14 +204,15 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string) *
 	return m
 }
 
-// writeReport prints the figures: the benchmark, each order on each half,
-// real faults by size and by project, the swapped fold and the decision.
-func writeReport(w io.Writer, all []*scoredCase, ords []order, res, swapRes map[*scoredCase][]outcome, m *localize.Model) {
-	fmt.Fprintf(w, "# Real and seeded faults: each technique alone, the current default and the learned order\n\n")
+// writeReport prints the figures: the benchmark, each order over both
+// folds and on each half, real faults by size and by project, and the
+// decision.
+func writeReport(w io.Writer, all []*scoredCase, ords []order, res, swapRes, cv map[*scoredCase][]outcome, d decision, m *localize.Model) {
+	fmt.Fprintf(w, "# Real and seeded faults: each technique alone, the combined rule and the learned order\n\n")
 	fmt.Fprintf(w, "Generated %s by `go run ./bench/realfaults train`.\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
 	projects := map[string][2]int{}
 	var secs, loads []float64
-	failedRuns := 0
+	failedRuns, current := 0, 0
 	for _, c := range all {
 		if c.Seeded {
 			continue
@@ -231,6 +221,9 @@ func writeReport(w io.Writer, all []*scoredCase, ords []order, res, swapRes map[
 		if c.Report != nil {
 			p[0]++
 			secs, loads = append(secs, c.Seconds), append(loads, c.Load)
+			if explained(c.Report) {
+				current++
+			}
 		} else {
 			p[1]++
 			failedRuns++
@@ -242,8 +235,11 @@ func writeReport(w io.Writer, all []*scoredCase, ords []order, res, swapRes map[
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	fmt.Fprintf(w, "Real faults ranked: %d from %d projects (%d more without a ranking); seeded faults ranked: %d.\n\n",
+	seededCurrent := countCases(all, func(c *scoredCase) bool { return c.Seeded && c.Report != nil && explained(c.Report) })
+	fmt.Fprintf(w, "Real faults ranked: %d from %d projects (%d more without a ranking); seeded faults ranked: %d.\n",
 		len(secs), len(names), failedRuns, countCases(all, func(c *scoredCase) bool { return c.Seeded && c.Report != nil }))
+	fmt.Fprintf(w, "Rankings with the search-by-search angelic columns (each line saying which evidence put it there): %d of %d real, %d seeded; the others were made by an earlier faultline, whose angelic analysis had no value replacement.\n\n",
+		current, len(secs), seededCurrent)
 	fmt.Fprintf(w, "| project | half | faults ranked | no ranking |\n|---|---|---|---|\n")
 	for _, n := range names {
 		half := "tuning"
@@ -261,20 +257,21 @@ func writeReport(w io.Writer, all []*scoredCase, ords []order, res, swapRes map[
 		res   map[*scoredCase][]outcome
 		keep  func(*scoredCase) bool
 	}{
-		{"Real faults, held-out half (projects not tuned on)", res, func(c *scoredCase) bool { return !c.Seeded && c.HeldOut }},
-		{"Seeded faults, held-out half", res, func(c *scoredCase) bool { return c.Seeded && c.HeldOut }},
-		{"Real faults, tuning half (the model learned from these)", res, func(c *scoredCase) bool { return !c.Seeded && !c.HeldOut }},
-		{"Seeded faults, tuning half (the model learned from these)", res, func(c *scoredCase) bool { return c.Seeded && !c.HeldOut }},
-		{"Swapped fold: real faults, tuning half, model learned from the held-out halves", swapRes, func(c *scoredCase) bool { return !c.Seeded && !c.HeldOut }},
-		{"Swapped fold: seeded faults, tuning half, model learned from the held-out halves", swapRes, func(c *scoredCase) bool { return c.Seeded && !c.HeldOut }},
+		{"Real faults, both folds (each scored by the model that did not learn from its project)", cv, func(c *scoredCase) bool { return !c.Seeded }},
+		{"Seeded faults, both folds (each scored by the model that did not learn from its module)", cv, func(c *scoredCase) bool { return c.Seeded }},
+		{"Real faults, held-out half, shipped model (learned from the tuning half)", res, func(c *scoredCase) bool { return !c.Seeded && c.HeldOut }},
+		{"Seeded faults, held-out half, shipped model", res, func(c *scoredCase) bool { return c.Seeded && c.HeldOut }},
+		{"Real faults, tuning half, model learned from the held-out half", swapRes, func(c *scoredCase) bool { return !c.Seeded && !c.HeldOut }},
+		{"Seeded faults, tuning half, model learned from the held-out half", swapRes, func(c *scoredCase) bool { return c.Seeded && !c.HeldOut }},
 	}
 	for _, s := range sets {
 		writeTable(w, s.title, all, ords, s.res, s.keep)
 	}
 	for _, size := range []string{"one-line", "one-hunk", "multi-hunk"} {
-		writeTable(w, "Real faults, both halves, "+size+" fixes", all, ords, res, func(c *scoredCase) bool { return !c.Seeded && c.Size == size })
+		writeTable(w, "Real faults, both folds, "+size+" fixes", all, ords, cv, func(c *scoredCase) bool { return !c.Seeded && c.Size == size })
 	}
-	fmt.Fprintf(w, "\n## Decision\n\nDefault order: **%s**. %s.\n\nModel %s weights (learned on the tuning halves):\n\n", m.Default, m.Evaluation, m.Name)
+	writeProjects(w, all, ords, cv, names)
+	fmt.Fprintf(w, "\n## Decision\n\nDefault order: **%s**. %s.\n\nModel %s weights (learned on the tuning halves):\n\n", m.Default, capitalize(d.Why), m.Name)
 	keys := make([]string, 0, len(m.Weights))
 	for k := range m.Weights {
 		keys = append(keys, k)
@@ -282,6 +279,45 @@ func writeReport(w io.Writer, all []*scoredCase, ords []order, res, swapRes map[
 	sort.Slice(keys, func(i, j int) bool { return math.Abs(m.Weights[keys[i]]) > math.Abs(m.Weights[keys[j]]) })
 	for _, k := range keys {
 		fmt.Fprintf(w, "- %s: %.4f\n", k, m.Weights[k])
+	}
+}
+
+// explained says a ranking was made by a faultline that tells each line's
+// evidence apart by search and says which evidence put it there.
+func explained(r *spectra.RankReport) bool {
+	for _, l := range r.Lines {
+		if len(l.Because) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// writeProjects gives each project's real faults under Ochiai, the
+// combined rule and the learned order, over both folds.
+func writeProjects(w io.Writer, all []*scoredCase, ords []order, cv map[*scoredCase][]outcome, names []string) {
+	fmt.Fprintf(w, "\n## Real faults by project, both folds\n\n")
+	fmt.Fprintf(w, "| project | faults | Ochiai Top-1 / Top-5 / EXAM | combined | learned |\n|---|---|---|---|---|\n")
+	for _, n := range names {
+		keep := func(c *scoredCase) bool { return !c.Seeded && c.Group == n }
+		cells := []string{}
+		faults := 0
+		for _, k := range []int{0, combinedOrder(ords), learnedOrder(ords)} {
+			s := summarize(cv, all, k, keep)
+			faults = s.Faults
+			cells = append(cells, fmt.Sprintf("%d / %d / %.4f", s.Top[0], s.Top[2], s.EXAM()))
+		}
+		if faults == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %d | %s |\n", n, faults, strings.Join(cells, " | "))
 	}
 }
 
