@@ -9,7 +9,7 @@ import (
 
 // The orders' places in orders(): the single techniques first, then the
 // combined rule, then the learned order.
-func singleOrders(ords []order) int { return len(ords) - 2 }
+func singleOrders(ords []order) int  { return len(ords) - 2 }
 func combinedOrder(ords []order) int { return len(ords) - 2 }
 func learnedOrder(ords []order) int  { return len(ords) - 1 }
 
