@@ -218,13 +218,21 @@ func byScores(c *scoredCase, scores ...[]float64) ([][2]int, error) {
 	return ties, nil
 }
 
-// learnedTies ranks a case with the service's own learned order over the
-// Ochiai ranking of its lines and the evidence they carry.
-func learnedTies(c *scoredCase, m *localize.Model) ([][2]int, error) {
+// learnedInput is what the service's learned order reads for a case: the
+// Ochiai ranking of its lines (scores and tie groups recomputed from the
+// counts, in the report's line order) and the evidence they carry.
+func learnedInput(c *scoredCase) (*spectra.Ranking, *localize.Evidence) {
 	n := len(c.Report.Lines)
 	base := &spectra.Ranking{Formula: "ochiai", Failed: c.Report.Failed, Passed: c.Report.Passed, Lines: slices.Clone(c.Report.Lines)}
 	ochiai := rank.Default()
 	ev := &localize.Evidence{Columns: map[string][]float64{}}
+	elems := make([]rank.Element, n)
+	for i, l := range base.Lines {
+		elems[i] = rank.Element{Counts: rank.Counts{EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP}, Loc: rank.Location{File: l.File, Line: l.Line}}
+	}
+	for _, r := range rank.Rank(elems, ochiai) {
+		base.Lines[r.Elem].Tie = [2]int{r.TieFirst, r.TieLast}
+	}
 	for i := range base.Lines {
 		l := &base.Lines[i]
 		l.Score = ochiai.Score(rank.Counts{EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP})
@@ -237,6 +245,13 @@ func learnedTies(c *scoredCase, m *localize.Model) ([][2]int, error) {
 			col[i] = v
 		}
 	}
+	return base, ev
+}
+
+// learnedTies ranks a case with the service's own learned order.
+func learnedTies(c *scoredCase, m *localize.Model) ([][2]int, error) {
+	n := len(c.Report.Lines)
+	base, ev := learnedInput(c)
 	r, err := localize.Learned(base, ev, m)
 	if err != nil {
 		return nil, err

@@ -51,7 +51,7 @@ func TestTrainModel(t *testing.T) {
 		})
 	}
 	all := func(*scoredCase) bool { return true }
-	m := trainModel(cases, all, "test")
+	m := trainModel(cases, all, "test", 0)
 	if m.Weights["marker"] <= 0 || m.Weights["decoy"] >= 0 {
 		t.Fatalf("weights %v: want marker > 0 > decoy", m.Weights)
 	}
@@ -68,7 +68,7 @@ func TestTrainModel(t *testing.T) {
 	if learned.Top[0] != len(cases) {
 		t.Errorf("learned order puts %d of %d faults first", learned.Top[0], len(cases))
 	}
-	if again := trainModel(cases, all, "test"); !reflect.DeepEqual(again, m) {
+	if again := trainModel(cases, all, "test", 0); !reflect.DeepEqual(again, m) {
 		t.Errorf("training again gave %v, want %v", again.Weights, m.Weights)
 	}
 }

@@ -38,6 +38,7 @@ func runTrain(args []string) error {
 	seeded := fs.String("seeded", "", "directory of bench/effectiveness -rankings output (seeded faults); empty: real faults only")
 	modelPath := fs.String("model", "", "write the model trained on the tuning halves here (internal/localize/model.json ships it)")
 	out := fs.String("out", "-", "markdown report (- for standard output)")
+	head := fs.Int("head", 0, "the model reorders only the lines the formula ranks within this many places and those hosting a verified fix (0: every line)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -60,8 +61,8 @@ func runTrain(args []string) error {
 	// The shipped model learns from the tuning halves only; the swapped
 	// fold (learning from the held-out halves, scoring the tuning ones)
 	// says how much the figures depend on which half is which.
-	model := trainModel(all, tuning, "pairwise-tuning-halves")
-	swapped := trainModel(all, heldOut, "pairwise-heldout-halves")
+	model := trainModel(all, tuning, "pairwise-tuning-halves", *head)
+	swapped := trainModel(all, heldOut, "pairwise-heldout-halves", *head)
 
 	ords := orders(model)
 	res, err := evaluate(all, ords)
@@ -125,7 +126,8 @@ type trainingCase struct {
 	pos, neg [][]float64
 }
 
-func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string) *localize.Model {
+func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, head int) *localize.Model {
+	m := &localize.Model{Name: name, Head: head, Weights: map[string]float64{}}
 	colSet := map[string]bool{}
 	for _, c := range cases {
 		if keep(c) && c.Report != nil {
@@ -154,15 +156,18 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string) *
 			continue
 		}
 		var tc trainingCase
+		base, ev := learnedInput(c)
 		for i, l := range c.Report.Lines {
 			angelic := false
 			for k := range l.Evidence {
 				angelic = angelic || strings.HasPrefix(k, "angelic.")
 			}
 			switch {
+			case head > 0 && !m.InHead(base, ev, i):
+				// The order does not move it: no pair teaches anything.
 			case c.Faulty[lineKey{l.File, l.Line}]:
 				tc.pos = append(tc.pos, vec(l))
-			case i < trainNegatives || angelic:
+			case head > 0 || i < trainNegatives || angelic:
 				tc.neg = append(tc.neg, vec(l))
 			}
 		}
@@ -195,7 +200,6 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string) *
 			w[j] -= trainRate * grad[j]
 		}
 	}
-	m := &localize.Model{Name: name, Weights: map[string]float64{}}
 	for j, k := range cols {
 		if math.Abs(w[j]) >= 1e-4 {
 			m.Weights[k] = math.Round(w[j]*1e4) / 1e4
