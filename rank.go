@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"sort"
 	"strings"
@@ -215,11 +214,6 @@ func writeRankingText(w io.Writer, loc *localize.Localization, lines []spectra.R
 		}
 		fixes := "-"
 		n := l.Fixes
-		if learned && summary != nil {
-			// The learned order keeps the formula's lines; the share of
-			// analysed tests a fix on the line fixes is its evidence.
-			n = int(math.Round(l.Evidence["angelic.fix"] * float64(summary.Analyzed)))
-		}
 		if n > 0 && summary != nil {
 			fixes = fmt.Sprintf("%d/%d", n, summary.Analyzed)
 		}

@@ -152,7 +152,8 @@ type RankedLine struct {
 	NP    int     `json:"np"`
 	Block int     `json:"block"` // the line's first basic block: lines of one block always tie
 	// Fixes counts the analysed failing tests for which this line hosts a
-	// verified single-location angelic fix; set only by a combined ranking.
+	// verified single-location angelic fix; set by the combined and the
+	// learned orders.
 	Fixes int `json:"fixes,omitempty"`
 	// BlockRank explains the score of a BlockRank ranking.
 	BlockRank *BlockRankLine `json:"blockrank,omitempty"`

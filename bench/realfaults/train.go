@@ -38,6 +38,7 @@ func runTrain(args []string) error {
 	seeded := fs.String("seeded", "", "directory of bench/effectiveness -rankings output (seeded faults); empty: real faults only")
 	modelPath := fs.String("model", "", "write the model trained on the tuning halves here (internal/localize/model.json ships it)")
 	out := fs.String("out", "-", "markdown report (- for standard output)")
+	without := fs.String("without", "blockrank.", "comma-separated prefixes of evidence columns the model is not given: those a default collection lacks (BlockRank's needs edge profiles)")
 	head := fs.Int("head", 0, "the model reorders only the lines the formula ranks within this many places and those hosting a verified fix (0: every line)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -61,8 +62,14 @@ func runTrain(args []string) error {
 	// The shipped model learns from the tuning halves only; the swapped
 	// fold (learning from the held-out halves, scoring the tuning ones)
 	// says how much the figures depend on which half is which.
-	model := trainModel(all, tuning, "pairwise-tuning-halves", *head)
-	swapped := trainModel(all, heldOut, "pairwise-heldout-halves", *head)
+	var drop []string
+	for _, p := range strings.Split(*without, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			drop = append(drop, p)
+		}
+	}
+	model := trainModel(all, tuning, "pairwise-tuning-halves", *head, drop...)
+	swapped := trainModel(all, heldOut, "pairwise-heldout-halves", *head, drop...)
 
 	ords := orders(model)
 	res, err := evaluate(all, ords)
@@ -126,14 +133,18 @@ type trainingCase struct {
 	pos, neg [][]float64
 }
 
-func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, head int) *localize.Model {
+// trainModel learns a model from the cases keep selects, giving no weight
+// to the columns named by a prefix in without.
+func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, head int, without ...string) *localize.Model {
 	m := &localize.Model{Name: name, Head: head, Weights: map[string]float64{}}
 	colSet := map[string]bool{}
 	for _, c := range cases {
 		if keep(c) && c.Report != nil {
 			for _, l := range c.Report.Lines {
 				for k := range l.Evidence {
-					colSet[k] = true
+					if !slices.ContainsFunc(without, func(p string) bool { return strings.HasPrefix(k, p) }) {
+						colSet[k] = true
+					}
 				}
 			}
 		}

@@ -532,6 +532,12 @@ func (st *state) order(loc *Localization, results []analysis.TestResult) {
 			bug.Reportf("learned order: %v", err)
 			return
 		}
+		// Each line says, as under the combined order, how many analysed
+		// tests a verified fix on it makes pass.
+		fixes := fixCounts(results)
+		for i := range learned.Lines {
+			learned.Lines[i].Fixes = fixes[line{learned.Lines[i].File, learned.Lines[i].Line}]
+		}
 		loc.Ranking = learned
 	case spectra.OrderFormula:
 		loc.Ranking = withEvidence(loc.Formula, loc.Base, ev)
