@@ -2,10 +2,8 @@ package main
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 
-	"faultline/internal/localize"
 	"faultline/spectra"
 )
 
@@ -53,7 +51,7 @@ func TestTrainModel(t *testing.T) {
 		})
 	}
 	all := func(*scoredCase) bool { return true }
-	m := trainModel(cases, all, "test", 0)
+	m := trainModel(cases, all, "test")
 	if m.Weights["marker"] <= 0 || m.Weights["decoy"] >= 0 {
 		t.Fatalf("weights %v: want marker > 0 > decoy", m.Weights)
 	}
@@ -70,37 +68,7 @@ func TestTrainModel(t *testing.T) {
 	if learned.Top[0] != len(cases) {
 		t.Errorf("learned order puts %d of %d faults first", learned.Top[0], len(cases))
 	}
-	if again := trainModel(cases, all, "test", 0); !reflect.DeepEqual(again, m) {
+	if again := trainModel(cases, all, "test"); !reflect.DeepEqual(again, m) {
 		t.Errorf("training again gave %v, want %v", again.Weights, m.Weights)
-	}
-}
-
-// The rule picks the learned order only when it is at least as good as
-// the best single technique on every measure, else the combined rule.
-func TestDecide(t *testing.T) {
-	ords := orders(&localize.Model{Name: "test"})
-	var all []*scoredCase
-	cv := map[*scoredCase][]outcome{}
-	for _, seeded := range []bool{false, true} {
-		c := &scoredCase{Seeded: seeded, Report: &spectra.RankReport{}}
-		os := make([]outcome, len(ords))
-		for k := range os {
-			os[k] = outcome{pos: 4, lines: 100} // every single technique: 4th
-		}
-		os[combinedOrder(ords)] = outcome{pos: 2, lines: 100}
-		os[learnedOrder(ords)] = outcome{pos: 1, lines: 100}
-		if seeded {
-			os[learnedOrder(ords)] = outcome{pos: 6, lines: 100} // worse than the formulas
-		}
-		all = append(all, c)
-		cv[c] = os
-	}
-	d := decide(all, ords, cv)
-	if d.Default != spectra.OrderCombined || !strings.Contains(d.Why, "seeded Top-5 0 against 1") {
-		t.Errorf("decide = %+v; want combined, the learned order short on seeded Top-5", d)
-	}
-	cv[all[1]][learnedOrder(ords)] = outcome{pos: 1, lines: 100}
-	if d := decide(all, ords, cv); d.Default != spectra.OrderLearned {
-		t.Errorf("decide = %+v; want learned", d)
 	}
 }

@@ -28,11 +28,13 @@ type Model struct {
 	// technique ("formula" or "combined").
 	Default string             `json:"default"`
 	Weights map[string]float64 `json:"weights"`
-	// Head bounds what the model reorders: the lines the formula ranks
-	// within the first Head places (ties included) and those hosting a
-	// verified angelic fix; the other lines follow in the formula's order.
-	// Zero reorders every line.
-	Head int `json:"head,omitempty"`
+	// Window bounds what the model may reorder: the lines the formula
+	// ranks within its first Window positions (a tie group that starts
+	// there, whole); the others follow in the formula's order. A weighted
+	// sum can demote a faulty line far below where the formula had it,
+	// which costs EXAM, while developers look at the first few lines
+	// only. 0 reorders every line.
+	Window int `json:"window,omitempty"`
 	// Evaluation says how the model was trained and how it did on
 	// held-out folds.
 	Evaluation string `json:"evaluation"`
@@ -79,45 +81,44 @@ func (m *Model) Score(ev *Evidence, i int) (float64, []spectra.Reason) {
 // maxReasons is how many pieces of evidence a line's Because lists.
 const maxReasons = 3
 
-// InHead says whether the model reorders line i of a formula ranking
-// (Model.Head).
-func (m *Model) InHead(formula *spectra.Ranking, ev *Evidence, i int) bool {
-	if m.Head <= 0 || formula.Lines[i].Tie[0] <= m.Head {
-		return true
-	}
-	for _, name := range []string{"angelic.fix", "angelic.multi"} {
-		if c, ok := ev.Columns[name]; ok && c[i] > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // Learned orders the lines of a formula ranking by the model's score over
-// their evidence, the formula breaking ties, then code order (the lines
-// outside the model's head after, in the formula's order); each line
-// keeps its formula score and counts, and gets its evidence and the
-// reasons for its place.
+// their evidence, the formula breaking ties, then code order, within the
+// model's window; each line keeps its formula score and counts, and gets
+// its evidence and the reasons for its place.
 func Learned(formula *spectra.Ranking, ev *Evidence, m *Model) (*spectra.Ranking, error) {
 	n := len(formula.Lines)
 	locs := make([]rank.Location, n)
-	head := make([]float64, n)
 	scores := make([]float64, n)
 	formulaScores := make([]float64, n)
 	because := make([][]spectra.Reason, n)
 	for i, l := range formula.Lines {
 		locs[i] = rank.Location{File: l.File, Line: l.Line}
-		formulaScores[i] = l.Score
-		if !m.InHead(formula, ev, i) {
-			continue
-		}
-		head[i] = 1
 		scores[i], because[i] = m.Score(ev, i)
+		formulaScores[i] = l.Score
 		if math.IsNaN(scores[i]) {
 			return nil, fmt.Errorf("model %s scores %s:%d as NaN", m.Name, l.File, l.Line)
 		}
 	}
-	ranked, err := rank.RankScores(locs, head, scores, formulaScores)
+	// inWindow is 1 for the lines the model may reorder, which come first.
+	inWindow := make([]float64, n)
+	if m.Window > 0 {
+		byFormula, err := rank.RankScores(locs, formulaScores)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range byFormula {
+			if r.TieFirst <= m.Window {
+				inWindow[r.Elem] = 1
+			} else {
+				scores[r.Elem], because[r.Elem] = 0, nil
+			}
+		}
+	} else {
+		for i := range inWindow {
+			inWindow[i] = 1
+		}
+	}
+	ranked, err := rank.RankScores(locs, inWindow, scores, formulaScores)
 	if err != nil {
 		return nil, err
 	}
@@ -132,13 +133,6 @@ func Learned(formula *spectra.Ranking, ev *Evidence, m *Model) (*spectra.Ranking
 		for _, b := range because[r.Elem] {
 			if b.Contribution > 0 && len(why) < maxReasons {
 				why = append(why, b)
-			}
-		}
-		if head[r.Elem] == 0 {
-			// Outside the head the formula alone placed it.
-			column := "spectrum." + formula.Formula + ".rank"
-			if v := l.Evidence[column]; v != 0 {
-				why = []spectra.Reason{{Evidence: column, Value: v, Contribution: v}}
 			}
 		}
 		l.Because = why
