@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"faultline/internal/testbuild"
 	"faultline/solver/mcs"
 	"faultline/solver/z3"
 )
@@ -41,24 +40,7 @@ func TestEarlyReturnBindsResults(t *testing.T) {
 func firstCorrections(t *testing.T, dir, pkgPath, test string) []*site {
 	t.Helper()
 	ctx := context.Background()
-	mod := open(t, dir)
-	listing, err := mod.List(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := mod.Keys(ctx, listing, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkg := listing.Package(pkgPath)
-	prog, err := loadProgram(mod, pkgPath, testbuild.SortedPaths(listing.Closure(pkg)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin, err := buildTestBinary(ctx, mod, keys, prog, pkg, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	prog, bin := instrumentedBinary(t, dir, pkgPath)
 	bin.timeout = time.Minute
 	first, err := bin.run(ctx, test, nil)
 	if err != nil {
