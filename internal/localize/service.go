@@ -73,12 +73,32 @@ const (
 	DefaultMemory      = 1 << 30
 )
 
+// DefaultOrder is the order of a localization under o when none is asked
+// for: the shipped model's default, except that the learned order, which
+// the model learned over Ochiai's ranking, gives way to the combined one
+// under another formula, BlockRank or SAT-TAR, and to the formula alone
+// without the analysis (not asked for, or no solver here), whose evidence
+// it weighs.
+func DefaultOrder(o Options) string {
+	order := ShippedModel().Default
+	if order != spectra.OrderLearned {
+		return order
+	}
+	if o.BlockRank != nil || o.SatTar || o.Formula != nil && o.Formula.Name() != rank.Default().Name() {
+		return spectra.OrderCombined
+	}
+	if !o.Angelic || analysis.Available() != nil {
+		return spectra.OrderFormula
+	}
+	return order
+}
+
 func (o *Options) defaults() {
 	if o.Formula == nil {
 		o.Formula = rank.Default()
 	}
 	if o.Order == "" {
-		o.Order = ShippedModel().Default
+		o.Order = DefaultOrder(*o)
 	}
 	if o.Budget <= 0 {
 		o.Budget = DefaultBudget
@@ -527,6 +547,11 @@ func (st *state) order(loc *Localization, results []analysis.TestResult) {
 		if err != nil {
 			bug.Reportf("learned order: %v", err)
 			return
+		}
+		// Each line still says for how many failing tests it hosts a fix.
+		fixes := fixCounts(results)
+		for i := range learned.Lines {
+			learned.Lines[i].Fixes = fixes[line{learned.Lines[i].File, learned.Lines[i].Line}]
 		}
 		loc.Ranking = learned
 	case spectra.OrderFormula:
