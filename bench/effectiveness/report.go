@@ -212,7 +212,7 @@ func writeCombined(b *strings.Builder, faults []FaultResult, formulas []string) 
 
 // writeConstructs breaks the faults down by the construct their faulty
 // line is in: how many host a verified fix on the faulty line, and where
-// faultline's default order (ochiai+angelic) places them.
+// the combined order (ochiai+angelic) places them.
 func writeConstructs(b *strings.Builder, faults []FaultResult) {
 	byConstruct := map[string][]FaultResult{}
 	unclassified := 0
@@ -231,7 +231,7 @@ func writeConstructs(b *strings.Builder, faults []FaultResult) {
 		"Each fault's faulty line is classified from its type-checked syntax by the data the mutated expression (or, for a known fault, the statement on its line) touches, " +
 		"the first that applies of: error, string or byte slice, map, slice or array, struct field, float, call, Boolean && || ! (a swapped && or || is always one), integer. " +
 		"A fault hosts a fix when its faulty line hosts a verified single-location angelic fix of some failing test; " +
-		"positions are in faultline's default order (" + order + "), over the faults it ranked; analysis times are per failing test.\n\n")
+		"positions are in the combined order (" + order + ": lines hosting verified fixes first), over the faults it ranked; analysis times are per failing test.\n\n")
 	if unclassified > 0 {
 		fmt.Fprintf(b, "%d faults carry no construct (results of a harness that did not classify; -report-from -classify adds it).\n\n", unclassified)
 	}
