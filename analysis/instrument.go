@@ -645,6 +645,7 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 	case *ast.AssignStmt:
 		for _, l := range s.Lhs {
 			fi.calls(fn, l)
+			fi.mapWriteGuard(fn, l)
 		}
 		if len(s.Lhs) == len(s.Rhs) {
 			var group *site
@@ -697,6 +698,7 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 		}
 	case *ast.IncDecStmt:
 		fi.calls(fn, s.X)
+		fi.mapWriteGuard(fn, s.X)
 		if v := fi.localVar(fn, s.X); v != nil && (valueKind(v.Type()) == 'i' || valueKind(v.Type()) == 'f') {
 			st := fi.site(kindIncDec, fn, s, v.Type())
 			st.obj, st.op = v, s.Tok
@@ -1144,17 +1146,23 @@ func (fi *fileInstrumenter) calls(fn *function, e ast.Node) {
 		return
 	}
 	ast.Inspect(e, func(n ast.Node) bool {
+		if x, ok := n.(ast.Expr); ok && fi.info.Types[x].Value != nil {
+			return false // a constant (len of an array among them) evaluates nothing
+		}
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			fi.funcLit(n)
 			return false
 		case *ast.IndexExpr, *ast.SliceExpr:
 			fi.guard(fn, n.(ast.Expr))
+		case *ast.StarExpr, *ast.SelectorExpr:
+			fi.nilGuard(fn, n.(ast.Expr))
 		case *ast.BinaryExpr:
 			if n.Op == token.QUO || n.Op == token.REM {
 				fi.divGuard(fn, n.Y)
 			}
 		case *ast.CallExpr:
+			fi.panicGuard(fn, n)
 			callee := fi.prog.callee(fi.info, n)
 			if callee == nil {
 				return true

@@ -35,6 +35,9 @@ const (
 	guardIndex guardKind = iota + 1 // x[i]: i < len(x), unsigned
 	guardSlice                      // x[lo:hi:max]: lo <= hi <= max <= cap(x), unsigned
 	guardDiv                        // x / y, x % y: y != 0
+	guardNil                        // p.f, *p: p != nil (panic_nil.go)
+	guardMap                        // m[k] = v: m != nil
+	guardPanic                      // panic(v): the statement is not reached
 )
 
 // site is one instrumented point of the source.
