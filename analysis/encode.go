@@ -472,6 +472,8 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 					op = token.SUB
 				}
 				term = e.binary(op, old, e.lit(s.typ, e.one(s.typ)), s.typ, s.typ)
+			} else if s.recorded {
+				term = e.lit(s.typ, valueOf(ev)) // the run's dynamic type decides
 			} else if s.tuple {
 				term = e.component(a, s, ev)
 			} else {

@@ -570,6 +570,10 @@ func (fi *fileInstrumenter) trackLocals(fn *function, ft *ast.FuncType, body *as
 			depth--
 			return false
 		case *ast.AssignStmt:
+			if _, ok := commaOK(n.Lhs, n.Rhs); ok {
+				untracked = append(untracked, fi.trackCommaOK(fn, n.Lhs, n.Tok == token.DEFINE, depth)...)
+				break
+			}
 			plain := len(n.Lhs) == len(n.Rhs) || fi.tupleCall(n.Rhs, len(n.Lhs)) != nil
 			for _, l := range n.Lhs {
 				if id, ok := l.(*ast.Ident); ok && depth == 0 && plain && n.Tok == token.DEFINE {
@@ -583,6 +587,12 @@ func (fi *fileInstrumenter) trackLocals(fn *function, ft *ast.FuncType, body *as
 				untracked = append(untracked, n.X)
 			}
 		case *ast.ValueSpec:
+			if len(n.Names) == 2 {
+				if _, ok := commaOK([]ast.Expr{n.Names[0], n.Names[1]}, n.Values); ok {
+					untracked = append(untracked, fi.trackCommaOK(fn, []ast.Expr{n.Names[0], n.Names[1]}, true, depth)...)
+					break
+				}
+			}
 			if depth == 0 && (len(n.Values) == 0 || len(n.Values) == len(n.Names) || fi.tupleCall(n.Values, len(n.Names)) != nil) {
 				for _, id := range n.Names {
 					candidate(id)
@@ -694,6 +704,8 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 			}
 			if call := fi.tupleCall(s.Rhs, len(s.Lhs)); call != nil {
 				fi.tupleAssign(fn, call, s.Lhs, s.Tok)
+			} else if ta, ok := commaOK(s.Lhs, s.Rhs); ok {
+				fi.typeAssertOK(fn, ta, s.Lhs[1], s.Tok)
 			}
 		}
 	case *ast.IncDecStmt:
@@ -722,12 +734,14 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 				for _, x := range vs.Values {
 					fi.calls(fn, x)
 				}
+				lhs := make([]ast.Expr, len(vs.Names))
+				for i, name := range vs.Names {
+					lhs[i] = name
+				}
 				if call := fi.tupleCall(vs.Values, len(vs.Names)); call != nil {
-					lhs := make([]ast.Expr, len(vs.Names))
-					for i, name := range vs.Names {
-						lhs[i] = name
-					}
 					fi.tupleAssign(fn, call, lhs, token.DEFINE)
+				} else if ta, ok := commaOK(lhs, vs.Values); ok {
+					fi.typeAssertOK(fn, ta, lhs[1], token.DEFINE)
 				}
 				continue
 			}
@@ -812,6 +826,10 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 			fi.switchStmt(fn, sw, s.Label.Name, inList)
 			break
 		}
+		if sw, ok := s.Stmt.(*ast.TypeSwitchStmt); ok {
+			fi.typeSwitchStmt(fn, sw, s.Label.Name, inList)
+			break
+		}
 		fi.stmt(fn, s.Stmt, inList)
 	case *ast.IfStmt:
 		if s.Init != nil {
@@ -863,13 +881,7 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 	case *ast.SwitchStmt:
 		fi.switchStmt(fn, s, "", inList)
 	case *ast.TypeSwitchStmt:
-		if s.Init != nil {
-			fi.stmt(fn, s.Init, false)
-		}
-		fi.calls(fn, s.Assign)
-		for _, c := range s.Body.List {
-			fi.stmtList(fn, c.(*ast.CaseClause).Body)
-		}
+		fi.typeSwitchStmt(fn, s, "", inList)
 	case *ast.SelectStmt:
 		for _, c := range s.Body.List {
 			cc := c.(*ast.CommClause)

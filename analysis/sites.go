@@ -82,6 +82,10 @@ type site struct {
 	// tuple marks a site recording one result (index) of expr, a call
 	// with several results: a, b := f(), var a, b = f(), return f(), g(f()).
 	tuple bool
+	// recorded marks a Boolean site whose value the formula takes from
+	// the run (a type switch's case, a comma-ok type assertion's ok): the
+	// dynamic type is the run's, the angelic choice the branch taken.
+	recorded bool
 }
 
 // function is one instrumented function declaration or literal.
