@@ -162,7 +162,9 @@ func (e *encoder) term(t types.Type, v value) z3.Expr {
 	switch valueKind(t) {
 	case 's', 'y':
 		return e.z.BytesVal([]byte(v.s)).Expr
-	case 'b', 'e':
+	case 'e':
+		return e.z.BVInt(v.n, errorBits).Expr // its code (errors_is.go)
+	case 'b':
 		return e.z.BoolVal(v.n != 0).Expr
 	case 'f':
 		if isFloat32(t) {
@@ -201,7 +203,9 @@ func (e *encoder) sortOf(t types.Type) z3.Sort {
 	switch valueKind(t) {
 	case 's', 'y':
 		return e.z.ByteSeqSort()
-	case 'b', 'e':
+	case 'e':
+		return e.z.BVSort(errorBits)
+	case 'b':
 		return e.z.BoolSort()
 	case 'f':
 		return e.floatSort(t)

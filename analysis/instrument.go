@@ -29,6 +29,7 @@ type program struct {
 	pkgDir     string                       // directory of the package under test
 	rt         string                       // import name of the runtime in instrumented files
 	tuple      string                       // prefix of the tuple helpers declared in instrumented files
+	sentinels  *sentinelTable               // error codes of sentinels (errors_is.go)
 }
 
 // loadProgram loads pkgPath with its tests and the module packages its test
@@ -135,6 +136,7 @@ func loadProgram(mod *testbuild.Module, pkgPath string, roots []string) (*progra
 				prog.declare(fd.Name.Pos(), fd.Name.Name, hard, u.p.TypesInfo.Defs[fd.Name])
 			}
 		}
+		prog.declareSentinels(u.file, u.p.TypesInfo)
 	}
 	for _, u := range units {
 		rel, _ := filepath.Rel(root, u.path)
@@ -480,6 +482,7 @@ func (fi *fileInstrumenter) site(kind siteKind, fn *function, e ast.Node, t type
 
 // run instruments every function of f and returns the edits.
 func (fi *fileInstrumenter) run(f *ast.File, runtimePath string) []testbuild.Edit {
+	fi.registerSentinels(f)
 	for _, d := range f.Decls {
 		fd, ok := d.(*ast.FuncDecl)
 		if !ok || fd.Body == nil {
@@ -570,8 +573,8 @@ func (fi *fileInstrumenter) trackLocals(fn *function, ft *ast.FuncType, body *as
 			depth--
 			return false
 		case *ast.AssignStmt:
-			if _, ok := commaOK(n.Lhs, n.Rhs); ok {
-				untracked = append(untracked, fi.trackCommaOK(fn, n.Lhs, n.Tok == token.DEFINE, depth)...)
+			if ta, ok := commaOK(n.Lhs, n.Rhs); ok {
+				untracked = append(untracked, fi.trackCommaOK(fn, ta, n.Lhs, n.Tok == token.DEFINE, depth)...)
 				break
 			}
 			plain := len(n.Lhs) == len(n.Rhs) || fi.tupleCall(n.Rhs, len(n.Lhs)) != nil
@@ -588,8 +591,8 @@ func (fi *fileInstrumenter) trackLocals(fn *function, ft *ast.FuncType, body *as
 			}
 		case *ast.ValueSpec:
 			if len(n.Names) == 2 {
-				if _, ok := commaOK([]ast.Expr{n.Names[0], n.Names[1]}, n.Values); ok {
-					untracked = append(untracked, fi.trackCommaOK(fn, []ast.Expr{n.Names[0], n.Names[1]}, true, depth)...)
+				if ta, ok := commaOK([]ast.Expr{n.Names[0], n.Names[1]}, n.Values); ok {
+					untracked = append(untracked, fi.trackCommaOK(fn, ta, []ast.Expr{n.Names[0], n.Names[1]}, true, depth)...)
 					break
 				}
 			}
@@ -1423,6 +1426,9 @@ func modelled(p *program, info *types.Info, fn *function, e ast.Expr) bool {
 			return numeric(to) && numeric(from) || isSeq(to) && isSeq(from) || valueKind(to) == 's' && valueKind(from) == 'i'
 		}
 		if isEqualCall(info, e) || isMathAbs(info, e) || isErrorCtor(info, e) {
+			return true
+		}
+		if _, ok := p.errorsIsTarget(info, e); ok {
 			return true
 		}
 		if _, ok := builtinLen(info, e); ok {

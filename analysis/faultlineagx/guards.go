@@ -1,6 +1,9 @@
 package faultlineagx
 
-import "reflect"
+import (
+	"errors"
+	"reflect"
+)
 
 // Nil returns p, first recording a guard event at site when p is nil, so
 // that the dereference about to panic is in the trace.
@@ -11,10 +14,12 @@ func Nil[P ~*E, E any](site int32, p P) P {
 	return p
 }
 
-// NilMap returns m, first recording a guard event at site when m is nil,
-// so that the map write about to panic is in the trace.
-func NilMap[M ~map[K]V, K comparable, V any](site int32, m M) M {
-	if m == nil {
+// NilMap returns m, a map, first recording a guard event at site when m
+// is nil, so that the map write about to panic is in the trace. Its type
+// parameter is not constrained to maps: a key type satisfying comparable
+// only by an interface needs go1.20, and instrumented files may be older.
+func NilMap[M any](site int32, m M) M {
+	if v := reflect.ValueOf(m); v.Kind() == reflect.Map && v.IsNil() {
 		event(site, 0)
 	}
 	return m
@@ -141,4 +146,53 @@ func Assert[T any, X any](site int32, x X) (T, bool) {
 		return zero, false
 	}
 	return convertTo[T](any(x)), true
+}
+
+// sentinel is a package-level error variable the analysis numbers.
+type sentinel struct {
+	code int64
+	p    *error
+}
+
+// sentinels are registered by package initialisation only, in order of
+// code, and read without the lock afterwards: errors.Is may call methods
+// of the code under test, which record.
+var sentinels []sentinel
+
+// Sentinel registers the variable p points to under a code (2 and up).
+func Sentinel(code int64, p *error) bool {
+	mu.Lock()
+	defer mu.Unlock()
+	i := 0
+	for i < len(sentinels) && sentinels[i].code < code {
+		i++
+	}
+	if i < len(sentinels) && sentinels[i].code == code {
+		return true
+	}
+	sentinels = append(sentinels, sentinel{})
+	copy(sentinels[i+1:], sentinels[i:])
+	sentinels[i] = sentinel{code, p}
+	return true
+}
+
+// errorCode is the code of a non-nil error: that of the first sentinel
+// errors.Is matches, else 1.
+func errorCode(err error) int64 {
+	for _, s := range sentinels {
+		if *s.p != nil && errors.Is(err, *s.p) {
+			return s.code
+		}
+	}
+	return 1
+}
+
+// sentinelOf is the sentinel of a code, nil for none.
+func sentinelOf(code int64) error {
+	for _, s := range sentinels {
+		if s.code == code {
+			return *s.p
+		}
+	}
+	return nil
 }
