@@ -83,7 +83,7 @@ func commaOK(lhs []ast.Expr, rhs []ast.Expr) (*ast.TypeAssertExpr, bool) {
 // from the run's. The ok (unless blank) is an assignment site taking the
 // run's value, of the local ok when the formula follows it.
 func (fi *fileInstrumenter) typeAssertOK(fn *function, ta *ast.TypeAssertExpr, ok ast.Expr, tok token.Token) {
-	if fi.hard || strings.Contains(fi.text(ta)[fi.off(ta.X.End())-fi.off(ta.Pos()):], "\n") {
+	if !fi.okModelled(ta) {
 		return
 	}
 	st := fi.site(kindAssign, fn, ta, types.Typ[types.Bool])
@@ -113,9 +113,19 @@ func (fi *fileInstrumenter) oneLineCases(s *ast.TypeSwitchStmt) bool {
 	return true
 }
 
+// okModelled reports whether the ok of v, ok := x.(T) gets a site: in
+// non-test code, with .(T) on one line.
+func (fi *fileInstrumenter) okModelled(ta *ast.TypeAssertExpr) bool {
+	return !fi.hard && !strings.Contains(string(fi.src[fi.off(ta.X.End()):fi.off(ta.End())]), "\n")
+}
+
 // trackCommaOK adjusts the locals the formula follows for v, ok := x.(T):
-// ok is assigned one value (the run's), v is not followed.
-func (fi *fileInstrumenter) trackCommaOK(fn *function, lhs []ast.Expr, define bool, depth int) (untracked []ast.Expr) {
+// ok is assigned one value (the run's) when the assertion has a site, v
+// is not followed.
+func (fi *fileInstrumenter) trackCommaOK(fn *function, ta *ast.TypeAssertExpr, lhs []ast.Expr, define bool, depth int) (untracked []ast.Expr) {
+	if !fi.okModelled(ta) {
+		return lhs
+	}
 	if id, ok := lhs[1].(*ast.Ident); ok && define && depth == 0 {
 		if v, ok := fi.info.Defs[id].(*types.Var); ok && valueKind(v.Type()) == 'b' && id.Name != "_" {
 			fn.tracked[v] = true
