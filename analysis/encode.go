@@ -310,6 +310,11 @@ func (e *encoder) siteVar(s *site, ev event, term sv) (sv, error) {
 	if err != nil {
 		return out, err
 	}
+	if valueKind(s.typ) == 'e' {
+		if err := e.addHard(e.errorCodes(v)); err != nil {
+			return out, err
+		}
+	}
 	return out, e.addHard(e.z.Or(ab, eq))
 }
 
