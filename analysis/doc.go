@@ -116,8 +116,9 @@
 // fmt.Errorf non-nil, nil nil, == and != nil as code != 0, errors.Is(x, S)
 // against a sentinel as code(x) == S's; an error matching several
 // sentinels has the least one's code, so a check on another of them
-// contradicts the run and takes the run's value; two errors compared
-// with == stay concrete, since a wrapped sentinel has its code too);
+// contradicts the run and takes the run's value; err == S and err != S
+// with S a sentinel compare codes the same way, a wrapped sentinel having
+// its code too; other errors compared with == stay concrete);
 // Booleans, comparisons, && and ||, locals and parameters assigned
 // only by plain assignments in their own function and never addressed;
 // calls between instrumented functions: each modelled

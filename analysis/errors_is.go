@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
 	"sort"
 	"strings"
@@ -133,6 +134,23 @@ func forSentinels(f *ast.File, info *types.Info, do func(*ast.Ident)) {
 	}
 }
 
+// sentinelComparison reports whether cmp compares two errors with == or
+// != and one of them names a numbered sentinel: the codes are compared.
+// An error wrapping the sentinel has its code too, so for such an error
+// the formula disagrees with the run and the check takes the run's value;
+// a forced code is the sentinel itself, for which == holds.
+func (p *program) sentinelComparison(info *types.Info, cmp *ast.BinaryExpr) bool {
+	if cmp.Op != token.EQL && cmp.Op != token.NEQ || valueKind(info.TypeOf(cmp.X)) != 'e' || valueKind(info.TypeOf(cmp.Y)) != 'e' {
+		return false
+	}
+	for _, x := range []ast.Expr{cmp.X, cmp.Y} {
+		if obj := targetObject(info, x); obj != nil && p.sentinelCode(obj) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // registerSentinels numbers the sentinels file f declares or names as a
 // target, and registers each with the runtime from this file (the
 // runtime reads the variable when it records an error, so the order of
@@ -152,11 +170,20 @@ func (fi *fileInstrumenter) registerSentinels(f *ast.File) {
 	}
 	forSentinels(f, fi.info, func(name *ast.Ident) { add(fi.info.Defs[name], name.Name) })
 	ast.Inspect(f, func(n ast.Node) bool {
+		var target ast.Expr
+		if cmp, ok := n.(*ast.BinaryExpr); ok && (cmp.Op == token.EQL || cmp.Op == token.NEQ) &&
+			valueKind(fi.info.TypeOf(cmp.X)) == 'e' && valueKind(fi.info.TypeOf(cmp.Y)) == 'e' {
+			for _, x := range []ast.Expr{cmp.X, cmp.Y} {
+				if obj := targetObject(fi.info, x); obj != nil && obj.Pkg() != fi.pkg && sentinelKey(obj) != "" && !strings.Contains(fi.text(x), "\n") {
+					add(obj, fi.text(x))
+				}
+			}
+			return true
+		}
 		call, ok := n.(*ast.CallExpr)
 		if !ok {
 			return true
 		}
-		var target ast.Expr
 		if fn := calledFunc(fi.info, call); fn != nil && fn.Pkg().Path() == "errors" && fn.Name() == "Is" && len(call.Args) == 2 {
 			target = call.Args[1]
 		} else if name, ops, ok := testifyCall(fi.info, call); ok && (name == "ErrorIs" || name == "NotErrorIs") {

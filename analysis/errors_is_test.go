@@ -6,7 +6,7 @@ import "testing"
 
 // TestSentinelFaults checks that faults on error paths checked against
 // sentinels are found by the formula: a function returning the wrong
-// sentinel (checked by errors.Is guarding t.Fatalf) and one returning a
+// sentinel (checked by errors.Is and by != guarding t.Fatalf) and one returning a
 // nil error where it should fail (checked by testify's ErrorIs). TestRead
 // passes and must pass instrumented too.
 func TestSentinelFaults(t *testing.T) {
@@ -15,8 +15,9 @@ func TestSentinelFaults(t *testing.T) {
 	}
 	dir := extract(t, "sentinel.txtar")
 	checkFormulaFinds(t, dir, "example.com/sentinel", "sentinel.go", map[string]int{
-		"TestGetEmptyKey": 18,
-		"TestOverdraw":    34,
+		"TestGetEmptyKey":         18,
+		"TestGetEmptyKeyIdentity": 18,
+		"TestOverdraw":            34,
 	})
 	checkPassesInstrumented(t, dir, "example.com/sentinel", "TestRead")
 }

@@ -1404,8 +1404,9 @@ func modelled(p *program, info *types.Info, fn *function, e ast.Expr) bool {
 			return true
 		}
 		if valueKind(info.TypeOf(e.X)) == 'e' || valueKind(info.TypeOf(e.Y)) == 'e' {
-			// Only a comparison with nil: two errors compare by identity.
-			return isNil(info, e.X) || isNil(info, e.Y)
+			// A comparison with nil, or with a sentinel (errors_is.go):
+			// other errors compare by identity.
+			return isNil(info, e.X) || isNil(info, e.Y) || p.sentinelComparison(info, e)
 		}
 		return valueKind(info.TypeOf(e.X)) != 0 && valueKind(info.TypeOf(e.Y)) != 0 || isUntypedNumber(info.TypeOf(e.Y)) && valueKind(info.TypeOf(e.X)) != 0
 	case *ast.UnaryExpr:
