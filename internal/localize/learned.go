@@ -28,6 +28,13 @@ type Model struct {
 	// technique ("formula" or "combined").
 	Default string             `json:"default"`
 	Weights map[string]float64 `json:"weights"`
+	// Window bounds what the model may reorder: the lines the formula
+	// ranks within its first Window positions (a tie group that starts
+	// there, whole); the others follow in the formula's order. A weighted
+	// sum can demote a faulty line far below where the formula had it,
+	// which costs EXAM, while developers look at the first few lines
+	// only. 0 reorders every line.
+	Window int `json:"window,omitempty"`
 	// Evaluation says how the model was trained and how it did on
 	// held-out folds.
 	Evaluation string `json:"evaluation"`
@@ -75,9 +82,9 @@ func (m *Model) Score(ev *Evidence, i int) (float64, []spectra.Reason) {
 const maxReasons = 3
 
 // Learned orders the lines of a formula ranking by the model's score over
-// their evidence, the formula breaking ties, then code order; each line
-// keeps its formula score and counts, and gets its evidence and the
-// reasons for its place.
+// their evidence, the formula breaking ties, then code order, within the
+// model's window; each line keeps its formula score and counts, and gets
+// its evidence and the reasons for its place.
 func Learned(formula *spectra.Ranking, ev *Evidence, m *Model) (*spectra.Ranking, error) {
 	n := len(formula.Lines)
 	locs := make([]rank.Location, n)
@@ -92,7 +99,26 @@ func Learned(formula *spectra.Ranking, ev *Evidence, m *Model) (*spectra.Ranking
 			return nil, fmt.Errorf("model %s scores %s:%d as NaN", m.Name, l.File, l.Line)
 		}
 	}
-	ranked, err := rank.RankScores(locs, scores, formulaScores)
+	// inWindow is 1 for the lines the model may reorder, which come first.
+	inWindow := make([]float64, n)
+	if m.Window > 0 {
+		byFormula, err := rank.RankScores(locs, formulaScores)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range byFormula {
+			if r.TieFirst <= m.Window {
+				inWindow[r.Elem] = 1
+			} else {
+				scores[r.Elem], because[r.Elem] = 0, nil
+			}
+		}
+	} else {
+		for i := range inWindow {
+			inWindow[i] = 1
+		}
+	}
+	ranked, err := rank.RankScores(locs, inWindow, scores, formulaScores)
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 
+	"faultline/internal/bug"
 	"faultline/internal/export"
 	"faultline/internal/localize"
 	"faultline/spectra"
@@ -49,21 +50,44 @@ type Options struct {
 // Write writes the log of one localization. A ranking without failing
 // tests gives a valid log without results.
 func Write(w io.Writer, loc *localize.Localization, opts Options) error {
-	report, err := Build(loc, opts)
+	report, results, err := build(loc, opts)
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(report)
+	head, err := json.Marshal(report)
 	if err != nil {
 		return fmt.Errorf("encoding SARIF: %w", err)
 	}
-	data = prune(data)
-	if len(data) < 1<<20 { // indented for people while small
-		var buf bytes.Buffer
-		if err := json.Indent(&buf, data, "", "  "); err != nil {
+	head = prune(head)
+	// The run's results, empty in the library's log, are spliced in.
+	const empty = `"results":[]`
+	at := bytes.Index(head, []byte(empty))
+	if at < 0 {
+		bug.Reportf("SARIF run without a results member: %.200s", head)
+		return fmt.Errorf("encoding SARIF: the run has no results member")
+	}
+	at += len(empty) - 1
+	var buf bytes.Buffer
+	buf.Grow(len(head) + 700*len(results))
+	buf.Write(head[:at])
+	enc := json.NewEncoder(&buf)
+	for i := range results {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if err := enc.Encode(&results[i]); err != nil {
 			return fmt.Errorf("encoding SARIF: %w", err)
 		}
-		data = buf.Bytes()
+		buf.Truncate(buf.Len() - 1) // the encoder's newline
+	}
+	buf.Write(head[at:])
+	data := buf.Bytes()
+	if len(data) < 1<<20 { // indented for people while small
+		var indented bytes.Buffer
+		if err := json.Indent(&indented, data, "", "  "); err != nil {
+			return fmt.Errorf("encoding SARIF: %w", err)
+		}
+		data = indented.Bytes()
 	}
 	if _, err := w.Write(append(data, '\n')); err != nil {
 		return fmt.Errorf("writing SARIF: %w", err)
@@ -135,15 +159,16 @@ func stringEnd(data []byte, i int) int {
 	return len(data)
 }
 
-// Build returns the log of one localization.
-func Build(loc *localize.Localization, opts Options) (*sarif.Report, error) {
+// build returns the log of one localization without its results, and
+// the results.
+func build(loc *localize.Localization, opts Options) (*sarif.Report, []result, error) {
 	root := opts.SourceRoot
 	if root == "" {
 		root = repositoryRoot(loc.Matrix.Root)
 	}
 	prefix, err := filepath.Rel(root, loc.Matrix.Root)
 	if err != nil || strings.HasPrefix(prefix, "..") {
-		return nil, fmt.Errorf("the module %s is not below the source root %s", loc.Matrix.Root, root)
+		return nil, nil, fmt.Errorf("the module %s is not below the source root %s", loc.Matrix.Root, root)
 	}
 	b := &builder{loc: loc, sources: export.NewSources(loc.Matrix.Root), prefix: filepath.ToSlash(prefix), fps: map[string][]string{}}
 
@@ -174,19 +199,21 @@ func Build(loc *localize.Localization, opts Options) (*sarif.Report, error) {
 	}
 	run.AddInvocation(inv)
 
+	var results []result
 	if r.Failed > 0 {
 		lines := r.Lines
 		if opts.Top > 0 && len(lines) > opts.Top {
 			lines = lines[:opts.Top]
 		}
-		for _, l := range lines {
-			run.AddResult(b.result(l))
+		results = make([]result, len(lines))
+		for i, l := range lines {
+			results[i] = b.result(l)
 		}
 	}
 	report := sarif.NewReport()
 	report.Schema = "https://json.schemastore.org/sarif-2.1.0.json"
 	report.AddRun(run)
-	return report, nil
+	return report, results, nil
 }
 
 func driver() *sarif.ToolComponent {
@@ -235,39 +262,33 @@ func (b *builder) uri(file string) string {
 	return (&url.URL{Path: p}).EscapedPath()
 }
 
-func (b *builder) location(file string, region *sarif.Region) *sarif.Location {
-	art := sarif.NewArtifactLocation().WithURI(b.uri(file)).WithURIBaseID(SourceRoot)
-	phys := sarif.NewPhysicalLocation().WithArtifactLocation(art).WithRegion(region)
-	return sarif.NewLocationWithPhysicalLocation(phys)
+func (b *builder) artifact(file string) artifactLocation {
+	return artifactLocation{URI: b.uri(file), URIBaseID: SourceRoot}
 }
 
-func (b *builder) result(l spectra.RankedLine) *sarif.Result {
+func (b *builder) result(l spectra.RankedLine) result {
 	r := b.loc.Ranking
-	res := sarif.NewRuleResult(RuleID)
-	res.RuleIndex = 0
-	res.Level = "warning"
-	res.Kind = "fail"
-	// SARIF's rank is a priority in [0, 100], higher first; tied lines share it.
-	res.Rank = float64(int(10000*float64(len(r.Lines)-l.Tie[0]+1)/float64(len(r.Lines)))) / 100
 	src := b.sources.File(l.File)
-	region := sarif.NewRegion().WithStartLine(l.Line)
+	reg := region{StartLine: l.Line}
 	if text := src.Line(l.Line); text != nil {
-		region.WithSnippet(sarif.NewArtifactContent().WithText(string(text)))
+		reg.Snippet = &message{Text: string(text)}
 	}
-	res.AddLocation(b.location(l.File, region))
-	res.Message = sarif.NewTextMessage(b.message(l))
-	res.PartialFingerprints = map[string]string{FingerprintKey: b.fingerprint(src, l.File, l.Line)}
-	props := sarif.NewPropertyBag().
-		Add("rank", l.Rank).Add("score", l.Score).Add("formula", r.Formula).Add("order", r.Order).
-		Add("tie", []int{l.Tie[0], l.Tie[1]}).
-		Add("ef", l.EF).Add("ep", l.EP).Add("nf", l.NF).Add("np", l.NP).
-		Add("verifiedFixes", l.Fixes)
-	if fn := src.Func(l.Line); fn != "" {
-		props.Add("function", fn)
+	res := result{
+		RuleID: RuleID,
+		Level:  "warning",
+		Kind:   "fail",
+		// SARIF's rank is a priority in [0, 100], higher first; tied lines share it.
+		Rank:                float64(int(10000*float64(len(r.Lines)-l.Tie[0]+1)/float64(len(r.Lines)))) / 100,
+		Message:             message{Text: b.message(l)},
+		Locations:           []location{{PhysicalLocation: physicalLocation{ArtifactLocation: b.artifact(l.File), Region: reg}}},
+		PartialFingerprints: partialFingerprints{LineHash: b.fingerprint(src, l.File, l.Line)},
+		Properties: resultProps{
+			Rank: l.Rank, Score: l.Score, Formula: r.Formula, Order: r.Order, Tie: l.Tie,
+			EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP, VerifiedFixes: l.Fixes, Function: src.Func(l.Line),
+		},
 	}
-	res.Properties = props
 	for _, f := range b.loc.FixesAt(l.File, l.Line) {
-		res.AddFixe(b.fix(f))
+		res.Fixes = append(res.Fixes, b.fix(f))
 	}
 	return res
 }
@@ -292,20 +313,20 @@ func (b *builder) message(l spectra.RankedLine) string {
 
 // fix is a verified angelic value as the replacement of the expression's
 // text by the value.
-func (b *builder) fix(f localize.Fix) *sarif.Fix {
+func (b *builder) fix(f localize.Fix) fix {
 	src := b.sources.File(f.File)
-	region := sarif.NewRegion().WithStartLine(f.Line).WithStartColumn(column(src.Line(f.Line), f.Col)).
-		WithEndLine(f.EndLine).WithEndColumn(column(src.Line(f.EndLine), f.EndCol))
-	repl := sarif.NewReplacement().WithDeletedRegion(region).WithInsertedContent(sarif.NewArtifactContent().WithText(f.Angelic))
-	change := sarif.NewArtifactChange().
-		WithArtifactLocation(sarif.NewArtifactLocation().WithURI(b.uri(f.File)).WithURIBaseID(SourceRoot)).
-		AddReplacement(repl)
-	fix := sarif.NewFix().
-		WithDescription(sarif.NewTextMessage(fmt.Sprintf("Angelic value: %s = %s instead of %s makes %s pass (verified by a forced run).", f.Expr, f.Angelic, f.Original, f.Test))).
-		AddArtifactChange(change)
-	fix.Properties = sarif.NewPropertyBag().Add("test", f.Test).Add("package", f.Package).
-		Add("expression", f.Expr).Add("original", f.Original).Add("angelic", f.Angelic)
-	return fix
+	deleted := region{
+		StartLine: f.Line, StartColumn: column(src.Line(f.Line), f.Col),
+		EndLine: f.EndLine, EndColumn: column(src.Line(f.EndLine), f.EndCol),
+	}
+	return fix{
+		Description: message{Text: fmt.Sprintf("Angelic value: %s = %s instead of %s makes %s pass (verified by a forced run).", f.Expr, f.Angelic, f.Original, f.Test)},
+		ArtifactChanges: []artifactChange{{
+			ArtifactLocation: b.artifact(f.File),
+			Replacements:     []replacement{{DeletedRegion: deleted, InsertedContent: message{Text: f.Angelic}}},
+		}},
+		Properties: fixProps{Test: f.Test, Package: f.Package, Expression: f.Expr, Original: f.Original, Angelic: f.Angelic},
+	}
 }
 
 // column turns a 1-based byte column of a line into SARIF's 1-based

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 
 	"faultline/internal/export/exporttest"
 	"faultline/internal/localize"
@@ -24,11 +27,11 @@ type log struct {
 			}
 		}
 		OriginalURIBaseIDs map[string]struct{ URI string } `json:"originalUriBaseIds"`
-		Results            *[]result
+		Results            *[]logResult
 	}
 }
 
-type result struct {
+type logResult struct {
 	RuleID    string
 	Level     string
 	Message   struct{ Text string }
@@ -68,14 +71,27 @@ func write(t *testing.T, loc *localize.Localization, opts Options) (log, []byte)
 	return l, buf.Bytes()
 }
 
-func TestLogValidatesAgainstTheSchema(t *testing.T) {
-	loc := exporttest.Module(t)
-	report, err := Build(loc, Options{})
+// validate checks a written log against the SARIF schema.
+func validate(t *testing.T, data []byte) {
+	t.Helper()
+	report, err := sarif.FromBytes(data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := report.Validate(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestLogValidatesAgainstTheSchema(t *testing.T) {
+	_, data := write(t, exporttest.Module(t), Options{})
+	validate(t, data)
+}
+
+func TestFingerprintKeyNamesTheMember(t *testing.T) {
+	field, _ := reflect.TypeOf(partialFingerprints{}).FieldByName("LineHash")
+	if tag := field.Tag.Get("json"); tag != FingerprintKey {
+		t.Errorf("partial fingerprint written as %q, documented as %q", tag, FingerprintKey)
 	}
 }
 
@@ -204,13 +220,7 @@ func TestNoFailureGivesAnEmptyLog(t *testing.T) {
 	if l.Runs[0].Results == nil || len(*l.Runs[0].Results) != 0 {
 		t.Errorf("results: %s", raw)
 	}
-	report, err := Build(loc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := report.Validate(); err != nil {
-		t.Fatal(err)
-	}
+	validate(t, raw)
 }
 
 // Inside a repository, URIs are relative to its root, where code scanning

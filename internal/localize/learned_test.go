@@ -1,0 +1,53 @@
+package localize
+
+import (
+	"slices"
+	"testing"
+
+	"faultline/spectra"
+)
+
+// TestLearnedReordersWithinTheWindow: the model may only reorder the lines
+// the formula ranks within its window; a line below it stays below however
+// much evidence it has.
+func TestLearnedReordersWithinTheWindow(t *testing.T) {
+	formula := &spectra.Ranking{Formula: "ochiai", Order: spectra.OrderFormula, Failed: 1, Passed: 3}
+	// a.go:1..6 with falling formula scores; 3 and 4 tie.
+	for i, s := range []float64{0.9, 0.8, 0.7, 0.7, 0.5, 0.4} {
+		formula.Lines = append(formula.Lines, spectra.RankedLine{File: "a.go", Line: i + 1, Score: s})
+	}
+	// The model favours line 4 a little and line 6 most.
+	ev := &Evidence{Columns: map[string][]float64{"angelic.fix": {0, 0, 0, 0.5, 0, 1}}}
+	m := &Model{Name: "test", Weights: map[string]float64{"angelic.fix": 1}}
+
+	lines := func(r *spectra.Ranking) []int {
+		var out []int
+		for _, l := range r.Lines {
+			out = append(out, l.Line)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		window int
+		want   []int
+	}{
+		{0, []int{6, 4, 1, 2, 3, 5}},
+		// The tie group of lines 3 and 4 starts at position 3: both are in.
+		{3, []int{4, 1, 2, 3, 5, 6}},
+		{2, []int{1, 2, 3, 4, 5, 6}},
+	} {
+		m.Window = tc.window
+		r, err := Learned(formula, ev, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := lines(r); !slices.Equal(got, tc.want) {
+			t.Errorf("window %d: order %v, want %v", tc.window, got, tc.want)
+		}
+		for _, l := range r.Lines {
+			if l.Line == 6 && tc.window > 0 && len(l.Because) > 0 {
+				t.Errorf("window %d: line 6 is outside it but gives reasons %v", tc.window, l.Because)
+			}
+		}
+	}
+}
