@@ -879,7 +879,9 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 			fi.join(fn, s, "", inList)
 		}
 	case *ast.RangeStmt:
-		fi.calls(fn, s.X)
+		if !rangeUnevaluated(fi.info, s) {
+			fi.calls(fn, s.X)
+		}
 		fi.stmt(fn, s.Body, false)
 	case *ast.SwitchStmt:
 		fi.switchStmt(fn, s, "", inList)

@@ -66,6 +66,30 @@ func (fi *fileInstrumenter) nilGuard(fn *function, e ast.Expr) {
 	fi.surround(x, fmt.Sprintf("%s%d, ", fi.call("Nil", ""), st.id), ")")
 }
 
+// rangeUnevaluated reports whether a range statement does not evaluate
+// its range expression: at most one iteration variable over an array or
+// a pointer to one, with no call or receive in the expression (len is a
+// constant then). A guard would put a call there and have it evaluated,
+// and a nil pointer in it dereferenced.
+func rangeUnevaluated(info *types.Info, s *ast.RangeStmt) bool {
+	if s.Value != nil {
+		if id, ok := s.Value.(*ast.Ident); !ok || id.Name != "_" {
+			return false
+		}
+	}
+	t := info.TypeOf(s.X)
+	if t == nil {
+		return false
+	}
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if _, ok := t.Underlying().(*types.Array); !ok {
+		return false
+	}
+	return pure(info, s.X)
+}
+
 // mapWriteGuard passes the map of an element written (m[k] = v, m[k] op=
 // v, m[k]++) through the runtime's NilMap, which records a guard event
 // only when the map is nil. A map index expression is assignable whatever
