@@ -86,11 +86,11 @@ func TestRankFindsExampleFaults(t *testing.T) {
 			if r.Failed == 0 || r.Passed == 0 {
 				t.Fatalf("%d failing and %d passing tests, want some of each", r.Failed, r.Passed)
 			}
-			// The default order combines the formula with the angelic
-			// analysis of every failing test.
-			if r.Order != spectra.OrderCombined || r.Angelic.Analyzed != r.Failed || r.Angelic.Failing != r.Failed {
-				t.Errorf("order %q, %d of %d failing tests analysed; want the combined order over all %d",
-					r.Order, r.Angelic.Analyzed, r.Angelic.Failing, r.Failed)
+			// The default order weighs the angelic analysis of every
+			// failing test.
+			if want := localize.ShippedModel().Default; r.Order != want || r.Angelic.Analyzed != r.Failed || r.Angelic.Failing != r.Failed {
+				t.Errorf("order %q, %d of %d failing tests analysed; want the %s order over all %d",
+					r.Order, r.Angelic.Analyzed, r.Angelic.Failing, want, r.Failed)
 			}
 			for _, l := range r.Lines {
 				if l.File == fault.File && l.Line == fault.Line {
@@ -233,9 +233,10 @@ func runBinary(t *testing.T, bin, dir string, env []string, args ...string) (str
 	return stdout.String(), stderr.String(), 0
 }
 
-// faultline rank combines the formula with the angelic analysis by default
-// and ranks by the formula alone with -angelic=false; the second combined
-// run is served from the analysis cache.
+// faultline rank orders by the shipped model's default order, by the
+// formula alone with -angelic=false, and puts verified angelic fixes first
+// with -order combined; the second combined run is served from the
+// analysis cache.
 func TestRankOrders(t *testing.T) {
 	dir := copyModule(t, "examples/booking")
 	store := t.TempDir()
@@ -267,9 +268,12 @@ func TestRankOrders(t *testing.T) {
 			t.Errorf("-angelic=false: %s:%d carries fixes", l.File, l.Line)
 		}
 	}
-	combined := rank()
+	if def := rank(); def.Order != localize.ShippedModel().Default || def.Angelic == nil || def.Angelic.Analyzed != def.Failed {
+		t.Errorf("default: order %q, angelic %+v; want the %s order with every failing test analysed", def.Order, def.Angelic, localize.ShippedModel().Default)
+	}
+	combined := rank("-order", "combined")
 	if combined.Order != spectra.OrderCombined || combined.Angelic == nil || combined.Angelic.Analyzed != combined.Failed {
-		t.Fatalf("default: order %q, angelic %+v; want every failing test analysed", combined.Order, combined.Angelic)
+		t.Fatalf("-order combined: order %q, angelic %+v; want every failing test analysed", combined.Order, combined.Angelic)
 	}
 	// booking's fault (interval.go:88) alone fixes every failing test.
 	hosts := 0
@@ -287,7 +291,7 @@ func TestRankOrders(t *testing.T) {
 	if hosts != combined.Failed {
 		t.Errorf("interval.go:88 hosts fixes for %d of %d failing tests", hosts, combined.Failed)
 	}
-	again := rank()
+	again := rank("-order", "combined")
 	if again.Angelic == nil || again.Angelic.Cached != again.Angelic.Analyzed {
 		t.Errorf("second run: %+v; want every analysis from the cache", again.Angelic)
 	}
@@ -303,6 +307,11 @@ func TestRankOrders(t *testing.T) {
 	}
 	if len(learned.Lines[0].Evidence) == 0 || len(learned.Lines[0].Because) == 0 {
 		t.Errorf("-order learned: first line %+v has no evidence or reasons", learned.Lines[0])
+	}
+	for _, l := range learned.Lines {
+		if l.File == "interval/interval.go" && l.Line == 88 && l.Fixes != combined.Failed {
+			t.Errorf("-order learned: interval.go:88 says it hosts fixes for %d of %d failing tests", l.Fixes, combined.Failed)
+		}
 	}
 	text, stderr, code := faultlineWithStore(t, dir, store, "rank", "-order", "learned", "-top", "3")
 	if code != 0 || !strings.Contains(text, "learned order") || !strings.Contains(text, "BECAUSE") {

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"sort"
 	"strings"
@@ -214,14 +213,8 @@ func writeRankingText(w io.Writer, loc *localize.Localization, lines []spectra.R
 			tied = fmt.Sprintf("ranks %d-%d", l.Tie[0], l.Tie[1])
 		}
 		fixes := "-"
-		n := l.Fixes
-		if learned && summary != nil {
-			// The learned order keeps the formula's lines; the share of
-			// analysed tests a fix on the line fixes is its evidence.
-			n = int(math.Round(l.Evidence["angelic.fix"] * float64(summary.Analyzed)))
-		}
-		if n > 0 && summary != nil {
-			fixes = fmt.Sprintf("%d/%d", n, summary.Analyzed)
+		if l.Fixes > 0 && summary != nil {
+			fixes = fmt.Sprintf("%d/%d", l.Fixes, summary.Analyzed)
 		}
 		fmt.Fprintf(tw, "%d\t%.4f\t%s:%d\t%d\t%d\t%d\t%d\t%s\t%s", l.Rank, l.Score, l.File, l.Line, l.EF, l.EP, l.NF, l.NP, fixes, tied)
 		if learned {

@@ -24,7 +24,7 @@ func TestReplacementReachesFixAndRank(t *testing.T) {
 	if !strings.Contains(stdout, "(verified, found by value replacement)") || !strings.Contains(stdout, want) {
 		t.Errorf("fix does not show the replacement %s:\n%s", want, stdout)
 	}
-	stdout, stderr, code = faultlineWithStore(t, dir, store, "rank", "-json")
+	stdout, stderr, code = faultlineWithStore(t, dir, store, "rank", "-json", "-order", "combined")
 	if code != 0 {
 		t.Fatalf("rank: exit %d\n%s", code, stderr)
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"faultline/analysis"
-	"faultline/spectra"
+	"faultline/internal/localize"
 )
 
 // rankedLine is what rank -json and faultline/ranking both say of a line.
@@ -75,8 +75,16 @@ func TestServeAgreesWithRank(t *testing.T) {
 	}
 	want := ranked.failingRun()
 	angelic := analysis.Available() == nil
-	if angelic && (want.Order != spectra.OrderCombined || want.Lines[0].Fixes == 0) {
-		t.Fatalf("rank found no verified angelic fix to order by:\n%s", want)
+	// fixed is the first line that hosts a verified fix: the editor shows
+	// its angelic value.
+	var fixed *rankedLine
+	for i := range want.Lines {
+		if fixed == nil && want.Lines[i].Fixes > 0 {
+			fixed = &want.Lines[i]
+		}
+	}
+	if angelic && (want.Order != localize.ShippedModel().Default || fixed == nil) {
+		t.Fatalf("rank found no verified angelic fix or not in the default order:\n%s", want)
 	}
 
 	p := startServe(t, dir)
@@ -96,51 +104,53 @@ func TestServeAgreesWithRank(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 
-	// The most suspicious diagnostic is on rank's first line.
+	// The most suspicious diagnostic is on rank's first line; the first
+	// line hosting a fix carries it in its diagnostic and as a hint.
 	first := want.Lines[0]
-	firstURI := "file://" + filepath.Join(dir, filepath.FromSlash(first.File))
-	var diags struct {
-		Diagnostics []struct {
-			Range struct {
-				Start struct{ Line int }
+	uri := func(l rankedLine) string { return "file://" + filepath.Join(dir, filepath.FromSlash(l.File)) }
+	type diagnostic struct {
+		Range struct {
+			Start struct{ Line int }
+		}
+		Severity int
+		Message  string
+		Data     struct{ Rank int }
+	}
+	waitFor := func(l rankedLine, what string, ok func(d diagnostic) bool) {
+		t.Helper()
+		deadline := time.Now().Add(time.Minute)
+		for {
+			var diags struct{ Diagnostics []diagnostic }
+			params := p.lastNotification("textDocument/publishDiagnostics", uri(l))
+			if params != nil {
+				if err := json.Unmarshal(params, &diags); err != nil {
+					t.Fatal(err)
+				}
 			}
-			Severity int
-			Message  string
-			Data     struct{ Rank int }
+			for _, d := range diags.Diagnostics {
+				if d.Range.Start.Line == l.Line-1 && ok(d) {
+					return
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no %s on %s:%d; last diagnostics of the file: %s", what, l.File, l.Line, params)
+			}
+			time.Sleep(200 * time.Millisecond)
 		}
 	}
-	deadline = time.Now().Add(time.Minute)
-	for {
-		params := p.lastNotification("textDocument/publishDiagnostics", firstURI)
-		if params != nil {
-			if err := json.Unmarshal(params, &diags); err != nil {
-				t.Fatal(err)
-			}
-		}
-		best := -1
-		for i, d := range diags.Diagnostics {
-			if d.Data.Rank == 1 {
-				best = i
-			}
-		}
-		if best >= 0 && diags.Diagnostics[best].Range.Start.Line == first.Line-1 &&
-			(!angelic || strings.Contains(diags.Diagnostics[best].Message, "\nangelic fix: ")) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no rank-1 diagnostic on %s:%d carrying its angelic fix; last diagnostics of the file: %s", first.File, first.Line, params)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	waitFor(first, "rank-1 diagnostic", func(d diagnostic) bool { return d.Data.Rank == 1 })
 	if !angelic {
 		return
 	}
+	waitFor(*fixed, "diagnostic carrying its angelic fix", func(d diagnostic) bool {
+		return d.Data.Rank == fixed.Rank && strings.Contains(d.Message, "\nangelic fix: ")
+	})
 	var hints []struct {
 		Position struct{ Line int }
 		Label    string
 	}
 	raw := p.call("textDocument/inlayHint", map[string]any{
-		"textDocument": map[string]any{"uri": firstURI},
+		"textDocument": map[string]any{"uri": uri(*fixed)},
 		"range":        map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 1000, "character": 0}},
 	})
 	if err := json.Unmarshal(raw, &hints); err != nil {
@@ -148,11 +158,11 @@ func TestServeAgreesWithRank(t *testing.T) {
 	}
 	found := false
 	for _, h := range hints {
-		if h.Position.Line == first.Line-1 && strings.HasPrefix(h.Label, "⇒ ") {
+		if h.Position.Line == fixed.Line-1 && strings.HasPrefix(h.Label, "⇒ ") {
 			found = true
 		}
 	}
 	if !found {
-		t.Errorf("no angelic value hinted on %s:%d; hints %s", first.File, first.Line, raw)
+		t.Errorf("no angelic value hinted on %s:%d; hints %s", fixed.File, fixed.Line, raw)
 	}
 }

@@ -19,7 +19,7 @@ type rankingParams struct {
 
 type rankingResult struct {
 	Formula string        `json:"formula"`
-	Order   string        `json:"order"` // "formula", or "combined" once verified angelic fixes order it
+	Order   string        `json:"order"` // "formula", or the order of the angelic findings and the evidence once they are in ("combined", "learned")
 	Failed  int           `json:"failed"`
 	Passed  int           `json:"passed"`
 	Lines   []rankingLine `json:"lines"`
@@ -65,8 +65,8 @@ func rankingOf(views []*view, s *Server) *rankingResult {
 			continue
 		}
 		res.Formula = snap.ranking.Formula
-		if snap.ranking.Order == spectra.OrderCombined {
-			res.Order = spectra.OrderCombined
+		if snap.ranking.Order != spectra.OrderFormula {
+			res.Order = snap.ranking.Order
 		}
 		res.Failed += snap.ranking.Failed
 		res.Passed += snap.ranking.Passed

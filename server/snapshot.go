@@ -54,9 +54,9 @@ type fileLine struct {
 	line int
 }
 
-// buildSnapshot ranks m under the settings, in the combined order when loc
-// (the localization service's latest state for m) has analyses, and indexes
-// the result for the per-request lookups.
+// buildSnapshot ranks m under the settings, in the order of loc (the
+// localization service's latest state for m: learned, or combined once it
+// has analyses), and indexes the result for the per-request lookups.
 func buildSnapshot(seq uint64, root string, m *spectra.Matrix, loc *localize.Localization, st Settings, focus string, cache *contentCache) (*snapshot, error) {
 	var cores *localize.SatTar
 	if loc != nil && loc.Matrix == m {
@@ -80,13 +80,17 @@ func buildSnapshot(seq uint64, root string, m *spectra.Matrix, loc *localize.Loc
 		m = focusOn(m, focus)
 		results = slices.DeleteFunc(slices.Clone(results), func(t analysis.TestResult) bool { return !inFocus(t.Test, focus) })
 	}
-	// The order faultline rank prints: the formula's, with the lines that
+	// The order faultline rank prints: the service's learned one when it
+	// made it for this matrix; else the formula's, with the lines that
 	// host verified fixes first once analyses came in (localize.Combine).
 	r, err := ranker(m)
 	if err != nil {
 		return nil, fmt.Errorf("ranking: %w", err)
 	}
-	if angelic != nil && len(angelic.Results) > 0 {
+	switch {
+	case focus == "" && angelic != nil && loc.Ranking.Order == spectra.OrderLearned && loc.Ranking.Formula == r.Formula:
+		r = loc.Ranking
+	case angelic != nil && len(angelic.Results) > 0:
 		r = localize.Combine(r, results)
 	}
 	f, byID := findingsOf(results)

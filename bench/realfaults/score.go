@@ -176,7 +176,7 @@ func orders(m *localize.Model) []order {
 		order{"angelic alone", func(c *scoredCase) ([][2]int, error) {
 			return byScores(c, evidence(c, "angelic.fix"), evidence(c, "angelic.multi"), evidence(c, "angelic.unverified"))
 		}},
-		order{"Ochiai + angelic fixes first (current default)", func(c *scoredCase) ([][2]int, error) {
+		order{"Ochiai + angelic fixes first (combined)", func(c *scoredCase) ([][2]int, error) {
 			ties := make([][2]int, len(c.Report.Lines))
 			for i, l := range c.Report.Lines {
 				ties[i] = l.Tie

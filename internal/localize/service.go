@@ -79,6 +79,18 @@ func (o *Options) defaults() {
 	}
 	if o.Order == "" {
 		o.Order = ShippedModel().Default
+		// The model learned over Ochiai's ranking: another formula,
+		// BlockRank or SAT-TAR asked for ranks by itself, verified angelic
+		// fixes first.
+		other := o.BlockRank != nil || o.SatTar || o.Formula.Name() != rank.Default().Name()
+		if o.Order == spectra.OrderLearned && other {
+			o.Order = spectra.OrderCombined
+		}
+		// Without the analysis (not asked for, or no solver here) the
+		// model would miss evidence it weighs; the formula alone it is.
+		if o.Order == spectra.OrderLearned && (!o.Angelic || analysis.Available() != nil) {
+			o.Order = spectra.OrderFormula
+		}
 	}
 	if o.Budget <= 0 {
 		o.Budget = DefaultBudget
@@ -527,6 +539,11 @@ func (st *state) order(loc *Localization, results []analysis.TestResult) {
 		if err != nil {
 			bug.Reportf("learned order: %v", err)
 			return
+		}
+		// Each line still says for how many failing tests it hosts a fix.
+		fixes := fixCounts(results)
+		for i := range learned.Lines {
+			learned.Lines[i].Fixes = fixes[line{learned.Lines[i].File, learned.Lines[i].Line}]
 		}
 		loc.Ranking = learned
 	case spectra.OrderFormula:

@@ -57,7 +57,7 @@ func collected(t *testing.T, dir string) (*Service, *spectra.Matrix) {
 func TestLocalizeCombinesAndCaches(t *testing.T) {
 	s, m := module(t, "foo.txtar")
 	var states []*Localization
-	loc, err := s.Localize(context.Background(), m, Options{Angelic: true}, func(l *Localization) { states = append(states, l) })
+	loc, err := s.Localize(context.Background(), m, Options{Angelic: true, Order: spectra.OrderCombined}, func(l *Localization) { states = append(states, l) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestLocalizeCombinesAndCaches(t *testing.T) {
 	if len(states) < 2 || states[0].Angelic.Pending != 1 || states[len(states)-1].Angelic.Analyzed != 1 {
 		t.Errorf("progress saw %d states", len(states))
 	}
-	again, err := s.Localize(context.Background(), m, Options{Angelic: true}, nil)
+	again, err := s.Localize(context.Background(), m, Options{Angelic: true, Order: spectra.OrderCombined}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestLocalizeCombinesAndCaches(t *testing.T) {
 // formula's ranking stands with a note.
 func TestMemoryBound(t *testing.T) {
 	s, m := module(t, "foo.txtar")
-	loc, err := s.Localize(context.Background(), m, Options{Angelic: true, Memory: 1 << 20}, nil)
+	loc, err := s.Localize(context.Background(), m, Options{Angelic: true, Order: spectra.OrderCombined, Memory: 1 << 20}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
