@@ -47,8 +47,10 @@
 // operation is about to panic; dereferences of a pointer (p.f, *p, a value
 // method called through p) and writes to a map element pass the pointer or
 // map through a guard that records it only when nil, and each call of the
-// builtin panic its value through one that records that it is reached.
-// One leaf test runs per process, selected
+// builtin panic its value through one that records that it is reached
+// (an expression Go does not evaluate, a constant such as len of an
+// array or the array a range with one variable ranges over, gets none: a
+// call would have it evaluated). One leaf test runs per process, selected
 // with a fully anchored -test.run pattern.
 //
 // # The formula
