@@ -24,8 +24,8 @@ import (
 
 // sentinelTable numbers a program's sentinels.
 type sentinelTable struct {
-	codes map[string]int64 // by package path and name
-	names map[int64]string // as the code names them, for display
+	codes map[string]int64     // by package path and name
+	vars  map[int64]*types.Var // by code, for display
 }
 
 // sentinelKey is the key of a package-level error variable, or "" when obj
@@ -47,29 +47,35 @@ func (p *program) sentinelCode(obj types.Object) int64 {
 	return p.sentinels.codes[sentinelKey(obj)]
 }
 
-// sentinelName returns how a code is shown: the sentinel's name, or "".
-func (p *program) sentinelName(code int64) string {
-	if p.sentinels == nil {
+// sentinelName returns how a code is written in package from: the
+// sentinel's name, qualified by its package's name outside it; "" for
+// none.
+func (p *program) sentinelName(code int64, from *types.Package) string {
+	if p.sentinels == nil || p.sentinels.vars[code] == nil {
 		return ""
 	}
-	return p.sentinels.names[code]
+	v := p.sentinels.vars[code]
+	if from != nil && from.Path() == v.Pkg().Path() {
+		return v.Name()
+	}
+	return v.Pkg().Name() + "." + v.Name()
 }
 
-// addSentinel numbers obj, shown as name, if it is not numbered yet.
-func (p *program) addSentinel(obj types.Object, name string) int64 {
+// addSentinel numbers obj if it is not numbered yet.
+func (p *program) addSentinel(obj types.Object) int64 {
 	key := sentinelKey(obj)
 	if key == "" {
 		return 0
 	}
 	if p.sentinels == nil {
-		p.sentinels = &sentinelTable{codes: map[string]int64{}, names: map[int64]string{}}
+		p.sentinels = &sentinelTable{codes: map[string]int64{}, vars: map[int64]*types.Var{}}
 	}
 	if c, ok := p.sentinels.codes[key]; ok {
 		return c
 	}
 	c := int64(len(p.sentinels.codes) + 2)
 	p.sentinels.codes[key] = c
-	p.sentinels.names[c] = name
+	p.sentinels.vars[c] = obj.(*types.Var)
 	return c
 }
 
@@ -111,7 +117,7 @@ func (p *program) errorsIsTarget(info *types.Info, call *ast.CallExpr) (int64, b
 // declares, before any file is instrumented, so that every file knows the
 // codes of its package's sentinels.
 func (p *program) declareSentinels(f *ast.File, info *types.Info) {
-	forSentinels(f, info, func(name *ast.Ident) { p.addSentinel(info.Defs[name], name.Name) })
+	forSentinels(f, info, func(name *ast.Ident) { p.addSentinel(info.Defs[name]) })
 }
 
 // forSentinels calls do with the name of each package-level error
@@ -163,7 +169,7 @@ func (fi *fileInstrumenter) registerSentinels(f *ast.File) {
 	var regs []reg
 	seen := map[int64]bool{}
 	add := func(obj types.Object, expr string) {
-		if c := fi.prog.addSentinel(obj, expr); c != 0 && !seen[c] {
+		if c := fi.prog.addSentinel(obj); c != 0 && !seen[c] {
 			seen[c] = true
 			regs = append(regs, reg{c, expr})
 		}
@@ -215,19 +221,13 @@ func (fi *fileInstrumenter) registerSentinels(f *ast.File) {
 	fi.add(testbuild.Edit{Off: len(fi.src), Text: b.String()})
 }
 
-// renderError shows an error value of the trace's encoding: nil, the
-// sentinel its code names, or a non-nil error.
-func (p *program) renderError(v value) string {
-	if name := p.sentinelName(v.n); v.n >= 2 && name != "" {
-		return name
+// render shows a value of type t at site s, an error by the sentinel its
+// code names as s's package writes it.
+func (p *program) render(s *site, v value) string {
+	if valueKind(s.typ) == 'e' && v.n >= 2 {
+		if name := p.sentinelName(v.n, s.pkg); name != "" {
+			return name
+		}
 	}
-	return renderValue(errorType, v)
-}
-
-// render shows a value of type t, an error by the sentinel its code names.
-func (p *program) render(t types.Type, v value) string {
-	if valueKind(t) == 'e' {
-		return p.renderError(v)
-	}
-	return renderValue(t, v)
+	return renderValue(s.typ, v)
 }

@@ -468,7 +468,7 @@ func (fi *fileInstrumenter) contextTyped(e ast.Expr) bool {
 }
 
 func (fi *fileInstrumenter) site(kind siteKind, fn *function, e ast.Node, t types.Type) *site {
-	s := &site{kind: kind, hard: fi.hard, file: fi.rel, fn: fn, info: fi.info, typ: t}
+	s := &site{kind: kind, hard: fi.hard, file: fi.rel, fn: fn, info: fi.info, typ: t, pkg: fi.pkg}
 	if e != nil {
 		s.pos = fi.prog.fset.Position(e.Pos())
 		s.end = fi.prog.fset.Position(e.End())

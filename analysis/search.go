@@ -203,11 +203,11 @@ func (e *encoder) candidate(c mcs.Correction[int32]) (Candidate, []forcedValue, 
 				continue
 			}
 			if seen {
-				orig = append(orig, e.prog.render(s.typ, o))
+				orig = append(orig, e.prog.render(s, o))
 			} else {
 				orig = append(orig, "?")
 			}
-			angelic = append(angelic, e.prog.render(s.typ, v))
+			angelic = append(angelic, e.prog.render(s, v))
 			far = far || extreme(s, v.n)
 		}
 		cand.Locations = append(cand.Locations, Location{File: s.file, Line: s.pos.Line, Col: s.pos.Column,

@@ -56,7 +56,7 @@ type site struct {
 	op   token.Token
 	fn   *function
 	info *types.Info
-	pkg  *types.Package // of a value site: the package its type is written in
+	pkg  *types.Package // the package of the site's file, where its type and values are written
 
 	index  int       // parameter or argument index
 	target *function // callee of an argument
