@@ -12,6 +12,7 @@ import (
 
 	"faultline/analysis"
 	"faultline/internal/localize"
+	"faultline/spectra"
 )
 
 // rankedLine is what rank -json and faultline/ranking both say of a line.
@@ -164,5 +165,29 @@ func TestServeAgreesWithRank(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no angelic value hinted on %s:%d; hints %s", fixed.File, fixed.Line, raw)
+	}
+
+	// The order setting at run time: the server's combined order is rank's,
+	// made from what the server holds.
+	stdout, stderr, code = faultline(t, dir, "rank", "-json", "-order", "combined")
+	if code != 0 {
+		t.Fatalf("rank -json -order combined: exit %d\n%s", code, stderr)
+	}
+	var combined rankedLines
+	if err := json.Unmarshal([]byte(stdout), &combined); err != nil {
+		t.Fatalf("rank -json -order combined: %v\n%s", err, stdout)
+	}
+	want = combined.failingRun()
+	p.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"faultline": map[string]any{"order": "combined"}}})
+	for deadline = time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		if err := json.Unmarshal(p.call("faultline/ranking", map[string]any{}), &got); err != nil {
+			t.Fatal(err)
+		}
+		if want.Order == spectra.OrderCombined && got.String() == want.String() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("faultline/ranking under the combined order never agreed with rank -json -order combined; last:\n%s\nwant:\n%s", got, want)
+		}
 	}
 }

@@ -48,7 +48,9 @@ func (s *Server) pullSettings(ctx context.Context) {
 }
 
 // setSettings applies new settings and brings every view in line with them:
-// a new formula or cut-off re-ranks, turning automatic runs on runs now.
+// a new formula, order or cut-off re-ranks what the view holds (results and
+// analyses are kept: nothing is run again), turning automatic runs on runs
+// now.
 func (s *Server) setSettings(raw []byte) error {
 	s.mu.Lock()
 	old := s.settings
@@ -57,7 +59,7 @@ func (s *Server) setSettings(raw []byte) error {
 	s.mu.Unlock()
 	if next != old {
 		for _, v := range s.allViews() {
-			if next.Formula != old.Formula || next.Top != old.Top || next.Threshold != old.Threshold || next.Angelic != old.Angelic {
+			if next.Formula != old.Formula || next.Top != old.Top || next.Threshold != old.Threshold || next.Angelic != old.Angelic || next.Order != old.Order {
 				v.rebuild()
 			}
 			// SAT-TAR needs cores, and analyses that were off are wanted.

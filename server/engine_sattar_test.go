@@ -56,7 +56,8 @@ func TestRealEngineSatTar(t *testing.T) {
 	var h protocol.Hover
 	c.mustCall(protocol.MethodTextDocumentHover, hoverAt(src, 13), &h)
 	text := h.Contents.(*protocol.MarkupContent).Value
-	for _, want := range []string{"**SAT-TAR** 2 = Tarantula 1 + bonus 1", "unsat core of the violated checks of FuzzMinMax/seed#0"} {
+	for _, want := range []string{"**SAT-TAR** 2 = Tarantula 1 + bonus 1", "unsat core of the violated checks of FuzzMinMax/seed#0",
+		"by SAT-TAR alone (the angelic analysis is off): SAT-TAR 2 (Tarantula 1 plus the bonus of the unsat core of FuzzMinMax/seed#0), executed by "} {
 		if !strings.Contains(text, want) {
 			t.Errorf("hover lacks %q:\n%s", want, text)
 		}

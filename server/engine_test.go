@@ -210,7 +210,7 @@ func TestRealEngineBlockRank(t *testing.T) {
 	// The failing test calls At twice, the passing ones once: a failing
 	// run enters the last block 1.5 times more (I), and one of its three
 	// entries ends in a panic (T = 2/3): BR = 1/3 · 1.5.
-	for _, want := range []string{"**BlockRank** 0.5:", "of `At` (IfDone, line 8)", "1.5 times more", "T = 0.667 of all entries leave it", "33.3 % of the entries end in it"} {
+	for _, want := range []string{"**BlockRank** 0.5:", "BlockRank 0.5, executed by the one failing and 1 of 2 passing tests.", "of `At` (IfDone, line 8)", "1.5 times more", "T = 0.667 of all entries leave it", "33.3 % of the entries end in it"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("hover lacks %q:\n%s", want, text)
 		}

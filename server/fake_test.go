@@ -199,9 +199,10 @@ type fakeLocalizer struct {
 	// explanation is what Explain answers for any test (nil: an error).
 	explanation *regress.Explanation
 
-	mu       sync.Mutex
-	verified []string // the angelic value of each candidate verified
-	explain  []localize.ExplainOptions
+	mu        sync.Mutex
+	verified  []string // the angelic value of each candidate verified
+	explain   []localize.ExplainOptions
+	localized int // calls of Localize
 }
 
 func (f *fakeLocalizer) open(Workspace) (Localizer, error) { return f, nil }
@@ -210,6 +211,9 @@ func (f *fakeLocalizer) Localize(ctx context.Context, m *spectra.Matrix, opts lo
 	if f.panics {
 		panic("a localizer that panics")
 	}
+	f.mu.Lock()
+	f.localized++
+	f.mu.Unlock()
 	r, err := spectra.RankLines(m, opts.Formula)
 	if err != nil {
 		return nil, err
@@ -263,6 +267,12 @@ func (f *fakeLocalizer) explanations() []localize.ExplainOptions {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.explain)
+}
+
+func (f *fakeLocalizer) localizations() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.localized
 }
 
 func (f *fakeLocalizer) verifications() []string {

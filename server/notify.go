@@ -101,7 +101,7 @@ func (s *Server) refreshPulled() {
 // last announced, and remembers it.
 func (v *view) rankingChanged(snap *snapshot) bool {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %d %d %d|", snap.ranking.Formula, snap.ranking.Failed, snap.ranking.Passed, len(snap.ranking.Lines))
+	fmt.Fprintf(&b, "%s %s %d %d %d|", snap.ranking.Formula, snap.ranking.Order, snap.ranking.Failed, snap.ranking.Passed, len(snap.ranking.Lines))
 	for _, l := range snap.ranking.Lines {
 		if l.EF > 0 {
 			fmt.Fprintf(&b, "%s:%d:%g:%d:%d;", l.File, l.Line, l.Score, l.Rank, l.Fixes)

@@ -46,6 +46,9 @@ func (snap *snapshot) diagnosticMessage(i int) string {
 	l := snap.ranking.Lines[i]
 	var b strings.Builder
 	fmt.Fprintf(&b, "suspicious line: score %.3g (%s), %s", l.Score, snap.ranking.Formula, rankText(l, len(snap.ranking.Lines)))
+	if order := snap.ranking.Order; order != spectra.OrderFormula {
+		fmt.Fprintf(&b, " under the %s order", order)
+	}
 	if snap.focus != "" {
 		fmt.Fprintf(&b, ", localized to %s", snap.focus)
 	}
@@ -154,15 +157,13 @@ func (s *Server) testLocation(snap *snapshot, t *spectra.TestRun, enc encoding) 
 	return protocol.Location{URI: f.uri, Range: lineRange(ft, cur, enc)}, true
 }
 
-// hoverText explains a ranked line: its four spectrum counts and its score
-// under every formula.
+// hoverText explains a ranked line: why it stands where it does (the
+// order and the evidence, whySentence), its four spectrum counts and its
+// score under every formula.
 func (snap *snapshot) hoverText(i int) string {
 	l := snap.ranking.Lines[i]
 	var b strings.Builder
-	fmt.Fprintf(&b, "**faultline** · %s · %s %.4g", rankText(l, len(snap.ranking.Lines)), snap.ranking.Formula, l.Score)
-	if snap.focus != "" {
-		fmt.Fprintf(&b, " · localized to `%s`", snap.focus)
-	}
+	fmt.Fprintf(&b, "**faultline** · %s", snap.whySentence(i))
 	b.WriteString("\n\n| | executed | not executed |\n|---|---:|---:|\n")
 	fmt.Fprintf(&b, "| failing tests | %d (ef) | %d (nf) |\n| passing tests | %d (ep) | %d (np) |\n\n", l.EF, l.NF, l.EP, l.NP)
 	b.WriteString("| formula | score |\n|---|---:|\n")

@@ -18,11 +18,15 @@ type rankingParams struct {
 }
 
 type rankingResult struct {
-	Formula string        `json:"formula"`
-	Order   string        `json:"order"` // "formula", or the order of the angelic findings and the evidence once they are in ("combined", "learned")
-	Failed  int           `json:"failed"`
-	Passed  int           `json:"passed"`
-	Lines   []rankingLine `json:"lines"`
+	Formula string `json:"formula"`
+	// Order is the order that produced the ranking: "formula", "combined"
+	// once verified angelic fixes order it, or "learned" (Model names the
+	// model).
+	Order  string        `json:"order"`
+	Model  string        `json:"model,omitempty"`
+	Failed int           `json:"failed"`
+	Passed int           `json:"passed"`
+	Lines  []rankingLine `json:"lines"`
 }
 
 // rankingLine carries the fields of `faultline rank -json` plus the URI.
@@ -40,6 +44,11 @@ type rankingLine struct {
 	NF    int     `json:"nf"`
 	NP    int     `json:"np"`
 	Fixes int     `json:"fixes,omitempty"` // analysed failing tests a verified angelic value here makes pass
+	// Because is the evidence that weighed most under the learned order,
+	// as in faultline rank -json; Why says in a sentence why the line
+	// stands where it does, as the hover does.
+	Because []spectra.Reason `json:"because,omitempty"`
+	Why     string           `json:"why"`
 }
 
 func ranking(ctx context.Context, s *Server, p *rankingParams) (*rankingResult, error) {
@@ -65,15 +74,17 @@ func rankingOf(views []*view, s *Server) *rankingResult {
 			continue
 		}
 		res.Formula = snap.ranking.Formula
+		// One order is asked of every view; one still waiting for its
+		// analyses stands by the formula.
 		if snap.ranking.Order != spectra.OrderFormula {
-			res.Order = snap.ranking.Order
+			res.Order, res.Model = snap.ranking.Order, snap.ranking.Model
 		}
 		res.Failed += snap.ranking.Failed
 		res.Passed += snap.ranking.Passed
 		if snap.ranking.Failed == 0 {
 			continue
 		}
-		for _, l := range snap.ranking.Lines {
+		for i, l := range snap.ranking.Lines {
 			if l.EF == 0 {
 				continue
 			}
@@ -88,6 +99,7 @@ func rankingOf(views []*view, s *Server) *rankingResult {
 			res.Lines = append(res.Lines, rankingLine{
 				URI: string(f.uri), File: l.File, Line: cur + 1, Score: l.Score, Rank: l.Rank,
 				Tie: l.Tie, EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP, Fixes: l.Fixes,
+				Because: l.Because, Why: snap.whySentence(i),
 			})
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"faultline/internal/localize"
 	"faultline/spectra"
 	"faultline/spectra/rank"
 )
@@ -24,7 +25,7 @@ func settingDefaults() map[string]any {
 		"formula": d.Formula, "top": float64(d.Top), "threshold": d.Threshold, "autoRun": d.AutoRun,
 		"timeout": seconds(d.Timeout), "parallel": float64(d.Parallel), "angelic": d.Angelic,
 		"budget": seconds(d.Budget), "maxAnalyzed": float64(d.MaxAnalyzed), "memory": float64(d.Memory >> 20),
-		"trust": d.Trust,
+		"trust": d.Trust, "order": d.Order,
 	}
 }
 
@@ -81,6 +82,10 @@ func TestSettingsSchemaMatchesEditors(t *testing.T) {
 		if !slices.Contains(formulas, name) {
 			t.Errorf("package.json does not offer the formula %q", name)
 		}
+	}
+
+	if orders := props["faultline.order"].Enum; !slices.Equal(orders, localize.Orders) {
+		t.Errorf("package.json offers the orders %q, the server takes %q", orders, localize.Orders)
 	}
 
 	// VS Code: the extension's own defaults (src/settings.ts).

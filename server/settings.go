@@ -11,6 +11,7 @@ import (
 	"faultline/internal/localize"
 
 	"faultline/spectra"
+	"faultline/spectra/blockrank"
 	"faultline/spectra/rank"
 )
 
@@ -24,7 +25,12 @@ type Settings struct {
 	AutoRun   bool          // collect on start and on save
 	Timeout   time.Duration // per leaf test
 	Parallel  int           // test processes at once; 0 lets the engine decide
-	Angelic   bool          // analyse failing tests and order lines by verified angelic fixes first
+	Angelic   bool          // analyse failing tests: angelic values, and fixes first under the combined order
+	// Order is how the lines are ordered, as faultline rank's -order:
+	// "combined" (lines hosting verified angelic fixes first, then the
+	// formula), "formula" or "learned" (the shipped model over every
+	// technique's evidence).
+	Order string
 	// Budget, MaxAnalyzed and Memory bound the angelic analysis as
 	// faultline rank's -budget, -max-analyzed and -memory do.
 	Budget      time.Duration
@@ -35,7 +41,7 @@ type Settings struct {
 
 // DefaultSettings are used until the client says otherwise.
 func DefaultSettings() Settings {
-	return Settings{Formula: "ochiai", Top: 10, AutoRun: true, Timeout: 60 * time.Second, Angelic: true,
+	return Settings{Formula: "ochiai", Top: 10, AutoRun: true, Timeout: 60 * time.Second, Angelic: true, Order: localize.ShippedModel().Default,
 		Budget: localize.DefaultBudget, MaxAnalyzed: localize.DefaultMaxAnalyzed, Memory: localize.DefaultMemory, Trust: trustAsk}
 }
 
@@ -49,6 +55,20 @@ func DefaultSettings() Settings {
 func (s Settings) localizeOptions() localize.Options {
 	f, _ := rank.Lookup(s.Formula) // checked when the setting was taken; nil for blockrank and sattar
 	return localize.Options{Formula: f, SatTar: spectra.IsSatTar(s.Formula), Angelic: s.Angelic, Budget: s.Budget, MaxAnalyzed: s.MaxAnalyzed, Memory: s.Memory}
+}
+
+// order is the order the lines are shown in: the setting's, except that
+// the shipped default gives way where faultline rank's default does
+// (localize.DefaultOrder), so that editor and terminal agree.
+func (s Settings) order() string {
+	if s.Order != localize.ShippedModel().Default {
+		return s.Order
+	}
+	o := s.localizeOptions()
+	if spectra.IsBlockRank(s.Formula) {
+		o.BlockRank = &blockrank.Options{}
+	}
+	return localize.DefaultOrder(o)
 }
 
 // localizes reports whether the settings ask the localization service for
@@ -111,6 +131,14 @@ func (s Settings) apply(raw []byte) (Settings, error) {
 		}
 	}
 	field("autoRun", &s.AutoRun)
+	var order string
+	if field("order", &order) {
+		if err := localize.CheckOrder(order); err != nil || order == "" {
+			errs = append(errs, fmt.Errorf("setting \"order\": %q is not one of %s", order, strings.Join(localize.Orders, ", ")))
+		} else {
+			s.Order = order
+		}
+	}
 	field("angelic", &s.Angelic)
 	// duration sets *target from a setting that must be a positive
 	// duration such as "30s".

@@ -26,6 +26,9 @@ func TestSettingsApply(t *testing.T) {
 		{"sattar", `{"formula":"SAT-TAR"}`, func(s *Settings) { s.Formula = "SAT-TAR" }, ""},
 		{"bad values keep the old ones", `{"top":0,"timeout":"soon","parallel":-1,"autoRun":"yes"}`, func(*Settings) {}, `"top": 0 is not a positive count`},
 		{"not an object", `[1]`, func(*Settings) {}, "settings must be a JSON object"},
+		{"learned order", `{"order":"learned"}`, func(s *Settings) { s.Order = "learned" }, ""},
+		{"unknown order", `{"order":"best","top":2}`, func(s *Settings) { s.Top = 2 }, `"order": "best" is not one of formula, combined, learned`},
+		{"empty order", `{"order":""}`, func(*Settings) {}, `"order": "" is not one of`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

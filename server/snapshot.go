@@ -47,6 +47,12 @@ type snapshot struct {
 	// on these results); findings are its candidates as shown.
 	angelic  *localize.Angelic
 	findings *findingsSlot
+	// results are the analyses behind the ranking: angelic's, those of the
+	// focused test alone when localized.
+	results []analysis.TestResult
+
+	fixHostsOnce sync.Once
+	fixHosts     int // lines hosting a verified fix (hostsOfFixes)
 }
 
 type fileLine struct {
@@ -54,10 +60,10 @@ type fileLine struct {
 	line int
 }
 
-// buildSnapshot ranks m under the settings, in the order of loc (the
-// localization service's latest state for m: learned, or combined once it
-// has analyses), and indexes the result for the per-request lookups.
-func buildSnapshot(seq uint64, root string, m *spectra.Matrix, loc *localize.Localization, st Settings, focus string, cache *contentCache) (*snapshot, error) {
+// buildSnapshot ranks m under the settings, in the order they ask for with
+// what loc (the localization service's latest state for m) holds, and
+// indexes the result for the per-request lookups.
+func buildSnapshot(seq uint64, root string, m *spectra.Matrix, loc *localize.Localization, st Settings, focus string, cache *contentCache, evc *evidenceCache) (*snapshot, error) {
 	var cores *localize.SatTar
 	if loc != nil && loc.Matrix == m {
 		cores = loc.SatTar
@@ -73,25 +79,21 @@ func buildSnapshot(seq uint64, root string, m *spectra.Matrix, loc *localize.Loc
 		angelic = loc.Angelic
 		results = angelic.Results
 	}
+	key := evidenceKey{matrix: m, focus: focus, formula: st.Formula, cores: cores}
 	if focus != "" {
-		if base, err = buildSnapshot(seq, root, m, loc, st, "", cache); err != nil {
+		if base, err = buildSnapshot(seq, root, m, loc, st, "", cache, evc); err != nil {
 			return nil, err
 		}
 		m = focusOn(m, focus)
 		results = slices.DeleteFunc(slices.Clone(results), func(t analysis.TestResult) bool { return !inFocus(t.Test, focus) })
 	}
-	// The order faultline rank prints: the service's learned one when it
-	// made it for this matrix; else the formula's, with the lines that
-	// host verified fixes first once analyses came in (localize.Combine).
+	// The order faultline rank -order prints, the setting's.
 	r, err := ranker(m)
 	if err != nil {
 		return nil, fmt.Errorf("ranking: %w", err)
 	}
-	switch {
-	case focus == "" && angelic != nil && loc.Ranking.Order == spectra.OrderLearned && loc.Ranking.Formula == r.Formula:
-		r = loc.Ranking
-	case angelic != nil && len(angelic.Results) > 0:
-		r = localize.Combine(r, results)
+	if r, err = ordered(r, m, angelic, results, cores, st, evc, key); err != nil {
+		return nil, fmt.Errorf("ordering: %w", err)
 	}
 	f, byID := findingsOf(results)
 	snap := &snapshot{
@@ -102,6 +104,7 @@ func buildSnapshot(seq uint64, root string, m *spectra.Matrix, loc *localize.Loc
 		at:        make(map[fileLine]int, len(r.Lines)),
 		hashes:    make(map[string]contentHash),
 		angelic:   angelic,
+		results:   results,
 		findings:  &findingsSlot{Findings: f, byID: byID},
 	}
 	snap.base = snap

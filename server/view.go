@@ -43,6 +43,7 @@ type view struct {
 	lastRanking string      // digest of the ranking last announced
 	diag        diagState
 	analysis    context.CancelFunc // of the localization of the current matrix
+	evidence    evidenceCache      // the learned order's evidence over matrix
 	watcher     *fsnotify.Watcher
 	deferred    deferredWork // refused until the user agrees to run the module's code
 	// explained are the latest explanations from the git history, by
@@ -251,7 +252,7 @@ func (v *view) rebuild() {
 	if m == nil {
 		return
 	}
-	snap, err := buildSnapshot(seq, v.root, m, loc, st, focus, v.srv.cache)
+	snap, err := buildSnapshot(seq, v.root, m, loc, st, focus, v.srv.cache, &v.evidence)
 	if err != nil {
 		v.srv.client.logf(protocol.MessageTypeError, "%s: %v", v.root, err)
 		return

@@ -3,8 +3,9 @@
 //
 // By default it generates a module of 10 packages, 10,000 lines and 200
 // tests and reports the time from a save to the published diagnostics after
-// a one-line edit, the latency of inlay hints, hover and code actions, and
-// the server's resident memory:
+// a one-line edit, the latency of inlay hints, hover, code actions and the
+// ranking request, the time from a change of the order setting to the
+// diagnostics published again, and the server's resident memory:
 //
 //	go build -o /tmp/faultline . && go run ./bench/server -bin /tmp/faultline
 //
@@ -19,6 +20,8 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -160,6 +163,22 @@ func run(bin string, saves, requests int, keep, angelic bool) error {
 		}
 		fmt.Printf("%s, %d requests: %s\n", k.name, requests, summarize(lat))
 	}
+	// The ranking request, every executed line with the sentence on why it
+	// stands there, as an editor's ranking view asks for it.
+	var lat []time.Duration
+	for i := 0; i < min(requests, 200); i++ {
+		t0 := time.Now()
+		if _, err := c.call("faultline/ranking", map[string]any{}); err != nil {
+			return fmt.Errorf("faultline/ranking: %w", err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	fmt.Printf("faultline/ranking (every executed line, with why), %d requests: %s\n", len(lat), summarize(lat))
+	if angelic {
+		if err := timeOrders(c, fileURI); err != nil {
+			return err
+		}
+	}
 	rss, hwm, err := memory(c.cmd.Process.Pid)
 	if err != nil {
 		return err
@@ -169,6 +188,42 @@ func run(bin string, saves, requests int, keep, angelic bool) error {
 		return err
 	}
 	c.notify("exit", nil)
+	return nil
+}
+
+// timeOrders changes the order setting and times each change to the
+// diagnostics of the fault's file published again: the server reorders
+// what it holds, running nothing. The first learned order gathers the
+// evidence, the second finds it cached.
+func timeOrders(c *client, fileURI string) error {
+	// Until the analysis has found a fix the combined order is the
+	// formula's, and a change between them shows nothing new.
+	for deadline := time.Now().Add(10 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		raw, err := c.call("faultline/ranking", map[string]any{})
+		if err != nil {
+			return fmt.Errorf("faultline/ranking: %w", err)
+		}
+		var r struct{ Order string }
+		if json.Unmarshal(raw, &r) == nil && r.Order == "combined" {
+			break
+		}
+		if time.Now().After(deadline) {
+			return errors.New("the ranking never reached the combined order: no analysis found a fix")
+		}
+	}
+	var each []string
+	var times []time.Duration
+	for _, order := range []string{"learned", "formula", "combined", "learned", "formula", "combined"} {
+		t0 := time.Now()
+		c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"faultline": map[string]any{"order": order}}})
+		if _, err := c.waitEvent(t0, func(e event) bool { return e.kind == "diagnostics" && e.uri == fileURI }, time.Minute); err != nil {
+			return fmt.Errorf("order %s: no diagnostics: %w", order, err)
+		}
+		d := time.Since(t0)
+		times = append(times, d)
+		each = append(each, fmt.Sprintf("%s %s", order, d.Round(time.Millisecond)))
+	}
+	fmt.Printf("order change → diagnostics, %d changes: %s\n  each: %s\n", len(times), summarize(times), strings.Join(each, ", "))
 	return nil
 }
 

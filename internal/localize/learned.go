@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -53,9 +54,19 @@ func ShippedModel() *Model {
 // Score returns a line's learned score and the evidence behind it,
 // largest contribution first.
 func (m *Model) Score(ev *Evidence, i int) (float64, []spectra.Reason) {
+	return m.score(m.names(), ev, i)
+}
+
+// names are the model's columns in the order its sums take them: a sum in
+// map order would differ in its last bits from line to line and call to
+// call, and break ties at random.
+func (m *Model) names() []string { return slices.Sorted(maps.Keys(m.Weights)) }
+
+func (m *Model) score(names []string, ev *Evidence, i int) (float64, []spectra.Reason) {
 	score := 0.0
 	var why []spectra.Reason
-	for name, w := range m.Weights {
+	for _, name := range names {
+		w := m.Weights[name]
 		c, ok := ev.Columns[name]
 		if !ok || c[i] == 0 || w == 0 {
 			continue
@@ -91,9 +102,10 @@ func Learned(formula *spectra.Ranking, ev *Evidence, m *Model) (*spectra.Ranking
 	scores := make([]float64, n)
 	formulaScores := make([]float64, n)
 	because := make([][]spectra.Reason, n)
+	names := m.names()
 	for i, l := range formula.Lines {
 		locs[i] = rank.Location{File: l.File, Line: l.Line}
-		scores[i], because[i] = m.Score(ev, i)
+		scores[i], because[i] = m.score(names, ev, i)
 		formulaScores[i] = l.Score
 		if math.IsNaN(scores[i]) {
 			return nil, fmt.Errorf("model %s scores %s:%d as NaN", m.Name, l.File, l.Line)

@@ -73,24 +73,32 @@ const (
 	DefaultMemory      = 1 << 30
 )
 
+// DefaultOrder is the order of a localization under o when none is asked
+// for: the shipped model's default, except that the learned order, which
+// the model learned over Ochiai's ranking, gives way to the combined one
+// under another formula, BlockRank or SAT-TAR, and to the formula alone
+// without the analysis (not asked for, or no solver here), whose evidence
+// it weighs.
+func DefaultOrder(o Options) string {
+	order := ShippedModel().Default
+	if order != spectra.OrderLearned {
+		return order
+	}
+	if o.BlockRank != nil || o.SatTar || o.Formula != nil && o.Formula.Name() != rank.Default().Name() {
+		return spectra.OrderCombined
+	}
+	if !o.Angelic || analysis.Available() != nil {
+		return spectra.OrderFormula
+	}
+	return order
+}
+
 func (o *Options) defaults() {
 	if o.Formula == nil {
 		o.Formula = rank.Default()
 	}
 	if o.Order == "" {
-		o.Order = ShippedModel().Default
-		// The model learned over Ochiai's ranking: another formula,
-		// BlockRank or SAT-TAR asked for ranks by itself, verified angelic
-		// fixes first.
-		other := o.BlockRank != nil || o.SatTar || o.Formula.Name() != rank.Default().Name()
-		if o.Order == spectra.OrderLearned && other {
-			o.Order = spectra.OrderCombined
-		}
-		// Without the analysis (not asked for, or no solver here) the
-		// model would miss evidence it weighs; the formula alone it is.
-		if o.Order == spectra.OrderLearned && (!o.Angelic || analysis.Available() != nil) {
-			o.Order = spectra.OrderFormula
-		}
+		o.Order = DefaultOrder(*o)
 	}
 	if o.Budget <= 0 {
 		o.Budget = DefaultBudget

@@ -28,3 +28,13 @@ end, { desc = "Show what the faultline server is doing" })
 command("FaultlineExplain", function(opts)
   require("faultline").explain(opts.args)
 end, { nargs = 1, desc = "Explain a failing test from the git history: the changes that make it fail, in the quickfix list" })
+
+command("FaultlineOrder", function(opts)
+  require("faultline").set({ order = opts.args })
+end, {
+  nargs = 1,
+  complete = function()
+    return { "learned", "combined", "formula" }
+  end,
+  desc = "Order the suspicious lines: learned (the shipped model, default), combined (verified angelic fixes first) or formula",
+})

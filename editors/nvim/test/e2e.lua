@@ -98,7 +98,7 @@ local ok, err = pcall(function()
 
   -- With default settings the server also analyses the failing tests: the
   -- angelic values reach the editor in the diagnostics of the lines that
-  -- host them, and the ranking is then in the combined order. (The mock
+  -- host them, and the ranking is in the learned order. (The mock
   -- server of plugin.sh has no analysis.)
   local angelic
   vim.wait(os.getenv("EXPECT_ANGELIC") == "1" and timeout or 0, function()
@@ -117,7 +117,7 @@ local ok, err = pcall(function()
     out(string.format("angelic value on line %d after %d ms: %s", angelic.lnum + 1, elapsed(), angelic.message:match("angelic fix: [^\n]*")))
     vim.wait(10000, function()
       local result = faultline.ranking_of(client_id)
-      return result ~= nil and result.order == "combined"
+      return result ~= nil and result.order == "learned"
     end, 100)
   end
 
@@ -177,6 +177,64 @@ local ok, err = pcall(function()
   if not fault_marked then
     finish(1, string.format("%d extmarks placed but none with a FaultlineSusp group on line %d", #marks, fault_line))
   end
+  -- The order at run time (:FaultlineOrder): the combined order, the
+  -- formula's alone, then the learned order again, each made from what the
+  -- server holds; the hover
+  -- on the faulty line says which order put it where it is and on which
+  -- evidence.
+  local function hover_text()
+    local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = { line = fault_line - 1, character = 0 } }
+    local replies = vim.lsp.buf_request_sync(bufnr, "textDocument/hover", params, 10000) or {}
+    local reply = replies[client_id]
+    if reply and type(reply.result) == "table" and type(reply.result.contents) == "table" then
+      return reply.result.contents.value or ""
+    end
+    return ""
+  end
+  local function fault_rank()
+    for _, l in ipairs((faultline.ranking_of(client_id) or {}).lines or {}) do
+      if (uv.fs_realpath(vim.uri_to_fname(l.uri)) or "") == fault_file and l.line == fault_line then
+        return l.rank
+      end
+    end
+    return nil
+  end
+  local function order_now(order)
+    vim.cmd("FaultlineOrder " .. order)
+    local switched = vim.wait(30000, function()
+      local result = faultline.ranking_of(client_id)
+      return result ~= nil and result.order == order
+    end, 100)
+    if not switched then
+      finish(1, string.format(":FaultlineOrder %s: the ranking did not change order within 30 s", order))
+    end
+  end
+  -- expect_why checks that the hover's sentence on the faulty line
+  -- matches pattern and returns the line's rank.
+  local function expect_why(label, pattern)
+    local why = hover_text():match("^%*%*faultline%*%* · ([^\n]*)")
+    out(string.format("hover %s: %s", label, tostring(why)))
+    if not why or not why:find(pattern) then
+      finish(1, string.format("the hover on the faulty line does not say why %s: %s", label, tostring(why)))
+    end
+    return fault_rank()
+  end
+  if (faultline.ranking_of(client_id) or {}).order == "learned" then
+    local learned_rank = expect_why("under the learned order", "^Rank %d+ .*under the learned order %(model [^)]+%): weighed most by ")
+    order_now("combined")
+    local combined_rank = expect_why("under the combined order", "^Rank %d+ .*under the combined order: ")
+    order_now("formula")
+    local formula_rank = expect_why("by the formula alone", "^Rank %d+ .*by ochiai alone: ochiai ")
+    if formula_rank == combined_rank then
+      finish(1, string.format("the faulty line stayed at rank %s when the order changed", tostring(formula_rank)))
+    end
+    out(string.format("faulty line at rank %s under the combined order, %s by the formula alone, %s under the learned order",
+      tostring(combined_rank), tostring(formula_rank), tostring(learned_rank)))
+    order_now("learned")
+  elseif os.getenv("EXPECT_ANGELIC") == "1" then
+    finish(1, "the ranking never reached the learned order")
+  end
+
   -- :FaultlineRun's request is answered when the fresh run is over; the
   -- server must still be alive and report the module's failing tests.
   local run_done, run_err, run_result = false, nil, nil

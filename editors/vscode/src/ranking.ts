@@ -16,12 +16,16 @@ export interface RankedLine {
   np: number;
   /** Analysed failing tests that a verified angelic value on the line makes pass. */
   fixes: number;
+  /** Why the line stands where it does, in a sentence (the hover's); "" from an older server. */
+  why: string;
 }
 
 export interface RankingResult {
   formula: string;
-  /** "formula", or "combined" once verified angelic fixes order the lines. */
+  /** "formula", "combined" once verified angelic fixes order the lines, or "learned". */
   order: string;
+  /** The learned order's model. */
+  model: string;
   failed: number;
   passed: number;
   lines: RankedLine[];
@@ -83,12 +87,14 @@ export function parseRanking(raw: unknown): RankingResult {
       nf: Number(e.nf ?? 0),
       np: Number(e.np ?? 0),
       fixes: Number(e.fixes ?? 0),
+      why: typeof e.why === 'string' ? e.why : '',
     });
   }
   valid.sort((a, b) => a.rank - b.rank || b.score - a.score);
   return {
     formula: typeof r.formula === 'string' ? r.formula : '',
-    order: r.order === 'combined' ? 'combined' : 'formula',
+    order: r.order === 'combined' || r.order === 'learned' ? r.order : 'formula',
+    model: typeof r.model === 'string' ? r.model : '',
     failed: Number(r.failed ?? 0),
     passed: Number(r.passed ?? 0),
     lines: valid,
@@ -120,14 +126,20 @@ export function rankText(l: RankedLine): string {
 /** rows turns a ranking into tree rows in rank order. */
 export function rows(result: RankingResult): RowModel[] {
   const top = maxScore(result.lines);
-  const by = result.order === 'combined' ? `${result.formula} and verified angelic fixes` : result.formula;
+  const by =
+    result.order === 'combined'
+      ? `${result.formula} and verified angelic fixes`
+      : result.order === 'learned'
+        ? `the learned order (model ${result.model})`
+        : result.formula;
   return result.lines.map((l) => ({
     label: `${baseName(l.file)}:${l.line}`,
     description: `${rankText(l)} · ${result.formula} ${l.score.toFixed(2)}${l.fixes > 0 ? ` · fixes ${l.fixes}` : ''}`,
     tooltip:
       `${l.file}:${l.line}\n${rankText(l)} by ${by}, score ${l.score.toFixed(4)}\n` +
       `run by ${l.ef} of ${l.ef + l.nf} failing and ${l.ep} of ${l.ep + l.np} passing tests` +
-      (l.fixes > 0 ? `\na verified angelic value here makes ${l.fixes} analysed failing test${l.fixes === 1 ? '' : 's'} pass` : ''),
+      (l.fixes > 0 ? `\na verified angelic value here makes ${l.fixes} analysed failing test${l.fixes === 1 ? '' : 's'} pass` : '') +
+      (l.why ? `\n${l.why}` : ''),
     uri: l.uri,
     line: l.line,
     level: lineLevel(l, top),

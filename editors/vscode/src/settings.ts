@@ -10,6 +10,7 @@ export interface ServerSettings {
   timeout: string;
   parallel: number;
   angelic: boolean;
+  order: 'formula' | 'combined' | 'learned';
   budget: string;
   maxAnalyzed: number;
   memory: number;
@@ -24,6 +25,7 @@ export const DEFAULTS: ServerSettings = {
   timeout: '60s',
   parallel: 0,
   angelic: true,
+  order: 'learned',
   budget: '10s',
   maxAnalyzed: 10,
   memory: 1024,
@@ -40,6 +42,7 @@ export function serverSettings(get: <T>(key: string) => T | undefined): ServerSe
     timeout: get<string>('timeout') ?? DEFAULTS.timeout,
     parallel: get<number>('parallel') ?? DEFAULTS.parallel,
     angelic: get<boolean>('angelic') ?? DEFAULTS.angelic,
+    order: get<'formula' | 'combined' | 'learned'>('order') ?? DEFAULTS.order,
     budget: get<string>('budget') ?? DEFAULTS.budget,
     maxAnalyzed: get<number>('maxAnalyzed') ?? DEFAULTS.maxAnalyzed,
     memory: get<number>('memory') ?? DEFAULTS.memory,

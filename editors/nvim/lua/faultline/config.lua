@@ -16,6 +16,10 @@ M.defaults = {
   parallel = 0,
   -- Angelic analysis of failing tests: lines hosting verified fixes first.
   angelic = true,
+  -- How lines are ordered, as `faultline rank -order`: "learned" (the
+  -- shipped model over every technique's evidence), "combined" (lines
+  -- hosting verified angelic fixes first) or "formula".
+  order = "learned",
   budget = "10s",
   maxAnalyzed = 10,
   memory = 1024,
@@ -36,7 +40,7 @@ M.defaults = {
 
 local server_keys = {
   "formula", "top", "threshold", "autoRun", "timeout", "parallel",
-  "angelic", "budget", "maxAnalyzed", "memory", "trust",
+  "angelic", "order", "budget", "maxAnalyzed", "memory", "trust",
 }
 
 local function check_type(name, value, want)
@@ -69,6 +73,9 @@ function M.merge(opts)
   check_type("timeout", cfg.timeout, "string")
   check_type("parallel", cfg.parallel, "number")
   check_type("angelic", cfg.angelic, "boolean")
+  if cfg.order ~= "combined" and cfg.order ~= "formula" and cfg.order ~= "learned" then
+    error(string.format('faultline: option "order" must be "combined", "formula" or "learned", got %s', vim.inspect(cfg.order)), 2)
+  end
   check_type("budget", cfg.budget, "string")
   check_type("maxAnalyzed", cfg.maxAnalyzed, "number")
   check_type("memory", cfg.memory, "number")

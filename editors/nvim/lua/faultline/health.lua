@@ -54,7 +54,7 @@ function M.check()
     report.error("setup() has not been called", { "Add require('faultline').setup{} to your init.lua" })
     return
   end
-  report.ok(string.format("formula=%s top=%d autoRun=%s timeout=%s trust=%s", cfg.formula, cfg.top, tostring(cfg.autoRun), cfg.timeout, cfg.trust))
+  report.ok(string.format("formula=%s order=%s top=%d autoRun=%s timeout=%s trust=%s", cfg.formula, cfg.order, cfg.top, tostring(cfg.autoRun), cfg.timeout, cfg.trust))
   if cfg.trust == "ask" then
     if vim.secure then
       report.ok("module trust: Neovim's :trust decides (vim.secure)")

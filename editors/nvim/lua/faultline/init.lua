@@ -41,6 +41,13 @@ local function client_request(client, method, params, handler, bufnr)
   return client.request(method, params, handler, bufnr)
 end
 
+local function client_notify(client, method, params)
+  if has("nvim-0.11") then
+    return client:notify(method, params)
+  end
+  return client.notify(method, params)
+end
+
 local function get_clients()
   local all
   if vim.lsp.get_clients then
@@ -461,6 +468,23 @@ end
 -- ranking_of returns the last ranking result received by client_id.
 function M.ranking_of(client_id)
   return state.rankings[client_id]
+end
+
+-- set changes settings of the running servers, and of those started later,
+-- e.g. set({ order = "learned" }). The servers apply them at once
+-- (workspace/didChangeConfiguration): a new order or formula reorders what
+-- they show from the results they hold, without running the tests again.
+function M.set(opts)
+  if not state.cfg then
+    error("faultline: call require('faultline').setup() first", 2)
+  end
+  local merged = vim.tbl_extend("force", {}, state.cfg, opts or {})
+  state.cfg = config.merge(merged)
+  local settings = config.server_settings(state.cfg)
+  for _, client in ipairs(get_clients()) do
+    client.config.settings = { faultline = settings }
+    client_notify(client, "workspace/didChangeConfiguration", { settings = { faultline = settings } })
+  end
 end
 
 -- config returns the effective configuration (nil before setup()).

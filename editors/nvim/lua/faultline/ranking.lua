@@ -119,6 +119,8 @@ function M.title(result)
   local by = result.formula or "?"
   if result.order == "combined" then
     by = by .. " and verified angelic fixes"
+  elseif result.order == "learned" then
+    by = "the learned order (model " .. tostring(result.model or "?") .. ")"
   end
   return string.format(
     "faultline: %s, %d failing / %d passing tests",

@@ -88,6 +88,23 @@ test('in the combined order a line with verified angelic fixes leads, coloured a
   assert.equal(parseRanking(sample).order, 'formula');
 });
 
+test('under the learned order the tooltip names the model and says why a line stands where it does', () => {
+  const why = 'Rank 1 of 3 under the learned order (model m1): weighed most by ochiai 1; executed by the one failing and none of the 2 passing tests.';
+  const learned = parseRanking({
+    formula: 'ochiai',
+    order: 'learned',
+    model: 'm1',
+    failed: 1,
+    passed: 2,
+    lines: [{ uri: 'file:///m/a.go', file: 'a.go', line: 6, score: 1, rank: 1, tie: [1, 1], ef: 1, ep: 0, nf: 0, np: 2, why }],
+  });
+  assert.equal(learned.order, 'learned');
+  const r = rows(learned);
+  assert.match(r[0].tooltip, /by the learned order \(model m1\)/);
+  assert.ok(r[0].tooltip.endsWith(`\n${why}`), r[0].tooltip);
+  assert.equal(parseRanking({ order: 'best' }).order, 'formula');
+});
+
 test('malformed ranking results are rejected or cleaned', () => {
   assert.throws(() => parseRanking(null), /returned null/);
   assert.throws(() => parseRanking('x'), /returned string/);

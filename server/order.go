@@ -1,0 +1,90 @@
+package server
+
+import (
+	"sync"
+
+	"faultline/analysis"
+	"faultline/internal/localize"
+	"faultline/spectra"
+	"faultline/spectra/rank"
+)
+
+// ordered puts the lines of formula, the ranking of m under the formula
+// setting, in the order the settings ask for, made by the localization
+// service as faultline rank -order makes it (localize.InOrder): the
+// combined order once results are in, the formula's alone, or the learned
+// order over every technique's evidence. angelic and results are the
+// analyses in view (nil: none yet), cores SAT-TAR's. The learned order's
+// evidence is kept in evc under key, so that a new analysis or a change
+// of order gathers only what depends on the analyses again.
+func ordered(formula *spectra.Ranking, m *spectra.Matrix, angelic *localize.Angelic, results []analysis.TestResult, cores *localize.SatTar, st Settings, evc *evidenceCache, key evidenceKey) (*spectra.Ranking, error) {
+	loc := &localize.Localization{Matrix: m, Formula: formula, Base: formula, SatTar: cores}
+	if angelic != nil {
+		a := *angelic
+		a.Results = results
+		loc.Angelic = &a
+	}
+	order := st.order()
+	if order == spectra.OrderLearned && (spectra.IsBlockRank(st.Formula) || spectra.IsSatTar(st.Formula)) {
+		// As in faultline rank: the evidence is gathered over the default
+		// formula's ranking, which carries every line's counts; BlockRank's
+		// and SAT-TAR's verdicts are columns of it.
+		base, err := spectra.RankLines(m, rank.Default())
+		if err != nil {
+			return nil, err
+		}
+		loc.Base = base
+	}
+	out, err := localize.InOrder(loc, order, evc.get(key))
+	if err != nil {
+		return nil, err
+	}
+	if out.Evidence != nil {
+		evc.put(key, out.Evidence)
+	}
+	return out.Ranking, nil
+}
+
+// evidenceKey names the lines one gathering of evidence is over: the
+// view's matrix (before it is localized to a test), the focus, the formula
+// setting (the base ranking's order of lines) and SAT-TAR's cores.
+type evidenceKey struct {
+	matrix  *spectra.Matrix
+	focus   string
+	formula string
+	cores   *localize.SatTar
+}
+
+// evidenceCache keeps a view's evidence for its current matrix.
+type evidenceCache struct {
+	mu      sync.Mutex
+	entries map[evidenceKey]*localize.Evidence
+}
+
+func (c *evidenceCache) get(k evidenceKey) *localize.Evidence {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.entries[k]
+}
+
+// put keeps ev under k, dropping what was gathered over other matrices:
+// the view only shows its latest.
+func (c *evidenceCache) put(k evidenceKey, ev *localize.Evidence) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for old := range c.entries {
+		if old.matrix != k.matrix {
+			delete(c.entries, old)
+		}
+	}
+	if c.entries == nil {
+		c.entries = map[evidenceKey]*localize.Evidence{}
+	}
+	c.entries[k] = ev
+}
