@@ -63,7 +63,12 @@
 // if, for or switch statement each local it may assign gets a join variable equal to
 // its current value only under the directions taken (the phi as an
 // implication), so an unexplored direction leaves it free. A statement
-// left by a return or a panic binds no join: no code after it runs. A function's
+// left by a return or a panic binds no join: no code after it runs. An if
+// condition whose other direction is a return statement alone (if err !=
+// nil { return 0, err }) binds the function's results under that direction
+// to the returned expressions, evaluated where the condition was (except in
+// a function that defers a call), so a change that only makes an error
+// non-nil does not leave the caller's results free. A function's
 // result equals its return value under the path that reached the return,
 // and is bound to the call that returned it (recorded as it returns), so a
 // result ignored never stands for a later call's;

@@ -506,6 +506,7 @@ func (fi *fileInstrumenter) run(f *ast.File, runtimePath string) []testbuild.Edi
 // function instruments one function body.
 func (fi *fileInstrumenter) function(fn *function, recv *ast.FieldList, ft *ast.FuncType, body *ast.BlockStmt) {
 	fi.trackLocals(fn, ft, body)
+	fn.defers = defers(body)
 	enter := fi.site(kindEnter, fn, nil, nil)
 	leave := fi.site(kindLeave, fn, nil, nil)
 	fn.enter, fn.leave = enter.id, leave.id
@@ -1003,6 +1004,22 @@ func (fi *fileInstrumenter) assigned(fn *function, s ast.Stmt) []*types.Var {
 		return true
 	})
 	return out
+}
+
+// defers reports whether a function body defers a call (not counting
+// function literals inside it, which are functions of their own).
+func defers(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.DeferStmt:
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // escapes reports whether control may leave s other than at its end.

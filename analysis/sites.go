@@ -95,6 +95,9 @@ type function struct {
 	hard         bool
 	results      []types.Type
 	tracked      map[*types.Var]bool
+	// defers says the body defers a call, which may change the results
+	// after a return statement has set them.
+	defers bool
 }
 
 type instance struct{ act, local int32 }
