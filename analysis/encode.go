@@ -178,7 +178,9 @@ func (e *encoder) term(t types.Type, v value) z3.Expr {
 	switch valueKind(t) {
 	case 's', 'y':
 		return e.z.BytesVal([]byte(v.s)).Expr
-	case 'b', 'e':
+	case 'e':
+		return e.z.BVInt(v.n, errorBits).Expr // its code (errors_is.go)
+	case 'b':
 		return e.z.BoolVal(v.n != 0).Expr
 	case 'f':
 		if isFloat32(t) {
@@ -217,7 +219,9 @@ func (e *encoder) sortOf(t types.Type) z3.Sort {
 	switch valueKind(t) {
 	case 's', 'y':
 		return e.z.ByteSeqSort()
-	case 'b', 'e':
+	case 'e':
+		return e.z.BVSort(errorBits)
+	case 'b':
 		return e.z.BoolSort()
 	case 'f':
 		return e.floatSort(t)
@@ -321,6 +325,11 @@ func (e *encoder) siteVar(s *site, ev event, term sv) (sv, error) {
 	ab, err := e.abOf(s)
 	if err != nil {
 		return out, err
+	}
+	if valueKind(s.typ) == 'e' {
+		if err := e.addHard(e.errorCodes(v)); err != nil {
+			return out, err
+		}
 	}
 	return out, e.addHard(e.z.Or(ab, eq))
 }
@@ -488,6 +497,8 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 					op = token.SUB
 				}
 				term = e.binary(op, old, e.lit(s.typ, e.one(s.typ)), s.typ, s.typ)
+			} else if s.recorded {
+				term = e.lit(s.typ, valueOf(ev)) // the run's dynamic type decides
 			} else if s.tuple {
 				term = e.component(a, s, ev)
 			} else {
