@@ -111,9 +111,13 @@ func (e *encoder) assertionTerm(as *assertion, ops []sv) z3.Bool {
 	case "InDelta":
 		return e.inDelta(ops[0].t.AsFloat(), ops[1].t.AsFloat(), ops[2].t.AsFloat())
 	case "Error", "NotNil":
-		return ops[0].t.AsBool()
+		return rel(token.NEQ, ops[0], zero)
 	case "NoError", "Nil":
-		return ops[0].t.AsBool().Not()
+		return rel(token.EQL, ops[0], zero)
+	case "ErrorIs": // the target is a sentinel: its code (errors_is.go)
+		return rel(token.EQL, ops[0], ops[1])
+	case "NotErrorIs":
+		return rel(token.NEQ, ops[0], ops[1])
 	case "Contains":
 		return ops[0].t.AsSeq().Contains(ops[1].t.AsSeq())
 	case "NotContains":
@@ -184,6 +188,10 @@ func assertionHolds(as *assertion, v []value) bool {
 		return v[0].n != 0
 	case "NoError", "Nil":
 		return v[0].n == 0
+	case "ErrorIs":
+		return v[0].n == v[1].n
+	case "NotErrorIs":
+		return v[0].n != v[1].n
 	case "Contains", "NotContains":
 		has := strings.Contains(v[0].s, v[1].s)
 		if isList(t) {

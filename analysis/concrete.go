@@ -105,7 +105,15 @@ func concBinary(op token.Token, x, y value, lt, rt types.Type) (value, bool) {
 		return value{}, false
 	}
 	switch valueKind(lt) {
-	case 'b', 'e':
+	case 'e': // codes (errors_is.go)
+		switch op {
+		case token.EQL:
+			return boolValue(x.n == y.n), true
+		case token.NEQ:
+			return boolValue(x.n != y.n), true
+		}
+		return value{}, false
+	case 'b':
 		a, b := x.n != 0, y.n != 0
 		switch op {
 		case token.EQL:

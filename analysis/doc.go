@@ -19,14 +19,27 @@
 // FAULTLINE_AGX_TRACE and substitutes the values listed in the JSON file
 // named by FAULTLINE_AGX_FORCE (a float as its IEEE bits, a string or byte
 // slice as its Go-quoted bytes, or #n when longer than 1 KiB, an error as
-// 1 when non-nil, in both files; a forced non-nil error that was nil is a
-// runtime error value; a slice of integers or records, a record, or a
-// map as the Go-quoted string of 8 little-endian bytes per integer,
-// record field, or map key and value, the entries ordered by key). Sites
-// are integer, float, Boolean, string, byte slice, error, list, record
-// and map right-hand sides of assignments and
+// its code, in both files: 0 nil, the number of the first sentinel
+// errors.Is matches, else 1; a forced sentinel's code is that sentinel, a
+// forced non-nil error that was nil a runtime error value). Sentinels are
+// the package-level error variables the module declares and those of
+// other packages its code names as the target of errors.Is or testify's
+// ErrorIs and NotErrorIs; each file registers those it declares or names
+// with the runtime. A slice of integers or records, a record (a struct of
+// integer and Boolean fields) or a map from integers is recorded and
+// forced as the Go-quoted string of 8 little-endian bytes per integer,
+// field, or map key and value, the entries ordered by key. Sites are
+// integer, float, Boolean, string, byte slice, error, list, record and
+// map right-hand sides of assignments and
 // var specs, x++/x--, if and for conditions, the
-// case expressions and tags of expression switches, returned values,
+// case expressions and tags of expression switches, the case types of
+// type switches (the switched value passes through the runtime's
+// TypeSwitch, which tests the cases in order and, forced, returns a value
+// of the case chosen: the value converted to that type where Go converts
+// it, else its zero value; nil for the nil case and, beside no nil case,
+// for the default), the ok of v, ok := x.(T) (x.(T) becomes the runtime's
+// Assert[T], which returns the forced ok with the value converted or
+// zero), returned values,
 // arguments of calls to instrumented functions and the values those calls
 // return (a call with several results passes them through a generic helper
 // generated in the file, which records each modelled
@@ -35,7 +48,13 @@
 // model (recorded so that they enter as constants). Index, slice and integer division
 // operations of non-test code pass their index, bounds or divisor through a
 // guard that records the length, capacity or zero divisor only when the
-// operation is about to panic. One leaf test runs per process, selected
+// operation is about to panic; dereferences of a pointer (p.f, *p, a value
+// method called through p) and writes to a map element pass the pointer or
+// map through a guard that records it only when nil, and each call of the
+// builtin panic its value through one that records that it is reached
+// (an expression Go does not evaluate, a constant such as len of an
+// array or the array a range with one variable ranges over, gets none: a
+// call would have it evaluated). One leaf test runs per process, selected
 // with a fully anchored -test.run pattern.
 //
 // # The formula
@@ -48,7 +67,12 @@
 // if, for or switch statement each local it may assign gets a join variable equal to
 // its current value only under the directions taken (the phi as an
 // implication), so an unexplored direction leaves it free. A statement
-// left by a return or a panic binds no join: no code after it runs. A function's
+// left by a return or a panic binds no join: no code after it runs. An if
+// condition whose other direction is a return statement alone (if err !=
+// nil { return 0, err }) binds the function's results under that direction
+// to the returned expressions, evaluated where the condition was (except in
+// a function that defers a call), so a change that only makes an error
+// non-nil does not leave the caller's results free. A function's
 // result equals its return value under the path that reached the return,
 // and is bound to the call that returned it (recorded as it returns), so a
 // result ignored never stands for a later call's;
@@ -63,16 +87,22 @@
 // method: Equal, Exactly, NotEqual, Greater, GreaterOrEqual, Less,
 // LessOrEqual, True, False, Zero, NotZero, Positive, Negative) on integer,
 // float, Boolean or string operands of one type (Equal, Exactly, NotEqual
-// also on lists and records, Zero and NotZero on records), InDelta on float64
-// operands, Empty, NotEmpty, Contains, NotContains and Len on strings,
-// Empty, NotEmpty and Len on lists, and
-// NoError, Error, Nil and NotNil on errors must hold: the call is the check, since it
-// reports failure inside testify. A run that fails by a runtime panic at a
+// also on lists, records and maps, Zero and NotZero on records), InDelta
+// on float64 operands, Empty, NotEmpty, Contains, NotContains and Len on
+// strings, Empty, NotEmpty, Contains, NotContains and Len on lists, and
+// NoError, Error, Nil, NotNil on errors and ErrorIs, NotErrorIs against a
+// sentinel must hold: the call is the check, since it
+// reports failure inside testify. A run that fails by a panic at a
 // guarded operation gets "under the path that reached it, the operation
 // does not panic": 0 <= index < len and
 // 0 <= lo <= hi <= max <= cap (bounds modelled when their expressions are,
 // the length or capacity taken from the run), divisor != 0; when an
-// operand is not modelled the path itself must change. Checks met only in
+// operand is not modelled, and always for a nil pointer dereferenced, a
+// nil map written and an explicit panic call (pointers and maps are the
+// run's), the path itself must change: the operation is not reached. The
+// guard counts when the output shows a panic of its kind (a runtime
+// error; assignment to entry in nil map; any other for a panic call) and
+// it is the last guard the run recorded. Checks met only in
 // a forced run are added once the replay ends, and only those the formula
 // can meet: one that fails whatever the locations' values compares
 // recorded operands, which hold only under that run's forced values.
@@ -95,9 +125,14 @@
 // on a string or byte slice, or panicked indexing one: sequences need
 // Z3's general solver, much slower than the finite-domain one the rest
 // allows, so otherwise they and what is computed from them are the run's
-// values); an error's nil-ness as a Boolean (errors.New and
-// fmt.Errorf non-nil, nil nil, == and != nil; two errors compare by
-// identity, which stays concrete); records, structs of at most 16
+// values); an error as its code, a 16-bit vector (errors.New and
+// fmt.Errorf non-nil, nil nil, == and != nil as code != 0, errors.Is(x, S)
+// against a sentinel as code(x) == S's; an error matching several
+// sentinels has the least one's code, so a check on another of them
+// contradicts the run and takes the run's value; err == S and err != S
+// with S a sentinel compare codes the same way, a wrapped sentinel having
+// its code too; other errors compared with == stay concrete);
+// records, structs of at most 16
 // integer and Boolean fields, as one bit-vector of their fields: field
 // reads (of a local, of a list element, of a literal), field stores r.f =
 // v and r.f op= v, composite literals keyed or not, == and != (Go's and
@@ -135,26 +170,39 @@
 // switches as the if/else-if chains they are, with an init statement and
 // fallthrough: each case expression evaluated is a condition (in a tagged
 // switch on an integer, tag == value against the tag, itself a site,
-// evaluated once), so a forced run can take another clause. Concretised (the
+// evaluated once), so a forced run can take another clause; type switches
+// and v, ok := x.(T) as branches: each case type tested and each ok is a
+// condition whose value is the run's (the dynamic type is not modelled),
+// with its own ab literal, so a correction chooses the branch and a forced
+// run takes it (a case of an interface type, which no value is made for,
+// or the default beside a nil case, cannot be forced: the forced run goes
+// where the value sends it and the candidate is not verified). Concretised (the
 // recorded value is a constant in the formula): other structs and their
 // fields, lists and records that are not followed locals (a field of a
 // global, say: its element or field read is recorded), slices of other
 // elements, arrays, other maps, pointers, globals, captured variables, range
 // variables (range loops are replayed as executed), locals assigned
-// by comma-ok forms or from multi-value calls to code outside the module
+// by comma-ok forms other than type assertions, the value of v, ok :=
+// x.(T), locals assigned from multi-value calls to code outside the module
 // (strconv.Atoi), calls to code outside the module or through function
 // values and interfaces (math functions other than Abs among them),
 // strings longer than 1 KiB, complex numbers. Not modelled at all:
 // fused multiply-add (Go may fuse x*y + z where the machine has the
 // instruction, arm64 for one: the formula rounds each operation, and the
 // forced run decides),
-// type switches, select statements, tagged switches on a non-integer tag
+// type switches in test code or with a case type written over several
+// lines, select statements, tagged switches on a non-integer tag
 // (or one of another package's named type) or with a case value that calls
-// a function (their bodies are replayed as executed), goroutines other than the test's, panics other than index,
-// slice and integer division ones in non-test code (nil dereferences, map
-// writes, conversions, explicit panic calls: such a test gets no
-// specification), assertions on other types (strings, structs, slices,
-// errors, operands of different types: testify's Equal fails on int(1) and
+// a function (their bodies are replayed as executed), goroutines other than the test's, panics
+// in non-test code other than index, slice, integer division, nil
+// pointer, nil map write and panic-call ones (conversions, single-value
+// type assertions, a nil pointer reached through an embedded pointer
+// field, panics in code outside the module: such a test gets no
+// specification), a nil pointer or map that reaches its use through data
+// rather than control (assigned under a condition, used after the join:
+// the path to the use holds in any case, so only a correction that
+// avoids the use helps, and such a test usually falls back), assertions on other types (strings, structs, slices,
+// errors other than by nil-ness and sentinels, operands of different types: testify's Equal fails on int(1) and
 // int64(1)) and other testify functions, cmp options, assertions written as
 // expressions rather than statements: such a test falls back to predicate
 // switching.

@@ -46,6 +46,9 @@ type encoder struct {
 	checks   int
 	fresh    int
 	guarded  map[instKey]bool // panicking operations whose "must not panic" is encoded
+	// earlyBound holds the (return instance, condition instance) pairs
+	// whose early return is encoded, so that a replayed trace adds it once.
+	earlyBound map[[2]instKey]bool
 	// termErr is the first error met adding a constraint that defines a
 	// name a term uses.
 	termErr error
@@ -86,7 +89,7 @@ func newEncoder(z *z3.Context, enum *mcs.Enumerator[int32], prog *program) *enco
 	return &encoder{z: z, enum: enum, prog: prog, ab: map[int32]z3.Bool{}, vars: map[instKey]z3.Expr{},
 		joins: map[joinKey]z3.Expr{}, results: map[instKey]sv{}, explored: map[instKey]uint8{},
 		original: map[instKey]value{}, instOf: map[int32][]instance{}, guarded: map[instKey]bool{},
-		skipped: map[instKey]bool{}, concreteSeqs: true, concreteLists: true}
+		skipped: map[instKey]bool{}, earlyBound: map[[2]instKey]bool{}, concreteSeqs: true, concreteLists: true}
 }
 
 func (e *encoder) addHard(b z3.Bool) error {
@@ -136,6 +139,19 @@ type activation struct {
 	parallel []func()
 	// operands holds the operands of assertions replayed so far.
 	operands map[*assertion][]sv
+	// early holds the returns of branches not taken that return at once
+	// (if err != nil { return 0, err }): under its guard, the activation
+	// returns those values instead of the one it reaches.
+	early []earlyReturn
+}
+
+// earlyReturn is what an activation returns had one condition instance
+// taken its other direction: the results by index, under guard (the path
+// to the condition and that direction).
+type earlyReturn struct {
+	cond  instKey
+	guard z3.Bool
+	terms map[int]sv
 }
 
 // sv is a symbolic value of the replay: its term and, when known, the
@@ -174,7 +190,9 @@ func (e *encoder) term(t types.Type, v value) z3.Expr {
 		return e.recordTerm(t, v)
 	case 'm':
 		return e.mapTerm(t, v)
-	case 'b', 'e':
+	case 'e':
+		return e.z.BVInt(v.n, errorBits).Expr // its code (errors_is.go)
+	case 'b':
 		return e.z.BoolVal(v.n != 0).Expr
 	case 'f':
 		if isFloat32(t) {
@@ -219,7 +237,9 @@ func (e *encoder) sortOf(t types.Type) z3.Sort {
 		return e.z.BVSort(recordBits(t))
 	case 'm':
 		return e.mapSortOf(t)
-	case 'b', 'e':
+	case 'e':
+		return e.z.BVSort(errorBits)
+	case 'b':
 		return e.z.BoolSort()
 	case 'f':
 		return e.floatSort(t)
@@ -323,6 +343,11 @@ func (e *encoder) siteVar(s *site, ev event, term sv) (sv, error) {
 	ab, err := e.abOf(s)
 	if err != nil {
 		return out, err
+	}
+	if valueKind(s.typ) == 'e' {
+		if err := e.addHard(e.errorCodes(v)); err != nil {
+			return out, err
+		}
 	}
 	return out, e.addHard(e.z.Or(ab, eq))
 }
@@ -490,6 +515,8 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 					op = token.SUB
 				}
 				term = e.binary(op, old, e.lit(s.typ, e.one(s.typ)), s.typ, s.typ)
+			} else if s.recorded {
+				term = e.lit(s.typ, valueOf(ev)) // the run's dynamic type decides
 			} else if s.tuple {
 				term = e.component(a, s, ev)
 			} else {
@@ -551,6 +578,9 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 				}
 				if ok && v.hasTerm() {
 					if err := e.addHard(a.pc.Implies(r.t.Eq(v.t))); err != nil {
+						return err
+					}
+					if err := e.bindEarly(a, rk, s.index, r); err != nil {
 						return err
 					}
 				}
@@ -662,7 +692,74 @@ func (e *encoder) branch(a *activation, s *site, ev event, v z3.Bool, first bool
 	} else {
 		a.frames = append(a.frames, frame{cond: s, inst: ev.inst, before: a.pc, escapes: s.escapes})
 	}
+	if r, ok := e.earlyReturn(a, s, ev.value != 0); ok {
+		r.cond, r.guard = k, e.z.And(a.pc, guard.Not())
+		a.early = append(a.early, r)
+	}
 	a.pc = e.z.And(a.pc, guard)
+	return nil
+}
+
+// earlyReturn gives the results of the branch an if condition did not take
+// when that branch is a return statement alone, of expressions the formula
+// can evaluate where the condition was: without it, the results of every
+// path that leaves the recorded one are free, and any value change that
+// reaches an if err != nil { return ... } makes its function return
+// whatever the check needs, a correction that only a forced run disproves.
+// A function that defers a call is left out (the call may change its
+// results after the return), and so are results the formula does not
+// model. taken is the direction the run took.
+func (e *encoder) earlyReturn(a *activation, s *site, taken bool) (earlyReturn, bool) {
+	ifs, ok := s.stmt.(*ast.IfStmt)
+	if !ok || ifs.Cond != s.expr || a.fn.defers {
+		return earlyReturn{}, false
+	}
+	var other ast.Stmt = ifs.Body
+	if taken {
+		other = ifs.Else
+	}
+	block, ok := other.(*ast.BlockStmt)
+	if !ok || len(block.List) == 0 {
+		return earlyReturn{}, false
+	}
+	ret, ok := block.List[0].(*ast.ReturnStmt)
+	if !ok || len(ret.Results) != len(a.fn.results) || len(ret.Results) == 0 {
+		return earlyReturn{}, false // a bare return, or return f() of several results
+	}
+	// Nothing of the recorded path is read there: only the locals, as
+	// they were at the condition.
+	scratch := &activation{fn: a.fn, env: a.env, leaves: map[int32]sv{}, calls: map[*ast.CallExpr]map[int]sv{}}
+	terms := map[int]sv{}
+	for i, x := range ret.Results {
+		t := a.fn.results[i]
+		if valueKind(t) == 0 {
+			continue
+		}
+		v := e.sym(scratch, s, x, nil)
+		if !sameSort(v, e.sortOf(t)) {
+			continue
+		}
+		terms[i] = v
+	}
+	return earlyReturn{terms: terms}, len(terms) > 0
+}
+
+// bindEarly binds a returned value r (the return instance rk, result index)
+// to what each early return of the activation so far would have returned
+// under its guard; the guards exclude the path that reached rk.
+func (e *encoder) bindEarly(a *activation, rk instKey, index int, r sv) error {
+	for _, er := range a.early {
+		v, ok := er.terms[index]
+		if !ok || e.earlyBound[[2]instKey{rk, er.cond}] {
+			continue
+		}
+		if err := e.addHard(er.guard.Implies(r.t.Eq(v.t))); err != nil {
+			return err
+		}
+	}
+	for _, er := range a.early {
+		e.earlyBound[[2]instKey{rk, er.cond}] = true
+	}
 	return nil
 }
 

@@ -107,6 +107,10 @@ func (e *encoder) sym(a *activation, s *site, x ast.Expr, root *event) sv {
 		if isErrorCtor(info, x) {
 			return e.lit(errorType, boolValue(true))
 		}
+		if code, ok := e.prog.errorsIsTarget(info, x); ok {
+			// The error's code names the sentinel (errors_is.go).
+			return e.binary(token.EQL, e.sym(a, s, x.Args[0], nil), e.lit(errorType, value{n: code}), errorType, errorType)
+		}
 		if r, ok := a.calls[x][0]; ok {
 			return r
 		}
@@ -271,7 +275,15 @@ func (e *encoder) binary(op token.Token, l, r sv, lt, rt types.Type) sv {
 
 func (e *encoder) binaryTerm(op token.Token, l, r z3.Expr, lt, rt types.Type) z3.Expr {
 	switch valueKind(lt) {
-	case 'b', 'e':
+	case 'e': // codes (errors_is.go)
+		switch op {
+		case token.EQL:
+			return l.AsBV().Eq(r).Expr
+		case token.NEQ:
+			return l.AsBV().NotEq(r).Expr
+		}
+		return e.freshOf(types.Typ[types.Bool]).t
+	case 'b':
 		switch op {
 		case token.EQL:
 			return l.AsBool().Iff(r.AsBool()).Expr

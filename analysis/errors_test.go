@@ -9,8 +9,8 @@ import "testing"
 // range check rejecting the highest port (checked by err != nil guarding
 // t.Fatal and by testify's NoError) and a length check accepting a name
 // one byte too long (testify's Error). TestLast compares errors by
-// identity (err == io.EOF), which the formula leaves to the run; it
-// passes and must pass instrumented too.
+// identity (err == io.EOF, a sentinel whose code the formula compares);
+// it passes and must pass instrumented too.
 func TestErrorPathFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds an instrumented test binary")

@@ -69,7 +69,7 @@ func (p Predicate) Key() int { return p.event }
 
 // ErrNoCheck says that the failing run reached no failed check the formula
 // models: the semantic step has no cause to give.
-var ErrNoCheck = errors.New("no failed check the formula models (integer, float and Boolean checks in test code, index, slice and division panics)")
+var ErrNoCheck = errors.New("no failed check the formula models (integer, float, Boolean and error checks in test code, index, slice, division, nil pointer, nil map and panic-call panics)")
 
 // FailingRun is a failing leaf test's run, recorded through the angelic
 // analysis's instrumentation and ready for semantic questions (Cause,

@@ -29,6 +29,7 @@ type program struct {
 	pkgDir     string                       // directory of the package under test
 	rt         string                       // import name of the runtime in instrumented files
 	tuple      string                       // prefix of the tuple helpers declared in instrumented files
+	sentinels  *sentinelTable               // error codes of sentinels (errors_is.go)
 }
 
 // loadProgram loads pkgPath with its tests and the module packages its test
@@ -135,6 +136,7 @@ func loadProgram(mod *testbuild.Module, pkgPath string, roots []string) (*progra
 				prog.declare(fd.Name.Pos(), fd.Name.Name, hard, u.p.TypesInfo.Defs[fd.Name])
 			}
 		}
+		prog.declareSentinels(u.file, u.p.TypesInfo)
 	}
 	for _, u := range units {
 		rel, _ := filepath.Rel(root, u.path)
@@ -495,7 +497,7 @@ func (fi *fileInstrumenter) contextTyped(e ast.Expr) bool {
 }
 
 func (fi *fileInstrumenter) site(kind siteKind, fn *function, e ast.Node, t types.Type) *site {
-	s := &site{kind: kind, hard: fi.hard, file: fi.rel, fn: fn, info: fi.info, typ: t}
+	s := &site{kind: kind, hard: fi.hard, file: fi.rel, fn: fn, info: fi.info, typ: t, pkg: fi.pkg}
 	if e != nil {
 		s.pos = fi.prog.fset.Position(e.Pos())
 		s.end = fi.prog.fset.Position(e.End())
@@ -509,6 +511,7 @@ func (fi *fileInstrumenter) site(kind siteKind, fn *function, e ast.Node, t type
 
 // run instruments every function of f and returns the edits.
 func (fi *fileInstrumenter) run(f *ast.File, runtimePath string) []testbuild.Edit {
+	fi.registerSentinels(f)
 	for _, d := range f.Decls {
 		fd, ok := d.(*ast.FuncDecl)
 		if !ok || fd.Body == nil {
@@ -532,6 +535,7 @@ func (fi *fileInstrumenter) run(f *ast.File, runtimePath string) []testbuild.Edi
 // function instruments one function body.
 func (fi *fileInstrumenter) function(fn *function, recv *ast.FieldList, ft *ast.FuncType, body *ast.BlockStmt) {
 	fi.trackLocals(fn, ft, body)
+	fn.defers = defers(body)
 	enter := fi.site(kindEnter, fn, nil, nil)
 	leave := fi.site(kindLeave, fn, nil, nil)
 	fn.enter, fn.leave = enter.id, leave.id
@@ -599,6 +603,10 @@ func (fi *fileInstrumenter) trackLocals(fn *function, ft *ast.FuncType, body *as
 			depth--
 			return false
 		case *ast.AssignStmt:
+			if ta, ok := commaOK(n.Lhs, n.Rhs); ok {
+				untracked = append(untracked, fi.trackCommaOK(fn, ta, n.Lhs, n.Tok == token.DEFINE, depth)...)
+				break
+			}
 			plain := len(n.Lhs) == len(n.Rhs) || fi.tupleCall(n.Rhs, len(n.Lhs)) != nil
 			for _, l := range n.Lhs {
 				if id, ok := l.(*ast.Ident); ok && depth == 0 && plain && n.Tok == token.DEFINE {
@@ -612,6 +620,12 @@ func (fi *fileInstrumenter) trackLocals(fn *function, ft *ast.FuncType, body *as
 				untracked = append(untracked, n.X)
 			}
 		case *ast.ValueSpec:
+			if len(n.Names) == 2 {
+				if ta, ok := commaOK([]ast.Expr{n.Names[0], n.Names[1]}, n.Values); ok {
+					untracked = append(untracked, fi.trackCommaOK(fn, ta, []ast.Expr{n.Names[0], n.Names[1]}, true, depth)...)
+					break
+				}
+			}
 			if depth == 0 && (len(n.Values) == 0 || len(n.Values) == len(n.Names) || fi.tupleCall(n.Values, len(n.Names)) != nil) {
 				for _, id := range n.Names {
 					candidate(id)
@@ -678,6 +692,7 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 	case *ast.AssignStmt:
 		for _, l := range s.Lhs {
 			fi.calls(fn, l)
+			fi.mapWriteGuard(fn, l)
 		}
 		if len(s.Lhs) == len(s.Rhs) {
 			var group *site
@@ -726,10 +741,13 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 			}
 			if call := fi.tupleCall(s.Rhs, len(s.Lhs)); call != nil {
 				fi.tupleAssign(fn, call, s.Lhs, s.Tok)
+			} else if ta, ok := commaOK(s.Lhs, s.Rhs); ok {
+				fi.typeAssertOK(fn, ta, s.Lhs[1], s.Tok)
 			}
 		}
 	case *ast.IncDecStmt:
 		fi.calls(fn, s.X)
+		fi.mapWriteGuard(fn, s.X)
 		if v := fi.localVar(fn, s.X); v != nil && (valueKind(v.Type()) == 'i' || valueKind(v.Type()) == 'f') {
 			st := fi.site(kindIncDec, fn, s, v.Type())
 			st.obj, st.op = v, s.Tok
@@ -753,12 +771,14 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 				for _, x := range vs.Values {
 					fi.calls(fn, x)
 				}
+				lhs := make([]ast.Expr, len(vs.Names))
+				for i, name := range vs.Names {
+					lhs[i] = name
+				}
 				if call := fi.tupleCall(vs.Values, len(vs.Names)); call != nil {
-					lhs := make([]ast.Expr, len(vs.Names))
-					for i, name := range vs.Names {
-						lhs[i] = name
-					}
 					fi.tupleAssign(fn, call, lhs, token.DEFINE)
+				} else if ta, ok := commaOK(lhs, vs.Values); ok {
+					fi.typeAssertOK(fn, ta, lhs[1], token.DEFINE)
 				}
 				continue
 			}
@@ -843,6 +863,10 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 			fi.switchStmt(fn, sw, s.Label.Name, inList)
 			break
 		}
+		if sw, ok := s.Stmt.(*ast.TypeSwitchStmt); ok {
+			fi.typeSwitchStmt(fn, sw, s.Label.Name, inList)
+			break
+		}
 		fi.stmt(fn, s.Stmt, inList)
 	case *ast.IfStmt:
 		if s.Init != nil {
@@ -889,18 +913,14 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 			fi.join(fn, s, "", inList)
 		}
 	case *ast.RangeStmt:
-		fi.calls(fn, s.X)
+		if !rangeUnevaluated(fi.info, s) {
+			fi.calls(fn, s.X)
+		}
 		fi.stmt(fn, s.Body, false)
 	case *ast.SwitchStmt:
 		fi.switchStmt(fn, s, "", inList)
 	case *ast.TypeSwitchStmt:
-		if s.Init != nil {
-			fi.stmt(fn, s.Init, false)
-		}
-		fi.calls(fn, s.Assign)
-		for _, c := range s.Body.List {
-			fi.stmtList(fn, c.(*ast.CaseClause).Body)
-		}
+		fi.typeSwitchStmt(fn, s, "", inList)
 	case *ast.SelectStmt:
 		for _, c := range s.Body.List {
 			cc := c.(*ast.CommClause)
@@ -1023,6 +1043,22 @@ func (fi *fileInstrumenter) assigned(fn *function, s ast.Stmt) []*types.Var {
 		return true
 	})
 	return out
+}
+
+// defers reports whether a function body defers a call (not counting
+// function literals inside it, which are functions of their own).
+func defers(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.DeferStmt:
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // escapes reports whether control may leave s other than at its end.
@@ -1183,17 +1219,23 @@ func (fi *fileInstrumenter) calls(fn *function, e ast.Node) {
 		return
 	}
 	ast.Inspect(e, func(n ast.Node) bool {
+		if x, ok := n.(ast.Expr); ok && fi.info.Types[x].Value != nil {
+			return false // a constant (len of an array among them) evaluates nothing
+		}
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			fi.funcLit(n)
 			return false
 		case *ast.IndexExpr, *ast.SliceExpr:
 			fi.guard(fn, n.(ast.Expr))
+		case *ast.StarExpr, *ast.SelectorExpr:
+			fi.nilGuard(fn, n.(ast.Expr))
 		case *ast.BinaryExpr:
 			if n.Op == token.QUO || n.Op == token.REM {
 				fi.divGuard(fn, n.Y)
 			}
 		case *ast.CallExpr:
+			fi.panicGuard(fn, n)
 			callee := fi.prog.callee(fi.info, n)
 			if callee == nil {
 				return true
@@ -1429,8 +1471,9 @@ func modelled(p *program, info *types.Info, fn *function, e ast.Expr) bool {
 			return true
 		}
 		if valueKind(info.TypeOf(e.X)) == 'e' || valueKind(info.TypeOf(e.Y)) == 'e' {
-			// Only a comparison with nil: two errors compare by identity.
-			return isNil(info, e.X) || isNil(info, e.Y)
+			// A comparison with nil, or with a sentinel (errors_is.go):
+			// other errors compare by identity.
+			return isNil(info, e.X) || isNil(info, e.Y) || p.sentinelComparison(info, e)
 		}
 		return valueKind(info.TypeOf(e.X)) != 0 && valueKind(info.TypeOf(e.Y)) != 0 || isUntypedNumber(info.TypeOf(e.Y)) && valueKind(info.TypeOf(e.X)) != 0
 	case *ast.UnaryExpr:
@@ -1455,6 +1498,9 @@ func modelled(p *program, info *types.Info, fn *function, e ast.Expr) bool {
 			return numeric(to) && numeric(from) || isSeq(to) && isSeq(from) || valueKind(to) == 's' && valueKind(from) == 'i'
 		}
 		if isEqualCall(info, e) || isMathAbs(info, e) || isErrorCtor(info, e) {
+			return true
+		}
+		if _, ok := p.errorsIsTarget(info, e); ok {
 			return true
 		}
 		if _, ok := builtinLen(info, e); ok {

@@ -321,7 +321,7 @@ func numericTrials(r *replaceable, passing map[string]int) []trial {
 	}
 	switch valueKind(s.typ) {
 	case 'e': // nil-ness: nil for an error, an error for nil
-		one(1-r.values[last], "")
+		one(boolValue(r.values[last] == 0).n, "")
 		return out
 	case 'b':
 		if len(r.insts) > 1 { // one instance: predicate switching flips it

@@ -18,7 +18,22 @@ import (
 func replaceOnly(t *testing.T, archive string, target Target, oneByOne bool) *TestResult {
 	t.Helper()
 	ctx := context.Background()
-	mod, err := testbuild.Open(txtartest.Extract(t, filepath.Join("testdata", archive)), testbuild.Config{CacheDir: t.TempDir()})
+	prog, bin := instrumentedBinary(t, txtartest.Extract(t, filepath.Join("testdata", archive)), target.Package)
+	bin.timeout, bin.deadline, bin.oneByOne = 10*time.Second, time.Now().Add(time.Minute), oneByOne
+	res := &TestResult{Test: target.Test}
+	if err := replaceValues(ctx, prog, bin, target, Options{MaxRuns: 60}, true, res); err != nil {
+		t.Fatal(err)
+	}
+	res.Runs = bin.runs
+	return res
+}
+
+// instrumentedBinary builds the instrumented test binary of package pkgPath
+// of the module in dir.
+func instrumentedBinary(t *testing.T, dir, pkgPath string) (*program, *testBinary) {
+	t.Helper()
+	ctx := context.Background()
+	mod, err := testbuild.Open(dir, testbuild.Config{CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,8 +45,8 @@ func replaceOnly(t *testing.T, archive string, target Target, oneByOne bool) *Te
 	if err != nil {
 		t.Fatal(err)
 	}
-	pkg := listing.Package(target.Package)
-	prog, err := loadProgram(mod, target.Package, testbuild.SortedPaths(listing.Closure(pkg)))
+	pkg := listing.Package(pkgPath)
+	prog, err := loadProgram(mod, pkgPath, testbuild.SortedPaths(listing.Closure(pkg)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,13 +54,7 @@ func replaceOnly(t *testing.T, archive string, target Target, oneByOne bool) *Te
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin.timeout, bin.deadline, bin.oneByOne = 10*time.Second, time.Now().Add(time.Minute), oneByOne
-	res := &TestResult{Test: target.Test}
-	if err := replaceValues(ctx, prog, bin, target, Options{MaxRuns: 60}, true, res); err != nil {
-		t.Fatal(err)
-	}
-	res.Runs = bin.runs
-	return res
+	return prog, bin
 }
 
 // replacedAt returns the verified candidate found by value replacement at

@@ -7,7 +7,7 @@ import (
 	"faultline/internal/testbuild"
 )
 
-//go:embed faultlineagx/rt.go faultlineagx/replace.go faultlineagx/list.go faultlineagx/maps.go
+//go:embed faultlineagx/rt.go faultlineagx/replace.go faultlineagx/guards.go faultlineagx/list.go faultlineagx/maps.go
 var runtimeFS embed.FS
 
 // Environment variables the runtime reads (see package faultlineagx).

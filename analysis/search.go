@@ -66,7 +66,7 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 		return err
 	}
 	if enc.failing == 0 {
-		res.Notes = append(res.Notes, "no recognised check failed (recognised: `if cond { t.Error/Fatal... }` and testify assertions on integers, floats, Booleans, strings and errors in test code, index, slice and division panics in non-test code)")
+		res.Notes = append(res.Notes, "no recognised check failed (recognised: `if cond { t.Error/Fatal... }` and testify assertions on integers, floats, Booleans, strings and errors in test code, index, slice, division, nil pointer, nil map and panic-call panics in non-test code)")
 		return fallBack(ctx, prog, bin, t, first, deadline, opts, res, false)
 	}
 	enumerated := 0
@@ -211,11 +211,11 @@ func (e *encoder) candidate(c mcs.Correction[int32]) (Candidate, []forcedValue, 
 				continue
 			}
 			if seen {
-				orig = append(orig, renderValue(s.typ, o))
+				orig = append(orig, e.prog.render(s, o))
 			} else {
 				orig = append(orig, "?")
 			}
-			angelic = append(angelic, renderValue(s.typ, v))
+			angelic = append(angelic, e.prog.render(s, v))
 			far = far || extreme(s, v.n)
 		}
 		cand.Locations = append(cand.Locations, Location{File: s.file, Line: s.pos.Line, Col: s.pos.Column,
@@ -230,9 +230,12 @@ func (e *encoder) candidate(c mcs.Correction[int32]) (Candidate, []forcedValue, 
 // Booleans as 0 or 1, floats as their IEEE bits, strings as their bytes.
 func modelValue(m *z3.Model, v z3.Expr, s *site) (value, error) {
 	switch valueKind(s.typ) {
-	case 'b', 'e':
+	case 'b':
 		b, err := m.Bool(v.AsBool())
 		return boolValue(b), err
+	case 'e': // its code (errors_is.go)
+		u, err := m.Uint64(v.AsBV())
+		return value{n: int64(u)}, err
 	case 'f':
 		if isFloat32(s.typ) {
 			f, err := m.Float32(v.AsFloat())

@@ -35,6 +35,9 @@ const (
 	guardIndex guardKind = iota + 1 // x[i]: i < len(x), unsigned
 	guardSlice                      // x[lo:hi:max]: lo <= hi <= max <= cap(x), unsigned
 	guardDiv                        // x / y, x % y: y != 0
+	guardNil                        // p.f, *p: p != nil (panic_nil.go)
+	guardMap                        // m[k] = v: m != nil
+	guardPanic                      // panic(v): the statement is not reached
 )
 
 // site is one instrumented point of the source.
@@ -53,7 +56,7 @@ type site struct {
 	op   token.Token
 	fn   *function
 	info *types.Info
-	pkg  *types.Package // of a value site: the package its type is written in
+	pkg  *types.Package // the package of the site's file, where its type and values are written
 
 	index  int       // parameter or argument index
 	target *function // callee of an argument
@@ -79,6 +82,10 @@ type site struct {
 	// tuple marks a site recording one result (index) of expr, a call
 	// with several results: a, b := f(), var a, b = f(), return f(), g(f()).
 	tuple bool
+	// recorded marks a Boolean site whose value the formula takes from
+	// the run (a type switch's case, a comma-ok type assertion's ok): the
+	// dynamic type is the run's, the angelic choice the branch taken.
+	recorded bool
 }
 
 // function is one instrumented function declaration or literal.
@@ -88,6 +95,9 @@ type function struct {
 	hard         bool
 	results      []types.Type
 	tracked      map[*types.Var]bool
+	// defers says the body defers a call, which may change the results
+	// after a return statement has set them.
+	defers bool
 }
 
 type instance struct{ act, local int32 }

@@ -152,7 +152,8 @@ type RankedLine struct {
 	NP    int     `json:"np"`
 	Block int     `json:"block"` // the line's first basic block: lines of one block always tie
 	// Fixes counts the analysed failing tests for which this line hosts a
-	// verified single-location angelic fix; set only by a combined ranking.
+	// verified single-location angelic fix; set by the combined and the
+	// learned orders.
 	Fixes int `json:"fixes,omitempty"`
 	// BlockRank explains the score of a BlockRank ranking.
 	BlockRank *BlockRankLine `json:"blockrank,omitempty"`
@@ -160,15 +161,19 @@ type RankedLine struct {
 	// number per technique's column (zeros left out); set by the
 	// localization service.
 	Evidence map[string]float64 `json:"evidence,omitempty"`
-	// Because names the evidence that put the line where a learned order
-	// ranks it, strongest first.
+	// Because names the evidence that put the line where it is, set with
+	// Evidence: under a learned order the largest contributions to its
+	// score, strongest first; under the combined order the searches that
+	// found the fixes it hosts, then the formula's rank; under the formula
+	// alone, the formula's rank.
 	Because []Reason `json:"because,omitempty"`
 	// SatTar explains the score of a SAT-TAR ranking.
 	SatTar *SatTarLine `json:"sattar,omitempty"`
 }
 
-// Reason is one piece of evidence's part in a line's learned score: its
-// value on the line times the weight the order gives it.
+// Reason is one piece of evidence's part in a line's place: its value on
+// the line times the weight a learned order gives it (a rule's reasons
+// contribute their value).
 type Reason struct {
 	Evidence     string  `json:"evidence"`
 	Value        float64 `json:"value"`

@@ -241,19 +241,28 @@ type Error = error
 // nil there.
 var errForced = errors.New("faultline: forced error")
 
-// E records whether an error is non-nil at a site (1) or nil (0) and
-// returns it, or, forced, nil or a non-nil error (the one it had, else
-// errForced).
+// E records an error at a site as its code (0 nil, the code of the first
+// sentinel errors.Is matches, else 1; see Sentinel) and returns it, or,
+// forced, nil, the sentinel of the code forced, or another non-nil error
+// (the one it had, else errForced).
 func E[T ErrorKind](site int32, v T) T {
 	var was int64
 	if any(v) != nil {
-		was = 1
+		was = errorCode(v)
 	}
-	switch event(site, was) {
-	case 0:
+	got := event(site, was)
+	switch {
+	case got == was:
+		return v
+	case got == 0:
 		var zero T
 		return zero
-	case was:
+	case got >= 2:
+		if s := sentinelOf(got); s != nil {
+			return any(s).(T)
+		}
+	}
+	if was == 1 {
 		return v
 	}
 	return any(errForced).(T)

@@ -46,16 +46,18 @@ type Config struct {
 // FaultResult is the evaluation of one fault: a seeded mutant or a known
 // fault of a local subject.
 type FaultResult struct {
-	Module      string  `json:"module"`
-	Site        *Site   `json:"site,omitempty"` // nil for a known fault
-	Fault       Fault   `json:"fault"`
-	Description string  `json:"description,omitempty"`
-	HeldOut     bool    `json:"heldOut"`
-	Failed      int     `json:"failed"` // plain go test, leaf tests
-	Passed      int     `json:"passed"`
-	RankFailed  int     `json:"rankFailed"` // as faultline counted them
-	RankPassed  int     `json:"rankPassed"`
-	Seconds     float64 `json:"seconds"` // faultline rank wall time
+	Module      string `json:"module"`
+	Site        *Site  `json:"site,omitempty"` // nil for a known fault
+	Fault       Fault  `json:"fault"`
+	Description string `json:"description,omitempty"`
+	// Construct is the kind of code the faulty line is in (constructs).
+	Construct  string  `json:"construct,omitempty"`
+	HeldOut    bool    `json:"heldOut"`
+	Failed     int     `json:"failed"` // plain go test, leaf tests
+	Passed     int     `json:"passed"`
+	RankFailed int     `json:"rankFailed"` // as faultline counted them
+	RankPassed int     `json:"rankPassed"`
+	Seconds    float64 `json:"seconds"` // faultline rank wall time
 	// Analysis times each failing test's angelic analysis (seconds in all
 	// and in the solver), when faultline ran one.
 	Analysis []AnalysisTime `json:"analysis,omitempty"`
@@ -137,7 +139,9 @@ func (c *Config) evaluateSubject(ctx context.Context, spec SubjectSpec) (Subject
 		if r.Err == "" {
 			stats.Kept = 1
 		}
-		return stats, []FaultResult{r}
+		results := []FaultResult{r}
+		c.classify(subj, results)
+		return stats, results
 	}
 	sites, err := ModuleSites(subj.Root, subj.Files)
 	if err != nil {
@@ -180,7 +184,17 @@ func (c *Config) evaluateSubject(ctx context.Context, spec SubjectSpec) (Subject
 		}
 		c.logf("  %s: %s", site.ID(), verdict)
 	}
+	c.classify(subj, results)
 	return stats, results
+}
+
+// classify names the construct of each fault from the working copy, which
+// holds the unmutated sources again; a module that does not load leaves
+// them unclassified, for -report-from -classify to retry.
+func (c *Config) classify(subj *Subject, results []FaultResult) {
+	if err := classifyFaults(subj.Root, results); err != nil {
+		c.logf("subject %s: %v", subj.Spec, err)
+	}
 }
 
 type verdict string

@@ -62,6 +62,7 @@ func run(args []string) error {
 	reportFrom := fs.String("report-from", "", "write the report of the raw results (-results) of an earlier run instead of running; -command and -elapsed describe that run")
 	command := fs.String("command", "", "with -report-from: the command that made the results")
 	elapsed := fs.String("elapsed", "", "with -report-from: that run's wall time")
+	classify := fs.Bool("classify", false, "with -report-from: classify every fault's construct again from each subject's sources, fetched but not run (results of an earlier harness)")
 	freshStore := fs.Bool("fresh-store", true, "give every faultline run an empty spectrum store")
 	blockRank := fs.Bool("blockrank", true, "rank with -formula blockrank (edge profiles in the same run) and score the BlockRank orders too")
 	satTar := fs.Bool("sattar", false, "rank each fault once more with -formula sattar (unsat cores; needs Z3) and score SAT-TAR's order too")
@@ -152,6 +153,11 @@ func run(args []string) error {
 		res = &Results{}
 		if err := json.Unmarshal(data, res); err != nil {
 			return fmt.Errorf("raw results %s: %w", *reportFrom, err)
+		}
+		if *classify {
+			if err := Classify(ctx, res, cfg.Work); err != nil {
+				return err
+			}
 		}
 	} else {
 		res, evalErr = Evaluate(ctx, cfg)

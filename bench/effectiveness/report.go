@@ -68,6 +68,7 @@ func WriteReport(w io.Writer, meta ReportMeta, res *Results) error {
 	}
 
 	writeCombined(&b, all, meta.Formulas)
+	writeConstructs(&b, all)
 
 	b.WriteString("## Faults\n\n| set | module | fault | change | failed/passed (go test) | failed/passed (faultline) | lines | ochiai pos (best–worst) | executed by a failing test | faultline s | note |\n|---|---|---|---|---|---|---:|---|---|---:|---|\n")
 	for _, f := range res.Faults {
@@ -205,6 +206,81 @@ func writeCombined(b *strings.Builder, faults []FaultResult, formulas []string) 
 				s.Top[0][0], s.Top[0][1], s.Top[1][0], s.Top[1][1], s.Top[2][0], s.Top[2][1], s.Top[3][0], s.Top[3][1],
 				s.Exam[0], s.Exam[1], s.Exam[2])
 		}
+	}
+	b.WriteString("\n")
+}
+
+// writeConstructs breaks the faults down by the construct their faulty
+// line is in: how many host a verified fix on the faulty line, and where
+// the combined order (ochiai+angelic) places them.
+func writeConstructs(b *strings.Builder, faults []FaultResult) {
+	byConstruct := map[string][]FaultResult{}
+	unclassified := 0
+	for _, f := range faults {
+		if f.Construct == "" {
+			unclassified++
+			continue
+		}
+		byConstruct[f.Construct] = append(byConstruct[f.Construct], f)
+	}
+	if len(byConstruct) == 0 {
+		return
+	}
+	order := "ochiai" + combinedSuffix
+	b.WriteString("## By construct of the faulty line\n\n" +
+		"Each fault's faulty line is classified from its type-checked syntax by the data the mutated expression (or, for a known fault, the statement on its line) touches, " +
+		"the first that applies of: error, string or byte slice, map, slice or array, struct field, float, call, Boolean && || ! (a swapped && or || is always one), integer. " +
+		"A fault hosts a fix when its faulty line hosts a verified single-location angelic fix of some failing test; " +
+		"positions are in the combined order (" + order + ": lines hosting verified fixes first), over the faults it ranked; analysis times are per failing test.\n\n")
+	if unclassified > 0 {
+		fmt.Fprintf(b, "%d faults carry no construct (results of a harness that did not classify; -report-from -classify adds it).\n\n", unclassified)
+	}
+	b.WriteString("| construct | faults | faulty line hosts a verified fix | by formula / replacement / switching | Top-1 best–worst | Top-5 best–worst | EXAM average | analysis median / worst s |\n" +
+		"|---|---:|---:|---|---|---|---:|---|\n")
+	for _, name := range append(slices.Clone(constructs), "") {
+		fs := byConstruct[name]
+		if name == "" {
+			fs = faults
+			name = "all"
+		}
+		if len(fs) == 0 {
+			continue
+		}
+		hosted := 0
+		foundBy := map[string]int{}
+		var scored []Scored
+		var times []float64
+		for _, f := range fs {
+			if f.Scored == nil {
+				continue
+			}
+			if f.Scored.FaultFixes > 0 {
+				hosted++
+				for _, how := range f.Scored.FaultFoundBy {
+					foundBy[how]++
+				}
+			}
+			if _, ok := f.Scored.ByFormula[order]; ok {
+				scored = append(scored, *f.Scored)
+			}
+			for _, a := range f.Analysis {
+				times = append(times, a.Seconds)
+			}
+		}
+		top, exam := "–", "–"
+		top5 := "–"
+		if sums := Summarize(scored, []string{order}); len(sums) == 1 && len(scored) > 0 {
+			s := sums[0]
+			top = fmt.Sprintf("%d–%d", s.Top[0][0], s.Top[0][1])
+			top5 = fmt.Sprintf("%d–%d", s.Top[2][0], s.Top[2][1])
+			exam = fmt.Sprintf("%.4f", s.Exam[1])
+		}
+		timesCell := "–"
+		if len(times) > 0 {
+			timesCell = fmt.Sprintf("%.2f / %.2f", medianOf(times), maxOf(times))
+		}
+		fmt.Fprintf(b, "| %s | %d | %d | %d / %d / %d | %s | %s | %s | %s |\n", name, len(fs), hosted,
+			foundBy["formula"], foundBy["value replacement"], foundBy["predicate switching"], top, top5, exam, timesCell)
 	}
 	b.WriteString("\n")
 }

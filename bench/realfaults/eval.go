@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,6 +45,7 @@ func runEval(ctx context.Context, args []string) error {
 	testTimeout := fs.String("timeout", "30s", "faultline's per-test timeout")
 	deadline := fs.Duration("rank-deadline", 10*time.Minute, "hard limit on one faultline run")
 	follow := fs.Duration("follow", 0, "keep evaluating faults the benchmark file gains, until none came for this long")
+	redo := fs.Bool("redo-stale", false, "after the faults not yet ranked, rank again, newest fault first, those ranked by a faultline binary older than this one")
 	// Several evals may share a work directory: each claims a fault before
 	// it runs it.
 	if err := fs.Parse(args); err != nil {
@@ -52,6 +54,14 @@ func runEval(ctx context.Context, args []string) error {
 	bin, err := filepath.Abs(*faultline)
 	if err != nil {
 		return err
+	}
+	var built time.Time
+	if *redo {
+		st, err := os.Stat(bin)
+		if err != nil {
+			return err
+		}
+		built = st.ModTime()
 	}
 	want := map[string]bool{}
 	for _, id := range strings.Split(*only, ",") {
@@ -66,7 +76,15 @@ func runEval(ctx context.Context, args []string) error {
 			return err
 		}
 		did := 0
-		for _, f := range roundRobin(b.Faults) {
+		faults := roundRobin(b.Faults)
+		first := len(faults)
+		if *redo {
+			// The stale come second, newest first: they have rankings.
+			stale := slices.Clone(faults)
+			slices.SortStableFunc(stale, func(a, b *Fault) int { return strings.Compare(b.Date, a.Date) })
+			faults = append(faults, stale...)
+		}
+		for k, f := range faults {
 			if len(want) > 0 && !want[f.ID] {
 				continue
 			}
@@ -74,12 +92,22 @@ func runEval(ctx context.Context, args []string) error {
 				return ctx.Err()
 			}
 			dir := filepath.Join(*work, "eval", f.ID)
-			if _, err := os.Stat(filepath.Join(dir, "meta.json")); err == nil {
+			// done: ranked, in the first pass at all, in the second by
+			// this binary or a newer one.
+			done := func() bool {
+				st, err := os.Stat(filepath.Join(dir, "meta.json"))
+				return err == nil && (k < first || !st.ModTime().Before(built))
+			}
+			if done() {
 				continue
 			}
 			release, ok := claim(dir)
 			if !ok {
 				continue // another eval has it
+			}
+			if done() {
+				release() // ranked meanwhile by another eval
+				continue
 			}
 			did++
 			err := evalFault(ctx, f, dir, *mirrors, bin, *testTimeout, *deadline)

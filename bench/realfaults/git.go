@@ -32,7 +32,9 @@ func findGitDir(root, repo string) (gitRepo, error) {
 func (g gitRepo) run(ctx context.Context, args ...string) ([]byte, error) {
 	res, err := gocmd.Run(ctx, "", nil, 5*time.Minute, "git", append([]string{"--git-dir", g.dir}, args...)...)
 	if err != nil {
-		return nil, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, gocmd.Tail(res.Stderr, 500))
+		// The output so far goes back too: a caller may use what a
+		// history cut short still gives.
+		return res.Stdout, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, gocmd.Tail(res.Stderr, 500))
 	}
 	return res.Stdout, nil
 }

@@ -51,11 +51,18 @@ const (
 func candidates(ctx context.Context, g gitRepo, p Project) ([]candidate, error) {
 	out, err := g.run(ctx, "log", "--no-merges", "--no-renames", "--numstat", "--date=short",
 		"--format=%x1e%H %P%x1f%ad%x1f%s%x1f%b%x1f", "HEAD")
+	records := bytes.Split(out, []byte{0x1e})
 	if err != nil {
-		return nil, err
+		// A fetched history may lack its oldest objects: git log stops
+		// where one is missing. The newest commits it printed are whole
+		// but for the last, whose file list may be cut short.
+		if ctx.Err() != nil || len(records) < 3 {
+			return nil, err
+		}
+		records = records[:len(records)-1]
 	}
 	var cs []candidate
-	for _, rec := range bytes.Split(out, []byte{0x1e}) {
+	for _, rec := range records {
 		fields := strings.Split(string(rec), "\x1f")
 		if len(fields) < 5 {
 			continue

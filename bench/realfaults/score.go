@@ -128,7 +128,9 @@ func loadSeededCases(dir string) ([]*scoredCase, error) {
 		if err := json.Unmarshal(data, &s); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		c := &scoredCase{ID: s.Module + " " + s.Site, Group: s.Module, Seeded: true, HeldOut: s.HeldOut, Faulty: map[lineKey]bool{}, Report: s.Report}
+		// Folds are grouped by module, as real faults' are by project (the
+		// harness's own split is by mutant).
+		c := &scoredCase{ID: s.Module + " " + s.Site, Group: s.Module, Seeded: true, HeldOut: heldOutProject(s.Module), Faulty: map[lineKey]bool{}, Report: s.Report}
 		if c.Report == nil || len(c.Report.Lines) == 0 {
 			c.Report, c.Err = nil, "no ranking"
 		}
@@ -183,7 +185,7 @@ func orders(m *localize.Model) []order {
 			}
 			return ties, nil
 		}},
-		order{"learned (" + m.Name + ")", func(c *scoredCase) ([][2]int, error) { return learnedTies(c, m) }},
+		order{"learned", func(c *scoredCase) ([][2]int, error) { return learnedTies(c, m) }},
 	)
 	return out
 }
@@ -216,13 +218,21 @@ func byScores(c *scoredCase, scores ...[]float64) ([][2]int, error) {
 	return ties, nil
 }
 
-// learnedTies ranks a case with the service's own learned order over the
-// Ochiai ranking of its lines and the evidence they carry.
-func learnedTies(c *scoredCase, m *localize.Model) ([][2]int, error) {
+// learnedInput is what the service's learned order reads for a case: the
+// Ochiai ranking of its lines (scores and tie groups recomputed from the
+// counts, in the report's line order) and the evidence they carry.
+func learnedInput(c *scoredCase) (*spectra.Ranking, *localize.Evidence) {
 	n := len(c.Report.Lines)
 	base := &spectra.Ranking{Formula: "ochiai", Failed: c.Report.Failed, Passed: c.Report.Passed, Lines: slices.Clone(c.Report.Lines)}
 	ochiai := rank.Default()
 	ev := &localize.Evidence{Columns: map[string][]float64{}}
+	elems := make([]rank.Element, n)
+	for i, l := range base.Lines {
+		elems[i] = rank.Element{Counts: rank.Counts{EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP}, Loc: rank.Location{File: l.File, Line: l.Line}}
+	}
+	for _, r := range rank.Rank(elems, ochiai) {
+		base.Lines[r.Elem].Tie = [2]int{r.TieFirst, r.TieLast}
+	}
 	for i := range base.Lines {
 		l := &base.Lines[i]
 		l.Score = ochiai.Score(rank.Counts{EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP})
@@ -235,6 +245,13 @@ func learnedTies(c *scoredCase, m *localize.Model) ([][2]int, error) {
 			col[i] = v
 		}
 	}
+	return base, ev
+}
+
+// learnedTies ranks a case with the service's own learned order.
+func learnedTies(c *scoredCase, m *localize.Model) ([][2]int, error) {
+	n := len(c.Report.Lines)
+	base, ev := learnedInput(c)
 	r, err := localize.Learned(base, ev, m)
 	if err != nil {
 		return nil, err
@@ -291,6 +308,7 @@ func (s *summary) add(o outcome) {
 	s.Faults++
 	if o.pos == 0 {
 		s.Unranked++
+		s.exam++ // the whole ranking examined in vain
 		return
 	}
 	for k, n := range topN {
@@ -301,13 +319,13 @@ func (s *summary) add(o outcome) {
 	s.exam += o.pos / float64(o.lines)
 }
 
-// EXAM is the mean share of the ranking examined before the fault, over
-// the faults with a ranked faulty line.
+// EXAM is the mean share of the ranking examined before the fault; a
+// fault with no faulty line ranked counts as 1.
 func (s *summary) EXAM() float64 {
-	if s.Faults == s.Unranked {
+	if s.Faults == 0 {
 		return math.NaN()
 	}
-	return s.exam / float64(s.Faults-s.Unranked)
+	return s.exam / float64(s.Faults)
 }
 
 func (s *summary) pct(k int) float64 {

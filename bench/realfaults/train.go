@@ -328,8 +328,12 @@ func writeReport(w io.Writer, all []*scoredCase, ords []order, res, swapRes map[
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	fmt.Fprintf(w, "Real faults ranked: %d from %d projects (%d more without a ranking); seeded faults ranked: %d.\n\n",
+	fmt.Fprintf(w, "Real faults ranked: %d from %d projects (%d more without a ranking); seeded faults ranked: %d.\n",
 		len(secs), len(names), failedRuns, countCases(all, func(c *scoredCase) bool { return c.Seeded && c.Report != nil }))
+	fmt.Fprintf(w, "Rankings with the search-by-search angelic columns (each line saying which evidence put it there): %d of %d real, %d of %d seeded; the others were made by an earlier faultline, whose angelic analysis had no value replacement.\n\n",
+		countCases(all, func(c *scoredCase) bool { return !c.Seeded && c.Report != nil && explained(c.Report) }), len(secs),
+		countCases(all, func(c *scoredCase) bool { return c.Seeded && c.Report != nil && explained(c.Report) }),
+		countCases(all, func(c *scoredCase) bool { return c.Seeded && c.Report != nil }))
 	fmt.Fprintf(w, "| project | half | faults ranked | no ranking |\n|---|---|---|---|\n")
 	for _, n := range names {
 		half := "tuning"
@@ -362,6 +366,7 @@ func writeReport(w io.Writer, all []*scoredCase, ords []order, res, swapRes map[
 	for _, size := range []string{"one-line", "one-hunk", "multi-hunk"} {
 		writeTable(w, "Real faults, both folds, "+size+" fixes", all, ords, cv, func(c *scoredCase) bool { return !c.Seeded && c.Size == size })
 	}
+	writeProjects(w, all, ords, cv, names)
 	fmt.Fprintf(w, "\n## Decision\n\nDefault order: **%s**. %s.\n\nModel %s weights (learned on the tuning halves):\n\n", m.Default, m.Evaluation, m.Name)
 	keys := make([]string, 0, len(m.Weights))
 	for k := range m.Weights {
@@ -397,4 +402,35 @@ func median(xs []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// explained says a ranking was made by a faultline that tells the angelic
+// evidence apart by search and says which evidence put each line there.
+func explained(r *spectra.RankReport) bool {
+	for _, l := range r.Lines {
+		if len(l.Because) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// writeProjects gives each project's real faults under Ochiai, the
+// combined order and the learned one, over both folds.
+func writeProjects(w io.Writer, all []*scoredCase, ords []order, cv map[*scoredCase][]outcome, names []string) {
+	fmt.Fprintf(w, "\n## Real faults by project, both folds\n\n")
+	fmt.Fprintf(w, "| project | faults | Ochiai Top-1 / Top-5 / EXAM | combined | learned |\n|---|---|---|---|---|\n")
+	for _, n := range names {
+		keep := func(c *scoredCase) bool { return !c.Seeded && c.Group == n }
+		var cells []string
+		faults := 0
+		for _, k := range []int{0, len(ords) - 2, len(ords) - 1} {
+			s := summarize(cv, all, k, keep)
+			faults = s.Faults
+			cells = append(cells, fmt.Sprintf("%d / %d / %.4f", s.Top[0], s.Top[2], s.EXAM()))
+		}
+		if faults > 0 {
+			fmt.Fprintf(w, "| %s | %d | %s |\n", n, faults, strings.Join(cells, " | "))
+		}
+	}
 }

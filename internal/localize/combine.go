@@ -63,3 +63,28 @@ func Combine(r *spectra.Ranking, results []analysis.TestResult) *spectra.Ranking
 	}
 	return &out
 }
+
+// ruleReasons sets each line's Because for an order made by a rule, not a
+// model, from the line's evidence: under the combined order, the searches
+// that found the verified fixes a line hosts (angelic.solver, .switch,
+// .replace), then, under either rule, the formula's rank. A rule weighs
+// nothing, so each reason's contribution is its value.
+func ruleReasons(r *spectra.Ranking) {
+	formula := "spectrum." + r.Formula + ".rank"
+	for i := range r.Lines {
+		l := &r.Lines[i]
+		var why []spectra.Reason
+		add := func(column string) {
+			if v := l.Evidence[column]; v != 0 {
+				why = append(why, spectra.Reason{Evidence: column, Value: v, Contribution: v})
+			}
+		}
+		if r.Order == spectra.OrderCombined && l.Fixes > 0 {
+			for _, search := range []string{"solver", "switch", "replace"} {
+				add("angelic." + search)
+			}
+		}
+		add(formula)
+		l.Because = why
+	}
+}

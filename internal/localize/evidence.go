@@ -2,6 +2,7 @@ package localize
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"faultline/analysis"
@@ -24,6 +25,7 @@ type evidenceInput struct {
 	matrix  *spectra.Matrix
 	lines   []spectra.RankedLine // the formula's ranking: every executed line with its counts
 	results []analysis.TestResult
+	cores   []analysis.CoreResult // SAT-TAR's cores, when its order was asked for
 }
 
 // evidenceSource is one technique's columns.
@@ -42,6 +44,7 @@ func evidenceSources() []evidenceSource {
 		{"spectrum", false, spectrumEvidence},
 		{"blockrank", false, blockRankEvidence},
 		{"angelic", true, angelicEvidence},
+		{"sattar", false, satTarEvidence},
 		{"static", false, staticEvidence},
 	}
 }
@@ -50,9 +53,9 @@ func evidenceSources() []evidenceSource {
 // formula ranking, taking those that do not depend on the analyses from
 // prior when it is set (an earlier gathering over the same lines). A
 // source that fails leaves its columns out and says why.
-func gatherEvidence(m *spectra.Matrix, lines []spectra.RankedLine, results []analysis.TestResult, prior *Evidence) (*Evidence, []string) {
+func gatherEvidence(m *spectra.Matrix, lines []spectra.RankedLine, results []analysis.TestResult, cores []analysis.CoreResult, prior *Evidence) (*Evidence, []string) {
 	ev := &Evidence{Columns: map[string][]float64{}}
-	in := &evidenceInput{matrix: m, lines: lines, results: results}
+	in := &evidenceInput{matrix: m, lines: lines, results: results, cores: cores}
 	var notes []string
 	for _, src := range evidenceSources() {
 		if prior != nil && !src.analysed {
@@ -172,9 +175,24 @@ func lineIndex(lines []spectra.RankedLine) map[line]int {
 	return index
 }
 
+// angelicSearches names the evidence column of each search that finds
+// verified single-location fixes, by Candidate.Found; a result cached
+// before searches were told apart has no Found and was the solver's.
+var angelicSearches = map[string]string{
+	"":                          "solver",
+	analysis.FoundBySolver:      "solver",
+	analysis.FoundBySwitching:   "switch",
+	analysis.FoundByReplacement: "replace",
+}
+
+// angelicColumns are the angelic source's per-test columns, in the order
+// of perLine's flags.
+var angelicColumns = []string{"fix", "solver", "switch", "replace", "multi", "unverified", "extreme"}
+
 // angelicEvidence: for each line, the shares of analysed failing tests
-// for which it hosts a verified single-location fix (found by the solver,
-// by predicate switching, or either), a verified multi-location one, or an
+// for which it hosts a verified single-location fix (fix: by any search;
+// solver, switch, replace: by the formula's correction sets, by predicate
+// switching, by value replacement), a verified multi-location one, or an
 // unverified one; whether a fix on it fixes every analysed test; how
 // exclusive the line's fixes are (1 over the number of lines hosting one);
 // the smallest correction set it belongs to (1 over its size); and whether
@@ -184,11 +202,10 @@ func angelicEvidence(in *evidenceInput, put func(string, int, float64)) error {
 		return nil
 	}
 	index := lineIndex(in.lines)
-	type perLine struct{ single, solver, switched, multi, unverified, extreme bool }
-	counts := map[int]*[6]int{}
+	counts := map[int][]int{}
 	mcs := map[int]float64{}
 	for _, r := range in.results {
-		seen := map[int]*perLine{}
+		seen := map[int][]bool{} // line → a flag per angelicColumns
 		for _, c := range r.Candidates {
 			for _, loc := range c.Locations {
 				for n := loc.Line; n <= max(loc.Line, loc.EndLine); n++ {
@@ -198,25 +215,28 @@ func angelicEvidence(in *evidenceInput, put func(string, int, float64)) error {
 					}
 					p := seen[i]
 					if p == nil {
-						p = &perLine{}
+						p = make([]bool, len(angelicColumns))
 						seen[i] = p
 					}
+					set := func(column string) { p[slices.Index(angelicColumns, column)] = true }
 					switch {
 					case !c.Verified:
-						p.unverified = true
+						set("unverified")
 					case len(c.Locations) == 1:
-						p.single = true
-						if c.Found == analysis.FoundBySwitching {
-							p.switched = true
-						} else {
-							p.solver = true
+						set("fix")
+						search, ok := angelicSearches[c.Found]
+						if !ok {
+							return fmt.Errorf("%s: a candidate found by an unknown search %q", r.Test, c.Found)
 						}
+						set(search)
 					default:
-						p.multi = true
+						set("multi")
 					}
 					if c.Verified {
 						mcs[i] = max(mcs[i], 1/float64(len(c.Locations)))
-						p.extreme = p.extreme || loc.Extreme
+						if loc.Extreme {
+							set("extreme")
+						}
 					}
 				}
 			}
@@ -224,10 +244,10 @@ func angelicEvidence(in *evidenceInput, put func(string, int, float64)) error {
 		for i, p := range seen {
 			c := counts[i]
 			if c == nil {
-				c = &[6]int{}
+				c = make([]int, len(angelicColumns))
 				counts[i] = c
 			}
-			for k, b := range []bool{p.single, p.solver, p.switched, p.multi, p.unverified, p.extreme} {
+			for k, b := range p {
 				if b {
 					c[k]++
 				}
@@ -242,7 +262,7 @@ func angelicEvidence(in *evidenceInput, put func(string, int, float64)) error {
 	}
 	analysed := float64(len(in.results))
 	for i, c := range counts {
-		for k, name := range []string{"fix", "solver", "switch", "multi", "unverified", "extreme"} {
+		for k, name := range angelicColumns {
 			if c[k] > 0 {
 				put(name, i, float64(c[k])/analysed)
 			}
@@ -256,6 +276,39 @@ func angelicEvidence(in *evidenceInput, put func(string, int, float64)) error {
 		if mcs[i] > 0 {
 			put("mcs", i, mcs[i])
 		}
+	}
+	return nil
+}
+
+// satTarEvidence gives, when SAT-TAR's order was asked for, the share of
+// the failing tests with a core whose core holds the line (suspect) and 1
+// over the size, in lines, of the smallest such core (core).
+func satTarEvidence(in *evidenceInput, put func(string, int, float64)) error {
+	index := lineIndex(in.lines)
+	withCore := 0
+	suspect := map[int]int{}
+	smallest := map[int]float64{}
+	for _, c := range in.cores {
+		held := map[int]bool{}
+		for _, s := range c.Suspects {
+			for n := s.Line; n <= max(s.Line, s.EndLine); n++ {
+				if i, ok := index[line{s.File, n}]; ok {
+					held[i] = true
+				}
+			}
+		}
+		if len(held) == 0 {
+			continue
+		}
+		withCore++
+		for i := range held {
+			suspect[i]++
+			smallest[i] = max(smallest[i], 1/float64(len(held)))
+		}
+	}
+	for i, n := range suspect {
+		put("suspect", i, float64(n)/float64(withCore))
+		put("core", i, smallest[i])
 	}
 	return nil
 }

@@ -533,7 +533,11 @@ func (st *state) order(loc *Localization, results []analysis.TestResult) {
 	st.mu.Lock()
 	prior := st.prior
 	st.mu.Unlock()
-	ev, notes := gatherEvidence(loc.Matrix, loc.Base.Lines, results, prior)
+	var cores []analysis.CoreResult
+	if loc.SatTar != nil {
+		cores = loc.SatTar.Cores
+	}
+	ev, notes := gatherEvidence(loc.Matrix, loc.Base.Lines, results, cores, prior)
 	st.mu.Lock()
 	st.prior = ev
 	st.mu.Unlock()
@@ -556,8 +560,10 @@ func (st *state) order(loc *Localization, results []analysis.TestResult) {
 		loc.Ranking = learned
 	case spectra.OrderFormula:
 		loc.Ranking = withEvidence(loc.Formula, loc.Base, ev)
+		ruleReasons(loc.Ranking)
 	default:
 		loc.Ranking = withEvidence(loc.Ranking, loc.Base, ev)
+		ruleReasons(loc.Ranking)
 	}
 }
 

@@ -1,0 +1,78 @@
+//go:build cgo
+
+package analysis
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"faultline/solver/mcs"
+	"faultline/solver/z3"
+)
+
+// TestEarlyReturnBindsResults checks the corrections of a failing run's
+// formula when the fault lies past an error check: a change that only
+// makes a callee's error non-nil sends its caller down an early return of
+// that error, which the formula encodes, so no site of the callee is a
+// correction; the faulty return is. With the early return's results free,
+// every site of the scanner was one, and each cost forced runs before the
+// faulty line's turn came.
+func TestEarlyReturnBindsResults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an instrumented test binary")
+	}
+	dir := extract(t, "earlyreturn.txtar")
+	faulty := false
+	for _, s := range firstCorrections(t, dir, "example.com/tally", "TestSum") {
+		faulty = faulty || s.pos.Line == 38 && s.text == "total + 1"
+		if s.pos.Line < 24 {
+			t.Errorf("correction inside fields, whose only effect on Sum is its error: %s:%d %s", s.file, s.pos.Line, s.text)
+		}
+	}
+	if !faulty {
+		t.Error("the faulty return is not a correction")
+	}
+}
+
+// firstCorrections enumerates every single-location correction of the
+// formula of a test's failing run, before any forced run refines it.
+func firstCorrections(t *testing.T, dir, pkgPath, test string) []*site {
+	t.Helper()
+	ctx := context.Background()
+	prog, bin := instrumentedBinary(t, dir, pkgPath)
+	bin.timeout = time.Minute
+	first, err := bin.run(ctx, test, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.passed {
+		t.Fatalf("%s passes", test)
+	}
+	z, err := z3.NewContext(z3.Config{Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	enum, err := mcs.New[int32](z, mcs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := newEncoder(z, enum, prog)
+	if err := enc.replay(first.trace, nil, true, panicAt(prog, first)); err != nil {
+		t.Fatal(err)
+	}
+	if enc.failing == 0 {
+		t.Fatal("no failing check encoded")
+	}
+	var got []*site
+	for c, err := range enum.Enumerate(ctx, mcs.Bounds{MaxSize: 1, Budget: time.Minute}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range c.Tags {
+			got = append(got, prog.sites[id])
+		}
+	}
+	return got
+}
