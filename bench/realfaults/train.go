@@ -84,7 +84,7 @@ func runTrain(args []string) error {
 		defer f.Close()
 		w = f
 	}
-	writeReport(w, all, ords, res, swapRes, model)
+	writeReport(w, all, ords, res, swapRes, cv, model)
 	if *modelPath != "" {
 		data, err := json.MarshalIndent(model, "", "  ")
 		if err != nil {
@@ -301,9 +301,9 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string) *
 }
 
 // writeReport prints the figures: the benchmark, each order on each half,
-// real faults by size and by project, the swapped fold and the decision.
-func writeReport(w io.Writer, all []*scoredCase, ords []order, res, swapRes map[*scoredCase][]outcome, m *localize.Model) {
-	cv := crossValidated(all, res, swapRes)
+// real faults by size and by project, the swapped fold and the decision;
+// cv holds each fault's outcomes from the fold that held it out.
+func writeReport(w io.Writer, all []*scoredCase, ords []order, res, swapRes, cv map[*scoredCase][]outcome, m *localize.Model) {
 	fmt.Fprintf(w, "# Real and seeded faults: each technique alone, the combined order and the learned one\n\n")
 	fmt.Fprintf(w, "Generated %s by `go run ./bench/realfaults train`.\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
 	projects := map[string][2]int{}

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"sync"
 
 	"faultline/internal/bug"
 	"faultline/spectra"
@@ -41,15 +42,17 @@ type Model struct {
 	Evaluation string `json:"evaluation"`
 }
 
-// ShippedModel returns the model in the binary.
-func ShippedModel() *Model {
+// ShippedModel returns the model in the binary, decoded once: the default
+// order asks for it on every localization and snapshot. Callers must not
+// change it.
+var ShippedModel = sync.OnceValue(func() *Model {
 	var m Model
 	if err := json.Unmarshal(modelJSON, &m); err != nil || m.Weights == nil {
 		bug.Reportf("the shipped model does not decode: %v", err)
 		return &Model{Name: "none", Default: spectra.OrderCombined, Weights: map[string]float64{}}
 	}
 	return &m
-}
+})
 
 // Score returns a line's learned score and the evidence behind it,
 // largest contribution first.
