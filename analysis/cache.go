@@ -24,8 +24,9 @@ type ResultCache struct {
 	dir string
 }
 
-// cacheFormat changes when cachedResult does.
-const cacheFormat = "faultline-angelic-cache-3"
+// cacheFormat changes when cachedResult does, or when the analysis finds
+// more than it did (a cached result would hide what it finds now).
+const cacheFormat = "faultline-angelic-cache-4"
 
 // OpenResultCache opens (creating) a cache in dir.
 func OpenResultCache(dir string) (*ResultCache, error) {

@@ -224,7 +224,9 @@
 // When the formula finds no verified candidate, value replacement (after
 // Jeffrey, Gupta and Gupta, ISSTA 2008) follows. Non-test code carries
 // value sites besides the formula's: every right-hand side, returned value,
-// switch tag and call argument no other site records passes through the
+// switch tag, call argument, index and slice bound (of a string, slice or
+// array) and integer literal operand of a non-constant binary expression
+// no other site records passes through the
 // runtime's V, which, only when a run asks, records its values as text
 // (strings, other slices, structs and maps, pointers, errors as their message) and
 // forces one. The failing run and up to three passing runs of the same
@@ -234,7 +236,10 @@
 // value replaced by one the site produced in the passing runs or by a
 // simple neighbour (the empty string, nil, the zero value, ±1; a slice,
 // struct or map the formula records is replaced by the values its site
-// had in passing runs, or an empty one). A
+// had in passing runs, or an empty one). An integer value site that ran
+// more than once is first moved by one at every instance (the runtime's
+// EveryInstance entry with a "+1" or "+-1" shift), and a condition that
+// ran more than once is first inverted at every instance. A
 // replacement that makes the test pass, confirmed by a run of its own, is a
 // verified single-location candidate with Found FoundByReplacement.
 // Replacements run up to 40 per process (-test.count, each repetition
@@ -249,8 +254,9 @@
 // non-test code, latest first, is flipped alone in a forced run, and the
 // flips that make the test pass are reported as verified single-location
 // candidates with Found FoundBySwitching (TestResult.Switched counts
-// them). Replacement is bounded by the budget, Options.MaxRuns and 240
-// replacements per test.
+// them). When the formula verified a candidate, replacement still tries
+// the integer value sites on lines that host none. Replacement is bounded
+// by the budget, Options.MaxRuns and 400 replacements per test.
 //
 // Combine merges the candidates into a spectrum ranking: lines that host a
 // verified single-location candidate for more failing tests come first (the

@@ -15,21 +15,36 @@ import (
 // Bounds of value replacement for one failing test, beside the budget and
 // Options.MaxRuns (which count its processes like every other run).
 const (
-	maxReplaceTrials = 240 // forced runs of the test, batched or not
+	maxReplaceTrials = 400 // forced runs of the test, batched or not
 	maxPassingRuns   = 3   // passing tests whose values are recorded
 	maxPassingValues = 3   // values of passing runs tried per site
 	trialsPerBatch   = 40  // forced runs in one process
 )
 
-// fallBack is what follows the formula when it found no verified
-// candidate. When the formula could not reach the failing check (reached
-// false), value replacement tries every site and predicate switching
-// follows with at least a third of the time and of the runs left; when it
-// could, value replacement tries only the sites the formula does not
-// model.
+// replaceScope says which executed sites value replacement tries.
+type replaceScope int
+
+const (
+	scopeEvery         replaceScope = iota // every site: the formula could not reach the check
+	scopeUnmodelled                        // the sites the formula does not model
+	scopeIntegerValues                     // integer value sites off the lines of verified fixes
+)
+
+// fallBack is what follows the formula. When the formula could not reach
+// the failing check (reached false), value replacement tries every site
+// and predicate switching follows with at least a third of the time and
+// of the runs left; when it could but verified nothing, value replacement
+// tries the sites the formula does not model; when it verified a fix,
+// replacement still tries the integer values the formula does not see
+// (indices, slice bounds, literal operands), where an off-by-one hides
+// from a formula that can only move the expressions around them.
 func fallBack(ctx context.Context, prog *program, bin *testBinary, t Target, first *runResult, deadline time.Time, opts Options, res *TestResult, reached bool) error {
-	if reached && hasVerified(res) {
-		return nil
+	scope := scopeEvery
+	switch {
+	case reached && hasVerified(res):
+		scope = scopeIntegerValues
+	case reached:
+		scope = scopeUnmodelled
 	}
 	saved := bin.deadline
 	share := opts
@@ -39,7 +54,7 @@ func fallBack(ctx context.Context, prog *program, bin *testBinary, t Target, fir
 		bin.deadline = time.Now().Add(time.Until(deadline) * 2 / 3)
 		share.MaxRuns = bin.runs + max(opts.MaxRuns-bin.runs, 0)*2/3
 	}
-	err := replaceValues(ctx, prog, bin, t, share, !reached, res)
+	err := replaceValues(ctx, prog, bin, t, share, scope, res)
 	bin.deadline = saved
 	if errors.Is(err, errBudget) && time.Now().Before(deadline) {
 		res.Notes = append(res.Notes, "value replacement cut by its share of the time budget")
@@ -70,9 +85,11 @@ type replaceable struct {
 	values []int64
 	strs   []string
 	opaque bool
-	// A value site: its last instance and value.
+	// A value site: its last instance and value, and whether it ran more
+	// than once.
 	inst  instance
 	value string
+	many  bool
 }
 
 // trial is one forced run: values at one site.
@@ -88,9 +105,9 @@ type trial struct {
 // passing runs, or by a simple neighbour (±1 for integers and floats, true
 // or false for every instance of a condition, the empty string, nil, the
 // zero value); each replacement that makes the test pass, confirmed by a
-// run of its own, is a verified single-location candidate. With all unset
-// only value sites (types the formula does not model) are tried.
-func replaceValues(ctx context.Context, prog *program, bin *testBinary, t Target, opts Options, all bool, res *TestResult) error {
+// run of its own, is a verified single-location candidate. The scope says
+// which sites are tried.
+func replaceValues(ctx context.Context, prog *program, bin *testBinary, t Target, opts Options, scope replaceScope, res *TestResult) error {
 	failing, sum, err := bin.recordValues(ctx, t.Test, true)
 	if err != nil {
 		return err
@@ -98,7 +115,11 @@ func replaceValues(ctx context.Context, prog *program, bin *testBinary, t Target
 	if failing.passed || failing.truncated {
 		return nil
 	}
-	sites := replaceables(prog, failing.trace, sum, all, all || !opts.Strings)
+	all := scope == scopeEvery
+	sites := replaceables(prog, failing.trace, sum, all, all || scope == scopeUnmodelled && !opts.Strings)
+	if scope == scopeIntegerValues {
+		sites = integerValueSites(sites, res)
+	}
 	if len(sites) == 0 {
 		return nil
 	}
@@ -151,7 +172,11 @@ func replaceables(prog *program, trace []event, sum map[int32]*siteSummary, all,
 		if s.hard || s.kind != kindValue || v.value == "" {
 			continue
 		}
-		out = append(out, &replaceable{s: s, last: 2 * v.seq, inst: v.last, value: v.value})
+		n := 0
+		for _, c := range v.counts {
+			n += c
+		}
+		out = append(out, &replaceable{s: s, last: 2 * v.seq, inst: v.last, value: v.value, many: n > 1})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].last != out[j].last {
@@ -159,6 +184,30 @@ func replaceables(prog *program, trace []event, sum map[int32]*siteSummary, all,
 		}
 		return out[i].s.id > out[j].s.id
 	})
+	return out
+}
+
+// integerValueSites keeps the integer value sites on lines that host no
+// verified candidate yet.
+func integerValueSites(sites []*replaceable, res *TestResult) []*replaceable {
+	type line struct {
+		file string
+		line int
+	}
+	fixed := map[line]bool{}
+	for _, c := range res.Candidates {
+		if c.Verified {
+			for _, l := range c.Locations {
+				fixed[line{l.File, l.Line}] = true
+			}
+		}
+	}
+	var out []*replaceable
+	for _, r := range sites {
+		if r.s.kind == kindValue && valueKind(r.s.typ) == 'i' && !fixed[line{r.s.file, r.s.pos.Line}] {
+			out = append(out, r)
+		}
+	}
 	return out
 }
 
@@ -271,6 +320,15 @@ func valueTrials(r *replaceable, passing map[string]int) []trial {
 		out = append(out, trial{s: r.s, was: renderPayload(r.s, r.value), angelic: renderPayload(r.s, v),
 			force: []forcedValue{{Site: r.s.id, Act: r.inst.act, Local: r.inst.local, Payload: v}}})
 	}
+	if valueKind(r.s.typ) == 'i' && r.many {
+		// An integer that runs more than once is first moved by one at
+		// every instance: an off-by-one in an index, a bound or a literal
+		// is wrong each time it runs.
+		for _, by := range []int64{1, -1} {
+			out = append(out, trial{s: r.s, was: renderPayload(r.s, r.value), angelic: shiftedValue(r.s, by),
+				force: []forcedValue{{Site: r.s.id, Act: everyInstance, Local: everyInstance, Payload: fmt.Sprintf("+%d", by)}}})
+		}
+	}
 	n := 0
 	for _, v := range byCount(passing) {
 		if n < maxPassingValues && !tried[v] {
@@ -325,6 +383,7 @@ func numericTrials(r *replaceable, passing map[string]int) []trial {
 		return out
 	case 'b':
 		if len(r.insts) > 1 { // one instance: predicate switching flips it
+			every(func(v int64) int64 { return 1 - v }, "!("+s.text+")")
 			every(func(int64) int64 { return 1 }, "true")
 			every(func(int64) int64 { return 0 }, "false")
 		}
@@ -380,6 +439,24 @@ func shifted(s *site, by string) string {
 		}
 	}
 	return text + " " + by
+}
+
+// everyInstance in a forced value's Act and Local forces every instance of
+// its site (the runtime's EveryInstance).
+const everyInstance = -1
+
+// shiftedValue is the edit that moves an integer value site by one at every
+// instance: the literal itself when the site is one.
+func shiftedValue(s *site, by int64) string {
+	if lit, ok := s.expr.(*ast.BasicLit); ok && lit.Kind == token.INT {
+		if n, err := strconv.ParseInt(lit.Value, 0, 64); err == nil {
+			return strconv.FormatInt(n+by, 10)
+		}
+	}
+	if by > 0 {
+		return shifted(s, "+ 1")
+	}
+	return shifted(s, "- 1")
 }
 
 // renderSome renders the first values of a site's instances.

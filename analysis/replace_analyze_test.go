@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -109,5 +110,44 @@ func TestAll(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(r.Notes, "\n"), "value replacement cut by") {
 		t.Errorf("value replacement did not run, or was not cut: notes %v", r.Notes)
+	}
+}
+
+// Off-by-one faults in an index literal and a slice bound: each faulty
+// line hosts a verified replacement that moves the faulty integer by one,
+// at every instance for the index run in a loop. The loop bound's line
+// hosts a verified fix too, by the formula or by replacement after it.
+func TestReplacementMovesIntegersByOne(t *testing.T) {
+	dir := extract(t, "offbyone.txtar")
+	mod := open(t, dir)
+	for _, c := range []struct {
+		test, expr, angelic string
+		line                int
+	}{
+		{"TestInitials", "1", "0", 8},
+		{"TestLast", "len(s)-n-1", "3", 16},
+		{"TestSumButLast", "", "", 22},
+	} {
+		target := Target{Package: "example.com/offbyone", Test: c.test}
+		res, err := Analyze(context.Background(), mod, []Target{target}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &res[0]
+		if c.expr == "" {
+			if !slices.ContainsFunc(r.Candidates, func(x Candidate) bool { return x.Verified && x.Locations[0].Line == c.line }) {
+				t.Errorf("%s: no verified candidate on line %d: %+v, notes %v", c.test, c.line, r.Candidates, r.Notes)
+			}
+			continue
+		}
+		got, ok := replacedAt(r, "text.go", c.line, c.expr)
+		if !ok || got.Locations[0].Angelic != c.angelic {
+			t.Errorf("%s: no replacement of %s by %s on line %d: candidates %+v, notes %v", c.test, c.expr, c.angelic, c.line, r.Candidates, r.Notes)
+			continue
+		}
+		v, err := Verify(context.Background(), mod, target, got, Options{})
+		if err != nil || !v.Passed {
+			t.Errorf("%s: verifying %+v: %+v, %v", c.test, got.Locations, v, err)
+		}
 	}
 }

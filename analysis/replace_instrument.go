@@ -101,9 +101,73 @@ func (fi *fileInstrumenter) valuesIn(fn *function, sig *types.Signature, body *a
 			}
 		case *ast.CallExpr:
 			fi.argValues(fn, n, have)
+		case *ast.GenDecl:
+			if n.Tok == token.CONST {
+				return false // a constant's operands must stay constant
+			}
+		case *ast.ArrayType:
+			return false // an array's length is a constant
+		case *ast.IndexExpr:
+			if fi.indexable(n.X) && !isArray(fi.info.TypeOf(n)) {
+				fi.valueSite(fn, n.Index, types.Typ[types.Int], have)
+			}
+		case *ast.SliceExpr:
+			if fi.indexable(n.X) {
+				for _, b := range []ast.Expr{n.Low, n.High, n.Max} {
+					if b != nil {
+						fi.valueSite(fn, b, types.Typ[types.Int], have)
+					}
+				}
+			}
+		case *ast.BinaryExpr:
+			if fi.info.Types[n].Value == nil {
+				operands := []ast.Expr{n.X, n.Y}
+				if n.Op == token.SHL || n.Op == token.SHR {
+					operands = operands[1:] // an untyped left operand takes its type from the context
+				}
+				for _, x := range operands {
+					if lit, ok := ast.Unparen(x).(*ast.BasicLit); ok && lit.Kind == token.INT && valueKind(fi.info.TypeOf(x)) == 'i' {
+						fi.valueSite(fn, x, fi.info.TypeOf(x), have)
+					}
+				}
+			}
 		}
 		return true
 	})
+}
+
+// indexable reports whether x is a value that integer indices select from:
+// a string, slice, array or pointer to an array (not a map, and not a
+// generic function or type being instantiated).
+func (fi *fileInstrumenter) indexable(x ast.Expr) bool {
+	tv, ok := fi.info.Types[x]
+	if !ok || !tv.IsValue() {
+		return false
+	}
+	t := tv.Type.Underlying()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem().Underlying()
+		_, isArr := t.(*types.Array)
+		return isArr
+	}
+	switch u := t.(type) {
+	case *types.Slice, *types.Array:
+		return true
+	case *types.Basic:
+		return u.Info()&types.IsString != 0
+	}
+	return false
+}
+
+// isArray reports whether t is an array type: the length of an array
+// element of a variable is a constant while its index is, so the index
+// stays as it is.
+func isArray(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	_, ok := t.Underlying().(*types.Array)
+	return ok
 }
 
 // argValues adds a value site for each argument of a call that is not a

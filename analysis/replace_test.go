@@ -21,7 +21,7 @@ func replaceOnly(t *testing.T, archive string, target Target, oneByOne bool) *Te
 	prog, bin := instrumentedBinary(t, txtartest.Extract(t, filepath.Join("testdata", archive)), target.Package)
 	bin.timeout, bin.deadline, bin.oneByOne = 10*time.Second, time.Now().Add(time.Minute), oneByOne
 	res := &TestResult{Test: target.Test}
-	if err := replaceValues(ctx, prog, bin, target, Options{MaxRuns: 60}, true, res); err != nil {
+	if err := replaceValues(ctx, prog, bin, target, Options{MaxRuns: 60}, scopeEvery, res); err != nil {
 		t.Fatal(err)
 	}
 	res.Runs = bin.runs

@@ -7,6 +7,9 @@ import (
 	"testing"
 )
 
+// A boundary fault whose check compares structs: predicate switching
+// flips the condition, and value replacement moves its literal operand
+// (10 to 9), both on the faulty line.
 func TestPredicateSwitchingFallback(t *testing.T) {
 	dir := extract(t, "label.txtar")
 	res, err := Analyze(context.Background(), open(t, dir), []Target{{Package: "example.com/label", Test: "TestSize"}}, Options{})
@@ -14,11 +17,22 @@ func TestPredicateSwitchingFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := res[0]
-	if r.Switched != 1 || len(r.Candidates) != 1 {
-		t.Fatalf("got %d candidates (%d switched), want the one condition; notes %v", len(r.Candidates), r.Switched, r.Notes)
+	if r.Switched != 1 || len(r.Candidates) != 2 {
+		t.Fatalf("got %d candidates (%d switched), want the condition switched and its literal replaced; notes %v", len(r.Candidates), r.Switched, r.Notes)
 	}
-	l := r.Candidates[0].Locations[0]
-	if !r.Candidates[0].Verified || l.File != "label.go" || l.Line != 5 || l.Expr != "n > 10" || l.Original != "false" || l.Angelic != "true" {
-		t.Errorf("candidate %+v", r.Candidates[0])
+	for _, c := range r.Candidates {
+		l := c.Locations[0]
+		switch c.Found {
+		case FoundBySwitching:
+			if !c.Verified || l.File != "label.go" || l.Line != 5 || l.Expr != "n > 10" || l.Original != "false" || l.Angelic != "true" {
+				t.Errorf("switched candidate %+v", c)
+			}
+		case FoundByReplacement:
+			if !c.Verified || l.File != "label.go" || l.Line != 5 || l.Expr != "10" || l.Angelic != "9" {
+				t.Errorf("replaced candidate %+v", c)
+			}
+		default:
+			t.Errorf("candidate found by %v: %+v", c.Found, c)
+		}
 	}
 }

@@ -167,11 +167,17 @@ func V[T any](site int32, v T) T {
 	mu.Lock()
 	k := instanceLocked(site)
 	p, ok := forcedPayload[k]
+	if !ok && len(forcedPayload) > 0 {
+		p, ok = forcedPayload[key{site, EveryInstance, EveryInstance}]
+	}
 	seq := events
 	mu.Unlock()
 	if ok {
 		var x T
-		if err := decode(p, reflect.ValueOf(&x).Elem()); err != nil {
+		if strings.HasPrefix(p, "+") {
+			x = v // a shift starts from the value itself
+		}
+		if err := force(p, reflect.ValueOf(&x).Elem()); err != nil {
 			fmt.Fprintf(os.Stderr, "faultline: cannot force %s at site %d: %v\n", p, site, err)
 		} else {
 			v = x
@@ -184,6 +190,31 @@ func V[T any](site int32, v T) T {
 		mu.Unlock()
 	}
 	return v
+}
+
+// EveryInstance in a forced entry's Act and Local forces the site at every
+// instance that has no entry of its own.
+const EveryInstance = -1
+
+// force sets v to the value p encodes, or, for p = "+d", adds d to the
+// integer v holds: a shift every instance can take, whatever its value.
+func force(p string, v reflect.Value) error {
+	if !strings.HasPrefix(p, "+") {
+		return decode(p, v)
+	}
+	d, err := strconv.ParseInt(p[1:], 10, 64)
+	if err != nil {
+		return fmt.Errorf("bad shift %q: %w", p, err)
+	}
+	switch v.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		v.SetInt(v.Int() + d)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		v.SetUint(v.Uint() + uint64(d))
+	default:
+		return errShape
+	}
+	return nil
 }
 
 // The predeclared types V is instantiated with where a value's type comes

@@ -124,6 +124,25 @@ func TestValueSummaryAndForcing(t *testing.T) {
 	}
 }
 
+// A shift forced at every instance moves each instance's own value; an
+// entry of an instance's own takes precedence.
+func TestForceShiftsIntegers(t *testing.T) {
+	reset(t, nil)
+	valuesOn = true
+	forcedPayload = map[key]string{{site: 4, act: EveryInstance, local: EveryInstance}: "+-1", {site: 4, act: 0, local: 3}: "u100"}
+	t.Cleanup(func() { forcedPayload, valuesOn = nil, false })
+	var got []uint8
+	for _, v := range []uint8{5, 0, 7} {
+		got = append(got, V(4, v))
+	}
+	if want := []uint8{4, 255, 100}; !reflect.DeepEqual(got, want) {
+		t.Errorf("shifted values %v, want %v", got, want)
+	}
+	if err := force("+1", reflect.ValueOf(new(string)).Elem()); err == nil {
+		t.Error("a string took an integer shift")
+	}
+}
+
 // Each entry of the trial site starts the next trial with the counts the
 // first one started with, and that trial's forced values.
 func TestTrialsRestartCounts(t *testing.T) {
