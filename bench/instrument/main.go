@@ -42,7 +42,11 @@ func main() {
 	modules := flag.String("modules", "", "comma-separated module@version to fetch through the module proxy")
 	out := flag.String("out", "", "file to write the full report to (markdown)")
 	skipAnalysis := flag.Bool("spectra-only", false, "check only the spectra instrumentation")
+	skipSpectra := flag.Bool("analysis-only", false, "check only the angelic analysis's instrumentation")
 	flag.Parse()
+	if *skipAnalysis && *skipSpectra {
+		fail(errors.New("-spectra-only and -analysis-only exclude each other"))
+	}
 	var subjects []subject
 	for _, m := range strings.Split(*modules, ",") {
 		if m = strings.TrimSpace(m); m != "" {
@@ -65,7 +69,7 @@ func main() {
 	for i, s := range subjects {
 		r := &report{subject: s.name, loadBefore: loadAverage()}
 		work := filepath.Join(scratch, fmt.Sprint(i))
-		if err := check(ctx, s, work, !*skipAnalysis, r); err != nil {
+		if err := check(ctx, s, work, !*skipSpectra, !*skipAnalysis, r); err != nil {
 			r.err = err
 		}
 		os.RemoveAll(work)
@@ -124,7 +128,7 @@ const instrumentationMessage = "faultline could not instrument this package"
 
 // check builds every test package of one subject plainly, as spectra does
 // and as the analysis does.
-func check(ctx context.Context, s subject, scratch string, withAnalysis bool, r *report) error {
+func check(ctx context.Context, s subject, scratch string, withSpectra, withAnalysis bool, r *report) error {
 	dir := s.dir
 	if s.module != "" {
 		var err error
@@ -169,26 +173,11 @@ func check(ctx context.Context, s subject, scratch string, withAnalysis bool, r 
 	r.timePlain = time.Since(start)
 
 	// Spectra: a whole collection that runs no test.
-	start = time.Now()
-	ws, err := spectra.Open(dir, spectra.Options{CacheDir: cache})
-	if err != nil {
-		return err
-	}
-	m, err := ws.Collect(ctx, spectra.CollectOptions{Run: "^$"})
-	if err != nil {
-		return fmt.Errorf("spectra: %w", err)
-	}
-	r.timeSpec = time.Since(start)
 	r.spectra = map[string]string{}
-	for pkg, msg := range m.BuildErrors {
-		if _, plainFailed := r.plain[pkg]; plainFailed {
-			continue
+	if withSpectra {
+		if err := checkSpectra(ctx, dir, cache, r); err != nil {
+			return err
 		}
-		if !strings.HasPrefix(msg, instrumentationMessage) {
-			// A plain build of its own failed where the batch's worked: say so.
-			msg = "(spectra's own plain build failed) " + msg
-		}
-		r.spectra[pkg] = msg
 	}
 
 	// Analysis: each package's test binary, instrumented and built.
@@ -370,4 +359,31 @@ func firstLine(s string) string {
 
 func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// checkSpectra makes a whole collection that runs no test and records the
+// packages whose spectra instrumentation failed where the plain build did
+// not.
+func checkSpectra(ctx context.Context, dir, cache string, r *report) error {
+	start := time.Now()
+	ws, err := spectra.Open(dir, spectra.Options{CacheDir: cache})
+	if err != nil {
+		return err
+	}
+	m, err := ws.Collect(ctx, spectra.CollectOptions{Run: "^$"})
+	if err != nil {
+		return fmt.Errorf("spectra: %w", err)
+	}
+	r.timeSpec = time.Since(start)
+	for pkg, msg := range m.BuildErrors {
+		if _, plainFailed := r.plain[pkg]; plainFailed {
+			continue
+		}
+		if !strings.HasPrefix(msg, instrumentationMessage) {
+			// A plain build of its own failed where the batch's worked: say so.
+			msg = "(spectra's own plain build failed) " + msg
+		}
+		r.spectra[pkg] = msg
+	}
+	return nil
 }
