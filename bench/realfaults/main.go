@@ -15,6 +15,7 @@
 //	train        score every technique and order on the rankings eval kept
 //	             (and on bench/effectiveness' seeded faults), learn the
 //	             order's model on the tuning halves, decide the default
+//	score        rank every fault with the shipped model, learning nothing
 package main
 
 import (
@@ -50,7 +51,7 @@ func defaultWork() string {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: realfaults mine|materialize|eval|train [flags]")
+		return fmt.Errorf("usage: realfaults mine|materialize|eval|train|score [flags]")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -63,8 +64,10 @@ func run(args []string) error {
 		return runEval(ctx, args[1:])
 	case "train":
 		return runTrain(args[1:])
+	case "score":
+		return runScore(args[1:])
 	}
-	return fmt.Errorf("unknown subcommand %q: want mine, materialize, eval or train", args[0])
+	return fmt.Errorf("unknown subcommand %q: want mine, materialize, eval, train or score", args[0])
 }
 
 func runMine(ctx context.Context, args []string) error {

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+
+	"faultline/internal/localize"
+)
+
+// runScore ranks every fault with the shipped model (the one in the
+// binary), learning nothing: it says how the default order does on
+// rankings made after the model was trained, such as new evidence from a
+// changed analysis.
+func runScore(args []string) error {
+	fs := flag.NewFlagSet("score", flag.ContinueOnError)
+	benchPath := fs.String("bench", defaultBenchmark, "the benchmark file")
+	work := fs.String("work", defaultWork(), "eval's directory (rankings under work/eval); faults not evaluated there are left out")
+	seeded := fs.String("seeded", "", "directory of bench/effectiveness -rankings output (seeded faults)")
+	out := fs.String("out", "-", "markdown report (- for standard output)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	b, err := LoadBenchmark(*benchPath)
+	if err != nil {
+		return err
+	}
+	real, err := loadRealCases(b, *work)
+	if err != nil {
+		return err
+	}
+	seed, err := loadSeededCases(*seeded)
+	if err != nil {
+		return err
+	}
+	all := append(slices.Clone(real), seed...)
+	if len(all) == 0 {
+		return fmt.Errorf("no rankings: none under %s/eval and no -seeded directory", *work)
+	}
+	m := localize.ShippedModel()
+	ords := orders(m)
+	res, err := evaluate(all, ords)
+	if err != nil {
+		return err
+	}
+	w := os.Stdout
+	if *out != "-" {
+		f, err := os.Create(*out)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	fmt.Fprintf(w, "# The shipped model (%s, default %s) on the rankings given\n", m.Name, m.Default)
+	isReal := func(c *scoredCase) bool { return !c.Seeded }
+	isSeeded := func(c *scoredCase) bool { return c.Seeded }
+	for _, t := range []struct {
+		title string
+		keep  func(*scoredCase) bool
+	}{
+		{"Real faults, held-out half", func(c *scoredCase) bool { return isReal(c) && c.HeldOut }},
+		{"Real faults, all", isReal},
+		{"Seeded faults, held-out half", func(c *scoredCase) bool { return isSeeded(c) && c.HeldOut }},
+		{"Seeded faults, all", isSeeded},
+	} {
+		writeTable(w, t.title, all, ords, res, t.keep)
+	}
+	return nil
+}
