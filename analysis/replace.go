@@ -34,7 +34,8 @@ const (
 // the failing check (reached false), value replacement tries every site
 // and predicate switching follows with at least a third of the time and
 // of the runs left; when it could but verified nothing, value replacement
-// tries the sites the formula does not model; when it verified a fix,
+// tries the sites the formula does not model, and predicate switching
+// follows if that verifies nothing either; when it verified a fix,
 // replacement still tries the integer values the formula does not see
 // (indices, slice bounds, literal operands), where an off-by-one hides
 // from a formula that can only move the expressions around them.
@@ -48,7 +49,7 @@ func fallBack(ctx context.Context, prog *program, bin *testBinary, t Target, fir
 	}
 	saved := bin.deadline
 	share := opts
-	if !reached {
+	if scope != scopeIntegerValues {
 		// Predicate switching follows: it keeps a third of the time and of
 		// the runs left.
 		bin.deadline = time.Now().Add(time.Until(deadline) * 2 / 3)
@@ -60,7 +61,7 @@ func fallBack(ctx context.Context, prog *program, bin *testBinary, t Target, fir
 		res.Notes = append(res.Notes, "value replacement cut by its share of the time budget")
 		err = nil
 	}
-	if err != nil || reached {
+	if err != nil || scope == scopeIntegerValues || scope == scopeUnmodelled && hasVerified(res) {
 		return err
 	}
 	return switchPredicates(ctx, prog, bin, t, first, deadline, opts, res)

@@ -49,33 +49,54 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 		return nil
 	}
 	deadline := bin.deadline
-	z, err := z3.NewContext(z3.Config{Timeout: min(10*time.Second, max(time.Until(deadline), time.Millisecond))})
+	reached, err := searchFormula(ctx, prog, bin, t, first, opts, res, time.Now().Add(time.Until(deadline)*formulaShare/4))
+	if errors.Is(err, errBudget) && time.Now().Before(deadline) {
+		res.Notes = append(res.Notes, noteFormulaShare)
+		err = nil
+	}
 	if err != nil {
 		return err
+	}
+	return fallBack(ctx, prog, bin, t, first, deadline, opts, res, reached)
+}
+
+// formulaShare is the formula's share of the time left, in quarters: when
+// it runs out, value replacement and predicate switching still have the
+// rest, which is where a fault the formula cannot reach is found.
+const formulaShare = 3
+
+const noteFormulaShare = "the formula used its share (3/4) of the time budget; value replacement has the rest"
+
+// searchFormula encodes the failing run and enumerates and verifies its
+// corrections until deadline, reporting whether the formula reached the
+// failing check (found a correction to try).
+func searchFormula(ctx context.Context, prog *program, bin *testBinary, t Target, first *runResult, opts Options, res *TestResult, deadline time.Time) (bool, error) {
+	z, err := z3.NewContext(z3.Config{Timeout: min(10*time.Second, max(time.Until(deadline), time.Millisecond))})
+	if err != nil {
+		return false, err
 	}
 	defer z.Close()
 	enum, err := mcs.New[int32](z, mcs.Options{})
 	if err != nil {
-		return err
+		return false, err
 	}
 	enc := newEncoder(z, enum, prog)
 	enc.deadline = deadline
 	enc.concreteSeqs = !opts.Strings || !checksSeqs(prog, first.trace, panicAt(prog, first))
 	enc.concreteLists = !checksLists(prog, first.trace)
 	if err := enc.replay(first.trace, nil, true, panicAt(prog, first)); err != nil {
-		return err
+		return false, err
 	}
 	if enc.failing == 0 {
 		res.Notes = append(res.Notes, "no recognised check failed (recognised: `if cond { t.Error/Fatal... }` and testify assertions on integers, floats, Booleans, strings and errors in test code, index, slice, division, nil pointer, nil map and panic-call panics in non-test code)")
-		return fallBack(ctx, prog, bin, t, first, deadline, opts, res, false)
+		return false, nil
 	}
 	enumerated := 0
 	refined := map[string]int{} // refinements per candidate location set
 	for {
 		left := time.Until(deadline)
 		if left <= 0 {
-			res.Notes = append(res.Notes, noteBudget)
-			break
+			return enumerated > 0, errBudget
 		}
 		solveStart := time.Now()
 		var pending []mcs.Correction[int32]
@@ -91,11 +112,10 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 		res.Solve += time.Since(solveStart)
 		if lastErr != nil {
 			if errors.Is(lastErr, mcs.ErrBudgetExhausted) {
-				res.Notes = append(res.Notes, noteBudget)
-				break
+				return enumerated > 0, errBudget
 			}
 			if ctx.Err() != nil {
-				return lastErr
+				return enumerated > 0, lastErr
 			}
 			// One solver call out of its time (a hard float formula, say)
 			// bounds this test's analysis like the budget, not the others'.
@@ -120,24 +140,24 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 		}
 		solveStart = time.Now()
 		if m, err := enc.closestModel(c, min(enc.optimizeBound(), max(time.Until(deadline), time.Millisecond))); err != nil {
-			return err
+			return enumerated > 0, err
 		} else if m != nil {
 			c.Model = m
 		}
 		if m, err := enc.narrow(c, c.Model, time.Now().Add(min(time.Second, time.Until(deadline)/4))); err != nil {
-			return err
+			return enumerated > 0, err
 		} else {
 			c.Model = m
 		}
 		res.Solve += time.Since(solveStart)
 		cand, force, err := enc.candidate(c)
 		if err != nil {
-			return err
+			return enumerated > 0, err
 		}
 		cand.force, cand.Found = force, FoundBySolver
 		run, err := bin.run(ctx, t.Test, force)
 		if err != nil {
-			return err
+			return enumerated > 0, err
 		}
 		// Refining the same locations again and again means their angelic
 		// path keeps unrolling a loop: bound it like the paper bounds loops.
@@ -156,12 +176,12 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 					forced[instKey{f.Site, instance{f.Act, f.Local}}] = true
 				}
 				if err := enc.replay(run.trace, forced, false, panicked); err != nil {
-					return err
+					return enumerated > 0, err
 				}
 			}
 			if !novel || enc.concrete {
 				if err := enc.excludeValues(c.Tags, force); err != nil {
-					return err
+					return enumerated > 0, err
 				}
 			}
 		} else {
@@ -173,11 +193,11 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 				res.Candidates = append(res.Candidates, cand)
 			}
 			if err := enum.Block(c); err != nil {
-				return err
+				return enumerated > 0, err
 			}
 		}
 	}
-	return fallBack(ctx, prog, bin, t, first, deadline, opts, res, enumerated > 0)
+	return enumerated > 0, nil
 }
 
 // candidate reads the angelic values of a correction from its model: every
