@@ -54,24 +54,51 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 		return err
 	}
 	defer z.Close()
+	watch := watchSolverMemory(z, uint64(max(opts.SolverMemory, 0)))
+	defer watch.stop() // before z.Close
+	// The fallbacks need none of the solver's memory: it is freed first.
+	release := func() {
+		watch.stop()
+		z.Close()
+	}
 	enum, err := mcs.New[int32](z, mcs.Options{})
 	if err != nil {
 		return err
 	}
 	enc := newEncoder(z, enum, prog)
 	enc.deadline = deadline
+	enc.watch = watch
 	enc.concreteSeqs = !opts.Strings || !checksSeqs(prog, first.trace, panicAt(prog, first))
 	enc.concreteLists = !checksLists(prog, first.trace)
-	if err := enc.replay(first.trace, nil, true, panicAt(prog, first)); err != nil {
+	// outgrown ends the search when the formula passed the memory bound:
+	// once the watch tripped, an error or answer of the solver may come
+	// from an interrupted check and says nothing about the formula.
+	outgrown := func() bool {
+		if !watch.tripped() {
+			return false
+		}
+		res.Notes = append(res.Notes, watch.note())
+		return true
+	}
+	if err := enc.replay(first.trace, nil, true, panicAt(prog, first)); err != nil && !watch.tripped() {
 		return err
+	}
+	if outgrown() {
+		release()
+		return fallBack(ctx, prog, bin, t, first, deadline, opts, res, false)
 	}
 	if enc.failing == 0 {
 		res.Notes = append(res.Notes, "no recognised check failed (recognised: `if cond { t.Error/Fatal... }` and testify assertions on integers, floats, Booleans, strings and errors in test code, index, slice, division, nil pointer, nil map and panic-call panics in non-test code)")
+		release()
 		return fallBack(ctx, prog, bin, t, first, deadline, opts, res, false)
 	}
 	enumerated := 0
+	stopped := false            // by the memory bound: the formula's search was not complete
 	refined := map[string]int{} // refinements per candidate location set
 	for {
+		if stopped = outgrown(); stopped {
+			break
+		}
 		left := time.Until(deadline)
 		if left <= 0 {
 			res.Notes = append(res.Notes, noteBudget)
@@ -89,6 +116,9 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 			break // one at a time: a refinement changes the formula
 		}
 		res.Solve += time.Since(solveStart)
+		if stopped = outgrown(); stopped {
+			break
+		}
 		if lastErr != nil {
 			if errors.Is(lastErr, mcs.ErrBudgetExhausted) {
 				res.Notes = append(res.Notes, noteBudget)
@@ -119,17 +149,21 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 			break
 		}
 		solveStart = time.Now()
-		if m, err := enc.closestModel(c, min(enc.optimizeBound(), max(time.Until(deadline), time.Millisecond))); err != nil {
-			return err
-		} else if m != nil {
+		m, err := enc.closestModel(c, min(enc.optimizeBound(), max(time.Until(deadline), time.Millisecond)))
+		if err == nil && m != nil {
 			c.Model = m
 		}
-		if m, err := enc.narrow(c, c.Model, time.Now().Add(min(time.Second, time.Until(deadline)/4))); err != nil {
-			return err
-		} else {
-			c.Model = m
+		if err == nil {
+			m, err = enc.narrow(c, c.Model, time.Now().Add(min(time.Second, time.Until(deadline)/4)))
 		}
 		res.Solve += time.Since(solveStart)
+		if stopped = outgrown(); stopped {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		c.Model = m
 		cand, force, err := enc.candidate(c)
 		if err != nil {
 			return err
@@ -156,6 +190,9 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 					forced[instKey{f.Site, instance{f.Act, f.Local}}] = true
 				}
 				if err := enc.replay(run.trace, forced, false, panicked); err != nil {
+					if stopped = outgrown(); stopped {
+						break
+					}
 					return err
 				}
 			}
@@ -177,7 +214,8 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 			}
 		}
 	}
-	return fallBack(ctx, prog, bin, t, first, deadline, opts, res, enumerated > 0)
+	release()
+	return fallBack(ctx, prog, bin, t, first, deadline, opts, res, enumerated > 0 && !stopped)
 }
 
 // candidate reads the angelic values of a correction from its model: every
