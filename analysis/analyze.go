@@ -27,6 +27,11 @@ type Options struct {
 	// general solver, and on the seeded faults of bench/effectiveness the
 	// analysis then ran out of its budget more often than it found fixes.
 	Strings bool
+	// SolverMemory bounds, in bytes, the memory Z3 holds during the
+	// formula search (0: no bound). Past it the search stops with a note
+	// and value replacement and predicate switching still run, where a
+	// worker stopped for its size would lose the whole test.
+	SolverMemory int64 `json:",omitempty"`
 	// Passing names, by failing test (PassingKey), passing leaf tests of
 	// its package, the most similar first (the localization service
 	// chooses them from the spectra): value replacement tries the values

@@ -219,7 +219,9 @@
 // correct) so that the next nearest values are tried. After a bounded
 // number of such rounds per location set the candidate is blocked as
 // unverified. Time, runs and candidate size are bounded, and a cut is
-// reported in TestResult.Notes.
+// reported in TestResult.Notes; so is Z3's memory (Options.SolverMemory,
+// solvermemory.go: past it the checks are interrupted, the search stops
+// and the fallbacks below run as if the formula had not reached the check).
 //
 // When the formula finds no verified candidate, value replacement (after
 // Jeffrey, Gupta and Gupta, ISSTA 2008) follows. Non-test code carries

@@ -32,6 +32,7 @@ type encoder struct {
 	enum     *mcs.Enumerator[int32]
 	prog     *program
 	deadline time.Time // the test's budget: a long trace stops being encoded there
+	watch    *memoryWatch
 
 	ab       map[int32]z3.Bool
 	vars     map[instKey]z3.Expr  // value of a site instance
@@ -954,6 +955,9 @@ func (e *encoder) settleSpecs() error {
 		r, err := s.CheckAssumptions(p.spec)
 		if err != nil {
 			return fmt.Errorf("checking a specification: %w", err)
+		}
+		if r == z3.Unknown && e.watch.tripped() {
+			return errSolverMemory // interrupted: the specification is neither met nor unmet
 		}
 		if r == z3.Unsat {
 			e.concrete = true

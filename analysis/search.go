@@ -69,31 +69,52 @@ const noteFormulaShare = "the formula used its share (3/4) of the time budget; v
 
 // searchFormula encodes the failing run and enumerates and verifies its
 // corrections until deadline, reporting whether the formula reached the
-// failing check (found a correction to try).
+// failing check (found a correction to try). Its solver context, and the
+// memory it holds, is freed when it returns, before the fallbacks run.
 func searchFormula(ctx context.Context, prog *program, bin *testBinary, t Target, first *runResult, opts Options, res *TestResult, deadline time.Time) (bool, error) {
 	z, err := z3.NewContext(z3.Config{Timeout: min(10*time.Second, max(time.Until(deadline), time.Millisecond))})
 	if err != nil {
 		return false, err
 	}
 	defer z.Close()
+	watch := watchSolverMemory(z, uint64(max(opts.SolverMemory, 0)))
+	defer watch.stop() // before z.Close
 	enum, err := mcs.New[int32](z, mcs.Options{})
 	if err != nil {
 		return false, err
 	}
 	enc := newEncoder(z, enum, prog)
 	enc.deadline = deadline
+	enc.watch = watch
 	enc.concreteSeqs = !opts.Strings || !checksSeqs(prog, first.trace, panicAt(prog, first))
 	enc.concreteLists = !checksLists(prog, first.trace)
-	if err := enc.replay(first.trace, nil, true, panicAt(prog, first)); err != nil {
+	// outgrown ends the search when the formula passed the memory bound:
+	// once the watch tripped, an error or answer of the solver may come
+	// from an interrupted check and says nothing about the formula.
+	outgrown := func() bool {
+		if !watch.tripped() {
+			return false
+		}
+		res.Notes = append(res.Notes, watch.note())
+		return true
+	}
+	if err := enc.replay(first.trace, nil, true, panicAt(prog, first)); err != nil && !watch.tripped() {
 		return false, err
+	}
+	if outgrown() {
+		return false, nil
 	}
 	if enc.failing == 0 {
 		res.Notes = append(res.Notes, "no recognised check failed (recognised: `if cond { t.Error/Fatal... }` and testify assertions on integers, floats, Booleans, strings and errors in test code, index, slice, division, nil pointer, nil map and panic-call panics in non-test code)")
 		return false, nil
 	}
 	enumerated := 0
+	stopped := false            // by the memory bound: the formula's search was not complete
 	refined := map[string]int{} // refinements per candidate location set
 	for {
+		if stopped = outgrown(); stopped {
+			break
+		}
 		left := time.Until(deadline)
 		if left <= 0 {
 			return enumerated > 0, errBudget
@@ -110,6 +131,9 @@ func searchFormula(ctx context.Context, prog *program, bin *testBinary, t Target
 			break // one at a time: a refinement changes the formula
 		}
 		res.Solve += time.Since(solveStart)
+		if stopped = outgrown(); stopped {
+			break
+		}
 		if lastErr != nil {
 			if errors.Is(lastErr, mcs.ErrBudgetExhausted) {
 				return enumerated > 0, errBudget
@@ -139,17 +163,21 @@ func searchFormula(ctx context.Context, prog *program, bin *testBinary, t Target
 			break
 		}
 		solveStart = time.Now()
-		if m, err := enc.closestModel(c, min(enc.optimizeBound(), max(time.Until(deadline), time.Millisecond))); err != nil {
-			return enumerated > 0, err
-		} else if m != nil {
+		m, err := enc.closestModel(c, min(enc.optimizeBound(), max(time.Until(deadline), time.Millisecond)))
+		if err == nil && m != nil {
 			c.Model = m
 		}
-		if m, err := enc.narrow(c, c.Model, time.Now().Add(min(time.Second, time.Until(deadline)/4))); err != nil {
-			return enumerated > 0, err
-		} else {
-			c.Model = m
+		if err == nil {
+			m, err = enc.narrow(c, c.Model, time.Now().Add(min(time.Second, time.Until(deadline)/4)))
 		}
 		res.Solve += time.Since(solveStart)
+		if stopped = outgrown(); stopped {
+			break
+		}
+		if err != nil {
+			return enumerated > 0, err
+		}
+		c.Model = m
 		cand, force, err := enc.candidate(c)
 		if err != nil {
 			return enumerated > 0, err
@@ -176,6 +204,9 @@ func searchFormula(ctx context.Context, prog *program, bin *testBinary, t Target
 					forced[instKey{f.Site, instance{f.Act, f.Local}}] = true
 				}
 				if err := enc.replay(run.trace, forced, false, panicked); err != nil {
+					if stopped = outgrown(); stopped {
+						break
+					}
 					return enumerated > 0, err
 				}
 			}
@@ -197,7 +228,7 @@ func searchFormula(ctx context.Context, prog *program, bin *testBinary, t Target
 			}
 		}
 	}
-	return enumerated > 0, nil
+	return enumerated > 0 && !stopped, nil
 }
 
 // candidate reads the angelic values of a correction from its model: every

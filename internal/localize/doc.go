@@ -11,6 +11,9 @@
 // Analyses run in worker processes (the faultline executable, started
 // again in its worker mode): a worker is stopped when it passes its memory
 // or time bound, its memory goes back to the system when it ends, and a
-// crash inside the solver cannot take the caller down. Results stream back
-// one failing test at a time, so callers can show them as they come.
+// crash inside the solver cannot take the caller down. A worker that dies
+// loses only the failing test it was on: a new one takes the others. The
+// solver's search stops at half the memory bound, so that the fallbacks
+// still run before the worker's bound is reached. Results stream back one
+// failing test at a time, so callers can show them as they come.
 package localize

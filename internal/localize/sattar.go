@@ -89,20 +89,25 @@ func (s *Service) cores(ctx context.Context, targets []analysis.Target, opts Opt
 	if len(missing) == 0 {
 		return nil
 	}
-	return s.worker(ctx, workRequest{Root: s.ws.Root(), CacheRoot: mod.CacheRoot(), Targets: missing, Cores: true,
+	return s.eachTarget(ctx, workRequest{Root: s.ws.Root(), CacheRoot: mod.CacheRoot(), Targets: missing, Cores: true,
 		Options: opts.analysisOptions(), Memory: opts.Memory, Env: mod.Env(),
 		Deadline: time.Now().Add(time.Duration(len(missing))*opts.Budget + workerSlack)},
-		func(reply workReply) {
+		func(reply workReply) (analysis.Target, bool) {
 			c := reply.Core
 			if c == nil {
-				return
+				return analysis.Target{}, false
 			}
 			st.Cores = append(st.Cores, *c)
+			t := analysis.Target{Package: c.Package, Test: c.Test}
 			// A note that the analysis failed may not hold next time.
-			if key, ok := keyOf[analysis.Target{Package: c.Package, Test: c.Test}]; ok && ctx.Err() == nil && !strings.HasPrefix(c.Note, "not analysed") {
+			if key, ok := keyOf[t]; ok && ctx.Err() == nil && !strings.HasPrefix(c.Note, "not analysed") {
 				if data, err := jsonMarshal(c); err == nil {
 					s.coreCache.put(key, data)
 				}
 			}
+			return t, true
+		},
+		func(t analysis.Target, why error) {
+			st.Cores = append(st.Cores, analysis.CoreResult{Package: t.Package, Test: t.Test, Note: lostNote(why)})
 		})
 }

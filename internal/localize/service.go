@@ -114,8 +114,15 @@ func (o *Options) defaults() {
 // analysisOptions are the analysis's own options for a localization: part
 // of every cache key, so the CLI and the server share entries.
 func (o Options) analysisOptions() analysis.Options {
-	return analysis.Options{Budget: o.Budget, MaxSize: o.MaxSize, MaxRuns: o.MaxRuns, KeepUnverified: o.KeepUnverified, Strings: o.Strings}
+	return analysis.Options{Budget: o.Budget, MaxSize: o.MaxSize, MaxRuns: o.MaxRuns, KeepUnverified: o.KeepUnverified, Strings: o.Strings,
+		SolverMemory: solverShare(o.Memory)}
 }
+
+// solverShare is the part of a worker's memory bound that Z3 may hold in
+// one test's formula search (analysis.Options.SolverMemory): the search
+// stops there, and value replacement and predicate switching, which need
+// little, still run before the worker as a whole is stopped for its size.
+func solverShare(memory int64) int64 { return memory / 2 }
 
 // Service localizes the faults behind one module's failing tests.
 type Service struct {
@@ -371,17 +378,17 @@ func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options,
 	}
 	aopts := opts.analysisOptions()
 	aopts.Passing = passingFor(m, targets)
-	werr := s.worker(ctx, workRequest{Root: s.ws.Root(), CacheRoot: s.ws.Module().CacheRoot(), Targets: pick(targets, missing),
+	werr := s.eachTarget(ctx, workRequest{Root: s.ws.Root(), CacheRoot: s.ws.Module().CacheRoot(), Targets: pick(targets, missing),
 		Options: aopts, Memory: opts.Memory, Env: s.ws.Module().Env(),
 		Deadline: time.Now().Add(time.Duration(len(missing))*opts.Budget + workerSlack)},
-		func(reply workReply) {
+		func(reply workReply) (analysis.Target, bool) {
 			r, err := analysis.UnmarshalResult(reply.Result)
 			if err != nil {
-				return
+				return analysis.Target{}, false
 			}
 			i := st.index(r)
 			if i < 0 {
-				return
+				return analysis.Target{}, false
 			}
 			if ctx.Err() == nil {
 				if err := s.cache.Put(keys[i], r); err != nil {
@@ -390,6 +397,14 @@ func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options,
 			}
 			st.set(i, r, false)
 			cur = st.publish(progress)
+			return st.targets[i], true
+		},
+		func(t analysis.Target, why error) {
+			r := analysis.TestResult{Test: t.Test, Package: t.Package, Notes: []string{lostNote(why)}}
+			if i := st.index(r); i >= 0 {
+				st.set(i, r, false)
+				cur = st.publish(progress)
+			}
 		})
 	st.mu.Lock()
 	st.ended = true

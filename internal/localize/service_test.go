@@ -4,6 +4,8 @@ package localize
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -92,19 +94,73 @@ func TestLocalizeCombinesAndCaches(t *testing.T) {
 	}
 }
 
-// An analysis that holds more memory than allowed is stopped, and the
-// formula's ranking stands with a note.
+// An analysis that holds more memory than allowed is stopped: its test is
+// not analysed, with a note, and the formula's order stands.
 func TestMemoryBound(t *testing.T) {
 	s, m := module(t, "foo.txtar")
 	loc, err := s.Localize(context.Background(), m, Options{Angelic: true, Order: spectra.OrderCombined, Memory: 1 << 20}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if loc.Angelic.Analyzed != 0 || !strings.Contains(strings.Join(loc.Angelic.Notes, "\n"), "memory bound (1 MB) reached") {
-		t.Errorf("angelic %+v", loc.Angelic)
+	a := loc.Angelic
+	if len(a.Results) != 1 || len(a.Fixes) != 0 || a.Pending != 0 ||
+		!strings.Contains(strings.Join(a.Notes, "\n"), "TestFoo: not analysed: memory bound (1 MB) reached") {
+		t.Errorf("angelic %+v", a)
 	}
-	if loc.Ranking.Order != spectra.OrderFormula {
-		t.Errorf("order %s", loc.Ranking.Order)
+	if !reflect.DeepEqual(lineOrder(loc.Ranking), lineOrder(loc.Formula)) {
+		t.Errorf("the ranking is not the formula's")
+	}
+}
+
+// lineOrder lists a ranking's lines in order.
+func lineOrder(r *spectra.Ranking) []string {
+	var out []string
+	for _, l := range r.Lines {
+		out = append(out, fmt.Sprintf("%s:%d", l.File, l.Line))
+	}
+	return out
+}
+
+// When the worker dies on its first target, the target is not analysed and
+// a new worker analyses the second; the lost one is not cached.
+func TestWorkerResumes(t *testing.T) {
+	s, m := module(t, "float.txtar")
+	real := s.worker
+	var sent [][]analysis.Target
+	s.worker = func(ctx context.Context, req workRequest, done func(workReply)) error {
+		sent = append(sent, req.Targets)
+		if len(sent) == 1 {
+			return errors.New("the analysis ended abnormally: signal: killed")
+		}
+		return real(ctx, req, done)
+	}
+	opts := Options{Angelic: true, Order: spectra.OrderCombined, MaxAnalyzed: 2}
+	loc, err := s.Localize(context.Background(), m, opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets, _ := Select(m, 2)
+	if len(sent) != 2 || !reflect.DeepEqual(sent[1], targets[1:]) {
+		t.Fatalf("workers were sent %v; want the second %v", sent, targets[1:])
+	}
+	a := loc.Angelic
+	if len(a.Results) != 2 || a.Pending != 0 {
+		t.Fatalf("angelic %+v", a)
+	}
+	lost, second := a.Results[0], a.Results[1]
+	if lost.Test != targets[0].Test || !reflect.DeepEqual(lost.Notes, []string{"not analysed: the analysis ended abnormally: signal: killed"}) {
+		t.Errorf("the lost target's result: %+v", lost)
+	}
+	if second.Test != targets[1].Test || second.Runs == 0 || len(second.Candidates) == 0 {
+		t.Errorf("the second target was not analysed: %+v", second)
+	}
+	s.worker = real
+	again, err := s.Localize(context.Background(), m, opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Angelic.Cached != 1 || again.Angelic.Analyzed != 2 || len(again.Angelic.Results[0].Candidates) == 0 {
+		t.Errorf("second localization: %+v", again.Angelic)
 	}
 }
 

@@ -42,7 +42,7 @@ type Config struct {
 }
 
 // Context owns every Z3 object made through it. A Context is not safe for
-// concurrent use: use one per goroutine (objects of different contexts must
+// concurrent use (Interrupt excepted): use one per goroutine (objects of different contexts must
 // not be mixed). Close frees everything at once; before that, objects that
 // become unreachable in Go are released by the context on its next
 // operation, so a long-lived context does not accumulate garbage.
@@ -50,6 +50,9 @@ type Context struct {
 	c       C.Z3_context
 	timeout time.Duration
 	rel     *releaseQueue
+	// mu orders Close against Interrupt, the one method other goroutines
+	// may call: Z3 must not be interrupted after the context is deleted.
+	mu sync.Mutex
 }
 
 // objKind says which Z3 reference-counting function releases an object.
@@ -138,8 +141,24 @@ func (ctx *Context) Close() {
 	ctx.rel.closed = true
 	ctx.rel.items = nil
 	ctx.rel.mu.Unlock()
+	ctx.mu.Lock()
 	C.Z3_del_context(ctx.c)
 	ctx.c = nil
+	ctx.mu.Unlock()
+}
+
+// Interrupt ends the check the context is running, if any, with Unknown
+// (the reason "canceled", or "interrupted" from the finite-domain solver).
+// Unlike every other method it may be called from any goroutine, also
+// after Close (it then does nothing). Z3 does not remember it: a check
+// that starts afterwards runs as usual, so a caller that means to stop a
+// search interrupts until the search has seen it.
+func (ctx *Context) Interrupt() {
+	ctx.mu.Lock()
+	defer ctx.mu.Unlock()
+	if ctx.c != nil {
+		C.Z3_interrupt(ctx.c)
+	}
 }
 
 // enter is called at the start of every operation: it reports a closed

@@ -16,7 +16,7 @@
 // message that says what is missing and how to install it (`apt-get
 // install libz3-4` on Debian and Ubuntu); NewContext returns the same
 // error, and nothing calls into Z3 before it succeeded. Without cgo the
-// package has Available alone, which says so.
+// package has Available, which says so, and a Context no one can make.
 //
 // # Usage
 //
@@ -50,7 +50,8 @@
 // # Memory and concurrency
 //
 // A Context is not safe for concurrent use: use one per goroutine and
-// never mix objects of different contexts. Every object holds one Z3
+// never mix objects of different contexts. Interrupt alone may be called
+// from another goroutine, to end the check the context is running. Every object holds one Z3
 // reference. When Go's garbage collector drops an object, its reference is
 // queued and released by the owning context at its next operation, so long
 // runs stay bounded; Close releases everything at once and makes later use

@@ -9,3 +9,10 @@ func Available() error {
 	return &unavailableError{"this faultline was built without cgo (CGO_ENABLED=0), so it cannot use the Z3 library: " +
 		"rebuild it with a C compiler present (CGO_ENABLED=1 go install .) and install Z3 with " + installCommand()}
 }
+
+// Context cannot be made without cgo (NewContext needs the binding); the
+// type exists so that code which interrupts one builds either way.
+type Context struct{}
+
+// Interrupt does nothing: without cgo no check runs.
+func (ctx *Context) Interrupt() {}

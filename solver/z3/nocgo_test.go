@@ -19,3 +19,9 @@ func TestAvailableWithoutCgo(t *testing.T) {
 		}
 	}
 }
+
+func TestInterruptWithoutCgo(t *testing.T) {
+	var ctx *Context
+	ctx.Interrupt() // no context can exist: nothing to stop, and no crash
+	new(Context).Interrupt()
+}

@@ -16,6 +16,7 @@
 	V(Z3_set_param_value, (Z3_config cfg, Z3_string name, Z3_string value), (cfg, name, value)) \
 	F(Z3_context, Z3_mk_context_rc, (Z3_config cfg), (cfg)) \
 	V(Z3_del_context, (Z3_context c), (c)) \
+	V(Z3_interrupt, (Z3_context c), (c)) \
 	V(Z3_set_error_handler, (Z3_context c, Z3_error_handler *h), (c, h)) \
 	F(Z3_error_code, Z3_get_error_code, (Z3_context c), (c)) \
 	F(Z3_string, Z3_get_error_msg, (Z3_context c, Z3_error_code e), (c, e)) \
