@@ -192,7 +192,7 @@ func (fi *fileInstrumenter) registerSentinels(f *ast.File) {
 		}
 		if fn := calledFunc(fi.info, call); fn != nil && fn.Pkg().Path() == "errors" && fn.Name() == "Is" && len(call.Args) == 2 {
 			target = call.Args[1]
-		} else if name, ops, ok := testifyCall(fi.info, call); ok && (name == "ErrorIs" || name == "NotErrorIs") {
+		} else if c, ops, ok := assertionCall(fi.info, call); ok && c.kind == "ErrorIs" {
 			target = ops[1]
 		}
 		if target == nil {

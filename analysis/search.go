@@ -66,7 +66,7 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 		return err
 	}
 	if enc.failing == 0 {
-		res.Notes = append(res.Notes, "no recognised check failed (recognised: `if cond { t.Error/Fatal... }` and testify assertions on integers, floats, Booleans, strings and errors in test code, index, slice, division, nil pointer, nil map and panic-call panics in non-test code)")
+		res.Notes = append(res.Notes, "no recognised check failed (recognised: `if cond { t.Error/Fatal... }` and testify and quicktest assertions on integers, floats, Booleans, strings and errors in test code, index, slice, division, nil pointer, nil map and panic-call panics in non-test code)")
 		return fallBack(ctx, prog, bin, t, first, deadline, opts, res, false)
 	}
 	enumerated := 0
