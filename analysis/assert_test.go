@@ -20,12 +20,12 @@ func TestAssertionLibraries(t *testing.T) {
 
 // TestQuicktest analyses tests that check through quicktest: c.Assert,
 // c.Check, quicktest.Assert and quicktest.Check with Equals, IsNil,
-// DeepEquals, HasLen, IsTrue and Not(Equals). The faulty line must be in a
+// DeepEquals, HasLen, IsTrue, Not(Equals) and ErrorIs. The faulty line must be in a
 // verified candidate found by the formula.
 func TestQuicktest(t *testing.T) {
 	dir := extractWithModules(t, "quicktest.txtar", "quicktest")
 	checkFormulaFinds(t, dir, "example.com/nums", "nums.go", map[string]int{
-		"TestTriangle": 7, "TestHalf": 12, "TestEvens": 21, "TestEvensLen": 21, "TestEven": 29, "TestClamp": 35,
+		"TestTriangle": 7, "TestHalf": 12, "TestEvens": 21, "TestEvensLen": 21, "TestEven": 29, "TestClamp": 35, "TestRoot": 48,
 	})
 }
 
