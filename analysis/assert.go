@@ -12,110 +12,168 @@ const (
 	testifyAssert  = "github.com/stretchr/testify/assert"
 	testifyRequire = "github.com/stretchr/testify/require"
 	goCmp          = "github.com/google/go-cmp/cmp"
+	quicktest      = "github.com/frankban/quicktest"
 )
 
-// assertion is a testify assertion call of test code whose operands the
-// formula models. A failing one reports through t.Errorf or t.FailNow
-// inside testify, which is not instrumented: the call itself is the check.
+// check is what an assertion states, whichever library states it: a kind
+// of relation on its operands, named after the testify function stating
+// it (Equal, Less, True, Zero, Empty, Positive, Negative, InDelta, Nil,
+// ErrorIs, Contains, Len ...), or its negation.
+type check struct {
+	kind string
+	not  bool
+	n    int // operands
+	// want: 'n' integer or float, 'b' Boolean, 'f' float64, 's' string
+	// or byte slice, 'S' string (testify's Contains on a byte slice looks
+	// for an element), 'e' error, 'c' a type Go's == compares (not lists,
+	// maps, byte slices, errors), 'd' a type go-cmp compares without
+	// options (not byte slices or errors, no unexported field), 0 any.
+	want byte
+}
+
+// checks maps the assertion functions of testify (package assert or
+// require, function or *Assertions method) and the checkers of quicktest
+// to what they check.
+var checks = map[string]map[string]check{
+	"testify": {
+		"Equal":          {kind: "Equal", n: 2},
+		"Exactly":        {kind: "Equal", n: 2},
+		"NotEqual":       {kind: "Equal", not: true, n: 2},
+		"Greater":        {kind: "Greater", n: 2, want: 'n'},
+		"GreaterOrEqual": {kind: "GreaterOrEqual", n: 2, want: 'n'},
+		"Less":           {kind: "Less", n: 2, want: 'n'},
+		"LessOrEqual":    {kind: "LessOrEqual", n: 2, want: 'n'},
+		"True":           {kind: "True", n: 1, want: 'b'},
+		"False":          {kind: "True", not: true, n: 1, want: 'b'},
+		"Zero":           {kind: "Zero", n: 1},
+		"NotZero":        {kind: "Zero", not: true, n: 1},
+		"Empty":          {kind: "Empty", n: 1},
+		"NotEmpty":       {kind: "Empty", not: true, n: 1},
+		"Positive":       {kind: "Positive", n: 1, want: 'n'},
+		"Negative":       {kind: "Negative", n: 1, want: 'n'},
+		"InDelta":        {kind: "InDelta", n: 3, want: 'f'}, // expected, actual, delta: all float64
+		"Contains":       {kind: "Contains", n: 2, want: 'S'},
+		"NotContains":    {kind: "Contains", not: true, n: 2, want: 'S'},
+		"Len":            {kind: "Len", n: 2, want: 's'},
+		"NoError":        {kind: "Nil", n: 1, want: 'e'},
+		"Nil":            {kind: "Nil", n: 1, want: 'e'},
+		"Error":          {kind: "Nil", not: true, n: 1, want: 'e'},
+		"NotNil":         {kind: "Nil", not: true, n: 1, want: 'e'},
+		"ErrorIs":        {kind: "ErrorIs", n: 2, want: 'e'}, // with a sentinel as the target (errors_is.go)
+		"NotErrorIs":     {kind: "ErrorIs", not: true, n: 2, want: 'e'},
+	},
+	quicktest: { // checkers: got, then the checker's arguments
+		"Equals":     {kind: "Equal", n: 2, want: 'c'},
+		"DeepEquals": {kind: "Equal", n: 2, want: 'd'},
+		"IsTrue":     {kind: "True", n: 1, want: 'b'},
+		"IsFalse":    {kind: "True", not: true, n: 1, want: 'b'},
+		"IsNil":      {kind: "Nil", n: 1, want: 'e'},
+		"IsNotNil":   {kind: "Nil", not: true, n: 1, want: 'e'},
+		"HasLen":     {kind: "Len", n: 2, want: 's'},
+		"Contains":   {kind: "Contains", n: 2, want: 'S'},
+		"ErrorIs":    {kind: "ErrorIs", n: 2, want: 'e'},
+	},
+}
+
+// assertion is an assertion call of test code whose operands the formula
+// models. A failing one reports through t.Errorf or t.FailNow inside the
+// library, which is not instrumented: the call itself is the check.
 type assertion struct {
-	name     string       // Equal, True, Less, ...
+	check
 	operands []ast.Expr   // the checked values, in argument order
 	types    []types.Type // their types, untyped constants defaulted
 	last     int32        // site of the last recorded operand: its event completes the check
 }
 
-// testifyCall recognises a call of a testify assertion (package assert or
-// require, function or *Assertions method) on integer, float, Boolean,
-// string or byte slice operands of one type, and returns its name and
-// operands. testify compares floats with Go's operators (Equal through
-// reflect.DeepEqual) and byte slices by their contents (bytes.Equal, so
-// nil equals empty, as in the formula).
-func testifyCall(info *types.Info, call *ast.CallExpr) (string, []ast.Expr, bool) {
-	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
-	if !ok {
-		return "", nil, false
+// assertionCall recognises an assertion call (testifyCall, quicktestCall)
+// on operands of the types the formula models for its check, and returns
+// the check and its operands.
+func assertionCall(info *types.Info, call *ast.CallExpr) (check, []ast.Expr, bool) {
+	fn := calledFunc(info, call)
+	if fn == nil {
+		return check{}, nil, false
 	}
-	fn, ok := info.Uses[sel.Sel].(*types.Func)
-	if !ok || fn.Pkg() == nil || (fn.Pkg().Path() != testifyAssert && fn.Pkg().Path() != testifyRequire) {
-		return "", nil, false
+	var (
+		c   check
+		ops []ast.Expr
+		ok  bool
+	)
+	switch fn.Pkg().Path() {
+	case testifyAssert, testifyRequire:
+		c, ops, ok = testifyCall(fn, call)
+	case quicktest:
+		c, ops, ok = quicktestCall(info, fn, call)
 	}
+	if !ok || !operandsFit(info, c, ops) {
+		return check{}, nil, false
+	}
+	return c, ops, true
+}
+
+// testifyCall returns the check and operands of a call of testify's
+// assertion function or *Assertions method fn.
+func testifyCall(fn *types.Func, call *ast.CallExpr) (check, []ast.Expr, bool) {
 	first := 1 // the TestingT
 	if fn.Type().(*types.Signature).Recv() != nil {
 		first = 0
 	}
-	var n int
-	// want: 'n' integer or float, 'b' Boolean, 'f' float64, 's' string or
-	// byte slice, 'S' string (testify's Contains on a byte slice looks
-	// for an element), 0 any.
-	var want byte
-	switch fn.Name() {
-	case "Equal", "NotEqual", "Exactly":
-		n = 2
-	case "Greater", "GreaterOrEqual", "Less", "LessOrEqual":
-		n, want = 2, 'n'
-	case "True", "False":
-		n, want = 1, 'b'
-	case "Zero", "NotZero", "Empty", "NotEmpty":
-		n = 1
-	case "Positive", "Negative":
-		n, want = 1, 'n'
-	case "InDelta":
-		n, want = 3, 'f' // expected, actual, delta: all float64
-	case "Contains", "NotContains":
-		n, want = 2, 'S'
-	case "Len":
-		n, want = 2, 's'
-	case "NoError", "Error", "Nil", "NotNil":
-		n, want = 1, 'e'
-	case "ErrorIs", "NotErrorIs": // with a sentinel as the target (errors_is.go)
-		n, want = 2, 'e'
-	default:
-		return "", nil, false
+	c, ok := checks["testify"][fn.Name()]
+	if !ok || len(call.Args) < first+c.n || (call.Ellipsis.IsValid() && len(call.Args) == first+c.n) {
+		return check{}, nil, false
 	}
-	if len(call.Args) < first+n || (call.Ellipsis.IsValid() && len(call.Args) == first+n) {
-		return "", nil, false
-	}
-	ops := call.Args[first : first+n]
+	return c, call.Args[first : first+c.n], true
+}
+
+// operandsFit reports whether the operands of check c have types the
+// formula models for it, compared as the library compares them: testify
+// compares floats with Go's operators (Equal through reflect.DeepEqual)
+// and byte slices by their contents (bytes.Equal, so nil equals empty, as
+// in the formula); quicktest's Equals is Go's == on interfaces, its
+// DeepEquals go-cmp's Diff.
+func operandsFit(info *types.Info, c check, ops []ast.Expr) bool {
 	t0 := types.Default(info.TypeOf(ops[0]))
 	k := valueKind(t0)
 	switch {
 	case k == 0,
-		(k == 'y' || k == 'l' || k == 'm') && (fn.Name() == "Zero" || fn.Name() == "NotZero"), // reflect.DeepEqual: nil is not empty
-		(want == 'b' || want == 'f') && k != want,
-		want == 'n' && !numeric(t0),
-		want == 's' && !isSeq(t0) && k != 'l',
-		want == 'S' && k != 's' && !(k == 'l' && types.Identical(listElem(t0), types.Default(info.TypeOf(ops[1])))),
-		(want == 'e') != (k == 'e'): // of an error, its nil-ness alone
-		return "", nil, false
+		(k == 'y' || k == 'l' || k == 'm') && c.kind == "Zero", // reflect.DeepEqual: nil is not empty
+		(c.want == 'b' || c.want == 'f') && k != c.want,
+		c.want == 'n' && !numeric(t0),
+		c.want == 's' && !isSeq(t0) && k != 'l',
+		c.want == 'S' && k != 's' && !(k == 'l' && types.Identical(listElem(t0), types.Default(info.TypeOf(ops[1])))),
+		c.want == 'c' && (k == 'l' || k == 'm' || k == 'y'), // not comparable: quicktest's Equals fails
+		c.want == 'd' && (k == 'y' || !cmpExported(t0)),     // go-cmp tells nil from empty, panics on unexported fields
+		(c.want == 'e') != (k == 'e'):                       // of an error, its nil-ness alone
+		return false
 	}
-	if k == 'l' && (fn.Name() == "Contains" || fn.Name() == "NotContains") {
-		return fn.Name(), ops, true // an element of the list's type
+	if k == 'l' && c.kind == "Contains" {
+		return true // an element of the list's type
 	}
-	if fn.Name() == "Len" {
+	if c.kind == "Len" {
 		// The length: an integer, any type.
-		return fn.Name(), ops, valueKind(info.TypeOf(ops[1])) == 'i'
+		return valueKind(info.TypeOf(ops[1])) == 'i'
 	}
 	for _, o := range ops[1:] {
-		// testify compares dynamic types too: int(1) is not int64(1).
+		// testify and quicktest compare dynamic types too: int(1) is not
+		// int64(1).
 		if !types.Identical(t0, types.Default(info.TypeOf(o))) {
-			return "", nil, false
+			return false
 		}
 	}
-	return fn.Name(), ops, true
+	return true
 }
 
-// assertion instruments a testify assertion statement of test code: each
+// assertion instruments an assertion statement of test code: each
 // operand that is not a constant is recorded, the last one completing the
 // check.
 func (fi *fileInstrumenter) assertion(fn *function, call *ast.CallExpr) {
-	name, ops, ok := testifyCall(fi.info, call)
+	c, ops, ok := assertionCall(fi.info, call)
 	if !ok {
 		return
 	}
-	if (name == "ErrorIs" || name == "NotErrorIs") && fi.prog.sentinelCode(targetObject(fi.info, ops[1])) == 0 {
+	if c.kind == "ErrorIs" && fi.prog.sentinelCode(targetObject(fi.info, ops[1])) == 0 {
 		return // errors.Is against an error that is no sentinel: not modelled
 	}
-	as := &assertion{name: name, operands: ops, last: -1}
+	as := &assertion{check: c, operands: ops, last: -1}
 	for _, o := range ops {
 		as.types = append(as.types, types.Default(fi.info.TypeOf(o)))
 	}

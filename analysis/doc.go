@@ -23,8 +23,8 @@
 // errors.Is matches, else 1; a forced sentinel's code is that sentinel, a
 // forced non-nil error that was nil a runtime error value). Sentinels are
 // the package-level error variables the module declares and those of
-// other packages its code names as the target of errors.Is or testify's
-// ErrorIs and NotErrorIs; each file registers those it declares or names
+// other packages its code names as the target of errors.Is, testify's
+// ErrorIs and NotErrorIs or quicktest's ErrorIs; each file registers those it declares or names
 // with the runtime. A slice of integers or records, a record (a struct of
 // integer and Boolean fields) or a map from integers is recorded and
 // forced as the Go-quoted string of 8 little-endian bytes per integer,
@@ -44,7 +44,7 @@
 // return (a call with several results passes them through a generic helper
 // generated in the file, which records each modelled
 // one), parameter values on entry,
-// operands of testify assertions, and the operands the formula does not
+// operands of testify and quicktest assertions, and the operands the formula does not
 // model (recorded so that they enter as constants). Index, slice and integer division
 // operations of non-test code pass their index, bounds or divisor through a
 // guard that records the length, capacity or zero divisor only when the
@@ -92,7 +92,18 @@
 // strings, Empty, NotEmpty, Contains, NotContains and Len on lists, and
 // NoError, Error, Nil, NotNil on errors and ErrorIs, NotErrorIs against a
 // sentinel must hold: the call is the check, since it
-// reports failure inside testify. A run that fails by a panic at a
+// reports failure inside testify. So must each instance of a quicktest
+// assertion statement (c.Assert or c.Check on a *quicktest.C,
+// quicktest.Assert or quicktest.Check, with only comments after the
+// checker's arguments) whose checker is Equals (Go's == on interfaces:
+// not on lists, maps or byte slices; err == nil is NoError), DeepEquals or
+// CmpEquals() without options (go-cmp: not on byte slices, nor on
+// records with an unexported field), IsNil or IsNotNil on an error,
+// IsTrue, IsFalse, HasLen with an int, Contains or ErrorIs against a
+// sentinel, or Not of one: one table maps testify's functions and
+// quicktest's checkers onto the same checks (a kind and its negation),
+// each recognised by the object it resolves to, so a test's own Equals is
+// not quicktest's. A run that fails by a panic at a
 // guarded operation gets "under the path that reached it, the operation
 // does not panic": 0 <= index < len and
 // 0 <= lo <= hi <= max <= cap (bounds modelled when their expressions are,
@@ -202,8 +213,8 @@
 // rather than control (assigned under a condition, used after the join:
 // the path to the use holds in any case, so only a correction that
 // avoids the use helps, and such a test usually falls back), assertions on other types (strings, structs, slices,
-// errors other than by nil-ness and sentinels, operands of different types: testify's Equal fails on int(1) and
-// int64(1)) and other testify functions, cmp options, assertions written as
+// errors other than by nil-ness and sentinels, operands of different types: testify's Equal and quicktest's Equals fail on int(1) and
+// int64(1), and an operand of an interface type) and other testify functions and quicktest checkers (ErrorMatches, Satisfies...), cmp options, assertions written as
 // expressions rather than statements: such a test falls back to predicate
 // switching.
 //

@@ -13,8 +13,8 @@ import (
 
 // This file models the identity of errors with sentinels: package-level
 // variables of type error (those the module declares, and those of other
-// packages its code or tests name as the target of errors.Is or testify's
-// ErrorIs and NotErrorIs). Each gets a code from 2 up; the runtime records
+// packages its code or tests name as the target of errors.Is, testify's
+// ErrorIs and NotErrorIs or quicktest's ErrorIs). Each gets a code from 2 up; the runtime records
 // an error as 0 when nil, as the least code of a sentinel errors.Is
 // matches, else 1, and a forced code of a sentinel is that sentinel. The
 // formula's error is that code, so nil-ness is code != 0 and errors.Is(x,
@@ -192,7 +192,7 @@ func (fi *fileInstrumenter) registerSentinels(f *ast.File) {
 		}
 		if fn := calledFunc(fi.info, call); fn != nil && fn.Pkg().Path() == "errors" && fn.Name() == "Is" && len(call.Args) == 2 {
 			target = call.Args[1]
-		} else if name, ops, ok := testifyCall(fi.info, call); ok && (name == "ErrorIs" || name == "NotErrorIs") {
+		} else if c, ops, ok := assertionCall(fi.info, call); ok && c.kind == "ErrorIs" {
 			target = ops[1]
 		}
 		if target == nil {

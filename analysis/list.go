@@ -371,7 +371,8 @@ func (fi *fileInstrumenter) untrackAliasedLists(fn *function, body *ast.BlockStm
 
 // readsOnly reports whether a call only reads the slices passed to it:
 // printing (fmt, and the testing types' Log and Error families, which
-// print), comparing (reflect, go-cmp, testify's assertions).
+// print), comparing (reflect, go-cmp, testify's assertions, quicktest's
+// Assert and Check).
 func readsOnly(info *types.Info, call *ast.CallExpr) bool {
 	var fn *types.Func
 	switch f := ast.Unparen(call.Fun).(type) {
@@ -386,6 +387,8 @@ func readsOnly(info *types.Info, call *ast.CallExpr) bool {
 	switch fn.Pkg().Path() {
 	case "fmt", "testing", "reflect", goCmp, testifyAssert, testifyRequire:
 		return true
+	case quicktest:
+		return fn.Name() == "Assert" || fn.Name() == "Check"
 	}
 	return false
 }

@@ -105,7 +105,7 @@ func searchFormula(ctx context.Context, prog *program, bin *testBinary, t Target
 		return false, nil
 	}
 	if enc.failing == 0 {
-		res.Notes = append(res.Notes, "no recognised check failed (recognised: `if cond { t.Error/Fatal... }` and testify assertions on integers, floats, Booleans, strings and errors in test code, index, slice, division, nil pointer, nil map and panic-call panics in non-test code)")
+		res.Notes = append(res.Notes, "no recognised check failed (recognised: `if cond { t.Error/Fatal... }` and testify and quicktest assertions on integers, floats, Booleans, strings and errors in test code, index, slice, division, nil pointer, nil map and panic-call panics in non-test code)")
 		return false, nil
 	}
 	enumerated := 0

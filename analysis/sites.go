@@ -22,7 +22,7 @@ const (
 	kindLeave                     // function exit
 	kindJoin                      // control leaves an if, for or switch statement
 	kindGuard                     // an index, slice or division about to panic: the length, capacity or zero divisor
-	kindAssertArg                 // operand of a testify assertion in test code
+	kindAssertArg                 // operand of an assertion (testify, quicktest) in test code
 	kindTag                       // tag of an expression switch, compared by its cases
 	kindResult                    // a call to an instrumented function has returned: binds its results to the call
 	kindValue                     // a value of any type, recorded and forced as text for value replacement
