@@ -3,8 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
-	"slices"
 
 	"faultline/internal/localize"
 )
@@ -22,19 +20,10 @@ func runScore(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	b, err := LoadBenchmark(*benchPath)
+	all, _, err := loadCases(*benchPath, *work, *seeded)
 	if err != nil {
 		return err
 	}
-	real, err := loadRealCases(b, *work)
-	if err != nil {
-		return err
-	}
-	seed, err := loadSeededCases(*seeded)
-	if err != nil {
-		return err
-	}
-	all := append(slices.Clone(real), seed...)
 	if len(all) == 0 {
 		return fmt.Errorf("no rankings: none under %s/eval and no -seeded directory", *work)
 	}
@@ -44,15 +33,11 @@ func runScore(args []string) error {
 	if err != nil {
 		return err
 	}
-	w := os.Stdout
-	if *out != "-" {
-		f, err := os.Create(*out)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		w = f
+	w, closeOut, err := createOut(*out)
+	if err != nil {
+		return err
 	}
+	defer closeOut()
 	fmt.Fprintf(w, "# The shipped model (%s, default %s) on the rankings given\n", m.Name, m.Default)
 	isReal := func(c *scoredCase) bool { return !c.Seeded }
 	isSeeded := func(c *scoredCase) bool { return c.Seeded }

@@ -41,19 +41,10 @@ func runTrain(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	b, err := LoadBenchmark(*benchPath)
+	all, seed, err := loadCases(*benchPath, *work, *seeded)
 	if err != nil {
 		return err
 	}
-	real, err := loadRealCases(b, *work)
-	if err != nil {
-		return err
-	}
-	seed, err := loadSeededCases(*seeded)
-	if err != nil {
-		return err
-	}
-	all := append(slices.Clone(real), seed...)
 	tuning := func(c *scoredCase) bool { return !c.HeldOut }
 	heldOut := func(c *scoredCase) bool { return c.HeldOut }
 
@@ -75,15 +66,11 @@ func runTrain(args []string) error {
 	cv := crossValidated(all, res, swapRes)
 	model.Default, model.Evaluation = decide(all, ords, cv, len(seed) > 0)
 
-	w := os.Stdout
-	if *out != "-" {
-		f, err := os.Create(*out)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		w = f
+	w, closeOut, err := createOut(*out)
+	if err != nil {
+		return err
 	}
+	defer closeOut()
 	writeReport(w, all, ords, res, swapRes, cv, model)
 	if *modelPath != "" {
 		data, err := json.MarshalIndent(model, "", "  ")
@@ -95,6 +82,36 @@ func runTrain(args []string) error {
 		}
 	}
 	return nil
+}
+
+// loadCases loads the real faults eval ranked under work and the seeded
+// faults of a bench/effectiveness -rankings directory (none when seeded
+// is empty); it returns all of them and the seeded ones.
+func loadCases(benchPath, work, seeded string) (all, seed []*scoredCase, err error) {
+	b, err := LoadBenchmark(benchPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	real, err := loadRealCases(b, work)
+	if err != nil {
+		return nil, nil, err
+	}
+	if seed, err = loadSeededCases(seeded); err != nil {
+		return nil, nil, err
+	}
+	return append(slices.Clone(real), seed...), seed, nil
+}
+
+// createOut opens a report path, - for standard output.
+func createOut(path string) (io.Writer, func() error, error) {
+	if path == "-" {
+		return os.Stdout, func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, f.Close, nil
 }
 
 // crossValidated takes each fault's outcomes from the fold that held it
