@@ -22,7 +22,7 @@ func runFix(ctx context.Context, args []string) error {
 	af.register(fs)
 	asJSON := fs.Bool("json", false, "print the candidates as one JSON object")
 	maxSize := fs.Int("max-size", 2, "largest candidate, in locations")
-	maxRuns := fs.Int("max-runs", 60, "test runs per failing test (refinement and verification)")
+	maxRuns := fs.Int("max-runs", 150, "test processes per failing test (refinement, verification, replacement)")
 	unverified := fs.Bool("unverified", false, "also print candidates whose forced run did not pass")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: faultline fix [flags] [packages]\n\nFor each failing leaf test, prints minimal sets of expressions whose other\nvalues (shown) make the test pass; each is verified by running the test\nwith the values forced.\n\nflags:")

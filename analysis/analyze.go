@@ -19,7 +19,7 @@ import (
 type Options struct {
 	MaxSize        int           // largest fix candidate, in locations (default 2)
 	Budget         time.Duration // wall-clock time per failing test (default 30s)
-	MaxRuns        int           // test runs per failing test, refinement and verification (default 60)
+	MaxRuns        int           // test processes per failing test: refinement, verification, replacement batches (default 150)
 	RunTimeout     time.Duration // one run of the test (default 10s)
 	KeepUnverified bool          // also report candidates whose forced run failed
 	// Strings models strings and byte slices in the formula for a test
@@ -51,7 +51,7 @@ func (o *Options) defaults() {
 		o.Budget = 30 * time.Second
 	}
 	if o.MaxRuns <= 0 {
-		o.MaxRuns = 60
+		o.MaxRuns = 150
 	}
 	if o.RunTimeout <= 0 {
 		o.RunTimeout = 10 * time.Second

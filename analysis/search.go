@@ -49,7 +49,9 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 		return nil
 	}
 	deadline := bin.deadline
-	reached, err := searchFormula(ctx, prog, bin, t, first, opts, res, time.Now().Add(time.Until(deadline)*formulaShare/4))
+	formulaOpts := opts
+	formulaOpts.MaxRuns = bin.runs + max(opts.MaxRuns-bin.runs, 0)*formulaShare/4
+	reached, err := searchFormula(ctx, prog, bin, t, first, formulaOpts, res, time.Now().Add(time.Until(deadline)*formulaShare/4))
 	if errors.Is(err, errBudget) && time.Now().Before(deadline) {
 		res.Notes = append(res.Notes, noteFormulaShare)
 		err = nil
@@ -60,9 +62,10 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 	return fallBack(ctx, prog, bin, t, first, deadline, opts, res, reached)
 }
 
-// formulaShare is the formula's share of the time left, in quarters: when
-// it runs out, value replacement and predicate switching still have the
-// rest, which is where a fault the formula cannot reach is found.
+// formulaShare is the formula's share of the time and of the runs left,
+// in quarters: when it runs out, value replacement and predicate
+// switching still have the rest, which is where a fault the formula
+// cannot reach is found.
 const formulaShare = 3
 
 const noteFormulaShare = "the formula used its share (3/4) of the time budget; value replacement has the rest"
