@@ -434,10 +434,8 @@ func shifted(s *site, by string) string {
 		return fmt.Sprintf("%s += %d", name, step)
 	}
 	text := s.text
-	if _, simple := s.expr.(*ast.Ident); !simple {
-		if _, lit := s.expr.(*ast.BasicLit); !lit {
-			text = "(" + text + ")"
-		}
+	if _, lit := s.expr.(*ast.BasicLit); !lit && !token.IsIdentifier(text) {
+		text = "(" + text + ")" // a site may stand for a name without an expression of its own
 	}
 	return text + " " + by
 }

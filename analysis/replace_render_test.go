@@ -2,6 +2,8 @@ package analysis
 
 import (
 	"context"
+	"go/ast"
+	"go/token"
 	"os"
 	"path/filepath"
 	"testing"
@@ -80,4 +82,21 @@ func F(style Style, styles map[string]Style, raw []byte, err error, ptr *Style, 
 		}
 	}
 	return out, nil
+}
+
+// A site moved by one reads as an edit: a bare name or literal as it is,
+// anything else in parentheses.
+func TestShiftedReadsAsAnEdit(t *testing.T) {
+	for _, c := range []struct {
+		s    *site
+		want string
+	}{
+		{&site{text: "end"}, "end - 1"}, // a name recorded without an expression of its own
+		{&site{text: "n", expr: &ast.Ident{Name: "n"}}, "n - 1"},
+		{&site{text: "a + b", expr: &ast.BinaryExpr{X: &ast.Ident{Name: "a"}, Op: token.ADD, Y: &ast.Ident{Name: "b"}}}, "(a + b) - 1"},
+	} {
+		if got := shifted(c.s, "- 1"); got != c.want {
+			t.Errorf("shifted(%q) = %q, want %q", c.s.text, got, c.want)
+		}
+	}
 }
