@@ -117,6 +117,7 @@ type report struct {
 	timeSpec   time.Duration
 	timeAnal   time.Duration
 	analysed   bool
+	collected  bool // the spectra were checked
 	loadBefore string
 	loadAfter  string
 	err        error // the module could not be checked at all
@@ -175,6 +176,7 @@ func check(ctx context.Context, s subject, scratch string, withSpectra, withAnal
 	// Spectra: a whole collection that runs no test.
 	r.spectra = map[string]string{}
 	if withSpectra {
+		r.collected = true
 		if err := checkSpectra(ctx, dir, cache, r); err != nil {
 			return err
 		}
@@ -286,6 +288,20 @@ func (r *report) analysisCount() string {
 	return fmt.Sprint(len(r.analysis))
 }
 
+func (r *report) spectraCount() string {
+	if !r.collected {
+		return "–"
+	}
+	return fmt.Sprint(len(r.spectra))
+}
+
+func (r *report) spectraTime() string {
+	if !r.collected {
+		return "–"
+	}
+	return seconds(r.timeSpec)
+}
+
 func (r *report) analysisTime() string {
 	if !r.analysed {
 		return "–"
@@ -303,8 +319,8 @@ func summary(w io.Writer, reports []*report) {
 			fmt.Fprintf(w, "| %s | %s | not checked: %s | | | | | | | |\n", r.subject, r.goVersion, firstLine(r.err.Error()))
 			continue
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %s | %s | %s | %s | %s–%s |\n", r.subject, r.goVersion, len(r.packages), len(r.plain),
-			len(r.spectra), r.analysisCount(), seconds(r.timePlain), seconds(r.timeSpec), r.analysisTime(), r.loadBefore, r.loadAfter)
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s–%s |\n", r.subject, r.goVersion, len(r.packages), len(r.plain),
+			r.spectraCount(), r.analysisCount(), seconds(r.timePlain), r.spectraTime(), r.analysisTime(), r.loadBefore, r.loadAfter)
 		pkgs += len(r.packages)
 		plain += len(r.plain)
 		spec += len(r.spectra)
@@ -323,8 +339,8 @@ func (r *report) print(w io.Writer, full bool) {
 	}
 	fmt.Fprintln(w, "| go | packages with tests | plain-build failures (excluded) | spectra failures | analysis failures | plain build | spectra | analysis | load |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
-	fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %s | %s | %s | %s–%s |\n", r.goVersion, len(r.packages), len(r.plain), len(r.spectra),
-		r.analysisCount(), seconds(r.timePlain), seconds(r.timeSpec), r.analysisTime(), r.loadBefore, r.loadAfter)
+	fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %s | %s | %s–%s |\n", r.goVersion, len(r.packages), len(r.plain), r.spectraCount(),
+		r.analysisCount(), seconds(r.timePlain), r.spectraTime(), r.analysisTime(), r.loadBefore, r.loadAfter)
 	for _, f := range []struct {
 		what string
 		msgs map[string]string
