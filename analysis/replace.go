@@ -52,8 +52,7 @@ func fallBack(ctx context.Context, prog *program, bin *testBinary, t Target, fir
 	if scope != scopeIntegerValues {
 		// Predicate switching follows: it keeps a third of the time and of
 		// the runs left.
-		bin.deadline = time.Now().Add(time.Until(deadline) * 2 / 3)
-		share.MaxRuns = bin.runs + max(opts.MaxRuns-bin.runs, 0)*2/3
+		share, bin.deadline = bin.share(opts, deadline, 2, 3)
 	}
 	err := replaceValues(ctx, prog, bin, t, share, scope, res)
 	bin.deadline = saved
@@ -65,6 +64,13 @@ func fallBack(ctx context.Context, prog *program, bin *testBinary, t Target, fir
 		return err
 	}
 	return switchPredicates(ctx, prog, bin, t, first, deadline, opts, res)
+}
+
+// share is num/den of the runs and of the time left before deadline: the
+// options bounding that many more runs, and the time it ends.
+func (b *testBinary) share(opts Options, deadline time.Time, num, den int) (Options, time.Time) {
+	opts.MaxRuns = b.runs + max(opts.MaxRuns-b.runs, 0)*num/den
+	return opts, time.Now().Add(time.Until(deadline) * time.Duration(num) / time.Duration(den))
 }
 
 func hasVerified(res *TestResult) bool {

@@ -49,11 +49,10 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 		return nil
 	}
 	deadline := bin.deadline
-	formulaOpts := opts
-	formulaOpts.MaxRuns = bin.runs + max(opts.MaxRuns-bin.runs, 0)*formulaShare/4
-	reached, err := searchFormula(ctx, prog, bin, t, first, formulaOpts, res, time.Now().Add(time.Until(deadline)*formulaShare/4))
+	formulaOpts, formulaEnd := bin.share(opts, deadline, formulaShare, 4)
+	reached, err := searchFormula(ctx, prog, bin, t, first, formulaOpts, res, formulaEnd)
 	if errors.Is(err, errBudget) && time.Now().Before(deadline) {
-		res.Notes = append(res.Notes, noteFormulaShare)
+		res.Notes = append(res.Notes, fmt.Sprintf("the formula used its share (%d/4) of the time budget; value replacement has the rest", formulaShare))
 		err = nil
 	}
 	if err != nil {
@@ -67,8 +66,6 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 // switching still have the rest, which is where a fault the formula
 // cannot reach is found.
 const formulaShare = 3
-
-const noteFormulaShare = "the formula used its share (3/4) of the time budget; value replacement has the rest"
 
 // searchFormula encodes the failing run and enumerates and verifies its
 // corrections until deadline, reporting whether the formula reached the
