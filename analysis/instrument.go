@@ -564,8 +564,33 @@ func (fi *fileInstrumenter) function(fn *function, recv *ast.FieldList, ft *ast.
 			}
 		}
 	}
+	if t := testingT(fi.info, ft); fi.hard && t != "" {
+		fmt.Fprintf(&prologue, " defer %s.Recover(%s);", fi.prog.rt, t)
+	}
 	fi.insert(body.Lbrace+1, prologue.String())
 	fi.stmtList(fn, body.List)
+}
+
+// testingT is the name of the parameter of a func(t *testing.T): a test
+// function or a subtest's body, each the root of its goroutine, or "".
+func testingT(info *types.Info, ft *ast.FuncType) string {
+	if ft.Params == nil || len(ft.Params.List) != 1 || len(ft.Params.List[0].Names) != 1 || ft.Results != nil && len(ft.Results.List) > 0 {
+		return ""
+	}
+	name := ft.Params.List[0].Names[0]
+	v, _ := info.Defs[name].(*types.Var)
+	if v == nil || name.Name == "_" {
+		return ""
+	}
+	ptr, ok := v.Type().(*types.Pointer)
+	if !ok {
+		return ""
+	}
+	named, ok := ptr.Elem().(*types.Named)
+	if !ok || named.Obj().Pkg() == nil || named.Obj().Pkg().Path() != "testing" || named.Obj().Name() != "T" {
+		return ""
+	}
+	return name.Name
 }
 
 // trackLocals decides which integer and Boolean locals of fn the formula
@@ -1587,6 +1612,10 @@ func (fi *fileInstrumenter) guard(fn *function, e ast.Expr) {
 	default:
 		return // maps, type parameters, generic instantiations
 	}
+	if _, err := strconv.Atoi(length); err != nil && fi.indexes(x) {
+		limit := func(s string) string { return fi.prog.rt + ".Limit(func() int { return " + s + " })" }
+		length, capacity = limit(length), limit(capacity)
+	}
 	switch e := e.(type) {
 	case *ast.IndexExpr:
 		if valueKind(fi.info.TypeOf(e.Index)) != 'i' && !isUntypedNumber(fi.info.TypeOf(e.Index)) {
@@ -1652,6 +1681,23 @@ func (fi *fileInstrumenter) guard(fn *function, e ast.Expr) {
 		}
 		fi.surround(last, fmt.Sprintf("%s%d, ", fi.call("Slice", typ), st.id), fmt.Sprintf(", %s, %s, %s)", earlier[0], earlier[1], limit))
 	}
+}
+
+// indexes reports whether x indexes or slices a string, slice or array:
+// a value site may replace that index in a forced run, which a second
+// reading of x would not see.
+func (fi *fileInstrumenter) indexes(x ast.Expr) bool {
+	found := false
+	ast.Inspect(x, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.IndexExpr:
+			found = found || fi.indexable(n.X)
+		case *ast.SliceExpr:
+			found = found || fi.indexable(n.X)
+		}
+		return !found
+	})
+	return found
 }
 
 // divGuard instruments an integer divisor of non-test code so that the run

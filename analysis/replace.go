@@ -327,12 +327,22 @@ func valueTrials(r *replaceable, passing map[string]int) []trial {
 		out = append(out, trial{s: r.s, was: renderPayload(r.s, r.value), angelic: renderPayload(r.s, v),
 			force: []forcedValue{{Site: r.s.id, Act: r.inst.act, Local: r.inst.local, Payload: v}}})
 	}
-	if valueKind(r.s.typ) == 'i' && r.many {
-		// An integer that runs more than once is first moved by one at
-		// every instance: an off-by-one in an index, a bound or a literal
-		// is wrong each time it runs.
-		for _, by := range []int64{1, -1} {
-			out = append(out, trial{s: r.s, was: renderPayload(r.s, r.value), angelic: shiftedValue(r.s, by),
+	if valueKind(r.s.typ) == 'i' {
+		// An integer is first moved by one at every instance: an
+		// off-by-one in an index, a bound or a literal is wrong each time
+		// it runs, and a site that ran once in a run cut short (by a
+		// panic, or t.Fatal) may run again once it is right.
+		ns := neighbours(r.s.typ, r.value)
+		ns = ns[:len(ns)-1] // the value moved by +1, then -1 (none below an unsigned 0); the last is zero
+		for i, by := range []int64{1, -1} {
+			angelic := shiftedValue(r.s, by)
+			if !r.many && i < len(ns) {
+				// It ran once: the value that instance took, which
+				// trying it alone would repeat.
+				angelic = renderPayload(r.s, ns[i])
+				tried[ns[i]] = true
+			}
+			out = append(out, trial{s: r.s, was: renderPayload(r.s, r.value), angelic: angelic,
 				force: []forcedValue{{Site: r.s.id, Act: everyInstance, Local: everyInstance, Payload: fmt.Sprintf("+%d", by)}}})
 		}
 	}
@@ -384,20 +394,37 @@ func numericTrials(r *replaceable, passing map[string]int) []trial {
 			out = append(out, trial{s: s, was: renderSome(s, r.values), angelic: angelic, force: force})
 		}
 	}
+	// wildcard forces every instance, those after the recorded run ended
+	// (at a t.Fatal or a panic) included: the edit its angelic text shows
+	// changes them all.
+	wildcard := func(angelic string, f forcedValue) {
+		if tried[angelic] {
+			return
+		}
+		tried[angelic] = true
+		f.Site, f.Act, f.Local = s.id, everyInstance, everyInstance
+		out = append(out, trial{s: s, was: renderSome(s, r.values), angelic: angelic, force: []forcedValue{f}})
+	}
 	switch valueKind(s.typ) {
 	case 'e': // nil-ness: nil for an error, an error for nil
 		one(boolValue(r.values[last] == 0).n, "")
 		return out
 	case 'b':
+		wildcard("!("+s.text+")", forcedValue{Payload: "!"})
 		if len(r.insts) > 1 { // one instance: predicate switching flips it
-			every(func(v int64) int64 { return 1 - v }, "!("+s.text+")")
-			every(func(int64) int64 { return 1 }, "true")
-			every(func(int64) int64 { return 0 }, "false")
+			wildcard("true", forcedValue{Value: 1})
+			wildcard("false", forcedValue{Value: 0})
 		}
 		return out
 	case 'i':
-		every(func(v int64) int64 { return v + 1 }, shifted(s, "+ 1"))
-		every(func(v int64) int64 { return v - 1 }, shifted(s, "- 1"))
+		for _, by := range []int64{1, -1} {
+			angelic := shiftedValue(s, by)
+			if len(r.insts) == 1 {
+				angelic = render(s, r.values[0]+by) // the value its one instance took
+				tried[fmt.Sprint("one ", r.values[0]+by)] = true
+			}
+			wildcard(angelic, forcedValue{Payload: fmt.Sprintf("+%d", by)})
+		}
 		if len(r.insts) > 1 {
 			one(r.values[last]+1, "")
 			one(r.values[last]-1, "")

@@ -113,9 +113,10 @@ func TestAll(t *testing.T) {
 	}
 }
 
-// Off-by-one faults in an index literal and a slice bound: each faulty
-// line hosts a verified replacement that moves the faulty integer by one,
-// at every instance for the index run in a loop. The loop bound's line
+// Off-by-one faults in index literals and a slice bound: each faulty line
+// hosts a verified replacement that moves the faulty integer by one, at
+// every instance (in a loop, or in the calls after the one whose panic
+// ended the recorded run). The loop bound's line
 // hosts a verified fix too, by the formula or by replacement after it.
 func TestReplacementMovesIntegersByOne(t *testing.T) {
 	dir := extract(t, "offbyone.txtar")
@@ -124,9 +125,11 @@ func TestReplacementMovesIntegersByOne(t *testing.T) {
 		test, expr, angelic string
 		line                int
 	}{
-		{"TestInitials", "1", "0", 8},
-		{"TestLast", "len(s)-n-1", "3", 16},
-		{"TestSumButLast", "", "", 22},
+		{"TestInitials", "1", "0", 10},
+		{"TestLast", "len(s)-n-1", "3", 18},
+		{"TestSumButLast", "", "", 24},
+		{"TestFraction", "2", "1", 53},
+		{"TestHead", "1", "0", 61},
 	} {
 		target := Target{Package: "example.com/offbyone", Test: c.test}
 		res, err := Analyze(context.Background(), mod, []Target{target}, Options{})

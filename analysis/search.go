@@ -51,12 +51,18 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 	deadline := bin.deadline
 	formulaOpts, formulaEnd := bin.share(opts, deadline, formulaShare, 4)
 	reached, err := searchFormula(ctx, prog, bin, t, first, formulaOpts, res, formulaEnd)
+	cut := errors.Is(err, errBudget) || bin.runs >= formulaOpts.MaxRuns
 	if errors.Is(err, errBudget) && time.Now().Before(deadline) {
 		res.Notes = append(res.Notes, fmt.Sprintf("the formula used its share (%d/4) of the time budget; value replacement has the rest", formulaShare))
 		err = nil
 	}
 	if err != nil {
 		return err
+	}
+	if cut && !hasVerified(res) {
+		// A formula stopped before it verified anything says nothing of
+		// the sites it models: value replacement tries them too.
+		reached = false
 	}
 	return fallBack(ctx, prog, bin, t, first, deadline, opts, res, reached)
 }

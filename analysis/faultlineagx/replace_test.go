@@ -165,3 +165,80 @@ func TestTrialsRestartCounts(t *testing.T) {
 		t.Errorf("activations of the test function in the last trial: %d, want 1", acts[1])
 	}
 }
+
+// An event forced at every instance takes a value, a shift or, for a
+// Boolean, its negation, at instances the recorded run never reached too.
+func TestForceEveryEvent(t *testing.T) {
+	every := key{site: 5, act: EveryInstance, local: EveryInstance}
+	for _, c := range []struct {
+		value   map[key]int64
+		payload map[key]string
+		want    string
+	}{
+		{value: map[key]int64{every: 9}, want: "[9 9 9]"},
+		{payload: map[key]string{every: "+1"}, want: "[4 1 8]"},
+		{payload: map[key]string{every: "+-1"}, want: "[2 -1 6]"},
+		{payload: map[key]string{every: "+1"}, value: map[key]int64{{site: 5, act: 1, local: 2}: 40}, want: "[4 40 8]"},
+	} {
+		reset(t, c.value)
+		forcedPayload = c.payload
+		var got []Int
+		Enter(1)
+		for _, v := range []Int{3, 0, 7} {
+			got = append(got, I[Int](5, v))
+		}
+		Leave(2)
+		forcedPayload = nil
+		if fmt.Sprint(got) != c.want {
+			t.Errorf("forced %v %v: %v, want %s", c.value, c.payload, got, c.want)
+		}
+	}
+	reset(t, nil)
+	forcedPayload = map[key]string{every: "!"}
+	t.Cleanup(func() { forcedPayload = nil })
+	if B(5, true) || !B(5, false) {
+		t.Error("a Boolean forced by ! at every instance was not negated")
+	}
+}
+
+type recordingT struct{ errors []string }
+
+func (t *recordingT) Helper() {}
+func (t *recordingT) Errorf(format string, args ...any) {
+	t.errors = append(t.errors, fmt.Sprintf(format, args...))
+}
+
+// During trials a panic of a test function ends as a failure of its trial;
+// outside trials it goes on.
+func TestRecoverEndsOnlyTrialPanics(t *testing.T) {
+	panicking := func(rt *recordingT) {
+		defer Recover(rt)
+		var s []int
+		_ = s[1]
+	}
+	trials = [][]forcedEntry{{}}
+	rt := &recordingT{}
+	panicking(rt)
+	trials = nil
+	if len(rt.errors) != 1 || !strings.Contains(rt.errors[0], "index out of range") {
+		t.Errorf("trial panic reported as %q, want one error naming it", rt.errors)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a panic outside trials was recovered")
+		}
+	}()
+	panicking(&recordingT{})
+}
+
+// Limit reads a length, and -1 where reading it panics.
+func TestLimitReadsOrGivesUp(t *testing.T) {
+	rows := [][]int{{1, 2, 3}}
+	if n := Limit(func() int { return len(rows[0]) }); n != 3 {
+		t.Errorf("Limit = %d, want 3", n)
+	}
+	i := 1
+	if n := Limit(func() int { return len(rows[i]) }); n != -1 {
+		t.Errorf("Limit of a panicking read = %d, want -1", n)
+	}
+}

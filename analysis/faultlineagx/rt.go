@@ -24,6 +24,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -104,6 +105,8 @@ func eventLocked(site int32, v int64) int64 {
 	k := instanceLocked(site)
 	if f, ok := forced[k]; ok {
 		v = f
+	} else if len(forced)+len(forcedPayload) > 0 {
+		v = forceEvery(site, v)
 	}
 	if summary != nil {
 		noteLocked(k, encodeEvent(v))
@@ -112,6 +115,25 @@ func eventLocked(site int32, v int64) int64 {
 		buf = strconv.AppendInt(buf, v, 10)
 		buf = append(buf, '\n')
 		out.Write(buf)
+	}
+	return v
+}
+
+// forceEvery is v forced by an entry for every instance of site: a value,
+// a shift "+d" of an integer, or "!", which negates a Boolean (0 or 1).
+func forceEvery(site int32, v int64) int64 {
+	every := key{site, EveryInstance, EveryInstance}
+	if f, ok := forced[every]; ok {
+		return f
+	}
+	switch p, ok := forcedPayload[every]; {
+	case !ok:
+	case p == "!":
+		return 1 - v
+	case strings.HasPrefix(p, "+"):
+		if d, err := strconv.ParseInt(p[1:], 10, 64); err == nil {
+			return v + d
+		}
 	}
 	return v
 }
@@ -214,6 +236,19 @@ type (
 func Len[S ~[]E, E any](s S) int   { return len(s) }
 func Cap[S ~[]E, E any](s S) int   { return cap(s) }
 func LenString[S ~string](s S) int { return len(s) }
+
+// Limit is a guard's length or capacity read from an operand that indexes
+// (a[i] of a[i][j]): -1, which no check fails against, when reading it
+// panics. Read again, the operand does not see the value a forced run gave
+// its index, and must not panic where the forced operand does not.
+func Limit(read func() int) (n int) {
+	defer func() {
+		if recover() != nil {
+			n = -1
+		}
+	}()
+	return read()
+}
 
 // S records a string at a site and returns it, or the forced string.
 func S[T ~string](site int32, v T) T {
@@ -371,6 +406,23 @@ func Enter(site int32) {
 	stack = append(stack, &frame{fn: site, act: acts[site], counts: map[int32]int32{}})
 	eventLocked(site, 0)
 	depth++
+}
+
+// Recover, deferred by every func(t *testing.T) of the tests, turns a
+// panic during a trial into a failure of that trial: a panic would end the
+// process, and with it the trials after it, and a failing test that panics
+// would get one trial per process. Outside trials it leaves the panic be.
+func Recover(t interface {
+	Helper()
+	Errorf(string, ...any)
+}) {
+	if len(trials) == 0 {
+		return
+	}
+	if r := recover(); r != nil {
+		t.Helper()
+		t.Errorf("panic: %v", r)
+	}
 }
 
 // Leave records a function exit. The trace is flushed whenever control is
