@@ -249,16 +249,20 @@
 // value replaced by one the site produced in the passing runs or by a
 // simple neighbour (the empty string, nil, the zero value, ±1; a slice,
 // struct or map the formula records is replaced by the values its site
-// had in passing runs, or an empty one). An integer value site that ran
-// more than once is first moved by one at every instance (the runtime's
-// EveryInstance entry with a "+1" or "+-1" shift), and a condition that
-// ran more than once is first inverted at every instance. A
+// had in passing runs, or an empty one). An integer site is first moved
+// by one at every instance and a condition negated at every instance (the
+// runtime's EveryInstance entry: a "+1" or "+-1" shift, or "!"), which
+// reaches the instances after the recorded run stopped at a panic or
+// t.Fatal too. A
 // replacement that makes the test pass, confirmed by a run of its own, is a
 // verified single-location candidate with Found FoundByReplacement.
 // Replacements run up to 40 per process (-test.count, each repetition
 // numbering instances as a fresh process would); a test whose repetitions
 // overlap, or whose unforced closing repetition passes, gets one process
-// per replacement. When the formula reached the failing check only value
+// per replacement. Instrumented func(t *testing.T) defer the runtime's
+// Recover, which during trials fails a repetition that panics instead of
+// ending the process. When the formula reached the failing check (and was
+// not cut by its share of time or runs before it verified anything) only value
 // sites (and string sites, which it takes as recorded unless
 // Options.Strings) are tried; when it could not (no recognised check failed, or no
 // correction of the allowed size exists because the check compares values

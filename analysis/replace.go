@@ -327,6 +327,11 @@ func valueTrials(r *replaceable, passing map[string]int) []trial {
 		out = append(out, trial{s: r.s, was: renderPayload(r.s, r.value), angelic: renderPayload(r.s, v),
 			force: []forcedValue{{Site: r.s.id, Act: r.inst.act, Local: r.inst.local, Payload: v}}})
 	}
+	if valueKind(r.s.typ) == 'b' {
+		// A condition is first negated at every instance.
+		out = append(out, trial{s: r.s, was: renderPayload(r.s, r.value), angelic: negation(r.s),
+			force: []forcedValue{{Site: r.s.id, Act: everyInstance, Local: everyInstance, Payload: "!"}}})
+	}
 	if valueKind(r.s.typ) == 'i' {
 		// An integer is first moved by one at every instance: an
 		// off-by-one in an index, a bound or a literal is wrong each time
@@ -410,7 +415,7 @@ func numericTrials(r *replaceable, passing map[string]int) []trial {
 		one(boolValue(r.values[last] == 0).n, "")
 		return out
 	case 'b':
-		wildcard("!("+s.text+")", forcedValue{Payload: "!"})
+		wildcard(negation(s), forcedValue{Payload: "!"})
 		if len(r.insts) > 1 { // one instance: predicate switching flips it
 			wildcard("true", forcedValue{Value: 1})
 			wildcard("false", forcedValue{Value: 0})

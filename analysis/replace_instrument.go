@@ -48,6 +48,7 @@ func (fi *fileInstrumenter) valuesIn(fn *function, sig *types.Signature, body *a
 	// A select case's receive and a type switch's x.(type) must stay what
 	// they are: their statements get no value site.
 	fixed := map[ast.Stmt]bool{}
+	chainType := map[*ast.BinaryExpr]types.Type{} // of && and || chains
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CommClause:
@@ -120,6 +121,27 @@ func (fi *fileInstrumenter) valuesIn(fn *function, sig *types.Signature, body *a
 				}
 			}
 		case *ast.BinaryExpr:
+			if fi.info.Types[n].Value == nil && (n.Op == token.LAND || n.Op == token.LOR) {
+				// Each operand of && and || is a condition of its own,
+				// which replacement negates (c == '0' in x && c == '0').
+				// An untyped operand has the type of the whole chain,
+				// bool where that is untyped too (an if's condition).
+				t := chainType[n]
+				if t == nil {
+					if t = fi.info.TypeOf(n); t == nil || isUntyped(t) {
+						t = types.Typ[types.Bool]
+					}
+				}
+				for _, x := range []ast.Expr{n.X, n.Y} {
+					if b, ok := ast.Unparen(x).(*ast.BinaryExpr); ok && (b.Op == token.LAND || b.Op == token.LOR) {
+						chainType[b] = t // its operands are
+						continue
+					}
+					if fi.info.Types[x].Value == nil {
+						fi.valueSite(fn, x, t, have)
+					}
+				}
+			}
 			if fi.info.Types[n].Value == nil {
 				operands := []ast.Expr{n.X, n.Y}
 				if n.Op == token.SHL || n.Op == token.SHR {
@@ -224,8 +246,8 @@ func (fi *fileInstrumenter) valueSite(fn *function, e ast.Expr, ctx types.Type, 
 	if t == nil {
 		return
 	}
-	if b, ok := t.(*types.Basic); ok && b.Kind() == types.UntypedNil {
-		t = ctx
+	if b, ok := t.(*types.Basic); ok && (b.Kind() == types.UntypedNil || b.Kind() == types.UntypedBool) {
+		t = ctx // nil, or a comparison, takes its type where it stands
 	}
 	if t == nil || !travels(t) {
 		return
@@ -296,4 +318,9 @@ func (fi *fileInstrumenter) spellValue(t types.Type, pos token.Pos) string {
 		return ""
 	}
 	return fi.spell(t, pos)
+}
+
+func isUntyped(t types.Type) bool {
+	b, ok := t.(*types.Basic)
+	return ok && b.Info()&types.IsUntyped != 0
 }

@@ -3,6 +3,8 @@ package analysis
 import (
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/token"
 	"go/types"
 	"math"
 	"strconv"
@@ -360,4 +362,32 @@ func (v payload) allZero() bool {
 		return v.kind == '{' || len(v.elems) > 0
 	}
 	return v.zero()
+}
+
+// negatedOps are the comparisons whose negation is another comparison; the
+// orderings only where operands cannot be NaN (see negation).
+var negatedOps = map[token.Token]token.Token{token.EQL: token.NEQ, token.NEQ: token.EQL,
+	token.LSS: token.GEQ, token.GEQ: token.LSS, token.GTR: token.LEQ, token.LEQ: token.GTR}
+
+// negation is the edit that negates a condition: a comparison with its
+// operator reversed (err == nil for err != nil), !(cond) otherwise.
+func negation(s *site) string {
+	b, ok := s.expr.(*ast.BinaryExpr)
+	if !ok || s.info == nil {
+		return "!(" + s.text + ")"
+	}
+	op, ok := negatedOps[b.Op]
+	if ordering := b.Op != token.EQL && b.Op != token.NEQ; ok && ordering {
+		// !(x < y) is x >= y for integers and strings, not for NaN.
+		var basic *types.Basic
+		if t := s.info.TypeOf(b.X); t != nil {
+			basic, _ = t.Underlying().(*types.Basic)
+		}
+		ok = basic != nil && basic.Info()&(types.IsInteger|types.IsString) != 0
+	}
+	at := int(b.OpPos - b.Pos())
+	if !ok || at < 0 || at+len(b.Op.String()) > len(s.text) || s.text[at:at+len(b.Op.String())] != b.Op.String() {
+		return "!(" + s.text + ")"
+	}
+	return s.text[:at] + op.String() + s.text[at+len(b.Op.String()):]
 }

@@ -3,7 +3,9 @@ package analysis
 import (
 	"context"
 	"go/ast"
+	"go/parser"
 	"go/token"
+	"go/types"
 	"os"
 	"path/filepath"
 	"testing"
@@ -97,6 +99,35 @@ func TestShiftedReadsAsAnEdit(t *testing.T) {
 	} {
 		if got := shifted(c.s, "- 1"); got != c.want {
 			t.Errorf("shifted(%q) = %q, want %q", c.s.text, got, c.want)
+		}
+	}
+}
+
+// A comparison negates by its operator, an ordering only where no NaN can
+// be compared; anything else reads !(cond).
+func TestNegationReversesComparisons(t *testing.T) {
+	const src = `package p
+var i, j int
+var f float64
+var err error
+var ok bool
+var _ = []bool{err != nil, i < j, f < 1, ok && i > 0, i>=j}
+`
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "p.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}}
+	if _, err := (&types.Config{}).Check("p", fset, []*ast.File{file}, info); err != nil {
+		t.Fatal(err)
+	}
+	lit := file.Decls[len(file.Decls)-1].(*ast.GenDecl).Specs[0].(*ast.ValueSpec).Values[0].(*ast.CompositeLit)
+	want := []string{"err == nil", "i >= j", "!(f < 1)", "!(ok && i > 0)", "i<j"}
+	for k, e := range lit.Elts {
+		s := &site{expr: e, info: info, text: src[fset.Position(e.Pos()).Offset:fset.Position(e.End()).Offset]}
+		if got := negation(s); got != want[k] {
+			t.Errorf("negation(%s) = %q, want %q", s.text, got, want[k])
 		}
 	}
 }

@@ -74,7 +74,8 @@ func replacedAt(r *TestResult, file string, line int, expr string) (Candidate, b
 // replacement finds a verified candidate on the faulty line, with a value
 // of a passing run (the key "error" of a lower-case lookup) or a
 // neighbour (the count of decimals less one, an argument of a call outside
-// the module beside a select and a type switch), whether the replacements
+// the module beside a select and a type switch, an operand of && negated),
+// whether the replacements
 // run batched in one process or one per process.
 func TestReplacementFindsTheFaultyLine(t *testing.T) {
 	cases := []struct {
@@ -88,6 +89,7 @@ func TestReplacementFindsTheFaultyLine(t *testing.T) {
 		{"style.txtar", Target{Package: "example.com/style", Test: "TestStyleUpper"}, "style.go", 16, "strings.TrimSpace(level)", `"ERROR"`, `"error"`},
 		{"digits.txtar", Target{Package: "example.com/digits", Test: "TestTrim"}, "digits.go", 11, "len(s) - dot - 0", "6", "5"},
 		{"relay.txtar", Target{Package: "example.com/relay", Test: "TestDescribeInt"}, "relay.go", 11, "x+1", "5", "4"},
+		{"operand.txtar", Target{Package: "example.com/operand", Test: "TestSqueeze"}, "operand.go", 7, "c == '\\t'", "false", "c != '\\t'"},
 	}
 	for _, c := range cases {
 		for _, oneByOne := range []bool{false, true} {

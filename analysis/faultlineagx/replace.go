@@ -174,8 +174,8 @@ func V[T any](site int32, v T) T {
 	mu.Unlock()
 	if ok {
 		var x T
-		if strings.HasPrefix(p, "+") {
-			x = v // a shift starts from the value itself
+		if strings.HasPrefix(p, "+") || p == "!" {
+			x = v // a shift or negation starts from the value itself
 		}
 		if err := force(p, reflect.ValueOf(&x).Elem()); err != nil {
 			fmt.Fprintf(os.Stderr, "faultline: cannot force %s at site %d: %v\n", p, site, err)
@@ -197,8 +197,16 @@ func V[T any](site int32, v T) T {
 const EveryInstance = -1
 
 // force sets v to the value p encodes, or, for p = "+d", adds d to the
-// integer v holds: a shift every instance can take, whatever its value.
+// integer v holds, or, for p = "!", negates the Boolean: a change every
+// instance can take, whatever its value.
 func force(p string, v reflect.Value) error {
+	if p == "!" {
+		if v.Kind() != reflect.Bool {
+			return errShape
+		}
+		v.SetBool(!v.Bool())
+		return nil
+	}
 	if !strings.HasPrefix(p, "+") {
 		return decode(p, v)
 	}
