@@ -238,7 +238,8 @@
 // Jeffrey, Gupta and Gupta, ISSTA 2008) follows. Non-test code carries
 // value sites besides the formula's: every right-hand side, returned value,
 // switch tag, call argument, index and slice bound (of a string, slice or
-// array) and integer literal operand of a non-constant binary expression
+// array), operand of && and ||, and integer literal operand of a
+// non-constant binary expression
 // no other site records passes through the
 // runtime's V, which, only when a run asks, records its values as text
 // (strings, other slices, structs and maps, pointers, errors as their message) and

@@ -9,7 +9,8 @@ import (
 
 // A boundary fault whose check compares structs: predicate switching
 // flips the condition, and value replacement moves its literal operand
-// (10 to 9), both on the faulty line.
+// (10 to 9) and negates the condition at every instance, all on the
+// faulty line.
 func TestPredicateSwitchingFallback(t *testing.T) {
 	dir := extract(t, "label.txtar")
 	res, err := Analyze(context.Background(), open(t, dir), []Target{{Package: "example.com/label", Test: "TestSize"}}, Options{})
@@ -17,8 +18,8 @@ func TestPredicateSwitchingFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := res[0]
-	if r.Switched != 1 || len(r.Candidates) != 2 {
-		t.Fatalf("got %d candidates (%d switched), want the condition switched and its literal replaced; notes %v", len(r.Candidates), r.Switched, r.Notes)
+	if r.Switched != 1 || len(r.Candidates) != 3 {
+		t.Fatalf("got %d candidates (%d switched), want the condition switched and negated and its literal replaced; notes %v", len(r.Candidates), r.Switched, r.Notes)
 	}
 	for _, c := range r.Candidates {
 		l := c.Locations[0]
@@ -28,7 +29,9 @@ func TestPredicateSwitchingFallback(t *testing.T) {
 				t.Errorf("switched candidate %+v", c)
 			}
 		case FoundByReplacement:
-			if !c.Verified || l.File != "label.go" || l.Line != 5 || l.Expr != "10" || l.Angelic != "9" {
+			literal := l.Expr == "10" && l.Angelic == "9"
+			negated := l.Expr == "n > 10" && l.Angelic == "n <= 10"
+			if !c.Verified || l.File != "label.go" || l.Line != 5 || !literal && !negated {
 				t.Errorf("replaced candidate %+v", c)
 			}
 		default:
