@@ -318,37 +318,34 @@ func byCount(values map[string]int) []string {
 
 func valueTrials(r *replaceable, passing map[string]int) []trial {
 	tried := map[string]bool{r.value: true, "?": true}
+	was := renderPayload(r.s, r.value)
 	var out []trial
 	add := func(v string) {
 		if tried[v] {
 			return
 		}
 		tried[v] = true
-		out = append(out, trial{s: r.s, was: renderPayload(r.s, r.value), angelic: renderPayload(r.s, v),
+		out = append(out, trial{s: r.s, was: was, angelic: renderPayload(r.s, v),
 			force: []forcedValue{{Site: r.s.id, Act: r.inst.act, Local: r.inst.local, Payload: v}}})
 	}
-	if valueKind(r.s.typ) == 'b' {
+	switch valueKind(r.s.typ) {
+	case 'b':
 		// A condition is first negated at every instance.
-		out = append(out, trial{s: r.s, was: renderPayload(r.s, r.value), angelic: negation(r.s),
-			force: []forcedValue{{Site: r.s.id, Act: everyInstance, Local: everyInstance, Payload: "!"}}})
-	}
-	if valueKind(r.s.typ) == 'i' {
+		out = append(out, forcedEvery(r.s, was, negation(r.s), forcedValue{Payload: "!"}))
+	case 'i':
 		// An integer is first moved by one at every instance: an
 		// off-by-one in an index, a bound or a literal is wrong each time
 		// it runs, and a site that ran once in a run cut short (by a
 		// panic, or t.Fatal) may run again once it is right.
-		ns := neighbours(r.s.typ, r.value)
-		ns = ns[:len(ns)-1] // the value moved by +1, then -1 (none below an unsigned 0); the last is zero
-		for i, by := range []int64{1, -1} {
+		for _, by := range []int64{1, -1} {
 			angelic := shiftedValue(r.s, by)
-			if !r.many && i < len(ns) {
+			if v, ok := movedPayload(r.value, by); ok && !r.many {
 				// It ran once: the value that instance took, which
 				// trying it alone would repeat.
-				angelic = renderPayload(r.s, ns[i])
-				tried[ns[i]] = true
+				angelic = renderPayload(r.s, v)
+				tried[v] = true
 			}
-			out = append(out, trial{s: r.s, was: renderPayload(r.s, r.value), angelic: angelic,
-				force: []forcedValue{{Site: r.s.id, Act: everyInstance, Local: everyInstance, Payload: fmt.Sprintf("+%d", by)}}})
+			out = append(out, forcedEvery(r.s, was, angelic, forcedValue{Payload: fmt.Sprintf("+%d", by)}))
 		}
 	}
 	n := 0
@@ -403,12 +400,10 @@ func numericTrials(r *replaceable, passing map[string]int) []trial {
 	// (at a t.Fatal or a panic) included: the edit its angelic text shows
 	// changes them all.
 	wildcard := func(angelic string, f forcedValue) {
-		if tried[angelic] {
-			return
+		if !tried[angelic] {
+			tried[angelic] = true
+			out = append(out, forcedEvery(s, renderSome(s, r.values), angelic, f))
 		}
-		tried[angelic] = true
-		f.Site, f.Act, f.Local = s.id, everyInstance, everyInstance
-		out = append(out, trial{s: s, was: renderSome(s, r.values), angelic: angelic, force: []forcedValue{f}})
 	}
 	switch valueKind(s.typ) {
 	case 'e': // nil-ness: nil for an error, an error for nil
@@ -481,6 +476,13 @@ func shifted(s *site, by string) string {
 // everyInstance in a forced value's Act and Local forces every instance of
 // its site (the runtime's EveryInstance).
 const everyInstance = -1
+
+// forcedEvery is the trial that forces f (a value, a shift or a negation)
+// at every instance of s.
+func forcedEvery(s *site, was, angelic string, f forcedValue) trial {
+	f.Site, f.Act, f.Local = s.id, everyInstance, everyInstance
+	return trial{s: s, was: was, angelic: angelic, force: []forcedValue{f}}
+}
 
 // shiftedValue is the edit that moves an integer value site by one at every
 // instance: the literal itself when the site is one.

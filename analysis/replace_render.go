@@ -317,11 +317,9 @@ func neighbours(t types.Type, was string) []string {
 		case u.Info()&types.IsBoolean != 0:
 			out = []string{"t", "f"}
 		case u.Info()&types.IsInteger != 0:
-			if v, err := parsePayload(was); err == nil && (v.kind == 'i' || v.kind == 'u') {
-				n, _ := strconv.ParseInt(v.text, 10, 64)
-				out = []string{fmt.Sprintf("%c%d", v.kind, n+1)}
-				if v.kind == 'i' || n > 0 {
-					out = append(out, fmt.Sprintf("%c%d", v.kind, n-1))
+			for _, by := range []int64{1, -1} {
+				if v, ok := movedPayload(was, by); ok {
+					out = append(out, v)
 				}
 			}
 			out = append(out, string(v0(was))+"0")
@@ -340,6 +338,20 @@ func neighbours(t types.Type, was string) []string {
 		}
 	}
 	return out
+}
+
+// movedPayload is an integer value's text moved by by, false when it is
+// not an integer's or would go below an unsigned zero.
+func movedPayload(was string, by int64) (string, bool) {
+	v, err := parsePayload(was)
+	if err != nil || v.kind != 'i' && v.kind != 'u' {
+		return "", false
+	}
+	n, _ := strconv.ParseInt(v.text, 10, 64)
+	if v.kind == 'u' && n+by < 0 {
+		return "", false
+	}
+	return fmt.Sprintf("%c%d", v.kind, n+by), true
 }
 
 // v0 is the kind of an integer value's text, 'i' when unknown.

@@ -207,12 +207,12 @@ func force(p string, v reflect.Value) error {
 		v.SetBool(!v.Bool())
 		return nil
 	}
-	if !strings.HasPrefix(p, "+") {
+	d, isShift, err := shiftOf(p)
+	if !isShift {
 		return decode(p, v)
 	}
-	d, err := strconv.ParseInt(p[1:], 10, 64)
 	if err != nil {
-		return fmt.Errorf("bad shift %q: %w", p, err)
+		return err
 	}
 	switch v.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
@@ -223,6 +223,18 @@ func force(p string, v reflect.Value) error {
 		return errShape
 	}
 	return nil
+}
+
+// shiftOf reads a payload "+d": d, and whether p is a shift at all.
+func shiftOf(p string) (int64, bool, error) {
+	if !strings.HasPrefix(p, "+") {
+		return 0, false, nil
+	}
+	d, err := strconv.ParseInt(p[1:], 10, 64)
+	if err != nil {
+		return 0, true, fmt.Errorf("bad shift %q: %w", p, err)
+	}
+	return d, true, nil
 }
 
 // The predeclared types V is instantiated with where a value's type comes

@@ -24,7 +24,6 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -126,14 +125,12 @@ func forceEvery(site int32, v int64) int64 {
 	if f, ok := forced[every]; ok {
 		return f
 	}
-	switch p, ok := forcedPayload[every]; {
-	case !ok:
-	case p == "!":
+	p, ok := forcedPayload[every]
+	if ok && p == "!" {
 		return 1 - v
-	case strings.HasPrefix(p, "+"):
-		if d, err := strconv.ParseInt(p[1:], 10, 64); err == nil {
-			return v + d
-		}
+	}
+	if d, isShift, err := shiftOf(p); ok && isShift && err == nil {
+		return v + d
 	}
 	return v
 }
