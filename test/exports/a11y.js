@@ -13,7 +13,8 @@ const [reportPath, resultsPath] = process.argv.slice(2);
 const failing = new Set(['serious', 'critical']);
 
 (async () => {
-  // Playwright gives every launch a fresh, temporary profile directory.
+  // Playwright gives every launch a fresh, temporary profile directory
+  // (its own --user-data-dir, a flag it refuses among args).
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
