@@ -16,6 +16,7 @@ import (
 	"math"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -58,49 +59,122 @@ type lineKey struct {
 }
 
 // Colour levels: levelNone for a line no test executes, levelPassing for
-// one only passing tests execute, 1..levels by score.
+// one only passing tests execute (or ranked below every line a failing
+// test executes), 1..levels for the other ranked lines, by rank under the
+// page's order: levels for the first rank, down to 1 past the last of
+// rankBounds.
 const (
 	levelNone    = -1
 	levelPassing = 0
-	levels       = 10
 )
 
-var palette = [levels + 1]string{"#dde6ee", "#fff7bc", "#fee391", "#fec44f", "#fea030", "#fb8a22", "#f06a17", "#e0531b", "#cc3c12", "#b02a10", "#8c1208"}
+// rankBounds are the last ranks of the coloured levels, strongest first:
+// rank 1, ranks 2-3, 4-5, 6-10, 11-20, 21-50, 51-100, then the rest.
+var rankBounds = []int{1, 3, 5, 10, 20, 50, 100}
 
-func levelColor(level int) string {
+var levels = len(rankBounds) + 1
+
+// swatch is a level's background and the text colour drawn on it, the one
+// of white and the page's text colour that contrasts more with it.
+type swatch struct{ bg, fg string }
+
+// palette holds levelPassing, then levels 1..levels from pale to strong
+// (ColorBrewer's OrRd).
+var palette = makePalette("#dde6ee", "#fee8c8", "#fdd49e", "#fdbb84", "#fc8d59", "#ef6548", "#d7301f", "#b30000", "#7f0000")
+
+var noneSwatch = swatch{"#f2f2f2", textColor}
+
+const textColor = "#1d2430"
+
+func makePalette(bgs ...string) []swatch {
+	out := make([]swatch, len(bgs))
+	for i, bg := range bgs {
+		fg := textColor
+		if contrast(bg, "#ffffff") > contrast(bg, textColor) {
+			fg = "#ffffff"
+		}
+		out[i] = swatch{bg, fg}
+	}
+	return out
+}
+
+func levelSwatch(level int) swatch {
 	if level < 0 {
-		return "#f2f2f2"
+		return noneSwatch
 	}
 	return palette[level]
 }
 
+func levelColor(level int) string { return levelSwatch(level).bg }
+
+// levelOfRank is the colour level of a line at rank r.
+func levelOfRank(r int) int {
+	for i, last := range rankBounds {
+		if r <= last {
+			return levels - i
+		}
+	}
+	return 1
+}
+
+// levelLabel names the ranks of a level, for the legend.
+func levelLabel(level int) string {
+	i := levels - level // index into rankBounds of the level's last rank
+	first := 1
+	if i > 0 {
+		first = rankBounds[i-1] + 1
+	}
+	switch {
+	case i == len(rankBounds):
+		return fmt.Sprintf("ranks %d and below", first)
+	case first == rankBounds[i]:
+		return fmt.Sprintf("rank %d", first)
+	}
+	return fmt.Sprintf("ranks %d–%d", first, rankBounds[i])
+}
+
+// contrast is the WCAG 2.1 contrast ratio of two "#rrggbb" colours.
+func contrast(a, b string) float64 {
+	la, lb := luminance(a), luminance(b)
+	return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
+}
+
+// luminance is the WCAG 2.1 relative luminance of a "#rrggbb" colour.
+func luminance(hex string) float64 {
+	var rgb [3]float64
+	for i := range rgb {
+		v, _ := strconv.ParseUint(hex[1+2*i:3+2*i], 16, 8)
+		c := float64(v) / 255
+		if c <= 0.04045 {
+			rgb[i] = c / 12.92
+		} else {
+			rgb[i] = math.Pow((c+0.055)/1.055, 2.4)
+		}
+	}
+	return 0.2126*rgb[0] + 0.7152*rgb[1] + 0.0722*rgb[2]
+}
+
 type pageBuilder struct {
-	loc        *localize.Localization
-	opts       Options
-	sources    *export.Sources
-	lines      []spectra.Line // every executable line, code order
-	rankOf     map[lineKey]*spectra.RankedLine
-	minScore   float64
-	maxScore   float64
-	fileAnchor map[string]string // files shown in full, by path
-	shown      []string          // those files, most suspicious first
+	loc     *localize.Localization
+	opts    Options
+	sources *export.Sources
+	lines   []spectra.Line // every executable line, code order
+	rankOf  map[lineKey]*spectra.RankedLine
+	// lastFailing is the last rank of a line a failing test executes:
+	// lines ranked below are coloured as executed by passing tests only.
+	lastFailing int
+	fileAnchor  map[string]string // files shown in full, by path
+	shown       []string          // those files, most suspicious first
 }
 
 func newPageBuilder(loc *localize.Localization, opts Options) *pageBuilder {
 	p := &pageBuilder{loc: loc, opts: opts, sources: export.NewSources(loc.Matrix.Root),
 		lines: loc.Matrix.Lines(), rankOf: map[lineKey]*spectra.RankedLine{}, fileAnchor: map[string]string{}}
-	first := true
 	for i := range loc.Ranking.Lines {
 		l := &loc.Ranking.Lines[i]
 		p.rankOf[lineKey{l.File, l.Line}] = l
-		if l.EF > 0 && !math.IsInf(l.Score, 0) && !math.IsNaN(l.Score) {
-			if first || l.Score < p.minScore {
-				p.minScore = l.Score
-			}
-			if first || l.Score > p.maxScore {
-				p.maxScore = l.Score
-			}
-			first = false
+		if l.EF > 0 {
+			p.lastFailing = max(p.lastFailing, l.Rank)
 		}
 	}
 	if loc.Ranking.Failed > 0 {
@@ -117,20 +191,22 @@ func newPageBuilder(loc *localize.Localization, opts Options) *pageBuilder {
 	return p
 }
 
-// level is the colour level of a line: its score's place between the
-// lowest and highest score of the lines failing tests execute.
+// level is the colour level of a line: by its rank (the first of the
+// ranks it ties with, so that tied lines look alike) under the page's
+// order, whichever it is.
 func (p *pageBuilder) level(file string, line int) int {
 	r, ok := p.rankOf[lineKey{file, line}]
 	switch {
 	case !ok:
 		return levelNone
-	case r.EF == 0 || p.loc.Ranking.Failed == 0:
+	case p.loc.Ranking.Failed == 0 || r.Rank > p.lastFailing:
 		return levelPassing
-	case p.maxScore <= p.minScore:
-		return levels
 	}
-	s := math.Max(p.minScore, math.Min(p.maxScore, r.Score))
-	return 1 + int(math.Round(float64(levels-1)*(s-p.minScore)/(p.maxScore-p.minScore)))
+	first := r.Tie[0]
+	if first == 0 { // a ranking that does not record its ties
+		first = r.Rank
+	}
+	return levelOfRank(first)
 }
 
 func (p *pageBuilder) importPath(dir string) string {
@@ -147,7 +223,7 @@ type page struct {
 	Generated      string
 	Failed, Passed int
 	Formula        string
-	Combined       bool
+	Order          string // how the lines are ranked, as a phrase
 	Angelic        *localize.Angelic
 	Sunburst       template.HTML
 	Legend         []legendEntry
@@ -167,7 +243,9 @@ type rankedRow struct {
 	File, Anchor          string
 	Line                  int
 	EF, EP, NF, NP, Fixes int
-	Tie, Color, Function  string
+	Tie, Function         string
+	Color, TextColor      string
+	Source                string // the line's text, indentation dropped
 }
 
 type fileView struct {
@@ -176,14 +254,17 @@ type fileView struct {
 }
 
 type sourceLine struct {
-	N      int
-	ID     string
-	Text   string
-	Color  string
-	Label  string // rank, score and tie, for ranked lines with failing evidence
-	Title  string
-	Fixes  []string
-	Ranked bool
+	N     int
+	ID    string
+	Text  string
+	Color string
+	// TextColor is the text's colour on Color, with the contrast WCAG 2.1
+	// AA asks.
+	TextColor string
+	Label     string // rank, score and tie, for ranked lines with failing evidence
+	Title     string
+	Fixes     []string
+	Ranked    bool
 }
 
 type testView struct {
@@ -208,16 +289,21 @@ func (p *pageBuilder) page() page {
 	loc := p.loc
 	r := loc.Ranking
 	pg := page{
-		Module: loc.Matrix.ModulePath, Failed: r.Failed, Passed: r.Passed, Formula: r.Formula,
-		Combined: r.Order == spectra.OrderCombined, Angelic: loc.Angelic,
+		Module: loc.Matrix.ModulePath, Failed: r.Failed, Passed: r.Passed, Formula: r.Formula, Order: orderPhrase(r),
+		Angelic:  loc.Angelic,
 		Sunburst: template.HTML(p.sunburst()), // built from escaped parts
 	}
 	if !p.opts.Generated.IsZero() {
 		pg.Generated = p.opts.Generated.Format("2006-01-02 15:04 MST")
 	}
 	if r.Failed > 0 {
-		pg.Legend = append(pg.Legend, legendEntry{levelColor(levels), fmt.Sprintf("most suspicious (score %.3g)", p.maxScore)})
-		pg.Legend = append(pg.Legend, legendEntry{levelColor(1), fmt.Sprintf("least suspicious of the failing tests' lines (%.3g)", p.minScore)})
+		for level := levels; level >= levelOfRank(p.lastFailing); level-- {
+			label := levelLabel(level)
+			if level == levels {
+				label += ": most suspicious"
+			}
+			pg.Legend = append(pg.Legend, legendEntry{levelColor(level), label})
+		}
 		pg.Legend = append(pg.Legend, legendEntry{levelColor(levelPassing), "executed by passing tests only"})
 	} else {
 		pg.Legend = append(pg.Legend, legendEntry{levelColor(levelPassing), "executed by tests"})
@@ -233,9 +319,11 @@ func (p *pageBuilder) page() page {
 			if p.fileAnchor[l.File] != "" {
 				anchor = lineID(p.fileAnchor[l.File], l.Line)
 			}
+			sw := levelSwatch(p.level(l.File, l.Line))
+			src := p.sources.File(l.File)
 			pg.Ranked = append(pg.Ranked, rankedRow{Rank: l.Rank, Score: fmt.Sprintf("%.4f", l.Score), File: l.File, Anchor: anchor, Line: l.Line,
-				EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP, Fixes: l.Fixes, Tie: export.TieText(l), Color: levelColor(p.level(l.File, l.Line)),
-				Function: p.sources.File(l.File).Func(l.Line)})
+				EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP, Fixes: l.Fixes, Tie: export.TieText(l), Color: sw.bg, TextColor: sw.fg,
+				Function: src.Func(l.Line), Source: strings.TrimSpace(string(src.Line(l.Line)))})
 		}
 	}
 	for _, f := range p.shown {
@@ -252,6 +340,22 @@ func (p *pageBuilder) page() page {
 	return pg
 }
 
+// orderPhrase says how the ranking orders its lines, to follow "lines
+// ranked by".
+func orderPhrase(r *spectra.Ranking) string {
+	switch r.Order {
+	case spectra.OrderCombined:
+		return "verified angelic fixes, then " + r.Formula
+	case spectra.OrderLearned:
+		model := ""
+		if r.Model != "" {
+			model = " (model " + r.Model + ")"
+		}
+		return "the learned order" + model + " over every technique's evidence"
+	}
+	return r.Formula
+}
+
 func lineID(anchor string, line int) string { return fmt.Sprintf("%s-L%d", anchor, line) }
 
 func (p *pageBuilder) fileView(file string) fileView {
@@ -263,7 +367,8 @@ func (p *pageBuilder) fileView(file string) fileView {
 		sl := sourceLine{N: n, ID: lineID(anchor, n), Text: strings.ReplaceAll(string(text), "\t", "    ")}
 		if r, ok := p.rankOf[lineKey{file, n}]; ok {
 			sl.Ranked = true
-			sl.Color = levelColor(p.level(file, n))
+			sw := levelSwatch(p.level(file, n))
+			sl.Color, sl.TextColor = sw.bg, sw.fg
 			sl.Title = fmt.Sprintf("rank %d, score %.4f; executed by %d of %d failing and %d of %d passing tests",
 				r.Rank, r.Score, r.EF, r.EF+r.NF, r.EP, r.EP+r.NP)
 			if r.EF > 0 {

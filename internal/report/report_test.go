@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"html"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -61,7 +62,7 @@ func TestPageShowsTheLocalization(t *testing.T) {
 	text := html.UnescapeString(page)
 	for _, want := range []string{
 		"faultline: example.com/shop",
-		"2 failing and 3 passing tests; lines ranked by ochiai and verified angelic fixes",
+		"2 failing and 3 passing tests; lines ranked by verified angelic fixes, then ochiai",
 		// the fault first, linked to its shaded source line
 		`<a href="#file-1-L9">price/price.go:9</a>`,
 		`id="file-1-L9" style="background: `,
@@ -114,5 +115,126 @@ func TestPageWithoutFailures(t *testing.T) {
 	}
 	if strings.Contains(page, `id="ranking"`) || strings.Contains(page, `id="source"`) {
 		t.Error("a ranking without failing tests")
+	}
+}
+
+var (
+	rankCell   = regexp.MustCompile(`<td class="rank" style="background: (#[0-9a-f]{6}); color: (#[0-9a-f]{6})">([0-9]+)</td>`)
+	legendItem = regexp.MustCompile(`<li><span class="swatch" style="background: (#[0-9a-f]{6})"></span>([^<]*)</li>`)
+)
+
+// Under an order that is not the formula's, as the learned one, the ranks
+// and colours follow the order the header names, whatever the scores: the
+// first line gets the strongest colour, the legend's first, and no line
+// is stronger than one ranked above it.
+func TestColoursFollowTheNamedOrder(t *testing.T) {
+	page := render(t, func(t *testing.T, in *pageInput) {
+		learned := *in.loc.Ranking
+		learned.Order, learned.Model = spectra.OrderLearned, "test-model"
+		learned.Lines = nil
+		for i := len(in.loc.Ranking.Lines) - 1; i >= 0; i-- { // lowest score first
+			l := in.loc.Ranking.Lines[i]
+			l.Rank = len(learned.Lines) + 1
+			l.Tie = [2]int{l.Rank, l.Rank}
+			learned.Lines = append(learned.Lines, l)
+		}
+		if learned.Lines[0].Score >= learned.Lines[len(learned.Lines)-1].Score {
+			t.Fatal("the fixture's scores do not differ")
+		}
+		in.loc.Ranking = &learned
+	})
+	text := html.UnescapeString(page)
+	if !strings.Contains(text, "lines ranked by the learned order (model test-model) over every technique's evidence") {
+		t.Error("the header does not name the learned order")
+	}
+	legend := legendItem.FindAllStringSubmatch(page, -1)
+	if len(legend) < 3 || legend[0][1] != palette[levels].bg || !strings.HasPrefix(legend[0][2], "rank 1: most suspicious") {
+		t.Fatalf("legend %q, want rank 1 first in %s", legend, palette[levels].bg)
+	}
+	levelOf := map[string]int{}
+	for level, sw := range palette {
+		levelOf[sw.bg] = level
+	}
+	labelOf := map[string]string{}
+	for _, e := range legend {
+		labelOf[e[1]] = e[2]
+	}
+	rows := rankCell.FindAllStringSubmatch(page, -1)
+	if len(rows) != len(exporttest.Module(t).Ranking.Lines) {
+		t.Fatalf("%d coloured rank cells", len(rows))
+	}
+	for i, row := range rows {
+		rank, _ := strconv.Atoi(row[3])
+		if rank != i+1 {
+			t.Errorf("row %d shows rank %d", i, rank)
+		}
+		if i > 0 && levelOf[row[1]] > levelOf[rows[i-1][1]] {
+			t.Errorf("rank %d is drawn stronger (%s) than rank %d (%s)", rank, row[1], i, rows[i-1][1])
+		}
+		if labelOf[row[1]] == "" {
+			t.Errorf("rank %d's colour %s is not in the legend", rank, row[1])
+		} else if want := levelLabel(levelOfRank(rank)); !strings.HasPrefix(labelOf[row[1]], want) {
+			t.Errorf("rank %d is drawn in the legend's %q", rank, labelOf[row[1]])
+		}
+	}
+	if rows[0][1] != palette[levels].bg {
+		t.Errorf("rank 1 is drawn in %s, not the strongest colour %s", rows[0][1], palette[levels].bg)
+	}
+	// The source view shades the same line the same way.
+	first := exporttest.Module(t).Ranking.Lines
+	top := first[len(first)-1]
+	if want := `id="file-1-L` + strconv.Itoa(top.Line) + `" style="background: ` + palette[levels].bg + `; color: ` + palette[levels].fg + `"`; !strings.Contains(page, want) {
+		t.Errorf("the source view does not shade line %d as rank 1: no %s", top.Line, want)
+	}
+}
+
+// Every colour a line is drawn in carries its text with the contrast
+// WCAG 2.1 AA asks of normal text (4.5:1), and the levels grow darker
+// with suspicion.
+func TestColoursHaveReadableText(t *testing.T) {
+	for level := levelNone; level <= levels; level++ {
+		sw := levelSwatch(level)
+		if c := contrast(sw.bg, sw.fg); c < 4.5 {
+			t.Errorf("level %d: %s on %s has contrast %.2f, below 4.5", level, sw.fg, sw.bg, c)
+		}
+		if level > 1 && luminance(sw.bg) >= luminance(levelColor(level-1)) {
+			t.Errorf("level %d (%s) is not darker than level %d", level, sw.bg, level-1)
+		}
+	}
+	// The ratios WCAG's own examples give.
+	if c := contrast("#000000", "#ffffff"); math.Abs(c-21) > 1e-9 {
+		t.Errorf("black on white: %v, want 21", c)
+	}
+	if c := contrast("#777777", "#ffffff"); math.Abs(c-4.48) > 0.01 {
+		t.Errorf("#777 on white: %v, want 4.48", c)
+	}
+}
+
+// Each ranked line shows its source in the table.
+func TestRankingShowsTheSource(t *testing.T) {
+	text := html.UnescapeString(render(t, nil))
+	for _, want := range []string{`<td class="code">if tötal > 100 {</td>`, `<td class="code">tötal -= réduction</td>`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("ranking lacks %s", want)
+		}
+	}
+}
+
+// The overview's file links are not nested in an image, which would hide
+// them from assistive technology, and each has a name.
+func TestOverviewLinksAreReachable(t *testing.T) {
+	page := render(t, nil)
+	svg := page[strings.Index(page, "<svg"):strings.Index(page, "</svg>")]
+	if strings.Contains(svg[:strings.Index(svg, ">")], `role="img"`) {
+		t.Error("the overview holding links is an image")
+	}
+	links := regexp.MustCompile(`<a href="#[^"]+"( aria-label="[^"]+")?>`).FindAllStringSubmatch(svg, -1)
+	if len(links) == 0 {
+		t.Fatal("no file link in the overview")
+	}
+	for _, l := range links {
+		if l[1] == "" {
+			t.Errorf("overview link %s has no name", l[0])
+		}
 	}
 }

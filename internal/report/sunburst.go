@@ -16,7 +16,9 @@ import (
 // arc as wide as the lines it holds and coloured by the most suspicious
 // line in it, as GZoltar's sunburst view shows a project. Consecutive lines
 // of a file with the same colour share one arc, which keeps the picture
-// small on large modules. Titles give the details on hover.
+// small on large modules. Titles give the details on hover. The picture
+// is a group, not an image, since the files shown below are links in it,
+// each named by its title.
 
 const (
 	size                 = 640
@@ -47,7 +49,7 @@ func (p *pageBuilder) sunburst() string {
 		total += pk.lines
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="sunburst" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="Suspiciousness of the module's packages, files and lines">`, size, size, size, size)
+	fmt.Fprintf(&b, `<svg class="sunburst" viewBox="0 0 %d %d" width="%d" height="%d" role="group" aria-label="Suspiciousness of the module's packages, files and lines">`, size, size, size, size)
 	if total == 0 {
 		b.WriteString(`<text x="320" y="320" text-anchor="middle">no executable lines</text></svg>`)
 		return b.String()
@@ -84,7 +86,7 @@ func (p *pageBuilder) sunburst() string {
 				title += fmt.Sprintf(", best rank %d", best)
 			}
 			if f.anchor != "" {
-				fmt.Fprintf(&b, `<a href="#%s">`, f.anchor)
+				fmt.Fprintf(&b, `<a href="#%s" aria-label="%s">`, f.anchor, html.EscapeString(title))
 			}
 			arc(&b, fileStart, at, fileInner, fileOuter, fileLevel, title)
 			if f.anchor != "" {

@@ -6,7 +6,9 @@
 #     (`validate`): no error;
 #   - the page of `faultline report` in headless Chromium (report.js): it
 #     renders, logs no console error and makes no request; its screenshot
-#     is kept in $ARTIFACTS.
+#     is kept in $ARTIFACTS;
+#   - the same page with axe-core's WCAG 2.1 AA rules (a11y.js): no serious
+#     or critical violation; the violations found are kept in $ARTIFACTS.
 #
 # usage: test/exports/check.sh
 # env:   FAULTLINE_BIN  faultline binary (default: built from the repository)
@@ -69,7 +71,12 @@ if node "$here/report.js" "$work/report.html" "$artifacts/report.png"; then
 else
   failed=$((failed + 1))
 fi
+if node "$here/a11y.js" "$work/report.html" "$artifacts/report.axe.json"; then
+  echo "exports: report: no serious or critical WCAG 2.1 AA violation (axe-core)"
+else
+  failed=$((failed + 1))
+fi
 
-passed=$((3 - failed))
+passed=$((4 - failed))
 echo "exports: $passed passed, $failed failed"
 [ "$failed" = 0 ]

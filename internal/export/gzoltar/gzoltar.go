@@ -13,18 +13,28 @@
 //     spectra.csv (executed or not), then "+" for a pass or "-" for a
 //     failure, separated by spaces.
 //
-// Fields are quoted as CSV asks (RFC 4180) when a name holds a comma, a
-// quote or a line break, so that a CSV reader gets test names back as
-// they are.
+// GZoltar's readers split these files without any quoting: a line is a
+// row (a line break of any kind ends it), tests.csv's fields are split at
+// every comma, and an element name at its first "$", "#" and ":". So names
+// are escaped, not quoted: a byte that would split them (and "%", the
+// escape itself) is written as "%" and two hex digits, as in URLs, which
+// keeps distinct names distinct and is undone by percent-decoding. In a
+// test name, and in the where of its failure, that is the comma, the
+// double quote (kept out for plain CSV readers), "%" and every control or
+// line-separating character, and any byte that is not UTF-8 (Python
+// reads the files as UTF-8); in an element name, also "$", "#", ":", "("
+// and ")".
 package gzoltar
 
 import (
-	"encoding/csv"
+	"bufio"
 	"fmt"
 	"io"
 	"path"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"faultline/internal/export"
 	"faultline/internal/localize"
@@ -101,32 +111,46 @@ func ElementName(pkg, file, function string, line int) string {
 	if function == "" {
 		function = "init" // outside any function: package initialization
 	}
-	return escape(pkg) + "$" + escape(path.Base(file)) + "#" + escape(function) + "():" + strconv.Itoa(line)
+	return escape(pkg, elementSeparators) + "$" + escape(path.Base(file), elementSeparators) + "#" +
+		escape(function, elementSeparators) + "():" + strconv.Itoa(line)
 }
 
-// escape keeps GZoltar's separators out of a name part; they cannot occur
-// in import paths or Go identifiers, only in unusual file names.
-func escape(s string) string {
-	if !strings.ContainsAny(s, "$#:(),%\n\r") {
-		return s
-	}
+// Bytes escaped in a field of tests.csv, and in a part of an element name.
+// Import paths and Go identifiers hold none of them; test names, file
+// names and failure messages may.
+const (
+	fieldSeparators   = `,"%`
+	elementSeparators = `,"%$#:()`
+)
+
+// escape writes each byte of special, each control character, each
+// Unicode line or paragraph separator and each byte that is not UTF-8 of
+// s as "%" and two hex digits (a character's every byte).
+func escape(s, special string) string {
 	var b strings.Builder
-	for _, c := range []byte(s) {
-		if strings.IndexByte("$#:(),%\n\r", c) >= 0 {
-			fmt.Fprintf(&b, "%%%02X", c)
-		} else {
-			b.WriteByte(c)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r < utf8.RuneSelf && strings.IndexByte(special, byte(r)) >= 0, unicode.IsControl(r), r == '\u2028', r == '\u2029',
+			r == utf8.RuneError && n == 1:
+			for _, c := range []byte(s[i : i+n]) {
+				fmt.Fprintf(&b, "%%%02X", c)
+			}
+		default:
+			b.WriteString(s[i : i+n])
 		}
+		i += n
 	}
 	return b.String()
 }
 
-// TestName is GZoltar's name of a test: the package, "#", the test's name.
-func TestName(t spectra.TestRun) string { return t.Package + "#" + t.Name }
+// TestName is GZoltar's name of a test: the package, "#", the test's name,
+// escaped for tests.csv.
+func TestName(t spectra.TestRun) string { return escape(t.Package+"#"+t.Name, fieldSeparators) }
 
 func (s *spectrum) writeTests(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	cw.Write([]string{"name", "outcome", "runtime", "stacktrace"})
+	bw := bufio.NewWriter(w)
+	bw.WriteString("name,outcome,runtime,stacktrace\n")
 	for _, ti := range s.tests {
 		t := s.loc.Matrix.Tests[ti]
 		outcome, trace := "PASS", ""
@@ -141,22 +165,20 @@ func (s *spectrum) writeTests(w io.Writer) error {
 				trace += " at " + strings.Join(sites, " ")
 			}
 		}
-		cw.Write([]string{TestName(t), outcome, strconv.FormatInt(t.Elapsed.Nanoseconds(), 10), trace})
+		fmt.Fprintf(bw, "%s,%s,%d,%s\n", TestName(t), outcome, t.Elapsed.Nanoseconds(), escape(trace, fieldSeparators))
 	}
-	cw.Flush()
-	return cw.Error()
+	return bw.Flush()
 }
 
 func (s *spectrum) writeElements(w io.Writer) error {
 	sources := export.NewSources(s.loc.Matrix.Root)
-	cw := csv.NewWriter(w)
-	cw.Write([]string{"name"})
+	bw := bufio.NewWriter(w)
+	bw.WriteString("name\n")
 	for _, li := range s.elements {
 		l := s.lines[li]
-		cw.Write([]string{ElementName(s.packagePath(l.File), l.File, sources.File(l.File).Func(l.Line), l.Line)})
+		bw.WriteString(ElementName(s.packagePath(l.File), l.File, sources.File(l.File).Func(l.Line), l.Line) + "\n")
 	}
-	cw.Flush()
-	return cw.Error()
+	return bw.Flush()
 }
 
 func (s *spectrum) writeMatrix(w io.Writer) error {

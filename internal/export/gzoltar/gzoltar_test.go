@@ -1,43 +1,113 @@
 package gzoltar
 
 import (
-	"encoding/csv"
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"faultline/internal/export/exporttest"
+	"faultline/internal/localize"
+	"faultline/spectra"
 )
 
-// readTriple reads the three files as the published format describes
-// them, with a CSV reader for the two CSV files.
-func readTriple(t *testing.T, dir string) (tests, elements [][]string, matrix [][]string) {
-	t.Helper()
-	readCSV := func(name string) [][]string {
-		f, err := os.Open(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
+// names are test names that break naive readers of the format: commas,
+// quotes, spaces, every kind of line break, non-ASCII, the escape
+// character and a name that reads like another one's escape.
+var names = []string{
+	`TestParse/1,50_EUR`,
+	`TestParse/"quoted",_'single'`,
+	"TestParse/with spaces\tand a tab",
+	"TestParse/line\nbreak\r\nand\rreturn",
+	"TestParse/prix_réduit_€_日本",
+	"TestParse/100%",
+	"TestParse/1%2C50",
+	"TestParse/sep\u2028arator\u0085",
+	"TestParse/not_UTF-8_\xff\xfe",
+	"TestParse/$#:()",
+}
+
+// hardNames gives the counted tests of the export fixture the names
+// above, in order, adding passing tests for the names left over.
+func hardNames(t *testing.T) *localize.Localization {
+	loc := exporttest.Module(t)
+	m := loc.Matrix
+	i := 0
+	for ti := range m.Tests {
+		if m.Tests[ti].Verdict.Counted() && i < len(names) {
+			m.Tests[ti].Name = names[i]
+			i++
 		}
-		defer f.Close()
-		rows, err := csv.NewReader(f).ReadAll()
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		return rows
 	}
-	tests, elements = readCSV(TestsFile), readCSV(SpectraFile)
-	data, err := os.ReadFile(filepath.Join(dir, MatrixFile))
-	if err != nil {
+	for ; i < len(names); i++ {
+		m.Tests = append(m.Tests, spectra.TestRun{Package: m.Tests[0].Package, Name: names[i], Verdict: spectra.Pass, Hits: []int{0, 2, 4}})
+	}
+	return loc
+}
+
+// Both readers of GZoltar's format read the triple, whatever the test
+// names hold, and percent-decoding their names gives the tests back.
+func TestReadersOfTheFormatReadEveryName(t *testing.T) {
+	loc := hardNames(t)
+	dir := t.TempDir()
+	if err := Write(dir, loc); err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		matrix = append(matrix, strings.Fields(line))
+	var want []readTest
+	for _, tr := range loc.Matrix.Tests {
+		if tr.Verdict.Counted() {
+			want = append(want, readTest{tr.Package + "#" + tr.Name, tr.Verdict.Failing()})
+		}
 	}
-	return tests, elements, matrix
+	for _, reader := range []struct {
+		name string
+		read func(string) (*triple, error)
+	}{{"flitsr", readFlitsr}, {"gzoltar", readGZoltar}} {
+		got, err := reader.read(dir)
+		if err != nil {
+			t.Errorf("%s: %v", reader.name, err)
+			continue
+		}
+		if len(got.tests) != len(want) || len(got.matrix) != len(want) || len(got.elements) != len(loc.Ranking.Lines) {
+			t.Errorf("%s: %d tests, %d matrix rows and %d elements, want %d, %d and %d",
+				reader.name, len(got.tests), len(got.matrix), len(got.elements), len(want), len(want), len(loc.Ranking.Lines))
+			continue
+		}
+		for i, tr := range got.tests {
+			name, err := url.PathUnescape(tr.name)
+			if err != nil || name != want[i].name || tr.failing != want[i].failing {
+				t.Errorf("%s: test %d reads as %q (failing %v), decoded %q (%v), want %q (failing %v)",
+					reader.name, i, tr.name, tr.failing, name, err, want[i].name, want[i].failing)
+			}
+			if row := got.matrix[i]; len(row) != len(got.elements)+1 || row[len(row)-1] != want[i].failing {
+				t.Errorf("%s: matrix row %d is %v", reader.name, i, row)
+			}
+		}
+	}
+}
+
+// Escaping is one-to-one and leaves a name holding none of the bytes the
+// format splits on.
+func TestEscape(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"example.com/m#TestX/a_b", "example.com/m#TestX/a_b"},
+		{"p#T/1,50", "p#T/1%2C50"},
+		{"p#T/1%2C50", "p#T/1%252C50"},
+		{`p#T/"q"`, "p#T/%22q%22"},
+		{"p#T/a\r\nb", "p#T/a%0D%0Ab"},
+		{"p#T/a\u2028b", "p#T/a%E2%80%A8b"},
+		{"p#T/ é €", "p#T/ é €"},
+		{"p#T/\x85\u0085", "p#T/%85%C2%85"},
+	} {
+		got := escape(tc.in, fieldSeparators)
+		back, err := url.PathUnescape(got)
+		if got != tc.want || err != nil || back != tc.in {
+			t.Errorf("escape(%q) = %q, decoded %q (%v); want %q", tc.in, got, back, err, tc.want)
+		}
+	}
 }
 
 // A reader that follows the format gets the test names back and computes
@@ -48,50 +118,49 @@ func TestReaderComputesTheSameScores(t *testing.T) {
 	if err := Write(dir, loc); err != nil {
 		t.Fatal(err)
 	}
-	tests, elements, matrix := readTriple(t, dir)
-	if strings.Join(tests[0], ",") != "name,outcome,runtime,stacktrace" || len(elements[0]) != 1 || elements[0][0] != "name" {
-		t.Fatalf("headers %q %q", tests[0], elements[0])
+	tests, _, _, err := readFiles(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	tests, elements = tests[1:], elements[1:]
-	if len(tests) != len(exporttest.TestNames) {
-		t.Fatalf("%d tests, want the %d counted ones", len(tests), len(exporttest.TestNames))
+	if !strings.HasPrefix(tests, "name,outcome,runtime,stacktrace\n") {
+		t.Fatalf("tests.csv starts %q", tests[:min(len(tests), 40)])
 	}
-	for i, row := range tests {
-		if want := "example.com/shop/price#" + exporttest.TestNames[i]; row[0] != want {
-			t.Errorf("test %d is %q, want %q", i, row[0], want)
+	got, err := readFlitsr(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.tests) != len(exporttest.TestNames) {
+		t.Fatalf("%d tests, want the %d counted ones", len(got.tests), len(exporttest.TestNames))
+	}
+	for i, row := range got.tests {
+		if want := "example.com/shop/price#" + exporttest.TestNames[i]; row.name != escape(want, fieldSeparators) {
+			t.Errorf("test %d is %q, want %q escaped", i, row.name, want)
 		}
 	}
-	if tests[0][1] != "FAIL" || tests[1][1] != "FAIL" || tests[2][1] != "PASS" || tests[0][2] != "3000000" || tests[0][3] != "fail at price/price_test.go:21" {
-		t.Errorf("rows %q", tests[:3])
+	if rows := textLines(tests); rows[1] != `example.com/shop/price#TestTotal/at_100%2C_discounted,FAIL,3000000,fail at price/price_test.go:21` ||
+		!strings.HasSuffix(rows[2], ",FAIL,1000000,panic") || !strings.HasSuffix(rows[3], ",PASS,1000000,") {
+		t.Errorf("rows %q", rows[1:4])
 	}
-	if len(elements) != len(loc.Ranking.Lines) {
-		t.Fatalf("%d elements, want the %d executed lines", len(elements), len(loc.Ranking.Lines))
+	if len(got.elements) != len(loc.Ranking.Lines) {
+		t.Fatalf("%d elements, want the %d executed lines", len(got.elements), len(loc.Ranking.Lines))
 	}
-	// GZoltar's element name, as flitsr parses it.
-	name := regexp.MustCompile(`^([^$]+)\$([^#]+)#([^:]+):([0-9]+)$`)
 	scores := map[int]float64{}
 	for _, l := range loc.Ranking.Lines {
 		scores[l.Line] = l.Score
 	}
-	if len(matrix) != len(tests) {
-		t.Fatalf("%d matrix rows for %d tests", len(matrix), len(tests))
-	}
-	for j, e := range elements {
-		m := name.FindStringSubmatch(e[0])
-		if m == nil || m[1] != "example.com/shop/price" || m[2] != "price.go" || m[3] != "Total()" {
-			t.Fatalf("element %q", e[0])
+	for j, e := range got.elements {
+		m := flitsrElement.FindStringSubmatch(e)
+		if m[1] != "example.com/shop/price" || m[2] != "price.go" || m[3] != "Total()" {
+			t.Fatalf("element %q", e)
 		}
 		line, _ := strconv.Atoi(m[4])
 		var ef, ep, nf, np float64
-		for i, row := range matrix {
-			if len(row) != len(elements)+1 {
-				t.Fatalf("row %d has %d fields, want %d", i, len(row), len(elements)+1)
-			}
-			failed := row[len(row)-1] == "-"
+		for _, row := range got.matrix {
+			failed := row[len(row)-1]
 			switch {
-			case row[j] == "1" && failed:
+			case row[j] && failed:
 				ef++
-			case row[j] == "1":
+			case row[j]:
 				ep++
 			case failed:
 				nf++
@@ -146,9 +215,12 @@ func TestRewriteReplacesFiles(t *testing.T) {
 	if err := Write(dir, loc); err != nil {
 		t.Fatal(err)
 	}
-	_, _, matrix := readTriple(t, dir)
-	if len(matrix) != 5 || matrix[0][0] == "stale" {
-		t.Errorf("matrix %q", matrix)
+	_, _, matrix, err := readFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := textLines(matrix); len(rows) != 5 || rows[0] == "stale" {
+		t.Errorf("matrix %q", rows)
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 3 {
