@@ -389,8 +389,9 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 // judgeUnreported gives its verdict to a test that ended without
 // panicking but whose end test2json did not report: the test runs again
 // alone. When its package's process exited 0, every test that ran there
-// passed or was skipped, and the run alone only tells which. It returns the
-// verdict and a note for the test's output.
+// passed or was skipped, and the run alone only tells which (a skipped test
+// whose end test2json cannot report alone either counts as passed). It
+// returns the verdict and a note for the test's output.
 func (r *runner) judgeUnreported(ctx context.Context, name string, res *testbuild.Result) (testbuild.Verdict, string, error) {
 	alone, err := r.m.RunTest(ctx, r.bin, name, r.opts.Timeout, nil, r.opts.Flags...)
 	if err != nil {
