@@ -2,6 +2,7 @@ package testbuild
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -163,4 +164,55 @@ func (r *eventReader) event(ev Event) {
 	if r.onEvent != nil {
 		r.onEvent(ev)
 	}
+}
+
+// frameMarker starts each framing line (=== RUN, --- PASS, ...) a test
+// binary run with -test.v=test2json prints.
+const frameMarker = 0x16
+
+// lineStarts passes a test binary's output on to test2json, starting every
+// framing line on a line of its own. test2json reads in 4 KB pieces and,
+// when a piece ends exactly where a framing line begins in the middle of a
+// longer line (output without a final newline whose length is a multiple of
+// 4 KB), takes the framing line for more of that line: the test's pass or
+// fail event is lost. A test's output lacking a final newline gains one.
+type lineStarts struct {
+	w       io.Writer
+	midLine bool // the last byte passed on was not a newline
+}
+
+func (l *lineStarts) Write(b []byte) (int, error) {
+	n := len(b)
+	from := 0 // where to look for the next marker
+	for {
+		i := bytes.IndexByte(b[from:], frameMarker)
+		if i < 0 {
+			break
+		}
+		i += from
+		midLine := l.midLine
+		if i > 0 {
+			midLine = b[i-1] != '\n'
+		}
+		if !midLine {
+			from = i + 1
+			continue
+		}
+		if i > 0 {
+			if _, err := l.w.Write(b[:i]); err != nil {
+				return 0, err
+			}
+		}
+		if _, err := l.w.Write([]byte{'\n'}); err != nil {
+			return 0, err
+		}
+		b, from = b[i:], 1
+	}
+	if len(b) > 0 {
+		if _, err := l.w.Write(b); err != nil {
+			return 0, err
+		}
+		l.midLine = b[len(b)-1] != '\n'
+	}
+	return n, nil
 }

@@ -76,8 +76,10 @@ func (m *Module) Start(ctx context.Context, cfg RunConfig) (*Process, error) {
 	p.cmd = exec.Command(cfg.Binary, append([]string{"-test.v=test2json"}, cfg.Args...)...)
 	p.cmd.Dir = cfg.Dir
 	p.cmd.Env = append(append([]string{}, m.env...), cfg.Env...)
-	p.cmd.Stdout = convertIn
-	p.cmd.Stderr = convertIn
+	// One writer for both, so that one pipe keeps their order.
+	feed := &lineStarts{w: convertIn}
+	p.cmd.Stdout = feed
+	p.cmd.Stderr = feed
 	p.cmd.ExtraFiles = cfg.ExtraFiles
 	setProcessGroup(p.cmd)
 	// A test's own child process may hold the output pipe open after the
@@ -142,8 +144,11 @@ func (p *Process) Wait() (*Result, error) {
 }
 
 // Verdict is a test's outcome: what test2json reported for it or, for a
-// test that never ended, Timeout when the process was killed and Panic
-// when it died.
+// test that started and has no pass, fail or skip event, what the process's
+// end says: Timeout when it was killed, Pass when it exited 0 (tests run
+// with -test.paniconexit0, so that means every test that ran passed), and
+// Panic otherwise. A test test2json never saw start did not run as far as
+// it knows: Timeout or Panic.
 func (r *Result) Verdict(name string) Verdict {
 	t := r.Tests[name]
 	if t != nil {
@@ -159,10 +164,20 @@ func (r *Result) Verdict(name string) Verdict {
 			return Fail
 		}
 	}
-	if r.Killed {
+	switch {
+	case r.Killed:
 		return Timeout
+	case t != nil && r.ExitCode == 0:
+		return Pass
 	}
 	return Panic
+}
+
+// Reported reports whether test2json reported a test's end: a pass, fail
+// or skip event.
+func (r *Result) Reported(name string) bool {
+	t := r.Tests[name]
+	return t != nil && t.Action != ""
 }
 
 // Abnormal reports a process that ended other than by exiting normally (0)
@@ -199,7 +214,7 @@ type Outcome struct {
 // RunTest runs one leaf test of a binary, killed after timeout; extra
 // are further flags for the binary (-test.coverprofile=..., say).
 func (m *Module) RunTest(ctx context.Context, bin *Binary, test string, timeout time.Duration, env []string, extra ...string) (*Outcome, error) {
-	args := append([]string{"-test.run=" + TestPattern(test), "-test.count=1", "-test.timeout=0"}, extra...)
+	args := append([]string{"-test.run=" + TestPattern(test), "-test.count=1", "-test.timeout=0", "-test.paniconexit0"}, extra...)
 	p, err := m.Start(ctx, RunConfig{Binary: bin.Path, Package: bin.Package.ImportPath, Dir: bin.Package.Dir, Args: args, Env: env})
 	if err != nil {
 		return nil, err

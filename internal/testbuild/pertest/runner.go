@@ -364,6 +364,15 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 		case rec.panicked || !rec.finished:
 			leaf.Verdict = testbuild.Panic
 			leaf.Output += panicOutput(res, rec.name, leaf.Output)
+		case !res.Reported(rec.name):
+			// The test ended, as its records say, but test2json did not
+			// report how (it cannot read a name longer than 4 KB).
+			v, note, err := r.judgeUnreported(ctx, rec.name, res)
+			if err != nil {
+				return nil, err
+			}
+			leaf.Verdict = v
+			leaf.Output += note
 		default:
 			switch v := res.Verdict(rec.name); v {
 			case testbuild.Pass, testbuild.Skip:
@@ -375,6 +384,40 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 		pr.leaves = append(pr.leaves, leaf)
 	}
 	return pr, nil
+}
+
+// judgeUnreported gives its verdict to a test that ended without
+// panicking but whose end test2json did not report: the test runs again
+// alone. When its package's process exited 0, every test that ran there
+// passed or was skipped, and the run alone only tells which (a skipped test
+// whose end test2json cannot report alone either counts as passed). It
+// returns the verdict and a note for the test's output.
+func (r *runner) judgeUnreported(ctx context.Context, name string, res *testbuild.Result) (testbuild.Verdict, string, error) {
+	alone, err := r.m.RunTest(ctx, r.bin, name, r.opts.Timeout, nil, r.opts.Flags...)
+	if err != nil {
+		return "", "", fmt.Errorf("running %s alone: %w", name, err)
+	}
+	v := alone.Verdict
+	switch {
+	case res.ExitCode == 0 && !res.Killed:
+		if v != testbuild.Skip {
+			v = testbuild.Pass
+		}
+	case v == testbuild.Panic && alone.ExitCode == 1:
+		v = testbuild.Fail // no end reported alone either: it failed
+	case v == testbuild.Panic && alone.ExitCode == 0:
+		// No end reported alone either: the test passed or, when no test
+		// matched, the run alone says nothing and its package's failing
+		// run stands.
+		if strings.Contains(alone.Output, "no tests to run") {
+			v = testbuild.Fail
+		} else {
+			v = testbuild.Pass
+		}
+	}
+	note := fmt.Sprintf("\nfaultline: test2json did not report how %s ended; judged %s from its package's exit status %d and a run alone (exit status %d)\n",
+		name, v, res.ExitCode, alone.ExitCode)
+	return v, note, nil
 }
 
 // panicOutput finds the trace of a test that took its process down:
