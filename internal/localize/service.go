@@ -344,6 +344,7 @@ func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options,
 	if err := CheckOrder(opts.Order); err != nil {
 		return nil, err
 	}
+	formula = withFormulaScores(formula)
 	loc := &Localization{Matrix: m, Formula: formula, Ranking: formula, Base: formula, SatTar: satTar}
 	if opts.BlockRank != nil || opts.SatTar {
 		// The evidence is gathered over the formula's ranking, which
@@ -580,6 +581,17 @@ func (st *state) order(loc *Localization, results []analysis.TestResult) {
 		loc.Ranking = withEvidence(loc.Ranking, loc.Base, ev)
 		ruleReasons(loc.Ranking)
 	}
+}
+
+// withFormulaScores returns r with each line's OrderScore its formula
+// score, the formula order's own.
+func withFormulaScores(r *spectra.Ranking) *spectra.Ranking {
+	out := *r
+	out.Lines = slices.Clone(r.Lines)
+	for i := range out.Lines {
+		out.Lines[i].OrderScore = &out.Lines[i].Score
+	}
+	return &out
 }
 
 // withEvidence returns r with each line's evidence, ev being gathered over
