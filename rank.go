@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"faultline/analysis"
 	"faultline/internal/localize"
 	"faultline/spectra"
 	"faultline/spectra/rank"
@@ -262,7 +263,7 @@ func writeRankingText(w io.Writer, loc *localize.Localization, lines []spectra.R
 		return err
 	}
 	writeRankingLegend(w, r, formulaColumn, unscored, terms)
-	writeAngelicText(w, summary)
+	writeAngelicText(w, summary, analysis.FileLines(m.Root))
 	writeBlockRankText(w, r)
 	writeSatTarText(w, loc.SatTar)
 	failing := 0

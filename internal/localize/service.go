@@ -199,6 +199,9 @@ type Fix struct {
 	// Found is the candidate's: which search found it (analysis.FoundBy...).
 	// find it ("value replacement", "predicate switching").
 	Found string `json:"found,omitempty"`
+	// Avoids is the candidate's: the fix steers the run around the failing
+	// check rather than fixing what it checks.
+	Avoids bool `json:"avoidsCheck,omitempty"`
 }
 
 // Failing returns the failing tests of the matrix, in its order.
@@ -512,7 +515,7 @@ func (st *state) publish(progress func(*Localization)) *Localization {
 			SolveSeconds: r.Solve.Seconds(), Runs: r.Runs, Cached: st.cached[i]})
 		for _, c := range r.Candidates {
 			if c.Verified && len(c.Locations) == 1 {
-				a.Fixes = append(a.Fixes, Fix{Test: r.Test, Package: r.Package, Location: c.Locations[0], Found: c.Found})
+				a.Fixes = append(a.Fixes, Fix{Test: r.Test, Package: r.Package, Location: c.Locations[0], Found: c.Found, Avoids: c.Avoids})
 			}
 		}
 		for _, n := range r.Notes {
