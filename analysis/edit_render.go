@@ -72,13 +72,22 @@ func Writable(value string) bool {
 	return value != "?" && value != "non-nil error" && !strings.HasSuffix(value, "…") && !strings.HasSuffix(value, " bytes)")
 }
 
-// sourceText is an angelic value as it is written into a shown line: as it
-// is when it is Go, else in angle brackets, a description to read.
-func sourceText(value string) string {
-	if Writable(value) {
-		return value
+// sourceText is what a location's angelic value writes over its
+// expression in a shown line: the value as it is when it is Go, else in
+// angle brackets, a description to read. The value of an increment or
+// decrement statement (i++) is the variable's after it, so it is written
+// as an assignment.
+func sourceText(l Location) string {
+	value := l.Angelic
+	if !Writable(value) {
+		value = "⟨" + value + "⟩"
 	}
-	return "⟨" + value + "⟩"
+	for _, op := range []string{"++", "--"} {
+		if v, ok := strings.CutSuffix(l.Expr, op); ok && !strings.Contains(value, "=") && !strings.HasSuffix(value, op) {
+			return strings.TrimSpace(v) + " = " + value
+		}
+	}
+	return value
 }
 
 // Edits renders the locations of a candidate as edits of their source
@@ -114,7 +123,7 @@ func Edits(locs []Location, src SourceLines) []LineEdit {
 		} else {
 			var exprs, values []string
 			for _, l := range g.locs {
-				exprs, values = append(exprs, l.Expr), append(values, sourceText(l.Angelic))
+				exprs, values = append(exprs, l.Expr), append(values, sourceText(l))
 			}
 			e.Before, e.After = strings.Join(exprs, ", "), strings.Join(values, ", ")
 		}
@@ -145,7 +154,7 @@ func editLines(lines []string, first, last int, locs []Location) (edited string,
 	}
 	spans := make([]span, 0, len(locs))
 	for _, l := range locs {
-		s := span{offset(l.Line, l.Col), offset(max(l.Line, l.EndLine), l.EndCol), sourceText(l.Angelic)}
+		s := span{offset(l.Line, l.Col), offset(max(l.Line, l.EndLine), l.EndCol), sourceText(l)}
 		if s.start < 0 || s.end > len(text) || s.start > s.end || !sameCode(text[s.start:s.end], l.Expr) {
 			return "", false
 		}

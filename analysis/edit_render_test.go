@@ -16,6 +16,8 @@ func suffix(pat string, end int, ok bool) bool {
 		return f(pat,
 			end)
 	}
+	for i := 0; i < n; i++ {
+	}
 	return false
 }
 `
@@ -62,6 +64,8 @@ func TestEditsGolden(t *testing.T) {
 			[]string{"match.go:7  if ok && end >= 0 {  →  if true && 1 >= 0 {", "match.go:4  if len(pat) > 2 {  →  if len(pat) > 3 {"}},
 		{"an expression over two lines", []Location{at(t, 8, "f(pat,\n\t\t\tend)", "true")},
 			[]string{"match.go:8  return f(pat, end)  →  return true"}},
+		{"an increment", []Location{at(t, 11, "i++", "7")},
+			[]string{"match.go:11  for i := 0; i < n; i++ {  →  for i := 0; i < n; i = 7 {"}},
 		{"a value that is not Go", []Location{at(t, 4, "2", "(12 bytes)")},
 			[]string{"match.go:4  if len(pat) > 2 {  →  if len(pat) > ⟨(12 bytes)⟩ {"}},
 		{"a file that changed", []Location{{File: "match.go", Line: 4, Col: 3, EndLine: 4, EndCol: 6, Expr: "len(pat)", Angelic: "7"}},
@@ -76,6 +80,9 @@ func TestEditsGolden(t *testing.T) {
 		}
 		if strings.Join(text, "\n") != strings.Join(tc.want, "\n") {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, text, tc.want)
+		}
+		if tc.name == "a literal" && got[0].Edited != "\tif len(pat) > 1 {" {
+			t.Errorf("a literal: the edited source line is %q", got[0].Edited)
 		}
 		inSource := !strings.HasPrefix(tc.name, "a file")
 		for _, e := range got {
