@@ -92,7 +92,7 @@ func writeFixText(w io.Writer, results []analysis.TestResult, src analysis.Sourc
 			case !c.Verified:
 				status = "not verified"
 			case c.Avoids:
-				status = "verified, but it avoids the failing check (steers around it) rather than fixing it"
+				status = "verified, but it steers the run around the failing check: not a fix"
 			}
 			if how := analysis.FoundWords(c.Found); how != "" {
 				status += ", found by " + how

@@ -54,12 +54,12 @@ func (e LineEdit) String() string {
 }
 
 // Effect says what a verified fix does for the test it was found for:
-// "makes TestX pass", or, when it steers the run around the failing check,
-// "avoids the failing check of TestX (steers around it)": not a fix of
-// what the check checks.
+// "makes TestX pass", or, when it steers the run around the failing check
+// rather than fixing what the check compares, "steers the run of TestX
+// around its failing check, not a fix".
 func Effect(test string, avoids bool) string {
 	if avoids {
-		return "avoids the failing check of " + test + " (steers around it)"
+		return "steers the run of " + test + " around its failing check, not a fix"
 	}
 	return "makes " + test + " pass"
 }
