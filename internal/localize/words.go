@@ -45,6 +45,15 @@ var statementKinds = map[string]string{
 	"branch": "a break, continue or goto", "defer": "a defer statement",
 }
 
+// StatementWords names a statement kind of the static evidence: "an if
+// statement", "a loop".
+func StatementWords(kind string) string {
+	if what, ok := statementKinds[kind]; ok {
+		return what
+	}
+	return "a " + kind + " statement"
+}
+
 // EvidenceWords returns the plain words of an evidence column (a
 // spectra.Reason's Evidence); a column it does not know is named as it is.
 func EvidenceWords(column string) EvidenceTerm {
@@ -57,10 +66,7 @@ func EvidenceWords(column string) EvidenceTerm {
 		}
 	}
 	if kind, ok := strings.CutPrefix(column, "static.kind."); ok {
-		what, ok := statementKinds[kind]
-		if !ok {
-			what = "a " + kind + " statement"
-		}
+		what := StatementWords(kind)
 		return EvidenceTerm{"is " + what, "the line is " + what + "; the model learned how often such lines are faulty"}
 	}
 	return EvidenceTerm{column, column}
