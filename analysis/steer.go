@@ -89,16 +89,25 @@ func (c checkReach) holds(n ast.Node, s *site) bool {
 // does a check on a line the passing run still ran, though not at the
 // failing instance.
 func (c checkReach) steers(force []forcedValue, run *runResult) bool {
-	if len(c.want) == 0 || len(force) == 0 || !run.passed || run.truncated {
+	if !c.maySteer(force) || !run.passed || run.truncated {
+		return false
+	}
+	for _, ev := range run.trace {
+		if w, ok := c.want[ev.site]; ok && (w == anyValue || w == ev.value) {
+			return false
+		}
+	}
+	return true
+}
+
+// maySteer reports whether forcing these values could steer around the
+// check: the check is known and every value forced is a branch condition.
+func (c checkReach) maySteer(force []forcedValue) bool {
+	if len(c.want) == 0 || len(force) == 0 {
 		return false
 	}
 	for _, f := range force {
 		if !c.branches(f.Site) {
-			return false
-		}
-	}
-	for _, ev := range run.trace {
-		if w, ok := c.want[ev.site]; ok && (w == anyValue || w == ev.value) {
 			return false
 		}
 	}
@@ -134,18 +143,15 @@ func before(a, b token.Position) bool {
 	return a.Line < b.Line || a.Line == b.Line && a.Column < b.Column
 }
 
-// markAvoiding runs each verified candidate of value replacement, whose
-// trials record no trace, once more, within the test's budget and run
-// bound, and marks those that pass without reaching the failed check (the
-// other searches mark theirs from their verifying run). A candidate left
-// unrun stays unmarked.
+// markAvoiding runs each verified candidate of value replacement that
+// forces only branch conditions once more (its trials recorded no trace),
+// within the test's budget and run bound, and marks those that pass
+// without reaching the failed check (the other searches mark theirs from
+// their verifying run). A candidate left unrun stays unmarked.
 func markAvoiding(ctx context.Context, bin *testBinary, t Target, reach checkReach, opts Options, res *TestResult) error {
-	if len(reach.want) == 0 {
-		return nil
-	}
 	for i := range res.Candidates {
 		c := &res.Candidates[i]
-		if !c.Verified || c.Found != FoundByReplacement || len(c.force) == 0 {
+		if !c.Verified || c.Found != FoundByReplacement || !reach.maySteer(c.force) {
 			continue
 		}
 		if bin.runs >= opts.MaxRuns {
