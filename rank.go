@@ -298,7 +298,11 @@ func writeRankingLegend(w io.Writer, r *spectra.Ranking, formulaColumn string, u
 	default:
 		fmt.Fprintf(w, "SCORE: the line's %s score.\n", r.Formula)
 	}
-	if formulaColumn != "" {
+	switch {
+	case formulaColumn == "":
+	case r.Order == spectra.OrderCombined:
+		fmt.Fprintf(w, "%s: the line's %s score, which orders the lines with as many fixes.\n", formulaColumn, r.Formula)
+	default:
 		fmt.Fprintf(w, "%s: the line's %s score, which breaks ties.\n", formulaColumn, r.Formula)
 	}
 	fmt.Fprintln(w, "EF/EP: failing/passing tests that execute the line; NF/NP: that do not.")
