@@ -58,7 +58,7 @@ func runFix(ctx context.Context, args []string) error {
 	if *asJSON {
 		return writeFixJSON(os.Stdout, results)
 	}
-	writeFixText(os.Stdout, results)
+	writeFixText(os.Stdout, results, analysis.FileLines(m.Root))
 	return nil
 }
 
@@ -71,7 +71,9 @@ func writeFixJSON(w io.Writer, results []analysis.TestResult) error {
 	return nil
 }
 
-func writeFixText(w io.Writer, results []analysis.TestResult) {
+// writeFixText prints each test's candidates, each as edits of its source
+// lines (src reads the module's files).
+func writeFixText(w io.Writer, results []analysis.TestResult, src analysis.SourceLines) {
 	if len(results) == 0 {
 		fmt.Fprintln(w, "no failing tests")
 		return
@@ -86,15 +88,18 @@ func writeFixText(w io.Writer, results []analysis.TestResult) {
 		}
 		for i, c := range r.Candidates {
 			status := "verified"
-			if !c.Verified {
+			switch {
+			case !c.Verified:
 				status = "not verified"
+			case c.Avoids:
+				status = "verified, but it steers the run around the failing check: not a fix"
 			}
 			if how := analysis.FoundWords(c.Found); how != "" {
 				status += ", found by " + how
 			}
 			fmt.Fprintf(w, "  candidate %d (%s):\n", i+1, status)
-			for _, l := range c.Locations {
-				fmt.Fprintf(w, "    %s:%d:%d  %s  %s -> %s\n", l.File, l.Line, l.Col, l.Expr, l.Original, l.Angelic)
+			for _, e := range analysis.Edits(c.Locations, src) {
+				fmt.Fprintf(w, "    %s\n", e)
 			}
 		}
 	}

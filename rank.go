@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"faultline/analysis"
 	"faultline/internal/localize"
 	"faultline/spectra"
 	"faultline/spectra/rank"
@@ -193,20 +195,35 @@ func writeRankingText(w io.Writer, loc *localize.Localization, lines []spectra.R
 		return err
 	}
 	by := r.Formula
-	learned := r.Order == spectra.OrderLearned
-	switch {
-	case r.Order == spectra.OrderCombined:
+	switch r.Order {
+	case spectra.OrderCombined:
 		by += " and verified angelic fixes"
-	case learned:
-		by = fmt.Sprintf("the learned order (model %s) over every technique's evidence; SCORE is %s's", r.Model, r.Formula)
+	case spectra.OrderLearned:
+		by = fmt.Sprintf("the learned order (model %s) over every technique's evidence", r.Model)
 	}
 	fmt.Fprintf(w, "%d failing and %d passing tests; most suspicious lines by %s:\n\n", r.Failed, r.Passed, by)
+	// Under an order other than the formula's, SCORE is that order's own
+	// and the formula's score gets a column of its own.
+	formulaColumn := ""
+	if r.Order != spectra.OrderFormula {
+		formulaColumn = strings.ToUpper(r.Formula)
+	}
+	because := false
+	for _, l := range lines {
+		because = because || len(l.Because) > 0
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	header := "RANK\tSCORE\tLINE\tEF\tEP\tNF\tNP\tFIXES\tTIED"
-	if learned {
+	header := "RANK\tSCORE\t"
+	if formulaColumn != "" {
+		header += formulaColumn + "\t"
+	}
+	header += "LINE\tEF\tEP\tNF\tNP\tFIXES\tTIED"
+	if because {
 		header += "\tBECAUSE"
 	}
 	fmt.Fprintln(tw, header)
+	var terms []string // the evidence named under BECAUSE, in order of first use
+	unscored := false
 	for _, l := range lines {
 		tied := "-"
 		if l.Tie[0] != l.Tie[1] {
@@ -216,11 +233,27 @@ func writeRankingText(w io.Writer, loc *localize.Localization, lines []spectra.R
 		if l.Fixes > 0 && summary != nil {
 			fixes = fmt.Sprintf("%d/%d", l.Fixes, summary.Analyzed)
 		}
-		fmt.Fprintf(tw, "%d\t%.4f\t%s:%d\t%d\t%d\t%d\t%d\t%s\t%s", l.Rank, l.Score, l.File, l.Line, l.EF, l.EP, l.NF, l.NP, fixes, tied)
-		if learned {
+		score := "-"
+		switch {
+		case l.OrderScore != nil:
+			score = fmt.Sprintf("%.4f", *l.OrderScore)
+		case r.Order == spectra.OrderFormula:
+			score = fmt.Sprintf("%.4f", l.Score)
+		default:
+			unscored = true
+		}
+		fmt.Fprintf(tw, "%d\t%s\t", l.Rank, score)
+		if formulaColumn != "" {
+			fmt.Fprintf(tw, "%.4f\t", l.Score)
+		}
+		fmt.Fprintf(tw, "%s:%d\t%d\t%d\t%d\t%d\t%s\t%s", l.File, l.Line, l.EF, l.EP, l.NF, l.NP, fixes, tied)
+		if because {
 			var why []string
 			for _, b := range l.Because {
-				why = append(why, b.Evidence)
+				why = append(why, localize.EvidenceWords(b.Evidence).Short)
+				if !slices.Contains(terms, b.Evidence) {
+					terms = append(terms, b.Evidence)
+				}
 			}
 			fmt.Fprintf(tw, "\t%s", strings.Join(why, ", "))
 		}
@@ -229,10 +262,10 @@ func writeRankingText(w io.Writer, loc *localize.Localization, lines []spectra.R
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	writeAngelicText(w, summary)
+	writeRankingLegend(w, r, formulaColumn, unscored, terms)
+	writeAngelicText(w, summary, analysis.FileLines(m.Root))
 	writeBlockRankText(w, r)
 	writeSatTarText(w, loc.SatTar)
-	fmt.Fprintf(w, "\nEF/EP: failing/passing tests that execute the line; NF/NP: that do not;\nFIXES: analysed failing tests that a verified angelic value on the line makes pass.\n")
 	failing := 0
 	for _, t := range m.Tests {
 		if t.Verdict.Failing() {
@@ -246,4 +279,42 @@ func writeRankingText(w io.Writer, loc *localize.Localization, lines []spectra.R
 		fmt.Fprintf(w, "... and %d more failing tests\n", failing-5)
 	}
 	return nil
+}
+
+// writeRankingLegend explains the text table's columns under it, in the
+// words of the printed order, and each piece of evidence named under
+// BECAUSE.
+func writeRankingLegend(w io.Writer, r *spectra.Ranking, formulaColumn string, unscored bool, terms []string) {
+	fmt.Fprintln(w)
+	switch r.Order {
+	case spectra.OrderLearned:
+		fmt.Fprintf(w, "SCORE: the learned model's weighted sum of the line's evidence, which orders the lines")
+		if unscored {
+			fmt.Fprintf(w, ";\n  -: past the lines the model may reorder, which keep %s's order", r.Formula)
+		}
+		fmt.Fprintln(w, ".")
+	case spectra.OrderCombined:
+		fmt.Fprintf(w, "SCORE: the analysed failing tests that a verified fix on the line makes pass (FIXES),\n  plus a fraction below 1 for the line's place under %s.\n", r.Formula)
+	default:
+		fmt.Fprintf(w, "SCORE: the line's %s score.\n", r.Formula)
+	}
+	switch {
+	case formulaColumn == "":
+	case r.Order == spectra.OrderCombined:
+		fmt.Fprintf(w, "%s: the line's %s score, which orders the lines with as many fixes.\n", formulaColumn, r.Formula)
+	default:
+		fmt.Fprintf(w, "%s: the line's %s score, which breaks ties.\n", formulaColumn, r.Formula)
+	}
+	fmt.Fprintln(w, "EF/EP: failing/passing tests that execute the line; NF/NP: that do not.")
+	fmt.Fprintln(w, "FIXES: analysed failing tests that a verified angelic value on the line makes pass.")
+	fmt.Fprintln(w, "TIED: the ranks of the lines the order cannot tell apart (the same evidence under it).")
+	if len(terms) > 0 {
+		fmt.Fprintln(w, "BECAUSE: the evidence that weighed most for the line:")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, column := range terms {
+			t := localize.EvidenceWords(column)
+			fmt.Fprintf(tw, "  %s\t%s\n", t.Short, t.Meaning)
+		}
+		tw.Flush()
+	}
 }

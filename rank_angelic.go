@@ -39,8 +39,9 @@ func (a *angelicFlags) options() localize.Options {
 		Order: a.order, Evidence: a.evidence, Strings: a.strings}
 }
 
-// writeAngelicText prints the fixes behind a combined ranking.
-func writeAngelicText(w io.Writer, s *localize.Angelic) {
+// writeAngelicText prints the fixes behind a combined ranking, each as an
+// edit of its source line (src reads the module's files).
+func writeAngelicText(w io.Writer, s *localize.Angelic, src analysis.SourceLines) {
 	if s == nil || s.Unavailable != "" {
 		return
 	}
@@ -55,7 +56,8 @@ func writeAngelicText(w io.Writer, s *localize.Angelic) {
 		if words := analysis.FoundWords(f.Found); words != "" {
 			how = " (found by " + words + ")"
 		}
-		fmt.Fprintf(w, "  %s:%d:%d  %s  %s -> %s  makes %s pass%s\n", f.File, f.Line, f.Col, f.Expr, f.Original, f.Angelic, f.Test, how)
+		edit := analysis.Edits([]analysis.Location{f.Location}, src)[0]
+		fmt.Fprintf(w, "  %s  %s%s\n", edit, analysis.Effect(f.Test, f.Avoids), how)
 	}
 	for _, n := range s.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)

@@ -20,7 +20,8 @@ func TestReplacementReachesFixAndRank(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("fix: exit %d\n%s", code, stderr)
 	}
-	want := `style.go:16:9  strings.TrimSpace(level)  "ERROR" -> "error"`
+	// The fix is shown as an edit of its source line.
+	want := `style.go:16  key := strings.TrimSpace(level)  →  key := "error"`
 	if !strings.Contains(stdout, "(verified, found by value replacement)") || !strings.Contains(stdout, want) {
 		t.Errorf("fix does not show the replacement %s:\n%s", want, stdout)
 	}
@@ -55,7 +56,7 @@ func TestReplacementReachesFixAndRank(t *testing.T) {
 		t.Errorf("no fix at style.go:16 found by value replacement: %+v", out.Angelic.Fixes)
 	}
 	stdout, _, _ = faultlineWithStore(t, dir, store, "rank")
-	if !strings.Contains(stdout, "makes TestStyleUpper pass (found by value replacement)") {
-		t.Errorf("rank does not say how the fix was found:\n%s", stdout)
+	if !strings.Contains(stdout, want+"  makes TestStyleUpper pass (found by value replacement)") {
+		t.Errorf("rank does not show the fix as an edit and say how it was found:\n%s", stdout)
 	}
 }

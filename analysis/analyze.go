@@ -88,6 +88,12 @@ type Candidate struct {
 	// correction sets), FoundByReplacement (a value replaced) or
 	// FoundBySwitching (a flipped Boolean).
 	Found string `json:"found,omitempty"`
+	// Avoids says the candidate steers the run around the check the
+	// failing run failed at rather than making what it checks right: it
+	// changes only branch conditions (a guard, the condition of an early
+	// return or of a loop), and its verified run passed without reaching
+	// the check. False also when that could not be told.
+	Avoids bool `json:"avoidsCheck,omitempty"`
 
 	// What Verify needs to force the candidate again: the value of every
 	// dynamic instance, and the hashes of the sources (slash path relative

@@ -26,7 +26,7 @@ type ResultCache struct {
 
 // cacheFormat changes when cachedResult does, or when the analysis finds
 // more than it did (a cached result would hide what it finds now).
-const cacheFormat = "faultline-angelic-cache-5"
+const cacheFormat = "faultline-angelic-cache-6"
 
 // OpenResultCache opens (creating) a cache in dir.
 func OpenResultCache(dir string) (*ResultCache, error) {

@@ -64,7 +64,10 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 		// the sites it models: value replacement tries them too.
 		reached = false
 	}
-	return fallBack(ctx, prog, bin, t, first, deadline, opts, res, reached)
+	if err := fallBack(ctx, prog, bin, t, first, deadline, opts, res, reached); err != nil {
+		return err
+	}
+	return markAvoiding(ctx, bin, t, checkReachOf(prog, first), opts, res)
 }
 
 // formulaShare is the formula's share of the time and of the runs left,
@@ -90,6 +93,7 @@ func searchFormula(ctx context.Context, prog *program, bin *testBinary, t Target
 		return false, err
 	}
 	enc := newEncoder(z, enum, prog)
+	reach := checkReachOf(prog, first)
 	enc.deadline = deadline
 	enc.watch = watch
 	enc.concreteSeqs = !opts.Strings || !checksSeqs(prog, first.trace, panicAt(prog, first))
@@ -226,6 +230,7 @@ func searchFormula(ctx context.Context, prog *program, bin *testBinary, t Target
 				res.Notes = append(res.Notes, fmt.Sprintf("refinement bound (%d) reached for %s", maxRefinements, describe(cand)))
 			}
 			cand.Verified = run.passed
+			cand.Avoids = reach.steers(force, run)
 			if cand.Verified || opts.KeepUnverified {
 				res.Candidates = append(res.Candidates, cand)
 			}

@@ -34,6 +34,7 @@ func switchPredicates(ctx context.Context, prog *program, bin *testBinary, t Tar
 		}
 		flips = append(flips, flip{s, ev.inst, ev.value})
 	}
+	reach := checkReachOf(prog, first)
 	tried := 0
 	fixed := map[int32]bool{} // one candidate per site is enough
 	for _, f := range flips {
@@ -56,7 +57,7 @@ func switchPredicates(ctx context.Context, prog *program, bin *testBinary, t Tar
 		}
 		fixed[f.s.id] = true
 		res.Switched++
-		res.Candidates = append(res.Candidates, Candidate{Verified: true, Found: FoundBySwitching, force: force, Locations: []Location{{
+		res.Candidates = append(res.Candidates, Candidate{Verified: true, Found: FoundBySwitching, Avoids: reach.steers(force, run), force: force, Locations: []Location{{
 			File: f.s.file, Line: f.s.pos.Line, Col: f.s.pos.Column, EndLine: f.s.end.Line, EndCol: f.s.end.Column,
 			Expr: f.s.text, Original: render(f.s, f.was), Angelic: render(f.s, angelic),
 		}}})

@@ -103,7 +103,7 @@ func TestVerifyOverLSP(t *testing.T) {
 			if strings.HasPrefix(a.Title, "Preview angelic fix") {
 				previews++
 			}
-			if verify == nil && strings.HasPrefix(a.Title, "Verify angelic fix") && strings.Contains(a.Title, "TestFoo passes when forced") {
+			if verify == nil && strings.HasPrefix(a.Title, "Verify angelic fix") && strings.Contains(a.Title, "makes TestFoo pass (verified by a forced run") {
 				verify = &actions[i]
 			}
 		}

@@ -3,10 +3,11 @@ package server
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"faultline/analysis"
 )
 
 // showTestsArgs are the arguments of faultline.showFailingTests.
@@ -105,9 +106,5 @@ func (s *Server) fixEdit(snap *snapshot, fix FixCandidate) (*protocol.WorkspaceE
 }
 
 // writable reports whether an angelic value can stand in the source as it
-// is: a value the analysis could not rebuild ("?"), cut short for showing
-// ("…"), known by its length alone ("(n bytes)") or only as not nil ("non-nil
-// error") is shown but not written.
-func writable(text string) bool {
-	return text != "?" && text != "non-nil error" && !strings.HasSuffix(text, "…") && !strings.HasSuffix(text, " bytes)")
-}
+// is (see analysis.Writable).
+func writable(text string) bool { return analysis.Writable(text) }

@@ -82,6 +82,12 @@ type FixCandidate struct {
 	// ID names the candidate to faultline.verifyFix; "" when it cannot be
 	// verified.
 	ID string
+	// Shown is the candidate as edits of its source lines as they were
+	// collected, for the hover and Title.
+	Shown []analysis.LineEdit
+	// Avoids says the fix steers the run around the failing check rather
+	// than fixing what it checks.
+	Avoids bool
 }
 
 // Edit replaces a byte range on one line span of a file.
@@ -120,9 +126,10 @@ func angelicLabel(l analysis.Location) string {
 
 // findingsOf turns analyses into what the server shows: each location's
 // angelic value just after its expression, and each candidate as an edit
-// that writes the angelic values in place of the expressions, with an ID
+// that writes the angelic values in place of the expressions, titled by
+// the source lines it edits (src reads them as collected), with an ID
 // under which it can be verified.
-func findingsOf(results []analysis.TestResult) (Findings, map[string]produced) {
+func findingsOf(results []analysis.TestResult, src analysis.SourceLines) (Findings, map[string]produced) {
 	var f Findings
 	byID := map[string]produced{}
 	seen := make(map[AngelicValue]bool)
@@ -131,8 +138,8 @@ func findingsOf(results []analysis.TestResult) (Findings, map[string]produced) {
 			if len(c.Locations) == 0 {
 				continue
 			}
-			var changes []string
-			fix := FixCandidate{File: c.Locations[0].File, Line: c.Locations[0].Line, Verified: c.Verified, Test: r.Test, FoundBy: analysis.FoundWords(c.Found)}
+			fix := FixCandidate{File: c.Locations[0].File, Line: c.Locations[0].Line, Verified: c.Verified, Test: r.Test, FoundBy: analysis.FoundWords(c.Found),
+				Shown: analysis.Edits(c.Locations, src), Avoids: c.Avoids}
 			if c.Verifiable() {
 				fix.ID = fmt.Sprintf("%s %s #%d.%d", r.Package, r.Test, ri, ci)
 				byID[fix.ID] = produced{analysis.Target{Package: r.Package, Test: r.Test}, c}
@@ -143,24 +150,42 @@ func findingsOf(results []analysis.TestResult) (Findings, map[string]produced) {
 					seen[v] = true
 					f.Values = append(f.Values, v)
 				}
-				changes = append(changes, fmt.Sprintf("%s ⇒ %s", l.Expr, l.Angelic))
 				fix.Edits = append(fix.Edits, Edit{
 					File: l.File, StartLine: l.Line, StartCol: l.Col, EndLine: l.EndLine, EndCol: l.EndCol, NewText: l.Angelic,
 					Expr: l.Expr, Original: l.Original,
 				})
 			}
-			verdict := "passes under the analysis"
-			if c.Verified {
-				verdict = "passes when forced"
-			}
-			if fix.FoundBy != "" {
-				verdict += ", found by " + fix.FoundBy
-			}
-			fix.Title = fmt.Sprintf("%s (%s %s)", strings.Join(changes, ", "), r.Test, verdict)
+			fix.Title = fmt.Sprintf("%s  %s", shownEdits(fix.Shown), fix.effect())
 			f.Fixes = append(f.Fixes, fix)
 		}
 	}
 	return f, byID
+}
+
+// shownEdits joins a candidate's edits of its source lines.
+func shownEdits(edits []analysis.LineEdit) string {
+	var parts []string
+	for _, e := range edits {
+		parts = append(parts, e.String())
+	}
+	return strings.Join(parts, "; ")
+}
+
+// effect says what the candidate does and how that is known: "makes TestX
+// pass (verified by a forced run, found by value replacement)".
+func (c FixCandidate) effect() string {
+	test := c.Test
+	if test == "" {
+		test = "the failing test"
+	}
+	how := "as the analysis predicts; no forced run confirmed it"
+	if c.Verified {
+		how = "verified by a forced run"
+	}
+	if c.FoundBy != "" {
+		how += ", found by " + c.FoundBy
+	}
+	return fmt.Sprintf("%s (%s)", analysis.Effect(test, c.Avoids), how)
 }
 
 // findingsSlot is a snapshot's findings, read by many requests.

@@ -42,37 +42,22 @@ func hover(ctx context.Context, s *Server, p *protocol.HoverParams) (*protocol.H
 	}, nil
 }
 
-// angelicHoverText explains the fix candidates changing a collected line:
-// "if `a + b` evaluated to 8 instead of 7 here, TestX passes (verified by a
-// forced run)", one sentence per candidate.
+// angelicHoverText explains the fix candidates changing a collected line,
+// each as an edit of its source line: "`x > 2` → `x > 1` makes TestX pass
+// (verified by a forced run)", one line per candidate.
 func angelicHoverText(fixes []FixCandidate, rel string, line int) string {
 	var b strings.Builder
 	seen := make(map[string]bool)
 	for _, fix := range fixes {
 		var changes []string
-		for _, e := range fix.Edits {
-			where := "here"
-			if e.File != rel || e.StartLine > line || line > e.EndLine {
-				where = fmt.Sprintf("at %s:%d", e.File, e.StartLine)
+		for _, e := range fix.Shown {
+			where := ""
+			if e.File != rel || e.Line > line || line > e.EndLine {
+				where = fmt.Sprintf(" at %s:%d", e.File, e.Line)
 			}
-			was := ""
-			if e.Original != "" && e.Original != "?" {
-				was = " instead of " + e.Original
-			}
-			changes = append(changes, fmt.Sprintf("%s evaluated to %s%s %s", e.exprText(), e.NewText, was, where))
+			changes = append(changes, fmt.Sprintf("`%s` → `%s`%s", e.Before, e.After, where))
 		}
-		how := "as the analysis predicts; no forced run confirmed it"
-		if fix.Verified {
-			how = "verified by a forced run"
-		}
-		if fix.FoundBy != "" {
-			how += "; found by " + fix.FoundBy
-		}
-		test := fix.Test
-		if test == "" {
-			test = "the failing test"
-		}
-		sentence := fmt.Sprintf("- if %s, %s passes (%s)\n", strings.Join(changes, " and "), test, how)
+		sentence := fmt.Sprintf("- %s %s\n", strings.Join(changes, " and "), fix.effect())
 		if !seen[sentence] {
 			seen[sentence] = true
 			b.WriteString(sentence)
@@ -81,5 +66,5 @@ func angelicHoverText(fixes []FixCandidate, rel string, line int) string {
 	if b.Len() == 0 {
 		return ""
 	}
-	return "**angelic values** (a demonstration of what would make the test pass, not a fix to apply as is)\n\n" + b.String()
+	return "**angelic fixes** (a demonstration of what would make the test pass, not a fix to apply as is)\n\n" + b.String()
 }

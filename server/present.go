@@ -71,7 +71,7 @@ func (snap *snapshot) diagnosticMessage(i int) string {
 const maxFixesShown = 3
 
 // writeAngelicLines adds one line per distinct fix candidate, verified ones
-// first, e.g. "angelic fix: rate ⇒ 70 (TestRent passes when forced)".
+// first, e.g. "angelic fix: a.go:6  r := 7  →  r := 70  makes TestRent pass (verified by a forced run)".
 func writeAngelicLines(b *strings.Builder, fixes []FixCandidate) {
 	slices.SortStableFunc(fixes, func(x, y FixCandidate) int {
 		switch {

@@ -95,7 +95,7 @@ func buildSnapshot(seq uint64, root string, m *spectra.Matrix, loc *localize.Loc
 	if r, err = ordered(r, m, angelic, results, cores, st, evc, key); err != nil {
 		return nil, fmt.Errorf("ordering: %w", err)
 	}
-	f, byID := findingsOf(results)
+	f, byID := findingsOf(results, collectedLines(root, m, cache))
 	snap := &snapshot{
 		seq: seq, root: root, matrix: m, ranking: r, settings: st, focus: focus,
 		runs:      make(map[int]lineRuns),
@@ -154,6 +154,24 @@ func collectedContent(root, file string, recorded string, cache *contentCache) c
 		return cache.put(text)
 	}
 	return h // changed since collection and not seen before: lines cannot be mapped
+}
+
+// collectedLines reads the module's files as they were collected, for
+// showing fixes as edits of the lines the analysis saw; a file changed
+// since, whose collected text is not cached, has no lines.
+func collectedLines(root string, m *spectra.Matrix, cache *contentCache) analysis.SourceLines {
+	read := map[string][]string{}
+	return func(rel string) []string {
+		if lines, ok := read[rel]; ok {
+			return lines
+		}
+		var lines []string
+		if text, ok := cache.get(collectedContent(root, rel, m.FileHashes[rel], cache)); ok {
+			lines = strings.Split(strings.TrimSuffix(string(text), "\n"), "\n")
+		}
+		read[rel] = lines
+		return lines
+	}
 }
 
 // focusOn keeps the passing tests and the failing runs of one test (the test

@@ -26,7 +26,7 @@ func TestVerifyFix(t *testing.T) {
 		}
 	}
 	// Show failing tests, then a preview and a verification per fix.
-	if len(actions) != 5 || len(verify) != 2 || !strings.HasPrefix(verify[0].Title, "Verify angelic fix") || !strings.HasSuffix(verify[0].Title, ": 2 ⇒ 1 (TestNextPositive passes when forced)") {
+	if len(actions) != 5 || len(verify) != 2 || !strings.HasPrefix(verify[0].Title, "Verify angelic fix") || !strings.HasSuffix(verify[0].Title, ": a.go:6  return x + 2  →  return x + 1  makes TestNextPositive pass (verified by a forced run)") {
 		t.Fatalf("code actions %+v", actions)
 	}
 	run := func(a protocol.CodeAction) (verifyFixResult, error) {
@@ -61,8 +61,8 @@ func TestVerifyFix(t *testing.T) {
 	text := h.Contents.(*protocol.MarkupContent).Value
 	for _, want := range []string{
 		"| ochiai ◀ | 1 |",
-		"if `2` evaluated to 1 instead of 2 here, TestNextPositive passes (verified by a forced run)",
-		"if `2` evaluated to 3 instead of 2 here, TestNextPositive passes (as the analysis predicts; no forced run confirmed it)",
+		"- `return x + 2` → `return x + 1` makes TestNextPositive pass (verified by a forced run)",
+		"- `return x + 2` → `return x + 3` makes TestNextPositive pass (as the analysis predicts; no forced run confirmed it)",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("hover lacks %q:\n%s", want, text)

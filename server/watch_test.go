@@ -214,7 +214,7 @@ func TestAngelicFindings(t *testing.T) {
 	c, _, src := startWithFindings(t, &fakeLocalizer{t: t, results: []analysis.TestResult{fakeFix(t, "1", true)}})
 	c.waitDiagnostics("the angelic fix in the diagnostic", src, func(ds []protocol.Diagnostic) bool {
 		return slices.ContainsFunc(ds, func(d protocol.Diagnostic) bool {
-			return d.Range.Start.Line == 5 && strings.Contains(fmt.Sprint(d.Message), "\nangelic fix: 2 ⇒ 1 (TestNextPositive passes when forced)")
+			return d.Range.Start.Line == 5 && strings.Contains(fmt.Sprint(d.Message), "\nangelic fix: a.go:6  return x + 2  →  return x + 1  makes TestNextPositive pass (verified by a forced run)")
 		})
 	})
 	var hints []protocol.InlayHint
@@ -238,7 +238,7 @@ func TestAngelicFindings(t *testing.T) {
 		t.Fatal(err)
 	}
 	edits := fix.Edit.Changes[src]
-	if fix.Title != "Preview angelic fix (demonstration): 2 ⇒ 1 (TestNextPositive passes when forced)" || len(edits) != 1 || edits[0].NewText != "1" ||
+	if fix.Title != "Preview angelic fix (demonstration): a.go:6  return x + 2  →  return x + 1  makes TestNextPositive pass (verified by a forced run)" || len(edits) != 1 || edits[0].NewText != "1" ||
 		edits[0].Range.Start != (protocol.Position{Line: 5, Character: 13}) {
 		t.Errorf("fix action %+v", fix)
 	}

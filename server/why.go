@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"faultline/analysis"
+	"faultline/internal/localize"
 	"faultline/spectra"
 )
 
@@ -304,7 +305,7 @@ func (snap *snapshot) reasonWords(r spectra.Reason) string {
 		}
 	}
 	if kind, ok := strings.CutPrefix(column, "static.kind."); ok {
-		return "being " + statementWords(kind)
+		return "being " + localize.StatementWords(kind)
 	}
 	return fmt.Sprintf("%s %.3g", column, v)
 }
@@ -318,31 +319,4 @@ func placeWords(technique string, share float64) string {
 	// Rounded up, but not past a whole percentage that the float misses
 	// by its last bits (1 − 0.95 is a little over 0.05).
 	return fmt.Sprintf("in the top %d %% under %s", max(1, int(math.Ceil(100*(1-share)-1e-9))), technique)
-}
-
-// statementWords names a statement kind of the static evidence.
-func statementWords(kind string) string {
-	switch kind {
-	case "if":
-		return "an if statement"
-	case "loop":
-		return "a loop"
-	case "switch":
-		return "a switch"
-	case "case":
-		return "a case clause"
-	case "return":
-		return "a return statement"
-	case "assign":
-		return "an assignment"
-	case "call":
-		return "a call"
-	case "decl":
-		return "a declaration"
-	case "branch":
-		return "a branch statement"
-	case "defer":
-		return "a defer statement"
-	}
-	return "a " + kind + " statement"
 }

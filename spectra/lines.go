@@ -151,6 +151,14 @@ type RankedLine struct {
 	NF    int     `json:"nf"`
 	NP    int     `json:"np"`
 	Block int     `json:"block"` // the line's first basic block: lines of one block always tie
+	// OrderScore is the line's score under the ranking's Order, the number
+	// that order sorts by, so it falls as Rank grows: Score under the
+	// formula order; the model's weighted evidence sum under the learned
+	// order (nil beyond the model's window, where the formula orders the
+	// lines); under the combined order the failing tests a verified fix on
+	// the line makes pass plus a fraction below 1 that falls with the
+	// line's place under the formula. Set by the localization service.
+	OrderScore *float64 `json:"orderScore,omitempty"`
 	// Fixes counts the analysed failing tests for which this line hosts a
 	// verified single-location angelic fix; set by the combined and the
 	// learned orders.

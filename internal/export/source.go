@@ -78,6 +78,20 @@ func (s *Sources) File(rel string) *SourceFile {
 	return f
 }
 
+// Lines reads files as analysis.SourceLines: the text of each line of the
+// file at rel, nil when it cannot be read.
+func (s *Sources) Lines(rel string) []string {
+	f := s.File(rel)
+	if f.Lines == nil {
+		return nil
+	}
+	out := make([]string, len(f.Lines))
+	for i, l := range f.Lines {
+		out[i] = string(l)
+	}
+	return out
+}
+
 // Line returns the text of line n (1-based), or nil.
 func (f *SourceFile) Line(n int) []byte {
 	if n < 1 || n > len(f.Lines) {

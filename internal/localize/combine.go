@@ -39,15 +39,23 @@ func fixCounts(results []analysis.TestResult) map[line]int {
 
 // Combine returns r with lines hosting a verified single-location fix for
 // more failing tests first and the formula's order kept otherwise, each
-// line's Fixes set and its rank and tie group recomputed: two lines tie
-// when they host fixes for as many tests and tied under the formula.
+// line's Fixes and OrderScore set and its rank and tie group recomputed:
+// two lines tie when they host fixes for as many tests and tied under the
+// formula.
 func Combine(r *spectra.Ranking, results []analysis.TestResult) *spectra.Ranking {
 	fixes := fixCounts(results)
 	out := *r
 	out.Order = spectra.OrderCombined
 	out.Lines = slices.Clone(r.Lines)
+	n := float64(len(out.Lines))
 	for i := range out.Lines {
-		out.Lines[i].Fixes = fixes[line{out.Lines[i].File, out.Lines[i].Line}]
+		l := &out.Lines[i]
+		l.Fixes = fixes[line{l.File, l.Line}]
+		// The key (fixes, then the formula's tie group) as one number: the
+		// formula's place, in (0, 1), lines of one tie group sharing it.
+		place := float64(l.Tie[0]+l.Tie[1]) / 2
+		score := float64(l.Fixes) + 1 - place/(n+1)
+		l.OrderScore = &score
 	}
 	slices.SortStableFunc(out.Lines, func(a, b spectra.RankedLine) int { return b.Fixes - a.Fixes })
 	for start := 0; start < len(out.Lines); {

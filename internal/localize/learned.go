@@ -98,7 +98,8 @@ const maxReasons = 3
 // Learned orders the lines of a formula ranking by the model's score over
 // their evidence, the formula breaking ties, then code order, within the
 // model's window; each line keeps its formula score and counts, and gets
-// its evidence and the reasons for its place.
+// its evidence, the reasons for its place and, within the window, the
+// model's score as its OrderScore.
 func Learned(formula *spectra.Ranking, ev *Evidence, m *Model) (*spectra.Ranking, error) {
 	n := len(formula.Lines)
 	locs := make([]rank.Location, n)
@@ -143,6 +144,10 @@ func Learned(formula *spectra.Ranking, ev *Evidence, m *Model) (*spectra.Ranking
 	for p, r := range ranked {
 		l := formula.Lines[r.Elem]
 		l.Rank, l.Tie = r.Rank, [2]int{r.TieFirst, r.TieLast}
+		l.OrderScore = nil
+		if inWindow[r.Elem] == 1 {
+			l.OrderScore = &scores[r.Elem]
+		}
 		l.Evidence = ev.Line(r.Elem)
 		var why []spectra.Reason
 		for _, b := range because[r.Elem] {

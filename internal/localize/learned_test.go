@@ -1,9 +1,11 @@
 package localize
 
 import (
+	"math"
 	"slices"
 	"testing"
 
+	"faultline/analysis"
 	"faultline/spectra"
 )
 
@@ -48,6 +50,41 @@ func TestLearnedReordersWithinTheWindow(t *testing.T) {
 			if l.Line == 6 && tc.window > 0 && len(l.Because) > 0 {
 				t.Errorf("window %d: line 6 is outside it but gives reasons %v", tc.window, l.Because)
 			}
+		}
+	}
+}
+
+// TestOrderScoresFall: the learned and the combined orders each give every
+// line the score they sort by, falling as the rank grows; the learned one
+// gives none past its window.
+func TestOrderScoresFall(t *testing.T) {
+	formula := &spectra.Ranking{Formula: "ochiai", Order: spectra.OrderFormula, Failed: 1, Passed: 3}
+	for i, s := range []float64{0.9, 0.8, 0.7, 0.7, 0.5, 0.4} {
+		formula.Lines = append(formula.Lines, spectra.RankedLine{File: "a.go", Line: i + 1, Score: s, Tie: [2]int{i + 1, i + 1}})
+	}
+	formula.Lines[2].Tie, formula.Lines[3].Tie = [2]int{3, 4}, [2]int{3, 4}
+	ev := &Evidence{Columns: map[string][]float64{"angelic.fix": {0, 0, 0, 0.5, 0, 1}}}
+	learned, err := Learned(formula, ev, &Model{Name: "test", Window: 4, Weights: map[string]float64{"angelic.fix": 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fix := analysis.Candidate{Verified: true, Locations: []analysis.Location{{File: "a.go", Line: 6, EndLine: 6}}}
+	combined := Combine(formula, []analysis.TestResult{{Test: "T", Candidates: []analysis.Candidate{fix}}})
+	for _, r := range []*spectra.Ranking{learned, combined} {
+		prev := math.Inf(1)
+		for i, l := range r.Lines {
+			beyond := r == learned && l.Line > 4
+			if (l.OrderScore == nil) != beyond {
+				t.Fatalf("%s order, line %d: OrderScore %v", r.Order, l.Line, l.OrderScore)
+			}
+			if beyond {
+				continue
+			}
+			// Equal order scores tie unless the formula tells them apart.
+			if *l.OrderScore > prev || i > 0 && *l.OrderScore == prev && l.Score == r.Lines[i-1].Score && l.Tie != r.Lines[i-1].Tie {
+				t.Errorf("%s order, line %d at rank %d: score %g after %g", r.Order, l.Line, l.Rank, *l.OrderScore, prev)
+			}
+			prev = *l.OrderScore
 		}
 	}
 }

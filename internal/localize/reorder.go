@@ -23,7 +23,8 @@ func InOrder(l *Localization, order string, prior *Evidence) (*Localization, err
 		return nil, err
 	}
 	loc := *l
-	loc.Ranking, loc.Evidence = l.Formula, nil
+	loc.Formula = withFormulaScores(l.Formula)
+	loc.Ranking, loc.Evidence = loc.Formula, nil
 	if loc.Base == nil {
 		loc.Base = l.Formula
 	}

@@ -199,6 +199,9 @@ type Fix struct {
 	// Found is the candidate's: which search found it (analysis.FoundBy...).
 	// find it ("value replacement", "predicate switching").
 	Found string `json:"found,omitempty"`
+	// Avoids is the candidate's: the fix steers the run around the failing
+	// check rather than fixing what it checks.
+	Avoids bool `json:"avoidsCheck,omitempty"`
 }
 
 // Failing returns the failing tests of the matrix, in its order.
@@ -344,6 +347,7 @@ func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options,
 	if err := CheckOrder(opts.Order); err != nil {
 		return nil, err
 	}
+	formula = withFormulaScores(formula)
 	loc := &Localization{Matrix: m, Formula: formula, Ranking: formula, Base: formula, SatTar: satTar}
 	if opts.BlockRank != nil || opts.SatTar {
 		// The evidence is gathered over the formula's ranking, which
@@ -511,7 +515,7 @@ func (st *state) publish(progress func(*Localization)) *Localization {
 			SolveSeconds: r.Solve.Seconds(), Runs: r.Runs, Cached: st.cached[i]})
 		for _, c := range r.Candidates {
 			if c.Verified && len(c.Locations) == 1 {
-				a.Fixes = append(a.Fixes, Fix{Test: r.Test, Package: r.Package, Location: c.Locations[0], Found: c.Found})
+				a.Fixes = append(a.Fixes, Fix{Test: r.Test, Package: r.Package, Location: c.Locations[0], Found: c.Found, Avoids: c.Avoids})
 			}
 		}
 		for _, n := range r.Notes {
@@ -580,6 +584,17 @@ func (st *state) order(loc *Localization, results []analysis.TestResult) {
 		loc.Ranking = withEvidence(loc.Ranking, loc.Base, ev)
 		ruleReasons(loc.Ranking)
 	}
+}
+
+// withFormulaScores returns r with each line's OrderScore its formula
+// score, the formula order's own.
+func withFormulaScores(r *spectra.Ranking) *spectra.Ranking {
+	out := *r
+	out.Lines = slices.Clone(r.Lines)
+	for i := range out.Lines {
+		out.Lines[i].OrderScore = &out.Lines[i].Score
+	}
+	return &out
 }
 
 // withEvidence returns r with each line's evidence, ev being gathered over

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"faultline/analysis"
 	"faultline/internal/export"
 	"faultline/internal/localize"
 	"faultline/spectra"
@@ -276,8 +277,10 @@ type testView struct {
 
 type siteView struct{ Where, Href string }
 
+// fixView is a verified fix as an edit of its source line: the line
+// Before and After, and what the fix does (Effect).
 type fixView struct {
-	Where, Href, Expr, Original, Angelic string
+	Where, Href, Before, After, Effect string
 }
 
 type diagnosabilityView struct {
@@ -379,7 +382,8 @@ func (p *pageBuilder) fileView(file string) fileView {
 			}
 		}
 		for _, f := range p.loc.FixesAt(file, n) {
-			sl.Fixes = append(sl.Fixes, fmt.Sprintf("%s: %s → %s makes %s pass", f.Expr, f.Original, f.Angelic, f.Test))
+			edit := p.edit(f)
+			sl.Fixes = append(sl.Fixes, fmt.Sprintf("%s  →  %s  %s", edit.Before, edit.After, analysis.Effect(f.Test, f.Avoids)))
 		}
 		v.Lines = append(v.Lines, sl)
 	}
@@ -402,12 +406,18 @@ func (p *pageBuilder) testView(t spectra.TestRun) testView {
 	if a := p.loc.Angelic; a != nil {
 		for _, f := range a.Fixes {
 			if f.Test == t.Name && f.Package == t.Package {
-				v.Fixes = append(v.Fixes, fixView{Where: fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Col), Href: p.href(f.File, f.Line),
-					Expr: f.Expr, Original: f.Original, Angelic: f.Angelic})
+				edit := p.edit(f)
+				v.Fixes = append(v.Fixes, fixView{Where: fmt.Sprintf("%s:%d", f.File, f.Line), Href: p.href(f.File, f.Line),
+					Before: edit.Before, After: edit.After, Effect: analysis.Effect(f.Test, f.Avoids)})
 			}
 		}
 	}
 	return v
+}
+
+// edit is a fix as an edit of its source line.
+func (p *pageBuilder) edit(f localize.Fix) analysis.LineEdit {
+	return analysis.Edits([]analysis.Location{f.Location}, p.sources.Lines)[0]
 }
 
 // href links a line to its place in the page, when its file is shown.

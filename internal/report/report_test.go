@@ -68,8 +68,8 @@ func TestPageShowsTheLocalization(t *testing.T) {
 		`id="file-1-L9" style="background: `,
 		"#1 0.632",
 		// the verified fix, under the line and under its test
-		"angelic: tötal > 100: false → true makes TestTotal/at_100,_discounted pass",
-		`<code>tötal > 100</code>: false → <b>true</b>`,
+		"angelic: if tötal > 100 {  →  if true {  makes TestTotal/at_100,_discounted pass",
+		`<code>if tötal > 100 {</code> → <code>if true {</code> makes TestTotal/at_100,_discounted pass`,
 		// test names as they are
 		`<b>TestTotal/"quoted"_name</b>`,
 		"reported at price/price_test.go:21",

@@ -86,4 +86,7 @@ type fixProps struct {
 	Expression string `json:"expression"`
 	Original   string `json:"original"`
 	Angelic    string `json:"angelic"`
+	// AvoidsCheck: the fix steers the run around the failing check rather
+	// than fixing what it checks.
+	AvoidsCheck bool `json:"avoidsCheck,omitempty"`
 }

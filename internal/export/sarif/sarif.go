@@ -22,6 +22,7 @@ import (
 
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 
+	"faultline/analysis"
 	"faultline/internal/bug"
 	"faultline/internal/export"
 	"faultline/internal/localize"
@@ -306,26 +307,40 @@ func (b *builder) message(l spectra.RankedLine) string {
 	}
 	fmt.Fprintf(&m, "): executed by %d of %d failing and %d of %d passing tests.", l.EF, l.EF+l.NF, l.EP, l.EP+l.NP)
 	for _, f := range b.loc.FixesAt(l.File, l.Line) {
-		fmt.Fprintf(&m, " Forcing %s from %s to %s makes %s pass (verified).", f.Expr, f.Original, f.Angelic, f.Test)
+		fmt.Fprintf(&m, " Fix: %s.", b.fixText(f))
 	}
 	return m.String()
 }
 
-// fix is a verified angelic value as the replacement of the expression's
-// text by the value.
+// fixText is a verified fix as an edit of its source line and what it
+// does: "price.go:9  if total > 100 {  →  if true {  makes TestX pass
+// (verified by a forced run)".
+func (b *builder) fixText(f localize.Fix) string {
+	edit := analysis.Edits([]analysis.Location{f.Location}, b.sources.Lines)[0]
+	return fmt.Sprintf("%s  %s (verified by a forced run)", edit, analysis.Effect(f.Test, f.Avoids))
+}
+
+// fix is a verified angelic value as a replacement of the lines it edits
+// by those lines with the value written over the expression; of the
+// expression's text alone when the source no longer holds it.
 func (b *builder) fix(f localize.Fix) fix {
 	src := b.sources.File(f.File)
 	deleted := region{
 		StartLine: f.Line, StartColumn: column(src.Line(f.Line), f.Col),
 		EndLine: f.EndLine, EndColumn: column(src.Line(f.EndLine), f.EndCol),
 	}
+	inserted := f.Angelic
+	if edit := analysis.Edits([]analysis.Location{f.Location}, b.sources.Lines)[0]; edit.InSource {
+		deleted = region{StartLine: edit.Line, StartColumn: 1, EndLine: edit.EndLine, EndColumn: column(src.Line(edit.EndLine), len(src.Line(edit.EndLine))+1)}
+		inserted = edit.Edited
+	}
 	return fix{
-		Description: message{Text: fmt.Sprintf("Angelic value: %s = %s instead of %s makes %s pass (verified by a forced run).", f.Expr, f.Angelic, f.Original, f.Test)},
+		Description: message{Text: b.fixText(f) + "."},
 		ArtifactChanges: []artifactChange{{
 			ArtifactLocation: b.artifact(f.File),
-			Replacements:     []replacement{{DeletedRegion: deleted, InsertedContent: message{Text: f.Angelic}}},
+			Replacements:     []replacement{{DeletedRegion: deleted, InsertedContent: message{Text: inserted}}},
 		}},
-		Properties: fixProps{Test: f.Test, Package: f.Package, Expression: f.Expr, Original: f.Original, Angelic: f.Angelic},
+		Properties: fixProps{Test: f.Test, Package: f.Package, Expression: f.Expr, Original: f.Original, Angelic: f.Angelic, AvoidsCheck: f.Avoids},
 	}
 }
 

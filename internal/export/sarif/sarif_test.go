@@ -131,8 +131,10 @@ func TestResultsCarryTheRanking(t *testing.T) {
 	}
 }
 
-// A verified angelic value is a fix that replaces the expression's text,
-// its columns counted in Unicode code points as the log declares.
+// A verified angelic value is a fix that replaces its source line by the
+// line with the value written over the expression, its columns counted in
+// Unicode code points as the log declares; the fix and the result's
+// message show that edit.
 func TestAngelicValuesAreFixes(t *testing.T) {
 	l, _ := write(t, exporttest.Module(t), Options{})
 	results := *l.Runs[0].Results
@@ -141,12 +143,19 @@ func TestAngelicValuesAreFixes(t *testing.T) {
 	}
 	fix := results[0].Fixes[0]
 	repl := fix.ArtifactChanges[0].Replacements[0]
-	// "\tif tötal > 100 {": the expression spans bytes 5-16, code points 5-15.
-	if r := repl.DeletedRegion; r.StartLine != 9 || r.StartColumn != 5 || r.EndLine != 9 || r.EndColumn != 16 {
-		t.Errorf("deleted region %+v, want 9:5-9:16", r)
+	// "\tif tötal > 100 {": 18 bytes, 17 code points.
+	if r := repl.DeletedRegion; r.StartLine != 9 || r.StartColumn != 1 || r.EndLine != 9 || r.EndColumn != 18 {
+		t.Errorf("deleted region %+v, want 9:1-9:18", r)
 	}
-	if repl.InsertedContent.Text != "true" || fix.Properties["test"] != exporttest.TestNames[0] || fix.Properties["original"] != "false" {
+	if repl.InsertedContent.Text != "\tif true {" || fix.Properties["test"] != exporttest.TestNames[0] || fix.Properties["original"] != "false" {
 		t.Errorf("fix %+v", fix)
+	}
+	edit := "price/price.go:9  if tötal > 100 {  →  if true {  makes " + exporttest.TestNames[0] + " pass"
+	if !strings.Contains(fix.Description.Text, edit) {
+		t.Errorf("fix description %q does not show the edit %q", fix.Description.Text, edit)
+	}
+	if !strings.Contains(results[0].Message.Text, edit) {
+		t.Errorf("message %q does not show the edit %q", results[0].Message.Text, edit)
 	}
 	for _, r := range results[1:] {
 		if len(r.Fixes) != 0 {

@@ -375,7 +375,7 @@ async function main() {
       // found a verified candidate, with the value as an inlay hint.
       const offered = await angelicActionAt(page, angelicLine);
       log(`angelic-fix action at line ${angelicLine}: ${offered}`);
-      if (!offered.includes('⇒')) fail(`the angelic-fix action names no value: ${offered}`);
+      if (!offered.includes('→')) fail(`the angelic-fix action shows no edit of its line: ${offered}`);
       await page.keyboard.press('Escape');
       const hint = await inlayHintOn(page, angelicLine);
       log(`inlay hint on line ${angelicLine}: ${hint}`);
