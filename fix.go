@@ -28,7 +28,7 @@ func runFix(ctx context.Context, args []string) error {
 		fmt.Fprintln(fs.Output(), "usage: faultline fix [flags] [packages]\n\nFor each failing leaf test, prints minimal sets of expressions whose other\nvalues (shown) make the test pass; each is verified by running the test\nwith the values forced.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := analysis.Available(); err != nil {
@@ -51,15 +51,20 @@ func runFix(ctx context.Context, args []string) error {
 	var results []analysis.TestResult
 	if a := loc.Angelic; a != nil {
 		results = a.Results
-		for _, n := range a.Notes {
-			fmt.Fprintf(os.Stderr, "faultline: %s\n", n)
-		}
+		writeServiceNotes(os.Stderr, a.Notes)
 	}
 	if *asJSON {
-		return writeFixJSON(os.Stdout, results)
+		if err := writeFixJSON(os.Stdout, results); err != nil {
+			return err
+		}
+		return buildFailure(os.Stderr, m)
 	}
-	writeFixText(os.Stdout, results)
-	return nil
+	if failingTests(m) == 0 {
+		fmt.Println(noFailureMessage(m))
+	} else {
+		writeFixText(os.Stdout, results)
+	}
+	return buildFailure(os.Stderr, m)
 }
 
 func writeFixJSON(w io.Writer, results []analysis.TestResult) error {
@@ -71,16 +76,11 @@ func writeFixJSON(w io.Writer, results []analysis.TestResult) error {
 	return nil
 }
 
+// writeFixText prints each test's candidates, then the analysis's notes
+// once each.
 func writeFixText(w io.Writer, results []analysis.TestResult) {
-	if len(results) == 0 {
-		fmt.Fprintln(w, "no failing tests")
-		return
-	}
 	for _, r := range results {
 		fmt.Fprintf(w, "%s (%s)\n", r.Test, r.Package)
-		for _, n := range r.Notes {
-			fmt.Fprintf(w, "  note: %s\n", n)
-		}
 		if len(r.Candidates) == 0 {
 			fmt.Fprintln(w, "  no candidate")
 		}
@@ -98,4 +98,5 @@ func writeFixText(w io.Writer, results []analysis.TestResult) {
 			}
 		}
 	}
+	writeNotes(w, groupNotes(results, "fix"))
 }
