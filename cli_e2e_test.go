@@ -10,7 +10,7 @@ import (
 
 // progressLines match the plain progress lines faultline prints on a
 // standard error that is not a terminal.
-var progressLines = regexp.MustCompile(`(?m)^faultline: \[\d+s\] .*\n`)
+var progressLines = regexp.MustCompile(`(?m)^faultline: \d\d:\d\d:\d\d .*\n`)
 
 // withoutProgress is a standard error without its progress lines.
 func withoutProgress(stderr string) string {
@@ -126,7 +126,7 @@ func TestRankShowsProgressWhenPiped(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	for _, phase := range []string{"building test binaries: 1 package, 0 unchanged", "running tests: ", "tests done: 1 package, 0 from the cache; tests run "} {
-		if !regexp.MustCompile(`(?m)^faultline: \[\d+s\] ` + regexp.QuoteMeta(phase)).MatchString(stderr) {
+		if !regexp.MustCompile(`(?m)^faultline: \d\d:\d\d:\d\d ` + regexp.QuoteMeta(phase)).MatchString(stderr) {
 			t.Errorf("stderr lacks the progress line %q:\n%s", phase, stderr)
 		}
 	}

@@ -44,7 +44,9 @@ func runFix(ctx context.Context, args []string) error {
 	}
 	opts := af.options()
 	opts.Angelic, opts.MaxSize, opts.MaxRuns, opts.KeepUnverified = true, *maxSize, *maxRuns, *unverified
-	loc, err := svc.Localize(ctx, m, opts, nil)
+	progress := newProgressLine()
+	loc, err := svc.Localize(ctx, m, opts, progress.angelic)
+	progress.done()
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/term"
 
+	"faultline/internal/localize"
 	"faultline/spectra"
 )
 
@@ -22,7 +23,6 @@ type progressLine struct {
 	out       io.Writer
 	live      bool          // stderr is a terminal: one rewritten line
 	heartbeat time.Duration // plain lines: the longest silence within a phase
-	start     time.Time
 	last      time.Time // live: when the line was last drawn
 	shown     bool      // live: a line is drawn and must be cleared
 
@@ -39,7 +39,7 @@ type progressLine struct {
 const plainHeartbeat = 10 * time.Second
 
 func newProgressLine() *progressLine {
-	return &progressLine{out: os.Stderr, live: term.IsTerminal(int(os.Stderr.Fd())), heartbeat: plainHeartbeat, start: time.Now()}
+	return &progressLine{out: os.Stderr, live: term.IsTerminal(int(os.Stderr.Fd())), heartbeat: plainHeartbeat}
 }
 
 // update shows a collection's progress.
@@ -67,6 +67,13 @@ func (p *progressLine) update(pr spectra.Progress) {
 		p.plain("run", fmt.Sprintf("running tests: packages %d/%d, tests run %d, failing %d", pr.PackagesDone, pr.Packages, pr.Tests, pr.Failing))
 	case "done":
 		p.plain("done", fmt.Sprintf("tests done: %s, %d from the cache; tests run %d, failing %d", count(pr.Packages, "package"), pr.Reused, pr.Tests, pr.Failing))
+	}
+}
+
+// angelic shows how far the angelic analysis of a localization has come.
+func (p *progressLine) angelic(l *localize.Localization) {
+	if a := l.Angelic; a != nil && a.Pending > 0 {
+		p.message(fmt.Sprintf("angelic analysis: %d of %d failing tests analysed", a.Analyzed, a.Analyzed+a.Pending))
 	}
 }
 
@@ -105,26 +112,28 @@ func (p *progressLine) plain(phase, status string) {
 // heartbeat, until stop closes.
 func (p *progressLine) beat(stop <-chan struct{}, stopped chan<- struct{}) {
 	defer close(stopped)
-	tick := time.NewTicker(p.heartbeat / 2)
-	defer tick.Stop()
 	for {
+		p.mu.Lock()
+		wait := p.heartbeat - time.Since(p.at)
+		if wait <= 0 {
+			p.printLocked()
+			wait = p.heartbeat
+		}
+		p.mu.Unlock()
 		select {
 		case <-stop:
 			return
-		case now := <-tick.C:
-			p.mu.Lock()
-			if now.Sub(p.at) >= p.heartbeat {
-				p.printLocked()
-			}
-			p.mu.Unlock()
+		case <-time.After(wait):
 		}
 	}
 }
 
+// printLocked prints the status with the time of day, which a CI log
+// may not show.
 func (p *progressLine) printLocked() {
 	p.at = time.Now()
 	p.printed = p.status
-	fmt.Fprintf(p.out, "faultline: [%ds] %s\n", int(time.Since(p.start).Seconds()), p.status)
+	fmt.Fprintf(p.out, "faultline: %s %s\n", p.at.Format(time.TimeOnly), p.status)
 }
 
 // done ends the current step: it clears the live line, or in a plain log

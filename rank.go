@@ -122,11 +122,7 @@ func localizeModule(ctx context.Context, cf *collectFlags, af *angelicFlags, ord
 	opts := af.options()
 	opts.Formula, opts.BlockRank, opts.SatTar = order.formula, order.blockRank, order.satTar
 	progress := newProgressLine()
-	loc, err := svc.Localize(ctx, m, opts, func(l *localize.Localization) {
-		if a := l.Angelic; a != nil && a.Pending > 0 {
-			progress.message(fmt.Sprintf("angelic analysis: %d of %d failing tests analysed", a.Analyzed, a.Analyzed+a.Pending))
-		}
-	})
+	loc, err := svc.Localize(ctx, m, opts, progress.angelic)
 	progress.done()
 	if err != nil {
 		return rankResult{}, err
