@@ -17,27 +17,43 @@ type noteGroup struct {
 	next  string
 }
 
-// stringsNote is said of the tests left without a fix whose failing check
-// compares strings the formula kept concrete.
+// stringsNote is said of the tests whose failing check compares strings
+// the formula kept concrete and for which the formula verified no fix.
 const stringsNote = "the failing check compares strings or byte slices, which the formula kept concrete"
 
 // groupNotes gathers the tests' notes so that each is said once, in the
 // order the analysis made them (a fallback before the bound that cut it),
-// each with the next step it suggests to the command cmd.
+// each with the next step it suggests to the command cmd. A bound's next
+// step is given only when some test of the note was left without a
+// verified fix: the others have what the search is for.
 func groupNotes(results []analysis.TestResult, cmd string) []noteGroup {
 	var groups []noteGroup
 	after := map[[2]int]bool{} // {a, b}: some test noted groups[a] before groups[b]
 	for _, r := range results {
-		notes := r.Notes
-		if r.StringsConcrete && !slices.ContainsFunc(r.Candidates, func(c analysis.Candidate) bool { return c.Verified }) {
-			notes = append(slices.Clone(notes), stringsNote)
+		verifiedBy := func(found string) bool {
+			return slices.ContainsFunc(r.Candidates, func(c analysis.Candidate) bool {
+				return c.Verified && (found == "" || c.Found == found)
+			})
 		}
+		notes := r.Notes
+		if r.StringsConcrete && !verifiedBy(analysis.FoundBySolver) {
+			// Said beside the formula's own "no fix" note, which it explains.
+			at := slices.IndexFunc(notes, func(n string) bool { return strings.HasPrefix(n, "no fix of at most ") }) + 1
+			if at == 0 {
+				at = len(notes)
+			}
+			notes = slices.Insert(slices.Clone(notes), at, stringsNote)
+		}
+		stuck := !verifiedBy("")
 		var seen []int
 		for _, n := range notes {
 			i := slices.IndexFunc(groups, func(g noteGroup) bool { return g.text == n })
 			if i < 0 {
-				groups = append(groups, noteGroup{text: n, next: nextStep(n, cmd)})
+				groups = append(groups, noteGroup{text: n})
 				i = len(groups) - 1
+			}
+			if stuck || n == stringsNote {
+				groups[i].next = nextStep(n, cmd)
 			}
 			if !slices.Contains(groups[i].tests, r.Test) {
 				groups[i].tests = append(groups[i].tests, r.Test)

@@ -20,6 +20,9 @@ func TestFixNotesOnceWithNextStep(t *testing.T) {
 		{Test: "TestB", Package: "p", Notes: []string{noFix}, StringsConcrete: true},
 		{Test: "TestC", Package: "p", Notes: []string{cut}},
 		{Test: "TestD", Package: "p", Notes: []string{noFix, fellBack, cut}},
+		// A test with a verified fix needs no next step for its bound.
+		{Test: "TestE", Package: "p", Notes: []string{"run bound (150) reached"}, StringsConcrete: true,
+			Candidates: []analysis.Candidate{{Verified: true, Found: analysis.FoundBySolver}}},
 	}
 	var out bytes.Buffer
 	writeFixText(&out, results)
@@ -34,10 +37,17 @@ func TestFixNotesOnceWithNextStep(t *testing.T) {
 		fellBack + " (TestD)\n",
 		cut + " (TestC, TestD)\n    next: rerun with a larger -max-runs or -budget\n",
 		stringsNote + " (TestA, TestB)\n    next: rerun with -strings to model them (slower)\n",
+		"run bound (150) reached (TestE)\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
+	}
+	if strings.Contains(text, "run bound (150) reached (TestE)\n    next:") {
+		t.Errorf("a next step for a test that has a verified fix:\n%s", text)
+	}
+	if strings.Index(text, stringsNote) > strings.Index(text, fellBack) {
+		t.Errorf("the strings note is not beside the formula's no-fix note:\n%s", text)
 	}
 	// TestC noted the cut alone; TestD says the fallback came first.
 	if strings.Index(text, fellBack) > strings.Index(text, cut) {
