@@ -23,8 +23,8 @@ type progressLine struct {
 	out       io.Writer
 	live      bool          // stderr is a terminal: one rewritten line
 	heartbeat time.Duration // plain lines: the longest silence within a phase
-	last      time.Time // live: when the line was last drawn
-	shown     bool      // live: a line is drawn and must be cleared
+	last      time.Time     // live: when the line was last drawn
+	shown     bool          // live: a line is drawn and must be cleared
 
 	status  string    // plain: the latest status
 	printed string    // plain: the status last printed
