@@ -70,9 +70,10 @@ func exitCode(w io.Writer, name string, err error) int {
 	}
 }
 
-// testName matches the names go test gives the functions it runs, which a
-// user may type where a package pattern goes.
-var testName = regexp.MustCompile(`^(Test|Benchmark|Fuzz|Example)[\p{Lu}_0-9]?[\pL\pN_]*(/.*)?$`)
+// testName matches the names of the functions go test runs (Test, then
+// no lower-case letter: TestSuffix, not Testdata), with any subtest, which
+// a user may type where a package pattern goes.
+var testName = regexp.MustCompile(`^(Test|Benchmark|Fuzz|Example)([^\p{Ll}/.][\pL\pN_]*)?(/.*)?$`)
 
 // buildFailure prints the compiler's message for each package whose test
 // binary did not build, the way go test does, and then is the exit status
