@@ -42,11 +42,11 @@ nor the git state are touched.
 flags:`)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *strategy != "after" && *strategy != "ddmin" {
-		return fmt.Errorf("-strategy is after or ddmin, not %q", *strategy)
+		return usagef("-strategy is after or ddmin, not %q", *strategy)
 	}
 	ws, err := openWorkspace()
 	if err != nil {
@@ -92,15 +92,15 @@ flags:`)
 		if err := enc.Encode(exs); err != nil {
 			return fmt.Errorf("writing JSON: %w", err)
 		}
-		return nil
+		return buildFailure(os.Stderr, m)
 	}
 	if exs.Failing == 0 {
-		fmt.Println("no failing tests")
+		fmt.Println(noFailureMessage(m))
 	}
 	for _, n := range exs.Notes {
 		fmt.Fprintf(os.Stderr, "faultline: %s\n", n)
 	}
-	return nil
+	return buildFailure(os.Stderr, m)
 }
 
 // writeExplanationText prints one explanation for a person: the base, the

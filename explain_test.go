@@ -105,7 +105,7 @@ func TestExplainWithoutFailures(t *testing.T) {
 	})
 	txtartest.Git(t, dir, "init", "-q")
 	stdout, stderr, code := faultline(t, dir, "explain")
-	if code != 0 || strings.TrimSpace(stdout) != "no failing tests" {
+	if code != 0 || strings.TrimSpace(stdout) != "no failing tests: 1 test passed, nothing to localize" {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }

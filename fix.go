@@ -28,7 +28,7 @@ func runFix(ctx context.Context, args []string) error {
 		fmt.Fprintln(fs.Output(), "usage: faultline fix [flags] [packages]\n\nFor each failing leaf test, prints minimal sets of expressions whose other\nvalues (shown) make the test pass; each is verified by running the test\nwith the values forced.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := analysis.Available(); err != nil {
@@ -44,22 +44,29 @@ func runFix(ctx context.Context, args []string) error {
 	}
 	opts := af.options()
 	opts.Angelic, opts.MaxSize, opts.MaxRuns, opts.KeepUnverified = true, *maxSize, *maxRuns, *unverified
-	loc, err := svc.Localize(ctx, m, opts, nil)
+	progress := newProgressLine()
+	loc, err := svc.Localize(ctx, m, opts, progress.angelic)
+	progress.done()
 	if err != nil {
 		return err
 	}
 	var results []analysis.TestResult
 	if a := loc.Angelic; a != nil {
 		results = a.Results
-		for _, n := range a.Notes {
-			fmt.Fprintf(os.Stderr, "faultline: %s\n", n)
-		}
+		writeServiceNotes(os.Stderr, a.Notes)
 	}
 	if *asJSON {
-		return writeFixJSON(os.Stdout, results)
+		if err := writeFixJSON(os.Stdout, results); err != nil {
+			return err
+		}
+		return buildFailure(os.Stderr, m)
 	}
-	writeFixText(os.Stdout, results, analysis.FileLines(m.Root))
-	return nil
+	if failingTests(m) == 0 {
+		fmt.Println(noFailureMessage(m))
+	} else {
+		writeFixText(os.Stdout, results, analysis.FileLines(m.Root))
+	}
+	return buildFailure(os.Stderr, m)
 }
 
 func writeFixJSON(w io.Writer, results []analysis.TestResult) error {
@@ -72,17 +79,10 @@ func writeFixJSON(w io.Writer, results []analysis.TestResult) error {
 }
 
 // writeFixText prints each test's candidates, each as edits of its source
-// lines (src reads the module's files).
+// lines (src reads the module's files), then the analysis's notes once each.
 func writeFixText(w io.Writer, results []analysis.TestResult, src analysis.SourceLines) {
-	if len(results) == 0 {
-		fmt.Fprintln(w, "no failing tests")
-		return
-	}
 	for _, r := range results {
 		fmt.Fprintf(w, "%s (%s)\n", r.Test, r.Package)
-		for _, n := range r.Notes {
-			fmt.Fprintf(w, "  note: %s\n", n)
-		}
 		if len(r.Candidates) == 0 {
 			fmt.Fprintln(w, "  no candidate")
 		}
@@ -103,4 +103,5 @@ func writeFixText(w io.Writer, results []analysis.TestResult, src analysis.Sourc
 			}
 		}
 	}
+	writeNotes(w, groupNotes(results, "fix"))
 }

@@ -11,13 +11,15 @@
 //	faultline suggest [-write] [-json] [packages]  suggest fuzz inputs that sharpen the ranking
 //	faultline serve                      run the language server on stdin/stdout
 //	faultline trust [-list | -revoke] [DIR]  manage the modules whose tests the server runs without asking
+//	faultline version                    print faultline's version and the Go version it was built with
+//
+// Exit codes follow go test: 0 on success, 1 when tests fail, packages do
+// not build or a pattern matches no package, 2 for a usage error.
 package main
 
 import (
 	"context"
-	"errors"
 	"faultline/internal/localize"
-	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -43,6 +45,7 @@ func commands() map[string]command {
 		"serve":   {"run the language server on standard input and output", runServe},
 		"suggest": {"suggest fuzz inputs that sharpen the ranking of failing fuzz targets (sfo, SAT-TAR)", runSuggest},
 		"trust":   {"trust a module: the language server runs its tests without asking", runTrust},
+		"version": {"print faultline's version and the Go version it was built with", runVersion},
 	}
 }
 
@@ -74,6 +77,9 @@ func run(ctx context.Context, args []string) int {
 		}
 		return 0
 	}
+	if args[0] == "-version" || args[0] == "--version" {
+		args[0] = "version"
+	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
 		fmt.Fprintf(os.Stderr, "faultline: unknown command %q\n", args[0])
@@ -90,19 +96,7 @@ func run(ctx context.Context, args []string) int {
 	if path := os.Getenv("FAULTLINE_MEMPROFILE"); path != "" {
 		defer writeAllocProfile(path)
 	}
-	err := cmd.run(ctx, args[1:])
-	var code exitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &code):
-		return int(code)
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	default:
-		fmt.Fprintf(os.Stderr, "faultline %s: %v\n", args[0], err)
-		return 1
-	}
+	return exitCode(os.Stderr, args[0], cmd.run(ctx, args[1:]))
 }
 
 // startCPUProfile writes a CPU profile of the command to path, for finding

@@ -64,6 +64,10 @@ func (c *collectFlags) collectIn(ctx context.Context, ws *spectra.Workspace, pac
 	if err != nil {
 		return nil, err
 	}
+	if c.run != "" && len(m.BuildErrors) == 0 && !slices.ContainsFunc(m.Tests, func(t spectra.TestRun) bool { return t.Verdict != spectra.BuildError }) {
+		// go test's words, and like go test this is no failure.
+		fmt.Fprintf(os.Stderr, "faultline: warning: no tests to run: -run %q matches no test\n", c.run)
+	}
 	return m, nil
 }
 
@@ -83,16 +87,16 @@ func runRank(ctx context.Context, args []string) error {
 		fmt.Fprintln(fs.Output(), "usage: faultline rank [flags] [packages]\n\nCollects per-test spectra (only tests whose inputs changed are run again) and\nprints the lines most likely to cause the failing tests.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	out, err := newRankDestination(*format, *asJSON, *outPath, *top)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	order, err := lookupOrder(*formulaName, *blockRankMode)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	res, err := localizeModule(ctx, &cf, &af, order, fs.Args())
 	if err != nil {
@@ -101,11 +105,7 @@ func runRank(ctx context.Context, args []string) error {
 	if err := out.write(res); err != nil {
 		return err
 	}
-	if len(res.loc.Matrix.BuildErrors) > 0 {
-		writeBuildErrors(os.Stderr, res.loc.Matrix)
-		return exitError(1)
-	}
-	return nil
+	return buildFailure(os.Stderr, res.loc.Matrix)
 }
 
 // localizeModule collects the packages' spectra and localizes their
@@ -123,11 +123,7 @@ func localizeModule(ctx context.Context, cf *collectFlags, af *angelicFlags, ord
 	opts := af.options()
 	opts.Formula, opts.BlockRank, opts.SatTar = order.formula, order.blockRank, order.satTar
 	progress := newProgressLine()
-	loc, err := svc.Localize(ctx, m, opts, func(l *localize.Localization) {
-		if a := l.Angelic; a != nil && a.Pending > 0 {
-			progress.message(fmt.Sprintf("angelic analysis: %d of %d failing tests analysed", a.Analyzed, a.Analyzed+a.Pending))
-		}
-	})
+	loc, err := svc.Localize(ctx, m, opts, progress.angelic)
 	progress.done()
 	if err != nil {
 		return rankResult{}, err
@@ -141,9 +137,7 @@ func localizeModule(ctx context.Context, cf *collectFlags, af *angelicFlags, ord
 		if a.Unavailable != "" {
 			fmt.Fprintf(os.Stderr, "faultline: ranking by %s alone: %s\n", loc.Formula.Formula, a.Unavailable)
 		}
-		for _, n := range a.Notes {
-			fmt.Fprintf(os.Stderr, "faultline: %s\n", n)
-		}
+		writeServiceNotes(os.Stderr, a.Notes)
 	}
 	return rankResult{loc: loc}, nil
 }
@@ -174,24 +168,17 @@ func writeRankingJSON(w io.Writer, loc *localize.Localization, lines []spectra.R
 		out.BuildErrors = m.BuildErrors
 	}
 	if r.Failed == 0 {
-		out.Message = noFailureMessage(r)
+		out.Message = noFailureMessage(m)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
 }
 
-func noFailureMessage(r *spectra.Ranking) string {
-	if r.Passed == 0 {
-		return "no tests ran: nothing to localize"
-	}
-	return fmt.Sprintf("no failing test: all %d tests pass, nothing to localize", r.Passed)
-}
-
 func writeRankingText(w io.Writer, loc *localize.Localization, lines []spectra.RankedLine) error {
 	r, m, summary := loc.Ranking, loc.Matrix, loc.Angelic
 	if r.Failed == 0 {
-		_, err := fmt.Fprintln(w, noFailureMessage(r))
+		_, err := fmt.Fprintln(w, noFailureMessage(m))
 		return err
 	}
 	by := r.Formula

@@ -30,27 +30,26 @@ func runReport(ctx context.Context, args []string) error {
 		fmt.Fprintln(fs.Output(), "usage: faultline report [flags] [packages]\n\nCollects spectra and ranks lines as faultline rank does, then writes one\nself-contained HTML page: an overview of the module coloured by\nsuspiciousness, the most suspicious files' source, the failing tests with\ntheir verified angelic values, and the test suite's diagnosability.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *files < 1 || *lines < 1 {
-		return fmt.Errorf("-files and -lines must be positive")
+		return usagef("-files and -lines must be positive")
 	}
 	if err := checkOutputFile(*outPath); err != nil {
-		return err
+		return usageError{err}
 	}
 	formula, err := rank.Lookup(*formulaName)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	res, err := localizeModule(ctx, &cf, &af, lineOrder{formula: formula}, fs.Args())
 	if err != nil {
 		return err
 	}
-	if len(res.loc.Matrix.BuildErrors) > 0 {
-		writeBuildErrors(os.Stderr, res.loc.Matrix)
+	if err := buildFailure(os.Stderr, res.loc.Matrix); err != nil {
 		fmt.Fprintf(os.Stderr, "faultline: no report written: packages do not build\n")
-		return exitError(1)
+		return err
 	}
 	opts := report.Options{Files: *files, Lines: *lines, Generated: time.Now()}
 	err = export.WriteFile(*outPath, func(w io.Writer) error { return report.Write(w, res.loc, opts) })

@@ -27,7 +27,7 @@ func runServe(ctx context.Context, args []string) error {
 		fmt.Fprintln(fs.Output(), "usage: faultline serve [flags]\n\nRuns the faultline language server over stdin and stdout (LSP, JSON-RPC 2.0).\n\nflags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {

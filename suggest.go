@@ -38,12 +38,12 @@ func runSuggest(ctx context.Context, args []string) error {
 		fmt.Fprintln(fs.Output(), "usage: faultline suggest [flags] [packages]\n\nFor each failing fuzz target (func FuzzX(f *testing.F) with a failing seed),\nsuggests inputs that sharpen the ranking: failing inputs that avoid a line\nevery failing run executes, until no such input is found (single-fault\noptimal), passing inputs with new coverage, and SAT-TAR's inputs near the\nfailing run on the lines of its unsat core. Every input is run; its run\nunder the target's checks decides whether it fails.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	formula, err := rank.Lookup(*formulaName)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	opts := localize.SuggestOptions{Search: so, Formula: formula, Write: *write, Memory: *memory << 20}
 	if *targets != "" {
@@ -53,9 +53,8 @@ func runSuggest(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(m.BuildErrors) > 0 {
-		writeBuildErrors(os.Stderr, m)
-		return exitError(1)
+	if err := buildFailure(os.Stderr, m); err != nil {
+		return err
 	}
 	svc, err := localize.New(ws)
 	if err != nil {

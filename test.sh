@@ -2,30 +2,77 @@
 # Runs faultline's whole test suite: vet and build with and without cgo, the
 # Go tests (spectra, server, solver, analysis, and the CLI on the bundled
 # examples, also as built without cgo or run without libz3), then the editor
-# integrations in real editors: Neovim, Emacs with eglot, and VS Code
-# (code-server driven by headless Chromium), and the exports with the tools
-# that read them (Microsoft's SARIF multitool, the HTML report in headless
-# Chromium). Installs the Debian packages it needs when missing.
+# integrations in real editors: Neovim, Emacs with eglot and lsp-mode, and
+# VS Code (code-server driven by headless Chromium), and the exports with
+# the tools that read them (Microsoft's SARIF multitool, the HTML report in
+# headless Chromium). Works on a fresh Debian or Ubuntu machine with Go, as
+# root or as a user with sudo: it installs the Debian packages of
+# .ci/packages that are missing, and Node.js 20 with npm when they are.
 set -euo pipefail
 cd "$(dirname "$0")"
+source .ci/packages.sh
 
-# Z3's runtime library for the solver, and its headers only for the test that
-# compares the binding's own declarations with them; Neovim; Emacs, eglot and
-# lsp-mode; Chromium, ripgrep and code-server's native build dependencies for
-# the VS Code test.
-packages=(libz3-4 libz3-dev gcc neovim emacs-nox elpa-eglot elpa-lsp-mode chromium ripgrep libkrb5-dev libsecret-1-dev libxkbfile-dev libx11-dev build-essential python3)
-missing=()
-for p in "${packages[@]}"; do
-	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if ((${#missing[@]})); then
-	sudo=""
-	[ "$(id -u)" = 0 ] || sudo=sudo
-	echo "== installing ${missing[*]}"
-	$sudo apt-get update -q
-	$sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+command -v go >/dev/null || { echo "test.sh: no go command on PATH: install Go $(sed -n 's/^go //p' go.mod) or later (https://go.dev/dl/)" >&2; exit 1; }
+
+# node_ok says whether node 20 or later and npm are on PATH: the VS Code
+# extension's tests and code-server need them.
+node_ok() {
+	local v
+	v=$(node --version 2>/dev/null) || return 1
+	v=${v#v}
+	((${v%%.*} >= 20)) && command -v npm >/dev/null
+}
+
+# install_node installs Node.js 20 or later with npm: Debian's packages when
+# their version is 20 or later (Debian 13), else the official Linux build
+# from nodejs.org, checked against its published SHA-256 and unpacked under
+# ~/.cache/faultline (nothing else on the system changes).
+install_node() {
+	apt_update
+	local candidate
+	candidate=$(apt-cache policy nodejs 2>/dev/null | awk '/Candidate:/ {print $2}')
+	if [[ $candidate =~ ^([0-9]+)\. ]] && ((BASH_REMATCH[1] >= 20)); then
+		install_packages nodejs npm
+		return
+	fi
+	local arch dir base sums file
+	case $(uname -m) in
+	x86_64) arch=x64 ;;
+	aarch64) arch=arm64 ;;
+	*) echo "test.sh: no Node.js 20 for $(uname -m): install Node.js 20 and npm yourself" >&2; return 1 ;;
+	esac
+	dir=${XDG_CACHE_HOME:-$HOME/.cache}/faultline
+	base=https://nodejs.org/dist/latest-v20.x
+	echo "test.sh: Debian's nodejs is ${candidate:-not available}: installing Node.js 20 from $base into $dir"
+	sums=$(curl -fsSL "$base/SHASUMS256.txt")
+	file=$(awk -v want="-linux-$arch.tar.xz" 'substr($2, length($2) - length(want) + 1) == want { print $2 }' <<<"$sums")
+	[ -n "$file" ] || { echo "test.sh: no linux-$arch build listed in $base/SHASUMS256.txt" >&2; return 1; }
+	if [ ! -x "$dir/${file%.tar.xz}/bin/node" ]; then
+		mkdir -p "$dir"
+		curl -fsSL -o "$dir/$file" "$base/$file"
+		(cd "$dir" && grep " $file\$" <<<"$sums" | sha256sum -c --quiet -)
+		tar -xJf "$dir/$file" -C "$dir"
+		rm "$dir/$file"
+	fi
+	export PATH="$dir/${file%.tar.xz}/bin:$PATH"
+}
+
+mapfile -t missing < <(missing_packages $(packages_for setup test))
+node=""
+node_ok || node="Node.js 20 and npm"
+cat <<MSG
+test.sh: the whole test suite: go vet, the Go tests with and without cgo, then
+Neovim, Emacs and VS Code against the language server, and the exports in the
+tools that read them. It takes about 15 minutes on two cores, and needs the
+network for npm's registry (the VS Code extension, code-server, the SARIF
+multitool).
+MSG
+if ((${#missing[@]})) || [ -n "$node" ]; then
+	echo "test.sh: first installs what is missing, a few minutes more: ${missing[*]}${node:+${missing[*]:+, }$node}"
 fi
-command -v npm >/dev/null || { echo "test.sh: the VS Code tests need Node.js 20 and npm" >&2; exit 1; }
+install_packages "${missing[@]}"
+[ -z "$node" ] || install_node
+node_ok || { echo "test.sh: the VS Code tests need Node.js 20 and npm" >&2; exit 1; }
 
 echo "== go vet"
 go vet ./...

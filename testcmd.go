@@ -30,7 +30,7 @@ func runTest(ctx context.Context, args []string) error {
 		fmt.Fprintln(fs.Output(), "usage: faultline test [flags] [packages]\n\nRuns tests like go test and records their spectra for faultline rank and the\nlanguage server. Packages whose inputs did not change are not run again.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *short {
@@ -95,11 +95,17 @@ func writeTestReport(w io.Writer, m *spectra.Matrix, verbose bool) bool {
 				fmt.Fprintln(w, out)
 			}
 		}
+		// A result reused from the store is marked as go test marks one
+		// from its cache.
+		took := fmt.Sprintf("%.3fs", elapsed.Seconds())
+		if m.Cached[pkg] {
+			took = "(cached)"
+		}
 		if failed {
 			anyFailed = true
-			fmt.Fprintf(w, "FAIL\t%s\t%.3fs\n", pkg, elapsed.Seconds())
+			fmt.Fprintf(w, "FAIL\t%s\t%s\n", pkg, took)
 		} else {
-			fmt.Fprintf(w, "ok  \t%s\t%.3fs\n", pkg, elapsed.Seconds())
+			fmt.Fprintf(w, "ok  \t%s\t%s\n", pkg, took)
 		}
 	}
 	failing := counts[spectra.Fail] + counts[spectra.Panic] + counts[spectra.Timeout]

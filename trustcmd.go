@@ -27,12 +27,11 @@ module's code, only once its user agrees: when asked in the editor, or for
 the modules in this list. faultline rank, test and fix run where they are
 told without consulting it.`)
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 1 || (*list && (*revoke || fs.NArg() > 0)) {
-		fs.Usage()
-		return exitError(2)
+		return usagef("give at most one directory, and none with -list")
 	}
 	path, err := trust.DefaultPath()
 	if err != nil {

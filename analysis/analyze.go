@@ -147,6 +147,10 @@ type TestResult struct {
 	// reader of the JSON needs them to tell "no fix exists" from "not
 	// searched to the end".
 	Notes []string `json:"notes,omitempty"`
+	// StringsConcrete says the failing check compares strings or byte
+	// slices that the formula kept concrete (Options.Strings was off), so
+	// modelling them may find fixes this analysis could not.
+	StringsConcrete bool `json:"stringsConcrete,omitempty"`
 	// Switched counts the candidates found by predicate switching rather
 	// than by the formula.
 	Switched int           `json:"-"`

@@ -26,7 +26,7 @@ type ResultCache struct {
 
 // cacheFormat changes when cachedResult does, or when the analysis finds
 // more than it did (a cached result would hide what it finds now).
-const cacheFormat = "faultline-angelic-cache-6"
+const cacheFormat = "faultline-angelic-cache-7"
 
 // OpenResultCache opens (creating) a cache in dir.
 func OpenResultCache(dir string) (*ResultCache, error) {
@@ -46,6 +46,8 @@ type cachedResult struct {
 	Runs       int
 	Solve      time.Duration
 	Total      time.Duration
+	// StringsConcrete is TestResult's.
+	StringsConcrete bool `json:",omitempty"`
 }
 
 type cachedCandidate struct {
@@ -108,7 +110,7 @@ func (c *ResultCache) Put(key string, r TestResult) error {
 // processes.
 func MarshalResult(r TestResult) ([]byte, error) {
 	cr := cachedResult{Test: r.Test, Package: r.Package, Notes: r.Notes,
-		Switched: r.Switched, Runs: r.Runs, Solve: r.Solve, Total: r.Total}
+		Switched: r.Switched, Runs: r.Runs, Solve: r.Solve, Total: r.Total, StringsConcrete: r.StringsConcrete}
 	for _, cand := range r.Candidates {
 		cr.Candidates = append(cr.Candidates, cachedCandidate{Candidate: cand, Force: cand.force, Sources: cand.sources})
 	}
@@ -126,7 +128,7 @@ func UnmarshalResult(data []byte) (TestResult, error) {
 		return TestResult{}, fmt.Errorf("decoding an analysis result: %w", err)
 	}
 	r := TestResult{Test: cr.Test, Package: cr.Package, Notes: cr.Notes,
-		Switched: cr.Switched, Runs: cr.Runs, Solve: cr.Solve, Total: cr.Total}
+		Switched: cr.Switched, Runs: cr.Runs, Solve: cr.Solve, Total: cr.Total, StringsConcrete: cr.StringsConcrete}
 	for _, cc := range cr.Candidates {
 		cand := cc.Candidate
 		cand.force, cand.sources = cc.Force, cc.Sources

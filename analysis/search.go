@@ -96,7 +96,9 @@ func searchFormula(ctx context.Context, prog *program, bin *testBinary, t Target
 	reach := checkReachOf(prog, first)
 	enc.deadline = deadline
 	enc.watch = watch
-	enc.concreteSeqs = !opts.Strings || !checksSeqs(prog, first.trace, panicAt(prog, first))
+	seqsChecked := checksSeqs(prog, first.trace, panicAt(prog, first))
+	enc.concreteSeqs = !opts.Strings || !seqsChecked
+	res.StringsConcrete = !opts.Strings && seqsChecked
 	enc.concreteLists = !checksLists(prog, first.trace)
 	// outgrown ends the search when the formula passed the memory bound:
 	// once the watch tripped, an error or answer of the solver may come

@@ -44,3 +44,25 @@ func TestByteSliceFault(t *testing.T) {
 	}
 	checkFaultFound(t, res[0], "text.go", 22)
 }
+
+// TestStringsConcreteIsSaid checks that a result says when the failing
+// check compares strings the formula kept concrete, so that a reader can
+// be told that Options.Strings may find more, and says nothing once they
+// are modelled.
+func TestStringsConcreteIsSaid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an instrumented test binary")
+	}
+	dir := extract(t, "strings.txtar")
+	mod := open(t, dir)
+	target := []Target{{Package: "example.com/text", Test: "TestWithDigits"}}
+	for _, modelled := range []bool{false, true} {
+		res, err := Analyze(context.Background(), mod, target, Options{MaxSize: 1, Strings: modelled})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res[0].StringsConcrete; got == modelled {
+			t.Errorf("with Strings %v: StringsConcrete %v; notes %v", modelled, got, res[0].Notes)
+		}
+	}
+}

@@ -35,14 +35,14 @@ func switchPredicates(ctx context.Context, prog *program, bin *testBinary, t Tar
 		flips = append(flips, flip{s, ev.inst, ev.value})
 	}
 	reach := checkReachOf(prog, first)
-	tried := 0
+	tried, cut := 0, false
 	fixed := map[int32]bool{} // one candidate per site is enough
 	for _, f := range flips {
 		if fixed[f.s.id] {
 			continue
 		}
 		if bin.runs >= opts.MaxRuns || time.Now().After(deadline) {
-			res.Notes = append(res.Notes, "predicate switching cut by the run or time bound")
+			cut = true
 			break
 		}
 		tried++
@@ -62,8 +62,12 @@ func switchPredicates(ctx context.Context, prog *program, bin *testBinary, t Tar
 			Expr: f.s.text, Original: render(f.s, f.was), Angelic: render(f.s, angelic),
 		}}})
 	}
+	// The notes in the order things happened: the fallback, then its cut.
 	if tried > 0 {
 		res.Notes = append(res.Notes, "fell back to predicate switching: one recorded Boolean flipped per run")
+	}
+	if cut {
+		res.Notes = append(res.Notes, "predicate switching cut by the run or time bound")
 	}
 	return nil
 }

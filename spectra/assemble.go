@@ -9,7 +9,7 @@ import (
 // result refers to must be in files.
 func assemble(root, modulePath string, pkgs []*storedPackage, stored storedFiles) *Matrix {
 	files := stored.blocks
-	m := &Matrix{ModulePath: modulePath, Root: root, FileHashes: map[string]string{}, BuildErrors: map[string]string{}}
+	m := &Matrix{ModulePath: modulePath, Root: root, FileHashes: map[string]string{}, BuildErrors: map[string]string{}, Cached: map[string]bool{}}
 	sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].Package < pkgs[j].Package })
 	// One block table for the whole matrix: files in path order.
 	offset := map[string]int{} // file key -> index of its first block

@@ -37,6 +37,9 @@ func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, er
 	if err != nil {
 		return nil, err
 	}
+	if len(listing.Misses) > 0 {
+		return nil, &testbuild.PatternError{Misses: listing.Misses}
+	}
 	trace.done(fmt.Sprintf("list (reused: %v)", listing.Reused))
 	salt := fmt.Sprintf("%s %s run=%q timeout=%s build=%q test=%q", instrument.Version, pertest.Version, co.Run, co.Timeout, co.BuildFlags, co.TestFlags)
 	keys, err := w.mod.Keys(ctx, listing, salt)
@@ -97,7 +100,13 @@ func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, er
 			pkgs = append(pkgs, r)
 		}
 	}
-	return assemble(w.mod.Root, w.mod.Path, pkgs, files), nil
+	m := assemble(w.mod.Root, w.mod.Path, pkgs, files)
+	for _, p := range targets {
+		if !slices.Contains(toRun, p) {
+			m.Cached[p.ImportPath] = true
+		}
+	}
+	return m, nil
 }
 
 // instrumentedFile is a non-test file with counters.

@@ -64,6 +64,9 @@ type Matrix struct {
 	// binary did not build; such a package also has one test with the
 	// BuildError verdict.
 	BuildErrors map[string]string
+	// Cached holds the packages whose results came from the store, their
+	// inputs unchanged since they ran (go test's "(cached)"), by import path.
+	Cached map[string]bool
 	// FileHashes is the SHA-256 (hex) of each source file's content when it
 	// was collected, by path relative to the root: an editor buffer whose
 	// content differs must not show these lines unmapped.

@@ -37,6 +37,7 @@ type Package struct {
 	XTestImports    []string
 	Module          *struct{ Path, Dir, GoVersion string }
 	Error           *struct{ Err string }
+	Match           []string // the command-line patterns that selected the package
 }
 
 // HasTests reports whether the package has test files.
@@ -44,7 +45,7 @@ func (p *Package) HasTests() bool { return len(p.TestGoFiles)+len(p.XTestGoFiles
 
 // listFields are the fields go list is asked for: naming them spares it the
 // staleness computation, which costs more than the listing itself.
-const listFields = "ImportPath,Name,Dir,GoFiles,CgoFiles,EmbedFiles,TestGoFiles,XTestGoFiles,TestEmbedFiles,XTestEmbedFiles,IgnoredGoFiles,InvalidGoFiles,Imports,TestImports,XTestImports,Module,Error"
+const listFields = "ImportPath,Name,Dir,GoFiles,CgoFiles,EmbedFiles,TestGoFiles,XTestGoFiles,TestEmbedFiles,XTestEmbedFiles,IgnoredGoFiles,InvalidGoFiles,Imports,TestImports,XTestImports,Module,Error,Match"
 
 // Listing is the module's packages and those selected by some patterns.
 type Listing struct {
@@ -53,6 +54,9 @@ type Listing struct {
 	// Reused says the listing was taken from the cache: no file or
 	// directory it was made from changed since.
 	Reused bool
+	// Misses are the patterns that select no package of the module, as
+	// go test would refuse them; a listing with misses is never cached.
+	Misses []Miss
 
 	byPath map[string]*Package
 }
@@ -93,6 +97,26 @@ func (l *Listing) Closure(p *Package) []*Package {
 	return out
 }
 
+// Miss is a pattern that selects no package of the module.
+type Miss struct {
+	Pattern string
+	Reason  string // go list's reason, or why the packages it matched do not count
+}
+
+func (m Miss) String() string { return "pattern " + m.Pattern + ": " + m.Reason }
+
+// PatternError reports the patterns that select no package of the module;
+// like go test, a run given such a pattern does not start.
+type PatternError struct{ Misses []Miss }
+
+func (e *PatternError) Error() string {
+	var parts []string
+	for _, m := range e.Misses {
+		parts = append(parts, m.String())
+	}
+	return strings.Join(parts, "; ")
+}
+
 // listingFormat changes when the cached listing's encoding does.
 const listingFormat = "faultline-listing-2"
 
@@ -123,10 +147,10 @@ func (m *Module) List(ctx context.Context, patterns ...string) (*Listing, error)
 		return l, nil
 	}
 	start := time.Now()
-	var all, requested []*Package
+	var all, requested, outside []*Package
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
-		all, err = m.goList(gctx, m.Root, "./...")
+		all, _, err = m.goList(gctx, m.Root, "./...")
 		if err != nil {
 			return fmt.Errorf("listing the module's packages: %w", err)
 		}
@@ -135,7 +159,7 @@ func (m *Module) List(ctx context.Context, patterns ...string) (*Listing, error)
 	wholeModule := m.dir == m.Root && len(patterns) == 1 && patterns[0] == "./..."
 	if !wholeModule {
 		g.Go(func() (err error) {
-			requested, err = m.goList(gctx, m.dir, patterns...)
+			requested, outside, err = m.goList(gctx, m.dir, patterns...)
 			if err != nil {
 				return fmt.Errorf("listing %s: %w", strings.Join(patterns, " "), err)
 			}
@@ -169,33 +193,72 @@ func (m *Module) List(ctx context.Context, patterns ...string) (*Listing, error)
 			l.Requested = append(l.Requested, q)
 		}
 	}
-	m.saveListing(cachePath, fp, patterns, stamps, l, start)
+	if !wholeModule {
+		l.Misses = misses(patterns, requested, outside, m.Path)
+	}
+	if len(l.Misses) == 0 {
+		m.saveListing(cachePath, fp, patterns, stamps, l, start)
+	}
 	return l, nil
 }
 
+// misses returns the patterns that matched no package of the module, with
+// go list's reason when it gave one (a directory that does not exist, a
+// path that is no package).
+func misses(patterns []string, inModule, outside []*Package, modulePath string) []Miss {
+	matched := map[string]bool{}
+	for _, p := range inModule {
+		for _, pat := range p.Match {
+			matched[pat] = true
+		}
+	}
+	var out []Miss
+	for _, pat := range patterns {
+		if matched[pat] {
+			continue
+		}
+		reason := "matched no packages"
+		for _, p := range outside {
+			if !slices.Contains(p.Match, pat) {
+				continue
+			}
+			if p.Error != nil {
+				reason = strings.TrimPrefix(p.Error.Err, "pattern "+pat+": ")
+			} else {
+				reason = "matched only packages outside module " + modulePath
+			}
+			break
+		}
+		out = append(out, Miss{Pattern: pat, Reason: reason})
+	}
+	return out
+}
+
 // goList runs go list in dir and returns the packages of the main module,
-// keeping packages with errors (they are reported, not fatal).
-func (m *Module) goList(ctx context.Context, dir string, patterns ...string) ([]*Package, error) {
+// keeping packages with errors (they are reported, not fatal), and apart
+// the packages outside it, which include the patterns go list could not
+// resolve.
+func (m *Module) goList(ctx context.Context, dir string, patterns ...string) (pkgs, outside []*Package, err error) {
 	args := append([]string{"list", "-e", "-json=" + listFields}, patterns...)
 	out, err := m.goOutput(ctx, dir, args...)
 	if err != nil && len(out) == 0 {
-		return nil, err
+		return nil, nil, err
 	}
-	var pkgs []*Package
 	dec := json.NewDecoder(bytes.NewReader(out))
 	for {
 		p := new(Package)
 		if err := dec.Decode(p); err == io.EOF {
 			break
 		} else if err != nil {
-			return nil, fmt.Errorf("decoding go list output: %w", err)
+			return nil, nil, fmt.Errorf("decoding go list output: %w", err)
 		}
 		if p.Module == nil || filepath.Clean(p.Module.Dir) != m.Root {
-			continue // outside the main module
+			outside = append(outside, p)
+			continue
 		}
 		pkgs = append(pkgs, p)
 	}
-	return pkgs, nil
+	return pkgs, outside, nil
 }
 
 // treeStamps stamps every directory go list would look into for ./...:

@@ -379,3 +379,35 @@ func TestPassesShareABuild(t *testing.T) {
 		t.Error("an edit after the build was accepted")
 	}
 }
+
+// Patterns that select no package of the module are misses, with go list's
+// reason, as go test refuses them; the others select their packages.
+func TestListMisses(t *testing.T) {
+	m := workspace(t, "verdicts.txtar")
+	l, err := m.List(context.Background(), "./v", "./nosuch/...", "./nosuch", "TestPass", "fmt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Requested) != 1 || l.Requested[0].ImportPath != "example.com/verdicts/v" {
+		t.Errorf("requested %v, want example.com/verdicts/v alone", l.Requested)
+	}
+	want := map[string]string{
+		"./nosuch/...": "lstat ./nosuch/: no such file or directory",
+		"./nosuch":     "directory not found",
+		"TestPass":     "package TestPass is not in std",
+		"fmt":          "matched only packages outside module example.com/verdicts",
+	}
+	for _, miss := range l.Misses {
+		if w, ok := want[miss.Pattern]; !ok || !strings.Contains(miss.Reason, w) {
+			t.Errorf("miss %s, want a reason with %q", miss, w)
+		}
+		delete(want, miss.Pattern)
+	}
+	for pattern := range want {
+		t.Errorf("pattern %s is not a miss", pattern)
+	}
+	whole, err := m.List(context.Background())
+	if err != nil || len(whole.Misses) > 0 {
+		t.Errorf("./... of the module: misses %v, error %v", whole.Misses, err)
+	}
+}
