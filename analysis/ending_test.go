@@ -4,15 +4,13 @@ package analysis
 
 import (
 	"context"
-	"errors"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"faultline/internal/fulldisk"
 	"faultline/internal/testbuild"
 )
 
@@ -118,9 +116,6 @@ func TestFullDiskIsNotCached(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds an instrumented test binary")
 	}
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a tmpfs needs root")
-	}
 	dir := extract(t, "killed.txtar")
 	mod := open(t, dir)
 	cache, err := OpenResultCache(t.TempDir())
@@ -132,23 +127,7 @@ func TestFullDiskIsNotCached(t *testing.T) {
 	if _, err := AnalyzeCached(context.Background(), nil, mod, targets, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	full := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", full).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs: %v: %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", full).Run() })
-	filler := filepath.Join(full, "filler")
-	f, err := os.Create(filler)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for err == nil {
-		_, err = f.Write(make([]byte, 64<<10))
-	}
-	f.Close()
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("filling the tmpfs: %v", err)
-	}
+	full, filler := fulldisk.Mount(t, "2m")
 	t.Setenv("TMPDIR", full) // the analysis's scratch directory, where runs write their traces
 	out, err := AnalyzeCached(context.Background(), cache, mod, targets, Options{})
 	if err != nil {
