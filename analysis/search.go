@@ -96,6 +96,9 @@ func searchFormula(ctx context.Context, prog *program, bin *testBinary, t Target
 	reach := checkReachOf(prog, first)
 	enc.deadline = deadline
 	enc.watch = watch
+	if t.Test == opts.panicIn {
+		panic("a panic injected into the encoding of " + t.Test)
+	}
 	seqsChecked := checksSeqs(prog, first.trace, panicAt(prog, first))
 	enc.concreteSeqs = !opts.Strings || !seqsChecked
 	res.StringsConcrete = !opts.Strings && seqsChecked

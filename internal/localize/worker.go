@@ -10,9 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"faultline/analysis"
+	"faultline/internal/bug"
 	"faultline/internal/testbuild"
 	"faultline/specs"
 )
@@ -71,6 +73,9 @@ type workReply struct {
 	Explanation  json.RawMessage        `json:"explanation,omitempty"`  // one regress.Explanation
 	Progress     string                 `json:"progress,omitempty"`     // what an explanation is doing
 	Error        string                 `json:"error,omitempty"`        // the worker could not go on
+	// Bug is a bug the worker reported (a panic of one test's analysis,
+	// recovered), reported again in the parent where someone listens.
+	Bug *bug.Report `json:"bug,omitempty"`
 }
 
 // workerFunc runs a request, handing each result (or the verification) to
@@ -79,12 +84,24 @@ type workerFunc func(ctx context.Context, req workRequest, done func(workReply))
 
 // RunWorker is the worker's main: it reads one request from in, analyses
 // its targets and writes each result to out as soon as it is complete.
-func RunWorker(ctx context.Context, in io.Reader, out io.Writer) error {
+// Bugs reported meanwhile go to out too. A panic outside one test's
+// analysis (which the analysis recovers itself) is reported once and ends
+// the request with an error: the parent loses the target it was on, as
+// when a worker dies.
+func RunWorker(ctx context.Context, in io.Reader, out io.Writer) (err error) {
+	enc := &replyEncoder{enc: json.NewEncoder(out)}
+	defer bug.Default.Handle(func(r bug.Report) { enc.Encode(workReply{Bug: &r}) })()
+	defer func() {
+		if v := recover(); v != nil {
+			bug.Reportf("analysis worker: %v", v) // with the stack of the panic
+			err = fmt.Errorf("faultline failed: %v", v)
+			enc.Encode(workReply{Error: err.Error()})
+		}
+	}()
 	var req workRequest
 	if err := json.NewDecoder(in).Decode(&req); err != nil {
 		return fmt.Errorf("reading the analysis request: %w", err)
 	}
-	enc := json.NewEncoder(out)
 	fail := func(err error) error {
 		enc.Encode(workReply{Error: err.Error()})
 		return err
@@ -141,6 +158,20 @@ func RunWorker(ctx context.Context, in io.Reader, out io.Writer) error {
 		return fail(err)
 	}
 	return nil
+}
+
+// replyEncoder writes replies one at a time: a bug may be reported from
+// any goroutine of the worker.
+type replyEncoder struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+}
+
+// Encode writes one reply line.
+func (e *replyEncoder) Encode(r workReply) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.enc.Encode(r)
 }
 
 // memoryPoll is how often a worker's memory is read.
@@ -200,6 +231,10 @@ func processWorker(exe string) workerFunc {
 				}
 				if reply.Error != "" {
 					failure = reply.Error
+					continue
+				}
+				if reply.Bug != nil {
+					bug.Default.Add(*reply.Bug)
 					continue
 				}
 				done(reply)
