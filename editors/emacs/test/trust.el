@@ -21,13 +21,9 @@
 (package-initialize)
 (require 'eglot)
 (require 'cl-lib)
+(require 'subr-x)
 
-(defvar e2e-start (float-time))
-(defun e2e-log (fmt &rest args)
-  (princ (format "[%5.1fs] %s\n" (- (float-time) e2e-start) (apply #'format fmt args))))
-(defun e2e-fail (fmt &rest args)
-  (e2e-log "FAIL: %s" (apply #'format fmt args))
-  (kill-emacs 1))
+(load (expand-file-name "harness.el" (file-name-directory load-file-name)) nil t)
 
 (defvar e2e-bin (or (getenv "FAULTLINE_BIN") (e2e-fail "FAULTLINE_BIN is not set")))
 (defvar e2e-module (file-name-as-directory (or (getenv "MODULE") (e2e-fail "MODULE is not set"))))
@@ -35,9 +31,6 @@
 (defvar e2e-go-log (or (getenv "GO_LOG") (e2e-fail "GO_LOG is not set")))
 (defvar e2e-timeout (string-to-number (or (getenv "FAULTLINE_E2E_TIMEOUT") "300")))
 
-(unless (fboundp 'go-mode)
-  (define-derived-mode go-mode prog-mode "Go"))
-(add-to-list 'auto-mode-alist '("\\.go\\'" . go-mode))
 (setq eglot-server-programs `((go-mode ,e2e-bin "serve")))
 (setq eglot-sync-connect t
       eglot-connect-timeout 60)
@@ -55,14 +48,6 @@
             (lambda (_server method &rest params)
               (when (memq method '(window/showMessage window/logMessage))
                 (push (plist-get params :message) e2e-messages))))
-
-(defun e2e-wait (what pred timeout)
-  "Wait until PRED holds, reading server output, at most TIMEOUT seconds."
-  (let ((deadline (+ (float-time) timeout)))
-    (while (not (funcall pred))
-      (when (> (float-time) deadline)
-        (e2e-fail "no %s after %ds" what timeout))
-      (accept-process-output nil 0.2))))
 
 (defun e2e-ran-p ()
   "Whether the server started a go command, or the tests ran."
