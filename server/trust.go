@@ -29,7 +29,7 @@ import (
 
 // Values of the "trust" setting.
 const (
-	trustAsk   = "ask"   // run where something above consents, else ask
+	trustAsk   = "ask"   // run where the user, the trust list or the client consents, else ask
 	trustNever = "never" // run only what the user asks for explicitly, and ask nothing
 	// trustAlways is the value settings used to grant trust with. It is
 	// refused (errTrustFromSettings): a repository can supply settings.
