@@ -89,7 +89,7 @@ func TestServeAgreesWithRank(t *testing.T) {
 	}
 
 	p := startServe(t, dir)
-	p.initialize(dir, map[string]any{"trustedWorkspace": true}, nil)
+	p.initialize(dir, nil, trustingClient)
 	var got rankedLines
 	deadline := time.Now().Add(3 * time.Minute)
 	for {

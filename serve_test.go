@@ -152,6 +152,10 @@ func (p *lspProcess) received(method string) bool {
 	return false
 }
 
+// trustingClient are the capabilities of a client that trusts the workspace
+// itself, as VS Code does once its user trusts it.
+var trustingClient = map[string]any{"experimental": map[string]any{"faultline": map[string]any{"trustedWorkspace": true}}}
+
 func (p *lspProcess) initialize(root string, options, capabilities map[string]any) {
 	p.t.Helper()
 	if capabilities == nil {
@@ -309,13 +313,13 @@ func TestServeExitsDuringWork(t *testing.T) {
 		options    map[string]any
 		runs       int // the run to wait for
 	}{
-		{"test run", true, map[string]any{"trustedWorkspace": true}, 1},
-		{"analysis", false, map[string]any{"trustedWorkspace": true, "angelic": true}, 2},
+		{"test run", true, nil, 1},
+		{"analysis", false, map[string]any{"angelic": true}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, pids := slowModule(t, tc.sleepFirst)
 			p := startServe(t, dir, "-debounce", "10ms")
-			p.initialize(dir, tc.options, nil)
+			p.initialize(dir, tc.options, trustingClient)
 			running := waitForPIDs(t, pids, tc.runs, 3*time.Minute)
 			pid := running[tc.runs-1]
 			if !alive(pid) {

@@ -17,7 +17,8 @@ func didChangeConfiguration(ctx context.Context, s *Server, p *protocol.DidChang
 		s.spawn("reading the settings", func() { s.pullSettings(s.ctx) })
 		return nil
 	}
-	return s.setSettings(p.Settings)
+	s.reportSettings("workspace/didChangeConfiguration", s.setSettings(p.Settings))
+	return nil
 }
 
 // pullSettings asks the client for the "faultline" section, when it
@@ -42,9 +43,7 @@ func (s *Server) pullSettings(ctx context.Context) {
 	if len(result) == 0 {
 		return
 	}
-	if err := s.setSettings(result[0]); err != nil {
-		s.client.logf(protocol.MessageTypeWarning, "%v", err)
-	}
+	s.reportSettings("workspace/configuration", s.setSettings(result[0]))
 }
 
 // setSettings applies new settings and brings every view in line with them:
@@ -69,8 +68,6 @@ func (s *Server) setSettings(raw []byte) error {
 			// BlockRank needs edge profiles, which a run collects.
 			if next.AutoRun && (!old.AutoRun || spectra.IsBlockRank(next.Formula) && !spectra.IsBlockRank(old.Formula)) {
 				v.runNow()
-			} else if next.Trust == trustAlways && old.Trust != trustAlways {
-				v.resume() // what waited for consent
 			}
 		}
 	}

@@ -27,11 +27,8 @@ func initialize(ctx context.Context, s *Server, p *protocol.InitializeParams) (*
 	}
 	s.caps = readClientCaps(&p.Capabilities)
 	st, err := s.settings.apply(p.InitializationOptions)
-	if err != nil {
-		s.client.logf(protocol.MessageTypeWarning, "initializationOptions: %v", err)
-	}
 	s.settings = st
-	s.consent.readClientTrust(p.InitializationOptions)
+	s.reportSettings("initializationOptions", err)
 	s.folders = initialFolders(p)
 	s.state = stateInitialized
 

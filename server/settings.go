@@ -35,8 +35,11 @@ type Settings struct {
 	// faultline rank's -budget, -max-analyzed and -memory do.
 	Budget      time.Duration
 	MaxAnalyzed int
-	Memory      int64  // bytes
-	Trust       string // "ask" before the first run in a module, or "always" run without asking
+	Memory      int64 // bytes
+	// Trust is "ask" (run where the user or the client consents, else ask)
+	// or "never" (run only on request). It can only lower trust: settings
+	// may come from the workspace itself (see trust.go).
+	Trust string
 }
 
 // DefaultSettings are used until the client says otherwise.
@@ -185,10 +188,13 @@ func (s Settings) apply(raw []byte) (Settings, error) {
 	}
 	var trustSetting string
 	if field("trust", &trustSetting) {
-		if trustSetting != trustAsk && trustSetting != trustAlways {
-			errs = append(errs, fmt.Errorf("setting \"trust\": %q is neither %q nor %q", trustSetting, trustAsk, trustAlways))
-		} else {
+		switch trustSetting {
+		case trustAsk, trustNever:
 			s.Trust = trustSetting
+		case trustAlways:
+			errs = append(errs, fmt.Errorf("setting \"trust\": %q: %w", trustSetting, errTrustFromSettings))
+		default:
+			errs = append(errs, fmt.Errorf("setting \"trust\": %q is neither %q nor %q", trustSetting, trustAsk, trustNever))
 		}
 	}
 	return s, errors.Join(errs...)

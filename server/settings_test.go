@@ -16,10 +16,11 @@ func TestSettingsApply(t *testing.T) {
 	}{
 		{"null", `null`, func(*Settings) {}, ""},
 		{"empty table from Neovim", ` [] `, func(*Settings) {}, ""},
-		{"flat", `{"formula":"tarantula","top":3,"threshold":0.5,"autoRun":false,"timeout":"5s","parallel":2,"angelic":true,"trust":"always"}`, func(s *Settings) {
-			s.Formula, s.Top, s.Threshold, s.AutoRun, s.Timeout, s.Parallel, s.Angelic, s.Trust = "tarantula", 3, 0.5, false, 5*time.Second, 2, true, "always"
+		{"flat", `{"formula":"tarantula","top":3,"threshold":0.5,"autoRun":false,"timeout":"5s","parallel":2,"angelic":true,"trust":"never"}`, func(s *Settings) {
+			s.Formula, s.Top, s.Threshold, s.AutoRun, s.Timeout, s.Parallel, s.Angelic, s.Trust = "tarantula", 3, 0.5, false, 5*time.Second, 2, true, "never"
 		}, ""},
-		{"unknown trust", `{"trust":"sometimes","top":2}`, func(s *Settings) { s.Top = 2 }, `"trust": "sometimes" is neither "ask" nor "always"`},
+		{"unknown trust", `{"trust":"sometimes","top":2}`, func(s *Settings) { s.Top = 2 }, `"trust": "sometimes" is neither "ask" nor "never"`},
+		{"trust granted by settings", `{"trust":"always","top":2}`, func(s *Settings) { s.Top = 2 }, `"trust": "always": trust is not taken from settings`},
 		{"wrapped in its section", `{"faultline":{"top":4},"go":{"x":1}}`, func(s *Settings) { s.Top = 4 }, ""},
 		{"unknown formula", `{"formula":"nope","top":2}`, func(s *Settings) { s.Top = 2 }, `unknown formula "nope"`},
 		{"blockrank", `{"formula":"BlockRank"}`, func(s *Settings) { s.Formula = "BlockRank" }, ""},

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -16,18 +15,25 @@ import (
 // (a collection, the angelic analysis, verifying a fix) asks mayRun first.
 // What runs no code (the store's results, hovers, hints) is always served.
 //
-// A module may run when, in this order: the "trust" setting is "always";
-// the client said the workspace is trusted (initializationOptions
-// "trustedWorkspace", as VS Code's workspace trust does); the user agreed
-// in this session (an answer, or an explicit command such as "run tests
-// now"); or the module is in the user's trust list (internal/trust). When
-// none holds and nobody said no, the server asks once with
-// window/showMessageRequest and defers the work until the answer.
+// Consent comes only from places a repository cannot write: the user's
+// answer to the server's question or an explicit command such as "run
+// tests now" (both for this session), the user's trust list
+// (internal/trust), or the client's own verdict on the workspace, stated
+// in its capabilities (experimental.faultline.trustedWorkspace, as VS
+// Code's workspace trust and Neovim's vim.secure decide it). Settings are
+// no source: clients fill initializationOptions and workspace/configuration
+// from files a repository may carry (.dir-locals.el, .vscode/settings.json,
+// .helix/languages.toml), so the "trust" setting can only lower trust, to
+// "never". When nothing decides and nobody said no, the server asks once
+// with window/showMessageRequest and defers the work until the answer.
 
 // Values of the "trust" setting.
 const (
-	trustAsk    = "ask"    // ask before the first build or run in a module
-	trustAlways = "always" // run in every module without asking
+	trustAsk   = "ask"   // run where the user, the trust list or the client consents, else ask
+	trustNever = "never" // run only what the user asks for explicitly, and ask nothing
+	// trustAlways is the value settings used to grant trust with. It is
+	// refused (errTrustFromSettings): a repository can supply settings.
+	trustAlways = "always"
 )
 
 // The answers the question offers.
@@ -39,6 +45,11 @@ const (
 
 // errUntrusted is the result of work refused for want of consent.
 var errUntrusted = errors.New("the user has not agreed to run this module's tests")
+
+// errTrustFromSettings is the error of a "trust" setting that would grant
+// trust.
+var errTrustFromSettings = errors.New("trust is not taken from settings, which a repository's own files can supply: " +
+	"trust a module with `faultline trust DIR` or by answering the server's question")
 
 // consentState is what the user said of one module in this session.
 type consentState int
@@ -57,9 +68,8 @@ type consent struct {
 	asking sync.Mutex   // one question on screen at a time
 
 	mu       sync.Mutex
-	client   *bool // the client's own verdict on the workspace
 	modules  map[string]consentState
-	reported map[string]bool // trust list problems already shown
+	reported map[string]bool // trust list problems and refused settings already shown
 }
 
 func newConsent(store *trust.Store) *consent {
@@ -75,21 +85,6 @@ func newConsent(store *trust.Store) *consent {
 	return c
 }
 
-// readClientTrust takes the client's verdict from its initialization
-// options. Only initializationOptions carry it: workspace configuration can
-// come from files inside the workspace itself.
-func (c *consent) readClientTrust(options []byte) {
-	var stated struct {
-		TrustedWorkspace *bool `json:"trustedWorkspace"`
-	}
-	if json.Unmarshal(options, &stated) != nil {
-		return // not an object: settings.apply reports it
-	}
-	c.mu.Lock()
-	c.client = stated.TrustedWorkspace
-	c.mu.Unlock()
-}
-
 // give records consent for root until the server stops: the user asked for
 // a run themselves.
 func (c *consent) give(root string) {
@@ -103,13 +98,19 @@ func (c *consent) give(root string) {
 // asks the user, in the background: a yes resumes the module's deferred work.
 func (s *Server) mayRun(root string) error {
 	c := s.consent
-	if s.currentSettings().Trust == trustAlways {
+	c.mu.Lock()
+	state := c.modules[root]
+	c.mu.Unlock()
+	if state == consentGiven {
 		return nil
 	}
-	c.mu.Lock()
-	state, client := c.modules[root], c.client
-	c.mu.Unlock()
-	if state == consentGiven || (client != nil && *client) || s.listed(root) {
+	if s.currentSettings().Trust == trustNever {
+		s.status(statusParams{State: "idle", Root: root,
+			Message: `tests not run: the "trust" setting is "never" (run them with faultline.run)`})
+		return errUntrusted
+	}
+	client := s.clientTrust()
+	if (client != nil && *client) || s.listed(root) {
 		return nil
 	}
 	if state != consentUnknown || client != nil {
@@ -126,6 +127,37 @@ func (s *Server) mayRun(root string) error {
 		s.spawn("asking to run the tests of "+root, func() { s.ask(root) })
 	}
 	return errUntrusted
+}
+
+// clientTrust is the client's own verdict on the workspace, from its
+// capabilities; nil when it states none.
+func (s *Server) clientTrust() *bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.caps.extensions.TrustedWorkspace
+}
+
+// reportSettings reports what was wrong with settings read from where: in
+// the log, and a "trust" setting that would grant trust once to the user
+// too, since it was either theirs, now without effect, or a repository's
+// attempt to trust itself.
+func (s *Server) reportSettings(where string, err error) {
+	if err == nil {
+		return
+	}
+	s.client.logf(protocol.MessageTypeWarning, "%s: %v", where, err)
+	if !errors.Is(err, errTrustFromSettings) {
+		return
+	}
+	c := s.consent
+	c.mu.Lock()
+	first := !c.reported[errTrustFromSettings.Error()]
+	c.reported[errTrustFromSettings.Error()] = true
+	c.mu.Unlock()
+	if first {
+		s.client.showMessage(protocol.MessageTypeWarning, fmt.Sprintf(
+			"faultline: the %q setting %q (from %s) is ignored: %v", "trust", trustAlways, where, errTrustFromSettings))
+	}
 }
 
 // listed reports whether root is in the user's trust list. A list that

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -310,15 +311,23 @@ func TestNotNow(t *testing.T) {
 	}
 }
 
-// TestClientStatesTrust: a client that knows the workspace's trust says so,
-// and the server follows it without asking; an explicit run still runs.
+// vouching is caps with the client's own verdict on the workspace in its
+// experimental capabilities.
+func vouching(caps protocol.ClientCapabilities, trusted bool) protocol.ClientCapabilities {
+	caps.Experimental = []byte(fmt.Sprintf(`{"faultline":{"trustedWorkspace":%v}}`, trusted))
+	return caps
+}
+
+// TestClientStatesTrust: a client that knows the workspace's trust says so
+// in its capabilities, and the server follows it without asking; an
+// explicit run still runs.
 func TestClientStatesTrust(t *testing.T) {
 	for _, trusted := range []bool{true, false} {
 		t.Run(fmt.Sprint(trusted), func(t *testing.T) {
 			dir, fake := newFakeModule(t)
 			c := startServer(t, Options{Open: fake.open})
 			c.setAnswer(reply(answerOnce))
-			c.initialize(dir, fmt.Sprintf(`{"trustedWorkspace":%v}`, trusted), protocol.ClientCapabilities{})
+			c.initialize(dir, "", vouching(protocol.ClientCapabilities{}, trusted))
 			if trusted {
 				fake.waitCollecting()
 			} else {
@@ -337,27 +346,89 @@ func TestClientStatesTrust(t *testing.T) {
 	}
 }
 
-// TestTrustSettingAlways: the "trust" setting "always" runs without asking,
-// and switching to it releases what waited for an answer.
-func TestTrustSettingAlways(t *testing.T) {
-	dir, fake := newFakeModule(t)
-	c := startServer(t, Options{Open: fake.open})
-	c.initialize(dir, `{"trust":"always"}`, protocol.ClientCapabilities{})
-	fake.waitCollecting()
-	if q := c.questions(); q != 0 {
-		t.Errorf("asked %d times with trust always", q)
+// waitAskedOrRan waits until the server asks or runs the fake module's
+// tests, whichever comes first.
+func (c *testClient) waitAskedOrRan(fake *fakeWorkspace) {
+	c.t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for c.questions() == 0 && fake.collections() == 0 {
+		if time.Now().After(deadline) {
+			c.t.Fatal("the server neither asked nor ran the tests")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	c.shutdown()
+}
 
-	dir, fake = newFakeModule(t)
-	c = startServer(t, Options{Open: fake.open})
-	c.setAnswer(func(protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
-		<-t.Context().Done()
-		return nil, nil
-	})
-	c.initialize(dir, "", protocol.ClientCapabilities{})
-	c.waitRequest(protocol.MethodWindowShowMessageRequest, 1)
-	c.notify(protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{Settings: protocol.LSPAny(`{"trust":"always"}`)})
+// TestSettingsCannotGrantTrust: no setting trusts a module, whichever way
+// it arrives, since clients fill every one of them from files a repository
+// can carry (eglot's workspace configuration from .dir-locals.el, Helix's
+// initializationOptions from .helix/languages.toml). The server asks
+// instead, runs nothing while the question is open, and says once that
+// "always" was ignored.
+func TestSettingsCannotGrantTrust(t *testing.T) {
+	yes := true
+	withConfiguration := protocol.ClientCapabilities{Workspace: &protocol.WorkspaceClientCapabilities{Configuration: &yes}}
+	for _, tc := range []struct {
+		name    string
+		options string // initializationOptions
+		pulled  string // the answer to workspace/configuration
+		pushed  string // workspace/didChangeConfiguration's settings, once asked
+		warned  bool   // "always" was given, and the user is told it is ignored
+	}{
+		{name: "initializationOptions", options: `{"trust":"always"}`, warned: true},
+		{name: "workspace/configuration", pulled: `{"trust":"always"}`, warned: true},
+		{name: "didChangeConfiguration", pushed: `{"faultline":{"trust":"always"}}`, warned: true},
+		{name: "trustedWorkspace in initializationOptions", options: `{"trustedWorkspace":true}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, fake := newFakeModule(t)
+			c := startServer(t, Options{Open: fake.open})
+			c.setAnswer(func(protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
+				<-t.Context().Done()
+				return nil, nil
+			})
+			if tc.pulled != "" {
+				c.mu.Lock()
+				c.config = json.RawMessage(tc.pulled)
+				c.mu.Unlock()
+			}
+			c.initialize(dir, tc.options, withConfiguration)
+			c.waitAskedOrRan(fake)
+			if tc.pushed != "" {
+				c.notify(protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{Settings: protocol.LSPAny(tc.pushed)})
+			}
+			c.settle()
+			if n := fake.collections(); n != 0 {
+				t.Fatalf("%d runs granted by settings", n)
+			}
+			if tc.warned {
+				c.waitShown("is ignored")
+			}
+			if q := c.questions(); q != 1 {
+				t.Errorf("asked %d times, want once", q)
+			}
+			c.shutdown()
+		})
+	}
+}
+
+// TestTrustSettingNever: "never" lowers trust below the client's verdict
+// and the trust list: nothing runs and nothing is asked, but an explicit
+// run still runs.
+func TestTrustSettingNever(t *testing.T) {
+	dir, fake := newFakeModule(t)
+	list := testTrustList(t)
+	if _, err := list.Add(dir); err != nil {
+		t.Fatal(err)
+	}
+	c := startServer(t, Options{Open: fake.open, Trust: list})
+	c.initialize(dir, `{"trust":"never"}`, vouching(protocol.ClientCapabilities{}, true))
+	fake.waitLoaded()
+	c.settle()
+	if n, q := fake.collections(), c.questions(); n != 0 || q != 0 {
+		t.Fatalf("with trust never: %d runs, %d questions; want none", n, q)
+	}
+	c.mustCall(protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: commandRun}, nil)
 	fake.waitCollecting()
 	c.shutdown()
 }

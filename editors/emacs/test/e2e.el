@@ -16,34 +16,16 @@
 (require 'flymake)
 (require 'cl-lib)
 
-(defvar e2e-start (float-time))
-(defun e2e-log (fmt &rest args)
-  (princ (format "[%5.1fs] %s\n" (- (float-time) e2e-start) (apply #'format fmt args))))
-(defun e2e-fail (fmt &rest args)
-  (e2e-log "FAIL: %s" (apply #'format fmt args))
-  (kill-emacs 1))
+(load (expand-file-name "harness.el" (file-name-directory load-file-name)) nil t)
 
 (defvar e2e-bin (or (getenv "FAULTLINE_BIN") (e2e-fail "FAULTLINE_BIN is not set")))
 (defvar e2e-module (file-name-as-directory (getenv "MODULE")))
 (defvar e2e-line (string-to-number (getenv "FAULT_LINE")))
 (defvar e2e-timeout (string-to-number (or (getenv "FAULTLINE_E2E_TIMEOUT") "300")))
 
-;; A minimal Go major mode: eglot manages buffers by major mode, and Emacs
-;; 28 has none for Go (users have go-mode or, from Emacs 29, go-ts-mode).
-(unless (fboundp 'go-mode)
-  (define-derived-mode go-mode prog-mode "Go"))
-(add-to-list 'auto-mode-alist '("\\.go\\'" . go-mode))
 (setq eglot-server-programs `((go-mode ,e2e-bin "serve")))
 (setq eglot-sync-connect t
       eglot-connect-timeout 60)
-
-(defun e2e-wait (what pred timeout)
-  "Wait until PRED holds, reading server output, at most TIMEOUT seconds."
-  (let ((deadline (+ (float-time) timeout)))
-    (while (not (funcall pred))
-      (when (> (float-time) deadline)
-        (e2e-fail "no %s after %ds" what timeout))
-      (accept-process-output nil 0.2))))
 
 (find-file (expand-file-name (getenv "FAULT_FILE") e2e-module))
 (unless (eq major-mode 'go-mode) (e2e-fail "buffer in %s, not go-mode" major-mode))

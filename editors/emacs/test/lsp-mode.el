@@ -15,16 +15,7 @@
       lsp-restart 'ignore)
 (require 'lsp-mode)
 
-(defvar e2e-start (float-time))
-(defun e2e-log (fmt &rest args)
-  (princ (format "[%5.1fs] %s\n" (- (float-time) e2e-start) (apply #'format fmt args))))
-(defun e2e-fail (fmt &rest args)
-  (e2e-log "FAIL: %s" (apply #'format fmt args))
-  (kill-emacs 1))
-
-(unless (fboundp 'go-mode)
-  (define-derived-mode go-mode prog-mode "Go"))
-(add-to-list 'auto-mode-alist '("\\.go\\'" . go-mode))
+(load (expand-file-name "harness.el" (file-name-directory load-file-name)) nil t)
 (add-to-list 'lsp-language-id-configuration '(go-mode . "go"))
 ;; The README's configuration.
 (lsp-register-client

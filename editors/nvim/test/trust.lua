@@ -8,6 +8,8 @@
 --   3. A new server asks again; "Always for this module" runs and is
 --      written to the trust list.
 --   4. A new server runs without asking.
+--   5. With the trust list gone and setup{ trust = "always" }, a new server
+--      runs without asking: the plugin vouches in its capabilities.
 -- While each question is open the test waits and checks that the marker
 -- has not appeared. Inputs (environment): FAULTLINE_CMD (JSON list),
 -- FAULTLINE_PLUGIN_DIR, MODULE (the module's directory), STORE_DIR (the
@@ -165,7 +167,15 @@ local ok, err = pcall(function()
   out("always: ran, and the trust list names " .. module)
 
   new_server("after always", {}, 3)
-  finish(0, "nothing ran before consent; Not now held for the session; Always survived a restart")
+
+  -- The plugin's own trust = "always" (the user's setup(), which no
+  -- repository writes) reaches the server as the client's verdict in its
+  -- capabilities: with an empty trust list it runs without asking.
+  os.remove(trust_list)
+  faultline.setup({ cmd = cmd, open_quickfix = false, trust = "always" })
+  new_server("plugin trust always", {}, 3)
+  out("plugin trust always: ran without asking")
+  finish(0, "nothing ran before consent; Not now held for the session; Always survived a restart; the plugin vouched")
 end)
 if not ok then
   finish(1, "error: " .. tostring(err))

@@ -130,15 +130,15 @@ class Faultline implements vscode.Disposable {
         { scheme: 'file', language: 'go' },
         { scheme: 'file', language: 'go.mod' },
       ],
-      // The server only runs here once VS Code trusts the workspace: say
-      // so, and the server does not ask again.
-      initializationOptions: { ...serverSettings((key) => config.get(key)), trustedWorkspace: vscode.workspace.isTrusted },
+      initializationOptions: serverSettings((key) => config.get(key)),
       synchronize: { configurationSection: SECTION },
       outputChannel: this.output,
     };
     const client = new FaultlineClient('faultline', 'faultline', serverOptions, clientOptions);
     this.client = client;
-    client.registerFeature(new FaultlineNotifications());
+    // The server only runs here once VS Code trusts the workspace: the
+    // capability says so, and the server does not ask again.
+    client.registerFeature(new FaultlineNotifications(vscode.workspace.isTrusted));
     client.onNotification('faultline/rankingChanged', (params: { top?: TopSuspect | null }) => {
       this.top = params?.top ?? null;
       this.renderStatus();

@@ -14,7 +14,7 @@ export interface ServerSettings {
   budget: string;
   maxAnalyzed: number;
   memory: number;
-  trust: 'ask' | 'always';
+  trust: 'ask' | 'never';
 }
 
 export const DEFAULTS: ServerSettings = {
@@ -46,7 +46,8 @@ export function serverSettings(get: <T>(key: string) => T | undefined): ServerSe
     budget: get<string>('budget') ?? DEFAULTS.budget,
     maxAnalyzed: get<number>('maxAnalyzed') ?? DEFAULTS.maxAnalyzed,
     memory: get<number>('memory') ?? DEFAULTS.memory,
-    trust: get<'ask' | 'always'>('trust') ?? DEFAULTS.trust,
+    // Only "never" is sent: the server refuses trust granted by settings.
+    trust: get<string>('trust') === 'never' ? 'never' : DEFAULTS.trust,
   };
 }
 

@@ -24,7 +24,9 @@ M.defaults = {
   maxAnalyzed = 10,
   memory = 1024,
   -- "ask": run a module's tests only once you agree (Neovim's :trust on
-  -- 0.9+, else the server's question); "always": run without asking.
+  -- 0.9+, else the server's question); "always": run without asking (the
+  -- plugin vouches for every module, from your own configuration);
+  -- "never": run only on :FaultlineRun.
   trust = "ask",
   -- Colour suspicious lines by score with extmarks.
   highlight = true,
@@ -79,8 +81,8 @@ function M.merge(opts)
   check_type("budget", cfg.budget, "string")
   check_type("maxAnalyzed", cfg.maxAnalyzed, "number")
   check_type("memory", cfg.memory, "number")
-  if cfg.trust ~= "ask" and cfg.trust ~= "always" then
-    error(string.format('faultline: option "trust" must be "ask" or "always", got %s', vim.inspect(cfg.trust)), 2)
+  if cfg.trust ~= "ask" and cfg.trust ~= "always" and cfg.trust ~= "never" then
+    error(string.format('faultline: option "trust" must be "ask", "always" or "never", got %s', vim.inspect(cfg.trust)), 2)
   end
   if cfg.on_attach ~= nil then
     check_type("on_attach", cfg.on_attach, "function")
@@ -90,10 +92,16 @@ end
 
 -- server_settings extracts the part of the configuration the server reads,
 -- as initializationOptions and as the "faultline" configuration section.
+-- The server takes no trust from settings, which a repository may supply:
+-- "always" goes as the client's own verdict (init.lua), and the setting
+-- says "ask".
 function M.server_settings(cfg)
   local settings = {}
   for _, key in ipairs(server_keys) do
     settings[key] = cfg[key]
+  end
+  if settings.trust == "always" then
+    settings.trust = "ask"
   end
   return settings
 end

@@ -61,6 +61,10 @@ function M.check()
     else
       report.info("module trust: the server asks before running a module's tests (no vim.secure before Neovim 0.9)")
     end
+  elseif cfg.trust == "always" then
+    report.warn("module trust: every module's tests run without asking (trust = \"always\")")
+  else
+    report.info("module trust: tests run only on :FaultlineRun (trust = \"never\")")
   end
 
   local exe = cfg.cmd[1]

@@ -224,28 +224,34 @@ local function on_exit(code, signal, client_id)
   end
 end
 
--- client_capabilities are Neovim's own plus the experimental capability
--- that asks the server for faultline/status and faultline/rankingChanged,
--- which it sends only to clients that ask.
-local function client_capabilities()
-  return vim.tbl_deep_extend("force", vim.lsp.protocol.make_client_capabilities(), {
-    experimental = {
-      faultline = { statusNotification = true, rankingChangedNotification = true },
-    },
-  })
+-- trusted is the plugin's verdict on the module at root: true under the
+-- option trust = "always" (the user's own configuration), what vim.secure
+-- says under "ask" (nil without vim.secure: the server asks), and nil
+-- under "never", which the server's own setting handles.
+local function trusted(root)
+  if state.cfg.trust == "always" then
+    return true
+  end
+  if state.cfg.trust ~= "ask" then
+    return nil
+  end
+  if state.trusted[root] == nil then
+    state.trusted[root] = { trust.stated(root) }
+  end
+  return state.trusted[root][1]
 end
 
--- init_options are the settings plus, where Neovim decides trust itself,
--- its verdict on the module, so that the server does not ask again.
-local function init_options(root, settings)
-  local options = vim.deepcopy(settings)
-  if state.cfg.trust == "ask" then
-    if state.trusted[root] == nil then
-      state.trusted[root] = { trust.stated(root) }
-    end
-    options.trustedWorkspace = state.trusted[root][1]
-  end
-  return options
+-- client_capabilities are Neovim's own plus the experimental capability
+-- that asks the server for faultline/status and faultline/rankingChanged,
+-- which it sends only to clients that ask, and states the plugin's verdict
+-- on the module at root where it has one: the server takes that verdict
+-- from the capabilities only, never from settings.
+local function client_capabilities(root)
+  return vim.tbl_deep_extend("force", vim.lsp.protocol.make_client_capabilities(), {
+    experimental = {
+      faultline = { statusNotification = true, rankingChangedNotification = true, trustedWorkspace = trusted(root) },
+    },
+  })
 end
 
 local function client_config(root)
@@ -255,8 +261,8 @@ local function client_config(root)
     cmd = state.cfg.cmd,
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
-    capabilities = client_capabilities(),
-    init_options = init_options(root, settings),
+    capabilities = client_capabilities(root),
+    init_options = settings,
     settings = { faultline = settings },
     handlers = handlers,
     on_attach = on_attach,

@@ -1,7 +1,8 @@
 -- Workspace trust: what Neovim's own trust (vim.secure, Neovim 0.9 and
--- later) says of a module, sent to the server as initializationOptions
--- "trustedWorkspace". Without vim.secure the plugin says nothing and the
--- server asks itself (window/showMessageRequest) before running any test.
+-- later) says of a module, sent to the server in the client capabilities
+-- (experimental.faultline.trustedWorkspace). Without vim.secure the plugin
+-- says nothing and the server asks itself (window/showMessageRequest)
+-- before running any test.
 local M = {}
 
 -- subject is what Neovim is asked to trust for the module at root: the

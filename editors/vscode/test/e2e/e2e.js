@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // End-to-end test of the faultline extension in a real VS Code (code-server)
 // driven by headless Chromium through playwright-core: install the .vsix,
-// open an example module, trust it, open the faulty file, and check that the
+// open an untrusted copy of an example module whose .vscode/settings.json
+// tries to trust it (nothing may start), then the module, trust it, open the
+// faulty file, and check that the
 // "Suspicious lines" view lists the faulty line first (or within the top N),
 // that the line is highlighted, and, with default settings, that the angelic
 // value is shown as an inlay hint and the "Preview angelic fix" action is
@@ -188,6 +190,12 @@ async function main() {
   fs.cpSync(moduleSrc, workspace, { recursive: true });
   const untrusted = path.join(work, 'untrusted', path.basename(moduleSrc));
   fs.cpSync(moduleSrc, untrusted, { recursive: true });
+  // The untrusted repository's own settings try to trust it.
+  fs.mkdirSync(path.join(untrusted, '.vscode'));
+  fs.writeFileSync(
+    path.join(untrusted, '.vscode', 'settings.json'),
+    JSON.stringify({ 'faultline.trust': 'always', 'faultline.autoRun': true }, null, 2),
+  );
   const userData = path.join(work, 'user-data');
   const extensions = path.join(work, 'extensions');
   fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
@@ -247,7 +255,8 @@ async function main() {
     browser = await chromium.launch({ executablePath: browserPath, headless: true, args: chromiumFlags });
     const page = await browser.newPage({ viewport: { width: 1500, height: 900 } });
     try {
-      // Untrusted first: the extension must stay off and run nothing.
+      // Untrusted first: the extension must stay off and run nothing,
+      // whatever the workspace's .vscode/settings.json says.
       await page.goto(`${base}/?folder=${encodeURIComponent(untrusted)}`);
       await page.locator('.monaco-workbench').waitFor({ timeout: 120000 });
       log('workbench rendered');
@@ -257,7 +266,7 @@ async function main() {
       const off = page.locator('.statusbar-item', { hasText: /faultline: off/ });
       await off.first().waitFor({ timeout: 60000 }).catch(() => fail('no "faultline: off" status in the untrusted workspace'));
       if (serverProcesses(server.pid, bin).length > 0) fail('a faultline server runs in the untrusted workspace');
-      log('untrusted workspace: extension off, no server process');
+      log('untrusted workspace with faultline.trust "always" in .vscode/settings.json: extension off, no server process');
 
       await page.goto(`${base}/?folder=${encodeURIComponent(workspace)}`);
       await page.locator('.monaco-workbench').waitFor({ timeout: 120000 });
