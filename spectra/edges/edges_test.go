@@ -387,6 +387,13 @@ func deadLines(t *testing.T, path string, src []byte) map[int]bool {
 		if body == nil {
 			return true
 		}
+		// go/cfg keeps no node for a branch statement, so an unreachable
+		// goto after a terminating statement is found by its position.
+		for _, n := range unreachableAfterTerminating(body) {
+			for l := fset.Position(n.Pos()).Line; l <= fset.Position(n.End()).Line; l++ {
+				dead[l] = true
+			}
+		}
 		for _, b := range cfg.New(body, mayReturn).Blocks {
 			if !b.Live {
 				for _, n := range b.Nodes {
@@ -399,4 +406,59 @@ func deadLines(t *testing.T, path string, src []byte) map[int]bool {
 		return true
 	})
 	return dead
+}
+
+// unreachableAfterTerminating returns the statements of body's lists that
+// follow a terminating statement (the spec's return, goto, panic call, or a
+// block or if-else ending in one) up to the next label: no path reaches them.
+func unreachableAfterTerminating(body *ast.BlockStmt) []ast.Stmt {
+	var out []ast.Stmt
+	ast.Inspect(body, func(n ast.Node) bool {
+		var list []ast.Stmt
+		switch n := n.(type) {
+		case *ast.BlockStmt:
+			list = n.List
+		case *ast.CaseClause:
+			list = n.Body
+		case *ast.CommClause:
+			list = n.Body
+		}
+		dead := false
+		for _, s := range list {
+			if _, ok := s.(*ast.LabeledStmt); ok {
+				dead = false
+			}
+			if dead {
+				out = append(out, s)
+			} else if terminates(s) {
+				dead = true
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// terminates reports a terminating statement, as far as needed here.
+func terminates(s ast.Stmt) bool {
+	switch s := s.(type) {
+	case *ast.ReturnStmt:
+		return true
+	case *ast.BranchStmt:
+		return s.Tok == token.GOTO
+	case *ast.ExprStmt:
+		call, ok := s.X.(*ast.CallExpr)
+		if !ok {
+			return false
+		}
+		id, ok := call.Fun.(*ast.Ident)
+		return ok && id.Name == "panic"
+	case *ast.BlockStmt:
+		return len(s.List) > 0 && terminates(s.List[len(s.List)-1])
+	case *ast.IfStmt:
+		return s.Else != nil && terminates(s.Body) && terminates(s.Else)
+	case *ast.LabeledStmt:
+		return terminates(s.Stmt)
+	}
+	return false
 }
