@@ -322,7 +322,14 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 	res, waitErr := proc.Wait()
 	close(stop)
 	<-watched
-	<-readDone
+	// A child the test left running holds the record pipe open too; what
+	// the test process wrote is in the pipe by the time it has exited.
+	select {
+	case <-readDone:
+	case <-time.After(testbuild.OutputGrace):
+		recordsR.Close() // ends the read
+		<-readDone
+	}
 	recordsR.Close()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
