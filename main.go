@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"faultline/internal/localize"
+	"faultline/internal/scratch"
 	"flag"
 	"fmt"
 	"os"
@@ -89,6 +90,10 @@ func run(ctx context.Context, args []string) int {
 	}
 	if path := os.Getenv("FAULTLINE_MEMPROFILE"); path != "" {
 		defer writeAllocProfile(path)
+	}
+	// What a faultline killed before it could clean up left behind.
+	if _, err := scratch.RemoveStale(); err != nil {
+		fmt.Fprintf(os.Stderr, "faultline: removing stale temporary directories: %v\n", err)
 	}
 	err := cmd.run(ctx, args[1:])
 	var code exitError

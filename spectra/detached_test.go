@@ -5,9 +5,9 @@ package spectra
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,7 +24,8 @@ const hostageBound = 60 * time.Second
 func killDetached(t *testing.T, pids string) {
 	data, _ := os.ReadFile(pids)
 	for _, f := range strings.Fields(string(data)) {
-		if pid, err := strconv.Atoi(f); err == nil {
+		var pid int
+		if _, err := fmt.Sscan(f, &pid); err == nil {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}

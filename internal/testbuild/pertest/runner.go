@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"faultline/internal/scratch"
 	"faultline/internal/testbuild"
 )
 
@@ -64,11 +65,11 @@ const maxRestarts = 10000
 // in one process and that run's verdicts stand; tests that hung keep their
 // verdict rather than hang again.
 func Run(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, opts RunOptions, progress func(Leaf)) ([]Leaf, error) {
-	work, err := os.MkdirTemp("", "faultline-run-")
+	work, remove, err := scratch.MkdirTemp("run-")
 	if err != nil {
-		return nil, fmt.Errorf("creating scratch directory: %w", err)
+		return nil, err
 	}
-	defer os.RemoveAll(work)
+	defer remove()
 	counting, err := countingRanges(opts.Layout)
 	if err != nil {
 		return nil, err
