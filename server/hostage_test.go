@@ -33,7 +33,6 @@ func Twice(x int) int { return 2 * x }
 package h
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -82,7 +81,10 @@ func TestShutdownPastAHangingTest(t *testing.T) {
 	c.initialize(dir, `{"timeout":"10m"}`, protocol.ClientCapabilities{})
 	for deadline := time.Now().Add(waitLimit); len(pids) < 2; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the test has not started after %s", waitLimit)
+			c.mu.Lock()
+			notes := describe(c.notes)
+			c.mu.Unlock()
+			t.Fatalf("the test has not started after %s; the server said:\n%s", waitLimit, notes)
 		}
 		data, _ := os.ReadFile(pidFile)
 		var test, child int
