@@ -95,7 +95,8 @@ func waitGone(t *testing.T, what string, pids []int) {
 }
 
 // faultline killed with SIGKILL takes its test processes with it, and the
-// next faultline removes the temporary directories it left.
+// next faultline removes the temporary directories it left and stops what
+// is left of their process groups.
 func TestKilledRankLeavesNoTestProcess(t *testing.T) {
 	cmd, tmp, pids := hostage(t, "rank", "-angelic=false", "./...")
 	left, _ := filepath.Glob(filepath.Join(tmp, "faultline-*"))
@@ -114,6 +115,8 @@ func TestKilledRankLeavesNoTestProcess(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(tmp, "faultline-*")); len(left) != 0 {
 		t.Errorf("the next faultline left the killed one's directories: %v", left)
 	}
+	// The hanging test's own child outlived it; the next faultline stopped it.
+	waitGone(t, "the hanging test's child", pids["groupchild"])
 }
 
 // faultline test -v ends promptly on SIGTERM, past a hanging test and a

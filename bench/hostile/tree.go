@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"faultline/internal/scratch"
 )
 
 // outcome is one bounded run.
@@ -142,23 +144,10 @@ func processTree(root int) (map[int]string, int64) {
 // time is the recorded one: a pid may have been reused since.
 func killTree(tree map[int]string) {
 	for pid, start := range tree {
-		if startTime(pid) == start {
+		if scratch.StartTime(pid) == start {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
-}
-
-// startTime reads a process's start time ("" when it is gone).
-func startTime(pid int) string {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return ""
-	}
-	i := strings.LastIndexByte(string(data), ')')
-	if fields := strings.Fields(string(data[i+1:])); len(fields) > 19 {
-		return fields[19]
-	}
-	return ""
 }
 
 // killRecorded kills the processes the module's tests left behind, listed

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -49,8 +51,35 @@ func removeIfAbandoned(dir string) (bool, error) {
 		}
 		return false, fmt.Errorf("checking %s: %w", dir, err)
 	}
+	reapGroups(filepath.Join(dir, groupsName))
 	if err := os.RemoveAll(dir); err != nil {
 		return false, fmt.Errorf("removing the abandoned %s: %w", dir, err)
 	}
 	return true, nil
+}
+
+// reapGroups kills what is left of the process groups listed in the file
+// path by a process that has died. A group is this process's while its
+// leader is the recorded process (same start time) or, once the leader is
+// gone, while any member is left: the system does not give a new process a
+// pid still in use as a process group id.
+func reapGroups(path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		id, start, _ := strings.Cut(line, " ")
+		pgid, err := strconv.Atoi(id)
+		if err != nil || pgid <= 1 {
+			continue
+		}
+		if syscall.Kill(-pgid, 0) != nil {
+			continue // the group is gone
+		}
+		leaderGone := errors.Is(syscall.Kill(pgid, 0), syscall.ESRCH)
+		if leaderGone || (start != "" && StartTime(pgid) == start) {
+			syscall.Kill(-pgid, syscall.SIGKILL)
+		}
+	}
 }

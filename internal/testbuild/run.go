@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"faultline/internal/scratch"
 )
 
 // RunConfig says how to run one process of a test binary.
@@ -102,6 +104,10 @@ func (m *Module) Start(ctx context.Context, cfg RunConfig) (*Process, error) {
 			started <- err
 			return
 		}
+		// Should faultline die before the group, the next one to start
+		// stops what is left of it (whatever the system's death signal
+		// missed); a failure to record costs only that.
+		scratch.NoteGroup(cfg.Binary, p.cmd.Process.Pid)
 		started <- nil
 		err := p.cmd.Wait()
 		killGroup(p.cmd) // whatever the test started dies with it
