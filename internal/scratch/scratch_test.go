@@ -4,11 +4,15 @@ package scratch
 
 import (
 	"bufio"
+	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // holderEnv makes the test binary a process that makes a directory, names
@@ -21,7 +25,13 @@ func TestMain(m *testing.M) {
 		if err != nil {
 			os.Exit(2)
 		}
-		os.Stdout.WriteString(dir + "\n")
+		// A process group of its own, as a test process has.
+		child := exec.Command("sleep", "300")
+		child.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if child.Start() != nil || NoteGroup(filepath.Join(dir, "bin", "x.test"), child.Process.Pid) != nil {
+			os.Exit(2)
+		}
+		fmt.Printf("%s\n%d\n", dir, child.Process.Pid)
 		select {}
 	}
 	os.Exit(m.Run())
@@ -41,11 +51,12 @@ func TestRemoveStaleRemovesOnlyAbandoned(t *testing.T) {
 	if err := holder.Start(); err != nil {
 		t.Fatal(err)
 	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
+	var abandoned string
+	var group int
+	if _, err := fmt.Fscan(bufio.NewReader(out), &abandoned, &group); err != nil {
 		t.Fatalf("the holder named no directory: %v", err)
 	}
-	abandoned := line[:len(line)-1]
+	defer syscall.Kill(-group, syscall.SIGKILL)
 
 	live, remove, err := MkdirTemp("live-")
 	if err != nil {
@@ -79,6 +90,21 @@ func TestRemoveStaleRemovesOnlyAbandoned(t *testing.T) {
 	if _, err := os.Stat(abandoned); !os.IsNotExist(err) {
 		t.Errorf("%s still there (%v)", abandoned, err)
 	}
+	// The dead holder's process group went with its directory. The
+	// killed sleep may linger as a zombie until its new parent reaps it.
+	for deadline := time.Now().Add(time.Minute); syscall.Kill(group, 0) == nil && !zombie(group); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the holder's process group %d still runs", group)
+		}
+	}
+}
+
+// zombie reports whether a process has ended and awaits its parent (Linux;
+// false elsewhere).
+func zombie(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	i := bytes.LastIndexByte(data, ')')
+	return err == nil && i >= 0 && i+2 < len(data) && data[i+2] == 'Z'
 }
 
 // remove removes the directory, and a removed directory is no longer
