@@ -20,6 +20,7 @@ package main
 import (
 	"context"
 	"faultline/internal/localize"
+	"faultline/internal/scratch"
 	"fmt"
 	"os"
 	"os/signal"
@@ -95,6 +96,10 @@ func run(ctx context.Context, args []string) int {
 	}
 	if path := os.Getenv("FAULTLINE_MEMPROFILE"); path != "" {
 		defer writeAllocProfile(path)
+	}
+	// What a faultline killed before it could clean up left behind.
+	if _, err := scratch.RemoveStale(); err != nil {
+		fmt.Fprintf(os.Stderr, "faultline: removing stale temporary directories: %v\n", err)
 	}
 	return exitCode(os.Stderr, args[0], cmd.run(ctx, args[1:]))
 }

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"faultline/internal/scratch"
 	"faultline/internal/testbuild"
 )
 
@@ -184,11 +184,11 @@ func Analyze(ctx context.Context, mod *testbuild.Module, targets []Target, opts 
 // the module as a whole stops the loop.
 func AnalyzeEach(ctx context.Context, mod *testbuild.Module, targets []Target, opts Options, done func(TestResult) error) error {
 	opts.defaults()
-	work, err := os.MkdirTemp("", "faultline-agx-")
+	work, remove, err := scratch.MkdirTemp("agx-")
 	if err != nil {
-		return fmt.Errorf("creating scratch directory: %w", err)
+		return err
 	}
-	defer os.RemoveAll(work)
+	defer remove()
 	listing, err := mod.List(ctx)
 	if err != nil {
 		return err

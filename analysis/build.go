@@ -3,8 +3,8 @@ package analysis
 import (
 	"context"
 	"fmt"
-	"os"
 
+	"faultline/internal/scratch"
 	"faultline/internal/testbuild"
 )
 
@@ -16,11 +16,11 @@ import (
 // benchmark checks that instrumented code compiles wherever the original
 // does.
 func BuildInstrumented(ctx context.Context, mod *testbuild.Module, pkg string) error {
-	work, err := os.MkdirTemp("", "faultline-agx-")
+	work, remove, err := scratch.MkdirTemp("agx-")
 	if err != nil {
-		return fmt.Errorf("creating scratch directory: %w", err)
+		return err
 	}
-	defer os.RemoveAll(work)
+	defer remove()
 	_, err = buildInstrumented(ctx, mod, pkg, work)
 	return err
 }

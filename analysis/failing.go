@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/tools/go/ast/astutil"
 
+	"faultline/internal/scratch"
 	"faultline/internal/testbuild"
 )
 
@@ -115,11 +116,11 @@ func RecordFailingRun(ctx context.Context, mod *testbuild.Module, t Target, opts
 	if err != nil {
 		return nil, err
 	}
-	work, err := os.MkdirTemp("", "faultline-cause-")
+	work, remove, err := scratch.MkdirTemp("cause-")
 	if err != nil {
-		return nil, fmt.Errorf("creating scratch directory: %w", err)
+		return nil, err
 	}
-	defer os.RemoveAll(work)
+	defer remove()
 	bin, err := buildTestBinary(ctx, mod, keys, prog, pkg, work)
 	if err != nil {
 		return nil, err

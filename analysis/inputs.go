@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"faultline/internal/scratch"
 	"faultline/internal/testbuild"
 )
 
@@ -63,6 +63,8 @@ type InputSession struct {
 	cb     *function
 	params map[int]*site // the callback's parameter sites by index
 	work   string
+	// removeWork removes work.
+	removeWork func() error
 }
 
 // OpenInputs instruments and builds the test binary of package pkgPath for
@@ -100,12 +102,12 @@ func OpenInputs(ctx context.Context, mod *testbuild.Module, pkgPath string, cb C
 			return nil, err
 		}
 	}
-	if s.work, err = os.MkdirTemp("", "faultline-inputs-"); err != nil {
-		return nil, fmt.Errorf("creating scratch directory: %w", err)
+	if s.work, s.removeWork, err = scratch.MkdirTemp("inputs-"); err != nil {
+		return nil, err
 	}
 	s.bin, err = buildTestBinary(ctx, mod, keys, prog, pkg, s.work)
 	if err != nil {
-		os.RemoveAll(s.work)
+		s.removeWork()
 		return nil, err
 	}
 	s.bin.timeout = opts.RunTimeout
@@ -140,7 +142,7 @@ func (s *InputSession) callback(cb Callback) error {
 }
 
 // Close removes the session's scratch files.
-func (s *InputSession) Close() { os.RemoveAll(s.work) }
+func (s *InputSession) Close() { s.removeWork() }
 
 // Params lists the parameters the formula makes inputs, by index.
 func (s *InputSession) Params() []InputParam {

@@ -3,10 +3,10 @@ package analysis
 import (
 	"context"
 	"errors"
+	"faultline/internal/scratch"
 	"faultline/internal/testbuild"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -77,11 +77,11 @@ func Verify(ctx context.Context, mod *testbuild.Module, t Target, c Candidate, o
 	if err := c.sameSites(prog); err != nil {
 		return Verification{}, err
 	}
-	work, err := os.MkdirTemp("", "faultline-verify-")
+	work, remove, err := scratch.MkdirTemp("verify-")
 	if err != nil {
-		return Verification{}, fmt.Errorf("creating scratch directory: %w", err)
+		return Verification{}, err
 	}
-	defer os.RemoveAll(work)
+	defer remove()
 	bin, err := buildTestBinary(ctx, mod, keys, prog, pkg, work)
 	if err != nil {
 		return Verification{}, err

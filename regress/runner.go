@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"faultline/internal/scratch"
 	"faultline/internal/testbuild"
 )
 
@@ -50,17 +51,19 @@ type runner struct {
 	seq     int
 	builds  int
 	runs    int
+	// removeWork removes work.
+	removeWork func() error
 }
 
 func newRunner(mod *testbuild.Module, pkg *testbuild.Package, test string, timeout time.Duration) (*runner, error) {
-	work, err := os.MkdirTemp("", "faultline-explain-")
+	work, remove, err := scratch.MkdirTemp("explain-")
 	if err != nil {
-		return nil, fmt.Errorf("creating scratch directory: %w", err)
+		return nil, err
 	}
-	return &runner{mod: mod, pkg: pkg, test: test, timeout: timeout, work: work}, nil
+	return &runner{mod: mod, pkg: pkg, test: test, timeout: timeout, work: work, removeWork: remove}, nil
 }
 
-func (r *runner) close() { os.RemoveAll(r.work) }
+func (r *runner) close() { r.removeWork() }
 
 // build builds the test binary with the files replaced; a package that
 // does not compile gives a nil binary and the compiler's message.

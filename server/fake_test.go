@@ -92,6 +92,7 @@ type fakeWorkspace struct {
 
 	mu       sync.Mutex
 	block    bool                   // Collect waits until cancelled
+	hold     chan struct{}          // when set, Collect waits for it to close, cancelled or not
 	result   func() *spectra.Matrix // what Collect returns
 	stored   *spectra.Matrix        // what Load returns
 	collects int
@@ -127,7 +128,7 @@ func (f *fakeWorkspace) StorePath() string { return f.store }
 func (f *fakeWorkspace) Collect(ctx context.Context, opts spectra.CollectOptions) (*spectra.Matrix, error) {
 	f.mu.Lock()
 	f.collects++
-	block, result := f.block, f.result
+	block, result, hold := f.block, f.result, f.hold
 	f.mu.Unlock()
 	f.started <- struct{}{}
 	if opts.Progress != nil {
@@ -136,6 +137,9 @@ func (f *fakeWorkspace) Collect(ctx context.Context, opts spectra.CollectOptions
 	}
 	if block {
 		<-ctx.Done()
+	}
+	if hold != nil {
+		<-hold
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

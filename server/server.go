@@ -203,9 +203,7 @@ func (s *Server) teardown() {
 	views := s.views
 	s.views = make(map[string]*view)
 	s.mu.Unlock()
-	for _, v := range views {
-		v.stop()
-	}
+	haltViews(views, stopGrace)
 }
 
 // clientCaps are the client capabilities the server acts on.

@@ -91,6 +91,14 @@ func (v *view) start(autoRun bool) {
 // stop cancels the view's background work and waits for its collection
 // run to wind down, so no run outlives the session.
 func (v *view) stop() {
+	if r := v.halt(); r != nil {
+		<-r.done
+	}
+}
+
+// halt stops the view's background work without waiting for its run to
+// wind down, and returns that run (nil for none).
+func (v *view) halt() *run {
 	v.cancel()
 	v.mu.Lock()
 	if v.timer != nil {
@@ -105,9 +113,7 @@ func (v *view) stop() {
 	if w != nil {
 		w.Close()
 	}
-	if r != nil {
-		<-r.done
-	}
+	return r
 }
 
 // close stops the view and withdraws what it shows.

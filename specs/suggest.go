@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"faultline/analysis"
+	"faultline/internal/scratch"
 	"faultline/internal/testbuild"
 )
 
@@ -156,11 +157,11 @@ func Suggest(ctx context.Context, mod *testbuild.Module, req Request, opts Optio
 		return nil, fmt.Errorf("%s has no failing entry", req.Target)
 	}
 	res.Seed = req.Seeds[seed].Name
-	work, err := os.MkdirTemp("", "faultline-suggest-")
+	work, remove, err := scratch.MkdirTemp("suggest-")
 	if err != nil {
-		return nil, fmt.Errorf("creating scratch directory: %w", err)
+		return nil, err
 	}
-	defer os.RemoveAll(work)
+	defer remove()
 	cb, err := newCoverBuild(ctx, mod, listing, keys, pkg, target, req.Blocks, work)
 	if err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"faultline/internal/bug"
+	"faultline/internal/scratch"
 	"faultline/internal/testbuild"
 	"faultline/internal/testbuild/pertest"
 	"faultline/spectra/edges"
@@ -140,14 +141,15 @@ type edgeSlot struct {
 // run instruments, builds and runs the packages, storing each result as
 // soon as it is complete, so that an interrupted collection keeps them.
 func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun []*testbuild.Package, keyOf map[string]string, co CollectOptions, report *reporter, trace *phaseTrace) (map[string]*storedPackage, storedFiles, error) {
-	work, err := os.MkdirTemp("", "faultline-")
+	work, remove, err := scratch.MkdirTemp("")
 	if err != nil {
-		return nil, storedFiles{}, fmt.Errorf("creating scratch directory: %w", err)
+		return nil, storedFiles{}, err
 	}
 	if os.Getenv("FAULTLINE_DEBUG") == "keep" {
-		fmt.Fprintf(os.Stderr, "faultline: keeping the binaries and layout in %s\n", work)
+		// Kept past this process, and so removed at the next start.
+		fmt.Fprintf(os.Stderr, "faultline: keeping the binaries and layout in %s until faultline next starts\n", work)
 	} else {
-		defer os.RemoveAll(work)
+		defer remove()
 	}
 	overlay, err := w.mod.NewOverlay()
 	if err != nil {

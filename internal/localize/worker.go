@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -182,10 +183,16 @@ const memoryPoll = 100 * time.Millisecond
 // allows or outlives its deadline.
 func processWorker(exe string) workerFunc {
 	return func(ctx context.Context, req workRequest, done func(workReply)) error {
+		// The worker dies with this thread (DieWithParent), which stays
+		// locked until the worker has ended.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
 		wctx, cancel := context.WithDeadline(ctx, req.Deadline)
 		defer cancel()
 		cmd := exec.CommandContext(wctx, exe, WorkerCommand)
 		cmd.Env = append(append([]string{}, req.Env...), workerEnv+"=1")
+		testbuild.DieWithParent(cmd)
+		cmd.WaitDelay = testbuild.OutputGrace
 		cmd.Stderr = os.Stderr
 		stdin, err := cmd.StdinPipe()
 		if err != nil {

@@ -11,3 +11,7 @@ func killGroup(cmd *exec.Cmd) {
 		cmd.Process.Kill()
 	}
 }
+
+// DieWithParent does nothing here: the system cannot tie a process's life
+// to its parent's.
+func DieWithParent(cmd *exec.Cmd) {}

@@ -8,9 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
+
+	"faultline/internal/scratch"
 )
 
 // RunConfig says how to run one process of a test binary.
@@ -49,6 +52,11 @@ type Result struct {
 	Elapsed  time.Duration          // the process's, start to end
 }
 
+// OutputGrace is how long the output of a test process that has exited is
+// still read: what the process wrote is in its pipes by then, and a child
+// it left running must not hold the run open.
+const OutputGrace = time.Second
+
 // Start starts a test binary, its output converted by test2json as it
 // runs.
 func (m *Module) Start(ctx context.Context, cfg RunConfig) (*Process, error) {
@@ -82,22 +90,38 @@ func (m *Module) Start(ctx context.Context, cfg RunConfig) (*Process, error) {
 	p.cmd.Stderr = feed
 	p.cmd.ExtraFiles = cfg.ExtraFiles
 	setProcessGroup(p.cmd)
-	// A test's own child process may hold the output pipe open after the
-	// test process is gone.
-	p.cmd.WaitDelay = time.Second
-	p.started = time.Now()
-	if err := p.cmd.Start(); err != nil {
-		convertIn.Close()
-		p.convert.Process.Kill()
-		p.convert.Wait()
-		return nil, fmt.Errorf("starting %s: %w", filepath.Base(cfg.Binary), err)
-	}
+	// A child the test left running (a detached one escapes the group) may
+	// hold the output pipe open after the test process is gone.
+	p.cmd.WaitDelay = OutputGrace
+	started := make(chan error, 1)
 	go func() {
+		// The process dies with faultline's thread that started it
+		// (Pdeathsig), and the runtime ends a thread only when a goroutine
+		// locked to it exits: locked here until the process has ended, the
+		// thread outlives it.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		p.started = time.Now()
+		if err := p.cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		// Should faultline die before the group, the next one to start
+		// stops what is left of it (whatever the system's death signal
+		// missed); a failure to record costs only that.
+		scratch.NoteGroup(cfg.Binary, p.cmd.Process.Pid)
+		started <- nil
 		err := p.cmd.Wait()
 		killGroup(p.cmd) // whatever the test started dies with it
 		convertIn.Close()
 		p.waited <- err
 	}()
+	if err := <-started; err != nil {
+		convertIn.Close()
+		p.convert.Process.Kill()
+		p.convert.Wait()
+		return nil, fmt.Errorf("starting %s: %w", filepath.Base(cfg.Binary), err)
+	}
 	go func() {
 		select {
 		case <-ctx.Done():
@@ -123,7 +147,14 @@ func (p *Process) Pid() int { return p.cmd.Process.Pid }
 // crashed or was killed is a result, not an error.
 func (p *Process) Wait() (*Result, error) {
 	waitErr := <-p.waited
-	<-p.read
+	// test2json ends when its input does, which is now; should it not,
+	// what it has not converted by then is lost rather than waited for.
+	select {
+	case <-p.read:
+	case <-time.After(OutputGrace):
+		p.convert.Process.Kill()
+		<-p.read
+	}
 	p.convert.Wait()
 	res := &Result{Elapsed: time.Since(p.started), ExitCode: p.cmd.ProcessState.ExitCode()}
 	p.mu.Lock()

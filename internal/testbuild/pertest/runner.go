@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"faultline/internal/scratch"
 	"faultline/internal/testbuild"
 )
 
@@ -64,11 +65,11 @@ const maxRestarts = 10000
 // in one process and that run's verdicts stand; tests that hung keep their
 // verdict rather than hang again.
 func Run(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, opts RunOptions, progress func(Leaf)) ([]Leaf, error) {
-	work, err := os.MkdirTemp("", "faultline-run-")
+	work, remove, err := scratch.MkdirTemp("run-")
 	if err != nil {
-		return nil, fmt.Errorf("creating scratch directory: %w", err)
+		return nil, err
 	}
-	defer os.RemoveAll(work)
+	defer remove()
 	counting, err := countingRanges(opts.Layout)
 	if err != nil {
 		return nil, err
@@ -322,7 +323,14 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 	res, waitErr := proc.Wait()
 	close(stop)
 	<-watched
-	<-readDone
+	// A child the test left running holds the record pipe open too; what
+	// the test process wrote is in the pipe by the time it has exited.
+	select {
+	case <-readDone:
+	case <-time.After(testbuild.OutputGrace):
+		recordsR.Close() // ends the read
+		<-readDone
+	}
 	recordsR.Close()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
