@@ -25,6 +25,10 @@ type RunConfig struct {
 	// OnEvent, when set, sees each event as it arrives, from another
 	// goroutine.
 	OnEvent func(Event)
+	// Memory bounds the resident memory of the process and everything it
+	// starts, in bytes; past it they are killed (Result.Memory). 0 means
+	// the module's TestMemory.
+	Memory int64
 }
 
 // Process is a running test binary whose output streams through test2json.
@@ -38,6 +42,8 @@ type Process struct {
 
 	mu     sync.Mutex
 	killed bool
+	memory *MemoryStop // set when the memory bound stopped the process
+	watch  *memoryWatch
 }
 
 // Result is what one test process left behind.
@@ -47,6 +53,9 @@ type Result struct {
 	ExitCode int                    // -1 when the process ended by a signal
 	Killed   bool                   // ended by Kill or by the context
 	Elapsed  time.Duration          // the process's, start to end
+	// Memory is set when the process tree went over its memory bound and
+	// was killed for it; the tests it was running get the verdict Memory.
+	Memory *MemoryStop
 }
 
 // Start starts a test binary, its output converted by test2json as it
@@ -103,6 +112,12 @@ func (m *Module) Start(ctx context.Context, cfg RunConfig) (*Process, error) {
 		case <-p.read:
 		}
 	}()
+	bound := cfg.Memory
+	if bound <= 0 {
+		bound = m.testMemory
+	}
+	p.watch = &m.memory
+	p.watch.add(p, bound)
 	return p, nil
 }
 
@@ -121,11 +136,13 @@ func (p *Process) Pid() int { return p.cmd.Process.Pid }
 // crashed or was killed is a result, not an error.
 func (p *Process) Wait() (*Result, error) {
 	waitErr := <-p.waited
+	p.watch.remove(p)
 	<-p.read
 	p.convert.Wait()
 	res := &Result{Elapsed: time.Since(p.started), ExitCode: p.cmd.ProcessState.ExitCode()}
 	p.mu.Lock()
 	res.Killed = p.killed
+	res.Memory = p.memory
 	p.mu.Unlock()
 	var exit *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exit) && !errors.Is(waitErr, exec.ErrWaitDelay) {
@@ -142,8 +159,8 @@ func (p *Process) Wait() (*Result, error) {
 }
 
 // Verdict is a test's outcome: what test2json reported for it or, for a
-// test that never ended, Timeout when the process was killed and Panic
-// when it died.
+// test that never ended, Memory when the memory bound stopped the process,
+// Timeout when it was killed otherwise and Panic when it died.
 func (r *Result) Verdict(name string) Verdict {
 	t := r.Tests[name]
 	if t != nil {
@@ -153,16 +170,31 @@ func (r *Result) Verdict(name string) Verdict {
 		case "skip":
 			return Skip
 		case "fail":
+			if r.Memory != nil {
+				return Memory
+			}
 			if r.Killed {
 				return Timeout
 			}
 			return Fail
 		}
 	}
+	if r.Memory != nil {
+		return Memory
+	}
 	if r.Killed {
 		return Timeout
 	}
 	return Panic
+}
+
+// MemoryNote is the line that tells, in a stopped test's output, why it
+// was stopped; "" when the memory bound stopped nothing.
+func (r *Result) MemoryNote() string {
+	if r.Memory == nil {
+		return ""
+	}
+	return "faultline: " + r.Memory.String() + "\n"
 }
 
 // Abnormal reports a process that ended other than by exiting normally (0)
@@ -227,5 +259,8 @@ func (m *Module) RunTest(ctx context.Context, bin *Binary, test string, timeout 
 		}
 	}
 	out.Output = output + res.Output("")
+	if out.Verdict == Memory {
+		out.Output += res.MemoryNote()
+	}
 	return out, nil
 }
