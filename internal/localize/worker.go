@@ -49,6 +49,9 @@ type workRequest struct {
 	// Explain, when set, asks to explain these failing tests from the
 	// git history instead.
 	Explain []explainWork `json:",omitempty"`
+	// TestMemory bounds each test process tree the worker runs; the
+	// worker enforces it (testbuild.Config.TestMemory).
+	TestMemory int64 `json:",omitempty"`
 	// Memory and Deadline bound the worker; the parent enforces them. Env
 	// is the worker's environment.
 	Memory   int64     `json:"-"`
@@ -89,7 +92,7 @@ func RunWorker(ctx context.Context, in io.Reader, out io.Writer) error {
 		enc.Encode(workReply{Error: err.Error()})
 		return err
 	}
-	mod, err := testbuild.Open(req.Root, testbuild.Config{CacheDir: req.CacheRoot})
+	mod, err := testbuild.Open(req.Root, testbuild.Config{CacheDir: req.CacheRoot, TestMemory: req.TestMemory})
 	if err != nil {
 		return fail(err)
 	}
@@ -141,6 +144,15 @@ func RunWorker(ctx context.Context, in io.Reader, out io.Writer) error {
 		return fail(err)
 	}
 	return nil
+}
+
+// testMemory is the bound on the test process trees of a worker asked
+// for bound: bound itself, or the workspace's when it is 0.
+func (s *Service) testMemory(bound int64) int64 {
+	if bound > 0 {
+		return bound
+	}
+	return s.ws.Module().TestMemory()
 }
 
 // memoryPoll is how often a worker's memory is read.

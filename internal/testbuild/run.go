@@ -226,6 +226,7 @@ type Outcome struct {
 	Elapsed  time.Duration
 	Output   string // the test's output, then its parents' and any printed outside tests
 	ExitCode int
+	Memory   *MemoryStop // set when the memory bound stopped the test (Verdict Memory)
 }
 
 // RunTest runs one leaf test of a binary, killed after timeout; extra
@@ -260,6 +261,7 @@ func (m *Module) RunTest(ctx context.Context, bin *Binary, test string, timeout 
 	}
 	out.Output = output + res.Output("")
 	if out.Verdict == Memory {
+		out.Memory = res.Memory
 		out.Output += res.MemoryNote()
 	}
 	return out, nil
