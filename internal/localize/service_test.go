@@ -147,7 +147,7 @@ func TestTestMemoryBoundInAnalysis(t *testing.T) {
 		t.Fatalf("angelic %+v", a)
 	}
 	notes := strings.Join(a.Notes, "\n")
-	if !strings.Contains(notes, "TestHoardWhenRecorded: not analysed: the failing run stopped holding") ||
+	if !strings.Contains(notes, "TestHoardWhenRecorded: not analysed: the failing run was stopped holding") ||
 		!strings.Contains(notes, "over the test memory bound of 256 MB") || strings.Contains(notes, "TestAfter") {
 		t.Errorf("notes %q, want TestHoardWhenRecorded named as stopped by the test memory bound", a.Notes)
 	}

@@ -33,7 +33,7 @@ type MemoryStop struct {
 }
 
 func (s *MemoryStop) String() string {
-	return fmt.Sprintf("stopped holding %d MB, over the test memory bound of %d MB", s.Resident>>20, s.Bound>>20)
+	return fmt.Sprintf("was stopped holding %d MB, over the test memory bound of %d MB", s.Resident>>20, s.Bound>>20)
 }
 
 // Memory polls: a tree under half its bound is read at the slow pace, one

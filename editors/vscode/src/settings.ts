@@ -14,6 +14,7 @@ export interface ServerSettings {
   budget: string;
   maxAnalyzed: number;
   memory: number;
+  testMemory: number;
   trust: 'ask' | 'always';
 }
 
@@ -29,6 +30,7 @@ export const DEFAULTS: ServerSettings = {
   budget: '10s',
   maxAnalyzed: 10,
   memory: 1024,
+  testMemory: 0,
   trust: 'ask',
 };
 
@@ -46,6 +48,7 @@ export function serverSettings(get: <T>(key: string) => T | undefined): ServerSe
     budget: get<string>('budget') ?? DEFAULTS.budget,
     maxAnalyzed: get<number>('maxAnalyzed') ?? DEFAULTS.maxAnalyzed,
     memory: get<number>('memory') ?? DEFAULTS.memory,
+    testMemory: get<number>('testMemory') ?? DEFAULTS.testMemory,
     trust: get<'ask' | 'always'>('trust') ?? DEFAULTS.trust,
   };
 }
