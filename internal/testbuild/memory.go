@@ -70,11 +70,15 @@ func (w *memoryWatch) add(p *Process, bound int64) {
 	}
 }
 
-// remove stops bounding p's process tree.
-func (w *memoryWatch) remove(p *Process) {
+// remove stops bounding p's process tree, reporting whether it was still
+// bounded: once Wait has removed it, its process is gone and its id may
+// be another's.
+func (w *memoryWatch) remove(p *Process) bool {
 	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.watched[p]
 	delete(w.watched, p)
-	w.mu.Unlock()
+	return ok
 }
 
 // poll reads the process trees until none is left to watch.
@@ -93,12 +97,11 @@ func (w *memoryWatch) poll() {
 			watched[p] = bound
 		}
 		w.mu.Unlock()
+		interval = memoryPollSlow
 		table, err := readProcessTable()
 		if err != nil {
-			interval = memoryPollSlow
 			continue
 		}
-		interval = memoryPollSlow
 		for p, bound := range watched {
 			select {
 			case <-p.read:
@@ -109,8 +112,9 @@ func (w *memoryWatch) poll() {
 			rss := table.treeResident(p.Pid())
 			switch {
 			case rss > bound:
-				w.remove(p)
-				p.stopForMemory(MemoryStop{Resident: rss, Bound: bound})
+				if w.remove(p) {
+					p.stopForMemory(MemoryStop{Resident: rss, Bound: bound})
+				}
 			case rss > bound/2:
 				interval = memoryPollFast
 			}

@@ -432,3 +432,23 @@ func TestDefaultTestMemory(t *testing.T) {
 		t.Errorf("DefaultTestMemory() = %d, more than half of the machine's %d", d, total)
 	}
 }
+
+// A tree's memory is its root's, its descendants' and its process group's
+// (a child whose parent died), not its parent's or another group's.
+func TestTreeResident(t *testing.T) {
+	table := processTable{
+		1:  {ppid: 0, pgrp: 1, resident: 1000},
+		10: {ppid: 1, pgrp: 10, resident: 1},   // the root
+		11: {ppid: 10, pgrp: 10, resident: 2},  // its child
+		12: {ppid: 11, pgrp: 12, resident: 4},  // a grandchild in a group of its own
+		13: {ppid: 1, pgrp: 10, resident: 8},   // orphaned, still in the root's group
+		14: {ppid: 13, pgrp: 14, resident: 16}, // the orphan's child
+		20: {ppid: 1, pgrp: 20, resident: 100}, // another test
+	}
+	if got := table.treeResident(10); got != 31 {
+		t.Errorf("treeResident(10) = %d, want 31", got)
+	}
+	if got := table.treeResident(99); got != 0 {
+		t.Errorf("treeResident of a process gone = %d, want 0", got)
+	}
+}
