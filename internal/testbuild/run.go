@@ -136,10 +136,10 @@ func (p *Process) Pid() int { return p.cmd.Process.Pid }
 // crashed or was killed is a result, not an error.
 func (p *Process) Wait() (*Result, error) {
 	waitErr := <-p.waited
-	p.watch.remove(p)
 	<-p.read
 	p.convert.Wait()
 	res := &Result{Elapsed: time.Since(p.started), ExitCode: p.cmd.ProcessState.ExitCode()}
+	p.watch.remove(p)
 	p.mu.Lock()
 	res.Killed = p.killed
 	res.Memory = p.memory
