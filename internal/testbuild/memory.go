@@ -36,6 +36,26 @@ func (s *MemoryStop) String() string {
 	return fmt.Sprintf("was stopped holding %d MB, over the test memory bound of %d MB", s.Resident>>20, s.Bound>>20)
 }
 
+// stoppedForMemory reports whether the memory bound stopped a test: the
+// bound stopped its process, and it had not passed or been skipped by
+// then. Such a test's verdict is Memory.
+func (r *Result) stoppedForMemory(name string) bool {
+	if r.Memory == nil {
+		return false
+	}
+	t := r.Tests[name]
+	return t == nil || t.Action != "pass" && t.Action != "skip"
+}
+
+// MemoryNote is the line that tells, in a stopped test's output, why it
+// was stopped; "" when the memory bound stopped nothing.
+func (r *Result) MemoryNote() string {
+	if r.Memory == nil {
+		return ""
+	}
+	return "faultline: " + r.Memory.String() + "\n"
+}
+
 // Memory polls: a tree under half its bound is read at the slow pace, one
 // nearer it at the fast one, so that a test allocating quickly does not
 // overshoot by much.

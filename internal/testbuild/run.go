@@ -159,9 +159,12 @@ func (p *Process) Wait() (*Result, error) {
 }
 
 // Verdict is a test's outcome: what test2json reported for it or, for a
-// test that never ended, Memory when the memory bound stopped the process,
-// Timeout when it was killed otherwise and Panic when it died.
+// test that never ended, Timeout when the process was killed and Panic
+// when it died.
 func (r *Result) Verdict(name string) Verdict {
+	if r.stoppedForMemory(name) {
+		return Memory
+	}
 	t := r.Tests[name]
 	if t != nil {
 		switch t.Action {
@@ -170,31 +173,16 @@ func (r *Result) Verdict(name string) Verdict {
 		case "skip":
 			return Skip
 		case "fail":
-			if r.Memory != nil {
-				return Memory
-			}
 			if r.Killed {
 				return Timeout
 			}
 			return Fail
 		}
 	}
-	if r.Memory != nil {
-		return Memory
-	}
 	if r.Killed {
 		return Timeout
 	}
 	return Panic
-}
-
-// MemoryNote is the line that tells, in a stopped test's output, why it
-// was stopped; "" when the memory bound stopped nothing.
-func (r *Result) MemoryNote() string {
-	if r.Memory == nil {
-		return ""
-	}
-	return "faultline: " + r.Memory.String() + "\n"
 }
 
 // Abnormal reports a process that ended other than by exiting normally (0)
@@ -221,12 +209,13 @@ func TestPattern(name string) string {
 
 // Outcome is one leaf test's run.
 type Outcome struct {
+	// Memory is set when the memory bound stopped the test (Verdict Memory).
+	Memory   *MemoryStop
 	Verdict  Verdict
 	Passed   bool // the test passed and its process exited cleanly
 	Elapsed  time.Duration
 	Output   string // the test's output, then its parents' and any printed outside tests
 	ExitCode int
-	Memory   *MemoryStop // set when the memory bound stopped the test (Verdict Memory)
 }
 
 // RunTest runs one leaf test of a binary, killed after timeout; extra
