@@ -120,7 +120,8 @@ func (b *testBinary) runEnv(ctx context.Context, test string, force []forcedValu
 	if out.Verdict == testbuild.Timeout && !b.deadline.IsZero() && !time.Now().Before(b.deadline) {
 		return nil, errBudget // killed by the budget, not by its own timeout
 	}
-	res := &runResult{passed: out.Passed, output: out.Output, elapsed: out.Elapsed, memory: out.Memory}
+	res := &runResult{passed: out.Passed, output: out.Output, elapsed: out.Elapsed}
+	res.memory = out.Memory
 	res.trace, err = readTrace(tracePath)
 	if err != nil {
 		return nil, err

@@ -146,15 +146,6 @@ func RunWorker(ctx context.Context, in io.Reader, out io.Writer) error {
 	return nil
 }
 
-// testMemory is the bound on the test process trees of a worker asked
-// for bound: bound itself, or the workspace's when it is 0.
-func (s *Service) testMemory(bound int64) int64 {
-	if bound > 0 {
-		return bound
-	}
-	return s.ws.Module().TestMemory()
-}
-
 // memoryPoll is how often a worker's memory is read.
 const memoryPoll = 100 * time.Millisecond
 
