@@ -69,14 +69,17 @@ func (c *collectFlags) collectIn(ctx context.Context, ws *spectra.Workspace, pac
 		BuildFlags: c.buildFlags, TestFlags: c.testFlags, Edges: c.edges,
 	})
 	progress.done()
-	if err != nil {
-		return nil, err
-	}
-	if notes := m.MemoryNotes(); len(notes) > 0 && !c.namesStopped {
+	if err == nil && !c.namesStopped {
+		notes := m.MemoryNotes()
 		for _, n := range notes {
 			fmt.Fprintf(os.Stderr, "faultline: %s\n", n)
 		}
-		fmt.Fprintln(os.Stderr, "faultline: -test-memory raises the bound")
+		if len(notes) > 0 {
+			fmt.Fprintln(os.Stderr, "faultline: -test-memory raises the bound")
+		}
+	}
+	if err != nil {
+		return nil, err
 	}
 	return m, nil
 }

@@ -31,16 +31,16 @@ type Settings struct {
 	// formula), "formula" or "learned" (the shipped model over every
 	// technique's evidence).
 	Order string
+	// TestMemory bounds the resident memory of each test process tree, in
+	// bytes, in collection and analysis alike, as faultline rank's
+	// -test-memory does; 0 is the engine's default.
+	TestMemory int64
 	// Budget, MaxAnalyzed and Memory bound the angelic analysis as
 	// faultline rank's -budget, -max-analyzed and -memory do.
 	Budget      time.Duration
 	MaxAnalyzed int
 	Memory      int64  // bytes
 	Trust       string // "ask" before the first run in a module, or "always" run without asking
-	// TestMemory bounds the resident memory of each test process tree, in
-	// bytes, in collection and analysis alike, as faultline rank's
-	// -test-memory does; 0 is the engine's default.
-	TestMemory int64
 }
 
 // DefaultSettings are used until the client says otherwise.

@@ -13,8 +13,8 @@ export interface ServerSettings {
   order: 'formula' | 'combined' | 'learned';
   budget: string;
   maxAnalyzed: number;
-  memory: number;
   testMemory: number;
+  memory: number;
   trust: 'ask' | 'always';
 }
 
@@ -29,8 +29,8 @@ export const DEFAULTS: ServerSettings = {
   order: 'learned',
   budget: '10s',
   maxAnalyzed: 10,
-  memory: 1024,
   testMemory: 0,
+  memory: 1024,
   trust: 'ask',
 };
 
@@ -47,8 +47,8 @@ export function serverSettings(get: <T>(key: string) => T | undefined): ServerSe
     order: get<'formula' | 'combined' | 'learned'>('order') ?? DEFAULTS.order,
     budget: get<string>('budget') ?? DEFAULTS.budget,
     maxAnalyzed: get<number>('maxAnalyzed') ?? DEFAULTS.maxAnalyzed,
-    memory: get<number>('memory') ?? DEFAULTS.memory,
     testMemory: get<number>('testMemory') ?? DEFAULTS.testMemory,
+    memory: get<number>('memory') ?? DEFAULTS.memory,
     trust: get<'ask' | 'always'>('trust') ?? DEFAULTS.trust,
   };
 }

@@ -22,10 +22,10 @@ M.defaults = {
   order = "learned",
   budget = "10s",
   maxAnalyzed = 10,
-  memory = 1024,
   -- MB the processes of one test may hold (0: the smaller of 4096 and
   -- half the machine's memory).
   testMemory = 0,
+  memory = 1024,
   -- "ask": run a module's tests only once you agree (Neovim's :trust on
   -- 0.9+, else the server's question); "always": run without asking.
   trust = "ask",
@@ -82,8 +82,8 @@ function M.merge(opts)
   end
   check_type("budget", cfg.budget, "string")
   check_type("maxAnalyzed", cfg.maxAnalyzed, "number")
-  check_type("memory", cfg.memory, "number")
   check_type("testMemory", cfg.testMemory, "number")
+  check_type("memory", cfg.memory, "number")
   if cfg.trust ~= "ask" and cfg.trust ~= "always" then
     error(string.format('faultline: option "trust" must be "ask" or "always", got %s', vim.inspect(cfg.trust)), 2)
   end
