@@ -32,6 +32,10 @@ type MemoryStop struct {
 	Bound    int64 // the bound it went over, in bytes
 }
 
+// Error lets a run that the bound stopped be the error of whatever needed
+// the run to end by itself (errors.As finds it).
+func (s *MemoryStop) Error() string { return s.String() }
+
 func (s *MemoryStop) String() string {
 	return fmt.Sprintf("was stopped holding %d MB, over the test memory bound of %d MB", s.Resident>>20, s.Bound>>20)
 }
