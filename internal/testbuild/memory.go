@@ -11,7 +11,8 @@ const MaxDefaultTestMemory = 4 << 30
 
 // DefaultTestMemory is the bound on a test process tree's resident memory
 // when none is configured: the smaller of 4 GiB and half the machine's
-// memory, so that one test cannot bring in the system's OOM killer.
+// memory (on Linux, a control group's limit counts as the machine's), so
+// that one test cannot bring in the system's OOM killer.
 func DefaultTestMemory() int64 {
 	total := totalMemory()
 	if total <= 0 || total/2 > MaxDefaultTestMemory {

@@ -6,19 +6,69 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
 const memoryReadable = true
 
-// totalMemory is the machine's memory in bytes, 0 when unknown.
+// totalMemory is the machine's memory in bytes, 0 when unknown: the
+// smaller of the system's and the memory limit of faultline's control
+// group, which is the machine a container sees.
 func totalMemory() int64 {
 	var info syscall.Sysinfo_t
 	if err := syscall.Sysinfo(&info); err != nil {
 		return 0
 	}
-	return int64(info.Totalram) * int64(info.Unit)
+	total := int64(info.Totalram) * int64(info.Unit)
+	if limit := cgroupMemoryLimit("/"); limit > 0 && limit < total {
+		return limit
+	}
+	return total
+}
+
+// cgroupMemoryLimit reads the memory limit of this process's control group
+// from the file system under root (cgroup v2's memory.max, or v1's
+// memory.limit_in_bytes); 0 when there is none or it cannot be read.
+func cgroupMemoryLimit(root string) int64 {
+	data, err := os.ReadFile(filepath.Join(root, "proc", "self", "cgroup"))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		// hierarchy-ID:controllers:path; v2's controllers are empty.
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		var dir, file string
+		switch {
+		case parts[1] == "":
+			dir, file = filepath.Join(root, "sys", "fs", "cgroup"), "memory.max"
+		case slices.Contains(strings.Split(parts[1], ","), "memory"):
+			dir, file = filepath.Join(root, "sys", "fs", "cgroup", "memory"), "memory.limit_in_bytes"
+		default:
+			continue
+		}
+		// The group's own file, or the root's where the group's path is
+		// that of another namespace.
+		for _, path := range []string{filepath.Join(dir, parts[2], file), filepath.Join(dir, file)} {
+			text, err := os.ReadFile(path)
+			if err != nil {
+				continue
+			}
+			limit, err := strconv.ParseInt(strings.TrimSpace(string(text)), 10, 64)
+			// "max", or v1's page-rounded maximum: no limit.
+			if err != nil || limit <= 0 || limit >= 1<<62 {
+				return 0
+			}
+			return limit
+		}
+	}
+	return 0
 }
 
 // readProcessTable reads every process's parent, group and resident
