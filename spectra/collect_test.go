@@ -148,7 +148,8 @@ func TestCollectStopsTestsOverMemoryBound(t *testing.T) {
 	}
 	// Unbounded, a hoarding test waits at 1 GiB until this timeout.
 	m, _ := collect(t, ws, 20*time.Second)
-	want := map[string]Verdict{"TestBefore": Pass, "TestHoard": Memory, "TestChildHoards": Memory, "TestHoardWhenRecorded": Fail, "TestAfter": Fail}
+	want := map[string]Verdict{"TestBefore": Pass, "TestHoard": Memory, "TestChildHoards": Memory, "TestDetachedChildHoards": Memory,
+		"TestHoardWhenRecorded": Fail, "TestAfter": Fail}
 	got := map[string]Verdict{}
 	for _, r := range m.Tests {
 		got[r.Name] = r.Verdict
@@ -157,8 +158,8 @@ func TestCollectStopsTestsOverMemoryBound(t *testing.T) {
 		t.Errorf("verdicts %v, want %v", got, want)
 	}
 	notes := m.MemoryNotes()
-	if len(notes) != 2 || !strings.Contains(notes[0], "over the test memory bound of 256 MB") {
-		t.Errorf("notes %q, want TestHoard and TestChildHoards named with the bound", notes)
+	if len(notes) != 3 || !strings.Contains(notes[0], "over the test memory bound of 256 MB") {
+		t.Errorf("notes %q, want the three hoarding tests named with the bound", notes)
 	}
 	r, err := RankLines(m, rank.Default())
 	if err != nil {

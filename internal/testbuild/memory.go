@@ -134,11 +134,11 @@ func (w *memoryWatch) poll() {
 				continue
 			default:
 			}
-			rss := table.treeResident(p.Pid())
+			tree, rss := table.tree(p.Pid())
 			switch {
 			case rss > bound:
 				if w.remove(p) {
-					p.stopForMemory(MemoryStop{Resident: rss, Bound: bound})
+					p.stopForMemory(MemoryStop{Resident: rss, Bound: bound}, tree)
 				}
 			case rss > bound/2:
 				interval = memoryPollFast
@@ -147,14 +147,17 @@ func (w *memoryWatch) poll() {
 	}
 }
 
-// stopForMemory kills the process tree and records why.
-func (p *Process) stopForMemory(s MemoryStop) {
+// stopForMemory records why and kills the process tree: its group, and
+// the descendants that left the group (a child started in a session of
+// its own), by the ids just read.
+func (p *Process) stopForMemory(s MemoryStop, tree []int) {
 	p.mu.Lock()
 	if p.memory == nil {
 		p.memory = &s
 	}
 	p.mu.Unlock()
 	p.Kill()
+	killProcesses(tree)
 }
 
 // processEntry is one process in a processTable.
@@ -166,10 +169,10 @@ type processEntry struct {
 // processTable is a snapshot of the system's processes.
 type processTable map[int]processEntry
 
-// treeResident sums the resident memory of root, of its descendants and of
-// the members of its process group (a test's children that a dead parent
-// left behind).
-func (t processTable) treeResident(root int) int64 {
+// tree lists root, its descendants and the members of its process group
+// (a test's children that a dead parent left behind), with the sum of
+// their resident memory.
+func (t processTable) tree(root int) ([]int, int64) {
 	children := map[int][]int{}
 	var queue []int
 	for pid, e := range t {
@@ -182,6 +185,7 @@ func (t processTable) treeResident(root int) int64 {
 		queue = append(queue, root)
 	}
 	seen := map[int]bool{}
+	var pids []int
 	var total int64
 	for len(queue) > 0 {
 		pid := queue[len(queue)-1]
@@ -190,8 +194,9 @@ func (t processTable) treeResident(root int) int64 {
 			continue
 		}
 		seen[pid] = true
+		pids = append(pids, pid)
 		total += t[pid].resident
 		queue = append(queue, children[pid]...)
 	}
-	return total
+	return pids, total
 }

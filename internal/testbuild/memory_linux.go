@@ -71,6 +71,13 @@ func cgroupMemoryLimit(root string) int64 {
 	return 0
 }
 
+// killProcesses kills each process by its id.
+func killProcesses(pids []int) {
+	for _, pid := range pids {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
 // readProcessTable reads every process's parent, group and resident
 // memory from /proc/<pid>/stat.
 func readProcessTable() (processTable, error) {

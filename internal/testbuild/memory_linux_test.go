@@ -3,10 +3,14 @@
 package testbuild
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // The default bound sees a container's memory limit, in cgroup v1 and v2.
@@ -46,4 +50,45 @@ func TestCgroupMemoryLimit(t *testing.T) {
 			t.Errorf("%s: %d, want %d", c.name, got, c.want)
 		}
 	}
+}
+
+// A child in a session of its own leaves the test's process group but not
+// its tree: its memory counts, and it is killed with the test.
+func TestMemoryBoundKillsDetachedChild(t *testing.T) {
+	m, bin := hoardingBinary(t)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	out, err := m.RunTest(context.Background(), bin, "TestDetachedChildHoards", 20*time.Second, []string{"HOARD_PID_FILE=" + pidFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Verdict != Memory {
+		t.Errorf("verdict %s, want memory\n%s", out.Verdict, out.Output)
+	}
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(string(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A killed orphan is reaped by init soon after; left alive, the child
+	// would wait 10 s after its parent died.
+	for deadline := time.Now().Add(3 * time.Second); running(pid); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the detached child %d outlived its test", pid)
+		}
+	}
+}
+
+// running reports whether a process exists and is not a zombie.
+func running(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }

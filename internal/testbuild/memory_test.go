@@ -14,10 +14,10 @@ import (
 // fixture's tests hoard (1 GiB each) and far over what a test binary needs.
 const testMemoryBound = 256 << 20
 
-// A test whose process tree holds more than the memory bound, in the test
-// process or in a child, is stopped with the verdict Memory; tests that do
-// not are unaffected.
-func TestMemoryBoundStopsTestProcessTree(t *testing.T) {
+// hoardingBinary builds the memory fixture's test binary in a module whose
+// tests are bounded at testMemoryBound.
+func hoardingBinary(t *testing.T) (*Module, *Binary) {
+	t.Helper()
 	if !MemoryBoundEnforced {
 		t.Skip("the memory bound is enforced on Linux only")
 	}
@@ -33,7 +33,14 @@ func TestMemoryBoundStopsTestProcessTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := build(t, m, o, "example.com/memory/m")
+	return m, build(t, m, o, "example.com/memory/m")
+}
+
+// A test whose process tree holds more than the memory bound, in the test
+// process or in a child, is stopped with the verdict Memory; tests that do
+// not are unaffected.
+func TestMemoryBoundStopsTestProcessTree(t *testing.T) {
+	m, bin := hoardingBinary(t)
 	want := map[string]Verdict{"TestBefore": Pass, "TestHoard": Memory, "TestChildHoards": Memory, "TestAfter": Fail}
 	for _, test := range []string{"TestBefore", "TestHoard", "TestChildHoards", "TestAfter"} {
 		// Unbounded, a hoarding test waits at 1 GiB until this timeout.
@@ -65,7 +72,7 @@ func TestDefaultTestMemory(t *testing.T) {
 
 // A tree's memory is its root's, its descendants' and its process group's
 // (a child whose parent died), not its parent's or another group's.
-func TestTreeResident(t *testing.T) {
+func TestProcessTree(t *testing.T) {
 	table := processTable{
 		1:  {ppid: 0, pgrp: 1, resident: 1000},
 		10: {ppid: 1, pgrp: 10, resident: 1},   // the root
@@ -75,10 +82,10 @@ func TestTreeResident(t *testing.T) {
 		14: {ppid: 13, pgrp: 14, resident: 16}, // the orphan's child
 		20: {ppid: 1, pgrp: 20, resident: 100}, // another test
 	}
-	if got := table.treeResident(10); got != 31 {
-		t.Errorf("treeResident(10) = %d, want 31", got)
+	if pids, got := table.tree(10); got != 31 || len(pids) != 5 {
+		t.Errorf("tree(10) = %v, %d; want 5 processes holding 31", pids, got)
 	}
-	if got := table.treeResident(99); got != 0 {
-		t.Errorf("treeResident of a process gone = %d, want 0", got)
+	if pids, got := table.tree(99); got != 0 || len(pids) != 0 {
+		t.Errorf("tree of a process gone = %v, %d; want nothing", pids, got)
 	}
 }
