@@ -363,14 +363,14 @@ func TestTestMemoryFlag(t *testing.T) {
 	if code != 0 {
 		t.Errorf("rank exited %d:\n%s", code, stderr)
 	}
-	for _, test := range []string{"TestHoard ", "TestChildHoards ", "TestDetachedChildHoards "} {
-		if n := strings.Count(stderr, "example.com/memory/m "+test+"was stopped holding"); n != 1 || !strings.Contains(stderr, "over the test memory bound of 256 MB") {
+	for _, test := range []string{"m TestHoard ", "m TestChildHoards ", "m TestDetachedChildHoards ", "setup TestMain "} {
+		if n := strings.Count(stderr, "example.com/memory/"+test+"was stopped holding"); n != 1 || !strings.Contains(stderr, "over the test memory bound of 256 MB") {
 			t.Errorf("%snamed %d times:\n%s", test, n, stderr)
 		}
 	}
 	stdout, stderr, code := faultlineWithStore(t, dir, store, "test", "-test-memory", "256")
 	if code != 1 || !strings.Contains(stdout, "--- FAIL: TestHoard (") || !strings.Contains(stdout, "s) [memory]\n") ||
-		!strings.Contains(stdout, "1 passed, 2 failed, 3 stopped by the memory bound") || strings.Contains(stderr, "was stopped") {
+		!strings.Contains(stdout, "1 passed, 2 failed, 4 stopped by the memory bound") || strings.Contains(stderr, "was stopped") {
 		t.Errorf("test exited %d:\n%s\n%s", code, stdout, stderr)
 	}
 	if _, stderr, code := faultlineWithStore(t, dir, store, "rank", "-test-memory", "-1"); code == 0 || !strings.Contains(stderr, "-test-memory: -1 MB is negative") {

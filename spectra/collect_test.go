@@ -149,7 +149,7 @@ func TestCollectStopsTestsOverMemoryBound(t *testing.T) {
 	// Unbounded, a hoarding test waits at 1 GiB until this timeout.
 	m, _ := collect(t, ws, 20*time.Second)
 	want := map[string]Verdict{"TestBefore": Pass, "TestHoard": Memory, "TestChildHoards": Memory, "TestDetachedChildHoards": Memory,
-		"TestHoardWhenRecorded": Fail, "TestAfter": Fail}
+		"TestHoardWhenRecorded": Fail, "TestAfter": Fail, "TestMain": Memory}
 	got := map[string]Verdict{}
 	for _, r := range m.Tests {
 		got[r.Name] = r.Verdict
@@ -158,8 +158,8 @@ func TestCollectStopsTestsOverMemoryBound(t *testing.T) {
 		t.Errorf("verdicts %v, want %v", got, want)
 	}
 	notes := m.MemoryNotes()
-	if len(notes) != 3 || !strings.Contains(notes[0], "over the test memory bound of 256 MB") {
-		t.Errorf("notes %q, want the three hoarding tests named with the bound", notes)
+	if len(notes) != 4 || !strings.Contains(notes[0], "over the test memory bound of 256 MB") {
+		t.Errorf("notes %q, want the four hoarding tests named with the bound", notes)
 	}
 	r, err := RankLines(m, rank.Default())
 	if err != nil {
@@ -172,7 +172,7 @@ func TestCollectStopsTestsOverMemoryBound(t *testing.T) {
 	for _, c := range []struct {
 		bound  int64
 		reused int
-	}{{256 << 20, 1}, {300 << 20, 0}} {
+	}{{256 << 20, 2}, {300 << 20, 0}} {
 		var last Progress
 		if _, err := ws.Collect(context.Background(), CollectOptions{Timeout: 20 * time.Second, TestMemory: c.bound, Progress: func(p Progress) { last = p }}); err != nil {
 			t.Fatal(err)

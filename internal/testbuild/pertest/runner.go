@@ -205,14 +205,16 @@ func (r *runner) trace(start time.Time, what string) {
 // processResult is what one test process left behind.
 type processResult struct {
 	leaves        []Leaf
-	restart       bool              // the process died or was killed while tests were running
-	interrupted   string            // the test to blame, when it had not finished
-	abnormal      bool              // the process ended by a signal, a crash or os.Exit
-	death         testbuild.Verdict // the verdict of a test the process died in: Panic, or Memory when the memory bound stopped it
-	output        string            // printed outside any test
+	restart       bool   // the process died or was killed while tests were running
+	interrupted   string // the test to blame, when it had not finished
+	abnormal      bool   // the process ended by a signal, a crash or os.Exit
+	output        string // printed outside any test
 	prelude       []int
 	preludeCounts []Count
 	started       time.Time
+	// death is the verdict of a test the process died in: Panic, or
+	// Memory when the memory bound stopped it.
+	death testbuild.Verdict
 }
 
 func (r *runner) process(ctx context.Context, done map[string]bool, attempt int) (*processResult, error) {
