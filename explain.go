@@ -48,7 +48,7 @@ flags:`)
 	if *strategy != "after" && *strategy != "ddmin" {
 		return usagef("-strategy is after or ddmin, not %q", *strategy)
 	}
-	ws, err := openWorkspace()
+	ws, err := cf.openWorkspace()
 	if err != nil {
 		return err
 	}

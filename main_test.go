@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"faultline/internal/localize"
+	"faultline/internal/testbuild"
+	"faultline/internal/txtartest"
 	"faultline/spectra"
 )
 
@@ -346,5 +348,32 @@ func TestRankBlockRank(t *testing.T) {
 	_, stderr, code := faultlineWithStore(t, dir, store, "rank", "-formula", "blockrank", "-blockrank-mode", "sideways")
 	if code != 2 || !strings.Contains(stderr, "unknown BlockRank mode") {
 		t.Errorf("exit %d, stderr %q; want the mode refused", code, stderr)
+	}
+}
+
+// -test-memory bounds each test's processes: rank names each test it
+// stopped once, on standard error; test lists them as not ok.
+func TestTestMemoryFlag(t *testing.T) {
+	if !testbuild.MemoryBoundEnforced {
+		t.Skip("the memory bound is enforced on Linux only")
+	}
+	dir := txtartest.Extract(t, filepath.Join("internal", "testbuild", "testdata", "memory.txtar"))
+	store := t.TempDir()
+	_, stderr, code := faultlineWithStore(t, dir, store, "rank", "-angelic=false", "-timeout", "20s", "-test-memory", "256")
+	if code != 0 {
+		t.Errorf("rank exited %d:\n%s", code, stderr)
+	}
+	for _, test := range []string{"m TestHoard ", "m TestChildHoards ", "m TestDetachedChildHoards ", "setup TestMain "} {
+		if n := strings.Count(stderr, "example.com/memory/"+test+"was stopped holding"); n != 1 || !strings.Contains(stderr, "over the test memory bound of 256 MB") {
+			t.Errorf("%snamed %d times:\n%s", test, n, stderr)
+		}
+	}
+	stdout, stderr, code := faultlineWithStore(t, dir, store, "test", "-test-memory", "256")
+	if code != 1 || !strings.Contains(stdout, "--- FAIL: TestHoard (") || !strings.Contains(stdout, "s) [memory]\n") ||
+		!strings.Contains(stdout, "1 passed, 2 failed, 4 stopped by the memory bound") || strings.Contains(stderr, "was stopped") {
+		t.Errorf("test exited %d:\n%s\n%s", code, stdout, stderr)
+	}
+	if _, stderr, code := faultlineWithStore(t, dir, store, "rank", "-test-memory", "-1"); code == 0 || !strings.Contains(stderr, "-test-memory: -1 MB is negative") {
+		t.Errorf("a negative bound: exit %d:\n%s", code, stderr)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"faultline/analysis"
 	"faultline/internal/localize"
+	"faultline/internal/testbuild"
 	"faultline/spectra"
 	"faultline/spectra/rank"
 )
@@ -26,7 +27,11 @@ type collectFlags struct {
 	parallel   int
 	buildFlags []string
 	testFlags  []string
-	edges      bool // collect edge profiles too (BlockRank)
+	edges      bool  // collect edge profiles too (BlockRank)
+	testMemory int64 // MB; 0: testbuild.DefaultTestMemory
+	// namesStopped says that the command lists the tests the memory bound
+	// stopped itself, so collecting does not note them.
+	namesStopped bool
 }
 
 func (c *collectFlags) register(fs *flag.FlagSet) {
@@ -34,12 +39,13 @@ func (c *collectFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.timeout, "timeout", spectra.DefaultTimeout, "kill a leaf test that runs longer than this")
 	fs.IntVar(&c.parallel, "parallel", 0, "test processes at once (0: one per CPU)")
 	fs.BoolVar(&c.edges, "edges", false, "record each test's edge profile too (BlockRank; implied by -formula blockrank)")
+	fs.Int64Var(&c.testMemory, "test-memory", 0, fmt.Sprintf("memory in MB the processes of one test may hold before the test is stopped with the verdict memory, in collection and analysis (0: the smaller of %d and half the machine's memory; enforced on Linux)", testbuild.MaxDefaultTestMemory>>20))
 }
 
 // collect opens the module around the working directory and collects the
 // packages' spectra, showing progress on a terminal.
 func (c *collectFlags) collect(ctx context.Context, packages []string) (*spectra.Workspace, *spectra.Matrix, error) {
-	ws, err := openWorkspace()
+	ws, err := c.openWorkspace()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -47,9 +53,13 @@ func (c *collectFlags) collect(ctx context.Context, packages []string) (*spectra
 	return ws, m, err
 }
 
-// openWorkspace opens the module around the working directory.
-func openWorkspace() (*spectra.Workspace, error) {
-	return spectra.Open(".", spectra.Options{Warn: func(msg string) { fmt.Fprintln(os.Stderr, msg) }})
+// openWorkspace opens the module around the working directory, its tests
+// bounded by -test-memory.
+func (c *collectFlags) openWorkspace() (*spectra.Workspace, error) {
+	if c.testMemory < 0 {
+		return nil, fmt.Errorf("-test-memory: %d MB is negative", c.testMemory)
+	}
+	return spectra.Open(".", spectra.Options{Warn: func(msg string) { fmt.Fprintln(os.Stderr, msg) }, TestMemory: c.testMemory << 20})
 }
 
 // collectIn collects the packages' spectra in ws, showing progress on a
@@ -61,6 +71,15 @@ func (c *collectFlags) collectIn(ctx context.Context, ws *spectra.Workspace, pac
 		BuildFlags: c.buildFlags, TestFlags: c.testFlags, Edges: c.edges,
 	})
 	progress.done()
+	if err == nil && !c.namesStopped {
+		notes := m.MemoryNotes()
+		for _, n := range notes {
+			fmt.Fprintf(os.Stderr, "faultline: %s\n", n)
+		}
+		if len(notes) > 0 {
+			fmt.Fprintln(os.Stderr, "faultline: -test-memory raises the bound")
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ import (
 // that the language server sees test runs made in a terminal.
 func runTest(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	var cf collectFlags
+	cf := collectFlags{namesStopped: true}
 	cf.register(fs)
 	fs.IntVar(&cf.parallel, "p", 0, "packages built and run at once, as go test -p (0: one per CPU)")
 	verbose := fs.Bool("v", false, "print every test, as go test -v")
@@ -79,7 +79,10 @@ func writeTestReport(w io.Writer, m *spectra.Matrix, verbose bool) bool {
 			counts[t.Verdict]++
 			elapsed += t.Elapsed
 			label := map[spectra.Verdict]string{spectra.Pass: "PASS", spectra.Skip: "SKIP"}[t.Verdict]
-			if t.Verdict.Failing() {
+			// A test the memory bound stopped did not pass: the package
+			// is not ok, though the test counts as neither failing nor
+			// passing in the spectra.
+			if t.Verdict.Failing() || t.Verdict == spectra.Memory {
 				failed = true
 				label = "FAIL"
 			}
@@ -87,7 +90,7 @@ func writeTestReport(w io.Writer, m *spectra.Matrix, verbose bool) bool {
 				continue
 			}
 			suffix := ""
-			if t.Verdict == spectra.Timeout || t.Verdict == spectra.Panic {
+			if t.Verdict == spectra.Timeout || t.Verdict == spectra.Panic || t.Verdict == spectra.Memory {
 				suffix = " [" + string(t.Verdict) + "]"
 			}
 			fmt.Fprintf(w, "--- %s: %s (%.2fs)%s\n", label, t.Name, t.Elapsed.Seconds(), suffix)
@@ -112,6 +115,9 @@ func writeTestReport(w io.Writer, m *spectra.Matrix, verbose bool) bool {
 	summary := fmt.Sprintf("%d passed, %d failed", counts[spectra.Pass], failing)
 	if counts[spectra.Skip] > 0 {
 		summary += fmt.Sprintf(", %d skipped", counts[spectra.Skip])
+	}
+	if counts[spectra.Memory] > 0 {
+		summary += fmt.Sprintf(", %d stopped by the memory bound (-test-memory raises it)", counts[spectra.Memory])
 	}
 	fmt.Fprintln(w, summary)
 	return anyFailed

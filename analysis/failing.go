@@ -130,6 +130,9 @@ func RecordFailingRun(ctx context.Context, mod *testbuild.Module, t Target, opts
 	if err != nil {
 		return nil, err
 	}
+	if run.memory != nil {
+		return nil, fmt.Errorf("the failing run of %s %w", t.Test, run.memory)
+	}
 	if run.passed {
 		return nil, fmt.Errorf("%s passes when recorded: it fails only at times (flaky?)", t.Test)
 	}

@@ -49,6 +49,7 @@ type runResult struct {
 	truncated bool // the trace hit the runtime's event bound
 	trace     []event
 	output    string
+	memory    *testbuild.MemoryStop // set when the test memory bound stopped the run
 }
 
 // testBinary is an instrumented test binary and where its runs keep their
@@ -123,6 +124,7 @@ func (b *testBinary) runEnv(ctx context.Context, test string, force []forcedValu
 		return nil, err
 	}
 	res := &runResult{passed: out.Passed, output: out.Output, elapsed: out.Elapsed}
+	res.memory = out.Memory
 	res.trace, err = readTrace(tracePath)
 	if err != nil {
 		return nil, err

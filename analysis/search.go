@@ -34,6 +34,9 @@ func search(ctx context.Context, prog *program, bin *testBinary, t Target, opts 
 	if err != nil {
 		return err
 	}
+	if first.memory != nil {
+		return fmt.Errorf("the failing run %w", first.memory)
+	}
 	// A forced run may loop: bound it by the failing run's own duration.
 	bin.timeout = min(opts.RunTimeout, max(2*time.Second, 20*first.elapsed))
 	if first.passed {

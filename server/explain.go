@@ -53,7 +53,7 @@ func explainCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, e
 	s.consent.give(snap.root)
 	prog := s.beginProgress(ctx, "faultline: explaining "+target.Test+" from the git history")
 	exs, err := v.localizer.Explain(ctx, snap.matrix, localize.ExplainOptions{Base: args.Base, Tests: []analysis.Target{target},
-		Memory: snap.settings.Memory, Progress: func(msg string) { prog.report(msg, 0) }}, nil)
+		Memory: snap.settings.Memory, TestMemory: snap.settings.TestMemory, Progress: func(msg string) { prog.report(msg, 0) }}, nil)
 	if err == nil && len(exs.Tests) != 1 {
 		err = fmt.Errorf("no explanation came back for %s", target.Test)
 	}

@@ -25,7 +25,7 @@ func settingDefaults() map[string]any {
 		"formula": d.Formula, "top": float64(d.Top), "threshold": d.Threshold, "autoRun": d.AutoRun,
 		"timeout": seconds(d.Timeout), "parallel": float64(d.Parallel), "angelic": d.Angelic,
 		"budget": seconds(d.Budget), "maxAnalyzed": float64(d.MaxAnalyzed), "memory": float64(d.Memory >> 20),
-		"trust": d.Trust, "order": d.Order,
+		"trust": d.Trust, "order": d.Order, "testMemory": float64(d.TestMemory >> 20),
 	}
 }
 

@@ -31,6 +31,10 @@ type Settings struct {
 	// formula), "formula" or "learned" (the shipped model over every
 	// technique's evidence).
 	Order string
+	// TestMemory bounds the resident memory of each test process tree, in
+	// bytes, in collection and analysis alike, as faultline rank's
+	// -test-memory does; 0 is the engine's default.
+	TestMemory int64
 	// Budget, MaxAnalyzed and Memory bound the angelic analysis as
 	// faultline rank's -budget, -max-analyzed and -memory do.
 	Budget      time.Duration
@@ -57,7 +61,8 @@ func DefaultSettings() Settings {
 // unsat cores the order needs.
 func (s Settings) localizeOptions() localize.Options {
 	f, _ := rank.Lookup(s.Formula) // checked when the setting was taken; nil for blockrank and sattar
-	return localize.Options{Formula: f, SatTar: spectra.IsSatTar(s.Formula), Angelic: s.Angelic, Budget: s.Budget, MaxAnalyzed: s.MaxAnalyzed, Memory: s.Memory}
+	return localize.Options{Formula: f, SatTar: spectra.IsSatTar(s.Formula), Angelic: s.Angelic, Budget: s.Budget, MaxAnalyzed: s.MaxAnalyzed, Memory: s.Memory,
+		TestMemory: s.TestMemory}
 }
 
 // order is the order the lines are shown in: the setting's, except that
@@ -170,14 +175,21 @@ func (s Settings) apply(raw []byte) (Settings, error) {
 			s.MaxAnalyzed = maxAnalyzed
 		}
 	}
-	var memory int64
-	if field("memory", &memory) {
-		if memory < 1 {
-			errs = append(errs, fmt.Errorf("setting \"memory\": %d MB is not positive", memory))
-		} else {
-			s.Memory = memory << 20
+	// megabytes sets *target, in bytes, from a setting in MB of at least
+	// least.
+	megabytes := func(name string, target *int64, least int64) {
+		var mb int64
+		if !field(name, &mb) {
+			return
 		}
+		if mb < least {
+			errs = append(errs, fmt.Errorf("setting %q: %d MB is less than %d", name, mb, least))
+			return
+		}
+		*target = mb << 20
 	}
+	megabytes("memory", &s.Memory, 1)
+	megabytes("testMemory", &s.TestMemory, 0)
 	var parallel int
 	if field("parallel", &parallel) {
 		if parallel < 0 {

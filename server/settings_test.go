@@ -30,6 +30,8 @@ func TestSettingsApply(t *testing.T) {
 		{"learned order", `{"order":"learned"}`, func(s *Settings) { s.Order = "learned" }, ""},
 		{"unknown order", `{"order":"best","top":2}`, func(s *Settings) { s.Top = 2 }, `"order": "best" is not one of formula, combined, learned`},
 		{"empty order", `{"order":""}`, func(*Settings) {}, `"order": "" is not one of`},
+		{"test memory in MB", `{"testMemory":512}`, func(s *Settings) { s.TestMemory = 512 << 20 }, ""},
+		{"negative test memory", `{"testMemory":-1,"top":2}`, func(s *Settings) { s.Top = 2 }, `"testMemory": -1 MB is less than 0`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -89,7 +89,7 @@ func suggestCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, e
 	s.consent.give(snap.root) // asking for inputs is consent to run the target
 	prog := s.beginProgress(ctx, "faultline: searching inputs for "+args.Target)
 	out, err := v.localizer.Suggest(ctx, snap.base.matrix, localize.SuggestOptions{
-		Formula: formula, Targets: []string{args.Target}, Packages: []string{args.Package}, Write: true, Memory: snap.settings.Memory,
+		Formula: formula, Targets: []string{args.Target}, Packages: []string{args.Package}, Write: true, Memory: snap.settings.Memory, TestMemory: snap.settings.TestMemory,
 	}, nil)
 	if err != nil {
 		prog.end("failed")

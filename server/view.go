@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -53,6 +54,9 @@ type view struct {
 	// package and test; shown while the files they name are unchanged.
 	explained map[analysis.Target]regress.Explanation
 	history   *bool // whether the module lies in a git work tree, once asked
+	// stoppedShown are the tests ("package name") the memory bound stopped
+	// that the user was told of, not to repeat it on every save.
+	stoppedShown map[string]bool
 }
 
 // run is one collection.
@@ -175,11 +179,12 @@ func (v *view) collect(ctx context.Context, r *run, prev *run) {
 	p := v.srv.beginProgress(ctx, "faultline: running tests in "+filepath.Base(v.root))
 	v.srv.status(statusParams{State: "building", Root: v.root, Message: "building tests"})
 	m, err := v.ws.Collect(ctx, spectra.CollectOptions{
-		Packages: []string{"./..."},
-		Timeout:  st.Timeout,
-		Parallel: st.Parallel,
-		Edges:    spectra.IsBlockRank(st.Formula),
-		Progress: func(pr spectra.Progress) { v.progress(p, pr) },
+		Packages:   []string{"./..."},
+		Timeout:    st.Timeout,
+		Parallel:   st.Parallel,
+		TestMemory: st.TestMemory,
+		Edges:      spectra.IsBlockRank(st.Formula),
+		Progress:   func(pr spectra.Progress) { v.progress(p, pr) },
 	})
 	r.matrix, r.err = m, err
 	switch {
@@ -231,7 +236,11 @@ func summary(m *spectra.Matrix) string {
 	if len(m.BuildErrors) > 0 {
 		return fmt.Sprintf("%d packages did not build", len(m.BuildErrors))
 	}
-	return fmt.Sprintf("%d failing, %d passing", failed, passed)
+	msg := fmt.Sprintf("%d failing, %d passing", failed, passed)
+	if n := len(m.MemoryNotes()); n > 0 {
+		msg += fmt.Sprintf(", %d stopped by the test memory bound", n)
+	}
+	return msg
 }
 
 // update takes a new engine result. A result identical to the current one
@@ -244,7 +253,20 @@ func (v *view) update(m *spectra.Matrix) {
 		return
 	}
 	v.matrix, v.digest, v.loc = m, digest, nil
+	var stopped []string
+	for _, t := range m.Tests {
+		if n, key := t.MemoryNote(), t.Package+" "+t.Name; n != "" && !v.stoppedShown[key] {
+			if v.stoppedShown == nil {
+				v.stoppedShown = map[string]bool{}
+			}
+			v.stoppedShown[key] = true
+			stopped = append(stopped, n)
+		}
+	}
 	v.mu.Unlock()
+	if len(stopped) > 0 {
+		v.srv.client.showMessage(protocol.MessageTypeWarning, fmt.Sprintf("faultline: in %s, %s (the testMemory setting raises the bound)", v.root, strings.Join(stopped, "; ")))
+	}
 	v.rebuild()
 	v.localize()
 }

@@ -31,6 +31,9 @@ func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, er
 	if co.Parallel <= 0 {
 		co.Parallel = runtime.GOMAXPROCS(0)
 	}
+	if co.TestMemory <= 0 {
+		co.TestMemory = w.mod.TestMemory()
+	}
 	trace := newPhaseTrace()
 	defer trace.done("collect")
 	defer w.mod.Hasher().Save()
@@ -68,8 +71,9 @@ func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, er
 	var toRun []*testbuild.Package
 	for _, p := range targets {
 		// A result without edge profiles is collected again when they are
-		// wanted; one with them serves either way.
-		if r := stored[keyOf[p.ImportPath]]; r == nil || co.Edges && !r.Flow && r.BuildErr == "" {
+		// wanted; one with them serves either way. So is one with a test
+		// stopped under a smaller memory bound than this one.
+		if r := stored[keyOf[p.ImportPath]]; r == nil || co.Edges && !r.Flow && r.BuildErr == "" || r.MemoryBound > 0 && r.MemoryBound < co.TestMemory {
 			toRun = append(toRun, p)
 		}
 	}
@@ -210,6 +214,7 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 			start := time.Now()
 			leaves, err := pertest.Run(gctx, w.mod, bin, pertest.RunOptions{
 				Layout: b.layoutPath, Run: co.Run, Flags: co.TestFlags, Timeout: co.Timeout, Trace: trace.since, Shards: shards, Split: b.split[p.ImportPath],
+				Memory: co.TestMemory,
 			}, func(leaf pertest.Leaf) { report.leafDone(p.ImportPath, leaf.Verdict) })
 			if err != nil {
 				return err
@@ -223,6 +228,8 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 					t.FailSites = panicSites(leaf.Output, w.mod.Root)
 				case leaf.Verdict == Fail:
 					t.FailSites = reportSites(leaf.Output, p.Dir, w.mod.Root)
+				case leaf.Verdict == Memory:
+					result.MemoryBound = co.TestMemory
 				}
 				hits := make([]int32, 0, len(leaf.Counters))
 				for _, c := range leaf.Counters {

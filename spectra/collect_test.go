@@ -13,6 +13,8 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"faultline/internal/testbuild"
+	"faultline/internal/txtartest"
 	"faultline/spectra/rank"
 )
 
@@ -129,5 +131,54 @@ func TestCollectOldLanguageVersion(t *testing.T) {
 	}
 	if len(m.BuildErrors) != 0 || len(m.Tests) != 3 {
 		t.Fatalf("build errors %v, tests %+v", m.BuildErrors, m.Tests)
+	}
+}
+
+// A test whose processes go over the test memory bound is stopped with
+// the verdict Memory and named once; the package's other tests keep their
+// verdicts, and a larger bound runs the package again.
+func TestCollectStopsTestsOverMemoryBound(t *testing.T) {
+	if !testbuild.MemoryBoundEnforced {
+		t.Skip("the memory bound is enforced on Linux only")
+	}
+	dir := txtartest.Extract(t, filepath.Join("..", "internal", "testbuild", "testdata", "memory.txtar"))
+	ws, err := Open(dir, Options{CacheDir: t.TempDir(), TestMemory: 256 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Unbounded, a hoarding test waits at 1 GiB until this timeout.
+	m, _ := collect(t, ws, 20*time.Second)
+	want := map[string]Verdict{"TestBefore": Pass, "TestHoard": Memory, "TestChildHoards": Memory, "TestDetachedChildHoards": Memory,
+		"TestHoardWhenRecorded": Fail, "TestAfter": Fail, "TestMain": Memory}
+	got := map[string]Verdict{}
+	for _, r := range m.Tests {
+		got[r.Name] = r.Verdict
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("verdicts %v, want %v", got, want)
+	}
+	notes := m.MemoryNotes()
+	if len(notes) != 4 || !strings.Contains(notes[0], "over the test memory bound of 256 MB") {
+		t.Errorf("notes %q, want the four hoarding tests named with the bound", notes)
+	}
+	r, err := RankLines(m, rank.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Failed != 2 || r.Passed != 1 {
+		t.Errorf("%d failing and %d passing tests counted, want 2 and 1", r.Failed, r.Passed)
+	}
+	// The same bound reuses the result; a larger one runs the tests again.
+	for _, c := range []struct {
+		bound  int64
+		reused int
+	}{{256 << 20, 2}, {300 << 20, 0}} {
+		var last Progress
+		if _, err := ws.Collect(context.Background(), CollectOptions{Timeout: 20 * time.Second, TestMemory: c.bound, Progress: func(p Progress) { last = p }}); err != nil {
+			t.Fatal(err)
+		}
+		if last.Reused != c.reused {
+			t.Errorf("under a bound of %d MB, %d packages reused, want %d", c.bound>>20, last.Reused, c.reused)
+		}
 	}
 }

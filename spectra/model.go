@@ -20,6 +20,7 @@ const (
 	Skip       = testbuild.Skip
 	Timeout    = testbuild.Timeout
 	Panic      = testbuild.Panic
+	Memory     = testbuild.Memory
 	BuildError = testbuild.BuildError
 )
 

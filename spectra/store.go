@@ -71,6 +71,10 @@ type storedPackage struct {
 	Flow        bool
 	FlowFiles   []flowRef
 	FlowVersion string
+	// MemoryBound is the test memory bound that stopped one of its tests;
+	// 0 when none was stopped. A collection under a larger bound runs the
+	// package again.
+	MemoryBound int64
 }
 
 // storedFlow is the control-flow graphs of one file content.

@@ -20,6 +20,10 @@ type Options struct {
 	// Env is the environment of go commands and tests; nil means the
 	// process's own.
 	Env []string
+	// TestMemory bounds the resident memory of each test process tree, in
+	// bytes, in collections and analyses alike; 0 means
+	// testbuild.DefaultTestMemory().
+	TestMemory int64
 }
 
 // CollectOptions select and bound one collection.
@@ -33,6 +37,10 @@ type CollectOptions struct {
 	// binary (for example -test.short). Both are part of the store's keys.
 	BuildFlags []string
 	TestFlags  []string
+	// TestMemory bounds the resident memory of each test process tree, in
+	// bytes; 0 means the workspace's (Options.TestMemory). A test that goes
+	// over it gets the verdict Memory.
+	TestMemory int64
 	// Edges collects each test's edge profile beside its spectrum, in the
 	// same run (Matrix.Flow, for BlockRank). Results collected without
 	// them are collected again; results with them serve either way.
@@ -64,7 +72,7 @@ type Workspace struct {
 
 // Open finds the module holding dir and opens its store.
 func Open(dir string, opts Options) (*Workspace, error) {
-	mod, err := testbuild.Open(dir, testbuild.Config{CacheDir: opts.CacheDir, Env: opts.Env})
+	mod, err := testbuild.Open(dir, testbuild.Config{CacheDir: opts.CacheDir, Env: opts.Env, TestMemory: opts.TestMemory})
 	if err != nil {
 		return nil, err
 	}

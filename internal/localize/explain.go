@@ -34,8 +34,10 @@ type ExplainOptions struct {
 	// Strategy is "after" (the default) or "ddmin" (plain delta
 	// debugging over every change, for comparison).
 	Strategy string
-	// Memory bounds the worker that explains (default 1 GiB).
-	Memory int64
+	// Memory bounds the worker that explains (default 1 GiB); TestMemory
+	// each test process tree it runs (0: the workspace's bound).
+	Memory     int64
+	TestMemory int64
 	// Progress, when set, hears what the explanation is doing.
 	Progress func(string)
 }
@@ -112,7 +114,7 @@ func (s *Service) Explain(ctx context.Context, m *spectra.Matrix, opts ExplainOp
 			RunTimeout: opts.RunTimeout, Strategy: opts.Strategy, Executed: executedLines(m, t)}
 	}
 	err := s.worker(ctx, workRequest{Root: s.ws.Root(), CacheRoot: s.ws.Module().CacheRoot(), Explain: work,
-		Memory: opts.Memory, Env: s.ws.Module().Env(),
+		Memory: opts.Memory, TestMemory: s.testMemory(opts.TestMemory), Env: s.ws.Module().Env(),
 		Deadline: time.Now().Add(time.Duration(len(work)) * (opts.Budget + explainSlack))},
 		func(reply workReply) {
 			switch {

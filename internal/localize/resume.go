@@ -66,3 +66,12 @@ func byPackage(targets []analysis.Target) []analysis.Target {
 // lostNote is the note of a target lost with its worker. Its result is not
 // cached: the next worker may well get through.
 func lostNote(why error) string { return "not analysed: " + why.Error() }
+
+// testMemory is the bound on the test process trees of a worker asked
+// for bound: bound itself, or the workspace's when it is 0.
+func (s *Service) testMemory(bound int64) int64 {
+	if bound > 0 {
+		return bound
+	}
+	return s.ws.Module().TestMemory()
+}

@@ -90,7 +90,7 @@ func (s *Service) cores(ctx context.Context, targets []analysis.Target, opts Opt
 		return nil
 	}
 	return s.eachTarget(ctx, workRequest{Root: s.ws.Root(), CacheRoot: mod.CacheRoot(), Targets: missing, Cores: true,
-		Options: opts.analysisOptions(), Memory: opts.Memory, Env: mod.Env(),
+		Options: opts.analysisOptions(), Memory: opts.Memory, TestMemory: s.testMemory(opts.TestMemory), Env: mod.Env(),
 		Deadline: time.Now().Add(time.Duration(len(missing))*opts.Budget + workerSlack)},
 		func(reply workReply) (analysis.Target, bool) {
 			c := reply.Core

@@ -56,6 +56,9 @@ type Options struct {
 	// Memory is how much memory one analysis may hold before it is
 	// stopped (default 1 GiB).
 	Memory int64
+	// TestMemory bounds the resident memory of each test process tree the
+	// analyses run, in bytes (0: the workspace's, spectra.Options.TestMemory).
+	TestMemory int64
 	// Bounds of the search for one test, as analysis.Options has them
 	// (zero: the analysis's defaults); KeepUnverified also reports
 	// candidates whose forced run failed.
@@ -383,7 +386,7 @@ func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options,
 	aopts := opts.analysisOptions()
 	aopts.Passing = passingFor(m, targets)
 	werr := s.eachTarget(ctx, workRequest{Root: s.ws.Root(), CacheRoot: s.ws.Module().CacheRoot(), Targets: pick(targets, missing),
-		Options: aopts, Memory: opts.Memory, Env: s.ws.Module().Env(),
+		Options: aopts, Memory: opts.Memory, TestMemory: s.testMemory(opts.TestMemory), Env: s.ws.Module().Env(),
 		Deadline: time.Now().Add(time.Duration(len(missing))*opts.Budget + workerSlack)},
 		func(reply workReply) (analysis.Target, bool) {
 			r, err := analysis.UnmarshalResult(reply.Result)
@@ -622,7 +625,7 @@ func (s *Service) Verify(ctx context.Context, t analysis.Target, c analysis.Cand
 	}
 	var v *analysis.Verification
 	err = s.worker(ctx, workRequest{Root: s.ws.Root(), CacheRoot: s.ws.Module().CacheRoot(), Options: opts.analysisOptions(),
-		Verify: data, Memory: opts.Memory, Env: s.ws.Module().Env(), Deadline: time.Now().Add(opts.Budget + workerSlack)},
+		Verify: data, Memory: opts.Memory, TestMemory: s.testMemory(opts.TestMemory), Env: s.ws.Module().Env(), Deadline: time.Now().Add(opts.Budget + workerSlack)},
 		func(reply workReply) { v = reply.Verification })
 	if err != nil {
 		return analysis.Verification{}, err

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"faultline/analysis"
+	"faultline/internal/testbuild"
 	"faultline/internal/txtartest"
 	"faultline/spectra"
 )
@@ -114,6 +115,46 @@ func TestMemoryBound(t *testing.T) {
 	}
 	if !reflect.DeepEqual(lineOrder(loc.Ranking), lineOrder(loc.Formula)) {
 		t.Errorf("the ranking is not the formula's")
+	}
+}
+
+// A test whose run under the analysis goes over the test memory bound is
+// stopped in the worker, whose test processes the workspace's bound
+// reaches: that test is not analysed, with a note naming the bound, and
+// the other failing test is analysed.
+func TestTestMemoryBoundInAnalysis(t *testing.T) {
+	if !testbuild.MemoryBoundEnforced {
+		t.Skip("the memory bound is enforced on Linux only")
+	}
+	if err := analysis.Available(); err != nil {
+		t.Skip(err)
+	}
+	dir := txtartest.Extract(t, filepath.Join("..", "testbuild", "testdata", "memory.txtar"))
+	ws, err := spectra.Open(dir, spectra.Options{CacheDir: t.TempDir(), TestMemory: 256 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ws.Collect(context.Background(), spectra.CollectOptions{Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Unbounded, the hoarding run waits at 1 GiB until the budget ends.
+	loc, err := s.Localize(context.Background(), m, Options{Angelic: true, Budget: 20 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := loc.Angelic
+	if a == nil || a.Failing != 2 || a.Analyzed != 2 {
+		t.Fatalf("angelic %+v", a)
+	}
+	notes := strings.Join(a.Notes, "\n")
+	if !strings.Contains(notes, "TestHoardWhenRecorded: not analysed: the failing run was stopped holding") ||
+		!strings.Contains(notes, "over the test memory bound of 256 MB") || strings.Contains(notes, "TestAfter") {
+		t.Errorf("notes %q, want TestHoardWhenRecorded named as stopped by the test memory bound", a.Notes)
 	}
 }
 

@@ -29,8 +29,10 @@ type SuggestOptions struct {
 	Packages []string
 	// Write adds the inputs to the targets' seed corpora.
 	Write bool
-	// Memory bounds a search's worker (default 1 GiB).
-	Memory int64
+	// Memory bounds a search's worker (default 1 GiB); TestMemory each
+	// test process tree it runs (0: the workspace's bound).
+	Memory     int64
+	TestMemory int64
 }
 
 // FuzzTarget is a fuzz test of a matrix: its entries are its leaf tests.
@@ -172,7 +174,7 @@ func (s *Service) search(ctx context.Context, keys *testbuild.Keys, pkg *testbui
 	var res *specs.Result
 	var decodeErr error
 	err := s.worker(ctx, workRequest{Root: s.ws.Root(), CacheRoot: s.ws.Module().CacheRoot(), Suggest: &suggestWork{Request: req, Options: opts.Search},
-		Memory: opts.Memory, Env: s.ws.Module().Env(), Deadline: time.Now().Add(budget + workerSlack)},
+		Memory: opts.Memory, TestMemory: s.testMemory(opts.TestMemory), Env: s.ws.Module().Env(), Deadline: time.Now().Add(budget + workerSlack)},
 		func(reply workReply) {
 			if reply.Suggestion != nil {
 				res, decodeErr = specs.UnmarshalResult(reply.Suggestion)

@@ -52,6 +52,9 @@ type workRequest struct {
 	// Explain, when set, asks to explain these failing tests from the
 	// git history instead.
 	Explain []explainWork `json:",omitempty"`
+	// TestMemory bounds each test process tree the worker runs; the
+	// worker enforces it (testbuild.Config.TestMemory).
+	TestMemory int64 `json:",omitempty"`
 	// Memory and Deadline bound the worker; the parent enforces them. Env
 	// is the worker's environment.
 	Memory   int64     `json:"-"`
@@ -107,7 +110,7 @@ func RunWorker(ctx context.Context, in io.Reader, out io.Writer) (err error) {
 		enc.Encode(workReply{Error: err.Error()})
 		return err
 	}
-	mod, err := testbuild.Open(req.Root, testbuild.Config{CacheDir: req.CacheRoot})
+	mod, err := testbuild.Open(req.Root, testbuild.Config{CacheDir: req.CacheRoot, TestMemory: req.TestMemory})
 	if err != nil {
 		return fail(err)
 	}

@@ -17,7 +17,10 @@
 //     content key so that an unchanged instrumented binary is not relinked;
 //   - Run: a test binary run through test2json, its events read as they
 //     arrive, with a verdict per test (pass, fail, skip, panic, timeout)
-//     taken from the events and the process's exit, never from output text.
+//     taken from the events and the process's exit, never from output text;
+//   - the memory watch: every test process tree bounded in resident memory
+//     (Config.TestMemory), a tree over it killed and its running test given
+//     the verdict memory.
 //
 // Instrumentation itself belongs to the techniques: each contributes edits
 // and a runtime package (real Go source, embedded in the faultline binary)

@@ -21,13 +21,18 @@ const (
 	Timeout    Verdict = "timeout"
 	Panic      Verdict = "panic" // panicked, called os.Exit, or the runtime aborted
 	BuildError Verdict = "build error"
+	// Memory: stopped for holding more memory than the test memory bound.
+	Memory Verdict = "memory"
 )
 
 // Failing reports whether the verdict counts as a failing run.
 func (v Verdict) Failing() bool { return v == Fail || v == Timeout || v == Panic }
 
 // Counted reports whether the verdict is evidence at all: skipped tests and
-// tests whose binary did not build carry none.
+// tests whose binary did not build carry none, and neither do tests stopped
+// by the memory bound, which is the machine's and the user's choice, not
+// the code's: the same test passes under a larger bound, and its run was
+// cut at an arbitrary point.
 func (v Verdict) Counted() bool { return v == Pass || v.Failing() }
 
 // Output bounds: a test's output keeps its head, where a failure's first

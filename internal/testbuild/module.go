@@ -26,6 +26,10 @@ type Config struct {
 	// Env is the environment of every go command and test process; nil
 	// means os.Environ().
 	Env []string
+	// TestMemory bounds the resident memory of each test process tree, in
+	// bytes, unless RunConfig.Memory says otherwise; 0 means
+	// DefaultTestMemory().
+	TestMemory int64
 }
 
 // Module is one Go module on disk: where it is, how the go command sees
@@ -39,6 +43,9 @@ type Module struct {
 	cacheDir  string // this module's cache directory
 	env       []string
 	hashes    *Hasher
+	// testMemory is Config.TestMemory resolved; memory enforces it.
+	testMemory int64
+	memory     memoryWatch
 
 	mu      sync.Mutex
 	toolEnv *toolEnv // cached go env and tool paths, revalidated per use
@@ -90,8 +97,12 @@ func Open(dir string, cfg Config) (*Module, error) {
 	if env == nil {
 		env = os.Environ()
 	}
+	testMemory := cfg.TestMemory
+	if testMemory <= 0 {
+		testMemory = DefaultTestMemory()
+	}
 	m := &Module{Root: root, Path: mf.Module.Mod.Path, dir: abs, cacheRoot: cache, cacheDir: cacheDir, env: env,
-		hashes: openHasher(filepath.Join(cacheDir, "filehashes"))}
+		hashes: openHasher(filepath.Join(cacheDir, "filehashes")), testMemory: testMemory}
 	if mf.Go != nil {
 		m.GoVersion = mf.Go.Version
 	}
@@ -126,6 +137,10 @@ func (m *Module) CacheRoot() string { return m.cacheRoot }
 
 // Env is the environment of the module's go commands and test processes.
 func (m *Module) Env() []string { return m.env }
+
+// TestMemory is the bound on each test process tree's resident memory, in
+// bytes, for runs whose RunConfig sets none.
+func (m *Module) TestMemory() int64 { return m.testMemory }
 
 // Hasher hashes the module's files; see Hasher.
 func (m *Module) Hasher() *Hasher { return m.hashes }

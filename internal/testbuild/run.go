@@ -28,6 +28,10 @@ type RunConfig struct {
 	// OnEvent, when set, sees each event as it arrives, from another
 	// goroutine.
 	OnEvent func(Event)
+	// Memory bounds the resident memory of the process and everything it
+	// starts, in bytes; past it they are killed (Result.Memory). 0 means
+	// the module's TestMemory.
+	Memory int64
 }
 
 // Process is a running test binary whose output streams through test2json.
@@ -41,6 +45,8 @@ type Process struct {
 
 	mu     sync.Mutex
 	killed bool
+	memory *MemoryStop // set when the memory bound stopped the process
+	watch  *memoryWatch
 }
 
 // Result is what one test process left behind.
@@ -50,6 +56,9 @@ type Result struct {
 	ExitCode int                    // -1 when the process ended by a signal
 	Killed   bool                   // ended by Kill or by the context
 	Elapsed  time.Duration          // the process's, start to end
+	// Memory is set when the process tree went over its memory bound and
+	// was killed for it; the tests it was running get the verdict Memory.
+	Memory *MemoryStop
 }
 
 // OutputGrace is how long the output of a test process that has exited is
@@ -129,6 +138,12 @@ func (m *Module) Start(ctx context.Context, cfg RunConfig) (*Process, error) {
 		case <-p.read:
 		}
 	}()
+	bound := cfg.Memory
+	if bound <= 0 {
+		bound = m.testMemory
+	}
+	p.watch = &m.memory
+	p.watch.add(p, bound)
 	return p, nil
 }
 
@@ -157,8 +172,10 @@ func (p *Process) Wait() (*Result, error) {
 	}
 	p.convert.Wait()
 	res := &Result{Elapsed: time.Since(p.started), ExitCode: p.cmd.ProcessState.ExitCode()}
+	p.watch.remove(p)
 	p.mu.Lock()
 	res.Killed = p.killed
+	res.Memory = p.memory
 	p.mu.Unlock()
 	var exit *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exit) && !errors.Is(waitErr, exec.ErrWaitDelay) {
@@ -181,6 +198,9 @@ func (p *Process) Wait() (*Result, error) {
 // Panic otherwise. A test test2json never saw start did not run as far as
 // it knows: Timeout or Panic.
 func (r *Result) Verdict(name string) Verdict {
+	if r.stoppedForMemory(name) {
+		return Memory
+	}
 	t := r.Tests[name]
 	if t != nil {
 		switch t.Action {
@@ -240,6 +260,8 @@ func TestPattern(name string) string {
 
 // Outcome is one leaf test's run.
 type Outcome struct {
+	// Memory is set when the memory bound stopped the test (Verdict Memory).
+	Memory   *MemoryStop
 	Verdict  Verdict
 	Passed   bool // the test passed and its process exited cleanly
 	Elapsed  time.Duration
@@ -281,5 +303,9 @@ func (m *Module) RunTest(ctx context.Context, bin *Binary, test string, timeout 
 		}
 	}
 	out.Output = output + res.Output("")
+	if out.Verdict == Memory {
+		out.Memory = res.Memory
+		out.Output += res.MemoryNote()
+	}
 	return out, nil
 }

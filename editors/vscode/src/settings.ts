@@ -13,6 +13,7 @@ export interface ServerSettings {
   order: 'formula' | 'combined' | 'learned';
   budget: string;
   maxAnalyzed: number;
+  testMemory: number;
   memory: number;
   trust: 'ask' | 'never';
 }
@@ -28,6 +29,7 @@ export const DEFAULTS: ServerSettings = {
   order: 'learned',
   budget: '10s',
   maxAnalyzed: 10,
+  testMemory: 0,
   memory: 1024,
   trust: 'ask',
 };
@@ -45,6 +47,7 @@ export function serverSettings(get: <T>(key: string) => T | undefined): ServerSe
     order: get<'formula' | 'combined' | 'learned'>('order') ?? DEFAULTS.order,
     budget: get<string>('budget') ?? DEFAULTS.budget,
     maxAnalyzed: get<number>('maxAnalyzed') ?? DEFAULTS.maxAnalyzed,
+    testMemory: get<number>('testMemory') ?? DEFAULTS.testMemory,
     memory: get<number>('memory') ?? DEFAULTS.memory,
     // Only "never" is sent: the server refuses trust granted by settings.
     trust: get<string>('trust') === 'never' ? 'never' : DEFAULTS.trust,

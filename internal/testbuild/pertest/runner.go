@@ -46,6 +46,9 @@ type RunOptions struct {
 	Timeout time.Duration // per leaf test
 	Shards  int           // processes to spread the top-level tests over; 0 or 1 for one
 	Split   []string      // top-level tests whose direct subtests shards divide (Hooked.Split)
+	// Memory bounds the resident memory of each test process tree, in
+	// bytes; 0 means the module's TestMemory.
+	Memory int64
 	// Trace, when set, hears where the time goes (process restarts, runtime
 	// complaints).
 	Trace func(start time.Time, what string)
@@ -62,8 +65,8 @@ const maxRestarts = 10000
 // With Shards > 1 the top-level tests are spread over that many processes
 // running at once. Tests that pass alone can fail beside each other (shared
 // files, ports, test order), so when any test fails, the binary runs again
-// in one process and that run's verdicts stand; tests that hung keep their
-// verdict rather than hang again.
+// in one process and that run's verdicts stand; tests that hung or went
+// over the memory bound keep their verdict rather than do it again.
 func Run(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, opts RunOptions, progress func(Leaf)) ([]Leaf, error) {
 	work, remove, err := scratch.MkdirTemp("run-")
 	if err != nil {
@@ -124,7 +127,7 @@ func Run(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, opts R
 	done := map[string]bool{}
 	for _, l := range leaves {
 		switch {
-		case l.Verdict == testbuild.Timeout:
+		case l.Verdict == testbuild.Timeout || l.Verdict == testbuild.Memory:
 			hung = append(hung, l)
 			done[l.Name] = true
 		case l.Verdict.Failing():
@@ -168,7 +171,7 @@ func (r *runner) run(ctx context.Context, done map[string]bool, progress func(Le
 			if p.abnormal && len(p.leaves) == 0 && attempt == 0 {
 				// The process died before or outside any test: package
 				// init or TestMain. That is the package's verdict.
-				results = append(results, Leaf{Name: "TestMain", Verdict: testbuild.Panic, Output: p.output, Counters: p.prelude, Counts: p.preludeCounts})
+				results = append(results, Leaf{Name: "TestMain", Verdict: p.death, Output: p.output, Counters: p.prelude, Counts: p.preludeCounts})
 			}
 			return results, nil
 		}
@@ -210,6 +213,9 @@ type processResult struct {
 	prelude       []int
 	preludeCounts []Count
 	started       time.Time
+	// death is the verdict of a test the process died in: Panic, or
+	// Memory when the memory bound stopped it.
+	death testbuild.Verdict
 }
 
 func (r *runner) process(ctx context.Context, done map[string]bool, attempt int) (*processResult, error) {
@@ -264,6 +270,7 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 		Package: r.bin.Package.ImportPath,
 		Dir:     r.bin.Package.Dir,
 		Args:    args,
+		Memory:  r.opts.Memory,
 		Env: []string{
 			"FAULTLINE_FD=3",
 			"FAULTLINE_LAYOUT=" + r.opts.Layout,
@@ -338,7 +345,11 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 	if waitErr != nil {
 		return nil, waitErr
 	}
-	pr := &processResult{output: res.Output(""), started: started}
+	pr := &processResult{output: res.Output(""), started: started, death: testbuild.Panic}
+	if res.Memory != nil {
+		pr.death = testbuild.Memory
+		pr.output += res.MemoryNote()
+	}
 	for _, msg := range rr.errors {
 		r.trace(started, fmt.Sprintf("runtime of %s: %s", r.bin.Package.ImportPath, msg))
 	}
@@ -369,6 +380,9 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 		case rec.name == killedFor:
 			leaf.Verdict = testbuild.Timeout
 			leaf.Output += fmt.Sprintf("faultline: killed after %s without finishing\n", r.opts.Timeout)
+		case res.Memory != nil && !rec.finished:
+			leaf.Verdict = testbuild.Memory
+			leaf.Output += res.MemoryNote()
 		case rec.panicked || !rec.finished:
 			leaf.Verdict = testbuild.Panic
 			leaf.Output += panicOutput(res, rec.name, leaf.Output)

@@ -22,6 +22,9 @@ M.defaults = {
   order = "learned",
   budget = "10s",
   maxAnalyzed = 10,
+  -- MB the processes of one test may hold (0: the smaller of 4096 and
+  -- half the machine's memory).
+  testMemory = 0,
   memory = 1024,
   -- "ask": run a module's tests only once you agree (Neovim's :trust on
   -- 0.9+, else the server's question); "always": run without asking (the
@@ -43,6 +46,7 @@ M.defaults = {
 local server_keys = {
   "formula", "top", "threshold", "autoRun", "timeout", "parallel",
   "angelic", "order", "budget", "maxAnalyzed", "memory", "trust",
+  "testMemory",
 }
 
 local function check_type(name, value, want)
@@ -80,6 +84,7 @@ function M.merge(opts)
   end
   check_type("budget", cfg.budget, "string")
   check_type("maxAnalyzed", cfg.maxAnalyzed, "number")
+  check_type("testMemory", cfg.testMemory, "number")
   check_type("memory", cfg.memory, "number")
   if cfg.trust ~= "ask" and cfg.trust ~= "always" and cfg.trust ~= "never" then
     error(string.format('faultline: option "trust" must be "ask", "always" or "never", got %s', vim.inspect(cfg.trust)), 2)

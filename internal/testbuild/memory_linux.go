@@ -1,0 +1,141 @@
+//go:build linux
+
+package testbuild
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+const memoryReadable = true
+
+// totalMemory is the machine's memory in bytes, 0 when unknown: the
+// smaller of the system's and the memory limit of faultline's control
+// group, which is the machine a container sees.
+func totalMemory() int64 {
+	var info syscall.Sysinfo_t
+	if err := syscall.Sysinfo(&info); err != nil {
+		return 0
+	}
+	total := int64(info.Totalram) * int64(info.Unit)
+	if limit := cgroupMemoryLimit("/"); limit > 0 && limit < total {
+		return limit
+	}
+	return total
+}
+
+// cgroupMemoryLimit reads the memory limit of this process's control group
+// from the file system under root (cgroup v2's memory.max, or v1's
+// memory.limit_in_bytes); 0 when there is none or it cannot be read.
+func cgroupMemoryLimit(root string) int64 {
+	data, err := os.ReadFile(filepath.Join(root, "proc", "self", "cgroup"))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		// hierarchy-ID:controllers:path; v2's controllers are empty.
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		var dir, file string
+		switch {
+		case parts[1] == "":
+			dir, file = filepath.Join(root, "sys", "fs", "cgroup"), "memory.max"
+		case slices.Contains(strings.Split(parts[1], ","), "memory"):
+			dir, file = filepath.Join(root, "sys", "fs", "cgroup", "memory"), "memory.limit_in_bytes"
+		default:
+			continue
+		}
+		// The group's own file, or the root's where the group's path is
+		// that of another namespace.
+		for _, path := range []string{filepath.Join(dir, parts[2], file), filepath.Join(dir, file)} {
+			text, err := os.ReadFile(path)
+			if err != nil {
+				continue
+			}
+			limit, err := strconv.ParseInt(strings.TrimSpace(string(text)), 10, 64)
+			// "max", or v1's page-rounded maximum: no limit.
+			if err != nil || limit <= 0 || limit >= 1<<62 {
+				return 0
+			}
+			return limit
+		}
+	}
+	return 0
+}
+
+// killProcesses kills each process by its id.
+func killProcesses(pids []int) {
+	for _, pid := range pids {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// readProcessTable reads every process's parent, group and resident
+// memory from /proc/<pid>/stat.
+func readProcessTable() (processTable, error) {
+	dir, err := os.Open("/proc")
+	if err != nil {
+		return nil, fmt.Errorf("reading the process table: %w", err)
+	}
+	names, err := dir.Readdirnames(-1)
+	dir.Close()
+	if err != nil {
+		return nil, fmt.Errorf("reading the process table: %w", err)
+	}
+	page := int64(os.Getpagesize())
+	table := processTable{}
+	buf := make([]byte, 1024)
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil {
+			continue
+		}
+		e, ok := readStat(name, buf)
+		if !ok {
+			continue // gone since the listing
+		}
+		e.resident *= page
+		table[pid] = e
+	}
+	return table, nil
+}
+
+// readStat parses the ppid, pgrp and rss (in pages) fields of one
+// /proc/<pid>/stat.
+func readStat(pid string, buf []byte) (processEntry, bool) {
+	f, err := os.Open("/proc/" + pid + "/stat")
+	if err != nil {
+		return processEntry{}, false
+	}
+	n, _ := f.Read(buf)
+	f.Close()
+	// The command name, in parentheses, may hold spaces and parentheses:
+	// the fields follow its last ')'.
+	line := buf[:n]
+	i := bytes.LastIndexByte(line, ')')
+	if i < 0 {
+		return processEntry{}, false
+	}
+	fields := bytes.Fields(line[i+1:])
+	// state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt
+	// cmajflt utime stime cutime cstime priority nice num_threads
+	// itrealvalue starttime vsize rss
+	if len(fields) < 22 {
+		return processEntry{}, false
+	}
+	ppid, err1 := strconv.Atoi(string(fields[1]))
+	pgrp, err2 := strconv.Atoi(string(fields[2]))
+	rss, err3 := strconv.ParseInt(string(fields[21]), 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return processEntry{}, false
+	}
+	return processEntry{ppid: ppid, pgrp: pgrp, resident: rss}, true
+}
