@@ -66,7 +66,7 @@ func TestShutdownPastAHangingTest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test on a module; skipped with -short")
 	}
-	dir, cache := t.TempDir(), t.TempDir()
+	dir, cache := t.TempDir(), lingeringDir(t)
 	writeArchive(t, dir, hangingModule)
 	pidFile := filepath.Join(t.TempDir(), "pids")
 	t.Setenv("HOSTAGE_PIDS", pidFile)
@@ -101,6 +101,29 @@ func TestShutdownPastAHangingTest(t *testing.T) {
 			t.Fatalf("the test process %d still runs %s after exit", pids[0], promptly)
 		}
 	}
+}
+
+// lingeringDir is a temporary directory that the run cancelled at
+// shutdown may still be writing to after the test ends (the server stops
+// waiting for it, by design): its removal is retried until the run is gone.
+func lingeringDir(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "server-hostage-cache")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for deadline := time.Now().Add(waitLimit); ; time.Sleep(100 * time.Millisecond) {
+			err := os.RemoveAll(dir)
+			if err == nil {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("removing %s: %v", dir, err)
+				return
+			}
+		}
+	})
+	return dir
 }
 
 // zombie reports whether a process has ended and awaits its parent.

@@ -18,10 +18,11 @@ var machineErrnos = []syscall.Errno{
 // MachineFailure reports whether err is a failure of the machine's rather
 // than the code's: it carries a system error, or its message names one of
 // machineErrnos. A result that ended so must not be cached as what the
-// code does.
+// code does. A test stopped by the memory bound is one too: the bound is
+// the machine's and the user's, and a larger one lets the test go on.
 func MachineFailure(err error) bool {
 	var errno syscall.Errno
-	return errors.As(err, &errno) || MachineMessage(err.Error())
+	return errors.As(err, &errno) || errors.As(err, new(*MemoryStop)) || MachineMessage(err.Error())
 }
 
 // MachineMessage reports whether a tool's message (a compiler's, say)
