@@ -19,6 +19,7 @@ func TestMachineFailure(t *testing.T) {
 		{&CompileError{Package: "p", Message: "write /tmp/go-build1/b001/_pkg_.a: no space left on device"}, true},
 		{&CompileError{Package: "p", Message: "./edge.go:4:9: undefined: Twice"}, false},
 		{errors.New("trace names unknown site 7"), false},
+		{fmt.Errorf("running TestHoard: %w", &MemoryStop{Resident: 300 << 20, Bound: 256 << 20}), true},
 	} {
 		if got := MachineFailure(c.err); got != c.want {
 			t.Errorf("MachineFailure(%v) = %v, want %v", c.err, got, c.want)
