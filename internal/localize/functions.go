@@ -26,7 +26,12 @@ type FunctionOf func(file string, line int) Function
 // SourceFunctions reads the module's source files under root as they are
 // asked for and finds the declared function holding each line.
 func SourceFunctions(root string) FunctionOf {
-	src := export.NewSources(root)
+	return FunctionsIn(export.NewSources(root))
+}
+
+// FunctionsIn finds the declared function holding each line in src, for a
+// caller that reads the sources already.
+func FunctionsIn(src *export.Sources) FunctionOf {
 	return func(file string, line int) Function {
 		name, start := src.File(file).Decl(line)
 		return Function{File: file, Name: name, Line: start}
