@@ -125,10 +125,10 @@ func (f *SourceFile) Func(n int) string {
 // literal inside it belongs to too: its name, as Func names it, and the
 // first line of its declaration; "" and 0 outside any declared function.
 func (f *SourceFile) Decl(n int) (name string, line int) {
-	for _, d := range f.decls {
-		if d.start <= n && n <= d.end {
-			return d.name, d.start
-		}
+	// Declarations do not overlap and come in source order.
+	i := sort.Search(len(f.decls), func(i int) bool { return f.decls[i].end >= n })
+	if i < len(f.decls) && f.decls[i].start <= n {
+		return f.decls[i].name, f.decls[i].start
 	}
 	return "", 0
 }
