@@ -100,6 +100,7 @@ func runRank(ctx context.Context, args []string) error {
 	format := fs.String("format", "", "output format: "+formatNames()+" (default text)")
 	outPath := fs.String("o", "", "write the output to this file (for gzoltar: this directory) instead of standard output")
 	top := fs.Int("top", 0, "write only the N most suspicious lines (0: every executed line in json, 20 in text and sarif)")
+	functions := fs.Int("functions", 0, "write only the N most suspicious functions, each placed by its best line (0: every function in json, 5 in text)")
 	var af angelicFlags
 	af.register(fs)
 	fs.Usage = func() {
@@ -109,7 +110,7 @@ func runRank(ctx context.Context, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	out, err := newRankDestination(*format, *asJSON, *outPath, *top)
+	out, err := newRankDestination(*format, *asJSON, *outPath, *top, *functions)
 	if err != nil {
 		return usageError{err}
 	}
@@ -177,11 +178,14 @@ type rankOutput struct {
 	spectra.RankReport
 	Angelic *localize.Angelic `json:"angelic,omitempty"`
 	SatTar  *localize.SatTar  `json:"sattar,omitempty"`
+	// Functions ranks the functions holding the ranked lines by their
+	// best line.
+	Functions []localize.RankedFunction `json:"functions,omitempty"`
 }
 
-func writeRankingJSON(w io.Writer, loc *localize.Localization, lines []spectra.RankedLine) error {
+func writeRankingJSON(w io.Writer, loc *localize.Localization, lines []spectra.RankedLine, functions []localize.RankedFunction) error {
 	r, m := loc.Ranking, loc.Matrix
-	out := rankOutput{RankReport: spectra.RankReport{Ranking: *r}, Angelic: loc.Angelic, SatTar: loc.SatTar}
+	out := rankOutput{RankReport: spectra.RankReport{Ranking: *r}, Angelic: loc.Angelic, SatTar: loc.SatTar, Functions: functions}
 	out.Lines = append([]spectra.RankedLine{}, lines...)
 	if len(m.BuildErrors) > 0 {
 		out.BuildErrors = m.BuildErrors
@@ -194,7 +198,7 @@ func writeRankingJSON(w io.Writer, loc *localize.Localization, lines []spectra.R
 	return enc.Encode(out)
 }
 
-func writeRankingText(w io.Writer, loc *localize.Localization, lines []spectra.RankedLine) error {
+func writeRankingText(w io.Writer, loc *localize.Localization, lines []spectra.RankedLine, functions []localize.RankedFunction) error {
 	r, m, summary := loc.Ranking, loc.Matrix, loc.Angelic
 	if r.Failed == 0 {
 		_, err := fmt.Fprintln(w, noFailureMessage(m))
@@ -269,6 +273,9 @@ func writeRankingText(w io.Writer, loc *localize.Localization, lines []spectra.R
 		return err
 	}
 	writeRankingLegend(w, r, formulaColumn, unscored, terms)
+	if err := writeFunctionsText(w, functions); err != nil {
+		return err
+	}
 	writeAngelicText(w, summary, analysis.FileLines(m.Root))
 	writeBlockRankText(w, r)
 	writeSatTarText(w, loc.SatTar)
@@ -323,4 +330,44 @@ func writeRankingLegend(w io.Writer, r *spectra.Ranking, formulaColumn string, u
 		}
 		tw.Flush()
 	}
+}
+
+// writeFunctionsText writes the function table under the line table: each
+// function placed by its best-ranked line.
+func writeFunctionsText(w io.Writer, functions []localize.RankedFunction) error {
+	if len(functions) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nmost suspicious functions, each placed by its best line:\n\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RANK\tFUNCTION\tDECLARED\tBEST LINE\tLINES\tTIED")
+	for _, f := range functions {
+		tied := "-"
+		if f.Tie[0] != f.Tie[1] {
+			tied = fmt.Sprintf("ranks %d-%d", f.Tie[0], f.Tie[1])
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d (rank %d)\t%d\t%s\n", f.Rank, functionName(f.Function), functionPlace(f.Function), f.BestLine, f.BestRank, f.Lines, tied)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nLINES: the function's ranked lines; a function literal's lines count in the function around it.")
+	return nil
+}
+
+// functionName names a ranked function for a reader.
+func functionName(f localize.Function) string {
+	if f.Name == "" {
+		return "(outside functions)"
+	}
+	return f.Name
+}
+
+// functionPlace is where a ranked function is declared: file:line, or the
+// file alone for the lines outside functions.
+func functionPlace(f localize.Function) string {
+	if f.Line == 0 {
+		return f.File
+	}
+	return fmt.Sprintf("%s:%d", f.File, f.Line)
 }

@@ -26,6 +26,10 @@ type rankFormat struct {
 	// defaultTop is how many lines are written when -top is not given
 	// (0: every executed line).
 	defaultTop int
+	// defaultFunctions is how many functions are written when -functions
+	// is not given (0: every function of the ranking; the formats that
+	// name no function ignore it).
+	defaultFunctions int
 	// files returns the file contents by name; a format written to
 	// standard output has one file, named "".
 	files func(out rankResult) map[string]func(io.Writer) error
@@ -33,8 +37,9 @@ type rankFormat struct {
 
 // rankResult is what faultline rank found, and how much of it to write.
 type rankResult struct {
-	loc *localize.Localization
-	top int
+	loc          *localize.Localization
+	top          int
+	topFunctions int // how many functions to write (0: every one)
 }
 
 // lines returns the lines to write: down to top, none without a failure.
@@ -49,6 +54,19 @@ func (r rankResult) lines() []spectra.RankedLine {
 	return lines
 }
 
+// functions returns the functions to write, ranked over every ranked line
+// (not only those written): down to r.topFunctions, none without a failure.
+func (r rankResult) functions() []localize.RankedFunction {
+	if r.loc.Ranking.Failed == 0 {
+		return nil
+	}
+	fns := localize.RankFunctions(r.loc.Ranking.Lines, localize.SourceFunctions(r.loc.Matrix.Root))
+	if r.topFunctions > 0 && len(fns) > r.topFunctions {
+		fns = fns[:r.topFunctions]
+	}
+	return fns
+}
+
 func one(write func(io.Writer) error) map[string]func(io.Writer) error {
 	return map[string]func(io.Writer) error{"": write}
 }
@@ -56,14 +74,14 @@ func one(write func(io.Writer) error) map[string]func(io.Writer) error {
 // rankFormats is the registry of faultline rank's output formats.
 func rankFormats() map[string]rankFormat {
 	return map[string]rankFormat{
-		"text": {defaultTop: 20, files: func(r rankResult) map[string]func(io.Writer) error {
+		"text": {defaultTop: 20, defaultFunctions: 5, files: func(r rankResult) map[string]func(io.Writer) error {
 			return one(func(w io.Writer) error {
-				return writeRankingText(w, r.loc, r.lines())
+				return writeRankingText(w, r.loc, r.lines(), r.functions())
 			})
 		}},
 		"json": {files: func(r rankResult) map[string]func(io.Writer) error {
 			return one(func(w io.Writer) error {
-				return writeRankingJSON(w, r.loc, r.lines())
+				return writeRankingJSON(w, r.loc, r.lines(), r.functions())
 			})
 		}},
 		"sarif": {export: true, defaultTop: 20, files: func(r rankResult) map[string]func(io.Writer) error {
@@ -86,15 +104,16 @@ func formatNames() string {
 
 // rankDestination is where and how faultline rank writes its result.
 type rankDestination struct {
-	name   string
-	format rankFormat
-	path   string // -o; "" is standard output
-	top    int
+	name      string
+	format    rankFormat
+	path      string // -o; "" is standard output
+	top       int
+	functions int
 }
 
 // newRankDestination checks the output flags before any test runs, so that a
 // typo or an unwritable path fails at once.
-func newRankDestination(format string, asJSON bool, path string, top int) (*rankDestination, error) {
+func newRankDestination(format string, asJSON bool, path string, top, functions int) (*rankDestination, error) {
 	if asJSON {
 		if format != "" && format != "json" {
 			return nil, fmt.Errorf("-json and -format %s disagree", format)
@@ -114,6 +133,12 @@ func newRankDestination(format string, asJSON bool, path string, top int) (*rank
 	if top == 0 {
 		top = f.defaultTop
 	}
+	if functions < 0 {
+		return nil, fmt.Errorf("-functions must not be negative, got %d", functions)
+	}
+	if functions == 0 {
+		functions = f.defaultFunctions
+	}
 	if f.toDir && path == "" {
 		return nil, fmt.Errorf("-format %s writes several files: name their directory with -o", format)
 	}
@@ -128,7 +153,7 @@ func newRankDestination(format string, asJSON bool, path string, top int) (*rank
 			return nil, err
 		}
 	}
-	return &rankDestination{name: format, format: f, path: path, top: top}, nil
+	return &rankDestination{name: format, format: f, path: path, top: top, functions: functions}, nil
 }
 
 // write writes the result completely or not at all. An export is not
@@ -138,7 +163,7 @@ func (o *rankDestination) write(r rankResult) error {
 		fmt.Fprintf(os.Stderr, "faultline: no %s written: packages do not build\n", o.name)
 		return nil
 	}
-	r.top = o.top
+	r.top, r.topFunctions = o.top, o.functions
 	files := o.format.files(r)
 	switch {
 	case o.format.toDir:

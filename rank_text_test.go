@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -98,7 +101,7 @@ func TestRankTextTable(t *testing.T) {
 		t.Run(order, func(t *testing.T) {
 			loc := tableLocalization(t, order)
 			var buf bytes.Buffer
-			if err := writeRankingText(&buf, loc, loc.Ranking.Lines); err != nil {
+			if err := writeRankingText(&buf, loc, loc.Ranking.Lines, nil); err != nil {
 				t.Fatal(err)
 			}
 			text := buf.String()
@@ -170,5 +173,76 @@ func TestRankTextTable(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRankFunctionsOutput: rank's text output tables the functions under
+// the lines, each placed by its best line, and -json gives them all in an
+// added "functions" field, or the -functions most suspicious.
+func TestRankFunctionsOutput(t *testing.T) {
+	loc := tableLocalization(t, spectra.OrderFormula)
+	loc.Matrix = &spectra.Matrix{Root: t.TempDir()}
+	// Ranked lines 1-6: line 1 outside functions, 2-4 in A, 5 in B, 6 in C.
+	src := "package p\nfunc A() {\n\t_ = 1\n}\nfunc B() { _ = 2 }\nfunc C() {}\n"
+	if err := os.WriteFile(filepath.Join(loc.Matrix.Root, "a.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write := func(format string, functions int) string {
+		t.Helper()
+		path := filepath.Join(t.TempDir(), "out")
+		out, err := newRankDestination(format, false, path, 0, functions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := out.write(rankResult{loc: loc}); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+
+	text := write("text", 0)
+	_, after, ok := strings.Cut(text, "most suspicious functions")
+	if !ok {
+		t.Fatalf("no function table in:\n%s", text)
+	}
+	rows := parseRankTable(t, after)
+	want := [][2]string{{"(outside functions)", "a.go"}, {"A", "a.go:2"}, {"B", "a.go:5"}, {"C", "a.go:6"}}
+	if len(rows) != len(want) {
+		t.Fatalf("%d function rows, want %d:\n%s", len(rows), len(want), text)
+	}
+	for i, w := range want {
+		if rows[i]["RANK"] != strconv.Itoa(i+1) || rows[i]["FUNCTION"] != w[0] || rows[i]["DECLARED"] != w[1] {
+			t.Errorf("function row %d: %v, want rank %d %s at %s", i+1, rows[i], i+1, w[0], w[1])
+		}
+	}
+	if rows[1]["LINES"] != "3" || rows[1]["BEST LINE"] != "2 (rank 2)" {
+		t.Errorf("A's row %v: want 3 lines, best line 2 at rank 2", rows[1])
+	}
+	if lines := parseRankTable(t, text); len(lines) != 6 {
+		t.Errorf("the line table has %d rows, want 6", len(lines))
+	}
+
+	var got struct {
+		Lines     []spectra.RankedLine      `json:"lines"`
+		Functions []localize.RankedFunction `json:"functions"`
+	}
+	if err := json.Unmarshal([]byte(write("json", 0)), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Lines) != 6 || len(got.Functions) != 4 || got.Functions[3].Name != "C" || got.Functions[1].Lines != 3 {
+		t.Errorf("json: %d lines, functions %+v; want 6 lines and the four functions", len(got.Lines), got.Functions)
+	}
+	if err := json.Unmarshal([]byte(write("json", 2)), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Functions) != 2 || got.Functions[1].Name != "A" {
+		t.Errorf("json -functions 2: %+v", got.Functions)
+	}
+	if _, err := newRankDestination("text", false, "", 0, -1); err == nil {
+		t.Error("-functions -1 accepted")
 	}
 }

@@ -26,6 +26,7 @@ func runReport(ctx context.Context, args []string) error {
 	outPath := fs.String("o", "faultline-report.html", "the HTML file to write")
 	files := fs.Int("files", 5, "how many of the most suspicious files to show in full")
 	lines := fs.Int("lines", 20, "how many ranked lines the table lists")
+	functions := fs.Int("functions", 10, "how many ranked functions the function table lists")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: faultline report [flags] [packages]\n\nCollects spectra and ranks lines as faultline rank does, then writes one\nself-contained HTML page: an overview of the module coloured by\nsuspiciousness, the most suspicious files' source, the failing tests with\ntheir verified angelic values, and the test suite's diagnosability.\n\nflags:")
 		fs.PrintDefaults()
@@ -33,8 +34,8 @@ func runReport(ctx context.Context, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *files < 1 || *lines < 1 {
-		return usagef("-files and -lines must be positive")
+	if *files < 1 || *lines < 1 || *functions < 1 {
+		return usagef("-files, -lines and -functions must be positive")
 	}
 	if err := checkOutputFile(*outPath); err != nil {
 		return usageError{err}
@@ -51,7 +52,7 @@ func runReport(ctx context.Context, args []string) error {
 		fmt.Fprintf(os.Stderr, "faultline: no report written: packages do not build\n")
 		return err
 	}
-	opts := report.Options{Files: *files, Lines: *lines, Generated: time.Now()}
+	opts := report.Options{Files: *files, Lines: *lines, Functions: *functions, Generated: time.Now()}
 	err = export.WriteFile(*outPath, func(w io.Writer) error { return report.Write(w, res.loc, opts) })
 	if err != nil {
 		return err

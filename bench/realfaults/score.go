@@ -27,6 +27,10 @@ type scoredCase struct {
 	HeldOut bool
 	Faulty  map[lineKey]bool
 	Report  *spectra.RankReport // nil when faultline gave no ranking
+	// Funcs names the function holding a line of the faulty version,
+	// for function-level figures; nil when its source is not at hand
+	// (seeded faults).
+	Funcs   localize.FunctionOf
 	Err     string
 	Seconds float64
 	Load    float64
@@ -52,6 +56,9 @@ func loadRealCases(b *Benchmark, work string) ([]*scoredCase, error) {
 			}
 		}
 		dir := filepath.Join(work, "eval", f.ID)
+		if st, err := os.Stat(filepath.Join(dir, "src")); err == nil && st.IsDir() {
+			c.Funcs = localize.SourceFunctions(filepath.Join(dir, "src"))
+		}
 		var meta runMeta
 		data, err := os.ReadFile(filepath.Join(dir, "meta.json"))
 		if errors.Is(err, fs.ErrNotExist) {
@@ -278,6 +285,43 @@ func faultPosition(c *scoredCase, ties [][2]int) float64 {
 			faultyIn[ties[i]]++
 		}
 	}
+	return expectedPosition(faultyIn)
+}
+
+// functionPosition is faultPosition at function level: the functions
+// ranked by their best lines under the order (localize.RankFunctions), the
+// faulty functions those holding a faulty line. It also returns how many
+// functions the ranking holds.
+func functionPosition(c *scoredCase, ties [][2]int) (pos float64, functions int) {
+	// The lines in the order's rank order: within a tie group the order
+	// of the report, which changes no function's tie group.
+	order := make([]int, len(c.Report.Lines))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return ties[a][0] - ties[b][0] })
+	lines := make([]spectra.RankedLine, len(order))
+	for k, i := range order {
+		lines[k] = c.Report.Lines[i]
+		lines[k].Rank, lines[k].Tie = k+1, ties[i]
+	}
+	faulty := map[localize.Function]bool{}
+	for l := range c.Faulty {
+		faulty[c.Funcs(l.File, l.Line)] = true
+	}
+	fns := localize.RankFunctions(lines, c.Funcs)
+	faultyIn := map[[2]int]int{}
+	for _, f := range fns {
+		if faulty[f.Function] {
+			faultyIn[f.Tie]++
+		}
+	}
+	return expectedPosition(faultyIn), len(fns)
+}
+
+// expectedPosition is the expected first position of a faulty element
+// given the count of faulty ones in each tie group; 0 for none.
+func expectedPosition(faultyIn map[[2]int]int) float64 {
 	best := 0.0
 	for g, k := range faultyIn {
 		t := float64(g[1] - g[0] + 1)
@@ -293,6 +337,10 @@ func faultPosition(c *scoredCase, ties [][2]int) float64 {
 type outcome struct {
 	pos   float64 // 0: no faulty line ranked
 	lines int
+	// fnPos is the faulty function's position (0: not ranked) when
+	// fnScored: the case's source is at hand.
+	fnPos    float64
+	fnScored bool
 }
 
 // summary is an order's figures over a set of cases.
@@ -300,12 +348,24 @@ type summary struct {
 	Faults, Unranked int
 	Top              [4]int // Top-1, 3, 5, 10
 	exam             float64
+	// FnFaults are the faults scored at function level too, FnTop their
+	// faulty functions in the top 1 and 5.
+	FnFaults int
+	FnTop    [2]int
 }
 
 var topN = [4]float64{1, 3, 5, 10}
 
 func (s *summary) add(o outcome) {
 	s.Faults++
+	if o.fnScored {
+		s.FnFaults++
+		for k, n := range [2]float64{1, 5} {
+			if o.fnPos > 0 && o.fnPos <= n {
+				s.FnTop[k]++
+			}
+		}
+	}
 	if o.pos == 0 {
 		s.Unranked++
 		s.exam++ // the whole ranking examined in vain
@@ -328,6 +388,18 @@ func (s *summary) EXAM() float64 {
 	return s.exam / float64(s.Faults)
 }
 
+// fnCells gives the function-level Top-1 and Top-5 as table cells, "-"
+// when no fault was scored at function level.
+func (s *summary) fnCells() (top1, top5 string) {
+	if s.FnFaults == 0 {
+		return "-", "-"
+	}
+	cell := func(n int) string {
+		return fmt.Sprintf("%d/%d (%.0f %%)", n, s.FnFaults, 100*float64(n)/float64(s.FnFaults))
+	}
+	return cell(s.FnTop[0]), cell(s.FnTop[1])
+}
+
 func (s *summary) pct(k int) float64 {
 	if s.Faults == 0 {
 		return math.NaN()
@@ -348,7 +420,12 @@ func evaluate(cases []*scoredCase, ords []order) (map[*scoredCase][]outcome, err
 			if err != nil {
 				return nil, fmt.Errorf("%s, %s: %w", c.ID, o.name, err)
 			}
-			os = append(os, outcome{faultPosition(c, ties), len(c.Report.Lines)})
+			o := outcome{pos: faultPosition(c, ties), lines: len(c.Report.Lines)}
+			if c.Funcs != nil {
+				o.fnPos, _ = functionPosition(c, ties)
+				o.fnScored = true
+			}
+			os = append(os, o)
 		}
 		out[c] = os
 	}

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
+	"faultline/internal/localize"
 	"faultline/spectra"
 )
 
@@ -70,5 +73,58 @@ func TestTrainModel(t *testing.T) {
 	}
 	if again := trainModel(cases, all, "test"); !reflect.DeepEqual(again, m) {
 		t.Errorf("training again gave %v, want %v", again.Weights, m.Weights)
+	}
+}
+
+// The fault's function is placed by its best line under each order, a
+// closure's lines counting in the function around it, and summaries give
+// function-level Top-1 and Top-5 over the faults whose source is at hand.
+func TestFunctionPosition(t *testing.T) {
+	root := t.TempDir()
+	src := "package p\n\nfunc A() {\n\ta()\n\tf := func() {\n\t\tb()\n\t}\n}\n\nfunc (t *T) B() {\n\tc()\n}\nfunc C() { d() }\n"
+	if err := os.WriteFile(filepath.Join(root, "p.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	report := &spectra.RankReport{Ranking: spectra.Ranking{Lines: []spectra.RankedLine{
+		{File: "p.go", Line: 4}, {File: "p.go", Line: 6}, {File: "p.go", Line: 11}, {File: "p.go", Line: 13},
+	}}}
+	c := &scoredCase{Report: report, Faulty: map[lineKey]bool{{"p.go", 6}: true}, Funcs: localize.SourceFunctions(root)}
+	// B's line first; A's first line tied with C's; the faulty closure line last.
+	behind := [][2]int{{2, 3}, {4, 4}, {1, 1}, {2, 3}}
+	if got := faultPosition(c, behind); got != 4 {
+		t.Errorf("line position %v, want 4", got)
+	}
+	pos, n := functionPosition(c, behind)
+	if want := 2 + 1.0/2; pos != want || n != 3 {
+		t.Errorf("function position %v of %d functions, want %v of 3 (A tied with C behind B)", pos, n, want)
+	}
+	first := [][2]int{{2, 2}, {1, 1}, {3, 3}, {4, 4}}
+	if pos, _ := functionPosition(c, first); pos != 1 {
+		t.Errorf("function position %v with the closure line first, want 1", pos)
+	}
+
+	noSource := &scoredCase{Report: report, Faulty: c.Faulty}
+	ords := []order{
+		{"behind", func(*scoredCase) ([][2]int, error) { return behind, nil }},
+		{"first", func(*scoredCase) ([][2]int, error) { return first, nil }},
+	}
+	cases := []*scoredCase{c, noSource}
+	res, err := evaluate(cases, ords)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := func(*scoredCase) bool { return true }
+	for k, want := range [][2]string{{"0/1 (0 %)", "1/1 (100 %)"}, {"1/1 (100 %)", "1/1 (100 %)"}} {
+		s := summarize(res, cases, k, all)
+		if s.Faults != 2 || s.FnFaults != 1 {
+			t.Errorf("%s: %d faults, %d at function level; want 2 and 1", ords[k].name, s.Faults, s.FnFaults)
+		}
+		if top1, top5 := s.fnCells(); top1 != want[0] || top5 != want[1] {
+			t.Errorf("%s: function Top-1 %s, Top-5 %s; want %s and %s", ords[k].name, top1, top5, want[0], want[1])
+		}
+	}
+	s := summarize(res, cases, 0, func(c *scoredCase) bool { return c.Funcs == nil })
+	if top1, top5 := s.fnCells(); top1 != "-" || top5 != "-" {
+		t.Errorf("without source: %s, %s; want -", top1, top5)
 	}
 }

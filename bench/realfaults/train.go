@@ -401,11 +401,12 @@ func writeTable(w io.Writer, title string, all []*scoredCase, ords []order, res 
 	if n == 0 {
 		return
 	}
-	fmt.Fprintf(w, "| order | Top-1 | Top-3 | Top-5 | Top-10 | EXAM | not ranked |\n|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| order | Top-1 | Top-3 | Top-5 | Top-10 | EXAM | not ranked | function Top-1 | function Top-5 |\n|---|---|---|---|---|---|---|---|---|\n")
 	for k, o := range ords {
 		s := summarize(res, all, k, keep)
-		fmt.Fprintf(w, "| %s | %d (%.0f %%) | %d (%.0f %%) | %d (%.0f %%) | %d (%.0f %%) | %.4f | %d |\n", o.name,
-			s.Top[0], s.pct(0), s.Top[1], s.pct(1), s.Top[2], s.pct(2), s.Top[3], s.pct(3), s.EXAM(), s.Unranked)
+		fn1, fn5 := s.fnCells()
+		fmt.Fprintf(w, "| %s | %d (%.0f %%) | %d (%.0f %%) | %d (%.0f %%) | %d (%.0f %%) | %.4f | %d | %s | %s |\n", o.name,
+			s.Top[0], s.pct(0), s.Top[1], s.pct(1), s.Top[2], s.pct(2), s.Top[3], s.pct(3), s.EXAM(), s.Unranked, fn1, fn5)
 	}
 }
 
@@ -436,7 +437,7 @@ func explained(r *spectra.RankReport) bool {
 // combined order and the learned one, over both folds.
 func writeProjects(w io.Writer, all []*scoredCase, ords []order, cv map[*scoredCase][]outcome, names []string) {
 	fmt.Fprintf(w, "\n## Real faults by project, both folds\n\n")
-	fmt.Fprintf(w, "| project | faults | Ochiai Top-1 / Top-5 / EXAM | combined | learned |\n|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| project | faults | Ochiai Top-1 / Top-5 / EXAM; function Top-1 / Top-5 | combined | learned |\n|---|---|---|---|---|\n")
 	for _, n := range names {
 		keep := func(c *scoredCase) bool { return !c.Seeded && c.Group == n }
 		var cells []string
@@ -444,7 +445,11 @@ func writeProjects(w io.Writer, all []*scoredCase, ords []order, cv map[*scoredC
 		for _, k := range []int{0, len(ords) - 2, len(ords) - 1} {
 			s := summarize(cv, all, k, keep)
 			faults = s.Faults
-			cells = append(cells, fmt.Sprintf("%d / %d / %.4f", s.Top[0], s.Top[2], s.EXAM()))
+			fn := "-"
+			if s.FnFaults > 0 {
+				fn = fmt.Sprintf("%d / %d", s.FnTop[0], s.FnTop[1])
+			}
+			cells = append(cells, fmt.Sprintf("%d / %d / %.4f; %s", s.Top[0], s.Top[2], s.EXAM(), fn))
 		}
 		if faults > 0 {
 			fmt.Fprintf(w, "| %s | %d | %s |\n", n, faults, strings.Join(cells, " | "))

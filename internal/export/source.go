@@ -23,7 +23,8 @@ type Sources struct {
 type SourceFile struct {
 	Lines  [][]byte // Lines[i] is line i+1, without its newline
 	funcs  []funcSpan
-	funcOf []string // by line, built on first use
+	decls  []funcSpan // the declared functions alone, in source order
+	funcOf []string   // by line, built on first use
 }
 
 type funcSpan struct {
@@ -59,7 +60,9 @@ func (s *Sources) File(rel string) *SourceFile {
 		if !ok || fn.Body == nil {
 			continue
 		}
-		f.funcs = append(f.funcs, funcSpan{fset.Position(fn.Pos()).Line, fset.Position(fn.End()).Line, funcName(fn)})
+		decl := funcSpan{fset.Position(fn.Pos()).Line, fset.Position(fn.End()).Line, funcName(fn)}
+		f.funcs = append(f.funcs, decl)
+		f.decls = append(f.decls, decl)
 		// Function literals inside take the enclosing name with a suffix,
 		// as the Go toolchain names them (F.func1, F.func2, ...).
 		n := 0
@@ -116,6 +119,18 @@ func (f *SourceFile) Func(n int) string {
 		return ""
 	}
 	return f.funcOf[n]
+}
+
+// Decl returns the declared function holding line n, the one a function
+// literal inside it belongs to too: its name, as Func names it, and the
+// first line of its declaration; "" and 0 outside any declared function.
+func (f *SourceFile) Decl(n int) (name string, line int) {
+	// Declarations do not overlap and come in source order.
+	i := sort.Search(len(f.decls), func(i int) bool { return f.decls[i].end >= n })
+	if i < len(f.decls) && f.decls[i].start <= n {
+		return f.decls[i].name, f.decls[i].start
+	}
+	return "", 0
 }
 
 // funcName is "F" for a function and "T.M" for a method (type parameters

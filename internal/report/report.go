@@ -30,6 +30,9 @@ import (
 type Options struct {
 	Files int // suspicious files whose source is shown (default 5)
 	Lines int // ranked lines in the table (default 20)
+	// Functions is how many functions the function table lists (default
+	// 10).
+	Functions int
 	// Generated is printed as the time of the page; zero leaves it out.
 	Generated time.Time
 }
@@ -46,6 +49,9 @@ func Write(w io.Writer, loc *localize.Localization, opts Options) error {
 	}
 	if opts.Lines <= 0 {
 		opts.Lines = 20
+	}
+	if opts.Functions <= 0 {
+		opts.Functions = 10
 	}
 	p := newPageBuilder(loc, opts)
 	if err := tmpl.Execute(w, p.page()); err != nil {
@@ -230,6 +236,8 @@ type page struct {
 	Legend         []legendEntry
 	Ranked         []rankedRow
 	More           int // ranked lines not in the table
+	Functions      []functionRow
+	MoreFunctions  int // ranked functions not in the table
 	Files          []fileView
 	Failing        []testView
 	Diagnosability diagnosabilityView
@@ -247,6 +255,17 @@ type rankedRow struct {
 	Tie, Function         string
 	Color, TextColor      string
 	Source                string // the line's text, indentation dropped
+}
+
+// functionRow is one function of the function table, placed by its best
+// line.
+type functionRow struct {
+	Rank                 int
+	Name                 string
+	Declared, DeclaredAt string // file:line and its link in the page ("" when the file is not shown)
+	Best, BestAt         string // the best line, the same way
+	BestRank, Lines      int
+	Tie                  string
 }
 
 type fileView struct {
@@ -328,6 +347,9 @@ func (p *pageBuilder) page() page {
 				EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP, Fixes: l.Fixes, Tie: export.TieText(l), Color: sw.bg, TextColor: sw.fg,
 				Function: src.Func(l.Line), Source: strings.TrimSpace(string(src.Line(l.Line)))})
 		}
+	}
+	if r.Failed > 0 {
+		pg.Functions, pg.MoreFunctions = p.functionRows()
 	}
 	for _, f := range p.shown {
 		pg.Files = append(pg.Files, p.fileView(f))
@@ -418,6 +440,29 @@ func (p *pageBuilder) testView(t spectra.TestRun) testView {
 // edit is a fix as an edit of its source line.
 func (p *pageBuilder) edit(f localize.Fix) analysis.LineEdit {
 	return analysis.Edits([]analysis.Location{f.Location}, p.sources.Lines)[0]
+}
+
+// functionRows ranks the functions of the page's ranking by their best
+// lines, down to the table's length, and counts the rest.
+func (p *pageBuilder) functionRows() (rows []functionRow, more int) {
+	fns := localize.RankFunctions(p.loc.Ranking.Lines, localize.FunctionsIn(p.sources))
+	if len(fns) > p.opts.Functions {
+		fns, more = fns[:p.opts.Functions], len(fns)-p.opts.Functions
+	}
+	for _, f := range fns {
+		row := functionRow{Rank: f.Rank, Name: f.Name, Declared: f.File, BestRank: f.BestRank, Lines: f.Lines,
+			Best: fmt.Sprintf("%s:%d", f.File, f.BestLine), BestAt: p.href(f.File, f.BestLine), Tie: "-"}
+		if f.Name == "" {
+			row.Name = "(outside functions)"
+		} else {
+			row.Declared, row.DeclaredAt = fmt.Sprintf("%s:%d", f.File, f.Line), p.href(f.File, f.Line)
+		}
+		if f.Tie[0] != f.Tie[1] {
+			row.Tie = fmt.Sprintf("ranks %d-%d", f.Tie[0], f.Tie[1])
+		}
+		rows = append(rows, row)
+	}
+	return rows, more
 }
 
 // href links a line to its place in the page, when its file is shown.

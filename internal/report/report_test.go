@@ -238,3 +238,25 @@ func TestOverviewLinksAreReachable(t *testing.T) {
 		}
 	}
 }
+
+// The page ranks the functions by their best lines beside the lines: the
+// one function of the module, linked to its declaration and to its best
+// line in the shown source, with every ranked line counted in it.
+func TestPageRanksFunctions(t *testing.T) {
+	page := html.UnescapeString(render(t, nil))
+	_, section, ok := strings.Cut(page, `<section id="functions">`)
+	if !ok {
+		t.Fatalf("no functions section in:\n%s", page)
+	}
+	section, _, _ = strings.Cut(section, "</section>")
+	row := `<tr><td class="rank">1</td><td>Total</td><td><a href="#file-1-L4">price/price.go:4</a></td><td><a href="#file-1-L9">price/price.go:9</a></td><td>1</td><td>6</td><td>-</td></tr>`
+	if !strings.Contains(section, row) {
+		t.Errorf("no row %s in:\n%s", row, section)
+	}
+	if strings.Count(section, "<tr>") != 2 || strings.Count(section, "<th>") != 5 {
+		t.Errorf("want a header row and one function:\n%s", section)
+	}
+	if !strings.Contains(page, `<a href="#functions">Functions</a>`) {
+		t.Error("no link to the functions section")
+	}
+}
