@@ -231,6 +231,7 @@ type page struct {
 	Failed, Passed int
 	Formula        string
 	Order          string // how the lines are ranked, as a phrase
+	OrderScore     string // the order's own score's column header; "" when the order is the formula's
 	Angelic        *localize.Angelic
 	Sunburst       template.HTML
 	Legend         []legendEntry
@@ -255,6 +256,9 @@ type rankedRow struct {
 	Tie, Function         string
 	Color, TextColor      string
 	Source                string // the line's text, indentation dropped
+	OrderScore            string // the line's score under the order, "-" past the order's reach
+	Fix                   string // the line as the first verified fix on it writes it, with its effect
+	MoreFixes             int    // further fixes on the line, listed under the source below
 }
 
 // functionRow is one function of the function table, placed by its best
@@ -311,7 +315,7 @@ func (p *pageBuilder) page() page {
 	loc := p.loc
 	r := loc.Ranking
 	pg := page{
-		Module: loc.Matrix.ModulePath, Failed: r.Failed, Passed: r.Passed, Formula: r.Formula, Order: orderPhrase(r),
+		Module: loc.Matrix.ModulePath, Failed: r.Failed, Passed: r.Passed, Formula: r.Formula, Order: orderPhrase(r), OrderScore: orderScoreHeader(r),
 		Angelic:  loc.Angelic,
 		Sunburst: template.HTML(p.sunburst()), // built from escaped parts
 	}
@@ -343,9 +347,18 @@ func (p *pageBuilder) page() page {
 			}
 			sw := levelSwatch(p.level(l.File, l.Line))
 			src := p.sources.File(l.File)
-			pg.Ranked = append(pg.Ranked, rankedRow{Rank: l.Rank, Score: fmt.Sprintf("%.4f", l.Score), File: l.File, Anchor: anchor, Line: l.Line,
+			row := rankedRow{Rank: l.Rank, Score: fmt.Sprintf("%.4f", l.Score), File: l.File, Anchor: anchor, Line: l.Line,
 				EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP, Fixes: l.Fixes, Tie: export.TieText(l), Color: sw.bg, TextColor: sw.fg,
-				Function: src.Func(l.Line), Source: strings.TrimSpace(string(src.Line(l.Line)))})
+				Function: src.Func(l.Line), Source: strings.TrimSpace(string(src.Line(l.Line))), OrderScore: "-"}
+			if l.OrderScore != nil {
+				row.OrderScore = fmt.Sprintf("%.4f", *l.OrderScore)
+			}
+			if fixes := p.loc.FixesAt(l.File, l.Line); len(fixes) > 0 {
+				edit := p.edit(fixes[0])
+				row.Fix = strings.TrimSpace(edit.After) + "  " + analysis.Effect(fixes[0].Test, fixes[0].Avoids)
+				row.MoreFixes = len(fixes) - 1
+			}
+			pg.Ranked = append(pg.Ranked, row)
 		}
 	}
 	if r.Failed > 0 {
@@ -363,6 +376,18 @@ func (p *pageBuilder) page() page {
 	}
 	sort.Strings(pg.BuildErrors)
 	return pg
+}
+
+// orderScoreHeader names the column of the order's own score, which
+// falls as the rank grows; the formula's score keeps its own column.
+func orderScoreHeader(r *spectra.Ranking) string {
+	switch r.Order {
+	case spectra.OrderCombined:
+		return "combined score"
+	case spectra.OrderLearned:
+		return "learned score"
+	}
+	return ""
 }
 
 // orderPhrase says how the ranking orders its lines, to follow "lines

@@ -213,7 +213,7 @@ func TestColoursHaveReadableText(t *testing.T) {
 // Each ranked line shows its source in the table.
 func TestRankingShowsTheSource(t *testing.T) {
 	text := html.UnescapeString(render(t, nil))
-	for _, want := range []string{`<td class="code">if tötal > 100 {</td>`, `<td class="code">tötal -= réduction</td>`} {
+	for _, want := range []string{`<td class="code">if tötal > 100 {<br>`, `<td class="code">tötal -= réduction</td>`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("ranking lacks %s", want)
 		}
@@ -258,5 +258,39 @@ func TestPageRanksFunctions(t *testing.T) {
 	}
 	if !strings.Contains(page, `<a href="#functions">Functions</a>`) {
 		t.Error("no link to the functions section")
+	}
+}
+
+// Under an order that is not the formula, the ranking table gives the
+// order's own score, which falls as the rank grows, beside the formula's;
+// a line hosting a verified fix shows it inline, as its source rewritten.
+func TestRankingShowsTheOrdersScoreAndTheFix(t *testing.T) {
+	page := render(t, func(t *testing.T, in *pageInput) {
+		learned := *in.loc.Ranking
+		learned.Order = spectra.OrderLearned
+		learned.Lines = append([]spectra.RankedLine(nil), in.loc.Ranking.Lines...)
+		for i := range learned.Lines {
+			score := float64(len(learned.Lines) - i)
+			learned.Lines[i].OrderScore = &score
+		}
+		in.loc.Ranking = &learned
+	})
+	text := html.UnescapeString(page)
+	if !strings.Contains(text, "<th title=\"the line's score under the order the ranks follow\">learned score</th>") {
+		t.Error("the table has no column for the learned order's score")
+	}
+	rows := regexp.MustCompile(`<td class="rank"[^>]*>(\d+)</td><td>([0-9.]+)</td><td>([0-9.]+)</td>`).FindAllStringSubmatch(page, -1)
+	if len(rows) < 2 {
+		t.Fatalf("%d rows with two scores", len(rows))
+	}
+	for i := 1; i < len(rows); i++ {
+		prev, _ := strconv.ParseFloat(rows[i-1][2], 64)
+		cur, _ := strconv.ParseFloat(rows[i][2], 64)
+		if cur > prev {
+			t.Errorf("rank %s scores %v, above rank %s's %v", rows[i][1], cur, rows[i-1][1], prev)
+		}
+	}
+	if want := `<td class="code">if tötal > 100 {<br><span class="fix">→ if true {  makes TestTotal/at_100,_discounted pass</span></td>`; !strings.Contains(text, want) {
+		t.Errorf("the fixed line does not show its fix inline: no %s", want)
 	}
 }
