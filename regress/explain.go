@@ -93,6 +93,11 @@ type Explanation struct {
 	// other files).
 	Total int      `json:"total"`
 	Kept  []string `json:"kept,omitempty"`
+	// Neutral counts the hunks that change no behaviour (formatting,
+	// comments, parentheses, renamed locals, the order of imports, a
+	// constant written differently): they are never reverted, so never a
+	// root.
+	Neutral int `json:"neutral,omitempty"`
 	// Reruns counts the runs of the test with a revert applied, Builds
 	// the builds of reverts (a revert that does not compile is built but
 	// not run).
@@ -239,15 +244,25 @@ func Explain(ctx context.Context, mod *testbuild.Module, t analysis.Target, opts
 		return ex, nil
 	}
 	say("%d hunks between %s and the working tree", len(cs.hunks), short(base))
+	neutral := neutralHunks(cs)
+	ex.Neutral = len(neutral)
+	all := make([]int, 0, len(cs.hunks))
+	for i := range cs.hunks {
+		if !slices.Contains(neutral, i) {
+			all = append(all, i)
+		}
+	}
+	if len(all) == 0 {
+		ex.Message = fmt.Sprintf("all %d changes between the base and the working tree change no behaviour (formatting, comments, parentheses, renamed locals, imports reordered): the failure is not caused by these changes", len(cs.hunks))
+		return ex, nil
+	}
+	if len(neutral) > 0 {
+		say("%d of them change no behaviour and are set aside", len(neutral))
+	}
 	o := newOracle(cs, run, mod.Root, time.Now().Add(opts.Budget), opts.MaxReruns)
 	o.log = opts.Progress
-	x := &explainer{ex: ex, cs: cs, o: o, mod: mod, target: t, opts: opts, say: say}
+	x := &explainer{ex: ex, cs: cs, o: o, mod: mod, target: t, opts: opts, say: say, neutral: neutral}
 	defer func() { ex.Reruns, ex.Builds = o.reruns, o.builds }()
-
-	all := make([]int, len(cs.hunks))
-	for i := range all {
-		all[i] = i
-	}
 	ok, err := o.passes(ctx, all)
 	if err != nil {
 		return x.stopped(err)
@@ -367,6 +382,8 @@ type explainer struct {
 	say    func(string, ...any)
 	causes []causeRec
 	tried  map[string]bool
+	// neutral are the hunks that change no behaviour, never reverted.
+	neutral []int
 }
 
 // causeRec is one cause found, the hunks its statements fall in, and the
@@ -388,7 +405,7 @@ const maxCauses = 64
 func (x *explainer) after(ctx context.Context, all []int) ([]int, error) {
 	x.tried = map[string]bool{}
 	dd := func(c []int, found string) ([]int, error) {
-		c = sorted(c)
+		c = sorted(without(c, x.neutral))
 		if len(c) == 0 || x.tried[key(c)] {
 			return nil, nil
 		}

@@ -1,0 +1,122 @@
+package regress
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"faultline/analysis"
+	"faultline/internal/txtartest"
+)
+
+// changesSince diffs an archive's history between the given revision and
+// the working tree.
+func changesSince(t *testing.T, archive, rev string) *changeSet {
+	t.Helper()
+	dir := txtartest.History(t, filepath.Join("testdata", archive))
+	ctx := context.Background()
+	r, err := openRepo(ctx, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := r.resolve(ctx, rev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := collectChanges(ctx, r, base, dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// hunkNames lists hunks as "file -old +new".
+func hunkNames(cs *changeSet, ids []int) []string {
+	var out []string
+	for _, id := range ids {
+		h := cs.hunks[id]
+		out = append(out, fmt.Sprintf("%s -%d,%d +%d,%d", h.File, h.OldStart, h.OldCount, h.NewStart, h.NewCount))
+	}
+	return out
+}
+
+// neutralGolden are the archives with one kind of neutral edit each, and
+// the hunk that edit is.
+var neutralGolden = []struct {
+	archive string
+	hunks   []string // as hunkNames writes them
+	at      []string // where they are in the working tree, as file:line
+}{
+	{"neutral-parens.txtar", []string{"scale.go -10,1 +10,1"}, []string{"scale.go:10"}},
+	{"neutral-format.txtar", []string{"scale.go -10,1 +10,3"}, []string{"scale.go:10"}},
+	{"neutral-comment.txtar", []string{"scale.go -10,1 +10,1"}, []string{"scale.go:10"}},
+	{"neutral-rename.txtar", []string{"scale.go -10,1 +10,1"}, []string{"scale.go:10"}},
+	{"neutral-constant.txtar", []string{"scale.go -10,1 +10,1"}, []string{"scale.go:10"}},
+	{"neutral-imports.txtar", []string{"b.go -4,1 +3,0", "b.go -5,0 +5,1"}, []string{"b.go:4", "b.go:5"}},
+	{"neutral-inline.txtar", []string{"scale.go -6,1 +6,1"}, []string{"scale.go:6"}},
+}
+
+// TestNeutralHunks checks that each golden neutral edit, and only it, is
+// found neutral beside the fault's hunks.
+func TestNeutralHunks(t *testing.T) {
+	for _, g := range neutralGolden {
+		t.Run(g.archive, func(t *testing.T) {
+			cs := changesSince(t, g.archive, "HEAD~1")
+			all := make([]int, len(cs.hunks))
+			for i := range all {
+				all[i] = i
+			}
+			t.Logf("hunks: %v", hunkNames(cs, all))
+			got := hunkNames(cs, neutralHunks(cs))
+			if !slices.Equal(got, g.hunks) {
+				t.Errorf("neutral = %v, want %v", got, g.hunks)
+			}
+		})
+	}
+}
+
+// TestNotNeutral checks edits that look neutral and are not: grouping that
+// changes, a local renamed onto a global it then shadows, integer division
+// folded to a float, a constant's kind, a compiler directive, reordered
+// statements, a local type's printed name, lines inside raw strings.
+func TestNotNeutral(t *testing.T) {
+	cs := changesSince(t, "notneutral.txtar", "HEAD")
+	// Nine edits, three of them in two hunks.
+	if len(cs.hunks) != 12 {
+		t.Fatalf("%d hunks, want 12", len(cs.hunks))
+	}
+	if got := neutralHunks(cs); len(got) > 0 {
+		t.Errorf("found neutral: %v", hunkNames(cs, got))
+	}
+}
+
+// TestNeutralNeverReported explains each golden archive: the fault needs
+// two hunks reverted together and the neutral edit lies between them on
+// the failing run's path, so a search that reverts it reports it.
+func TestNeutralNeverReported(t *testing.T) {
+	if err := analysis.Available(); err != nil {
+		t.Skip(err)
+	}
+	for _, g := range neutralGolden {
+		t.Run(g.archive, func(t *testing.T) {
+			ex, _ := explainArchive(t, g.archive, analysis.Target{Package: "example.com/neutral", Test: "TestScale"}, Options{})
+			if ex.Message != "" {
+				t.Fatalf("message: %s", ex.Message)
+			}
+			got := describeChanges(ex)
+			if len(got) != 2 {
+				t.Errorf("changes = %v, want the two hunks of the fault", got)
+			}
+			for _, c := range ex.Changes {
+				if slices.Contains(g.at, fmt.Sprintf("%s:%d", c.File, c.Line)) {
+					t.Errorf("reported the neutral edit %v: %+v", g.hunks, c)
+				}
+			}
+			if ex.Neutral != len(g.hunks) {
+				t.Errorf("neutral = %d, want %d", ex.Neutral, len(g.hunks))
+			}
+		})
+	}
+}
