@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"faultline/analysis"
 	"faultline/internal/txtartest"
@@ -116,6 +117,41 @@ func TestNeutralNeverReported(t *testing.T) {
 			}
 			if ex.Neutral != len(g.hunks) {
 				t.Errorf("neutral = %d, want %d", ex.Neutral, len(g.hunks))
+			}
+		})
+	}
+}
+
+// TestNoRootFallsBack checks that when the causes hold no root change the
+// explanation says why and reports the smallest set delta debugging
+// finds: both initializers, not the executed statement between them
+// (which asymmetric delta debugging keeps, reverting all three).
+func TestNoRootFallsBack(t *testing.T) {
+	if err := analysis.Available(); err != nil {
+		t.Skip(err)
+	}
+	target := analysis.Target{Package: "example.com/outside", Test: "TestScale"}
+	for _, c := range []struct {
+		name string
+		opts Options
+		want NoRootReason
+	}{
+		{"outside", Options{}, NoRootOutside},
+		{"budget", Options{Semantic: analysis.Options{Budget: time.Nanosecond}}, NoRootBudget},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ex, _ := explainArchive(t, "outside.txtar", target, c.opts)
+			if ex.Message != "" {
+				t.Fatalf("message: %s", ex.Message)
+			}
+			if ex.NoRoot != c.want {
+				t.Errorf("no root because %q, want %q", ex.NoRoot, c.want)
+			}
+			if ex.Found != "executed" && ex.Found != "all" {
+				t.Errorf("found by %q, want a fallback", ex.Found)
+			}
+			if got, want := describeChanges(ex), []string{"root outside.go:3-3", "root outside.go:12-12"}; !slices.Equal(got, want) {
+				t.Errorf("changes = %v, want %v", got, want)
 			}
 		})
 	}
