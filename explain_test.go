@@ -129,7 +129,9 @@ func TestExplainSaysWhyItFellBack(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("-json: exit %d\n%s", code, stderr)
 	}
-	var out struct{ Tests []struct{ NoRoot, Found string } }
+	var out struct {
+		Tests []struct{ NoRoot, Found string }
+	}
 	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
 	}
