@@ -520,18 +520,15 @@ func (r *resolver) use(id *ast.Ident) {
 }
 
 func (r *resolver) funcDecl(fd *ast.FuncDecl) {
-	r.push()
-	defer r.pop()
-	if fd.Recv != nil {
-		r.fields(fd.Recv, true)
-	}
-	r.funcType(fd.Type, fd.Body)
+	r.funcType(fd.Recv, fd.Type, fd.Body)
 }
 
-// funcType binds the parameters and results, then resolves the body.
-func (r *resolver) funcType(ft *ast.FuncType, body *ast.BlockStmt) {
+// funcType binds the receiver, parameters and results, in the scope of
+// the body's own declarations as in Go, then resolves the body.
+func (r *resolver) funcType(recv *ast.FieldList, ft *ast.FuncType, body *ast.BlockStmt) {
 	r.push()
 	defer r.pop()
+	r.fields(recv, true)
 	if ft.TypeParams != nil {
 		for _, f := range ft.TypeParams.List {
 			for _, n := range f.Names {
@@ -579,7 +576,7 @@ func (r *resolver) expr(e ast.Expr) {
 		case *ast.Ident:
 			r.use(n)
 		case *ast.FuncLit:
-			r.funcType(n.Type, n.Body)
+			r.funcType(nil, n.Type, n.Body)
 		case *ast.SelectorExpr:
 			r.expr(n.X)
 		case *ast.CompositeLit:
