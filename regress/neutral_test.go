@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,23 +126,27 @@ func TestNeutralNeverReported(t *testing.T) {
 
 // TestNoRootFallsBack checks that when the causes hold no root change the
 // explanation says why and reports the smallest set delta debugging
-// finds: both initializers, not the executed statement between them
-// (which asymmetric delta debugging keeps, reverting all three).
+// finds: in outside.txtar both initializers, not the executed statement
+// between them (which asymmetric delta debugging keeps, reverting all
+// three).
 func TestNoRootFallsBack(t *testing.T) {
 	if err := analysis.Available(); err != nil {
 		t.Skip(err)
 	}
-	target := analysis.Target{Package: "example.com/outside", Test: "TestScale"}
 	for _, c := range []struct {
-		name string
-		opts Options
-		want NoRootReason
+		name    string
+		archive string
+		opts    Options
+		want    NoRootReason
+		changes []string
 	}{
-		{"outside", Options{}, NoRootOutside},
-		{"budget", Options{Semantic: analysis.Options{Budget: time.Nanosecond}}, NoRootBudget},
+		{"outside", "outside.txtar", Options{}, NoRootOutside, []string{"root outside.go:3-3", "root outside.go:12-12"}},
+		{"budget", "outside.txtar", Options{Semantic: analysis.Options{Budget: time.Nanosecond}}, NoRootBudget, []string{"root outside.go:3-3", "root outside.go:12-12"}},
+		{"nobuild", "nobuild.txtar", Options{}, NoRootNoBuild, []string{"root nobuild.go:3-3"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ex, _ := explainArchive(t, "outside.txtar", target, c.opts)
+			pkg := "example.com/" + strings.TrimSuffix(c.archive, ".txtar")
+			ex, _ := explainArchive(t, c.archive, analysis.Target{Package: pkg, Test: "TestScale"}, c.opts)
 			if ex.Message != "" {
 				t.Fatalf("message: %s", ex.Message)
 			}
@@ -151,8 +156,8 @@ func TestNoRootFallsBack(t *testing.T) {
 			if ex.Found != "executed" && ex.Found != "all" {
 				t.Errorf("found by %q, want a fallback", ex.Found)
 			}
-			if got, want := describeChanges(ex), []string{"root outside.go:3-3", "root outside.go:12-12"}; !slices.Equal(got, want) {
-				t.Errorf("changes = %v, want %v", got, want)
+			if got := describeChanges(ex); !slices.Equal(got, c.changes) {
+				t.Errorf("changes = %v, want %v", got, c.changes)
 			}
 		})
 	}
