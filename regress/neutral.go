@@ -18,8 +18,10 @@ import (
 // the order of evaluation), consistent renaming of a function's local
 // variables and parameters, the order of imports, and constant
 // expressions of literals written differently (60*60 and 3600). A neutral
-// hunk is never reverted, so never a root. Reordered statements are not
-// recognised: they stay candidates.
+// hunk is never reverted, so never a root. Two adjacent statements
+// swapped are neutral when a cheap check shows they are independent:
+// plain assignments of names from calls-free expressions that cannot
+// panic, neither touching what the other assigns.
 
 // neutralHunks returns the IDs of the change set's neutral hunks.
 func neutralHunks(cs *changeSet) []int {
@@ -44,6 +46,7 @@ func neutralHunks(cs *changeSet) []int {
 // declComparer holds both versions of one file, parsed.
 type declComparer struct {
 	old, new *parsedFile
+	same     map[string]bool // sameDecl's answers, by key
 }
 
 // parsedFile is one version of a file and its top-level declarations.
@@ -74,7 +77,7 @@ func newDeclComparer(oldSrc, newSrc []byte) (*declComparer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &declComparer{old: o, new: n}, nil
+	return &declComparer{old: o, new: n, same: map[string]bool{}}, nil
 }
 
 func parseDecls(src []byte) (*parsedFile, error) {
@@ -214,11 +217,160 @@ func (c *declComparer) neutral(h *Hunk) bool {
 			}
 			continue
 		}
-		if normalForm(o.node) != normalForm(n.node) {
+		if !c.sameDecl(o, n) {
 			return false
 		}
 	}
 	return true
+}
+
+// sameDecl reports whether two versions of a declaration read the same,
+// or would once two adjacent independent statements of the base's are
+// swapped. The answer is kept: several hunks ask about one declaration.
+func (c *declComparer) sameDecl(o, n topDecl) bool {
+	if same, ok := c.same[o.key]; ok {
+		return same
+	}
+	want := normalForm(n.node)
+	same := normalForm(o.node) == want
+	if fd, ok := o.node.(*ast.FuncDecl); ok && !same && fd.Body != nil {
+		same = swapMakes(fd, want)
+	}
+	c.same[o.key] = same
+	return same
+}
+
+// maxSwaps bounds the pairs of statements swapSame tries in one function.
+const maxSwaps = 200
+
+// swapMakes reports whether swapping one pair of adjacent statements of
+// fd that neither read nor write what the other writes, and that cannot
+// call, panic or block, gives the normal form want. It restores fd.
+func swapMakes(fd *ast.FuncDecl, want string) bool {
+	var lists [][]ast.Stmt
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.BlockStmt:
+			lists = append(lists, n.List)
+		case *ast.CaseClause:
+			lists = append(lists, n.Body)
+		case *ast.CommClause:
+			lists = append(lists, n.Body)
+		}
+		return true
+	})
+	tries := 0
+	for _, list := range lists {
+		for i := 0; i+1 < len(list) && tries < maxSwaps; i++ {
+			if !independent(list[i], list[i+1]) {
+				continue
+			}
+			tries++
+			list[i], list[i+1] = list[i+1], list[i]
+			same := normalForm(fd) == want
+			list[i], list[i+1] = list[i+1], list[i]
+			if same {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// independent reports whether two statements can run in either order:
+// each assigns plain names only, from expressions that cannot call,
+// panic or block, and neither mentions a name the other assigns. Names
+// are compared as spelled, so that a declaration cannot change what the
+// other statement's names mean.
+func independent(a, b ast.Stmt) bool {
+	wa, ra, ok := effects(a)
+	if !ok {
+		return false
+	}
+	wb, rb, ok := effects(b)
+	if !ok {
+		return false
+	}
+	for name := range wa {
+		if wb[name] || rb[name] {
+			return false
+		}
+	}
+	for name := range wb {
+		if ra[name] {
+			return false
+		}
+	}
+	return true
+}
+
+// effects returns the names a simple assignment writes and reads; ok is
+// false for any other statement.
+func effects(s ast.Stmt) (writes, reads map[string]bool, ok bool) {
+	writes, reads = map[string]bool{}, map[string]bool{}
+	write := func(e ast.Expr) bool {
+		id, isIdent := e.(*ast.Ident)
+		if isIdent && id.Name != "_" {
+			writes[id.Name] = true
+		}
+		return isIdent
+	}
+	switch s := s.(type) {
+	case *ast.AssignStmt:
+		switch s.Tok {
+		case token.QUO_ASSIGN, token.REM_ASSIGN, token.SHL_ASSIGN, token.SHR_ASSIGN:
+			return nil, nil, false
+		}
+		for _, l := range s.Lhs {
+			if !write(l) {
+				return nil, nil, false
+			}
+			if s.Tok != token.ASSIGN && s.Tok != token.DEFINE {
+				pureReads(l, reads) // x += e reads x
+			}
+		}
+		for _, r := range s.Rhs {
+			if !pureReads(r, reads) {
+				return nil, nil, false
+			}
+		}
+		return writes, reads, true
+	case *ast.IncDecStmt:
+		if !write(s.X) {
+			return nil, nil, false
+		}
+		pureReads(s.X, reads)
+		return writes, reads, true
+	}
+	return nil, nil, false
+}
+
+// pureReads adds the names e reads to reads and reports whether e is made
+// only of names, literals and operators that cannot panic: no calls,
+// indexing, selectors, division, shifts, equality (interfaces may panic),
+// receiving or taking addresses.
+func pureReads(e ast.Expr, reads map[string]bool) bool {
+	switch e := e.(type) {
+	case *ast.Ident:
+		reads[e.Name] = true
+		return true
+	case *ast.BasicLit:
+		return true
+	case *ast.ParenExpr:
+		return pureReads(e.X, reads)
+	case *ast.UnaryExpr:
+		switch e.Op {
+		case token.ADD, token.SUB, token.NOT, token.XOR:
+			return pureReads(e.X, reads)
+		}
+	case *ast.BinaryExpr:
+		switch e.Op {
+		case token.ADD, token.SUB, token.MUL, token.AND, token.OR, token.XOR, token.AND_NOT,
+			token.LAND, token.LOR, token.LSS, token.LEQ, token.GTR, token.GEQ:
+			return pureReads(e.X, reads) && pureReads(e.Y, reads)
+		}
+	}
+	return false
 }
 
 // sameStatements reports whether a hunk inside one function replaces

@@ -58,6 +58,7 @@ var neutralGolden = []struct {
 	{"neutral-constant.txtar", []string{"scale.go -10,1 +10,1"}, []string{"scale.go:10"}},
 	{"neutral-imports.txtar", []string{"b.go -4,1 +3,0", "b.go -5,0 +5,1"}, []string{"b.go:4", "b.go:5"}},
 	{"neutral-inline.txtar", []string{"scale.go -6,1 +6,1"}, []string{"scale.go:6"}},
+	{"neutral-reorder.txtar", []string{"scale.go -10,1 +10,1"}, []string{"scale.go:10"}},
 }
 
 // TestNeutralHunks checks that each golden neutral edit, and only it, is
@@ -82,13 +83,15 @@ func TestNeutralHunks(t *testing.T) {
 // TestNotNeutral checks edits that look neutral and are not: grouping that
 // changes, a local renamed onto a global it then shadows, integer division
 // folded to a float, a constant's kind, a compiler directive, reordered
-// statements, a local type's printed name, lines inside raw strings, a
-// receiver renamed where the body assigned it.
+// statements that call, a local type's printed name, lines inside raw
+// strings, a receiver renamed where the body assigned it, and swapped
+// statements that depend on each other, through a shadowing declaration,
+// or may panic (division).
 func TestNotNeutral(t *testing.T) {
 	cs := changesSince(t, "notneutral.txtar", "HEAD")
-	// Ten edits, four of them in two hunks.
-	if len(cs.hunks) != 14 {
-		t.Fatalf("%d hunks, want 14", len(cs.hunks))
+	// Thirteen edits, seven of them in two hunks.
+	if len(cs.hunks) != 20 {
+		t.Fatalf("%d hunks, want 20", len(cs.hunks))
 	}
 	if got := neutralHunks(cs); len(got) > 0 {
 		t.Errorf("found neutral: %v", hunkNames(cs, got))
