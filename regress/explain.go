@@ -291,6 +291,9 @@ func Explain(ctx context.Context, mod *testbuild.Module, t analysis.Target, opts
 	}
 	if len(all) == 0 {
 		ex.Message = fmt.Sprintf("all %d changes between the base and the working tree change no behaviour (formatting, comments, parentheses, renamed locals, imports reordered): the failure is not caused by these changes", len(cs.hunks))
+		if len(cs.kept) > 0 {
+			ex.Message += fmt.Sprintf(" (unless by the files kept as they are: %s)", strings.Join(cs.kept, ", "))
+		}
 		return ex, nil
 	}
 	if len(neutral) > 0 {
