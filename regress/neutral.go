@@ -433,6 +433,19 @@ func (pf *parsedFile) statementsIn(body *ast.BlockStmt, first, count int, lines 
 		case sf < first && last < sl: // around the range
 			return true
 		}
+		// A range within the header of a statement with a body (if x {)
+		// compares the header; the body lies outside the range.
+		if head, body := header(s); head != nil && sf <= first {
+			lbrace := line(body.Lbrace)
+			if last <= lbrace && line(body.Rbrace) > last &&
+				(len(body.List) == 0 || line(body.List[0].Pos()) > lbrace) {
+				out = append(out, head)
+				for l := sf; l <= lbrace; l++ {
+					covered[l] = true
+				}
+				return false
+			}
+		}
 		ok = false // straddles an edge
 		return false
 	})
@@ -450,6 +463,27 @@ func (pf *parsedFile) statementsIn(body *ast.BlockStmt, first, count int, lines 
 		}
 	}
 	return out, true
+}
+
+// header returns a statement's header (what precedes its body) as a
+// statement of the same kind without the body, and the body; nil for a
+// statement without one.
+func header(s ast.Stmt) (ast.Stmt, *ast.BlockStmt) {
+	switch s := s.(type) {
+	case *ast.IfStmt:
+		return &ast.IfStmt{Init: s.Init, Cond: s.Cond}, s.Body
+	case *ast.ForStmt:
+		return &ast.ForStmt{Init: s.Init, Cond: s.Cond, Post: s.Post}, s.Body
+	case *ast.RangeStmt:
+		return &ast.RangeStmt{Key: s.Key, Value: s.Value, Tok: s.Tok, X: s.X}, s.Body
+	case *ast.SwitchStmt:
+		return &ast.SwitchStmt{Init: s.Init, Tag: s.Tag}, s.Body
+	case *ast.TypeSwitchStmt:
+		return &ast.TypeSwitchStmt{Init: s.Init, Assign: s.Assign}, s.Body
+	case *ast.SelectStmt:
+		return &ast.SelectStmt{}, s.Body
+	}
+	return nil, nil
 }
 
 // importSet lists a file's imports, sorted, each as name and path.

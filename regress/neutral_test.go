@@ -59,6 +59,7 @@ var neutralGolden = []struct {
 	{"neutral-imports.txtar", []string{"b.go -4,1 +3,0", "b.go -5,0 +5,1"}, []string{"b.go:4", "b.go:5"}},
 	{"neutral-inline.txtar", []string{"scale.go -6,1 +6,1"}, []string{"scale.go:6"}},
 	{"neutral-reorder.txtar", []string{"scale.go -10,1 +10,1"}, []string{"scale.go:10"}},
+	{"neutral-header.txtar", []string{"scale.go -7,1 +7,1"}, []string{"scale.go:7"}},
 }
 
 // TestNeutralHunks checks that each golden neutral edit, and only it, is
@@ -86,12 +87,13 @@ func TestNeutralHunks(t *testing.T) {
 // statements that call, a local type's printed name, lines inside raw
 // strings, a receiver renamed where the body assigned it, and swapped
 // statements that depend on each other, through a shadowing declaration,
-// or may panic (division).
+// or may panic (division), and an if's header changed with a statement
+// of its body on the same line.
 func TestNotNeutral(t *testing.T) {
 	cs := changesSince(t, "notneutral.txtar", "HEAD")
-	// Thirteen edits, seven of them in two hunks.
-	if len(cs.hunks) != 20 {
-		t.Fatalf("%d hunks, want 20", len(cs.hunks))
+	// Fourteen edits, seven of them in two hunks.
+	if len(cs.hunks) != 21 {
+		t.Fatalf("%d hunks, want 21", len(cs.hunks))
 	}
 	if got := neutralHunks(cs); len(got) > 0 {
 		t.Errorf("found neutral: %v", hunkNames(cs, got))
