@@ -121,6 +121,9 @@ func writeExplanationText(w io.Writer, ex regress.Explanation) {
 	if ex.Message != "" {
 		fmt.Fprintf(w, "  %s\n", ex.Message)
 	}
+	if line := noRootLine(ex); line != "" {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
 	for i, c := range ex.Changes {
 		fmt.Fprintf(w, "  [%d] %s change %s\n", i+1, c.Role, changeRange(c))
 		writeDiffLines(w, "-", c.Old)
@@ -147,6 +150,22 @@ func writeExplanationText(w io.Writer, ex regress.Explanation) {
 		fmt.Fprintf(w, "  %s since the base, %s, %s, %.1fs\n", count(ex.Total, "change"), count(ex.Reruns, "rerun"), count(ex.Builds, "build"), ex.Seconds)
 	}
 	fmt.Fprintln(w)
+}
+
+// noRootLine says why the causes gave no root change and where the
+// changes shown come from instead; "" when the causes gave them.
+func noRootLine(ex regress.Explanation) string {
+	if ex.NoRoot == "" {
+		return ""
+	}
+	line := "no root change among the causes: " + ex.NoRoot.Text()
+	switch ex.Found {
+	case "executed":
+		line += "; fell back to delta debugging (ddmin) over the changes the failing run executes: the smallest set whose revert passes"
+	case "all":
+		line += "; fell back to delta debugging (ddmin) over every change: the smallest set whose revert passes"
+	}
+	return line
 }
 
 // changeRange is where a change lies in the working tree: file:line or

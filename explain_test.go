@@ -109,3 +109,33 @@ func TestExplainWithoutFailures(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
+
+// When the causes hold no root change, explain says why and that it fell
+// back to delta debugging, in the text and as noRoot in the JSON.
+func TestExplainSaysWhyItFellBack(t *testing.T) {
+	if err := analysis.Available(); err != nil {
+		t.Skip(err)
+	}
+	dir := txtartest.History(t, filepath.Join("regress", "testdata", "outside.txtar"))
+	store := t.TempDir()
+	stdout, stderr, code := faultlineWithStore(t, dir, store, "explain")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if want := "  no root change among the causes: the causes lay outside the changed lines; fell back to delta debugging (ddmin) over "; !strings.Contains(stdout, want) {
+		t.Errorf("output lacks %q:\n%s", want, stdout)
+	}
+	stdout, stderr, code = faultlineWithStore(t, dir, store, "explain", "-json")
+	if code != 0 {
+		t.Fatalf("-json: exit %d\n%s", code, stderr)
+	}
+	var out struct {
+		Tests []struct{ NoRoot, Found string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if len(out.Tests) != 1 || out.Tests[0].NoRoot != "causes-outside-changes" || out.Tests[0].Found == "" {
+		t.Errorf("%+v", out)
+	}
+}

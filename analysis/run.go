@@ -69,6 +69,10 @@ type testBinary struct {
 // middle of a phase (a run, the encoding of a trace).
 var errBudget = errors.New(noteBudget)
 
+// BudgetExhausted reports whether err is an analysis stopped by its time
+// budget, for callers that fall back to something cheaper.
+func BudgetExhausted(err error) bool { return errors.Is(err, errBudget) }
+
 // noteBudget is the note of a test whose analysis the budget cut.
 const noteBudget = "time budget exhausted"
 

@@ -93,6 +93,11 @@ type Explanation struct {
 	// other files).
 	Total int      `json:"total"`
 	Kept  []string `json:"kept,omitempty"`
+	// Neutral counts the hunks that change no behaviour (formatting,
+	// comments, parentheses, renamed locals, the order of imports, a
+	// constant written differently): they are never reverted, so never a
+	// root.
+	Neutral int `json:"neutral,omitempty"`
 	// Reruns counts the runs of the test with a revert applied, Builds
 	// the builds of reverts (a revert that does not compile is built but
 	// not run).
@@ -102,6 +107,10 @@ type Explanation struct {
 	// semantic causes' changes), "executed" (the changes the failing run
 	// executes), "all" (every change), or "ddmin".
 	Found string `json:"found,omitempty"`
+	// NoRoot says why AFTER's causes gave no root change, when they gave
+	// none: the changes, if any, then come from plain delta debugging
+	// (ddmin) over the changes Found names.
+	NoRoot NoRootReason `json:"noRoot,omitempty"`
 	// Message says why nothing is explained, when nothing is.
 	Message string   `json:"message,omitempty"`
 	Notes   []string `json:"notes,omitempty"`
@@ -113,6 +122,39 @@ type Explanation struct {
 	// recording the failing run and computing its causes.
 	Seconds         float64 `json:"seconds"`
 	SemanticSeconds float64 `json:"semanticSeconds"`
+}
+
+// NoRootReason says why AFTER's causes gave no root change.
+type NoRootReason string
+
+const (
+	// NoRootOutside: the causes' statements touch no changed line, or
+	// reverting the changes they touch leaves the test failing.
+	NoRootOutside NoRootReason = "causes-outside-changes"
+	// NoRootNoBuild: a revert of the causes' changes did not compile
+	// alone, and none tried made the test pass.
+	NoRootNoBuild NoRootReason = "revert-did-not-compile"
+	// NoRootBudget: the semantic step's time budget, the bound on the
+	// causes, or the dynamic step's budget ran out.
+	NoRootBudget NoRootReason = "budget"
+	// NoRootNoCause: the semantic step computed no cause (the notes say
+	// why).
+	NoRootNoCause NoRootReason = "no-cause"
+)
+
+// Text says the reason in a sentence.
+func (r NoRootReason) Text() string {
+	switch r {
+	case NoRootOutside:
+		return "the causes lay outside the changed lines"
+	case NoRootNoBuild:
+		return "a revert of the causes' changes did not compile"
+	case NoRootBudget:
+		return "the budget ran out"
+	case NoRootNoCause:
+		return "no semantic cause was found"
+	}
+	return string(r)
 }
 
 // Change is one hunk of an explanation, in the working tree's lines.
@@ -239,15 +281,28 @@ func Explain(ctx context.Context, mod *testbuild.Module, t analysis.Target, opts
 		return ex, nil
 	}
 	say("%d hunks between %s and the working tree", len(cs.hunks), short(base))
+	neutral := neutralHunks(cs)
+	ex.Neutral = len(neutral)
+	all := make([]int, 0, len(cs.hunks))
+	for i := range cs.hunks {
+		if !slices.Contains(neutral, i) {
+			all = append(all, i)
+		}
+	}
+	if len(all) == 0 {
+		ex.Message = fmt.Sprintf("all %d changes between the base and the working tree change no behaviour (formatting, comments, parentheses, renamed locals, imports reordered): the failure is not caused by these changes", len(cs.hunks))
+		if len(cs.kept) > 0 {
+			ex.Message += fmt.Sprintf(" (unless by the files kept as they are: %s)", strings.Join(cs.kept, ", "))
+		}
+		return ex, nil
+	}
+	if len(neutral) > 0 {
+		say("%d of them change no behaviour and are set aside", len(neutral))
+	}
 	o := newOracle(cs, run, mod.Root, time.Now().Add(opts.Budget), opts.MaxReruns)
 	o.log = opts.Progress
-	x := &explainer{ex: ex, cs: cs, o: o, mod: mod, target: t, opts: opts, say: say}
+	x := &explainer{ex: ex, cs: cs, o: o, mod: mod, target: t, opts: opts, say: say, neutral: neutral}
 	defer func() { ex.Reruns, ex.Builds = o.reruns, o.builds }()
-
-	all := make([]int, len(cs.hunks))
-	for i := range all {
-		all[i] = i
-	}
 	ok, err := o.passes(ctx, all)
 	if err != nil {
 		return x.stopped(err)
@@ -367,6 +422,8 @@ type explainer struct {
 	say    func(string, ...any)
 	causes []causeRec
 	tried  map[string]bool
+	// neutral are the hunks that change no behaviour, never reverted.
+	neutral []int
 }
 
 // causeRec is one cause found, the hunks its statements fall in, and the
@@ -383,12 +440,13 @@ const maxCauses = 64
 // after is AFTER's Algorithm 1: the cause of the failed check, delta
 // debugging over the changes of the causes so far, and critical
 // predicates to extend the causes until a revert passes. When the causes
-// run out it falls back to the changes the failing run executes, then to
-// every change.
+// give no root change it records why and falls back to the smallest
+// failure-inducing change ddmin finds among the changes the failing run
+// executes, then among every change.
 func (x *explainer) after(ctx context.Context, all []int) ([]int, error) {
 	x.tried = map[string]bool{}
 	dd := func(c []int, found string) ([]int, error) {
-		c = sorted(c)
+		c = sorted(without(c, x.neutral))
 		if len(c) == 0 || x.tried[key(c)] {
 			return nil, nil
 		}
@@ -403,28 +461,56 @@ func (x *explainer) after(ctx context.Context, all []int) ([]int, error) {
 	run, err := x.record(ctx)
 	if err != nil {
 		x.ex.Notes = append(x.ex.Notes, "no semantic cause: "+err.Error())
+		x.ex.NoRoot = semanticMiss(err)
 	}
 	if run != nil {
 		defer run.Close()
+		unbuildable := x.o.unbuildable
 		root, err := x.semantic(ctx, run, dd)
+		if errors.Is(err, errBudget) {
+			x.ex.NoRoot = NoRootBudget
+		}
 		if err != nil || len(root) > 0 {
 			return root, err
 		}
+		switch {
+		case x.ex.NoRoot != "":
+		case x.o.unbuildable > unbuildable:
+			x.ex.NoRoot = NoRootNoBuild
+		default:
+			x.ex.NoRoot = NoRootOutside
+		}
 	}
-	// The causes hold no change whose revert passes: the changes the
-	// failing run executes, then every change.
-	executed := x.executedHunks(run)
-	if root, err := dd(union(executed, x.causeHunks()), "executed"); err != nil || len(root) > 0 {
-		if len(root) > 0 && len(x.causes) > 0 {
-			x.ex.Notes = append(x.ex.Notes, "no cause of the failed check holds the responsible change: found among the changes the failing run executes")
+	x.say("no root change among the causes (%s): delta debugging over the changes", x.ex.NoRoot.Text())
+	fallback := func(c []int, found string) ([]int, error) {
+		c = sorted(without(c, x.neutral))
+		if len(c) == 0 || x.tried[key(c)] {
+			return nil, nil
+		}
+		x.tried[key(c)] = true
+		if ok, err := x.o.passes(ctx, c); err != nil || !ok {
+			return nil, err
+		}
+		x.say("ddmin over %d hunks (%s)", len(c), found)
+		root, err := ddmin(ctx, c, x.o.passes)
+		if err == nil && len(root) > 0 {
+			x.ex.Found = found
 		}
 		return root, err
 	}
-	root, err := dd(all, "all")
-	if len(root) > 0 {
-		x.ex.Notes = append(x.ex.Notes, "neither the causes nor the executed changes hold the responsible change: found among all changes")
+	if root, err := fallback(union(x.executedHunks(run), x.causeHunks()), "executed"); err != nil || len(root) > 0 {
+		return root, err
 	}
-	return root, err
+	return fallback(all, "all")
+}
+
+// semanticMiss is the reason an error of the semantic step leaves no
+// root change.
+func semanticMiss(err error) NoRootReason {
+	if analysis.BudgetExhausted(err) {
+		return NoRootBudget
+	}
+	return NoRootNoCause
 }
 
 // record records the failing run for the semantic step.
@@ -441,6 +527,7 @@ func (x *explainer) semantic(ctx context.Context, run *analysis.FailingRun, dd f
 	x.timeSemantic(start)
 	if err != nil {
 		x.ex.Notes = append(x.ex.Notes, "no semantic cause: "+err.Error())
+		x.ex.NoRoot = semanticMiss(err)
 		return nil, nil
 	}
 	x.addCause(c0, -1)
@@ -461,7 +548,11 @@ func (x *explainer) semantic(ctx context.Context, run *analysis.FailingRun, dd f
 				queue = append(queue, pending{p, last})
 			}
 		}
-		if len(queue) == 0 || len(x.causes) >= maxCauses {
+		if len(x.causes) >= maxCauses {
+			x.ex.NoRoot = NoRootBudget
+			return nil, nil
+		}
+		if len(queue) == 0 {
 			return nil, nil
 		}
 		next := queue[0]
@@ -471,6 +562,9 @@ func (x *explainer) semantic(ctx context.Context, run *analysis.FailingRun, dd f
 		x.timeSemantic(start)
 		if err != nil {
 			x.ex.Notes = append(x.ex.Notes, fmt.Sprintf("no cause for %s:%d: %v", next.p.File, next.p.Line, err))
+			if analysis.BudgetExhausted(err) {
+				x.ex.NoRoot = NoRootBudget
+			}
 			return nil, nil
 		}
 		x.addCause(c, next.parent)

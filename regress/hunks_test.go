@@ -14,21 +14,7 @@ import (
 
 func changesOf(t *testing.T, archive string) *changeSet {
 	t.Helper()
-	dir := txtartest.History(t, filepath.Join("testdata", archive))
-	ctx := context.Background()
-	r, err := openRepo(ctx, dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	head, err := r.head(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := collectChanges(ctx, r, head, dir, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cs
+	return changesSince(t, archive, "HEAD")
 }
 
 func TestHunksAtStatementGranularity(t *testing.T) {

@@ -34,7 +34,10 @@ type oracle struct {
 	maxRuns  int
 	reruns   int // test runs with a revert applied
 	builds   int // builds of reverts
-	log      func(string)
+	// unbuildable counts the reverts asked about that did not compile
+	// alone.
+	unbuildable int
+	log         func(string)
 }
 
 // build is one partial revert compiled: its binary, or the compiler's
@@ -151,6 +154,7 @@ func (o *oracle) passes(ctx context.Context, set []int) (bool, error) {
 	if v.Verdict != noBuild {
 		return v.Verdict == pass, nil
 	}
+	o.unbuildable++
 	aux, err := o.auxFor(ctx, set)
 	if err != nil || aux == nil {
 		return false, err

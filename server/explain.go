@@ -147,6 +147,9 @@ func explainSummary(ex regress.Explanation) string {
 	if len(aux) > 0 {
 		msg += fmt.Sprintf(" (with %s, which the revert needs to compile)", strings.Join(aux, ", "))
 	}
+	if ex.NoRoot != "" {
+		msg += fmt.Sprintf("; found by delta debugging, as %s", ex.NoRoot.Text())
+	}
 	return msg
 }
 
