@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -153,10 +154,22 @@ func editLines(lines []string, first, last int, locs []Location) (edited string,
 		value      string
 	}
 	spans := make([]span, 0, len(locs))
+	var assigned []string // "name = value" for names an assignment sets
 	for _, l := range locs {
 		s := span{offset(l.Line, l.Col), offset(max(l.Line, l.EndLine), l.EndCol), sourceText(l)}
 		if s.start < 0 || s.end > len(text) || s.start > s.end || !sameCode(text[s.start:s.end], l.Expr) {
 			return "", false
+		}
+		if assignedName.MatchString(text[s.end:]) {
+			// The value a statement assigns to a name: written as an
+			// assignment after the statement, when the statement is the
+			// line's own (not a for or if header) and ends it.
+			lineStart := strings.LastIndexByte(text[:s.start], '\n') + 1
+			if first != last || !namesBefore.MatchString(text[lineStart:s.start]) || strings.HasSuffix(strings.TrimSpace(text), "{") {
+				return "", false
+			}
+			assigned = append(assigned, l.Expr+" = "+s.value)
+			continue
 		}
 		spans = append(spans, s)
 	}
@@ -168,8 +181,19 @@ func editLines(lines []string, first, last int, locs []Location) (edited string,
 		}
 		edited = edited[:s.start] + s.value + edited[s.end:]
 	}
+	if len(assigned) > 0 {
+		edited += "; " + strings.Join(assigned, "; ")
+	}
 	return edited, true
 }
+
+// assignedName matches the rest of a line after a name that an assignment
+// or a short variable declaration sets: more names, then = or :=.
+var assignedName = regexp.MustCompile(`^\s*(,\s*[\pL_][\pL\pN_]*\s*)*(:=|=[^=])`)
+
+// namesBefore matches what may stand before such a name on its line:
+// indentation and the names before it.
+var namesBefore = regexp.MustCompile(`^\s*([\pL_][\pL\pN_]*\s*,\s*)*$`)
 
 // joinLines joins source lines into one, each without its indentation.
 func joinLines(text string) string {

@@ -18,6 +18,8 @@ func suffix(pat string, end int, ok bool) bool {
 	}
 	for i := 0; i < n; i++ {
 	}
+	start, err := parse(pat)
+	total = start
 	return false
 }
 `
@@ -66,6 +68,12 @@ func TestEditsGolden(t *testing.T) {
 			[]string{"match.go:8  return f(pat, end)  →  return true"}},
 		{"an increment", []Location{at(t, 11, "i++", "7")},
 			[]string{"match.go:11  for i := 0; i < n; i++ {  →  for i := 0; i < n; i = 7 {"}},
+		{"a name a declaration defines", []Location{at(t, 13, "start", "start + 1")},
+			[]string{"match.go:13  start, err := parse(pat)  →  start, err := parse(pat); start = start + 1"}},
+		{"a name an assignment sets and one it reads", []Location{at(t, 14, "total", "7"), {File: "match.go", Line: 14, Col: 10, EndLine: 14, EndCol: 15, Expr: "start", Angelic: "0"}},
+			[]string{"match.go:14  total = start  →  total = 0; total = 7"}},
+		{"a name a for header defines, not in source", []Location{{File: "match.go", Line: 11, Col: 6, EndLine: 11, EndCol: 7, Expr: "i", Angelic: "1"}},
+			[]string{"match.go:11  i  →  1"}},
 		{"a value that is not Go", []Location{at(t, 4, "2", "(12 bytes)")},
 			[]string{"match.go:4  if len(pat) > 2 {  →  if len(pat) > ⟨(12 bytes)⟩ {"}},
 		{"a file that changed", []Location{{File: "match.go", Line: 4, Col: 3, EndLine: 4, EndCol: 6, Expr: "len(pat)", Angelic: "7"}},
@@ -84,7 +92,7 @@ func TestEditsGolden(t *testing.T) {
 		if tc.name == "a literal" && got[0].Edited != "\tif len(pat) > 1 {" {
 			t.Errorf("a literal: the edited source line is %q", got[0].Edited)
 		}
-		inSource := !strings.HasPrefix(tc.name, "a file")
+		inSource := !strings.HasPrefix(tc.name, "a file") && !strings.HasSuffix(tc.name, "not in source")
 		for _, e := range got {
 			if e.InSource != inSource {
 				t.Errorf("%s: InSource %v", tc.name, e.InSource)
