@@ -38,6 +38,10 @@ type Options struct {
 	// they produce. Without them it takes top-level tests of similar
 	// names. It is no part of a result's cache key.
 	Passing map[string][]string `json:",omitempty"`
+
+	// panicIn names a test whose analysis panics, as a bug of faultline's
+	// would: the tests' way to check that a panic costs only its test.
+	panicIn string
 }
 
 // PassingKey is a failing test's key in Options.Passing.
@@ -141,6 +145,9 @@ type TestResult struct {
 	// reader of the JSON needs them to tell "no fix exists" from "not
 	// searched to the end".
 	Notes []string `json:"notes,omitempty"`
+	// Ended says why the analysis ended, which decides whether the
+	// result may be cached.
+	Ended Ending `json:"ended,omitempty"`
 	// Switched counts the candidates found by predicate switching rather
 	// than by the formula.
 	Switched int           `json:"-"`
@@ -196,7 +203,10 @@ func AnalyzeEach(ctx context.Context, mod *testbuild.Module, targets []Target, o
 		var sources map[string]string
 		err := fmt.Errorf("%s is not a package of module %s", path, mod.Path)
 		if pkg != nil {
-			prog, err = loadProgram(mod, path, testbuild.SortedPaths(listing.Closure(pkg)))
+			err = recovered("instrumenting "+path, func() (err error) {
+				prog, err = loadProgram(mod, path, testbuild.SortedPaths(listing.Closure(pkg)))
+				return err
+			})
 		}
 		if err == nil {
 			sources, err = keys.Sources(pkg)
@@ -211,16 +221,19 @@ func AnalyzeEach(ctx context.Context, mod *testbuild.Module, targets []Target, o
 			r := &TestResult{Test: t.Test}
 			if err == nil {
 				bin.timeout = opts.RunTimeout
-				var aerr error
-				if r, aerr = analyzeTest(ctx, prog, bin, t, opts); aerr != nil {
+				aerr := recovered("analysing "+t.Test, func() (err error) {
+					r, err = analyzeTest(ctx, prog, bin, t, opts)
+					return err
+				})
+				if aerr != nil {
 					if ctx.Err() != nil {
 						return ctx.Err()
 					}
-					r = &TestResult{Test: t.Test, Notes: []string{fmt.Sprintf("not analysed: %v", aerr)}}
+					r = &TestResult{Test: t.Test, Notes: []string{fmt.Sprintf("not analysed: %v", aerr)}, Ended: endingOf(aerr)}
 				}
 				r.setSources(sources)
 			} else {
-				r.Notes = []string{fmt.Sprintf("not analysed: %v", err)}
+				r.Notes, r.Ended = []string{fmt.Sprintf("not analysed: %v", err)}, endingOf(err)
 			}
 			r.Package = path
 			if err := done(*r); err != nil {
@@ -243,14 +256,18 @@ func analyzeTest(ctx context.Context, prog *program, bin *testBinary, t Target, 
 		res.Total = time.Since(start)
 	}()
 	err := search(ctx, prog, bin, t, opts, res)
+	res.Ended = EndedNoCandidate
 	if errors.Is(err, errBudget) {
 		if !slices.Contains(res.Notes, noteBudget) {
 			res.Notes = append(res.Notes, noteBudget)
 		}
-		err = nil
+		res.Ended, err = EndedBudget, nil
 	}
 	if err != nil {
 		return nil, err
+	}
+	if hasVerified(res) {
+		res.Ended = EndedFinding
 	}
 	sortCandidates(res.Candidates)
 	return res, nil

@@ -114,7 +114,7 @@ func assertionCall(info *types.Info, call *ast.CallExpr) (check, []ast.Expr, boo
 // assertion function or *Assertions method fn.
 func testifyCall(fn *types.Func, call *ast.CallExpr) (check, []ast.Expr, bool) {
 	first := 1 // the TestingT
-	if fn.Type().(*types.Signature).Recv() != nil {
+	if fn.Signature().Recv() != nil {
 		first = 0
 	}
 	c, ok := checks["testify"][fn.Name()]

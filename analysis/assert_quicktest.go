@@ -17,7 +17,7 @@ func quicktestCall(info *types.Info, fn *types.Func, call *ast.CallExpr) (check,
 		return check{}, nil, false
 	}
 	args := call.Args
-	if fn.Type().(*types.Signature).Recv() == nil && len(args) > 0 {
+	if fn.Signature().Recv() == nil && len(args) > 0 {
 		args = args[1:] // the testing.TB
 	}
 	if len(args) < 2 {

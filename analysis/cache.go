@@ -19,14 +19,15 @@ import (
 // named by their key, written atomically, so concurrent writers and a
 // killed process leave either the old entry, the new one or none. An entry
 // keeps the forced values of its candidates, so that a cached candidate can
-// be verified like a fresh one.
+// be verified like a fresh one. Only results whose ending the code decided
+// are kept (Ending.Cacheable).
 type ResultCache struct {
 	dir string
 }
 
 // cacheFormat changes when cachedResult does, or when the analysis finds
 // more than it did (a cached result would hide what it finds now).
-const cacheFormat = "faultline-angelic-cache-5"
+const cacheFormat = "faultline-angelic-cache-6"
 
 // OpenResultCache opens (creating) a cache in dir.
 func OpenResultCache(dir string) (*ResultCache, error) {
@@ -42,6 +43,7 @@ type cachedResult struct {
 	Package    string
 	Candidates []cachedCandidate
 	Notes      []string
+	Ended      Ending
 	Switched   int
 	Runs       int
 	Solve      time.Duration
@@ -77,8 +79,13 @@ func (c *ResultCache) Get(key string) (TestResult, bool) {
 	return r, true
 }
 
-// Put stores a result under key.
+// Put stores a result under key, unless it ended for a reason the code
+// did not decide: a failure of the machine's or faultline's is analysed
+// again next time.
 func (c *ResultCache) Put(key string, r TestResult) error {
+	if !r.Ended.Cacheable() {
+		return nil
+	}
 	data, err := MarshalResult(r)
 	if err != nil {
 		return err
@@ -107,7 +114,7 @@ func (c *ResultCache) Put(key string, r TestResult) error {
 // hashes Verify needs: the form results are cached in and passed between
 // processes.
 func MarshalResult(r TestResult) ([]byte, error) {
-	cr := cachedResult{Test: r.Test, Package: r.Package, Notes: r.Notes,
+	cr := cachedResult{Test: r.Test, Package: r.Package, Notes: r.Notes, Ended: r.Ended,
 		Switched: r.Switched, Runs: r.Runs, Solve: r.Solve, Total: r.Total}
 	for _, cand := range r.Candidates {
 		cr.Candidates = append(cr.Candidates, cachedCandidate{Candidate: cand, Force: cand.force, Sources: cand.sources})
@@ -125,7 +132,7 @@ func UnmarshalResult(data []byte) (TestResult, error) {
 	if err := json.Unmarshal(data, &cr); err != nil {
 		return TestResult{}, fmt.Errorf("decoding an analysis result: %w", err)
 	}
-	r := TestResult{Test: cr.Test, Package: cr.Package, Notes: cr.Notes,
+	r := TestResult{Test: cr.Test, Package: cr.Package, Notes: cr.Notes, Ended: cr.Ended,
 		Switched: cr.Switched, Runs: cr.Runs, Solve: cr.Solve, Total: cr.Total}
 	for _, cc := range cr.Candidates {
 		cand := cc.Candidate

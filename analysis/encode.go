@@ -249,13 +249,26 @@ func (e *encoder) sortOf(t types.Type) z3.Sort {
 	return e.z.BVSort(n)
 }
 
-// freshOf is a new unconstrained term of type t, its concrete value unknown.
+// freshOf is a new unconstrained term of type t, its concrete value
+// unknown; no term for a type the formula does not model (a pointer, a
+// struct that is no record: an error's dynamic type, say), whose values
+// stay the run's.
 func (e *encoder) freshOf(t types.Type) sv {
-	if e.concreteSeqs && isSeq(t) || e.concreteLists && (isList(t) || isMap(t)) {
+	if !hasSort(t) || e.concreteSeqs && isSeq(t) || e.concreteLists && (isList(t) || isMap(t)) {
 		return sv{}
 	}
 	e.fresh++
 	return sv{t: e.z.Const(fmt.Sprintf("free%d", e.fresh), e.sortOf(t))}
+}
+
+// hasSort reports whether sortOf knows t: a kind the formula models, or a
+// basic type (taken as an integer).
+func hasSort(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	_, basic := t.Underlying().(*types.Basic)
+	return basic || valueKind(t) != 0
 }
 
 // freshLike is a new unconstrained term of the sort of v, with v's
@@ -994,8 +1007,9 @@ func (e *encoder) complete(a *activation, s *site, x ast.Expr) (sv, bool) {
 		case *ast.ParenExpr:
 			return ok(x.X)
 		case *ast.Ident:
-			_, bound := a.env[info.ObjectOf(x).(*types.Var)]
-			return bound
+			v, isVar := info.ObjectOf(x).(*types.Var)
+			_, bound := a.env[v]
+			return isVar && bound
 		case *ast.UnaryExpr:
 			return ok(x.X)
 		case *ast.BinaryExpr:

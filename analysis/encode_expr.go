@@ -45,8 +45,8 @@ func (e *encoder) sym(a *activation, s *site, x ast.Expr, root *event) sv {
 		if isNil(info, x) {
 			return e.lit(errorType, value{})
 		}
-		v := info.ObjectOf(x).(*types.Var)
-		if term, ok := a.env[v]; ok {
+		v, isVar := info.ObjectOf(x).(*types.Var)
+		if term, ok := a.env[v]; isVar && ok {
 			return term
 		}
 		return e.freshOf(t)
@@ -213,7 +213,7 @@ func (e *encoder) constValue(v constant.Value, t types.Type) sv {
 		return e.lit(types.Typ[types.Bool], boolValue(constant.BoolVal(v)))
 	}
 	if valueKind(t) == 'f' {
-		if b := t.Underlying().(*types.Basic); b.Info()&types.IsUntyped != 0 {
+		if b, ok := t.Underlying().(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
 			// An untyped float left so is a shift count (x << 2.0): an integer.
 			if i := constant.ToInt(v); i.Kind() == constant.Int {
 				return e.constValue(i, types.Typ[types.UntypedInt])

@@ -75,7 +75,7 @@ func (p *program) addSentinel(obj types.Object) int64 {
 	}
 	c := int64(len(p.sentinels.codes) + 2)
 	p.sentinels.codes[key] = c
-	p.sentinels.vars[c] = obj.(*types.Var)
+	p.sentinels.vars[c], _ = obj.(*types.Var) // sentinelKey("") holds only variables
 	return c
 }
 

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"faultline/internal/bug"
 	"faultline/internal/testbuild"
 	"fmt"
 	"go/ast"
@@ -163,7 +164,7 @@ func (p *program) declare(pos token.Pos, name string, hard bool, obj types.Objec
 	}
 	f := &function{name: name, hard: hard, tracked: map[*types.Var]bool{}}
 	if fn, ok := obj.(*types.Func); ok {
-		sig := fn.Type().(*types.Signature)
+		sig := fn.Signature()
 		for i := 0; i < sig.Results().Len(); i++ {
 			f.results = append(f.results, sig.Results().At(i).Type())
 		}
@@ -300,7 +301,7 @@ func recorder(t types.Type) string {
 	case 'b':
 		return "B"
 	case 'f':
-		if t.Underlying().(*types.Basic).Kind() == types.Float32 {
+		if isFloat32(t) {
 			return "F32"
 		}
 		return "F64"
@@ -1327,7 +1328,11 @@ func (fi *fileInstrumenter) tupleCall(list []ast.Expr, n int) *ast.CallExpr {
 // to a non-blank operand of lhs a site of its own, the locals changing
 // together after the last one as in a multi-assignment.
 func (fi *fileInstrumenter) tupleAssign(fn *function, call *ast.CallExpr, lhs []ast.Expr, tok token.Token) {
-	results := fi.info.TypeOf(call).(*types.Tuple)
+	results, ok := fi.info.TypeOf(call).(*types.Tuple)
+	if !ok {
+		bug.Reportf("a call of one result assigned as a tuple: %s", fi.info.TypeOf(call))
+		return
+	}
 	comps := map[int]*site{}
 	var last *site
 	for i, l := range lhs {
@@ -1361,8 +1366,12 @@ func (fi *fileInstrumenter) tuple(fn *function, call *ast.CallExpr, comps map[in
 		return
 	}
 	fi.prog.resultOf[call] = true
+	results, ok := fi.info.TypeOf(call).(*types.Tuple)
+	if !ok {
+		bug.Reportf("a call of one result passed as a tuple: %s", fi.info.TypeOf(call))
+		return
+	}
 	rs := fi.site(kindResult, fn, call, nil)
-	results := fi.info.TypeOf(call).(*types.Tuple)
 	var params, args, resultTypes, rets []string
 	for i := 0; i < results.Len(); i++ {
 		constraint := "interface{}"

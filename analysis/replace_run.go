@@ -198,6 +198,9 @@ func (b *testBinary) runTrials(ctx context.Context, test string, trialSite int32
 	if res.Killed && !b.deadline.IsZero() && !time.Now().Before(b.deadline) {
 		return out, errBudget // the trial running when the budget ended has no verdict
 	}
+	if err := environmentFailure(test, res.KilledOutside(), res.ExitCode, res.Output(test)+res.Output("")); err != nil {
+		return trialOutcome{}, err
+	}
 	ran := len(out.passed)
 	if ran < n {
 		// The repetition running when the process ended failed.

@@ -119,6 +119,9 @@ func (b *testBinary) runEnv(ctx context.Context, test string, force []forcedValu
 	if out.Verdict == testbuild.Timeout && !b.deadline.IsZero() && !time.Now().Before(b.deadline) {
 		return nil, errBudget // killed by the budget, not by its own timeout
 	}
+	if err := environmentFailure(test, out.KilledOutside, out.ExitCode, out.Output); err != nil {
+		return nil, err
+	}
 	res := &runResult{passed: out.Passed, output: out.Output, elapsed: out.Elapsed}
 	res.trace, err = readTrace(tracePath)
 	if err != nil {
@@ -126,6 +129,25 @@ func (b *testBinary) runEnv(ctx context.Context, test string, force []forcedValu
 	}
 	res.truncated = len(res.trace) >= maxTraceEvents
 	return res, nil
+}
+
+// environmentFailure is the error of a run that the machine, not the
+// test, ended: killed by a signal from outside, or its runtime unable to
+// write what it recorded (a full disk). Its trace would pass for a run
+// that recorded less.
+func environmentFailure(test string, killedOutside bool, exitCode int, output string) error {
+	if killedOutside {
+		return &environmentError{fmt.Sprintf("running %s: the test process was killed from outside", test)}
+	}
+	if exitCode != exitCannotRecord {
+		return nil
+	}
+	for line := range strings.Lines(output) {
+		if strings.HasPrefix(line, cannotRecordPrefix) {
+			return &environmentError{fmt.Sprintf("running %s: %s", test, strings.TrimSpace(line))}
+		}
+	}
+	return nil
 }
 
 func readTrace(path string) ([]event, error) {

@@ -17,6 +17,14 @@ const (
 	maxEventsEnv = "FAULTLINE_AGX_MAX_EVENTS"
 )
 
+// exitCannotRecord is the runtime's exit status when its own I/O failed,
+// its message on standard error starting cannotRecordPrefix
+// (faultlineagx.ExitCannotRecord).
+const (
+	exitCannotRecord   = 3
+	cannotRecordPrefix = "faultline: cannot "
+)
+
 // genericsVersion is the language version the instrumentation needs: the
 // runtime's recording functions are generic so that a wrapped expression
 // keeps its type.

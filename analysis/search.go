@@ -92,6 +92,9 @@ func searchFormula(ctx context.Context, prog *program, bin *testBinary, t Target
 	enc := newEncoder(z, enum, prog)
 	enc.deadline = deadline
 	enc.watch = watch
+	if t.Test == opts.panicIn {
+		panic("a panic injected into the encoding of " + t.Test)
+	}
 	enc.concreteSeqs = !opts.Strings || !checksSeqs(prog, first.trace, panicAt(prog, first))
 	enc.concreteLists = !checksLists(prog, first.trace)
 	// outgrown ends the search when the formula passed the memory bound:

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"faultline/internal/bug"
 	"go/ast"
 	"go/token"
 	"go/types"
@@ -108,9 +109,14 @@ type instKey struct {
 }
 
 // bits is the width of an integer type the formula models, and whether it
-// is signed.
+// is signed. Asked of a type that is not basic, which no caller should do,
+// it reports the bug and answers a 64-bit unsigned integer.
 func bits(t types.Type) (uint, bool) {
-	b := t.Underlying().(*types.Basic)
+	b, ok := t.Underlying().(*types.Basic)
+	if !ok {
+		bug.Reportf("the width of %s, which is not a basic type", t)
+		return 64, false
+	}
 	switch b.Kind() {
 	case types.Int8:
 		return 8, true

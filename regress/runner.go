@@ -92,6 +92,10 @@ func (r *runner) build(ctx context.Context, files map[string]replacement) (*test
 		return b, "", nil
 	}
 	msg := failed[r.pkg.ImportPath]
+	if testbuild.MachineMessage(msg) {
+		// A full disk is no verdict on the commit, and would be cached as one.
+		return nil, "", fmt.Errorf("building the test of %s: %s", r.pkg.ImportPath, msg)
+	}
 	if msg == "" {
 		msg = "the test binary did not build"
 	}
@@ -104,6 +108,10 @@ func (r *runner) exec(ctx context.Context, bin *testbuild.Binary) (outcome, erro
 	out, err := r.mod.RunTest(ctx, bin, r.test, r.timeout, nil)
 	if err != nil {
 		return outcome{}, err
+	}
+	if out.KilledOutside {
+		// No verdict on the code, and would be cached as one.
+		return outcome{}, fmt.Errorf("running %s: the test process was killed from outside", r.test)
 	}
 	o := outcome{Elapsed: out.Elapsed, Message: out.Output}
 	switch {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -99,6 +100,9 @@ type storedState struct {
 type store struct {
 	path string
 	warn func(string) // reports a store that had to be rebuilt
+	// openFile opens the store's file (nil: os.OpenFile); tests make it
+	// fail as a full disk would.
+	openFile func(name string, flag int, perm os.FileMode) (*os.File, error)
 }
 
 func gobEncode(v any) ([]byte, error) {
@@ -113,11 +117,25 @@ func gobDecode(data []byte, v any) error {
 	return gob.NewDecoder(bytes.NewReader(data)).Decode(v)
 }
 
-// errCorrupt marks a store that cannot be read.
+// errCorrupt marks a store that opened and failed its integrity check.
 var errCorrupt = errors.New("corrupt spectrum store")
 
-// transact runs fn in one transaction. A store that cannot be opened or
-// read is moved aside and rebuilt empty, once; fn then sees the new store.
+// corrupt reports whether bbolt refused to open the store for what the
+// file holds: its checks of the meta pages (bbolt's integrity errors), or
+// any other complaint about the contents, which carries no system error.
+// A system error (a full disk, no permission, an I/O error) says nothing
+// of the store's contents, and moving the store aside would lose it.
+func corrupt(err error) bool {
+	if errors.Is(err, bolterrors.ErrInvalid) || errors.Is(err, bolterrors.ErrChecksum) || errors.Is(err, bolterrors.ErrVersionMismatch) {
+		return true
+	}
+	var errno syscall.Errno
+	return !errors.As(err, &errno) && !errors.Is(err, bolterrors.ErrTimeout)
+}
+
+// transact runs fn in one transaction. A corrupt store (errCorrupt) is
+// moved aside and rebuilt empty, once; fn then sees the new store. Any
+// other error is returned as it is, the store left in place.
 func (s *store) transact(write bool, fn func(tx *bolt.Tx) error) error {
 	err := s.try(write, fn)
 	if errors.Is(err, errCorrupt) {
@@ -131,16 +149,21 @@ func (s *store) transact(write bool, fn func(tx *bolt.Tx) error) error {
 
 func (s *store) try(write bool, fn func(tx *bolt.Tx) error) (err error) {
 	if !write {
-		if _, statErr := os.Stat(s.path); errors.Is(statErr, os.ErrNotExist) {
+		// An empty file is a store whose creation did not get through (a
+		// full disk): it holds nothing, like a missing one.
+		if info, statErr := os.Stat(s.path); errors.Is(statErr, os.ErrNotExist) || statErr == nil && info.Size() == 0 {
 			return fn(nil)
 		}
 	}
-	db, err := bolt.Open(s.path, 0o644, &bolt.Options{Timeout: time.Minute, ReadOnly: !write})
+	db, err := bolt.Open(s.path, 0o644, &bolt.Options{Timeout: time.Minute, ReadOnly: !write, OpenFile: s.openFile})
 	if err != nil {
-		if errors.Is(err, bolterrors.ErrTimeout) {
+		switch {
+		case errors.Is(err, bolterrors.ErrTimeout):
 			return fmt.Errorf("spectrum store %s is locked by another process: %w", s.path, err)
+		case corrupt(err):
+			return fmt.Errorf("%w: opening %s: %v", errCorrupt, s.path, err)
 		}
-		return fmt.Errorf("%w: opening %s: %v", errCorrupt, s.path, err)
+		return fmt.Errorf("opening the spectrum store %s: %w", s.path, err)
 	}
 	defer db.Close()
 	// bbolt panics on some kinds of damaged pages; a damaged store must

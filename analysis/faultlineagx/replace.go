@@ -104,8 +104,7 @@ func initValues() {
 	if p := os.Getenv(TrialsEnv); p != "" {
 		data, err := os.ReadFile(p)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "faultline: cannot read the trials:", err)
-			os.Exit(3)
+			cannotRecord("read the trials", err)
 		}
 		if err := json.Unmarshal(data, &trials); err != nil {
 			fmt.Fprintln(os.Stderr, "faultline: bad trials:", err)
@@ -116,8 +115,7 @@ func initValues() {
 		}
 		if p := os.Getenv(TrialLogEnv); p != "" {
 			if trialLog, err = os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err != nil {
-				fmt.Fprintln(os.Stderr, "faultline: cannot write the trial log:", err)
-				os.Exit(3)
+				cannotRecord("write the trial log", err)
 			}
 		}
 	}
@@ -140,7 +138,9 @@ func beginTrialLocked() {
 		if len(stack) > 0 {
 			line = "overlap " + line
 		}
-		trialLog.WriteString(line + "\n")
+		if _, err := trialLog.WriteString(line + "\n"); err != nil {
+			cannotRecord("write the trial log", err)
+		}
 	}
 	events, strBytes = 0, 0
 	forced, forcedStr, forcedPayload = nil, nil, nil
@@ -286,8 +286,11 @@ func writeValuesLocked() {
 		}
 	}
 	tmp := valuesPath + ".tmp"
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err == nil {
-		os.Rename(tmp, valuesPath)
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+		cannotRecord("write the values", err)
+	}
+	if err := os.Rename(tmp, valuesPath); err != nil {
+		cannotRecord("write the values", err)
 	}
 }
 

@@ -73,16 +73,14 @@ func init() {
 	if p := os.Getenv(TraceEnv); p != "" {
 		f, err := os.Create(p)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "faultline: cannot write the trace:", err)
-			os.Exit(3)
+			cannotRecord("write the trace", err)
 		}
 		out = bufio.NewWriterSize(f, 1<<16)
 	}
 	if p := os.Getenv(ForceEnv); p != "" {
 		data, err := os.ReadFile(p)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "faultline: cannot read the forced values:", err)
-			os.Exit(3)
+			cannotRecord("read the forced values", err)
 		}
 		var list []forcedEntry
 		if err := json.Unmarshal(data, &list); err != nil {
@@ -113,7 +111,7 @@ func eventLocked(site int32, v int64) int64 {
 	if startLocked(k) {
 		buf = strconv.AppendInt(buf, v, 10)
 		buf = append(buf, '\n')
-		out.Write(buf)
+		writeLocked(buf)
 	}
 	return v
 }
@@ -146,6 +144,34 @@ func instanceLocked(site int32) key {
 	return key{site, 0, counts[site]}
 }
 
+// ExitCannotRecord is the exit status of a test process whose runtime
+// could not read what it was given or write what it recorded: a failure
+// of the machine's (a full disk), which the analysis must not take for the
+// test's behaviour. The message on standard error starts "faultline:
+// cannot ".
+const ExitCannotRecord = 3
+
+// cannotRecord ends the process for a failure of the runtime's own I/O.
+func cannotRecord(what string, err error) {
+	fmt.Fprintf(os.Stderr, "faultline: cannot %s: %v\n", what, err)
+	os.Exit(ExitCannotRecord)
+}
+
+// writeLocked appends a line to the trace; a trace that cannot be written
+// ends the run, which would otherwise pass for one that recorded less.
+func writeLocked(line []byte) {
+	if _, err := out.Write(line); err != nil {
+		cannotRecord("write the trace", err)
+	}
+}
+
+// flushLocked writes the trace buffered so far.
+func flushLocked() {
+	if err := out.Flush(); err != nil {
+		cannotRecord("write the trace", err)
+	}
+}
+
 // startLocked begins the trace line of an instance in buf, reporting false
 // when there is no trace.
 func startLocked(k key) bool {
@@ -155,7 +181,7 @@ func startLocked(k key) bool {
 	if events >= maxEvents {
 		// A run this long is a forced value sent astray: stop it now
 		// rather than at its timeout.
-		out.Flush()
+		flushLocked()
 		os.Exit(86)
 	}
 	events++
@@ -190,7 +216,7 @@ func stringEvent(site int32, s string) (string, bool) {
 			buf = strconv.AppendQuote(buf, s)
 		}
 		buf = append(buf, '\n')
-		out.Write(buf)
+		writeLocked(buf)
 	}
 	return s, isForced
 }
@@ -446,7 +472,7 @@ func Leave(site int32) {
 	}
 	depth--
 	if depth <= 1 && out != nil {
-		out.Flush()
+		flushLocked()
 	}
 	if depth == 0 && summary != nil {
 		writeValuesLocked()

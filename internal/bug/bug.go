@@ -41,6 +41,12 @@ func (b *Bugs) reportf(skip int, format string, args ...any) {
 	}
 	buf := make([]byte, 16<<10)
 	r.Stack = string(buf[:runtime.Stack(buf, false)])
+	b.Add(r)
+}
+
+// Add records a report made elsewhere (in a worker process, say), with
+// its own location and stack, and passes it to the handlers.
+func (b *Bugs) Add(r Report) {
 	b.mu.Lock()
 	b.reports = append(b.reports, r)
 	var handlers []func(Report)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -21,7 +22,11 @@ import (
 // TestMain lets the test binary serve as the analysis worker it starts.
 func TestMain(m *testing.M) {
 	if IsWorker(nil) {
-		if err := RunWorker(context.Background(), os.Stdin, os.Stdout); err != nil {
+		var in io.Reader = os.Stdin
+		if msg := os.Getenv(workerBugEnv); msg != "" {
+			in = &bugFirst{msg: msg, r: in}
+		}
+		if err := RunWorker(context.Background(), in, os.Stdout); err != nil {
 			os.Exit(1)
 		}
 		os.Exit(0)

@@ -10,9 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"faultline/analysis"
+	"faultline/internal/bug"
 	"faultline/internal/testbuild"
 	"faultline/specs"
 )
@@ -71,6 +73,9 @@ type workReply struct {
 	Explanation  json.RawMessage        `json:"explanation,omitempty"`  // one regress.Explanation
 	Progress     string                 `json:"progress,omitempty"`     // what an explanation is doing
 	Error        string                 `json:"error,omitempty"`        // the worker could not go on
+	// Bug is a bug the worker reported (a panic of one test's analysis,
+	// recovered), reported again in the parent where someone listens.
+	Bug *bug.Report `json:"bug,omitempty"`
 }
 
 // workerFunc runs a request, handing each result (or the verification) to
@@ -80,11 +85,12 @@ type workerFunc func(ctx context.Context, req workRequest, done func(workReply))
 // RunWorker is the worker's main: it reads one request from in, analyses
 // its targets and writes each result to out as soon as it is complete.
 func RunWorker(ctx context.Context, in io.Reader, out io.Writer) error {
+	enc := &replyEncoder{enc: json.NewEncoder(out)}
+	defer bug.Default.Handle(func(r bug.Report) { enc.Encode(workReply{Bug: &r}) })()
 	var req workRequest
 	if err := json.NewDecoder(in).Decode(&req); err != nil {
 		return fmt.Errorf("reading the analysis request: %w", err)
 	}
-	enc := json.NewEncoder(out)
 	fail := func(err error) error {
 		enc.Encode(workReply{Error: err.Error()})
 		return err
@@ -141,6 +147,20 @@ func RunWorker(ctx context.Context, in io.Reader, out io.Writer) error {
 		return fail(err)
 	}
 	return nil
+}
+
+// replyEncoder writes replies one at a time: a bug may be reported from
+// any goroutine of the worker.
+type replyEncoder struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+}
+
+// Encode writes one reply line.
+func (e *replyEncoder) Encode(r workReply) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.enc.Encode(r)
 }
 
 // memoryPoll is how often a worker's memory is read.
@@ -200,6 +220,10 @@ func processWorker(exe string) workerFunc {
 				}
 				if reply.Error != "" {
 					failure = reply.Error
+					continue
+				}
+				if reply.Bug != nil {
+					bug.Default.Add(*reply.Bug)
 					continue
 				}
 				done(reply)

@@ -180,6 +180,11 @@ func (r *Result) Reported(name string) bool {
 	return t != nil && t.Action != ""
 }
 
+// KilledOutside reports a process ended by a signal that faultline did
+// not send: killed from outside (the OOM killer, a user's kill -9), which
+// says nothing about the test.
+func (r *Result) KilledOutside() bool { return r.ExitCode == -1 && !r.Killed }
+
 // Abnormal reports a process that ended other than by exiting normally (0)
 // or with failing tests (1): a signal, a crash, os.Exit with another code.
 func (r *Result) Abnormal() bool { return r.ExitCode != 0 && r.ExitCode != 1 }
@@ -209,6 +214,9 @@ type Outcome struct {
 	Elapsed  time.Duration
 	Output   string // the test's output, then its parents' and any printed outside tests
 	ExitCode int
+	// KilledOutside says the process ended by a signal faultline did not
+	// send (Result.KilledOutside).
+	KilledOutside bool
 }
 
 // RunTest runs one leaf test of a binary, killed after timeout; extra
@@ -228,7 +236,7 @@ func (m *Module) RunTest(ctx context.Context, bin *Binary, test string, timeout 
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{Verdict: res.Verdict(test), ExitCode: res.ExitCode, Elapsed: res.Elapsed}
+	out := &Outcome{Verdict: res.Verdict(test), ExitCode: res.ExitCode, Elapsed: res.Elapsed, KilledOutside: res.KilledOutside()}
 	if out.Verdict == Fail && res.Abnormal() {
 		out.Verdict = Panic // the one test running took the process down
 	}

@@ -1,0 +1,96 @@
+package spectra
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+
+	"faultline/internal/fulldisk"
+)
+
+// storeIn is a store at dir/spectra.db that records its warnings.
+func storeIn(dir string, warnings *[]string) *store {
+	return &store{path: filepath.Join(dir, "spectra.db"), warn: func(msg string) { *warnings = append(*warnings, msg) }}
+}
+
+// noop is a transaction that reads or writes nothing.
+func noop(*bolt.Tx) error { return nil }
+
+// assertReportedAsIs checks that a store that could not be opened for a
+// system error reported it as it is and moved nothing aside.
+func assertReportedAsIs(t *testing.T, s *store, err error, warnings []string) {
+	t.Helper()
+	if err == nil || errors.Is(err, errCorrupt) || !strings.Contains(err.Error(), syscall.ENOSPC.Error()) {
+		t.Errorf("opening on a full disk: %v, want the disk's error and no corruption", err)
+	}
+	if len(warnings) > 0 {
+		t.Errorf("warnings: %q", warnings)
+	}
+	if _, err := os.Stat(s.path + ".corrupt"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a store was moved aside: %v", err)
+	}
+}
+
+// A new store on a full disk (its file opened on /dev/full, where every
+// write fails with ENOSPC) reports the disk's error and moves nothing
+// aside: it is not corrupt.
+func TestStoreOnAFullDisk(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full here")
+	}
+	var warnings []string
+	s := storeIn(t.TempDir(), &warnings)
+	s.openFile = func(_ string, flag int, perm os.FileMode) (*os.File, error) {
+		return os.OpenFile("/dev/full", flag&^os.O_CREATE, perm)
+	}
+	assertReportedAsIs(t, s, s.transact(true, noop), warnings)
+}
+
+// The same on a real full disk (a tmpfs filled to the last byte, as root):
+// the error is reported, nothing is moved aside, and once space is freed
+// the store is created where it was.
+func TestStoreOnAFullTmpfs(t *testing.T) {
+	dir, filler := fulldisk.Mount(t, "1m")
+	var warnings []string
+	s := storeIn(dir, &warnings)
+	assertReportedAsIs(t, s, s.transact(true, noop), warnings)
+	// A reader finds an empty store, not an error, in what is left.
+	if err := s.transact(false, func(tx *bolt.Tx) error {
+		if tx != nil {
+			t.Error("a store that was never created has a transaction")
+		}
+		return nil
+	}); err != nil {
+		t.Errorf("reading the store that was never created: %v", err)
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.transact(true, noop); err != nil || len(warnings) > 0 {
+		t.Errorf("the store once space is freed: %v, warnings %q", err, warnings)
+	}
+}
+
+// A file that is no bbolt store fails bbolt's integrity check: it is
+// moved aside and a new store is made.
+func TestCorruptStoreIsMovedAside(t *testing.T) {
+	var warnings []string
+	s := storeIn(t.TempDir(), &warnings)
+	if err := os.WriteFile(s.path, []byte(strings.Repeat("not a database ", 1000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.transact(true, noop); err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "corrupt") || !strings.Contains(warnings[0], "invalid database") {
+		t.Errorf("warnings: %q", warnings)
+	}
+	if data, err := os.ReadFile(s.path + ".corrupt"); err != nil || !strings.HasPrefix(string(data), "not a database") {
+		t.Errorf("the corrupt store was not kept aside: %v", err)
+	}
+}
