@@ -192,6 +192,28 @@ type moduleRow struct {
 	Evidence []string
 }
 
+// add sums another row's counts into r.
+func (r *moduleRow) add(o moduleRow) {
+	r.Tried += o.Tried
+	r.Kept += o.Kept
+	r.Failing += o.Failing
+	r.Analysed += o.Analysed
+	r.Found += o.Found
+	r.Panics += o.Panics
+	r.Bugs += o.Bugs
+	r.Abnormal += o.Abnormal
+	r.RankFailures += o.RankFailures
+	r.Lost += o.Lost
+	r.Seconds += o.Seconds
+}
+
+func boolCount(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // module prepares one module and ranks its kept mutants.
 func (c *config) module(ctx context.Context, spec mutation.SubjectSpec) moduleRow {
 	row := moduleRow{Spec: spec.String()}
@@ -280,16 +302,8 @@ func (c *config) mutant(ctx context.Context, subj *mutation.Subject, site mutati
 		return ctx.Err()
 	}
 	s := scan(res.Stdout, res.Stderr, rerr)
-	row.Failing += s.failing
-	row.Analysed += s.analysed
-	row.Found += s.found
-	row.Panics += s.panics
-	row.Bugs += s.bugs
-	row.Abnormal += s.abnormal
-	row.Lost += s.lost
-	if s.rankFailed {
-		row.RankFailures++
-	}
+	row.add(moduleRow{Failing: s.failing, Analysed: s.analysed, Found: s.found, Panics: s.panics, Bugs: s.bugs,
+		Abnormal: s.abnormal, RankFailures: boolCount(s.rankFailed), Lost: s.lost})
 	for _, e := range s.evidence {
 		row.Evidence = append(row.Evidence, site.ID()+": "+e)
 	}
@@ -342,37 +356,21 @@ var (
 // scan reads one rank run's output and error.
 func scan(stdout, stderr []byte, runErr error) scanned {
 	var s scanned
-	add := func(what, line string) {
-		if len(s.evidence) < 6 {
-			if len(line) > 400 {
-				line = line[:400] + "..."
-			}
-			s.evidence = append(s.evidence, what+": "+line)
-		}
-	}
 	for _, line := range strings.Split(string(stderr), "\n") {
-		switch {
-		case bugReport.MatchString(line):
-			s.bugs++
-			add("bug report", line)
-		case rawPanic.MatchString(line):
-			s.panics++
-			add("panic on stderr", line)
-		case abnormalEnd.MatchString(line):
-			s.abnormal++
-			add("abnormal end on stderr", line)
+		if kind := kindOf(line); kind != notAnalysedKind {
+			s.count(kind, line)
 		}
 	}
 	var rep rankOutput
 	if err := json.Unmarshal(stdout, &rep); err != nil {
 		s.rankFailed = true
-		add("rank output", fmt.Sprintf("%v; %v; stderr %s", runErr, err, gocmd.Tail(stderr, 300)))
+		s.quote("rank output", fmt.Sprintf("%v; %v; stderr %s", runErr, err, gocmd.Tail(stderr, 300)))
 		return s
 	}
 	if runErr != nil || len(rep.Lines) == 0 {
 		// The formula must rank whatever the analysis does.
 		s.rankFailed = true
-		add("rank", fmt.Sprintf("%v, %d lines, %s; stderr %s", runErr, len(rep.Lines), rep.Message, gocmd.Tail(stderr, 300)))
+		s.quote("rank", fmt.Sprintf("%v, %d lines, %s; stderr %s", runErr, len(rep.Lines), rep.Message, gocmd.Tail(stderr, 300)))
 	}
 	if rep.Angelic == nil {
 		s.failing = rep.Failed
@@ -380,7 +378,7 @@ func scan(stdout, stderr []byte, runErr error) scanned {
 	}
 	if rep.Angelic.Unavailable != "" {
 		s.rankFailed = true
-		add("analysis unavailable", rep.Angelic.Unavailable)
+		s.quote("analysis unavailable", rep.Angelic.Unavailable)
 	}
 	s.failing, s.analysed = rep.Angelic.Failing, rep.Angelic.Analyzed
 	fixed := map[string]bool{}
@@ -389,19 +387,63 @@ func scan(stdout, stderr []byte, runErr error) scanned {
 	}
 	s.found = len(fixed)
 	for _, n := range rep.Angelic.Notes {
-		switch {
-		case recoveredPanic.MatchString(n):
-			s.panics++
-			add("recovered panic", n)
-		case abnormalEnd.MatchString(n):
-			s.abnormal++
-			add("abnormal end", n)
-		case notAnalysed.MatchString(n):
-			s.lost++
-			s.lostNotes = append(s.lostNotes, n)
-		}
+		s.count(kindOf(n), n)
 	}
 	return s
+}
+
+// The kinds of line scan counts.
+const (
+	panicKind       = "panic"
+	bugKind         = "bug report"
+	abnormalKind    = "abnormal end"
+	notAnalysedKind = "not analysed"
+)
+
+// kindOf names what a line of standard error or a note shows, "" for
+// nothing scan counts.
+func kindOf(line string) string {
+	switch {
+	case recoveredPanic.MatchString(line), rawPanic.MatchString(line):
+		return panicKind
+	case bugReport.MatchString(line):
+		return bugKind
+	case abnormalEnd.MatchString(line):
+		return abnormalKind
+	case notAnalysed.MatchString(line):
+		return notAnalysedKind
+	}
+	return ""
+}
+
+// count adds one line of a kind: a failure is counted and quoted, a test
+// left unanalysed for a bound only counted and kept for the log.
+func (s *scanned) count(kind, line string) {
+	switch kind {
+	case panicKind:
+		s.panics++
+	case bugKind:
+		s.bugs++
+	case abnormalKind:
+		s.abnormal++
+	case notAnalysedKind:
+		s.lost++
+		s.lostNotes = append(s.lostNotes, line)
+		return
+	default:
+		return
+	}
+	s.quote(kind, line)
+}
+
+// quote keeps the first few failures' lines as evidence.
+func (s *scanned) quote(what, line string) {
+	if len(s.evidence) < 6 {
+		if len(line) > 400 {
+			line = line[:400] + "..."
+		}
+		s.evidence = append(s.evidence, what+": "+line)
+	}
 }
 
 // writeReport writes the per-module table, the totals and every failure's
@@ -423,17 +465,7 @@ func writeReport(w io.Writer, command string, elapsed time.Duration, rows []modu
 		}
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.0f s |\n", r.Spec, r.Tried, r.Kept,
 			r.Failing, r.Analysed, r.Found, r.Panics, r.Bugs, r.Abnormal, r.RankFailures, r.Lost, r.Seconds)
-		total.Tried += r.Tried
-		total.Kept += r.Kept
-		total.Failing += r.Failing
-		total.Analysed += r.Analysed
-		total.Found += r.Found
-		total.Panics += r.Panics
-		total.Bugs += r.Bugs
-		total.Abnormal += r.Abnormal
-		total.RankFailures += r.RankFailures
-		total.Lost += r.Lost
-		total.Seconds += r.Seconds
+		total.add(r)
 	}
 	fmt.Fprintf(&b, "| **all: %d modules with a kept mutant, of %d** | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.0f s |\n",
 		modules, len(rows), total.Tried, total.Kept, total.Failing, total.Analysed, total.Found, total.Panics, total.Bugs,
