@@ -174,19 +174,22 @@ func (c *config) logf(format string, args ...any) {
 
 // moduleRow is what one module's mutants showed.
 type moduleRow struct {
-	Spec     string
-	Err      string // preparing the module failed
-	Tried    int    // mutants tried
-	Kept     int    // mutants ranked
-	Failing  int    // failing tests of the kept mutants, as faultline counted them
-	Analysed int    // of which the analysis reported on
+	Spec    string
+	Err     string // preparing the module failed
+	Tried   int    // mutants tried
+	Kept    int    // mutants ranked
+	Failing int    // failing tests of the kept mutants, as faultline counted them
+	Ended   int    // of which the analysis ended as the code decided: a finding, none, its budget
 	// Found counts the analysed tests with a verified fix.
 	Found int
 	// The failures this harness exists to find.
 	Panics, Bugs, Abnormal, RankFailures int
-	// Lost counts the tests not analysed for another reason (a time or
-	// memory bound), which is not a crash.
-	Lost    int
+	// Errors counts the tests faultline gave up on with an error: not a
+	// crash, but a case the analysis should have handled.
+	Errors int
+	// Bounded counts the tests stopped by a memory or time bound of the
+	// whole analysis, which is not a failure.
+	Bounded int
 	Seconds float64 // faultline rank wall time, summed
 	// Evidence quotes the first lines that showed each failure.
 	Evidence []string
@@ -197,13 +200,14 @@ func (r *moduleRow) add(o moduleRow) {
 	r.Tried += o.Tried
 	r.Kept += o.Kept
 	r.Failing += o.Failing
-	r.Analysed += o.Analysed
+	r.Ended += o.Ended
 	r.Found += o.Found
 	r.Panics += o.Panics
 	r.Bugs += o.Bugs
 	r.Abnormal += o.Abnormal
 	r.RankFailures += o.RankFailures
-	r.Lost += o.Lost
+	r.Errors += o.Errors
+	r.Bounded += o.Bounded
 	r.Seconds += o.Seconds
 }
 
@@ -242,8 +246,8 @@ func (c *config) module(ctx context.Context, spec mutation.SubjectSpec) moduleRo
 			break
 		}
 	}
-	c.logf("module %s: %d tried, %d kept, %d failing tests, %d analysed; %d panics, %d bug reports, %d abnormal ends, %d rank failures",
-		spec, row.Tried, row.Kept, row.Failing, row.Analysed, row.Panics, row.Bugs, row.Abnormal, row.RankFailures)
+	c.logf("module %s: %d tried, %d kept, %d failing tests, %d ended; %d errors, %d panics, %d bug reports, %d abnormal ends, %d rank failures",
+		spec, row.Tried, row.Kept, row.Failing, row.Ended, row.Errors, row.Panics, row.Bugs, row.Abnormal, row.RankFailures)
 	return row
 }
 
@@ -302,14 +306,14 @@ func (c *config) mutant(ctx context.Context, subj *mutation.Subject, site mutati
 		return ctx.Err()
 	}
 	s := scan(res.Stdout, res.Stderr, rerr)
-	row.add(moduleRow{Failing: s.failing, Analysed: s.analysed, Found: s.found, Panics: s.panics, Bugs: s.bugs,
-		Abnormal: s.abnormal, RankFailures: boolCount(s.rankFailed), Lost: s.lost})
+	row.add(moduleRow{Failing: s.failing, Ended: s.ended, Found: s.found, Panics: s.panics, Bugs: s.bugs,
+		Abnormal: s.abnormal, RankFailures: boolCount(s.rankFailed), Errors: s.errors, Bounded: s.bounded})
 	for _, e := range s.evidence {
 		row.Evidence = append(row.Evidence, site.ID()+": "+e)
 	}
-	c.logf("  %s: %d failing (go test %d), %d analysed, %d with a fix, %.0fs; panics %d, bugs %d, abnormal %d, lost %d, rank failed %v",
-		site.ID(), s.failing, o.Failed, s.analysed, s.found, res.Elapsed.Seconds(), s.panics, s.bugs, s.abnormal, s.lost, s.rankFailed)
-	for _, e := range append(s.evidence, s.lostNotes...) {
+	c.logf("  %s: %d failing (go test %d), %d ended, %d with a fix, %.0fs; errors %d, panics %d, bugs %d, abnormal %d, bounded %d, rank failed %v",
+		site.ID(), s.failing, o.Failed, s.ended, s.found, res.Elapsed.Seconds(), s.errors, s.panics, s.bugs, s.abnormal, s.bounded, s.rankFailed)
+	for _, e := range append(s.evidence, s.boundNotes...) {
 		c.logf("    %s", e)
 	}
 	return nil
@@ -335,21 +339,23 @@ type rankOutput struct {
 
 // scanned is what one rank run showed.
 type scanned struct {
-	failing, analysed, found     int
-	panics, bugs, abnormal, lost int
-	rankFailed                   bool
-	evidence                     []string // the failures' first lines
-	lostNotes                    []string // why other tests went unanalysed
+	failing, ended, found                   int
+	errors, panics, bugs, abnormal, bounded int
+	rankFailed                              bool
+	evidence                                []string // the failures' first lines
+	boundNotes                              []string // the tests a bound stopped
 }
 
 // The marks of each failure: a panic recovered in one test's analysis
 // ("faultline failed on this test: ..."), an unrecovered one, an internal
-// bug report printed by the command, an analysis worker that died.
+// bug report printed by the command, an analysis worker that died, a test
+// given up with an error; and of a test stopped by a bound.
 var (
 	recoveredPanic = regexp.MustCompile(`not analysed: faultline failed on this test`)
 	rawPanic       = regexp.MustCompile(`(?m)^(panic: |fatal error: )`)
 	bugReport      = regexp.MustCompile(`(?m)^faultline: internal bug`)
 	abnormalEnd    = regexp.MustCompile(`ended abnormally`)
+	boundReached   = regexp.MustCompile(`not analysed: .*(memory bound|time bound)`)
 	notAnalysed    = regexp.MustCompile(`not analysed: `)
 )
 
@@ -357,7 +363,7 @@ var (
 func scan(stdout, stderr []byte, runErr error) scanned {
 	var s scanned
 	for _, line := range strings.Split(string(stderr), "\n") {
-		if kind := kindOf(line); kind != notAnalysedKind {
+		if kind := kindOf(line); kind != boundKind && kind != errorKind {
 			s.count(kind, line)
 		}
 	}
@@ -380,7 +386,11 @@ func scan(stdout, stderr []byte, runErr error) scanned {
 		s.rankFailed = true
 		s.quote("analysis unavailable", rep.Angelic.Unavailable)
 	}
-	s.failing, s.analysed = rep.Angelic.Failing, rep.Angelic.Analyzed
+	s.failing = rep.Angelic.Failing
+	// Every test the analysis gave up on has a note; a test with no result
+	// at all was left when the whole analysis ran out of time.
+	s.ended = rep.Angelic.Analyzed
+	s.bounded = rep.Angelic.Failing - rep.Angelic.Analyzed
 	fixed := map[string]bool{}
 	for _, f := range rep.Angelic.Fixes {
 		fixed[f.Test] = true
@@ -388,16 +398,20 @@ func scan(stdout, stderr []byte, runErr error) scanned {
 	s.found = len(fixed)
 	for _, n := range rep.Angelic.Notes {
 		s.count(kindOf(n), n)
+		if notAnalysed.MatchString(n) {
+			s.ended--
+		}
 	}
 	return s
 }
 
 // The kinds of line scan counts.
 const (
-	panicKind       = "panic"
-	bugKind         = "bug report"
-	abnormalKind    = "abnormal end"
-	notAnalysedKind = "not analysed"
+	panicKind    = "panic"
+	bugKind      = "bug report"
+	abnormalKind = "abnormal end"
+	boundKind    = "stopped by a bound"
+	errorKind    = "analysis error"
 )
 
 // kindOf names what a line of standard error or a note shows, "" for
@@ -410,14 +424,16 @@ func kindOf(line string) string {
 		return bugKind
 	case abnormalEnd.MatchString(line):
 		return abnormalKind
+	case boundReached.MatchString(line):
+		return boundKind
 	case notAnalysed.MatchString(line):
-		return notAnalysedKind
+		return errorKind
 	}
 	return ""
 }
 
 // count adds one line of a kind: a failure is counted and quoted, a test
-// left unanalysed for a bound only counted and kept for the log.
+// stopped by a bound only counted and kept for the log.
 func (s *scanned) count(kind, line string) {
 	switch kind {
 	case panicKind:
@@ -426,9 +442,11 @@ func (s *scanned) count(kind, line string) {
 		s.bugs++
 	case abnormalKind:
 		s.abnormal++
-	case notAnalysedKind:
-		s.lost++
-		s.lostNotes = append(s.lostNotes, line)
+	case errorKind:
+		s.errors++
+	case boundKind:
+		s.bounded++
+		s.boundNotes = append(s.boundNotes, line)
 		return
 	default:
 		return
@@ -451,25 +469,25 @@ func (s *scanned) quote(what, line string) {
 func writeReport(w io.Writer, command string, elapsed time.Duration, rows []moduleRow) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Command: `%s` (%s)\n\n", command, elapsed.Round(time.Second))
-	b.WriteString("| module | mutants tried | kept | failing tests | analysed | with a verified fix | panics | bug reports | abnormal ends | rank failures | not analysed (bounds) | rank time |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| module | mutants tried | kept | failing tests | analysis ended | with a verified fix | stopped by a bound | analysis errors | panics | bug reports | abnormal ends | rank failures | rank time |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	var total moduleRow
 	modules := 0
 	for _, r := range rows {
 		if r.Err != "" && r.Kept == 0 {
-			fmt.Fprintf(&b, "| %s | %d | %d | | | | | | | | | %s |\n", r.Spec, r.Tried, r.Kept, oneLine(r.Err))
+			fmt.Fprintf(&b, "| %s | %d | %d | | | | | | | | | | %s |\n", r.Spec, r.Tried, r.Kept, oneLine(r.Err))
 			continue
 		}
 		if r.Kept > 0 {
 			modules++
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.0f s |\n", r.Spec, r.Tried, r.Kept,
-			r.Failing, r.Analysed, r.Found, r.Panics, r.Bugs, r.Abnormal, r.RankFailures, r.Lost, r.Seconds)
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.0f s |\n", r.Spec, r.Tried, r.Kept,
+			r.Failing, r.Ended, r.Found, r.Bounded, r.Errors, r.Panics, r.Bugs, r.Abnormal, r.RankFailures, r.Seconds)
 		total.add(r)
 	}
-	fmt.Fprintf(&b, "| **all: %d modules with a kept mutant, of %d** | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.0f s |\n",
-		modules, len(rows), total.Tried, total.Kept, total.Failing, total.Analysed, total.Found, total.Panics, total.Bugs,
-		total.Abnormal, total.RankFailures, total.Lost, total.Seconds)
+	fmt.Fprintf(&b, "| **all: %d modules with a kept mutant, of %d** | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.0f s |\n",
+		modules, len(rows), total.Tried, total.Kept, total.Failing, total.Ended, total.Found, total.Bounded, total.Errors,
+		total.Panics, total.Bugs, total.Abnormal, total.RankFailures, total.Seconds)
 	var evidence []string
 	for _, r := range rows {
 		for _, e := range r.Evidence {

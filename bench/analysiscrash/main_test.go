@@ -6,14 +6,15 @@ import (
 	"testing"
 )
 
-// rankJSON is a rank -json output with three failing tests, two analysed.
+// rankJSON is a rank -json output with five failing tests, four with a
+// result.
 func rankJSON(notes ...string) []byte {
 	quoted := make([]string, len(notes))
 	for i, n := range notes {
 		quoted[i] = `"` + n + `"`
 	}
 	return []byte(`{"failed": 3, "passed": 5, "lines": [{"file": "a.go", "line": 3}],
-  "angelic": {"failing": 3, "analyzed": 2, "fixes": [{"test": "TestA"}, {"test": "TestA"}],
+  "angelic": {"failing": 5, "analyzed": 4, "fixes": [{"test": "TestA"}, {"test": "TestA"}],
   "notes": [` + strings.Join(quoted, ",") + `]}}`)
 }
 
@@ -23,23 +24,26 @@ func TestScanCountsEveryKindOfFailure(t *testing.T) {
 		"TestA: not analysed: faultline failed on this test: interface conversion",
 		"TestB: not analysed: the analysis ended abnormally: signal: killed",
 		"TestC: not analysed: the analysis outlived its time bound and was stopped",
+		"TestD: not analysed: reading the value summary: bufio.Scanner: token too long",
 		"analysed the first 2 of 3 failing tests",
 	), []byte(stderr), nil)
-	if s.failing != 3 || s.analysed != 2 || s.found != 1 {
-		t.Errorf("failing %d, analysed %d, with a fix %d; want 3, 2, 1", s.failing, s.analysed, s.found)
+	// Five failing tests, four results, all four notes; the fifth has no
+	// result, which counts as stopped by the whole analysis's time bound.
+	if s.failing != 5 || s.ended != 0 || s.found != 1 || s.bounded != 2 {
+		t.Errorf("failing %d, ended %d, with a fix %d, bounded %d; want 5, 0, 1, 2", s.failing, s.ended, s.found, s.bounded)
 	}
-	if s.panics != 1 || s.bugs != 1 || s.abnormal != 1 || s.lost != 1 || s.rankFailed {
-		t.Errorf("panics %d, bugs %d, abnormal %d, lost %d, rank failed %v; want 1, 1, 1, 1, false",
-			s.panics, s.bugs, s.abnormal, s.lost, s.rankFailed)
+	if s.errors != 1 || s.panics != 1 || s.bugs != 1 || s.abnormal != 1 || s.rankFailed {
+		t.Errorf("errors %d, panics %d, bugs %d, abnormal %d, rank failed %v; want 1, 1, 1, 1, false",
+			s.errors, s.panics, s.bugs, s.abnormal, s.rankFailed)
 	}
-	if len(s.evidence) != 3 {
-		t.Errorf("evidence %q, want one line per failure", s.evidence)
+	if len(s.evidence) != 4 || len(s.boundNotes) != 1 {
+		t.Errorf("evidence %q, bounds %q: want one line per failure, the bound apart", s.evidence, s.boundNotes)
 	}
 }
 
 func TestScanCleanRun(t *testing.T) {
 	s := scan(rankJSON(), []byte("collecting\n"), nil)
-	if s.panics+s.bugs+s.abnormal+s.lost != 0 || s.rankFailed || len(s.evidence) != 0 {
+	if s.errors+s.panics+s.bugs+s.abnormal != 0 || s.bounded != 1 || s.ended != 4 || s.rankFailed || len(s.evidence) != 0 {
 		t.Errorf("a clean run scanned as %+v", s)
 	}
 }
