@@ -376,9 +376,14 @@ var (
 // scan reads one rank run's output and error.
 func scan(stdout, stderr []byte, runErr error) scanned {
 	var s scanned
+	// Standard error repeats the notes, counted from the JSON below: only
+	// a bug report and an unrecovered panic are counted from it.
 	for _, line := range strings.Split(string(stderr), "\n") {
-		if kind := kindOf(line); kind != boundKind && kind != errorKind {
-			s.count(kind, line)
+		switch {
+		case bugReport.MatchString(line):
+			s.count(bugKind, line)
+		case rawPanic.MatchString(line):
+			s.count(panicKind, line)
 		}
 	}
 	var rep rankOutput

@@ -19,7 +19,8 @@ func rankJSON(notes ...string) []byte {
 }
 
 func TestScanCountsEveryKindOfFailure(t *testing.T) {
-	stderr := "progress\nfaultline: internal bug (please report it): the width of *T, which is not a basic type (at sites.go:117)\n"
+	stderr := "progress\nfaultline: internal bug (please report it): the width of *T, which is not a basic type (at sites.go:117)\n" +
+		"faultline: TestA: not analysed: faultline failed on this test: interface conversion\n" // a note, repeated
 	s := scan(rankJSON(
 		"TestA: not analysed: faultline failed on this test: interface conversion",
 		"TestB: not analysed: the analysis ended abnormally: signal: killed",
