@@ -274,6 +274,17 @@ func (c *testClient) initialize(root string, options string, caps protocol.Clien
 	return &res
 }
 
+// initializeFolders performs the handshake with workspace folders instead
+// of a root.
+func (c *testClient) initializeFolders(folders ...protocol.WorkspaceFolder) {
+	c.t.Helper()
+	var res protocol.InitializeResult
+	c.mustCall(protocol.MethodInitialize, &protocol.InitializeParams{
+		WorkspaceFoldersInitializeParams: protocol.WorkspaceFoldersInitializeParams{WorkspaceFolders: protocol.NewNullable(folders)},
+	}, &res)
+	c.notify(protocol.MethodInitialized, &protocol.InitializedParams{})
+}
+
 // shutdown ends the session properly and checks Serve's verdict.
 func (c *testClient) shutdown() {
 	c.t.Helper()

@@ -21,7 +21,10 @@ import (
 // collection runs of the module (one at a time, the newest winning), the
 // watch on the engine's store, and the module's current snapshot.
 type view struct {
-	srv       *Server
+	srv *Server
+	// root is the module's root as the client names its files, through
+	// the workspace folder's symbolic link if need be (clientRoot);
+	// ws.Root() is its real path.
 	root      string
 	ws        Workspace
 	localizer Localizer // nil: the module is ranked by the formula alone
@@ -60,9 +63,9 @@ type run struct {
 	err    error
 }
 
-func newView(srv *Server, ws Workspace) *view {
+func newView(srv *Server, ws Workspace, root string) *view {
 	ctx, cancel := context.WithCancel(srv.ctx)
-	v := &view{srv: srv, root: ws.Root(), ws: ws, ctx: ctx, cancel: cancel}
+	v := &view{srv: srv, root: root, ws: ws, ctx: ctx, cancel: cancel}
 	l, err := srv.opts.Localizer(ws)
 	if err != nil {
 		srv.client.logf(protocol.MessageTypeWarning, "%s: ranking by the formula alone: %v", v.root, err)

@@ -162,13 +162,7 @@ func TestWorkspaceFolders(t *testing.T) {
 	writeArchive(t, parent, "-- .hidden/go.mod --\nmodule hidden\n-- m1/testdata/go.mod --\nmodule ignored\n")
 	fakes := multiFake{m1: newFakeWorkspace(t, m1), m2: newFakeWorkspace(t, m2)}
 	c := startServer(t, Options{Open: fakes.open})
-	var res protocol.InitializeResult
-	c.mustCall(protocol.MethodInitialize, &protocol.InitializeParams{
-		WorkspaceFoldersInitializeParams: protocol.WorkspaceFoldersInitializeParams{
-			WorkspaceFolders: protocol.NewNullable([]protocol.WorkspaceFolder{{URI: uri.File(parent), Name: "both"}}),
-		},
-	}, &res)
-	c.notify(protocol.MethodInitialized, &protocol.InitializedParams{})
+	c.initializeFolders(protocol.WorkspaceFolder{URI: uri.File(parent), Name: "both"})
 	src1, src2 := uri.File(filepath.Join(m1, "a.go")), uri.File(filepath.Join(m2, "a.go"))
 	c.waitDiagnostics("diagnostics in m1", src1, onLines(4, 5))
 	c.waitDiagnostics("diagnostics in m2", src2, onLines(4, 5))

@@ -114,6 +114,10 @@ func (c *coverBuild) run(ctx context.Context, leaf string, input map[int]Value) 
 	if err != nil {
 		return nil, err
 	}
+	if res.KilledOutside {
+		// No outcome of the input's, and the search's result is cached.
+		return nil, fmt.Errorf("running %s: the test process was killed from outside", leaf)
+	}
 	out := &outcome{Verdict: res.Verdict, Output: res.Output, Elapsed: res.Elapsed}
 	if out.Verdict == testbuild.Fail && strings.Contains(res.Output, "faultline: the fuzz function panicked: ") {
 		out.Verdict = testbuild.Panic

@@ -212,26 +212,8 @@ func TestSatTarCoreOfMinMax(t *testing.T) {
 // spectra's own, block for block.
 func TestCoverBuildMatchesTheSpectra(t *testing.T) {
 	ws, m := collected(t, "minmax.txtar")
-	mod := ws.Module()
 	ctx := context.Background()
-	listing, err := mod.List(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := mod.Keys(ctx, listing, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkg := listing.Package("example.com/minmax")
-	targets, err := FuzzTargets(pkg.Dir, pkg.TestGoFiles)
-	if err != nil || len(targets) != 1 {
-		t.Fatalf("fuzz targets %+v, %v", targets, err)
-	}
-	req := request(m, pkg.ImportPath, "FuzzMinMax")
-	cb, err := newCoverBuild(ctx, mod, listing, keys, pkg, &targets[0], req.Blocks, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cb := coverBuildOf(t, ws.Module(), "example.com/minmax", request(m, "example.com/minmax", "FuzzMinMax").Blocks)
 	for _, tr := range m.Tests {
 		out, err := cb.run(ctx, tr.Name, nil)
 		if err != nil {

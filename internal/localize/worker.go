@@ -84,9 +84,20 @@ type workerFunc func(ctx context.Context, req workRequest, done func(workReply))
 
 // RunWorker is the worker's main: it reads one request from in, analyses
 // its targets and writes each result to out as soon as it is complete.
-func RunWorker(ctx context.Context, in io.Reader, out io.Writer) error {
+// Bugs reported meanwhile go to out too. A panic outside one test's
+// analysis (which the analysis recovers itself) is reported once and ends
+// the request with an error: the parent loses the target it was on, as
+// when a worker dies.
+func RunWorker(ctx context.Context, in io.Reader, out io.Writer) (err error) {
 	enc := &replyEncoder{enc: json.NewEncoder(out)}
 	defer bug.Default.Handle(func(r bug.Report) { enc.Encode(workReply{Bug: &r}) })()
+	defer func() {
+		if v := recover(); v != nil {
+			bug.Reportf("analysis worker: %v", v) // with the stack of the panic
+			err = fmt.Errorf("faultline failed: %v", v)
+			enc.Encode(workReply{Error: err.Error()})
+		}
+	}()
 	var req workRequest
 	if err := json.NewDecoder(in).Decode(&req); err != nil {
 		return fmt.Errorf("reading the analysis request: %w", err)

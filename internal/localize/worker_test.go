@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,10 +15,11 @@ import (
 )
 
 // workerBugEnv makes the test binary, serving as a worker, report a bug
-// with this message as it starts reading its request.
+// with this message as it starts reading its request; after "panic:", it
+// panics with the rest.
 const workerBugEnv = "FAULTLINE_TEST_WORKER_BUG"
 
-// bugFirst reports a bug at its first read, then reads r.
+// bugFirst reports a bug (or panics) at its first read, then reads r.
 type bugFirst struct {
 	msg      string
 	r        io.Reader
@@ -27,6 +29,9 @@ type bugFirst struct {
 func (b *bugFirst) Read(p []byte) (int, error) {
 	if !b.reported {
 		b.reported = true
+		if v, ok := strings.CutPrefix(b.msg, "panic:"); ok {
+			panic(v)
+		}
 		bug.Reportf("%s", b.msg)
 	}
 	return b.r.Read(p)
@@ -34,23 +39,33 @@ func (b *bugFirst) Read(p []byte) (int, error) {
 
 // A bug a worker reports (a panic of one test's analysis, recovered)
 // reaches the parent's reports once, with the worker's location, where the
-// language server and the command line listen.
+// language server and the command line listen; a panic elsewhere in the
+// worker is reported so too, and ends its request with an error.
 func TestWorkerBugsReachTheParent(t *testing.T) {
 	dir := txtartest.Extract(t, "../../analysis/testdata/killed.txtar")
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var reports []bug.Report
-	defer bug.Default.Handle(func(r bug.Report) { reports = append(reports, r) })()
-	const msg = "a bug in the worker"
-	err = processWorker(exe)(context.Background(), workRequest{Root: dir, CacheRoot: t.TempDir(), Memory: DefaultMemory,
-		Env: append(os.Environ(), workerBugEnv+"="+msg), Deadline: time.Now().Add(time.Minute)},
-		func(workReply) {})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(reports) != 1 || reports[0].Message != msg || reports[0].Location == "" {
-		t.Fatalf("the parent's reports: %+v", reports)
+	for _, c := range []struct{ env, report, err string }{
+		{"a bug in the worker", "a bug in the worker", ""},
+		{"panic:a panic in the worker", "analysis worker: a panic in the worker", "faultline failed: a panic in the worker"},
+	} {
+		var reports []bug.Report
+		stop := bug.Default.Handle(func(r bug.Report) { reports = append(reports, r) })
+		err = processWorker(exe)(context.Background(), workRequest{Root: dir, CacheRoot: t.TempDir(), Memory: DefaultMemory,
+			Env: append(os.Environ(), workerBugEnv+"="+c.env), Deadline: time.Now().Add(time.Minute)},
+			func(workReply) {})
+		stop()
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != c.err {
+			t.Errorf("%s: the worker's error %q, want %q", c.env, got, c.err)
+		}
+		if len(reports) != 1 || reports[0].Message != c.report || reports[0].Location == "" {
+			t.Errorf("%s: the parent's reports: %+v", c.env, reports)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -46,6 +47,11 @@ type Module struct {
 // Open finds the module holding dir.
 func Open(dir string, cfg Config) (*Module, error) {
 	abs, err := filepath.Abs(dir)
+	if err == nil {
+		// A module reached through a symbolic link is the module it points
+		// at: one root, one cache, and the paths the go command reports.
+		abs, err = filepath.EvalSymlinks(abs)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("resolving %s: %w", dir, err)
 	}
@@ -125,13 +131,16 @@ func (m *Module) Env() []string { return m.env }
 func (m *Module) Hasher() *Hasher { return m.hashes }
 
 // command prepares a go command run in dir (the module root when "").
+// PWD says dir: the go command takes its working directory from PWD when
+// that names the same directory, and an inherited PWD through a symbolic
+// link would make it report paths outside the module's root.
 func (m *Module) command(ctx context.Context, dir string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
 	if dir == "" {
 		cmd.Dir = m.Root
 	}
-	cmd.Env = m.env
+	cmd.Env = append(slices.Clip(m.env), "PWD="+cmd.Dir)
 	return cmd
 }
 
