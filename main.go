@@ -19,9 +19,11 @@ package main
 
 import (
 	"context"
+	"faultline/internal/bug"
 	"faultline/internal/localize"
 	"faultline/internal/scratch"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime/pprof"
@@ -87,6 +89,9 @@ func run(ctx context.Context, args []string) int {
 		usage(cmds)
 		return 2
 	}
+	if args[0] != "serve" { // the server logs its reports to the client
+		defer bug.Default.Handle(printBug(os.Stderr))()
+	}
 	if path := os.Getenv("FAULTLINE_CPUPROFILE"); path != "" {
 		if stop, err := startCPUProfile(path); err != nil {
 			fmt.Fprintf(os.Stderr, "faultline: %v\n", err)
@@ -102,6 +107,14 @@ func run(ctx context.Context, args []string) int {
 		fmt.Fprintf(os.Stderr, "faultline: removing stale temporary directories: %v\n", err)
 	}
 	return exitCode(os.Stderr, args[0], cmd.run(ctx, args[1:]))
+}
+
+// printBug writes a bug report on one line: the command goes on with its
+// fallback, and the user learns of the bug and where to look.
+func printBug(w io.Writer) func(bug.Report) {
+	return func(r bug.Report) {
+		fmt.Fprintf(w, "faultline: internal bug (please report it): %s (at %s)\n", r.Message, r.Location)
+	}
 }
 
 // startCPUProfile writes a CPU profile of the command to path, for finding

@@ -3,6 +3,7 @@
 package analysis
 
 import (
+	"faultline/internal/bug"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -342,6 +343,13 @@ func (e *encoder) siteVar(s *site, ev event, term sv) (sv, error) {
 		return out, nil
 	}
 	if !term.hasTerm() {
+		e.skipped[k] = true
+		return sv{c: valueOf(ev), known: !ev.opaque}, nil
+	}
+	if !hasSort(s.typ) || term.t.Sort().String() != e.sortOf(s.typ).String() {
+		// The term is not of the site's type: the encoder took an
+		// expression for another kind. The site stays concrete.
+		bug.Reportf("site %s (%s) of type %s encoded as a term of sort %s", s.text, s.pos, s.typ, term.t.Sort())
 		e.skipped[k] = true
 		return sv{c: valueOf(ev), known: !ev.opaque}, nil
 	}

@@ -12,6 +12,22 @@ import (
 	"faultline/solver/z3"
 )
 
+// nilOf is the value of a nil: where it is the site's whole expression,
+// the zero of the site's type (a nil byte slice, list or map is empty; a
+// nil of a type the formula does not model has no term); elsewhere an
+// error's nil, the other nil the formula meets (err == nil, a call's nil
+// error argument).
+func (e *encoder) nilOf(s *site, x ast.Expr) sv {
+	if ast.Unparen(s.expr) != x || valueKind(s.typ) == 'e' {
+		return e.lit(errorType, value{})
+	}
+	switch valueKind(s.typ) {
+	case 'y', 'l', 'm':
+		return e.lit(s.typ, value{})
+	}
+	return sv{}
+}
+
 // sym builds the value of x in activation a. root is the event of the site
 // x is the root of, whose recorded value stands for x when the formula
 // does not model it.
@@ -43,7 +59,7 @@ func (e *encoder) sym(a *activation, s *site, x ast.Expr, root *event) sv {
 		return e.sym(a, s, x.X, root)
 	case *ast.Ident:
 		if isNil(info, x) {
-			return e.lit(errorType, value{})
+			return e.nilOf(s, x)
 		}
 		v, isVar := info.ObjectOf(x).(*types.Var)
 		if term, ok := a.env[v]; isVar && ok {

@@ -12,6 +12,8 @@ import (
 
 	"golang.org/x/tools/go/ast/astutil"
 	"golang.org/x/tools/go/packages"
+
+	"faultline/bench/internal/mutation"
 )
 
 // The constructs a faulty line is classified into, in the order the
@@ -77,7 +79,7 @@ func newClassifier(root string) (*classifier, error) {
 
 // classify names the construct of a fault: a seeded mutation's token (site
 // set) or, for a known fault, the statement that begins on its line.
-func (c *classifier) classify(site *Site, fault Fault) string {
+func (c *classifier) classify(site *mutation.Site, fault Fault) string {
 	cf, ok := c.files[fault.File]
 	if !ok || cf.info == nil {
 		return constructOther
@@ -304,23 +306,23 @@ func Classify(ctx context.Context, res *Results, work string) error {
 		if len(idx) == 0 {
 			continue
 		}
-		spec := SubjectSpec{Dir: s.Spec}
+		spec := mutation.SubjectSpec{Dir: s.Spec}
 		if !strings.HasPrefix(s.Spec, "/") && !strings.HasPrefix(s.Spec, ".") && strings.Contains(s.Spec, "@") {
 			var err error
-			if spec, err = ParseSubjectSpec(s.Spec); err != nil {
+			if spec, err = mutation.ParseSubjectSpec(s.Spec); err != nil {
 				return err
 			}
 		}
-		root, err := moduleSource(ctx, spec, work)
+		root, err := mutation.ModuleSource(ctx, spec, work)
 		if err != nil {
 			return err
 		}
 		if spec.Dir == "" {
 			copyRoot := filepath.Join(work, strings.NewReplacer("/", "_", "@", "_").Replace(spec.String()))
-			if err := copyTree(root, copyRoot); err != nil {
+			if err := mutation.CopyTree(root, copyRoot); err != nil {
 				return err
 			}
-			if err := fetchDependencies(ctx, copyRoot, spec.Module); err != nil {
+			if err := mutation.FetchDependencies(ctx, copyRoot, spec.Module); err != nil {
 				return err
 			}
 			root = copyRoot

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"faultline/bench/internal/mutation"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,7 +83,7 @@ func TestClassify(t *testing.T) {
 			t.Fatalf("snippet %q not unique", tc.snippet)
 		}
 		off := at + strings.Index(tc.snippet, tc.token)
-		site := &Site{File: "sub.go", Offset: off, Old: tc.token}
+		site := &mutation.Site{File: "sub.go", Offset: off, Old: tc.token}
 		if got := c.classify(site, Fault{File: "sub.go"}); got != tc.want {
 			t.Errorf("%s in %q: %s, want %s", tc.token, tc.snippet, got, tc.want)
 		}

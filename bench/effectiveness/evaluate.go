@@ -14,13 +14,14 @@ import (
 	"slices"
 	"time"
 
+	"faultline/bench/internal/mutation"
 	"faultline/spectra"
 	"faultline/spectra/rank"
 )
 
 // Config is everything one evaluation run depends on.
 type Config struct {
-	Subjects         []SubjectSpec
+	Subjects         []mutation.SubjectSpec
 	MutantsPerModule int
 	MaxAttempts      int // mutants tried per module before giving up; 0: 8 per wanted mutant
 	Seed             uint64
@@ -46,10 +47,10 @@ type Config struct {
 // FaultResult is the evaluation of one fault: a seeded mutant or a known
 // fault of a local subject.
 type FaultResult struct {
-	Module      string `json:"module"`
-	Site        *Site  `json:"site,omitempty"` // nil for a known fault
-	Fault       Fault  `json:"fault"`
-	Description string `json:"description,omitempty"`
+	Module      string         `json:"module"`
+	Site        *mutation.Site `json:"site,omitempty"` // nil for a known fault
+	Fault       Fault          `json:"fault"`
+	Description string         `json:"description,omitempty"`
 	// Construct is the kind of code the faulty line is in (constructs).
 	Construct  string  `json:"construct,omitempty"`
 	HeldOut    bool    `json:"heldOut"`
@@ -120,7 +121,7 @@ func Evaluate(ctx context.Context, cfg *Config) (*Results, error) {
 	return res, ctx.Err()
 }
 
-func (c *Config) evaluateSubject(ctx context.Context, spec SubjectSpec) (SubjectStats, []FaultResult) {
+func (c *Config) evaluateSubject(ctx context.Context, spec mutation.SubjectSpec) (SubjectStats, []FaultResult) {
 	stats := SubjectStats{Spec: spec.String()}
 	c.logf("subject %s: preparing", spec)
 	subj, err := Prepare(ctx, spec, c.Work, c.TestTimeout)
@@ -143,7 +144,7 @@ func (c *Config) evaluateSubject(ctx context.Context, spec SubjectSpec) (Subject
 		c.classify(subj, results)
 		return stats, results
 	}
-	sites, err := ModuleSites(subj.Root, subj.Files)
+	sites, err := mutation.ModuleSites(subj.Root, subj.Files)
 	if err != nil {
 		stats.Err = err.Error()
 		return stats, nil
@@ -154,7 +155,7 @@ func (c *Config) evaluateSubject(ctx context.Context, spec SubjectSpec) (Subject
 		maxAttempts = 8 * c.MutantsPerModule
 	}
 	var results []FaultResult
-	for _, site := range Shuffle(sites, c.Seed, subj.Module) {
+	for _, site := range mutation.Shuffle(sites, c.Seed, subj.Module) {
 		if stats.Kept >= c.MutantsPerModule || stats.Tried >= maxAttempts || ctx.Err() != nil {
 			break
 		}
@@ -210,7 +211,7 @@ const (
 // tryMutant applies one mutation, classifies it with plain go test and, if
 // some but not all tests fail, scores faultline on it. The source file is
 // restored whatever happens.
-func (c *Config) tryMutant(ctx context.Context, subj *Subject, site Site) (_ FaultResult, _ verdict, err error) {
+func (c *Config) tryMutant(ctx context.Context, subj *Subject, site mutation.Site) (_ FaultResult, _ verdict, err error) {
 	path := filepath.Join(subj.Root, filepath.FromSlash(site.File))
 	orig, err := os.ReadFile(path)
 	if err != nil {
@@ -253,10 +254,10 @@ func (c *Config) tryMutant(ctx context.Context, subj *Subject, site Site) (_ Fau
 
 // evaluateFault runs faultline on the subject's working copy as it stands
 // and scores the ranking against the fault.
-func (c *Config) evaluateFault(ctx context.Context, subj *Subject, site *Site, fault Fault) FaultResult {
+func (c *Config) evaluateFault(ctx context.Context, subj *Subject, site *mutation.Site, fault Fault) FaultResult {
 	r := FaultResult{Module: subj.Module, Site: site, Fault: fault}
 	if site != nil {
-		r.HeldOut = HeldOut(c.Seed, subj.Module, *site, c.HeldOut)
+		r.HeldOut = mutation.HeldOut(c.Seed, subj.Module, *site, c.HeldOut)
 	} else {
 		o, err := gocmd.RunGoTest(ctx, subj.Root, subj.Packages, c.TestTimeout, nil)
 		if err != nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"faultline/bench/internal/mutation"
 )
 
 // fakeFaultline writes a script that stands in for the faultline binary:
@@ -57,7 +59,7 @@ func TestEvaluateMutatesALocalModule(t *testing.T) {
 	}
 	bin, logPath := fakeFaultline(t, statsReport)
 	cfg := testConfig(t, bin)
-	cfg.Subjects = []SubjectSpec{{Dir: "testdata/stats"}}
+	cfg.Subjects = []mutation.SubjectSpec{{Dir: "testdata/stats"}}
 	res, err := Evaluate(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +132,7 @@ func TestEvaluateScoresAKnownFault(t *testing.T) {
 	}
 	bin, _ := fakeFaultline(t, statsReport)
 	cfg := testConfig(t, bin)
-	cfg.Subjects = []SubjectSpec{{Dir: dir}}
+	cfg.Subjects = []mutation.SubjectSpec{{Dir: dir}}
 	res, err := Evaluate(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -166,15 +168,15 @@ func mustRead(t *testing.T, path string) string {
 }
 
 func TestParseSubjectSpec(t *testing.T) {
-	s, err := ParseSubjectSpec("github.com/a/b@v1.2.3=./x,./y/...")
+	s, err := mutation.ParseSubjectSpec("github.com/a/b@v1.2.3=./x,./y/...")
 	if err != nil || s.Module != "github.com/a/b" || s.Version != "v1.2.3" || strings.Join(s.Pkgs, " ") != "./x ./y/..." {
 		t.Errorf("got %+v, %v", s, err)
 	}
-	if s, err := ParseSubjectSpec("golang.org/x/text@v0.20.0"); err != nil || s.Pkgs != nil || s.String() != "golang.org/x/text@v0.20.0" {
+	if s, err := mutation.ParseSubjectSpec("golang.org/x/text@v0.20.0"); err != nil || s.Pkgs != nil || s.String() != "golang.org/x/text@v0.20.0" {
 		t.Errorf("got %+v, %v", s, err)
 	}
 	for _, bad := range []string{"", "github.com/a/b", "@v1", "github.com/a/b@", "github.com/a/b@v1=", "git hub@v1"} {
-		if _, err := ParseSubjectSpec(bad); err == nil {
+		if _, err := mutation.ParseSubjectSpec(bad); err == nil {
 			t.Errorf("accepted %q", bad)
 		}
 	}
@@ -182,7 +184,7 @@ func TestParseSubjectSpec(t *testing.T) {
 
 func TestEvaluateStopsWhenInterrupted(t *testing.T) {
 	cfg := testConfig(t, "faultline")
-	cfg.Subjects = []SubjectSpec{{Dir: "testdata/stats"}}
+	cfg.Subjects = []mutation.SubjectSpec{{Dir: "testdata/stats"}}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	res, err := Evaluate(ctx, cfg)

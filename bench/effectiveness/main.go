@@ -21,6 +21,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"faultline/bench/internal/mutation"
 )
 
 // defaultSubjects are small-to-medium pure-Go modules with fast,
@@ -97,14 +99,14 @@ func run(args []string) error {
 		cfg.Log = nil
 	}
 	for _, s := range splitList(*subjects) {
-		spec, err := ParseSubjectSpec(strings.ReplaceAll(s, ";", ","))
+		spec, err := mutation.ParseSubjectSpec(strings.ReplaceAll(s, ";", ","))
 		if err != nil {
 			return err
 		}
 		cfg.Subjects = append(cfg.Subjects, spec)
 	}
 	for _, d := range splitList(*dirs) {
-		cfg.Subjects = append(cfg.Subjects, SubjectSpec{Dir: d})
+		cfg.Subjects = append(cfg.Subjects, mutation.SubjectSpec{Dir: d})
 	}
 	if len(cfg.Subjects) == 0 {
 		return errors.New("no subjects: give -subjects or -dirs")
