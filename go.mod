@@ -1,4 +1,4 @@
-module faultline
+module github.com/faultline-go/faultline
 
 go 1.26.0
 

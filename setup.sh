@@ -14,7 +14,7 @@ command -v go >/dev/null || { echo "setup.sh: no go command on PATH: install Go 
 mapfile -t missing < <(missing_packages $(packages_for setup))
 install_packages "${missing[@]}"
 
-go install .
+go install ./cmd/faultline
 bindir=$(go env GOBIN)
 [ -n "$bindir" ] || bindir="$(go env GOPATH)/bin"
 bin="$bindir/faultline"

@@ -74,7 +74,7 @@ echo "== go test"
 go test -count=1 -timeout 45m ./...
 
 bin="$(mktemp -d)/faultline"
-go build -o "$bin" .
+go build -o "$bin" ./cmd/faultline
 echo "== Neovim plugin"
 editors/nvim/test/plugin.sh
 FAULTLINE_BIN="$bin" editors/nvim/test/e2e.sh

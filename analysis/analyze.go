@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"faultline/internal/scratch"
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/scratch"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // Options bound the analysis of each failing test.

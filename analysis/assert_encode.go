@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"faultline/solver/z3"
+	"github.com/faultline-go/faultline/solver/z3"
 )
 
 // assertOperand replays one recorded operand of an assertion; the last

@@ -3,7 +3,7 @@ package analysis
 import (
 	"fmt"
 
-	"faultline/solver/z3"
+	"github.com/faultline-go/faultline/solver/z3"
 )
 
 // Available says why this faultline cannot search for angelic fixes (it was

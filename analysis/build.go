@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"faultline/internal/scratch"
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/scratch"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // BuildInstrumented instruments the test binary of the package pkg (an

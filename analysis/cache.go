@@ -3,8 +3,8 @@ package analysis
 import (
 	"context"
 	"encoding/json"
-	"faultline/internal/testbuild"
 	"fmt"
+	"github.com/faultline-go/faultline/internal/testbuild"
 	"os"
 	"path/filepath"
 	"time"

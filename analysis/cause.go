@@ -7,8 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"faultline/solver/mcs"
-	"faultline/solver/z3"
+	"github.com/faultline-go/faultline/solver/mcs"
+	"github.com/faultline-go/faultline/solver/z3"
 )
 
 // causeHooks let the encoder guard each specification by a literal of its

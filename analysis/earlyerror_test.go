@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"faultline/internal/bug"
+	"github.com/faultline-go/faultline/internal/bug"
 )
 
 // TestEarlyReturnOfAnErrorValue analyses functions whose early return

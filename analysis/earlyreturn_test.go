@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"faultline/solver/mcs"
-	"faultline/solver/z3"
+	"github.com/faultline-go/faultline/solver/mcs"
+	"github.com/faultline-go/faultline/solver/z3"
 )
 
 // TestEarlyReturnBindsResults checks the corrections of a failing run's

@@ -3,16 +3,16 @@
 package analysis
 
 import (
-	"faultline/internal/bug"
 	"fmt"
+	"github.com/faultline-go/faultline/internal/bug"
 	"go/ast"
 	"go/token"
 	"go/types"
 	"math"
 	"time"
 
-	"faultline/solver/mcs"
-	"faultline/solver/z3"
+	"github.com/faultline-go/faultline/solver/mcs"
+	"github.com/faultline-go/faultline/solver/z3"
 )
 
 // instance names a dynamic instance of a site: the activation of its

@@ -9,7 +9,7 @@ import (
 	"go/types"
 	"math"
 
-	"faultline/solver/z3"
+	"github.com/faultline-go/faultline/solver/z3"
 )
 
 // nilOf is the value of a nil: where it is the site's whole expression,

@@ -9,7 +9,7 @@ import (
 	"go/types"
 	"math/big"
 
-	"faultline/solver/z3"
+	"github.com/faultline-go/faultline/solver/z3"
 )
 
 // A list (see list.go) is an array from 64-bit indices to elements of W

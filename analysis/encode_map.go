@@ -7,7 +7,7 @@ import (
 	"go/types"
 	"math/big"
 
-	"faultline/solver/z3"
+	"github.com/faultline-go/faultline/solver/z3"
 )
 
 // A map (see maps.go) is an array from 65-bit keys (the key extended to 64

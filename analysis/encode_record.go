@@ -7,7 +7,7 @@ import (
 	"go/token"
 	"go/types"
 
-	"faultline/solver/z3"
+	"github.com/faultline-go/faultline/solver/z3"
 )
 
 // recordTerm is the bit-vector of a recorded record of type t.

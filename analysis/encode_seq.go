@@ -8,7 +8,7 @@ import (
 	"go/token"
 	"go/types"
 
-	"faultline/solver/z3"
+	"github.com/faultline-go/faultline/solver/z3"
 )
 
 // Strings and byte slices are sequences of bytes. Lengths and offsets in

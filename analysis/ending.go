@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"faultline/internal/bug"
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/bug"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // Ending says why the analysis of one test ended. A result is cached only

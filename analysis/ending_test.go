@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"faultline/internal/fulldisk"
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/fulldisk"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // A panic in one test's analysis is recovered and reported once as a bug;

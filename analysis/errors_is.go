@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // This file models the identity of errors with sentinels: package-level

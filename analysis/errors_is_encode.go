@@ -2,7 +2,7 @@
 
 package analysis
 
-import "faultline/solver/z3"
+import "github.com/faultline-go/faultline/solver/z3"
 
 // errorCodes bounds an error's code to those that mean something: nil,
 // another error, or one of the program's sentinels. A larger code would

@@ -14,8 +14,8 @@ import (
 
 	"golang.org/x/tools/go/ast/astutil"
 
-	"faultline/internal/scratch"
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/scratch"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // This file and cause.go are the semantic step of a regression

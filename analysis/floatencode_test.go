@@ -8,7 +8,7 @@ import (
 	"math"
 	"testing"
 
-	"faultline/solver/z3"
+	"github.com/faultline-go/faultline/solver/z3"
 )
 
 // TestFloatEncoding checks the encoder's float terms against Go on closed

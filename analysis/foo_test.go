@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"faultline/internal/testbuild"
-	"faultline/internal/txtartest"
+	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/txtartest"
 )
 
 // extract writes a txtar archive of testdata into a fresh directory.

@@ -1,9 +1,9 @@
 package analysis
 
 import (
-	"faultline/internal/bug"
-	"faultline/internal/testbuild"
 	"fmt"
+	"github.com/faultline-go/faultline/internal/bug"
+	"github.com/faultline-go/faultline/internal/testbuild"
 	"go/ast"
 	"go/token"
 	"go/types"

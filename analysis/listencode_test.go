@@ -12,8 +12,8 @@ import (
 	"slices"
 	"testing"
 
-	"faultline/solver/mcs"
-	"faultline/solver/z3"
+	"github.com/faultline-go/faultline/solver/mcs"
+	"github.com/faultline-go/faultline/solver/z3"
 )
 
 // TestListEncoding checks the encoder's list terms (slices of integers),

@@ -6,7 +6,7 @@ import (
 	"go/types"
 	"strconv"
 
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // forcible are the site kinds whose recorded value a forced run can

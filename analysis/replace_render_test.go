@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // The values recorded at a site of the failing run travel as text and

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // More of the runtime's environment (see package faultlineagx).

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"faultline/internal/testbuild"
-	"faultline/internal/txtartest"
+	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/txtartest"
 )
 
 // replaceOnly runs value replacement alone, over every site, on a failing

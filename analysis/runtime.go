@@ -4,7 +4,7 @@ import (
 	"embed"
 	"io/fs"
 
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 //go:embed faultlineagx/rt.go faultlineagx/replace.go faultlineagx/guards.go faultlineagx/list.go faultlineagx/maps.go

@@ -5,9 +5,9 @@ package analysis
 import (
 	"context"
 	"errors"
-	"faultline/solver/mcs"
-	"faultline/solver/z3"
 	"fmt"
+	"github.com/faultline-go/faultline/solver/mcs"
+	"github.com/faultline-go/faultline/solver/z3"
 	"go/ast"
 	"go/types"
 	"math"

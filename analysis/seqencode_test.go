@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"faultline/solver/mcs"
-	"faultline/solver/z3"
+	"github.com/faultline-go/faultline/solver/mcs"
+	"github.com/faultline-go/faultline/solver/z3"
 )
 
 // TestSeqEncoding checks the encoder's string and byte slice terms, and

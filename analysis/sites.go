@@ -1,7 +1,7 @@
 package analysis
 
 import (
-	"faultline/internal/bug"
+	"github.com/faultline-go/faultline/internal/bug"
 	"go/ast"
 	"go/token"
 	"go/types"

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"faultline/solver/z3"
+	"github.com/faultline-go/faultline/solver/z3"
 )
 
 // solverPoll is how often a memoryWatch reads Z3's estimate.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"faultline/solver/z3"
+	"github.com/faultline-go/faultline/solver/z3"
 )
 
 // The watch interrupts a check whose memory grows past the bound while it

@@ -7,7 +7,7 @@ import (
 	"go/types"
 	"strings"
 
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // This file models type switches and comma-ok type assertions as the

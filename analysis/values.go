@@ -8,8 +8,8 @@ import (
 	"slices"
 	"time"
 
-	"faultline/solver/mcs"
-	"faultline/solver/z3"
+	"github.com/faultline-go/faultline/solver/mcs"
+	"github.com/faultline-go/faultline/solver/z3"
 )
 
 // closestModel re-solves a correction for the angelic values nearest the

@@ -3,9 +3,9 @@ package analysis
 import (
 	"context"
 	"errors"
-	"faultline/internal/scratch"
-	"faultline/internal/testbuild"
 	"fmt"
+	"github.com/faultline-go/faultline/internal/scratch"
+	"github.com/faultline-go/faultline/internal/testbuild"
 	"maps"
 	"path/filepath"
 	"slices"

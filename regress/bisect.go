@@ -13,7 +13,7 @@ import (
 	"strings"
 	"sync"
 
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // history reads the test's verdict at commits of the first-parent

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"faultline/analysis"
-	"faultline/internal/txtartest"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/txtartest"
 )
 
 var addTest = analysis.Target{Package: "example.com/edge", Test: "TestAdd"}

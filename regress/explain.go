@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"faultline/analysis"
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // Options steer and bound the explanation of one failing test.

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
-	"faultline/analysis"
-	"faultline/internal/txtartest"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/txtartest"
 )
 
 // describe lists an explanation's changes as "role file:line-endLine".

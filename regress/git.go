@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // ErrNoRepository says the module is not inside a git work tree.

@@ -3,7 +3,7 @@ package regress
 import (
 	"testing"
 
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // openModule opens the module in dir with a cache of the test's own.

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"faultline/internal/txtartest"
+	"github.com/faultline-go/faultline/internal/txtartest"
 )
 
 func changesOf(t *testing.T, archive string) *changeSet {

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"faultline/analysis"
-	"faultline/internal/txtartest"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/txtartest"
 )
 
 // changesSince diffs an archive's history between the given revision and

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // errBudget stops a dynamic step that ran out of its time or runs.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"faultline/internal/scratch"
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/scratch"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // verdict is one build and run of the test.

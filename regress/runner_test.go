@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"faultline/internal/testbuild"
-	"faultline/internal/txtartest"
+	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/txtartest"
 )
 
 // A test process killed from outside gives no verdict, which would be

@@ -15,8 +15,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
 
-	"faultline/internal/trust"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/internal/trust"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // TestVerifyOverLSP runs the whole path a user takes, with default

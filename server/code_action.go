@@ -7,7 +7,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"faultline/analysis"
+	"github.com/faultline-go/faultline/analysis"
 )
 
 // showTestsArgs are the arguments of faultline.showFailingTests.

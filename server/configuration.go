@@ -7,7 +7,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // didChangeConfiguration takes settings pushed by the client, or pulls them

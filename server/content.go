@@ -4,7 +4,7 @@ import (
 	"container/list"
 	"sync"
 
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // contentHash is the hash of a file's content in the build layer's scheme,

@@ -86,7 +86,7 @@ func TestNeovimEndToEnd(t *testing.T) {
 	}
 	work := t.TempDir()
 	bin := filepath.Join(work, "faultline")
-	build := exec.Command("go", "build", "-o", bin, ".")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/faultline")
 	build.Dir = repo
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building faultline: %v\n%s", err, out)

@@ -7,7 +7,7 @@ import (
 
 	"go.lsp.dev/uri"
 
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // Workspace is what the server needs from the spectrum engine for one module.

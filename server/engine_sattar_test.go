@@ -10,8 +10,8 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"faultline/analysis"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // serveMinMax starts the server with the real engine on minmax with one

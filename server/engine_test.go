@@ -10,7 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // buggyModule is a tiny module with one fault: Abs forgets to negate.

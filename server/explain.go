@@ -12,10 +12,10 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"faultline/analysis"
-	"faultline/internal/localize"
-	"faultline/regress"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/regress"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // explainArgs are the arguments of faultline.explainTest.

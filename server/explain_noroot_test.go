@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"faultline/regress"
+	"github.com/faultline-go/faultline/regress"
 )
 
 // An explanation whose causes gave no root change says so in its summary,

@@ -13,9 +13,9 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"faultline/analysis"
-	"faultline/internal/testbuild"
-	"faultline/regress"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/regress"
 )
 
 // TestExplainCommand covers faultline.explainTest: the service is asked

@@ -65,7 +65,7 @@ func TestExtensionNotificationsOnlyWhenAsked(t *testing.T) {
 		}
 		c.mu.Lock()
 		for _, n := range c.notes {
-			if strings.HasPrefix(n.method, "faultline/") {
+			if strings.HasPrefix(n.method, "github.com/faultline-go/faultline/") {
 				t.Errorf("unasked notification %s", n.method)
 			}
 		}

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"faultline/analysis"
-	"faultline/internal/localize"
-	"faultline/regress"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/regress"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // fakeModule is a module whose spectra fakeMatrix describes: Next adds 2

@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"faultline/analysis"
-	"faultline/internal/localize"
-	"faultline/regress"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/regress"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // Localizer localizes a module's failing tests: the order of its lines and

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"faultline/analysis"
-	"faultline/internal/txtartest"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/txtartest"
 )
 
 func TestFindingsOf(t *testing.T) {

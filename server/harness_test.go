@@ -19,7 +19,7 @@ import (
 	"go.lsp.dev/uri"
 	"golang.org/x/tools/txtar"
 
-	"faultline/internal/trust"
+	"github.com/faultline-go/faultline/internal/trust"
 )
 
 // waitLimit bounds every wait for the server. It only turns a hang into a

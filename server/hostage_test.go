@@ -13,7 +13,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // hangingModule's only test leaves a detached child holding its output and

@@ -6,8 +6,8 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"faultline/internal/localize"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // localize starts the localization of the view's current results in the

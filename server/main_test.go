@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"faultline/internal/localize"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // TestMain lets the test binary serve as the analysis worker the real

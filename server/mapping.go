@@ -6,7 +6,7 @@ import (
 
 	"go.lsp.dev/uri"
 
-	"faultline/server/internal/linediff"
+	"github.com/faultline-go/faultline/server/internal/linediff"
 )
 
 // fileText is a file as the user sees it now, with the collected lines

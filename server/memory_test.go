@@ -10,7 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // memoryWorkspace is the fake engine whose module has, beside fakeMatrix's

@@ -12,8 +12,8 @@ import (
 // Custom server-to-client notifications, see the protocol contract shared
 // with the editor plug-ins.
 const (
-	methodStatus         = "faultline/status"
-	methodRankingChanged = "faultline/rankingChanged"
+	methodStatus         = "github.com/faultline-go/faultline/status"
+	methodRankingChanged = "github.com/faultline-go/faultline/rankingChanged"
 )
 
 type statusParams struct {

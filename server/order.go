@@ -3,10 +3,10 @@ package server
 import (
 	"sync"
 
-	"faultline/analysis"
-	"faultline/internal/localize"
-	"faultline/spectra"
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // ordered puts the lines of formula, the ranking of m under the formula

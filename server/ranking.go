@@ -6,12 +6,12 @@ import (
 
 	"go.lsp.dev/uri"
 
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // methodRanking is the custom request returning the ranked list, for an
 // editor's tree view.
-const methodRanking = "faultline/ranking"
+const methodRanking = "github.com/faultline-go/faultline/ranking"
 
 type rankingParams struct {
 	URI string `json:"uri"` // restrict to the module of this file; "" for all

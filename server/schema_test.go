@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"faultline/internal/localize"
-	"faultline/spectra"
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // settingDefaults are the server's settings as a client writes them, with

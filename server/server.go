@@ -14,8 +14,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	"faultline/internal/bug"
-	"faultline/internal/trust"
+	"github.com/faultline-go/faultline/internal/bug"
+	"github.com/faultline-go/faultline/internal/trust"
 )
 
 // Options configure a Server.

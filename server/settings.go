@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"faultline/internal/localize"
+	"github.com/faultline-go/faultline/internal/localize"
 
-	"faultline/spectra"
-	"faultline/spectra/blockrank"
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/spectra/blockrank"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // Settings are the user's choices, read from initializationOptions,

@@ -12,12 +12,12 @@ import (
 	"strings"
 	"sync"
 
-	"faultline/analysis"
-	"faultline/internal/localize"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/localize"
 
-	"faultline/spectra"
-	"faultline/spectra/blockrank"
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/spectra/blockrank"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // snapshot is one module's results as shown under one set of settings. It is

@@ -7,7 +7,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"faultline/internal/bug"
+	"github.com/faultline-go/faultline/internal/bug"
 )
 
 // spawn runs f on a goroutine of its own that cannot take the server down:

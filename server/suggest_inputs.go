@@ -11,8 +11,8 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"faultline/internal/localize"
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // suggestArgs are the arguments of faultline.suggestInputs, as the "Add

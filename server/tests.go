@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // testKey names a top-level test function of a package.

@@ -7,7 +7,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"faultline/internal/trust"
+	"github.com/faultline-go/faultline/internal/trust"
 )
 
 // Running a module's tests runs the module's code, so the server builds and

@@ -16,7 +16,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // markerModule writes testdata/marker.txtar into a new directory and

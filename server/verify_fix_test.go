@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"faultline/analysis"
+	"github.com/faultline-go/faultline/analysis"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"

@@ -12,10 +12,10 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"go.lsp.dev/protocol"
 
-	"faultline/analysis"
-	"faultline/internal/localize"
-	"faultline/regress"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/regress"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // view is one module of the workspace and its spectrum engine. It owns the

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"faultline/analysis"
-	"faultline/internal/localize"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // whySentence says in one sentence why ranked line i stands where it does:

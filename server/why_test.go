@@ -3,9 +3,9 @@ package server
 import (
 	"testing"
 
-	"faultline/analysis"
-	"faultline/internal/localize"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // The sentence in the states the server tests over LSP do not reach.

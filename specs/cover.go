@@ -11,8 +11,8 @@ import (
 
 	"golang.org/x/tools/cover"
 
-	"faultline/internal/testbuild"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // BlockRef is a block of the spectra matrix with its index there: what a

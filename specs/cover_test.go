@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"faultline/internal/testbuild"
-	"faultline/internal/txtartest"
+	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/txtartest"
 )
 
 // A run killed from outside is no outcome of the input, which the search

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"slices"
 
-	"faultline/analysis"
-	"faultline/spectra"
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // Rank orders the matrix's executed lines by SAT-TAR (Gopinath, Nokhbeh

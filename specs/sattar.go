@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"faultline/analysis"
+	"github.com/faultline-go/faultline/analysis"
 )
 
 // Tarantula and its confidence, as SAT-TAR uses them (Gopinath, Nokhbeh

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"faultline/analysis"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // sfo is Algorithm 1 of Landsberg, Sun and Kroening (FASE 2018) with the

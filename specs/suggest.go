@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"faultline/analysis"
-	"faultline/internal/scratch"
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/scratch"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // Options bound the search for one fuzz target.

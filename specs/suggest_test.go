@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"faultline/analysis"
-	"faultline/internal/txtartest"
-	"faultline/spectra"
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/txtartest"
+	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // collected extracts a txtar module and collects its spectra.

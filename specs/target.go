@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"faultline/analysis"
-	"faultline/internal/testbuild"
-	"faultline/internal/testbuild/pertest"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/testbuild/pertest"
 )
 
 // FuzzTarget is a fuzz test, func FuzzX(f *testing.F), whose fuzz function

@@ -14,12 +14,12 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"faultline/internal/bug"
-	"faultline/internal/scratch"
-	"faultline/internal/testbuild"
-	"faultline/internal/testbuild/pertest"
-	"faultline/spectra/edges"
-	"faultline/spectra/instrument"
+	"github.com/faultline-go/faultline/internal/bug"
+	"github.com/faultline-go/faultline/internal/scratch"
+	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/testbuild/pertest"
+	"github.com/faultline-go/faultline/spectra/edges"
+	"github.com/faultline-go/faultline/spectra/instrument"
 )
 
 // Collect brings the store up to date for the selected packages, running

@@ -13,9 +13,9 @@ import (
 
 	"golang.org/x/tools/txtar"
 
-	"faultline/internal/testbuild"
-	"faultline/internal/txtartest"
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/txtartest"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // workspace extracts a txtar module into a fresh directory and opens it

@@ -3,7 +3,7 @@ package spectra
 import (
 	"slices"
 
-	"faultline/spectra/edges"
+	"github.com/faultline-go/faultline/spectra/edges"
 )
 
 func byEdge(a, b EdgeCount) int { return a.Edge - b.Edge }

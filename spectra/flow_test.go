@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"faultline/spectra/blockrank"
+	"github.com/faultline-go/faultline/spectra/blockrank"
 )
 
 // edgeOf finds the edge of a function from a block of one kind to a block

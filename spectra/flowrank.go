@@ -6,8 +6,8 @@ import (
 	"math"
 	"strings"
 
-	"faultline/spectra/blockrank"
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/spectra/blockrank"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // BlockRankName is the name BlockRank goes by where a formula's name is

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"faultline/internal/testbuild"
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 func TestIncrementalCollection(t *testing.T) {

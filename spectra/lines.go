@@ -5,7 +5,7 @@ import (
 	"slices"
 	"sort"
 
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // Line is one executable source line and the blocks it belongs to. A line

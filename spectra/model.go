@@ -8,7 +8,7 @@ package spectra
 import (
 	"time"
 
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // Verdict is the outcome of one leaf test.

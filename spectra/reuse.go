@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"time"
 
-	"faultline/internal/testbuild"
-	"faultline/internal/testbuild/pertest"
-	"faultline/spectra/edges"
-	"faultline/spectra/instrument"
+	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/testbuild/pertest"
+	"github.com/faultline-go/faultline/spectra/edges"
+	"github.com/faultline-go/faultline/spectra/instrument"
 )
 
 // reuseCache keeps what the coverage pass made of each file under the

@@ -13,7 +13,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 
-	"faultline/spectra/edges"
+	"github.com/faultline-go/faultline/spectra/edges"
 )
 
 // The store is one bbolt file per module. Test results are kept under the

@@ -10,7 +10,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"faultline/internal/fulldisk"
+	"github.com/faultline-go/faultline/internal/fulldisk"
 )
 
 // storeIn is a store at dir/spectra.db that records its warnings.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"faultline/internal/noisytest"
+	"github.com/faultline-go/faultline/internal/noisytest"
 )
 
 // Every leaf test's verdict is go test's, whatever the size of the output

@@ -2,7 +2,7 @@ package spectra
 
 import (
 	"errors"
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/testbuild"
 	"maps"
 	"path/filepath"
 	"slices"

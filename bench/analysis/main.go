@@ -24,10 +24,10 @@ import (
 
 	"golang.org/x/tools/txtar"
 
-	"faultline/analysis"
-	"faultline/internal/localize"
-	"faultline/spectra"
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 type fault struct {

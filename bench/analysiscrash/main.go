@@ -24,8 +24,8 @@ import (
 	"strings"
 	"time"
 
-	"faultline/bench/internal/gocmd"
-	"faultline/bench/internal/mutation"
+	"github.com/faultline-go/faultline/bench/internal/gocmd"
+	"github.com/faultline-go/faultline/bench/internal/mutation"
 )
 
 // defaultModules are small and medium pure-Go modules with offline tests,
@@ -123,7 +123,7 @@ func run(args []string) error {
 	}
 	bin, err := exec.LookPath(c.faultline)
 	if err != nil {
-		return fmt.Errorf("faultline binary: %w (build it with go build -o /tmp/faultline . and pass -faultline)", err)
+		return fmt.Errorf("faultline binary: %w (build it with go build -o /tmp/faultline ./cmd/faultline and pass -faultline)", err)
 	}
 	if c.faultline, err = filepath.Abs(bin); err != nil {
 		return fmt.Errorf("faultline binary: %w", err)

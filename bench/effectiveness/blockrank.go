@@ -3,8 +3,8 @@ package main
 import (
 	"math"
 
-	"faultline/spectra"
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // BlockRank orders, scored beside the formulas when faultline ranks with

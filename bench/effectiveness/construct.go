@@ -13,7 +13,7 @@ import (
 	"golang.org/x/tools/go/ast/astutil"
 	"golang.org/x/tools/go/packages"
 
-	"faultline/bench/internal/mutation"
+	"github.com/faultline-go/faultline/bench/internal/mutation"
 )
 
 // The constructs a faulty line is classified into, in the order the

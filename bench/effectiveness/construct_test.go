@@ -1,7 +1,7 @@
 package main
 
 import (
-	"faultline/bench/internal/mutation"
+	"github.com/faultline-go/faultline/bench/internal/mutation"
 	"os"
 	"path/filepath"
 	"strings"

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"faultline/bench/internal/gocmd"
+	"github.com/faultline-go/faultline/bench/internal/gocmd"
 
 	"context"
 	"crypto/sha256"
@@ -14,9 +14,9 @@ import (
 	"slices"
 	"time"
 
-	"faultline/bench/internal/mutation"
-	"faultline/spectra"
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/bench/internal/mutation"
+	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // Config is everything one evaluation run depends on.

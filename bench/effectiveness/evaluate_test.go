@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"faultline/bench/internal/mutation"
+	"github.com/faultline-go/faultline/bench/internal/mutation"
 )
 
 // fakeFaultline writes a script that stands in for the faultline binary:

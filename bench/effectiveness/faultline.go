@@ -1,7 +1,7 @@
 package main
 
 import (
-	"faultline/bench/internal/gocmd"
+	"github.com/faultline-go/faultline/bench/internal/gocmd"
 
 	"bytes"
 	"context"
@@ -12,7 +12,7 @@ import (
 	"sort"
 	"time"
 
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // RankReport is the object `faultline rank -json` prints. The harness

@@ -22,7 +22,7 @@ import (
 	"strings"
 	"time"
 
-	"faultline/bench/internal/mutation"
+	"github.com/faultline-go/faultline/bench/internal/mutation"
 )
 
 // defaultSubjects are small-to-medium pure-Go modules with fast,
@@ -119,7 +119,7 @@ func run(args []string) error {
 	if !*selectOnly && *reportFrom == "" {
 		bin, err := exec.LookPath(*faultline)
 		if err != nil {
-			return fmt.Errorf("faultline binary: %w (build it with go build -o /tmp/faultline . and pass -faultline)", err)
+			return fmt.Errorf("faultline binary: %w (build it with go build -o /tmp/faultline ./cmd/faultline and pass -faultline)", err)
 		}
 		if bin, err = filepath.Abs(bin); err != nil {
 			return fmt.Errorf("faultline binary: %w", err)

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"faultline/spectra"
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // satTarOrder is the name SAT-TAR's order is scored under: faultline's

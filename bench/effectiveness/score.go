@@ -6,8 +6,8 @@ import (
 	"math"
 	"slices"
 
-	"faultline/spectra"
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // Fault says which ranked lines are the fault: lines of one file.

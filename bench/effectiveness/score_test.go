@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // minmaxReport is the minmax program's spectra (Landsberg et al., FASE 2018)

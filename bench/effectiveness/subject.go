@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"faultline/bench/internal/mutation"
+	"github.com/faultline-go/faultline/bench/internal/mutation"
 )
 
 // Subject is a prepared module, with the known fault a local directory

@@ -10,7 +10,7 @@
 // reports whether the root changes are exactly the fault's hunk, how many
 // changes were reported, the reruns and builds, and the time.
 //
-//	go build -o /tmp/faultline . && go run ./bench/explain -faultline /tmp/faultline
+//	go build -o /tmp/faultline ./cmd/faultline && go run ./bench/explain -faultline /tmp/faultline
 package main
 
 import (

@@ -20,14 +20,14 @@ import (
 	"strings"
 	"time"
 
-	"faultline/bench/internal/genmod"
-	"faultline/internal/export"
-	"faultline/internal/export/gzoltar"
-	"faultline/internal/export/sarif"
-	"faultline/internal/localize"
-	"faultline/internal/report"
-	"faultline/spectra"
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/bench/internal/genmod"
+	"github.com/faultline-go/faultline/internal/export"
+	"github.com/faultline-go/faultline/internal/export/gzoltar"
+	"github.com/faultline-go/faultline/internal/export/sarif"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/internal/report"
+	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 func main() {

@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"faultline/internal/scratch"
+	"github.com/faultline-go/faultline/internal/scratch"
 )
 
 // outcome is one bounded run.

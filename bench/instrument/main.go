@@ -33,9 +33,9 @@ import (
 
 	"golang.org/x/mod/modfile"
 
-	"faultline/analysis"
-	"faultline/internal/testbuild"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 func main() {

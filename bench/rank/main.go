@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"time"
 
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 type config struct {

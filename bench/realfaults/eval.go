@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"faultline/bench/internal/gocmd"
+	"github.com/faultline-go/faultline/bench/internal/gocmd"
 )
 
 // The runs of faultline on one fault. One run gives every order: with

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"faultline/bench/internal/gocmd"
+	"github.com/faultline-go/faultline/bench/internal/gocmd"
 )
 
 // Project is one repository the benchmark mines, with the kind of code it

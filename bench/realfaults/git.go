@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"faultline/bench/internal/gocmd"
+	"github.com/faultline-go/faultline/bench/internal/gocmd"
 )
 
 // gitRepo is a repository's history on this machine: a git directory,

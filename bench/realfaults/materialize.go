@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"faultline/bench/internal/gocmd"
+	"github.com/faultline-go/faultline/bench/internal/gocmd"
 )
 
 func runMaterialize(ctx context.Context, args []string) error {

@@ -18,7 +18,7 @@ import (
 
 	"golang.org/x/mod/modfile"
 
-	"faultline/bench/internal/gocmd"
+	"github.com/faultline-go/faultline/bench/internal/gocmd"
 )
 
 // candidate is a commit that may fix a fault: it changes non-test Go code

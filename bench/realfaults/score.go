@@ -12,9 +12,9 @@ import (
 	"slices"
 	"sort"
 
-	"faultline/internal/localize"
-	"faultline/spectra"
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // A scoredCase is one fault with the ranking faultline gave it: a mined

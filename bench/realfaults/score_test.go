@@ -6,8 +6,8 @@ import (
 	"reflect"
 	"testing"
 
-	"faultline/internal/localize"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 func lines(ev ...map[string]float64) []spectra.RankedLine {

@@ -4,7 +4,7 @@ import (
 	"flag"
 	"fmt"
 
-	"faultline/internal/localize"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // runScore ranks every fault with the shipped model (the one in the

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"faultline/internal/localize"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // Training: a linear model over the evidence columns, learned pairwise

@@ -24,8 +24,8 @@ import (
 	"syscall"
 	"time"
 
-	"faultline/solver/mcs"
-	"faultline/solver/z3"
+	"github.com/faultline-go/faultline/solver/mcs"
+	"github.com/faultline-go/faultline/solver/z3"
 )
 
 // instance adds its constraints to an enumerator; incremental instances

@@ -23,8 +23,8 @@ import (
 
 	"golang.org/x/tools/txtar"
 
-	"faultline/analysis"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 func main() {

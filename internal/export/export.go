@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // Version is faultline's module version as built, "devel" for a build from

@@ -3,8 +3,8 @@ package localize
 import (
 	"slices"
 
-	"faultline/analysis"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // line is one source line, relative to the module root.

@@ -4,8 +4,8 @@ import (
 	"reflect"
 	"testing"
 
-	"faultline/analysis"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 func TestCombineRanksAndTies(t *testing.T) {

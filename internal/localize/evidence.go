@@ -5,10 +5,10 @@ import (
 	"slices"
 	"strings"
 
-	"faultline/analysis"
-	"faultline/spectra"
-	"faultline/spectra/blockrank"
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/spectra/blockrank"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // Evidence is what the techniques say of each ranked line: named columns,

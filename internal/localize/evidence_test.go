@@ -4,8 +4,8 @@ import (
 	"maps"
 	"testing"
 
-	"faultline/analysis"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // evidenceLines are five executed lines of f.go, 10 to 14.

@@ -8,10 +8,10 @@ import (
 	"sync"
 	"time"
 
-	"faultline/analysis"
-	"faultline/internal/testbuild"
-	"faultline/regress"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/regress"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // ExplainOptions are the user's choices for explaining failing tests from

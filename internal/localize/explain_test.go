@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"faultline/analysis"
-	"faultline/internal/txtartest"
-	"faultline/regress"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/txtartest"
+	"github.com/faultline-go/faultline/regress"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // history collects the spectra of a git history from regress/testdata.

@@ -1,8 +1,8 @@
 package localize
 
 import (
-	"faultline/internal/export"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/internal/export"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // Function is a function of the module's source as the function ranking

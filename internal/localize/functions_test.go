@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 const functionsSource = `package p

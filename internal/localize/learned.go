@@ -9,9 +9,9 @@ import (
 	"slices"
 	"sync"
 
-	"faultline/internal/bug"
-	"faultline/spectra"
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/internal/bug"
+	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // modelJSON is the learned order's model, trained by bench/realfaults

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"faultline/analysis"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // TestLearnedReordersWithinTheWindow: the model may only reorder the lines

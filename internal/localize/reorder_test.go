@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // InOrder makes, from what a localization holds, the very ranking

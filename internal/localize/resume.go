@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"faultline/analysis"
+	"github.com/faultline-go/faultline/analysis"
 )
 
 // eachTarget runs the targets of req in a worker, handing each reply to

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"faultline/analysis"
+	"github.com/faultline-go/faultline/analysis"
 )
 
 // replyFor is a worker's reply completing t.

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
-	"faultline/analysis"
-	"faultline/internal/testbuild"
-	"faultline/specs"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/specs"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // SatTar is what SAT-TAR's order was made of: the unsat cores of the

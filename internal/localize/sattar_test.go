@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"faultline/analysis"
-	"faultline/specs"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/specs"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // moduleHere collects the spectra of a txtar module from testdata.

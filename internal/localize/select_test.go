@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"faultline/analysis"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // Each selected failing test names the passing tests of its package that

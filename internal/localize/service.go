@@ -11,11 +11,11 @@ import (
 	"sync"
 	"time"
 
-	"faultline/analysis"
-	"faultline/internal/bug"
-	"faultline/spectra"
-	"faultline/spectra/blockrank"
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/bug"
+	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/spectra/blockrank"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // Orders lists the orders Options.Order takes.

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"faultline/analysis"
-	"faultline/internal/testbuild"
-	"faultline/internal/txtartest"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/txtartest"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // TestMain lets the test binary serve as the analysis worker it starts.

@@ -6,7 +6,7 @@ import (
 	"go/token"
 	"path/filepath"
 
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // lineFacts are the cheap static facts of one source line.

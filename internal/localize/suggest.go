@@ -10,11 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"faultline/analysis"
-	"faultline/internal/testbuild"
-	"faultline/specs"
-	"faultline/spectra"
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/specs"
+	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // SuggestOptions are the choices of one suggest.

@@ -14,10 +14,10 @@ import (
 	"sync"
 	"time"
 
-	"faultline/analysis"
-	"faultline/internal/bug"
-	"faultline/internal/testbuild"
-	"faultline/specs"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/bug"
+	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/specs"
 )
 
 // WorkerCommand is the argument that starts the faultline executable as an

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"faultline/internal/bug"
-	"faultline/internal/txtartest"
+	"github.com/faultline-go/faultline/internal/bug"
+	"github.com/faultline-go/faultline/internal/txtartest"
 )
 
 // workerBugEnv makes the test binary, serving as a worker, report a bug

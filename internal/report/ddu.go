@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sort"
 
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // Diagnosability is the test suite's DDU (Perez, Abreu and van Deursen, "A

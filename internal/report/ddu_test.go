@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 func TestMeasure(t *testing.T) {

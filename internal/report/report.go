@@ -20,10 +20,10 @@ import (
 	"strings"
 	"time"
 
-	"faultline/analysis"
-	"faultline/internal/export"
-	"faultline/internal/localize"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/export"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // Options shape the page.

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // The sunburst is the module's overview: packages on the inner ring, their

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"faultline/internal/txtartest"
+	"github.com/faultline-go/faultline/internal/txtartest"
 )
 
 // testMemoryBound is the bound the memory tests set: far under what the

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"faultline/internal/scratch"
+	"github.com/faultline-go/faultline/internal/scratch"
 )
 
 // RunConfig says how to run one process of a test binary.

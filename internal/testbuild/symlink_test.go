@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"faultline/internal/txtartest"
+	"github.com/faultline-go/faultline/internal/txtartest"
 )
 
 // A module opened through a symbolic link is the module it points at, and

@@ -11,7 +11,7 @@ import (
 	"testing/fstest"
 	"time"
 
-	"faultline/internal/txtartest"
+	"github.com/faultline-go/faultline/internal/txtartest"
 )
 
 // workspace extracts a txtar module and opens it with a cache of the

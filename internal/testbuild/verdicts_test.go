@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"faultline/internal/noisytest"
+	"github.com/faultline-go/faultline/internal/noisytest"
 )
 
 // Whatever a test prints, with or without a final newline and wherever it

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"testing"
 
-	"faultline/solver/z3"
+	"github.com/faultline-go/faultline/solver/z3"
 )
 
 // Random small instances over three 4-bit unsigned variables, small enough

@@ -5,7 +5,7 @@ package mcs
 import (
 	"fmt"
 
-	"faultline/solver/z3"
+	"github.com/faultline-go/faultline/solver/z3"
 )
 
 func negations(bs []z3.Bool) []z3.Bool {

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"time"
 
-	"faultline/solver/mcs"
-	"faultline/solver/z3"
+	"github.com/faultline-go/faultline/solver/mcs"
+	"github.com/faultline-go/faultline/solver/z3"
 )
 
 // Which statements of "y = x + 1; z = y + 5" could be changed so that

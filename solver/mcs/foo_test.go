@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"faultline/solver/z3"
+	"github.com/faultline-go/faultline/solver/z3"
 )
 
 // configs are the enumerator set-ups every behavioural test runs on.

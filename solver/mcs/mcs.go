@@ -59,7 +59,7 @@ import (
 	"strings"
 	"time"
 
-	"faultline/solver/z3"
+	"github.com/faultline-go/faultline/solver/z3"
 )
 
 // Algorithm selects the enumeration strategy.

@@ -7,7 +7,7 @@ package z3
 // rest of the package exists only in builds with cgo.
 func Available() error {
 	return &unavailableError{"this faultline was built without cgo (CGO_ENABLED=0), so it cannot use the Z3 library: " +
-		"rebuild it with a C compiler present (CGO_ENABLED=1 go install .) and install Z3 with " + installCommand()}
+		"rebuild it with a C compiler present (CGO_ENABLED=1 go install ./cmd/faultline) and install Z3 with " + installCommand()}
 }
 
 // Context cannot be made without cgo (NewContext needs the binding); the

@@ -24,8 +24,8 @@ import (
 	"go/parser"
 	"go/token"
 
-	"faultline/internal/testbuild"
-	"faultline/internal/testbuild/pertest"
+	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/testbuild/pertest"
 )
 
 // Version changes whenever the pass changes what it produces, so that

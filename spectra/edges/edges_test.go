@@ -17,10 +17,10 @@ import (
 	"golang.org/x/tools/go/cfg"
 	"golang.org/x/tools/txtar"
 
-	"faultline/internal/testbuild"
-	"faultline/internal/testbuild/pertest"
-	"faultline/internal/txtartest"
-	"faultline/spectra/instrument"
+	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/testbuild/pertest"
+	"github.com/faultline-go/faultline/internal/txtartest"
+	"github.com/faultline-go/faultline/spectra/instrument"
 )
 
 // passFunc is what CountersFile declares besides the counters.

@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/tools/go/cfg"
 
-	"faultline/spectra/instrument"
+	"github.com/faultline-go/faultline/spectra/instrument"
 )
 
 // pass instruments the functions of one file.

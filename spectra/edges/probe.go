@@ -6,7 +6,7 @@ import (
 	"go/token"
 	"slices"
 
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // pair is a (row, column) of a function's counters: control went from

@@ -6,7 +6,7 @@ import (
 	"go/token"
 	"slices"
 
-	"faultline/internal/testbuild/pertest"
+	"github.com/faultline-go/faultline/internal/testbuild/pertest"
 )
 
 // block places counters on a statement list that starts executing at

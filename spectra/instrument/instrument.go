@@ -11,8 +11,8 @@ import (
 	"go/parser"
 	"go/token"
 
-	"faultline/internal/testbuild"
-	"faultline/internal/testbuild/pertest"
+	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/testbuild/pertest"
 )
 
 // Version changes whenever the coverage pass changes what it produces, so

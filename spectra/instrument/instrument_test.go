@@ -14,8 +14,8 @@ import (
 
 	"golang.org/x/tools/txtar"
 
-	"faultline/internal/testbuild"
-	"faultline/internal/testbuild/pertest"
+	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/testbuild/pertest"
 )
 
 var parallelCall = regexp.MustCompile(`faultlinert_\.Parallel\((\w+) *\)`)

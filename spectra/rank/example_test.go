@@ -3,7 +3,7 @@ package rank_test
 import (
 	"fmt"
 
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // The minmax example of Landsberg, Sun and Kroening (FASE 2018): ten tests,

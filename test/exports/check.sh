@@ -26,7 +26,7 @@ trap 'rm -rf "$work"' EXIT
 bin=${FAULTLINE_BIN:-}
 if [ -z "$bin" ]; then
   echo "exports: building faultline"
-  (cd "$repo" && go build -o "$work/faultline" .)
+  (cd "$repo" && go build -o "$work/faultline" ./cmd/faultline)
   bin="$work/faultline"
 fi
 export FAULTLINE_CACHE="$work/cache"

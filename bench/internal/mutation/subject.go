@@ -5,7 +5,7 @@
 package mutation
 
 import (
-	"faultline/bench/internal/gocmd"
+	"github.com/faultline-go/faultline/bench/internal/gocmd"
 
 	"bytes"
 	"context"

@@ -20,7 +20,7 @@ command -v "$emacs" >/dev/null || { echo "emacs-e2e: $emacs not found (apt-get i
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 if [ -z "${FAULTLINE_BIN:-}" ]; then
-  (cd "$repo" && go build -o "$work/faultline" .)
+  (cd "$repo" && go build -o "$work/faultline" ./cmd/faultline)
   export FAULTLINE_BIN="$work/faultline"
 fi
 

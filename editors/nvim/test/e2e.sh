@@ -25,7 +25,7 @@ trap 'rm -rf "$work"' EXIT
 bin=${FAULTLINE_BIN:-}
 if [ -z "$bin" ]; then
   echo "e2e: building faultline from $repo"
-  (cd "$repo" && go build -o "$work/faultline" .) || die "go build of the faultline binary failed"
+  (cd "$repo" && go build -o "$work/faultline" ./cmd/faultline) || die "go build of the faultline binary failed"
   bin="$work/faultline"
 fi
 [ -x "$bin" ] || die "FAULTLINE_BIN=$bin is not an executable"

@@ -19,7 +19,7 @@ trap 'rm -rf "$work"' EXIT
 
 if [ -z "${FAULTLINE_BIN:-}" ]; then
   echo "vscode-e2e: building faultline"
-  (cd "$repo" && go build -o "$work/faultline" .)
+  (cd "$repo" && go build -o "$work/faultline" ./cmd/faultline)
   export FAULTLINE_BIN="$work/faultline"
 fi
 

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"faultline/analysis"
-	"faultline/internal/localize"
-	"faultline/spectra"
-	"faultline/spectra/rank"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // Source is price/price.go of the module; line 10 holds the fault (the

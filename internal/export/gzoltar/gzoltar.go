@@ -36,9 +36,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"faultline/internal/export"
-	"faultline/internal/localize"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/internal/export"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // File names of the triple.

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"faultline/internal/export/exporttest"
-	"faultline/internal/localize"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/internal/export/exporttest"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // names are test names that break naive readers of the format: commas,

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"faultline/internal/export/exporttest"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/internal/export/exporttest"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // BenchmarkWriteEveryLine writes a log of 45,000 ranked lines over 45

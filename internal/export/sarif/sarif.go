@@ -22,15 +22,15 @@ import (
 
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 
-	"faultline/analysis"
-	"faultline/internal/bug"
-	"faultline/internal/export"
-	"faultline/internal/localize"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/bug"
+	"github.com/faultline-go/faultline/internal/export"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // RuleID is the one rule every result reports.
-const RuleID = "faultline/suspicious-line"
+const RuleID = "github.com/faultline-go/faultline/suspicious-line"
 
 // SourceRoot is the base id every artifact URI is relative to.
 const SourceRoot = "%SRCROOT%"

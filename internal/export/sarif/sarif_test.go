@@ -11,9 +11,9 @@ import (
 
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 
-	"faultline/internal/export/exporttest"
-	"faultline/internal/localize"
-	"faultline/spectra"
+	"github.com/faultline-go/faultline/internal/export/exporttest"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // log is the part of a SARIF log the tests read.

@@ -6,7 +6,7 @@ import (
 	"go/token"
 	"strings"
 
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // Names are the identifiers instrumented files of one package use: the

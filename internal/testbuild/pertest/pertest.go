@@ -17,7 +17,7 @@ import (
 	"os"
 	"strings"
 
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 //go:embed faultlinert/rt.go faultlinert/mmap_unix.go faultlinert/mmap_other.go

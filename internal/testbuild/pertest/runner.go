@@ -16,8 +16,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"faultline/internal/scratch"
-	"faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/scratch"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // Leaf is one leaf test's run: its verdict and output, the counters it

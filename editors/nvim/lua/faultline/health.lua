@@ -76,7 +76,7 @@ function M.check()
     end
   else
     report.error(string.format("%q is not executable", exe), {
-      "Install it with: go install <module path of faultline>@latest",
+      "Install it with: go install github.com/faultline-go/faultline/cmd/faultline@latest",
       "or point setup{ cmd = {'/path/to/faultline', 'serve'} } at the binary",
     })
   end

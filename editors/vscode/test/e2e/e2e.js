@@ -174,7 +174,7 @@ async function runCommand(page, title) {
 async function main() {
   const moduleSrc = path.resolve(process.argv[2] || path.join(repo, 'examples', 'booking'));
   const bin = process.env.FAULTLINE_BIN;
-  if (!bin) fail('FAULTLINE_BIN is not set (build it with: go build -o /tmp/faultline .)');
+  if (!bin) fail('FAULTLINE_BIN is not set (build it with: go build -o /tmp/faultline ./cmd/faultline)');
   requireFile(bin, 'FAULTLINE_BIN');
   requireFile(codeServer, 'code-server (run test/e2e/setup.sh)');
   requireFile(vsix, 'the .vsix (run npm run package)');

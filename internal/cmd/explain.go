@@ -1,0 +1,205 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/regress"
+)
+
+// runExplain explains the failing tests from the git history: which
+// changes since a commit where the test passed make it fail, and how.
+func runExplain(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
+	var cf collectFlags
+	cf.register(fs)
+	base := fs.String("base", "", "compare with this revision (default: bisect the first-parent history for the latest commit where the test passes)")
+	asJSON := fs.Bool("json", false, "print the explanations as one JSON object")
+	maxTests := fs.Int("max-explained", localize.DefaultMaxExplained, "explain at most this many failing tests")
+	budget := fs.Duration("budget", 10*time.Minute, "time for reverting and rerunning, per failing test")
+	maxReruns := fs.Int("max-reruns", 200, "reruns of the test with changes reverted, per failing test")
+	strategy := fs.String("strategy", "after", "after (causes of the failure, then delta debugging over their changes) or ddmin (delta debugging over every change)")
+	memory := fs.Int64("memory", localize.DefaultMemory>>20, "memory in MB the explaining process may hold before it is stopped")
+	verbose := fs.Bool("v", false, "print what the explanation is doing on standard error")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), `usage: faultline explain [flags] [packages]
+
+For each failing leaf test (-run picks them), finds the changes since a
+commit where the test passed that make it fail: the root changes (reverting
+them makes the test pass), the auxiliary changes a revert needs to compile,
+and the cause, the chain of executed statements from a change to the
+failed check. Changes are the diff between the base and the working tree,
+uncommitted edits included; reverts are built aside, and neither the files
+nor the git state are touched.
+
+flags:`)
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *strategy != "after" && *strategy != "ddmin" {
+		return usagef("-strategy is after or ddmin, not %q", *strategy)
+	}
+	ws, err := cf.openWorkspace()
+	if err != nil {
+		return err
+	}
+	svc, err := localize.New(ws)
+	if err != nil {
+		return err
+	}
+	if err := svc.CheckHistory(ctx); err != nil {
+		return err
+	}
+	m, err := cf.collectIn(ctx, ws, fs.Args())
+	if err != nil {
+		return err
+	}
+	progress := newProgressLine()
+	opts := localize.ExplainOptions{Base: *base, MaxExplained: *maxTests, Budget: *budget, MaxReruns: *maxReruns, RunTimeout: cf.timeout,
+		Strategy: *strategy, Memory: *memory << 20,
+		Progress: func(msg string) {
+			if *verbose {
+				fmt.Fprintln(os.Stderr, msg)
+			} else {
+				progress.message(msg)
+			}
+		}}
+	var each func(regress.Explanation)
+	if !*asJSON {
+		each = func(ex regress.Explanation) {
+			progress.done()
+			writeExplanationText(os.Stdout, ex)
+		}
+	}
+	exs, err := svc.Explain(ctx, m, opts, each)
+	progress.done()
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(exs); err != nil {
+			return fmt.Errorf("writing JSON: %w", err)
+		}
+		return buildFailure(os.Stderr, m)
+	}
+	if exs.Failing == 0 {
+		fmt.Println(noFailureMessage(m))
+	}
+	for _, n := range exs.Notes {
+		fmt.Fprintf(os.Stderr, "faultline: %s\n", n)
+	}
+	return buildFailure(os.Stderr, m)
+}
+
+// writeExplanationText prints one explanation for a person: the base, the
+// changes with their old and new text, and the cause from the change to
+// the failed check.
+func writeExplanationText(w io.Writer, ex regress.Explanation) {
+	fmt.Fprintf(w, "%s (%s)\n", ex.Test, ex.Package)
+	if ex.Base != "" {
+		how := ex.BaseFound
+		if ex.BaseFound == "bisected" {
+			how = fmt.Sprintf("bisected: %s run, %d from the cache", count(ex.Bisected, "commit"), ex.BisectedCached)
+		}
+		fmt.Fprintf(w, "  base %s %q (%s)\n", shortHash(ex.Base), ex.BaseSubject, how)
+		if ex.FirstBad != "" {
+			fmt.Fprintf(w, "  first failing commit %s\n", shortHash(ex.FirstBad))
+		}
+	}
+	if ex.Message != "" {
+		fmt.Fprintf(w, "  %s\n", ex.Message)
+	}
+	if line := noRootLine(ex); line != "" {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
+	for i, c := range ex.Changes {
+		fmt.Fprintf(w, "  [%d] %s change %s\n", i+1, c.Role, changeRange(c))
+		writeDiffLines(w, "-", c.Old)
+		writeDiffLines(w, "+", c.New)
+	}
+	if len(ex.Cause) > 0 {
+		fmt.Fprintln(w, "  cause, from the change to the failed check:")
+		for _, s := range ex.Cause {
+			ref := ""
+			if s.Change >= 0 {
+				ref = fmt.Sprintf(" [%d]", s.Change+1)
+			}
+			text := strings.TrimSpace(s.Text)
+			if text != "" {
+				text = "  " + text
+			}
+			fmt.Fprintf(w, "    %s:%d%s%s  (%s)\n", s.File, s.Line, ref, text, s.Why)
+		}
+	}
+	for _, n := range ex.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	if ex.Total > 0 {
+		fmt.Fprintf(w, "  %s since the base, %s, %s, %.1fs\n", count(ex.Total, "change"), count(ex.Reruns, "rerun"), count(ex.Builds, "build"), ex.Seconds)
+	}
+	fmt.Fprintln(w)
+}
+
+// noRootLine says why the causes gave no root change and where the
+// changes shown come from instead; "" when the causes gave them.
+func noRootLine(ex regress.Explanation) string {
+	if ex.NoRoot == "" {
+		return ""
+	}
+	line := "no root change among the causes: " + ex.NoRoot.Text()
+	switch ex.Found {
+	case "executed":
+		line += "; fell back to delta debugging (ddmin) over the changes the failing run executes: the smallest set whose revert passes"
+	case "all":
+		line += "; fell back to delta debugging (ddmin) over every change: the smallest set whose revert passes"
+	}
+	return line
+}
+
+// changeRange is where a change lies in the working tree: file:line or
+// file:line-endLine, and for a deletion the line it was before.
+func changeRange(c regress.Change) string {
+	switch {
+	case c.EndLine < c.Line:
+		return fmt.Sprintf("%s:%d (deleted before this line)", c.File, c.Line)
+	case c.EndLine == c.Line:
+		return fmt.Sprintf("%s:%d", c.File, c.Line)
+	}
+	return fmt.Sprintf("%s:%d-%d", c.File, c.Line, c.EndLine)
+}
+
+func writeDiffLines(w io.Writer, mark, text string) {
+	if text == "" {
+		return
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		fmt.Fprintf(w, "      %s %s\n", mark, l)
+	}
+}
+
+// count is "1 change", "2 changes".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

@@ -1,0 +1,65 @@
+package cmd
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/localize"
+)
+
+// angelicFlags are the localization service's choices, the same for every
+// command that localizes (rank, report, fix).
+type angelicFlags struct {
+	enabled  bool
+	budget   time.Duration
+	maxTests int
+	memory   int64
+	order    string
+	evidence bool
+	strings  bool
+}
+
+func (a *angelicFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&a.enabled, "angelic", true, "analyse the failing tests for angelic fixes (false: the spectra alone)")
+	model := localize.ShippedModel()
+	fs.StringVar(&a.order, "order", "", fmt.Sprintf("how lines are ordered: formula, combined (verified angelic fixes first, then the formula) or learned (model %s over every technique's evidence); default %s", model.Name, model.Default))
+	fs.BoolVar(&a.evidence, "evidence", false, "give every line's evidence (json), whatever the order")
+	fs.DurationVar(&a.budget, "budget", localize.DefaultBudget, "angelic analysis time per failing test")
+	fs.IntVar(&a.maxTests, "max-analyzed", localize.DefaultMaxAnalyzed, "analyse at most this many failing tests (results are cached per test)")
+	fs.Int64Var(&a.memory, "memory", localize.DefaultMemory>>20, "memory in MB one analysis may hold before it is stopped")
+	fs.BoolVar(&a.strings, "strings", false, "model strings and byte slices in the angelic analysis for tests that check them (slower)")
+}
+
+// options are the service's options for these flags.
+func (a *angelicFlags) options() localize.Options {
+	return localize.Options{Angelic: a.enabled, Budget: a.budget, MaxAnalyzed: a.maxTests, Memory: a.memory << 20,
+		Order: a.order, Evidence: a.evidence, Strings: a.strings}
+}
+
+// writeAngelicText prints the fixes behind a combined ranking, each as an
+// edit of its source line (src reads the module's files).
+func writeAngelicText(w io.Writer, s *localize.Angelic, src analysis.SourceLines) {
+	if s == nil || s.Unavailable != "" {
+		return
+	}
+	fmt.Fprintf(w, "\nangelic analysis: %d of %d failing tests analysed (%d from the cache), %d verified single-location fixes\n",
+		s.Analyzed, s.Failing, s.Cached, len(s.Fixes))
+	for i, f := range s.Fixes {
+		if i == 5 {
+			fmt.Fprintf(w, "  ... and %d more (faultline fix lists them all)\n", len(s.Fixes)-5)
+			break
+		}
+		how := ""
+		if words := analysis.FoundWords(f.Found); words != "" {
+			how = " (found by " + words + ")"
+		}
+		edit := analysis.Edits([]analysis.Location{f.Location}, src)[0]
+		fmt.Fprintf(w, "  %s  %s%s\n", edit, analysis.Effect(f.Test, f.Avoids), how)
+	}
+	for _, n := range s.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+}

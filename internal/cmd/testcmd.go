@@ -1,0 +1,124 @@
+package cmd
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/faultline-go/faultline/spectra"
+)
+
+// runTest is a drop-in for go test that records spectra in the store, so
+// that the language server sees test runs made in a terminal.
+func runTest(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	cf := collectFlags{namesStopped: true}
+	cf.register(fs)
+	fs.IntVar(&cf.parallel, "p", 0, "packages built and run at once, as go test -p (0: one per CPU)")
+	verbose := fs.Bool("v", false, "print every test, as go test -v")
+	short := fs.Bool("short", false, "tell long-running tests to shorten their run time, as go test -short")
+	tags := fs.String("tags", "", "comma-separated build tags, as go test -tags")
+	race := fs.Bool("race", false, "enable the race detector, as go test -race")
+	fs.Int("count", 1, "accepted for compatibility; tests always run uncached by inputs")
+	fs.Bool("cover", false, "accepted for compatibility; spectra are always recorded")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: faultline test [flags] [packages]\n\nRuns tests like go test and records their spectra for faultline rank and the\nlanguage server. Packages whose inputs did not change are not run again.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *short {
+		cf.testFlags = append(cf.testFlags, "-test.short")
+	}
+	if *tags != "" {
+		cf.buildFlags = append(cf.buildFlags, "-tags="+*tags)
+	}
+	if *race {
+		cf.buildFlags = append(cf.buildFlags, "-race")
+	}
+	_, m, err := cf.collect(ctx, fs.Args())
+	if err != nil {
+		return err
+	}
+	if writeTestReport(os.Stdout, m, *verbose) {
+		return exitError(1)
+	}
+	return nil
+}
+
+// writeTestReport prints results the way go test does: failing tests with
+// their output, one line per package, and a closing count. It reports
+// whether anything failed.
+func writeTestReport(w io.Writer, m *spectra.Matrix, verbose bool) bool {
+	byPkg := map[string][]spectra.TestRun{}
+	for _, t := range m.Tests {
+		byPkg[t.Package] = append(byPkg[t.Package], t)
+	}
+	var pkgs []string
+	for pkg := range byPkg {
+		pkgs = append(pkgs, pkg)
+	}
+	sort.Strings(pkgs)
+	counts := map[spectra.Verdict]int{}
+	anyFailed := false
+	for _, pkg := range pkgs {
+		if msg, ok := m.BuildErrors[pkg]; ok {
+			fmt.Fprintf(w, "# %s\n%s\nFAIL\t%s [build failed]\n", pkg, msg, pkg)
+			anyFailed = true
+			continue
+		}
+		var elapsed time.Duration
+		failed := false
+		for _, t := range byPkg[pkg] {
+			counts[t.Verdict]++
+			elapsed += t.Elapsed
+			label := map[spectra.Verdict]string{spectra.Pass: "PASS", spectra.Skip: "SKIP"}[t.Verdict]
+			// A test the memory bound stopped did not pass: the package
+			// is not ok, though the test counts as neither failing nor
+			// passing in the spectra.
+			if t.Verdict.Failing() || t.Verdict == spectra.Memory {
+				failed = true
+				label = "FAIL"
+			}
+			if label != "FAIL" && !verbose {
+				continue
+			}
+			suffix := ""
+			if t.Verdict == spectra.Timeout || t.Verdict == spectra.Panic || t.Verdict == spectra.Memory {
+				suffix = " [" + string(t.Verdict) + "]"
+			}
+			fmt.Fprintf(w, "--- %s: %s (%.2fs)%s\n", label, t.Name, t.Elapsed.Seconds(), suffix)
+			if out := strings.TrimRight(t.Output, "\n"); out != "" && (label == "FAIL" || verbose) {
+				fmt.Fprintln(w, out)
+			}
+		}
+		// A result reused from the store is marked as go test marks one
+		// from its cache.
+		took := fmt.Sprintf("%.3fs", elapsed.Seconds())
+		if m.Cached[pkg] {
+			took = "(cached)"
+		}
+		if failed {
+			anyFailed = true
+			fmt.Fprintf(w, "FAIL\t%s\t%s\n", pkg, took)
+		} else {
+			fmt.Fprintf(w, "ok  \t%s\t%s\n", pkg, took)
+		}
+	}
+	failing := counts[spectra.Fail] + counts[spectra.Panic] + counts[spectra.Timeout]
+	summary := fmt.Sprintf("%d passed, %d failed", counts[spectra.Pass], failing)
+	if counts[spectra.Skip] > 0 {
+		summary += fmt.Sprintf(", %d skipped", counts[spectra.Skip])
+	}
+	if counts[spectra.Memory] > 0 {
+		summary += fmt.Sprintf(", %d stopped by the memory bound (-test-memory raises it)", counts[spectra.Memory])
+	}
+	fmt.Fprintln(w, summary)
+	return anyFailed
+}
