@@ -71,15 +71,15 @@ func OrderNames() []string { return localize.Orders }
 // and the documentation lists them.
 func All() []Setting {
 	return []Setting{
-		stringSetting("formula", FormulaNames(), "`dstarN` (D* with exponent N) and `opt-NAME` (the single-fault-optimal variant of a formula bounded in [0,1])",
+		stringSetting("formula", FormulaNames(), "`dstarN` (D* with exponent N; `dstar` is `dstar2`) and `opt-NAME` (the single-fault-optimal variant of a formula bounded in [0,1])",
 			func(s *Settings) *string { return &s.Formula },
 			func(v string) error { return checkFormula(v) },
 			"`Settings.Formula`, as given",
 			"The spectrum formula that scores the lines, as `faultline rank -formula`. Names are matched ignoring case, dashes, underscores and spaces. "+
 				"`blockrank` orders the lines by BlockRank over edge profiles, which runs then collect; "+
 				"`sattar` orders them by SAT-TAR: Tarantula plus a bonus for the lines in the unsat cores of the failing tests' violated checks, "+
-				"Tarantula's order until the cores come in. A change re-ranks what the server holds without running the tests again, "+
-				"except that a change to `blockrank` runs them to collect edge profiles."),
+				"Tarantula's order until the cores come in. A change re-ranks what the server holds without running the tests again; "+
+				"a change to `sattar` computes the cores, and, with `autoRun` on, a change to `blockrank` runs the tests to collect edge profiles."),
 		countSetting("top", 1, func(s *Settings) *int { return &s.Top }, "`Settings.Top`",
 			"How many suspicious lines are flagged with diagnostics and inlay hints: the first lines of the order that a failing test executes and that score above 0."),
 		{Name: "threshold", Type: Number, Model: "`Settings.Threshold`",
