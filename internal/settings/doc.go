@@ -5,5 +5,4 @@
 // in doc/settings.md. It knows nothing of LSP.
 package settings
 
-
 //go:generate go run ./gen -o ../../doc/settings.md

@@ -78,7 +78,7 @@ func All() []Setting {
 			"The spectrum formula that scores the lines, as `faultline rank -formula`. Names are matched ignoring case, dashes, underscores and spaces. "+
 				"`blockrank` orders the lines by BlockRank over edge profiles, which runs then collect; "+
 				"`sattar` orders them by SAT-TAR: Tarantula plus a bonus for the lines in the unsat cores of the failing tests' violated checks, "+
-				"Tarantula's order until the cores come in. A change re-ranks what the server holds without running the tests again; "+
+				"Tarantula's order until the cores come in (they need Z3, as the angelic analysis does). A change re-ranks what the server holds without running the tests again; "+
 				"a change to `sattar` computes the cores, and, with `autoRun` on, a change to `blockrank` runs the tests to collect edge profiles."),
 		countSetting("top", 1, func(s *Settings) *int { return &s.Top }, "`Settings.Top`",
 			"How many suspicious lines are flagged with diagnostics and inlay hints: the first lines of the order that a failing test executes and that score above 0."),
@@ -111,7 +111,8 @@ func All() []Setting {
 		boolSetting("angelic", func(s *Settings) *bool { return &s.Angelic }, "`Settings.Angelic`",
 			"Analyse the failing tests for angelic values (the values that would make them pass, verified by running the test with them), "+
 				"as `faultline rank` does: inlay hints after the expressions they replace, the \"Preview angelic fix\" and \"Verify angelic fix\" code actions, "+
-				"and the fixes' evidence in the `combined` and `learned` orders. The analysis runs in a separate process, bounded by `budget`, `maxAnalyzed` and `memory`."),
+				"and the fixes' evidence in the `combined` and `learned` orders. The analysis runs in a separate process, bounded by `budget`, `maxAnalyzed` and `memory`, and needs Z3's runtime library ([cli.md](cli.md#z3)); "+
+				"without it the server logs so once and shows the formula's ranking."),
 		durationSetting("timeout", func(s *Settings) *time.Duration { return &s.Timeout }, "`Settings.Timeout`",
 			"How long a leaf test may run before it is killed, as `faultline rank -timeout`."),
 		durationSetting("budget", func(s *Settings) *time.Duration { return &s.Budget }, "`Settings.Budget`",
