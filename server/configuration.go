@@ -7,8 +7,13 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/faultline-go/faultline/internal/settings"
 	"github.com/faultline-go/faultline/spectra"
 )
+
+// Settings are the user's choices; internal/settings owns the model and
+// this file the protocol that carries them.
+type Settings = settings.Settings
 
 // didChangeConfiguration takes settings pushed by the client, or pulls them
 // when the client only signals a change (settings null), as VS Code does.
@@ -32,7 +37,7 @@ func (s *Server) pullSettings(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	section := settingsSection
+	section := settings.Section
 	var result []protocol.LSPAny
 	err := s.client.call(ctx, protocol.MethodWorkspaceConfiguration,
 		&protocol.ConfigurationParams{Items: []protocol.ConfigurationItem{{Section: &section}}}, &result)
@@ -53,7 +58,7 @@ func (s *Server) pullSettings(ctx context.Context) {
 func (s *Server) setSettings(raw []byte) error {
 	s.mu.Lock()
 	old := s.settings
-	next, err := old.apply(raw)
+	next, err := old.Apply(raw)
 	s.settings = next
 	s.mu.Unlock()
 	if next != old {
@@ -62,7 +67,7 @@ func (s *Server) setSettings(raw []byte) error {
 				v.rebuild()
 			}
 			// SAT-TAR needs cores, and analyses that were off are wanted.
-			if next.localizes() && (!old.localizes() || spectra.IsSatTar(next.Formula) != spectra.IsSatTar(old.Formula)) {
+			if next.Localizes() && (!old.Localizes() || spectra.IsSatTar(next.Formula) != spectra.IsSatTar(old.Formula)) {
 				v.localize()
 			}
 			// BlockRank needs edge profiles, which a run collects.

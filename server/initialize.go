@@ -26,7 +26,7 @@ func initialize(ctx context.Context, s *Server, p *protocol.InitializeParams) (*
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already received")
 	}
 	s.caps = readClientCaps(&p.Capabilities)
-	st, err := s.settings.apply(p.InitializationOptions)
+	st, err := s.settings.Apply(p.InitializationOptions)
 	s.settings = st
 	s.reportSettings("initializationOptions", err)
 	s.folders = initialFolders(p)

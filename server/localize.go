@@ -26,7 +26,7 @@ func (v *view) localize() {
 	}
 	m := v.matrix
 	v.mu.Unlock()
-	if v.localizer == nil || m == nil || !st.localizes() || !hasFailure(m) {
+	if v.localizer == nil || m == nil || !st.Localizes() || !hasFailure(m) {
 		return
 	}
 	if v.mayRun(deferredWork{analysis: true}) != nil {
@@ -46,7 +46,7 @@ func (v *view) localize() {
 			title = "faultline: SAT-TAR's cores"
 		}
 		p := v.srv.beginProgress(ctx, title)
-		loc, err := v.localizer.Localize(ctx, m, st.localizeOptions(), func(l *localize.Localization) {
+		loc, err := v.localizer.Localize(ctx, m, st.LocalizeOptions(), func(l *localize.Localization) {
 			if a := l.Angelic; a != nil && a.Analyzed+a.Pending > 0 {
 				p.report(fmt.Sprintf("%d of %d failing tests analysed", a.Analyzed, a.Analyzed+a.Pending), 100*a.Analyzed/(a.Analyzed+a.Pending))
 			}

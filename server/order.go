@@ -24,7 +24,7 @@ func ordered(formula *spectra.Ranking, m *spectra.Matrix, angelic *localize.Ange
 		a.Results = results
 		loc.Angelic = &a
 	}
-	order := st.order()
+	order := st.ShownOrder()
 	if order == spectra.OrderLearned && (spectra.IsBlockRank(st.Formula) || spectra.IsSatTar(st.Formula)) {
 		// As in faultline rank: the evidence is gathered over the default
 		// formula's ranking, which carries every line's counts; BlockRank's

@@ -10,36 +10,20 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/spectra"
-	"github.com/faultline-go/faultline/spectra/rank"
+	"github.com/faultline-go/faultline/internal/settings"
 )
 
-// settingDefaults are the server's settings as a client writes them, with
-// their defaults: the one schema the editors' configurations must match.
-func settingDefaults() map[string]any {
-	d := DefaultSettings()
-	return map[string]any{
-		"formula": d.Formula, "top": float64(d.Top), "threshold": d.Threshold, "autoRun": d.AutoRun,
-		"timeout": seconds(d.Timeout), "parallel": float64(d.Parallel), "angelic": d.Angelic,
-		"budget": seconds(d.Budget), "maxAnalyzed": float64(d.MaxAnalyzed), "memory": float64(d.Memory >> 20),
-		"trust": d.Trust, "order": d.Order, "testMemory": float64(d.TestMemory >> 20),
-	}
-}
-
-// seconds writes a whole number of seconds as users do: "60s".
-func seconds(d time.Duration) string { return strconv.Itoa(int(d/time.Second)) + "s" }
-
 func TestSettingsSchemaMatchesEditors(t *testing.T) {
-	want := settingDefaults()
+	// The registry's settings as a client writes them, with their defaults:
+	// the one schema the editors' configurations must match.
+	want := settings.Defaults()
 	// Every default must be one the server takes as it is.
 	raw, err := json.Marshal(want)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s, err := DefaultSettings().apply(raw); err != nil || s != DefaultSettings() {
+	if s, err := settings.Default().Apply(raw); err != nil || s != settings.Default() {
 		t.Fatalf("the defaults do not read back: %+v, %v", s, err)
 	}
 
@@ -78,14 +62,20 @@ func TestSettingsSchemaMatchesEditors(t *testing.T) {
 	for _, a := range props["faultline.formula"].AnyOf {
 		formulas = append(formulas, a.Enum...)
 	}
-	for _, name := range append(rank.Names(), spectra.BlockRankName, spectra.SatTarName) {
+	for _, name := range settings.FormulaNames() {
 		if !slices.Contains(formulas, name) {
 			t.Errorf("package.json does not offer the formula %q", name)
 		}
 	}
 
-	if orders := props["faultline.order"].Enum; !slices.Equal(orders, localize.Orders) {
-		t.Errorf("package.json offers the orders %q, the server takes %q", orders, localize.Orders)
+	// Every setting that takes only listed values lists the same ones.
+	for _, st := range settings.All() {
+		if len(st.Values) == 0 || st.Others != "" {
+			continue
+		}
+		if enum := props["faultline."+st.Name].Enum; !slices.Equal(enum, st.Values) {
+			t.Errorf("package.json offers faultline.%s the values %q, the server takes %q", st.Name, enum, st.Values)
+		}
 	}
 
 	// VS Code: the extension's own defaults (src/settings.ts).

@@ -15,6 +15,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/faultline-go/faultline/internal/bug"
+	"github.com/faultline-go/faultline/internal/settings"
 	"github.com/faultline-go/faultline/internal/trust"
 )
 
@@ -101,7 +102,7 @@ func New(opts Options) *Server {
 		mappings: newLRU[mappingKey, *fileText](256),
 		hints:    newLRU[hintKey, []protocol.InlayHint](64),
 		exited:   make(chan struct{}),
-		settings: DefaultSettings(),
+		settings: settings.Default(),
 		views:    make(map[string]*view),
 		docs:     make(map[string]*document),
 	}

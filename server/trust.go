@@ -7,6 +7,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/faultline-go/faultline/internal/settings"
 	"github.com/faultline-go/faultline/internal/trust"
 )
 
@@ -27,15 +28,6 @@ import (
 // "never". When nothing decides and nobody said no, the server asks once
 // with window/showMessageRequest and defers the work until the answer.
 
-// Values of the "trust" setting.
-const (
-	trustAsk   = "ask"   // run where the user, the trust list or the client consents, else ask
-	trustNever = "never" // run only what the user asks for explicitly, and ask nothing
-	// trustAlways is the value settings used to grant trust with. It is
-	// refused (errTrustFromSettings): a repository can supply settings.
-	trustAlways = "always"
-)
-
 // The answers the question offers.
 const (
 	answerOnce   = "Run this time"
@@ -45,11 +37,6 @@ const (
 
 // errUntrusted is the result of work refused for want of consent.
 var errUntrusted = errors.New("the user has not agreed to run this module's tests")
-
-// errTrustFromSettings is the error of a "trust" setting that would grant
-// trust.
-var errTrustFromSettings = errors.New("trust is not taken from settings, which a repository's own files can supply: " +
-	"trust a module with `faultline trust DIR` or by answering the server's question")
 
 // consentState is what the user said of one module in this session.
 type consentState int
@@ -104,7 +91,7 @@ func (s *Server) mayRun(root string) error {
 	if state == consentGiven {
 		return nil
 	}
-	if s.currentSettings().Trust == trustNever {
+	if s.currentSettings().Trust == settings.TrustNever {
 		s.status(statusParams{State: "idle", Root: root,
 			Message: `tests not run: the "trust" setting is "never" (run them with faultline.run)`})
 		return errUntrusted
@@ -146,17 +133,17 @@ func (s *Server) reportSettings(where string, err error) {
 		return
 	}
 	s.client.logf(protocol.MessageTypeWarning, "%s: %v", where, err)
-	if !errors.Is(err, errTrustFromSettings) {
+	if !errors.Is(err, settings.ErrTrustFromSettings) {
 		return
 	}
 	c := s.consent
 	c.mu.Lock()
-	first := !c.reported[errTrustFromSettings.Error()]
-	c.reported[errTrustFromSettings.Error()] = true
+	first := !c.reported[settings.ErrTrustFromSettings.Error()]
+	c.reported[settings.ErrTrustFromSettings.Error()] = true
 	c.mu.Unlock()
 	if first {
 		s.client.showMessage(protocol.MessageTypeWarning, fmt.Sprintf(
-			"faultline: the %q setting %q (from %s) is ignored: %v", "trust", trustAlways, where, errTrustFromSettings))
+			"faultline: the %q setting %q (from %s) is ignored: %v", "trust", settings.TrustAlways, where, settings.ErrTrustFromSettings))
 	}
 }
 

@@ -59,7 +59,7 @@ func verifyFixCommand(ctx context.Context, s *Server, arg json.RawMessage) (any,
 	s.consent.give(snap.root) // asking for a verifying run is consent
 	forced := forcedValues(fix)
 	prog := s.beginProgress(ctx, "faultline: verifying an angelic fix")
-	ver, err := v.localizer.Verify(ctx, cand.target, cand.candidate, snap.settings.localizeOptions())
+	ver, err := v.localizer.Verify(ctx, cand.target, cand.candidate, snap.settings.LocalizeOptions())
 	if err != nil {
 		prog.end("failed")
 		if ctx.Err() != nil {

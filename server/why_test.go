@@ -5,6 +5,7 @@ import (
 
 	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/internal/settings"
 	"github.com/faultline-go/faultline/spectra"
 )
 
@@ -22,7 +23,7 @@ func TestWhySentence(t *testing.T) {
 	ranking := func(order string, lines ...spectra.RankedLine) *spectra.Ranking {
 		return &spectra.Ranking{Formula: "ochiai", Order: order, Failed: 2, Passed: 3, Lines: lines}
 	}
-	combined := DefaultSettings()
+	combined := settings.Default()
 	tests := []struct {
 		name string
 		snap *snapshot

@@ -1,4 +1,4 @@
-package server
+package settings
 
 import (
 	"strings"
@@ -7,7 +7,7 @@ import (
 )
 
 func TestSettingsApply(t *testing.T) {
-	base := DefaultSettings()
+	base := Default()
 	tests := []struct {
 		name    string
 		raw     string
@@ -35,7 +35,7 @@ func TestSettingsApply(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := base.apply([]byte(tt.raw))
+			got, err := base.Apply([]byte(tt.raw))
 			want := base
 			tt.want(&want)
 			if got != want {
