@@ -1,7 +1,7 @@
 // Package lspframe reads and writes the base protocol's frames of LSP
-// (a Content-Length header, a blank line, a JSON body) for clients that
-// drive `faultline serve` over pipes without the protocol library: the
-// root package's process tests and bench/server.
+// (a Content-Length header, a blank line, a JSON body) for the fake editor
+// of the tests and benchmarks, internal/fakeeditor, which reads and writes
+// frames itself so that it can also send malformed ones.
 package lspframe
 
 import (
