@@ -51,6 +51,9 @@ func (r *rawClient) next() (fakeeditor.Message, error) {
 		return m, fmt.Errorf("no message from the server: %w", err)
 	}
 	r.seen++
+	if m.Kind == fakeeditor.Garbage {
+		return m, fmt.Errorf("server sent %q", m.Body)
+	}
 	return m, nil
 }
 
