@@ -24,8 +24,6 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
-
-	"github.com/faultline-go/faultline/internal/lspframe"
 )
 
 // Handler answers one kind of request from the server. Its result is sent
@@ -184,7 +182,7 @@ func (e *Editor) send(msg envelope) error {
 func (e *Editor) write(body []byte) error {
 	e.wmu.Lock()
 	defer e.wmu.Unlock()
-	if err := lspframe.Write(e.out, body); err != nil {
+	if err := Write(e.out, body); err != nil {
 		return fmt.Errorf("writing to the server: %w", err)
 	}
 	return nil
@@ -274,7 +272,7 @@ func (e *Editor) Call(ctx context.Context, method string, params, result any) er
 // read records what the server sends until the connection ends.
 func (e *Editor) read(r *bufio.Reader) {
 	for {
-		body, err := lspframe.Read(r)
+		body, err := Read(r)
 		if err != nil {
 			e.mu.Lock()
 			e.readErr = err

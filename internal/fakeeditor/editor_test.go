@@ -15,8 +15,6 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
-
-	"github.com/faultline-go/faultline/internal/lspframe"
 )
 
 // limit only turns a hang into a failure.
@@ -61,10 +59,10 @@ func stub(_ context.Context, rwc io.ReadWriteCloser) error {
 	in := bufio.NewReader(rwc)
 	last := map[string]json.RawMessage{} // params of notifications, by method
 	write := func(format string, args ...any) error {
-		return lspframe.Write(rwc, fmt.Appendf(nil, format, args...))
+		return Write(rwc, fmt.Appendf(nil, format, args...))
 	}
 	for {
-		body, err := lspframe.Read(in)
+		body, err := Read(in)
 		if err != nil {
 			return nil
 		}
@@ -114,7 +112,7 @@ func stubAsk(in *bufio.Reader, write func(string, ...any) error, params json.Raw
 	if err := write(`{"jsonrpc":"2.0","id":"q","method":%q,"params":%s}`, q.Method, q.Params); err != nil {
 		return stubMessage{}, err
 	}
-	body, err := lspframe.Read(in)
+	body, err := Read(in)
 	if err != nil {
 		return stubMessage{}, err
 	}

@@ -2,7 +2,7 @@
 // (a Content-Length header, a blank line, a JSON body) for the fake editor
 // of the tests and benchmarks, internal/fakeeditor, which reads and writes
 // frames itself so that it can also send malformed ones.
-package lspframe
+package fakeeditor
 
 import (
 	"bufio"
