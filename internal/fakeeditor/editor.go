@@ -182,7 +182,7 @@ func (e *Editor) send(msg envelope) error {
 func (e *Editor) write(body []byte) error {
 	e.wmu.Lock()
 	defer e.wmu.Unlock()
-	if err := Write(e.out, body); err != nil {
+	if err := writeFrame(e.out, body); err != nil {
 		return fmt.Errorf("writing to the server: %w", err)
 	}
 	return nil
@@ -272,7 +272,7 @@ func (e *Editor) Call(ctx context.Context, method string, params, result any) er
 // read records what the server sends until the connection ends.
 func (e *Editor) read(r *bufio.Reader) {
 	for {
-		body, err := Read(r)
+		body, err := readFrame(r)
 		if err != nil {
 			e.mu.Lock()
 			e.readErr = err

@@ -59,10 +59,10 @@ func stub(_ context.Context, rwc io.ReadWriteCloser) error {
 	in := bufio.NewReader(rwc)
 	last := map[string]json.RawMessage{} // params of notifications, by method
 	write := func(format string, args ...any) error {
-		return Write(rwc, fmt.Appendf(nil, format, args...))
+		return writeFrame(rwc, fmt.Appendf(nil, format, args...))
 	}
 	for {
-		body, err := Read(in)
+		body, err := readFrame(in)
 		if err != nil {
 			return nil
 		}
@@ -112,7 +112,7 @@ func stubAsk(in *bufio.Reader, write func(string, ...any) error, params json.Raw
 	if err := write(`{"jsonrpc":"2.0","id":"q","method":%q,"params":%s}`, q.Method, q.Params); err != nil {
 		return stubMessage{}, err
 	}
-	body, err := Read(in)
+	body, err := readFrame(in)
 	if err != nil {
 		return stubMessage{}, err
 	}
@@ -336,5 +336,25 @@ func TestStart(t *testing.T) {
 	var exit *exec.ExitError
 	if err := e.AwaitStop(ctx); !errors.As(err, &exit) || exit.ExitCode() != 3 {
 		t.Errorf("the process ended with %v, want exit status 3", err)
+	}
+}
+
+func TestReadFrame(t *testing.T) {
+	for _, tc := range []struct{ input, want string }{
+		{"Content-Length: 2\r\n\r\n{}", "{}"},
+		{"Content-Type: x\r\nContent-Length: 1\r\n\r\n7", "7"},
+		{"Content-Length: x\r\n\r\n{}", "bad Content-Length"},
+		{"Content-Length: -1\r\n\r\n", "bad Content-Length"},
+		{"\r\n{}", "without Content-Length"},
+		{"Content-Length: 5\r\n\r\n{}", "EOF"},
+	} {
+		body, err := readFrame(bufio.NewReader(strings.NewReader(tc.input)))
+		got := string(body)
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("reading %q: %q, want %q", tc.input, got, tc.want)
+		}
 	}
 }
