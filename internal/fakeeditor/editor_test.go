@@ -241,6 +241,13 @@ func TestAwait(t *testing.T) {
 	if got := Messages(log, "window/logMessage", protocol.MessageTypeWarning); len(got) != 1 || got[0] != "two" {
 		t.Errorf("warnings %q, want [two]", got)
 	}
+	var order []string
+	for _, m := range log {
+		order = append(order, m.Method)
+	}
+	if want := "window/logMessage window/logMessage textDocument/publishDiagnostics"; strings.Join(order, " ") != want {
+		t.Errorf("logged in the order %v, want %s", order, want)
+	}
 	// Once the connection ends, a condition that can no longer come true
 	// fails at once rather than at the limit.
 	e.Notify("exit", nil)
