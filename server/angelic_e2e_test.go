@@ -3,19 +3,15 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
-	"net"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/faultline-go/faultline/internal/trust"
 	"github.com/faultline-go/faultline/spectra"
 )
 
@@ -29,57 +25,12 @@ func TestVerifyOverLSP(t *testing.T) {
 		t.Skip("runs go test and the analysis on a module; skipped with -short")
 	}
 	dir, cache := fooModule(t), t.TempDir()
-	srv := New(Options{
-		Open:  func(d string) (Workspace, error) { return spectra.Open(d, spectra.Options{CacheDir: cache}) },
-		Trust: trust.At(filepath.Join(t.TempDir(), "trusted.json")),
+	c := startServer(t, Options{
+		Open: func(d string) (Workspace, error) { return spectra.Open(d, spectra.Options{CacheDir: cache}) },
 	})
-	serverEnd, clientEnd := net.Pipe()
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(context.Background(), serverEnd) }()
-	var mu sync.Mutex
-	var messages []string
-	conn := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(clientEnd))
-	conn.Go(context.Background(), func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-		if req.IsCall() {
-			// Answer off the read loop: over the unbuffered pipe, a reply
-			// written while the server writes its own would block both.
-			jsonrpc2.Async(ctx)
-		}
-		switch req.Method() {
-		case "workspace/configuration":
-			return []any{nil}, nil
-		case "window/showMessageRequest":
-			return map[string]string{"title": "Run this time"}, nil
-		case "window/showMessage":
-			var p struct {
-				Message string `json:"message"`
-			}
-			if err := json.Unmarshal(req.Params(), &p); err == nil {
-				mu.Lock()
-				messages = append(messages, p.Message)
-				mu.Unlock()
-			}
-		}
-		return nil, nil
-	})
-	defer func() {
-		clientEnd.Close()
-		<-served
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	call := func(method string, params, result any) {
-		t.Helper()
-		if _, err := conn.Call(ctx, method, params, result); err != nil {
-			t.Fatalf("%s: %v", method, err)
-		}
-	}
-	call("initialize", map[string]any{
-		"rootUri": uri.File(dir), "capabilities": map[string]any{},
-	}, nil)
-	if err := conn.Notify(ctx, "initialized", map[string]any{}); err != nil {
-		t.Fatal(err)
-	}
+	c.setAnswer(reply("Run this time"))
+	c.initialize(dir, "", protocol.ClientCapabilities{})
+	deadline := time.Now().Add(waitLimit)
 
 	// Findings arrive in the background: ask until the action is offered.
 	src := uri.File(filepath.Join(dir, "foo.go"))
@@ -93,7 +44,7 @@ func TestVerifyOverLSP(t *testing.T) {
 	var verify *action
 	for verify == nil {
 		var actions []action
-		call("textDocument/codeAction", map[string]any{
+		c.mustCall("textDocument/codeAction", map[string]any{
 			"textDocument": map[string]any{"uri": src},
 			"range":        map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 20, "character": 0}},
 			"context":      map[string]any{"diagnostics": []any{}},
@@ -111,11 +62,10 @@ func TestVerifyOverLSP(t *testing.T) {
 			t.Fatalf("fixes previewed but none offered for verification: %+v", actions)
 		}
 		if verify == nil {
-			select {
-			case <-ctx.Done():
+			if time.Now().After(deadline) {
 				t.Fatalf("no Verify angelic fix action offered; last actions %+v", actions)
-			case <-time.After(200 * time.Millisecond):
 			}
+			time.Sleep(200 * time.Millisecond)
 		}
 	}
 	var res struct {
@@ -123,16 +73,22 @@ func TestVerifyOverLSP(t *testing.T) {
 		Passed bool     `json:"passed"`
 		Forced []string `json:"forced"`
 	}
-	call("workspace/executeCommand", map[string]any{"command": verify.Command.Command, "arguments": verify.Command.Arguments}, &res)
+	c.mustCall("workspace/executeCommand", map[string]any{"command": verify.Command.Command, "arguments": verify.Command.Arguments}, &res)
 	if !res.Passed || res.Test != "TestFoo" || len(res.Forced) != 1 {
 		t.Errorf("verification %+v of %q", res, verify.Title)
 	}
-	mu.Lock()
+	var messages []string
+	for _, n := range c.notes() {
+		var p struct {
+			Message string `json:"message"`
+		}
+		if n.method == "window/showMessage" && json.Unmarshal(n.params, &p) == nil {
+			messages = append(messages, p.Message)
+		}
+	}
 	shown := strings.Join(messages, "\n")
-	mu.Unlock()
 	if !strings.Contains(shown, "faultline: TestFoo passes with foo.go:") {
 		t.Errorf("messages shown:\n%s", shown)
 	}
-	call("shutdown", nil, nil)
-	_ = conn.Notify(ctx, "exit", nil)
+	c.shutdown()
 }

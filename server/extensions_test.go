@@ -63,12 +63,10 @@ func TestExtensionNotificationsOnlyWhenAsked(t *testing.T) {
 		if asked {
 			continue
 		}
-		c.mu.Lock()
-		for _, n := range c.notes {
+		for _, n := range c.notes() {
 			if strings.HasPrefix(n.method, "github.com/faultline-go/faultline/") {
 				t.Errorf("unasked notification %s", n.method)
 			}
 		}
-		c.mu.Unlock()
 	}
 }

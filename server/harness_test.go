@@ -4,13 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +16,7 @@ import (
 	"go.lsp.dev/uri"
 	"golang.org/x/tools/txtar"
 
+	"github.com/faultline-go/faultline/internal/fakeeditor"
 	"github.com/faultline-go/faultline/internal/trust"
 )
 
@@ -32,22 +30,12 @@ type note struct {
 	params []byte
 }
 
-// testClient is an LSP client over an in-memory pipe, speaking to a server
+// testClient is the fake editor, bound to a test, speaking to a server
 // running in the same process.
 type testClient struct {
-	t        *testing.T
-	srv      *Server
-	conn     jsonrpc2.Conn
-	serveErr chan error
-
-	mu       sync.Mutex
-	notes    []note
-	requests []string        // methods of server-to-client requests
-	config   json.RawMessage // answer to workspace/configuration
-	arrived  chan struct{}   // signalled when a note arrives
-	// answer picks the reply to window/showMessageRequest (nil: the
-	// first action); it runs off the client's read loop and may block.
-	answer func(protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error)
+	*fakeeditor.Editor
+	t   *testing.T
+	srv *Server
 }
 
 func startServer(t *testing.T, opts Options) *testClient {
@@ -55,79 +43,17 @@ func startServer(t *testing.T, opts Options) *testClient {
 	if opts.Trust == nil {
 		opts.Trust = testTrustList(t)
 	}
-	serverEnd, clientEnd := net.Pipe()
 	srv := New(opts)
-	c := &testClient{t: t, srv: srv, serveErr: make(chan error, 1), arrived: make(chan struct{}, 1), config: json.RawMessage("null")}
-	go func() { c.serveErr <- srv.Serve(context.Background(), serverEnd) }()
-	c.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(clientEnd), jsonrpc2.WithCodec(lspCodec{}))
-	c.conn.Go(context.Background(), c.handle)
+	c := &testClient{Editor: fakeeditor.Connect(context.Background(), srv.Serve), t: t, srv: srv}
 	t.Cleanup(func() {
-		clientEnd.Close()
+		c.Close()
 		select {
-		case <-c.serveErr:
+		case <-c.Stopped():
 		case <-time.After(waitLimit):
 			t.Errorf("server did not stop after its connection closed")
 		}
 	})
 	return c
-}
-
-// handle answers the server's requests and records its notifications.
-func (c *testClient) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	method := strings.Clone(req.Method())
-	if req.IsCall() {
-		// Answer off the read loop, as an editor does: over the unbuffered
-		// pipe, a reply written while the server writes its own would block
-		// both sides.
-		jsonrpc2.Async(ctx)
-		c.mu.Lock()
-		c.requests = append(c.requests, method)
-		config := c.config
-		c.mu.Unlock()
-		select {
-		case c.arrived <- struct{}{}:
-		default:
-		}
-		switch method {
-		case protocol.MethodWorkspaceConfiguration:
-			return []json.RawMessage{config}, nil
-		case protocol.MethodWindowWorkDoneProgressCreate, protocol.MethodWorkspaceInlayHintRefresh, protocol.MethodWorkspaceCodeLensRefresh:
-			return nil, nil
-		case protocol.MethodWindowShowMessageRequest:
-			return c.answerQuestion(req.Params())
-		}
-		return nil, jsonrpc2.ErrMethodNotFound
-	}
-	c.mu.Lock()
-	c.notes = append(c.notes, note{method: method, params: append([]byte(nil), req.Params()...)})
-	c.mu.Unlock()
-	select {
-	case c.arrived <- struct{}{}:
-	default:
-	}
-	return nil, nil
-}
-
-// answerQuestion replies to window/showMessageRequest as c.answer says.
-func (c *testClient) answerQuestion(raw jsonrpc2.RawMessage) (any, error) {
-	var p protocol.ShowMessageRequestParams
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	answer := c.answer
-	c.mu.Unlock()
-	if answer == nil {
-		if len(p.Actions) == 0 {
-			return nil, nil
-		}
-		return p.Actions[0], nil
-	}
-	item, err := answer(p)
-	if item == nil || err != nil {
-		return nil, err // null: the question was dismissed
-	}
-	return item, nil
 }
 
 // testTrustList is an empty trust list of the test's own, so no test
@@ -139,8 +65,7 @@ func testTrustList(t testing.TB) *trust.Store {
 func (c *testClient) call(method string, params, result any) error {
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	_, err := c.conn.Call(ctx, method, params, result)
-	return err
+	return c.Call(ctx, method, params, result)
 }
 
 func (c *testClient) mustCall(method string, params, result any) {
@@ -152,44 +77,40 @@ func (c *testClient) mustCall(method string, params, result any) {
 
 func (c *testClient) notify(method string, params any) {
 	c.t.Helper()
-	if err := c.conn.Notify(context.Background(), method, params); err != nil {
-		c.t.Fatalf("%s: %v", method, err)
+	if err := c.Notify(method, params); err != nil {
+		c.t.Fatal(err)
 	}
+}
+
+// notes returns the notifications received so far.
+func (c *testClient) notes() []note {
+	return notesIn(c.Log())
+}
+
+func notesIn(log []fakeeditor.Message) []note {
+	var notes []note
+	for _, m := range log {
+		if m.Kind == fakeeditor.Notification {
+			notes = append(notes, note{method: m.Method, params: m.Params})
+		}
+	}
+	return notes
 }
 
 // waitFor waits until check, run on the notes received so far, succeeds.
 func (c *testClient) waitFor(what string, check func(notes []note) bool) {
 	c.t.Helper()
-	deadline := time.After(waitLimit)
-	for {
-		c.mu.Lock()
-		notes := append([]note(nil), c.notes...)
-		c.mu.Unlock()
-		if check(notes) {
-			return
-		}
-		select {
-		case <-c.arrived:
-		case <-deadline:
-			c.t.Fatalf("gave up waiting for %s; notifications so far:\n%s", what, describe(notes))
-		}
+	if err := c.AwaitFor(waitLimit, func(log []fakeeditor.Message) bool { return check(notesIn(log)) }); err != nil {
+		c.t.Fatalf("gave up waiting for %s: %v", what, err)
 	}
 }
 
 // waitRequest waits until the server has sent n requests of a method.
 func (c *testClient) waitRequest(method string, n int) {
 	c.t.Helper()
-	c.waitFor(fmt.Sprintf("%d %s requests", n, method), func([]note) bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		count := 0
-		for _, m := range c.requests {
-			if m == method {
-				count++
-			}
-		}
-		return count >= n
-	})
+	if err := c.AwaitFor(waitLimit, func(log []fakeeditor.Message) bool { return fakeeditor.Count(log, method) >= n }); err != nil {
+		c.t.Fatalf("gave up waiting for %d %s requests: %v", n, method, err)
+	}
 }
 
 // sync waits until the server has handled everything sent so far: messages
@@ -211,33 +132,24 @@ func describe(notes []note) string {
 	return b.String()
 }
 
-// diagnostics returns the latest diagnostics published for u, and whether
+// latestDiagnostics returns the latest diagnostics published for u, and whether
 // any were published at all.
-func latestDiagnostics(notes []note, u uri.URI) ([]protocol.Diagnostic, bool) {
-	var last []protocol.Diagnostic
-	found := false
-	for _, n := range notes {
-		if n.method != protocol.MethodTextDocumentPublishDiagnostics {
-			continue
-		}
-		var p protocol.PublishDiagnosticsParams
-		if err := protocol.Unmarshal(n.params, &p); err != nil || p.URI != u {
-			continue
-		}
-		last, found = p.Diagnostics, true
-	}
-	return last, found
+func (c *testClient) latestDiagnostics(u uri.URI) ([]protocol.Diagnostic, bool) {
+	return fakeeditor.Diagnostics(c.Log(), u)
 }
 
 // waitDiagnostics waits until the diagnostics shown for u satisfy check.
 func (c *testClient) waitDiagnostics(what string, u uri.URI, check func([]protocol.Diagnostic) bool) []protocol.Diagnostic {
 	c.t.Helper()
 	var got []protocol.Diagnostic
-	c.waitFor(what, func(notes []note) bool {
-		d, ok := latestDiagnostics(notes, u)
+	err := c.AwaitFor(waitLimit, func(log []fakeeditor.Message) bool {
+		d, ok := fakeeditor.Diagnostics(log, u)
 		got = d
 		return ok && check(d)
 	})
+	if err != nil {
+		c.t.Fatalf("gave up waiting for %s: %v", what, err)
+	}
 	return got
 }
 
@@ -268,34 +180,42 @@ func (c *testClient) initialize(root string, options string, caps protocol.Clien
 	if options != "" {
 		params.InitializationOptions = protocol.LSPAny(options)
 	}
-	var res protocol.InitializeResult
-	c.mustCall(protocol.MethodInitialize, params, &res)
-	c.notify(protocol.MethodInitialized, &protocol.InitializedParams{})
-	return &res
+	return c.handshake(params)
+}
+
+func (c *testClient) handshake(params *protocol.InitializeParams) *protocol.InitializeResult {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	res, err := c.Initialize(ctx, params)
+	if err != nil {
+		c.t.Fatalf("initialize: %v", err)
+	}
+	return res
 }
 
 // initializeFolders performs the handshake with workspace folders instead
 // of a root.
 func (c *testClient) initializeFolders(folders ...protocol.WorkspaceFolder) {
 	c.t.Helper()
-	var res protocol.InitializeResult
-	c.mustCall(protocol.MethodInitialize, &protocol.InitializeParams{
+	c.handshake(&protocol.InitializeParams{
 		WorkspaceFoldersInitializeParams: protocol.WorkspaceFoldersInitializeParams{WorkspaceFolders: protocol.NewNullable(folders)},
-	}, &res)
-	c.notify(protocol.MethodInitialized, &protocol.InitializedParams{})
+	})
 }
 
 // shutdown ends the session properly and checks Serve's verdict.
 func (c *testClient) shutdown() {
 	c.t.Helper()
-	c.mustCall(protocol.MethodShutdown, nil, nil)
-	c.notify(protocol.MethodExit, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	if err := c.Shutdown(ctx); err != nil {
+		c.t.Fatal(err)
+	}
 	select {
-	case err := <-c.serveErr:
-		if err != nil {
+	case <-c.Stopped():
+		if err := c.ServerErr(); err != nil {
 			c.t.Errorf("Serve after shutdown and exit: %v", err)
 		}
-		c.serveErr <- err // for the cleanup
 	case <-time.After(waitLimit):
 		c.t.Fatalf("server did not stop after exit")
 	}

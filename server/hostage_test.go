@@ -81,9 +81,7 @@ func TestShutdownPastAHangingTest(t *testing.T) {
 	c.initialize(dir, `{"timeout":"10m"}`, protocol.ClientCapabilities{})
 	for deadline := time.Now().Add(waitLimit); len(pids) < 2; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			c.mu.Lock()
-			notes := describe(c.notes)
-			c.mu.Unlock()
+			notes := describe(c.notes())
 			t.Fatalf("the test has not started after %s; the server said:\n%s", waitLimit, notes)
 		}
 		data, _ := os.ReadFile(pidFile)
@@ -164,11 +162,10 @@ func shutdownPromptly(t *testing.T, c *testClient) {
 	}
 	c.notify(protocol.MethodExit, nil)
 	select {
-	case err := <-c.serveErr:
-		if err != nil {
+	case <-c.Stopped():
+		if err := c.ServerErr(); err != nil {
 			t.Errorf("Serve after shutdown and exit: %v", err)
 		}
-		c.serveErr <- err // for the cleanup
 	case <-time.After(promptly):
 		t.Fatalf("server still serving %s after exit", promptly)
 	}

@@ -120,10 +120,9 @@ func TestRequestsAfterShutdown(t *testing.T) {
 		t.Errorf("request after shutdown: got %v, want InvalidRequest", err)
 	}
 	c.notify(protocol.MethodExit, nil)
-	if err := <-c.serveErr; err != nil {
+	if err := c.ServerErr(); err != nil {
 		t.Errorf("Serve: %v", err)
 	}
-	c.serveErr <- nil
 }
 
 func TestExitWithoutShutdown(t *testing.T) {
@@ -131,11 +130,10 @@ func TestExitWithoutShutdown(t *testing.T) {
 	c.initialize("", "", protocol.ClientCapabilities{})
 	c.notify(protocol.MethodExit, nil)
 	select {
-	case err := <-c.serveErr:
-		if !errors.Is(err, ErrExitWithoutShutdown) {
+	case <-c.Stopped():
+		if err := c.ServerErr(); !errors.Is(err, ErrExitWithoutShutdown) {
 			t.Errorf("Serve: got %v, want ErrExitWithoutShutdown", err)
 		}
-		c.serveErr <- err
 	case <-time.After(waitLimit):
 		t.Fatal("server did not stop on exit")
 	}

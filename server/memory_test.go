@@ -55,13 +55,11 @@ func TestMemoryStoppedTestNamedOnce(t *testing.T) {
 	fake.waitCollecting()
 	c.settle()
 	named := 0
-	c.mu.Lock()
-	for _, n := range c.notes {
+	for _, n := range c.notes() {
 		if n.method == protocol.MethodWindowShowMessage && strings.Contains(string(n.params), "TestHoard") {
 			named++
 		}
 	}
-	c.mu.Unlock()
 	ws.mu.Lock()
 	bounds := ws.bounds
 	ws.mu.Unlock()

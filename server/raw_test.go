@@ -1,140 +1,71 @@
 package server
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/faultline-go/faultline/internal/fakeeditor"
 )
 
 func pipe() (net.Conn, net.Conn) { return net.Pipe() }
 
-// rawClient writes frames byte for byte, to send what no well-behaved
-// client library would.
+// rawClient is the fake editor for tests that write frames byte for byte,
+// to send what no well-behaved client would; it reads the server's replies
+// in order.
 type rawClient struct {
-	conn   net.Conn
-	in     *bufio.Reader
-	done   chan error
-	frames chan []byte // bodies read from the server, in order
-	err    error       // why frames was closed
-	wait   time.Duration
+	*fakeeditor.Editor
+	seen int           // how many messages of the log next has returned
+	wait time.Duration // for each message sent or awaited
 }
 
-// startRaw starts a server and a reader that drains its output as it comes:
-// the pipe is unbuffered, so an unread notification would stall the server.
 func startRaw(t testing.TB, opts Options) *rawClient {
-	serverEnd, clientEnd := net.Pipe()
-	r := &rawClient{conn: clientEnd, in: bufio.NewReader(clientEnd), done: make(chan error, 1), frames: make(chan []byte, 1024), wait: waitLimit}
 	if opts.Trust == nil {
 		opts.Trust = testTrustList(t)
 	}
-	go func() { r.done <- New(opts).Serve(context.Background(), serverEnd) }()
-	go func() {
-		defer close(r.frames)
-		for {
-			body, err := r.readFrame()
-			if err != nil {
-				r.err = err
-				return
-			}
-			r.frames <- body
-		}
-	}()
-	return r
+	return &rawClient{Editor: fakeeditor.Connect(context.Background(), New(opts).Serve), wait: waitLimit}
 }
 
 func (r *rawClient) send(body string) error {
-	r.conn.SetWriteDeadline(time.Now().Add(r.wait))
-	_, err := fmt.Fprintf(r.conn, "Content-Length: %d\r\n\r\n%s", len(body), body)
-	return err
+	ctx, cancel := context.WithTimeout(context.Background(), r.wait)
+	defer cancel()
+	return r.SendRaw(ctx, []byte(body))
 }
 
-// message is a decoded frame from the server.
-type message struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
-// readFrame reads one frame body.
-func (r *rawClient) readFrame() ([]byte, error) {
-	length := -1
-	for {
-		line, err := r.in.ReadString('\n')
-		if err != nil {
-			return nil, err
+// next returns the next message from the server.
+func (r *rawClient) next() (fakeeditor.Message, error) {
+	var m fakeeditor.Message
+	err := r.AwaitFor(r.wait, func(log []fakeeditor.Message) bool {
+		if len(log) <= r.seen {
+			return false
 		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			break
-		}
-		if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-			length, _ = strconv.Atoi(v)
-		}
-	}
-	if length < 0 {
-		return nil, fmt.Errorf("frame without Content-Length")
-	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(r.in, body); err != nil {
-		return nil, err
-	}
-	return body, nil
-}
-
-// nextBody returns the next frame body from the server.
-func (r *rawClient) nextBody() ([]byte, error) {
-	select {
-	case body, ok := <-r.frames:
-		if !ok {
-			return nil, fmt.Errorf("connection closed: %v", r.err)
-		}
-		return body, nil
-	case <-time.After(r.wait):
-		return nil, fmt.Errorf("no message from the server in %s", r.wait)
-	}
-}
-
-// next reads the next message from the server.
-func (r *rawClient) next() (message, error) {
-	body, err := r.nextBody()
+		m = log[r.seen]
+		return true
+	})
 	if err != nil {
-		return message{}, err
+		return m, fmt.Errorf("no message from the server: %w", err)
 	}
-	var m message
-	if bytes.HasPrefix(body, []byte("[")) {
-		var batch []message
-		if err := json.Unmarshal(body, &batch); err != nil {
-			return message{}, fmt.Errorf("server sent %q: %w", body, err)
-		}
-		return message{Method: "(batch reply)"}, nil
-	}
-	if err := json.Unmarshal(body, &m); err != nil {
-		return message{}, fmt.Errorf("server sent %q: %w", body, err)
+	r.seen++
+	if m.Kind == fakeeditor.Garbage {
+		return m, fmt.Errorf("server sent %q", m.Body)
 	}
 	return m, nil
 }
 
-// response reads frames until the response with the given id (as JSON),
+// response reads messages until the reply with the given id (as JSON),
 // skipping the server's notifications.
-func (r *rawClient) response(id string) (message, error) {
+func (r *rawClient) response(id string) (fakeeditor.Message, error) {
 	for {
 		m, err := r.next()
 		if err != nil {
 			return m, err
 		}
-		if m.Method == "" && string(m.ID) == id {
+		if m.Kind == fakeeditor.Reply && string(m.ID) == id {
 			return m, nil
 		}
 	}
@@ -142,9 +73,9 @@ func (r *rawClient) response(id string) (message, error) {
 
 // close ends the connection and waits for the server to stop.
 func (r *rawClient) close() {
-	r.conn.Close()
+	r.Close()
 	select {
-	case <-r.done:
+	case <-r.Stopped():
 	case <-time.After(r.wait):
 	}
 }
@@ -155,7 +86,7 @@ func TestMalformedMessages(t *testing.T) {
 	tests := []struct {
 		name  string
 		frame string
-		code  int
+		code  jsonrpc2.Code
 	}{
 		{"not JSON", `{"jsonrpc":"2.0","id":1,"method":`, -32700},
 		{"binary garbage", "\x00\xff\xfe", -32700},
@@ -204,16 +135,21 @@ func TestBatchWithBadMembers(t *testing.T) {
 	// The batch is answered as an array, after any notifications.
 	var body []byte
 	for {
-		b, err := r.nextBody()
+		m, err := r.next()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.HasPrefix(string(b), "[") {
-			body = b
+		if m.Kind == fakeeditor.Batch {
+			body = m.Body
 			break
 		}
 	}
-	var replies []message
+	var replies []struct {
+		ID    json.RawMessage `json:"id"`
+		Error *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
 	if err := json.Unmarshal(body, &replies); err != nil {
 		t.Fatalf("batch reply %q: %v", body, err)
 	}

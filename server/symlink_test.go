@@ -31,10 +31,10 @@ func TestSymlinkedWorkspaceFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := startServer(t, Options{Trust: list, Open: func(d string) (Workspace, error) { return spectra.Open(d, spectra.Options{CacheDir: cache}) }})
-	c.answer = func(p protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
+	c.setAnswer(func(p protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
 		t.Errorf("asked about a trusted module: %s", p.Message)
 		return nil, nil
-	}
+	})
 	c.initializeFolders(protocol.WorkspaceFolder{URI: uri.File(link), Name: "link"})
 	src := uri.File(filepath.Join(link, "abs", "abs.go"))
 	c.waitDiagnostics("the fault flagged through the link", src, func(d []protocol.Diagnostic) bool {

@@ -16,6 +16,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/faultline-go/faultline/internal/fakeeditor"
 	"github.com/faultline-go/faultline/spectra"
 )
 
@@ -35,9 +36,7 @@ func markerModule(t *testing.T) string {
 
 // setAnswer makes the client answer the server's questions with answer.
 func (c *testClient) setAnswer(answer func(protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error)) {
-	c.mu.Lock()
-	c.answer = answer
-	c.mu.Unlock()
+	c.SetHandler(protocol.MethodWindowShowMessageRequest, fakeeditor.Answer(answer))
 }
 
 // reply answers every question with the action titled title.
@@ -49,15 +48,7 @@ func reply(title string) func(protocol.ShowMessageRequestParams) (*protocol.Mess
 
 // questions counts the window/showMessageRequest requests received.
 func (c *testClient) questions() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := 0
-	for _, m := range c.requests {
-		if m == protocol.MethodWindowShowMessageRequest {
-			n++
-		}
-	}
-	return n
+	return fakeeditor.Count(c.Log(), protocol.MethodWindowShowMessageRequest)
 }
 
 // settle gives the server time to do what it must not: a test of absence
@@ -223,9 +214,7 @@ func TestStoreShownWithoutRunning(t *testing.T) {
 		return false
 	})
 	c.settle()
-	c.mu.Lock()
-	d, _ := latestDiagnostics(c.notes, src)
-	c.mu.Unlock()
+	d, _ := c.latestDiagnostics(src)
 	if len(d) > 0 {
 		t.Errorf("stale results shown: %+v", d)
 	}
@@ -388,9 +377,7 @@ func TestSettingsCannotGrantTrust(t *testing.T) {
 				return nil, nil
 			})
 			if tc.pulled != "" {
-				c.mu.Lock()
-				c.config = json.RawMessage(tc.pulled)
-				c.mu.Unlock()
+				c.SetSettings(json.RawMessage(tc.pulled))
 			}
 			c.initialize(dir, tc.options, withConfiguration)
 			c.waitAskedOrRan(fake)

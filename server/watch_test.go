@@ -89,7 +89,7 @@ func TestSavesAreDebounced(t *testing.T) {
 func TestConfigurationPull(t *testing.T) {
 	dir, fake := newFakeModule(t)
 	c := startServer(t, Options{Open: fake.open})
-	c.config = json.RawMessage(`{"top":1,"formula":"dstar"}`)
+	c.SetSettings(json.RawMessage(`{"top":1,"formula":"dstar"}`))
 	yes := true
 	c.initialize(dir, "", protocol.ClientCapabilities{Workspace: &protocol.WorkspaceClientCapabilities{Configuration: &yes}})
 	src := uri.File(filepath.Join(dir, "a.go"))
@@ -98,9 +98,7 @@ func TestConfigurationPull(t *testing.T) {
 		t.Errorf("message %v", diags[0].Message)
 	}
 	// A change signalled without settings makes the server pull again.
-	c.mu.Lock()
-	c.config = json.RawMessage(`{"top":2}`)
-	c.mu.Unlock()
+	c.SetSettings(json.RawMessage(`{"top":2}`))
 	c.notify(protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{Settings: protocol.LSPAny(`null`)})
 	c.waitDiagnostics("two diagnostics", src, onLines(4, 5))
 	c.shutdown()

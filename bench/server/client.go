@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"github.com/faultline-go/faultline/internal/lspframe"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,26 +11,28 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/faultline-go/faultline/internal/fakeeditor"
 )
 
-// client is a minimal LSP client over the server's stdin and stdout. It
-// records when diagnostics are published and when work-done progress ends,
-// which is how an editor learns that results arrived.
+// client is the fake editor on a `faultline serve` process. From what the
+// server sends it keeps when diagnostics are published and when work-done
+// progress ends, which is how an editor learns that results arrived.
 type client struct {
+	*fakeeditor.Editor
 	cmd *exec.Cmd
-	in  io.WriteCloser
-	wmu sync.Mutex
 
 	mu       sync.Mutex
-	nextID   int
-	waiting  map[int]chan response
+	seen     int // messages of the log already turned into events
+	progress fakeeditor.Progress
 	diags    map[string]int // uri -> number of diagnostics last published
 	events   []event        // in arrival order
-	titles   map[string]string
-	changed  chan struct{}
-	exited   chan struct{} // closed when the server process has ended
-	peakKids int           // highest resident memory seen of a child process, KiB
+	peakKids int            // highest resident memory seen of a child process, KiB
 }
+
+// trustingClient are the capabilities of a client that trusts every
+// workspace itself, as VS Code does once its user trusts it.
+var trustingClient = map[string]any{"experimental": map[string]any{"faultline": map[string]any{"trustedWorkspace": true}}}
 
 // event is a notification that matters to the timings.
 type event struct {
@@ -45,14 +44,6 @@ type event struct {
 	message string // progress-end: its message
 }
 
-type response struct {
-	Result json.RawMessage
-	Error  *struct {
-		Code    int
-		Message string
-	}
-}
-
 func startServer(bin, dir string) (*client, error) {
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "FAULTLINE_CACHE="+filepath.Join(dir, "cache", "faultline"))
@@ -60,29 +51,22 @@ func startServer(bin, dir string) (*client, error) {
 		cmd.Env = append(cmd.Env, "GOCACHE="+strings.TrimSpace(string(gocache)))
 	}
 	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
+	editor, err := fakeeditor.Start(cmd)
 	if err != nil {
 		return nil, err
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", bin, err)
-	}
-	c := &client{cmd: cmd, in: in, waiting: map[int]chan response{}, diags: map[string]int{},
-		titles: map[string]string{}, changed: make(chan struct{}, 1), exited: make(chan struct{})}
-	go c.read(bufio.NewReader(out))
-	go func() { cmd.Wait(); close(c.exited) }()
+	// The workspaces are trusted by the client's capabilities
+	// (trustingClient); a question is left unanswered.
+	editor.SetHandler("window/showMessageRequest", fakeeditor.Dismiss)
+	c := &client{Editor: editor, cmd: cmd, diags: map[string]int{}}
 	go c.watchChildren()
 	return c, nil
 }
 
 func (c *client) stop() {
-	c.in.Close()
+	c.Close()
 	select {
-	case <-c.exited:
+	case <-c.Stopped():
 	case <-time.After(10 * time.Second):
 		c.cmd.Process.Kill()
 	}
@@ -93,7 +77,7 @@ func (c *client) stop() {
 func (c *client) watchChildren() {
 	for {
 		select {
-		case <-c.exited:
+		case <-c.Stopped():
 			return
 		case <-time.After(50 * time.Millisecond):
 		}
@@ -147,163 +131,79 @@ func (c *client) childPeak() int {
 	return c.peakKids
 }
 
-func (c *client) send(v any) error {
-	body, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	return lspframe.Write(c.in, body)
-}
-
+// notify sends a notification; a lost connection shows in the next call.
 func (c *client) notify(method string, params any) {
-	c.send(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+	c.Notify(method, params)
 }
 
 func (c *client) call(method string, params any) (json.RawMessage, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var result json.RawMessage
+	err := c.Call(ctx, method, params, &result)
+	return result, err
+}
+
+// update turns the messages of the log not seen yet into events.
+func (c *client) update(log []fakeeditor.Message) {
 	c.mu.Lock()
-	c.nextID++
-	id := c.nextID
-	ch := make(chan response, 1)
-	c.waiting[id] = ch
-	c.mu.Unlock()
-	if err := c.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}); err != nil {
-		return nil, err
+	defer c.mu.Unlock()
+	if len(log) <= c.seen {
+		return // a waiter with an older copy of the log
 	}
-	select {
-	case r := <-ch:
-		if r.Error != nil {
-			return nil, fmt.Errorf("%s: %s", method, r.Error.Message)
+	for _, m := range log[c.seen:] {
+		if end, ok := c.progress.Add(m); ok {
+			c.events = append(c.events, event{at: end.At, kind: "progress-end", title: end.Title, message: end.Message})
 		}
-		return r.Result, nil
-	case <-time.After(time.Minute):
-		return nil, fmt.Errorf("%s: no answer in a minute", method)
+		if !m.Is("textDocument/publishDiagnostics") {
+			continue
+		}
+		var p struct {
+			URI         string
+			Diagnostics []json.RawMessage
+		}
+		if json.Unmarshal(m.Params, &p) == nil {
+			c.diags[p.URI] = len(p.Diagnostics)
+			c.events = append(c.events, event{at: m.At, kind: "diagnostics", uri: p.URI, count: len(p.Diagnostics)})
+		}
 	}
+	c.seen = len(log)
 }
 
 // waitDiagnostics waits until the count of diagnostics on uri satisfies ok.
 func (c *client) waitDiagnostics(uri string, ok func(int) bool, limit time.Duration) (int, error) {
-	deadline := time.After(limit)
-	for {
+	var n int
+	err := c.AwaitFor(limit, func(log []fakeeditor.Message) bool {
+		c.update(log)
 		c.mu.Lock()
-		n, seen := c.diags[uri]
-		c.mu.Unlock()
-		if seen && ok(n) {
-			return n, nil
-		}
-		select {
-		case <-c.changed:
-		case <-deadline:
-			return n, errors.New("timed out waiting for diagnostics")
-		}
+		defer c.mu.Unlock()
+		count, seen := c.diags[uri]
+		n = count
+		return seen && ok(count)
+	})
+	if err != nil {
+		return n, errors.New("timed out waiting for diagnostics")
 	}
+	return n, nil
 }
 
 // waitEvent waits for the first event after since that ok accepts.
 func (c *client) waitEvent(since time.Time, ok func(event) bool, limit time.Duration) (event, error) {
-	deadline := time.After(limit)
-	for {
+	var found event
+	err := c.AwaitFor(limit, func(log []fakeeditor.Message) bool {
+		c.update(log)
 		c.mu.Lock()
+		defer c.mu.Unlock()
 		for _, e := range c.events {
 			if !e.at.Before(since) && ok(e) {
-				c.mu.Unlock()
-				return e, nil
+				found = e
+				return true
 			}
 		}
-		c.mu.Unlock()
-		select {
-		case <-c.changed:
-		case <-deadline:
-			return event{}, errors.New("timed out")
-		}
+		return false
+	})
+	if err != nil {
+		return event{}, errors.New("timed out")
 	}
-}
-
-// allClear reports whether every document's last diagnostics are empty.
-func (c *client) allClear() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, n := range c.diags {
-		if n > 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func (c *client) signal() {
-	select {
-	case c.changed <- struct{}{}:
-	default:
-	}
-}
-
-func (c *client) read(r *bufio.Reader) {
-	for {
-		body, err := lspframe.Read(r)
-		if err != nil {
-			return
-		}
-		var msg struct {
-			ID     *json.RawMessage
-			Method string
-			Params json.RawMessage
-			response
-		}
-		if json.Unmarshal(body, &msg) != nil {
-			continue
-		}
-		now := time.Now()
-		switch {
-		case msg.Method != "" && msg.ID != nil: // a request from the server
-			var result any
-			if msg.Method == "workspace/configuration" {
-				result = []any{nil}
-			}
-			c.send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": result})
-		case msg.Method == "textDocument/publishDiagnostics":
-			var p struct {
-				URI         string
-				Diagnostics []json.RawMessage
-			}
-			if json.Unmarshal(msg.Params, &p) == nil {
-				c.mu.Lock()
-				c.diags[p.URI] = len(p.Diagnostics)
-				c.events = append(c.events, event{at: now, kind: "diagnostics", uri: p.URI, count: len(p.Diagnostics)})
-				c.mu.Unlock()
-				c.signal()
-			}
-		case msg.Method == "$/progress":
-			var p struct {
-				Token json.RawMessage
-				Value struct {
-					Kind    string
-					Title   string
-					Message string
-				}
-			}
-			if json.Unmarshal(msg.Params, &p) == nil {
-				token := string(p.Token)
-				c.mu.Lock()
-				switch p.Value.Kind {
-				case "begin":
-					c.titles[token] = p.Value.Title
-				case "end":
-					c.events = append(c.events, event{at: now, kind: "progress-end", title: c.titles[token], message: p.Value.Message})
-				}
-				c.mu.Unlock()
-				c.signal()
-			}
-		case msg.Method == "" && msg.ID != nil:
-			id, _ := strconv.Atoi(string(*msg.ID))
-			c.mu.Lock()
-			ch := c.waiting[id]
-			delete(c.waiting, id)
-			c.mu.Unlock()
-			if ch != nil {
-				ch <- msg.response
-			}
-		}
-	}
+	return found, nil
 }

@@ -32,6 +32,8 @@ import (
 	"strings"
 	"time"
 
+	"go.lsp.dev/uri"
+
 	"github.com/faultline-go/faultline/bench/internal/genmod"
 )
 
@@ -88,8 +90,8 @@ func run(bin string, saves, requests int, keep, angelic bool) error {
 	defer c.stop()
 	rootURI := "file://" + mod
 	if _, err := c.call("initialize", map[string]any{
-		"rootUri": rootURI, "capabilities": map[string]any{},
-		"initializationOptions": map[string]any{"top": 10, "angelic": angelic, "trustedWorkspace": true},
+		"rootUri": rootURI, "capabilities": trustingClient,
+		"initializationOptions": map[string]any{"top": 10, "angelic": angelic},
 	}); err != nil {
 		return err
 	}
@@ -111,7 +113,9 @@ func run(bin string, saves, requests int, keep, angelic bool) error {
 			return err
 		}
 		t0 := time.Now()
-		c.notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": fileURI}})
+		if err := c.SaveFile(uri.URI(fileURI)); err != nil {
+			return err
+		}
 		want := func(n int) bool { return (n == 0) == fixed }
 		if _, err := c.waitDiagnostics(fileURI, want, 5*time.Minute); err != nil {
 			return fmt.Errorf("save %d: %w", i, err)
@@ -130,8 +134,9 @@ func run(bin string, saves, requests int, keep, angelic bool) error {
 	if err != nil {
 		return err
 	}
-	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
-		"uri": fileURI, "languageId": "go", "version": 1, "text": string(text)}})
+	if err := c.OpenFile(uri.URI(fileURI), string(text)); err != nil {
+		return err
+	}
 	nLines := strings.Count(string(text), "\n")
 	r := rand.New(rand.NewPCG(1, 1))
 	kinds := []struct {

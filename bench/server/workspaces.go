@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"go.lsp.dev/uri"
 )
 
 // seededFault is one line of faults.txt: a mutation of a module version.
@@ -119,9 +121,9 @@ func runWorkspaces(bin, examplesDir, faultsPath string, requests int, keep bool)
 	yes := true
 	if _, err := c.call("initialize", map[string]any{
 		"processId": os.Getpid(), "rootUri": nil,
-		"workspaceFolders":      []any{},
-		"capabilities":          map[string]any{"window": map[string]any{"workDoneProgress": yes}},
-		"initializationOptions": map[string]any{"trustedWorkspace": true},
+		"workspaceFolders": []any{},
+		"capabilities": map[string]any{"window": map[string]any{"workDoneProgress": yes},
+			"experimental": trustingClient["experimental"]},
 	}); err != nil {
 		return err
 	}
@@ -255,8 +257,7 @@ func save(c *client, path string, content []byte) error {
 	if err := os.WriteFile(path, content, 0o644); err != nil {
 		return err
 	}
-	c.notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": "file://" + path}})
-	return nil
+	return c.SaveFile(uri.URI("file://" + path))
 }
 
 // testsRan accepts the end of a test run in the module at root.

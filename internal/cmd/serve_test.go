@@ -3,36 +3,27 @@
 package cmd
 
 import (
-	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/faultline-go/faultline/internal/lspframe"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/faultline-go/faultline/internal/fakeeditor"
 )
 
 // lspProcess is `faultline serve` as an editor runs it: a child process
 // spoken to over its standard input and output pipes.
 type lspProcess struct {
-	t     *testing.T
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	wait  chan error // the result of cmd.Wait, once
-
-	mu      sync.Mutex
-	nextID  int
-	replies map[int]chan json.RawMessage
-	methods []string          // methods of the notifications and requests received
-	params  []json.RawMessage // and their parameters
+	*fakeeditor.Editor
+	t *testing.T
 }
 
 func startServe(t *testing.T, dir string, args ...string) *lspProcess {
@@ -41,115 +32,49 @@ func startServe(t *testing.T, dir string, args ...string) *lspProcess {
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "FAULTLINE_CACHE="+t.TempDir())
 	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
+	editor, err := fakeeditor.Start(cmd)
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &lspProcess{t: t, cmd: cmd, stdin: stdin, wait: make(chan error, 1), replies: map[int]chan json.RawMessage{}}
-	go p.read(bufio.NewReader(stdout))
-	go func() { p.wait <- cmd.Wait() }()
+	// A question is left unanswered, so no test trusts a module by a
+	// click; trustingClient trusts it by capability instead.
+	editor.SetHandler("window/showMessageRequest", fakeeditor.Dismiss)
 	t.Cleanup(func() {
 		cmd.Process.Kill()
 	})
-	return p
-}
-
-func (p *lspProcess) send(msg map[string]any) {
-	msg["jsonrpc"] = "2.0"
-	body, err := json.Marshal(msg)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	if err := lspframe.Write(p.stdin, body); err != nil {
-		p.t.Fatalf("writing to the server: %v", err)
-	}
+	return &lspProcess{Editor: editor, t: t}
 }
 
 func (p *lspProcess) notify(method string, params any) {
-	p.send(map[string]any{"method": method, "params": params})
+	p.t.Helper()
+	if err := p.Notify(method, params); err != nil {
+		p.t.Fatal(err)
+	}
 }
 
 // call sends a request and waits up to a minute for its answer.
 func (p *lspProcess) call(method string, params any) json.RawMessage {
 	p.t.Helper()
-	p.mu.Lock()
-	p.nextID++
-	id := p.nextID
-	ch := make(chan json.RawMessage, 1)
-	p.replies[id] = ch
-	p.mu.Unlock()
-	p.send(map[string]any{"id": id, "method": method, "params": params})
-	select {
-	case r := <-ch:
-		return r
-	case <-time.After(time.Minute):
-		p.t.Fatalf("no answer to %s", method)
-		return nil
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var result json.RawMessage
+	if err := p.Call(ctx, method, params, &result); err != nil {
+		p.t.Fatal(err)
 	}
-}
-
-func (p *lspProcess) read(r *bufio.Reader) {
-	for {
-		body, err := lspframe.Read(r)
-		if err != nil {
-			return
-		}
-		var msg struct {
-			ID     *int
-			Method string
-			Params json.RawMessage
-			Result json.RawMessage
-		}
-		if json.Unmarshal(body, &msg) != nil {
-			continue
-		}
-		p.mu.Lock()
-		switch {
-		case msg.Method != "":
-			p.methods = append(p.methods, msg.Method)
-			p.params = append(p.params, msg.Params)
-			if msg.ID != nil { // a request of the server: answer it empty
-				go p.send(map[string]any{"id": *msg.ID, "result": nil})
-			}
-		case msg.ID != nil:
-			if ch := p.replies[*msg.ID]; ch != nil {
-				ch <- msg.Result
-			}
-		}
-		p.mu.Unlock()
-	}
+	return result
 }
 
 // lastNotification returns the parameters of the last notification of a
 // method about a document (nil if none came).
 func (p *lspProcess) lastNotification(method, uri string) json.RawMessage {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for i := len(p.methods) - 1; i >= 0; i-- {
+	log := p.Log()
+	for i := len(log) - 1; i >= 0; i-- {
 		var about struct{ URI string }
-		if p.methods[i] == method && json.Unmarshal(p.params[i], &about) == nil && about.URI == uri {
-			return p.params[i]
+		if log[i].Kind == fakeeditor.Notification && log[i].Method == method && json.Unmarshal(log[i].Params, &about) == nil && about.URI == uri {
+			return log[i].Params
 		}
 	}
 	return nil
-}
-
-func (p *lspProcess) received(method string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, m := range p.methods {
-		if m == method {
-			return true
-		}
-	}
-	return false
 }
 
 // trustingClient are the capabilities of a client that trusts the workspace
@@ -174,7 +99,8 @@ func (p *lspProcess) exitCode(limit time.Duration) (int, time.Duration) {
 	p.t.Helper()
 	start := time.Now()
 	select {
-	case err := <-p.wait:
+	case <-p.Stopped():
+		err := p.ServerErr()
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
 			return exit.ExitCode(), time.Since(start)
@@ -215,7 +141,7 @@ func TestServeExitsWhenTold(t *testing.T) {
 	t.Run("end of input", func(t *testing.T) {
 		p := startServe(t, dir)
 		p.initialize(dir, map[string]any{"autoRun": false}, nil)
-		p.stdin.Close()
+		p.Close()
 		code, took := p.exitCode(time.Second)
 		t.Logf("exited with status %d %s after the end of input", code, took)
 	})

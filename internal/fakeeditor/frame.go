@@ -1,8 +1,9 @@
-// Package lspframe reads and writes the base protocol's frames of LSP
-// (a Content-Length header, a blank line, a JSON body) for clients that
-// drive `faultline serve` over pipes without the protocol library: the
-// root package's process tests and bench/server.
-package lspframe
+package fakeeditor
+
+// The editor reads and writes the base protocol's frames (a Content-Length
+// header, a blank line, a JSON body) itself rather than through jsonrpc2,
+// so that it can send malformed messages and log the server's replies to
+// them.
 
 import (
 	"bufio"
@@ -12,14 +13,14 @@ import (
 	"strings"
 )
 
-// Write writes body as one frame.
-func Write(w io.Writer, body []byte) error {
+// writeFrame writes body as one frame.
+func writeFrame(w io.Writer, body []byte) error {
 	_, err := fmt.Fprintf(w, "Content-Length: %d\r\n\r\n%s", len(body), body)
 	return err
 }
 
-// Read reads one frame's body.
-func Read(r *bufio.Reader) ([]byte, error) {
+// readFrame reads one frame's body.
+func readFrame(r *bufio.Reader) ([]byte, error) {
 	length := -1
 	for {
 		line, err := r.ReadString('\n')
