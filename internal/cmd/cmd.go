@@ -1,10 +1,13 @@
-// Package cmd implements faultline's command line: one subcommand per
-// file, each a thin layer over the localization service (internal/localize)
-// or the language server (server). cmd/faultline's main calls Main.
+// Package cmd implements faultline's command line: one typed command per
+// file, held in the registry commands(), each a thin layer over the
+// localization service (internal/localize) or the language server (server).
+// The help each prints is checked in under usage/. cmd/faultline's main
+// calls Main.
 package cmd
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"github.com/faultline-go/faultline/internal/bug"
 	"github.com/faultline-go/faultline/internal/localize"
@@ -17,24 +20,78 @@ import (
 	"syscall"
 )
 
-// command is one subcommand of faultline.
-type command struct {
-	summary string
-	run     func(ctx context.Context, args []string) error
+// command is one subcommand of faultline, shaped like gopls's commands:
+// a value that holds its flags, described by its methods and run by
+// runCommand, which parses the flags first.
+type command interface {
+	// Name is the word after faultline that selects the command.
+	Name() string
+	// Usage is the command's arguments, as in "faultline NAME USAGE".
+	Usage() string
+	// ShortHelp is the command's line in the list of commands.
+	ShortHelp() string
+	// SetFlags binds the command's flags to its fields.
+	SetFlags(fs *flag.FlagSet)
+	// DetailedHelp writes what -h shows (usage, description and flags) to
+	// fs.Output().
+	DetailedHelp(fs *flag.FlagSet)
+	// Run runs the command with the arguments that follow its flags.
+	Run(ctx context.Context, args ...string) error
 }
 
-// commands is the registry of subcommands, by name.
-func commands() map[string]command {
-	return map[string]command{
-		"rank":    {"collect spectra and print the ranked suspicious lines", runRank},
-		"test":    {"run tests like go test and record their spectra", runTest},
-		"fix":     {"find and verify angelic fix candidates for the failing tests", runFix},
-		"explain": {"explain failing tests from the git history: the changes since a passing commit that make them fail", runExplain},
-		"report":  {"write an HTML report of the suspicious lines and the test suite", runReport},
-		"serve":   {"run the language server on standard input and output", runServe},
-		"suggest": {"suggest fuzz inputs that sharpen the ranking of failing fuzz targets (sfo, SAT-TAR)", runSuggest},
-		"trust":   {"trust a module: the language server runs its tests without asking", runTrust},
-		"version": {"print faultline's version and the Go version it was built with", runVersion},
+// commands is the registry of subcommands, in the order of the command
+// list in cmd/faultline's documentation; each call makes fresh values.
+func commands() []command {
+	return []command{
+		&rankCommand{},
+		&testCommand{},
+		&fixCommand{},
+		&explainCommand{},
+		&reportCommand{},
+		&suggestCommand{},
+		&serveCommand{},
+		&trustCommand{},
+		&versionCommand{},
+		&helpCommand{},
+	}
+}
+
+// lookupCommand is the command of the registry named name, or nil.
+func lookupCommand(name string) command {
+	for _, c := range commands() {
+		if c.Name() == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// runCommand parses the command's flags from args, printing its help on
+// -h or a bad flag, and runs it with the arguments left.
+func runCommand(ctx context.Context, c command, args []string) error {
+	fs := flag.NewFlagSet(c.Name(), flag.ContinueOnError)
+	c.SetFlags(fs)
+	fs.Usage = func() { c.DetailedHelp(fs) }
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	return c.Run(ctx, fs.Args()...)
+}
+
+// printHelp writes the help of a command in the shape every command's -h
+// shares: its usage line, the description, and its flags if it has any.
+func printHelp(fs *flag.FlagSet, c command, description string) {
+	w := fs.Output()
+	fmt.Fprintf(w, "usage: faultline %s", c.Name())
+	if args := c.Usage(); args != "" {
+		fmt.Fprintf(w, " %s", args)
+	}
+	fmt.Fprintf(w, "\n\n%s\n", description)
+	hasFlags := false
+	fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+	if hasFlags {
+		fmt.Fprintln(w, "\nflags:")
+		fs.PrintDefaults()
 	}
 }
 
@@ -60,9 +117,8 @@ func Main(args []string) int {
 }
 
 func run(ctx context.Context, args []string) int {
-	cmds := commands()
-	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
-		usage(cmds)
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
+		usage(os.Stderr)
 		if len(args) == 0 {
 			return 2
 		}
@@ -71,10 +127,10 @@ func run(ctx context.Context, args []string) int {
 	if args[0] == "-version" || args[0] == "--version" {
 		args[0] = "version"
 	}
-	cmd, ok := cmds[args[0]]
-	if !ok {
+	cmd := lookupCommand(args[0])
+	if cmd == nil {
 		fmt.Fprintf(os.Stderr, "faultline: unknown command %q\n", args[0])
-		usage(cmds)
+		usage(os.Stderr)
 		return 2
 	}
 	if args[0] != "serve" { // the server logs its reports to the client
@@ -94,7 +150,7 @@ func run(ctx context.Context, args []string) int {
 	if _, err := scratch.RemoveStale(); err != nil {
 		fmt.Fprintf(os.Stderr, "faultline: removing stale temporary directories: %v\n", err)
 	}
-	return exitCode(os.Stderr, args[0], cmd.run(ctx, args[1:]))
+	return exitCode(os.Stderr, args[0], runCommand(ctx, cmd, args[1:]))
 }
 
 // printBug writes a bug report on one line: the command goes on with its
@@ -134,15 +190,14 @@ func writeAllocProfile(path string) {
 	}
 }
 
-func usage(cmds map[string]command) {
-	fmt.Fprintln(os.Stderr, "usage: faultline <command> [flags] [packages]\n\ncommands:")
-	var names []string
-	for name := range cmds {
-		names = append(names, name)
+// usage writes faultline's usage: the commands in the order of their
+// names, each with its short help.
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: faultline <command> [flags] [packages]\n\ncommands:")
+	cmds := commands()
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name() < cmds[j].Name() })
+	for _, c := range cmds {
+		fmt.Fprintf(w, "  %-7s %s\n", c.Name(), c.ShortHelp())
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		fmt.Fprintf(os.Stderr, "  %-7s %s\n", name, cmds[name].summary)
-	}
-	fmt.Fprintln(os.Stderr, "\nRun 'faultline <command> -h' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'faultline <command> -h' for a command's flags.")
 }
