@@ -1,14 +1,11 @@
 package cmd
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"regexp"
-	"runtime"
-	"runtime/debug"
 
 	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/spectra"
@@ -119,36 +116,4 @@ func failingTests(m *spectra.Matrix) int {
 		}
 	}
 	return n
-}
-
-// runVersion prints faultline's version from its build information, as
-// gopls version does: the module version ("(devel)" when built from a
-// clone without version information) and the Go version it was built with.
-func runVersion(_ context.Context, args []string) error {
-	fs := flag.NewFlagSet("version", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: faultline version\n\nPrints faultline's module version and the Go version it was built with.")
-	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("takes no arguments")
-	}
-	fmt.Println(versionText())
-	return nil
-}
-
-// versionText is "faultline VERSION GOVERSION".
-func versionText() string {
-	version, goVersion := "(devel)", runtime.Version()
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Version != "" {
-			version = bi.Main.Version
-		}
-		if bi.GoVersion != "" {
-			goVersion = bi.GoVersion
-		}
-	}
-	return fmt.Sprintf("faultline %s %s", version, goVersion)
 }

@@ -14,41 +14,53 @@ import (
 	"github.com/faultline-go/faultline/regress"
 )
 
-// runExplain explains the failing tests from the git history: which
+// explainCommand explains the failing tests from the git history: which
 // changes since a commit where the test passed make it fail, and how.
-func runExplain(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
-	var cf collectFlags
-	cf.register(fs)
-	base := fs.String("base", "", "compare with this revision (default: bisect the first-parent history for the latest commit where the test passes)")
-	asJSON := fs.Bool("json", false, "print the explanations as one JSON object")
-	maxTests := fs.Int("max-explained", localize.DefaultMaxExplained, "explain at most this many failing tests")
-	budget := fs.Duration("budget", 10*time.Minute, "time for reverting and rerunning, per failing test")
-	maxReruns := fs.Int("max-reruns", 200, "reruns of the test with changes reverted, per failing test")
-	strategy := fs.String("strategy", "after", "after (causes of the failure, then delta debugging over their changes) or ddmin (delta debugging over every change)")
-	memory := fs.Int64("memory", localize.DefaultMemory>>20, "memory in MB the explaining process may hold before it is stopped")
-	verbose := fs.Bool("v", false, "print what the explanation is doing on standard error")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `usage: faultline explain [flags] [packages]
+type explainCommand struct {
+	cf        collectFlags
+	base      string
+	asJSON    bool
+	maxTests  int
+	budget    time.Duration
+	maxReruns int
+	strategy  string
+	memory    int64
+	verbose   bool
+}
 
-For each failing leaf test (-run picks them), finds the changes since a
+func (*explainCommand) Name() string  { return "explain" }
+func (*explainCommand) Usage() string { return "[flags] [packages]" }
+func (*explainCommand) ShortHelp() string {
+	return "explain failing tests from the git history: the changes since a passing commit that make them fail"
+}
+
+func (c *explainCommand) SetFlags(fs *flag.FlagSet) {
+	c.cf.register(fs)
+	fs.StringVar(&c.base, "base", "", "compare with this revision (default: bisect the first-parent history for the latest commit where the test passes)")
+	fs.BoolVar(&c.asJSON, "json", false, "print the explanations as one JSON object")
+	fs.IntVar(&c.maxTests, "max-explained", localize.DefaultMaxExplained, "explain at most this many failing tests")
+	fs.DurationVar(&c.budget, "budget", 10*time.Minute, "time for reverting and rerunning, per failing test")
+	fs.IntVar(&c.maxReruns, "max-reruns", 200, "reruns of the test with changes reverted, per failing test")
+	fs.StringVar(&c.strategy, "strategy", "after", "after (causes of the failure, then delta debugging over their changes) or ddmin (delta debugging over every change)")
+	fs.Int64Var(&c.memory, "memory", localize.DefaultMemory>>20, "memory in MB the explaining process may hold before it is stopped")
+	fs.BoolVar(&c.verbose, "v", false, "print what the explanation is doing on standard error")
+}
+
+func (c *explainCommand) DetailedHelp(fs *flag.FlagSet) {
+	printHelp(fs, c, `For each failing leaf test (-run picks them), finds the changes since a
 commit where the test passed that make it fail: the root changes (reverting
 them makes the test pass), the auxiliary changes a revert needs to compile,
 and the cause, the chain of executed statements from a change to the
 failed check. Changes are the diff between the base and the working tree,
 uncommitted edits included; reverts are built aside, and neither the files
-nor the git state are touched.
+nor the git state are touched.`)
+}
 
-flags:`)
-		fs.PrintDefaults()
+func (c *explainCommand) Run(ctx context.Context, args ...string) error {
+	if c.strategy != "after" && c.strategy != "ddmin" {
+		return usagef("-strategy is after or ddmin, not %q", c.strategy)
 	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if *strategy != "after" && *strategy != "ddmin" {
-		return usagef("-strategy is after or ddmin, not %q", *strategy)
-	}
-	ws, err := cf.openWorkspace()
+	ws, err := c.cf.openWorkspace()
 	if err != nil {
 		return err
 	}
@@ -59,22 +71,22 @@ flags:`)
 	if err := svc.CheckHistory(ctx); err != nil {
 		return err
 	}
-	m, err := cf.collectIn(ctx, ws, fs.Args())
+	m, err := c.cf.collectIn(ctx, ws, args)
 	if err != nil {
 		return err
 	}
 	progress := newProgressLine()
-	opts := localize.ExplainOptions{Base: *base, MaxExplained: *maxTests, Budget: *budget, MaxReruns: *maxReruns, RunTimeout: cf.timeout,
-		Strategy: *strategy, Memory: *memory << 20,
+	opts := localize.ExplainOptions{Base: c.base, MaxExplained: c.maxTests, Budget: c.budget, MaxReruns: c.maxReruns, RunTimeout: c.cf.timeout,
+		Strategy: c.strategy, Memory: c.memory << 20,
 		Progress: func(msg string) {
-			if *verbose {
+			if c.verbose {
 				fmt.Fprintln(os.Stderr, msg)
 			} else {
 				progress.message(msg)
 			}
 		}}
 	var each func(regress.Explanation)
-	if !*asJSON {
+	if !c.asJSON {
 		each = func(ex regress.Explanation) {
 			progress.done()
 			writeExplanationText(os.Stdout, ex)
@@ -85,7 +97,7 @@ flags:`)
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	if c.asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)

@@ -12,29 +12,43 @@ import (
 	"github.com/faultline-go/faultline/internal/localize"
 )
 
-// runFix prints the angelic fix candidates of the failing leaf tests, as
-// the localization service selects and analyses them.
-func runFix(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("fix", flag.ContinueOnError)
-	var cf collectFlags
-	cf.register(fs)
-	var af angelicFlags
-	af.register(fs)
-	asJSON := fs.Bool("json", false, "print the candidates as one JSON object")
-	maxSize := fs.Int("max-size", 2, "largest candidate, in locations")
-	maxRuns := fs.Int("max-runs", 150, "test processes per failing test (refinement, verification, replacement)")
-	unverified := fs.Bool("unverified", false, "also print candidates whose forced run did not pass")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: faultline fix [flags] [packages]\n\nFor each failing leaf test, prints minimal sets of expressions whose other\nvalues (shown) make the test pass; each is verified by running the test\nwith the values forced.\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
+// fixCommand prints the angelic fix candidates of the failing leaf tests,
+// as the localization service selects and analyses them.
+type fixCommand struct {
+	cf         collectFlags
+	af         angelicFlags
+	asJSON     bool
+	maxSize    int
+	maxRuns    int
+	unverified bool
+}
+
+func (*fixCommand) Name() string  { return "fix" }
+func (*fixCommand) Usage() string { return "[flags] [packages]" }
+func (*fixCommand) ShortHelp() string {
+	return "find and verify angelic fix candidates for the failing tests"
+}
+
+func (c *fixCommand) SetFlags(fs *flag.FlagSet) {
+	c.cf.register(fs)
+	c.af.register(fs)
+	fs.BoolVar(&c.asJSON, "json", false, "print the candidates as one JSON object")
+	fs.IntVar(&c.maxSize, "max-size", 2, "largest candidate, in locations")
+	fs.IntVar(&c.maxRuns, "max-runs", 150, "test processes per failing test (refinement, verification, replacement)")
+	fs.BoolVar(&c.unverified, "unverified", false, "also print candidates whose forced run did not pass")
+}
+
+func (c *fixCommand) DetailedHelp(fs *flag.FlagSet) {
+	printHelp(fs, c, `For each failing leaf test, prints minimal sets of expressions whose other
+values (shown) make the test pass; each is verified by running the test
+with the values forced.`)
+}
+
+func (c *fixCommand) Run(ctx context.Context, args ...string) error {
 	if err := analysis.Available(); err != nil {
 		return err
 	}
-	ws, m, err := cf.collect(ctx, fs.Args())
+	ws, m, err := c.cf.collect(ctx, args)
 	if err != nil {
 		return err
 	}
@@ -42,8 +56,8 @@ func runFix(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := af.options()
-	opts.Angelic, opts.MaxSize, opts.MaxRuns, opts.KeepUnverified = true, *maxSize, *maxRuns, *unverified
+	opts := c.af.options()
+	opts.Angelic, opts.MaxSize, opts.MaxRuns, opts.KeepUnverified = true, c.maxSize, c.maxRuns, c.unverified
 	progress := newProgressLine()
 	loc, err := svc.Localize(ctx, m, opts, progress.angelic)
 	progress.done()
@@ -55,7 +69,7 @@ func runFix(ctx context.Context, args []string) error {
 		results = a.Results
 		writeServiceNotes(os.Stderr, a.Notes)
 	}
-	if *asJSON {
+	if c.asJSON {
 		if err := writeFixJSON(os.Stdout, results); err != nil {
 			return err
 		}

@@ -90,35 +90,53 @@ func (c *collectFlags) collectIn(ctx context.Context, ws *spectra.Workspace, pac
 	return m, nil
 }
 
-func runRank(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("rank", flag.ContinueOnError)
-	var cf collectFlags
-	cf.register(fs)
-	formulaName := fs.String("formula", "ochiai", "suspiciousness formula: "+strings.Join(rank.Names(), ", ")+", dstarN, opt-NAME, "+spectra.BlockRankName+" (from edge profiles), or "+spectra.SatTarName+" (Tarantula with a bonus for the unsat cores of the failing checks; needs Z3)")
-	blockRankMode := fs.String("blockrank-mode", "full", "how BlockRank solves its equations: full (one system) or calibrated (the paper's worked example)")
-	asJSON := fs.Bool("json", false, "the same as -format json")
-	format := fs.String("format", "", "output format: "+formatNames()+" (default text)")
-	outPath := fs.String("o", "", "write the output to this file (for gzoltar: this directory) instead of standard output")
-	top := fs.Int("top", 0, "write only the N most suspicious lines (0: every executed line in json, 20 in text and sarif)")
-	functions := fs.Int("functions", 0, "write only the N most suspicious functions, each placed by its best line (0: every function in json, 5 in text)")
-	var af angelicFlags
-	af.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: faultline rank [flags] [packages]\n\nCollects per-test spectra (only tests whose inputs changed are run again) and\nprints the lines most likely to cause the failing tests.\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	out, err := newRankDestination(*format, *asJSON, *outPath, *top, *functions)
+// rankCommand collects spectra and prints the ranked suspicious lines:
+// `faultline rank [flags] [packages]`.
+type rankCommand struct {
+	cf            collectFlags
+	af            angelicFlags
+	formulaName   string
+	blockRankMode string
+	asJSON        bool
+	format        string
+	outPath       string
+	top           int
+	functions     int
+}
+
+func (*rankCommand) Name() string  { return "rank" }
+func (*rankCommand) Usage() string { return "[flags] [packages]" }
+func (*rankCommand) ShortHelp() string {
+	return "collect spectra and print the ranked suspicious lines"
+}
+
+func (c *rankCommand) SetFlags(fs *flag.FlagSet) {
+	c.cf.register(fs)
+	fs.StringVar(&c.formulaName, "formula", "ochiai", "suspiciousness formula: "+strings.Join(rank.Names(), ", ")+", dstarN, opt-NAME, "+spectra.BlockRankName+" (from edge profiles), or "+spectra.SatTarName+" (Tarantula with a bonus for the unsat cores of the failing checks; needs Z3)")
+	fs.StringVar(&c.blockRankMode, "blockrank-mode", "full", "how BlockRank solves its equations: full (one system) or calibrated (the paper's worked example)")
+	fs.BoolVar(&c.asJSON, "json", false, "the same as -format json")
+	fs.StringVar(&c.format, "format", "", "output format: "+formatNames()+" (default text)")
+	fs.StringVar(&c.outPath, "o", "", "write the output to this file (for gzoltar: this directory) instead of standard output")
+	fs.IntVar(&c.top, "top", 0, "write only the N most suspicious lines (0: every executed line in json, 20 in text and sarif)")
+	fs.IntVar(&c.functions, "functions", 0, "write only the N most suspicious functions, each placed by its best line (0: every function in json, 5 in text)")
+	c.af.register(fs)
+}
+
+func (c *rankCommand) DetailedHelp(fs *flag.FlagSet) {
+	printHelp(fs, c, `Collects per-test spectra (only tests whose inputs changed are run again) and
+prints the lines most likely to cause the failing tests.`)
+}
+
+func (c *rankCommand) Run(ctx context.Context, args ...string) error {
+	out, err := newRankDestination(c.format, c.asJSON, c.outPath, c.top, c.functions)
 	if err != nil {
 		return usageError{err}
 	}
-	order, err := lookupOrder(*formulaName, *blockRankMode)
+	order, err := lookupOrder(c.formulaName, c.blockRankMode)
 	if err != nil {
 		return usageError{err}
 	}
-	res, err := localizeModule(ctx, &cf, &af, order, fs.Args())
+	res, err := localizeModule(ctx, &c.cf, &c.af, order, args)
 	if err != nil {
 		return err
 	}

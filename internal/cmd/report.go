@@ -14,37 +14,53 @@ import (
 	"github.com/faultline-go/faultline/spectra/rank"
 )
 
-// runReport writes the HTML report of the module's localization:
+// reportCommand writes the HTML report of the module's localization:
 // `faultline report [-o FILE] [packages]`.
-func runReport(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	var cf collectFlags
-	cf.register(fs)
-	var af angelicFlags
-	af.register(fs)
-	formulaName := fs.String("formula", "ochiai", "suspiciousness formula: "+strings.Join(rank.Names(), ", ")+", dstarN, opt-NAME")
-	outPath := fs.String("o", "faultline-report.html", "the HTML file to write")
-	files := fs.Int("files", 5, "how many of the most suspicious files to show in full")
-	lines := fs.Int("lines", 20, "how many ranked lines the table lists")
-	functions := fs.Int("functions", 10, "how many ranked functions the function table lists")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: faultline report [flags] [packages]\n\nCollects spectra and ranks lines as faultline rank does, then writes one\nself-contained HTML page: an overview of the module coloured by\nsuspiciousness, the most suspicious files' source, the failing tests with\ntheir verified angelic values, and the test suite's diagnosability.\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if *files < 1 || *lines < 1 || *functions < 1 {
+type reportCommand struct {
+	cf          collectFlags
+	af          angelicFlags
+	formulaName string
+	outPath     string
+	files       int
+	lines       int
+	functions   int
+}
+
+func (*reportCommand) Name() string  { return "report" }
+func (*reportCommand) Usage() string { return "[flags] [packages]" }
+func (*reportCommand) ShortHelp() string {
+	return "write an HTML report of the suspicious lines and the test suite"
+}
+
+func (c *reportCommand) SetFlags(fs *flag.FlagSet) {
+	c.cf.register(fs)
+	c.af.register(fs)
+	fs.StringVar(&c.formulaName, "formula", "ochiai", "suspiciousness formula: "+strings.Join(rank.Names(), ", ")+", dstarN, opt-NAME")
+	fs.StringVar(&c.outPath, "o", "faultline-report.html", "the HTML file to write")
+	fs.IntVar(&c.files, "files", 5, "how many of the most suspicious files to show in full")
+	fs.IntVar(&c.lines, "lines", 20, "how many ranked lines the table lists")
+	fs.IntVar(&c.functions, "functions", 10, "how many ranked functions the function table lists")
+}
+
+func (c *reportCommand) DetailedHelp(fs *flag.FlagSet) {
+	printHelp(fs, c, `Collects spectra and ranks lines as faultline rank does, then writes one
+self-contained HTML page: an overview of the module coloured by
+suspiciousness, the most suspicious files' source, the failing tests with
+their verified angelic values, and the test suite's diagnosability.`)
+}
+
+func (c *reportCommand) Run(ctx context.Context, args ...string) error {
+	if c.files < 1 || c.lines < 1 || c.functions < 1 {
 		return usagef("-files, -lines and -functions must be positive")
 	}
-	if err := checkOutputFile(*outPath); err != nil {
+	if err := checkOutputFile(c.outPath); err != nil {
 		return usageError{err}
 	}
-	formula, err := rank.Lookup(*formulaName)
+	formula, err := rank.Lookup(c.formulaName)
 	if err != nil {
 		return usageError{err}
 	}
-	res, err := localizeModule(ctx, &cf, &af, lineOrder{formula: formula}, fs.Args())
+	res, err := localizeModule(ctx, &c.cf, &c.af, lineOrder{formula: formula}, args)
 	if err != nil {
 		return err
 	}
@@ -52,11 +68,11 @@ func runReport(ctx context.Context, args []string) error {
 		fmt.Fprintf(os.Stderr, "faultline: no report written: packages do not build\n")
 		return err
 	}
-	opts := report.Options{Files: *files, Lines: *lines, Functions: *functions, Generated: time.Now()}
-	err = export.WriteFile(*outPath, func(w io.Writer) error { return report.Write(w, res.loc, opts) })
+	opts := report.Options{Files: c.files, Lines: c.lines, Functions: c.functions, Generated: time.Now()}
+	err = export.WriteFile(c.outPath, func(w io.Writer) error { return report.Write(w, res.loc, opts) })
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "faultline: wrote %s (%d failing and %d passing tests)\n", *outPath, res.loc.Ranking.Failed, res.loc.Ranking.Passed)
+	fmt.Fprintf(os.Stderr, "faultline: wrote %s (%d failing and %d passing tests)\n", c.outPath, res.loc.Ranking.Failed, res.loc.Ranking.Passed)
 	return nil
 }

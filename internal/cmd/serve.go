@@ -18,31 +18,40 @@ import (
 // it); analyses run in worker processes with limits of their own.
 const serveMemoryLimit = 80 << 20
 
-// runServe runs the language server on stdin and stdout: `faultline serve`.
-func runServe(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(os.Stderr)
-	debounce := fs.Duration("debounce", 300*time.Millisecond, "how long a save waits for further saves before tests rerun")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: faultline serve [flags]\n\nRuns the faultline language server over stdin and stdout (LSP, JSON-RPC 2.0).\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
+// serveCommand runs the language server on stdin and stdout:
+// `faultline serve`.
+type serveCommand struct {
+	debounce time.Duration
+}
+
+func (*serveCommand) Name() string  { return "serve" }
+func (*serveCommand) Usage() string { return "[flags]" }
+func (*serveCommand) ShortHelp() string {
+	return "run the language server on standard input and output"
+}
+
+func (c *serveCommand) SetFlags(fs *flag.FlagSet) {
+	fs.DurationVar(&c.debounce, "debounce", 300*time.Millisecond, "how long a save waits for further saves before tests rerun")
+}
+
+func (c *serveCommand) DetailedHelp(fs *flag.FlagSet) {
+	printHelp(fs, c, "Runs the faultline language server over stdin and stdout (LSP, JSON-RPC 2.0).")
+}
+
+func (c *serveCommand) Run(ctx context.Context, args ...string) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// The server lives as long as the editor: collect garbage harder
 		// before its heap grows past this, rather than double it as the
 		// default pacing would after a large collection.
 		debug.SetMemoryLimit(serveMemoryLimit)
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("serve: unexpected arguments %q", fs.Args())
+	if len(args) > 0 {
+		return fmt.Errorf("serve: unexpected arguments %q", args)
 	}
-	if *debounce <= 0 {
-		return fmt.Errorf("serve: -debounce must be positive, got %s", *debounce)
+	if c.debounce <= 0 {
+		return fmt.Errorf("serve: -debounce must be positive, got %s", c.debounce)
 	}
-	opts := server.Options{Debounce: *debounce}
+	opts := server.Options{Debounce: c.debounce}
 	if err := analysis.Available(); err != nil {
 		fmt.Fprintf(os.Stderr, "faultline serve: serving formula rankings only: %v\n", err)
 	}

@@ -16,40 +16,58 @@ import (
 	"github.com/faultline-go/faultline/spectra/rank"
 )
 
-// runSuggest searches, for each failing fuzz target, the inputs that make
-// its failing data single-fault optimal (sfo), passing inputs with new
+// suggestCommand searches, for each failing fuzz target, the inputs that
+// make its failing data single-fault optimal (sfo), passing inputs with new
 // coverage (sfo_p) and SAT-TAR's inputs, and with -write adds them to the
 // targets' seed corpora.
-func runSuggest(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("suggest", flag.ContinueOnError)
-	var cf collectFlags
-	cf.register(fs)
-	write := fs.Bool("write", false, "add the inputs to the seed corpora (testdata/fuzz/FuzzX/NAME), so that go test and every later rank run them")
-	asJSON := fs.Bool("json", false, "print the result as one JSON object")
-	targets := fs.String("target", "", "comma-separated fuzz targets to work on (default: every failing one)")
-	formulaName := fs.String("formula", "ochiai", "the formula whose ranking is compared before and after, beside op2's and SAT-TAR's")
-	var so specs.Options
-	fs.DurationVar(&so.Budget, "budget", defaultSuggestBudget, "search time per fuzz target")
-	fs.IntVar(&so.MaxRuns, "max-runs", 150, "runs of a target per search, recorded runs included")
-	fs.IntVar(&so.Passing, "passing", 20, "sfo_p: passing inputs with new coverage to add (-1: none)")
-	fs.IntVar(&so.Rounds, "rounds", 10, "SAT-TAR's rounds, each adding at most one input")
-	memory := fs.Int64("memory", localize.DefaultMemory>>20, "memory in MB one search may hold before it is stopped")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: faultline suggest [flags] [packages]\n\nFor each failing fuzz target (func FuzzX(f *testing.F) with a failing seed),\nsuggests inputs that sharpen the ranking: failing inputs that avoid a line\nevery failing run executes, until no such input is found (single-fault\noptimal), passing inputs with new coverage, and SAT-TAR's inputs near the\nfailing run on the lines of its unsat core. Every input is run; its run\nunder the target's checks decides whether it fails.\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	formula, err := rank.Lookup(*formulaName)
+type suggestCommand struct {
+	cf          collectFlags
+	write       bool
+	asJSON      bool
+	targets     string
+	formulaName string
+	so          specs.Options
+	memory      int64
+}
+
+func (*suggestCommand) Name() string  { return "suggest" }
+func (*suggestCommand) Usage() string { return "[flags] [packages]" }
+func (*suggestCommand) ShortHelp() string {
+	return "suggest fuzz inputs that sharpen the ranking of failing fuzz targets (sfo, SAT-TAR)"
+}
+
+func (c *suggestCommand) SetFlags(fs *flag.FlagSet) {
+	c.cf.register(fs)
+	fs.BoolVar(&c.write, "write", false, "add the inputs to the seed corpora (testdata/fuzz/FuzzX/NAME), so that go test and every later rank run them")
+	fs.BoolVar(&c.asJSON, "json", false, "print the result as one JSON object")
+	fs.StringVar(&c.targets, "target", "", "comma-separated fuzz targets to work on (default: every failing one)")
+	fs.StringVar(&c.formulaName, "formula", "ochiai", "the formula whose ranking is compared before and after, beside op2's and SAT-TAR's")
+	fs.DurationVar(&c.so.Budget, "budget", defaultSuggestBudget, "search time per fuzz target")
+	fs.IntVar(&c.so.MaxRuns, "max-runs", 150, "runs of a target per search, recorded runs included")
+	fs.IntVar(&c.so.Passing, "passing", 20, "sfo_p: passing inputs with new coverage to add (-1: none)")
+	fs.IntVar(&c.so.Rounds, "rounds", 10, "SAT-TAR's rounds, each adding at most one input")
+	fs.Int64Var(&c.memory, "memory", localize.DefaultMemory>>20, "memory in MB one search may hold before it is stopped")
+}
+
+func (c *suggestCommand) DetailedHelp(fs *flag.FlagSet) {
+	printHelp(fs, c, `For each failing fuzz target (func FuzzX(f *testing.F) with a failing seed),
+suggests inputs that sharpen the ranking: failing inputs that avoid a line
+every failing run executes, until no such input is found (single-fault
+optimal), passing inputs with new coverage, and SAT-TAR's inputs near the
+failing run on the lines of its unsat core. Every input is run; its run
+under the target's checks decides whether it fails.`)
+}
+
+func (c *suggestCommand) Run(ctx context.Context, args ...string) error {
+	formula, err := rank.Lookup(c.formulaName)
 	if err != nil {
 		return usageError{err}
 	}
-	opts := localize.SuggestOptions{Search: so, Formula: formula, Write: *write, Memory: *memory << 20}
-	if *targets != "" {
-		opts.Targets = strings.Split(*targets, ",")
+	opts := localize.SuggestOptions{Search: c.so, Formula: formula, Write: c.write, Memory: c.memory << 20}
+	if c.targets != "" {
+		opts.Targets = strings.Split(c.targets, ",")
 	}
-	ws, m, err := cf.collect(ctx, fs.Args())
+	ws, m, err := c.cf.collect(ctx, args)
 	if err != nil {
 		return err
 	}
@@ -72,7 +90,7 @@ func runSuggest(ctx context.Context, args []string) error {
 	if len(out) == 0 && len(opts.Targets) > 0 {
 		return fmt.Errorf("no failing fuzz target named %s in the packages", strings.Join(opts.Targets, " or "))
 	}
-	if *asJSON {
+	if c.asJSON {
 		if out == nil {
 			out = []localize.Suggestion{}
 		}
@@ -82,7 +100,7 @@ func runSuggest(ctx context.Context, args []string) error {
 			Targets []localize.Suggestion `json:"targets"`
 		}{out})
 	}
-	return writeSuggestText(os.Stdout, out, *write)
+	return writeSuggestText(os.Stdout, out, c.write)
 }
 
 // defaultSuggestBudget is a search's time per target.

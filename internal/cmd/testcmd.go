@@ -13,40 +13,52 @@ import (
 	"github.com/faultline-go/faultline/spectra"
 )
 
-// runTest is a drop-in for go test that records spectra in the store, so
-// that the language server sees test runs made in a terminal.
-func runTest(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	cf := collectFlags{namesStopped: true}
-	cf.register(fs)
-	fs.IntVar(&cf.parallel, "p", 0, "packages built and run at once, as go test -p (0: one per CPU)")
-	verbose := fs.Bool("v", false, "print every test, as go test -v")
-	short := fs.Bool("short", false, "tell long-running tests to shorten their run time, as go test -short")
-	tags := fs.String("tags", "", "comma-separated build tags, as go test -tags")
-	race := fs.Bool("race", false, "enable the race detector, as go test -race")
+// testCommand is a drop-in for go test that records spectra in the store,
+// so that the language server sees test runs made in a terminal.
+type testCommand struct {
+	cf      collectFlags
+	verbose bool
+	short   bool
+	tags    string
+	race    bool
+}
+
+func (*testCommand) Name() string      { return "test" }
+func (*testCommand) Usage() string     { return "[flags] [packages]" }
+func (*testCommand) ShortHelp() string { return "run tests like go test and record their spectra" }
+
+func (c *testCommand) SetFlags(fs *flag.FlagSet) {
+	c.cf = collectFlags{namesStopped: true}
+	c.cf.register(fs)
+	fs.IntVar(&c.cf.parallel, "p", 0, "packages built and run at once, as go test -p (0: one per CPU)")
+	fs.BoolVar(&c.verbose, "v", false, "print every test, as go test -v")
+	fs.BoolVar(&c.short, "short", false, "tell long-running tests to shorten their run time, as go test -short")
+	fs.StringVar(&c.tags, "tags", "", "comma-separated build tags, as go test -tags")
+	fs.BoolVar(&c.race, "race", false, "enable the race detector, as go test -race")
 	fs.Int("count", 1, "accepted for compatibility; tests always run uncached by inputs")
 	fs.Bool("cover", false, "accepted for compatibility; spectra are always recorded")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: faultline test [flags] [packages]\n\nRuns tests like go test and records their spectra for faultline rank and the\nlanguage server. Packages whose inputs did not change are not run again.\n\nflags:")
-		fs.PrintDefaults()
+}
+
+func (c *testCommand) DetailedHelp(fs *flag.FlagSet) {
+	printHelp(fs, c, `Runs tests like go test and records their spectra for faultline rank and the
+language server. Packages whose inputs did not change are not run again.`)
+}
+
+func (c *testCommand) Run(ctx context.Context, args ...string) error {
+	if c.short {
+		c.cf.testFlags = append(c.cf.testFlags, "-test.short")
 	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
+	if c.tags != "" {
+		c.cf.buildFlags = append(c.cf.buildFlags, "-tags="+c.tags)
 	}
-	if *short {
-		cf.testFlags = append(cf.testFlags, "-test.short")
+	if c.race {
+		c.cf.buildFlags = append(c.cf.buildFlags, "-race")
 	}
-	if *tags != "" {
-		cf.buildFlags = append(cf.buildFlags, "-tags="+*tags)
-	}
-	if *race {
-		cf.buildFlags = append(cf.buildFlags, "-race")
-	}
-	_, m, err := cf.collect(ctx, fs.Args())
+	_, m, err := c.cf.collect(ctx, args)
 	if err != nil {
 		return err
 	}
-	if writeTestReport(os.Stdout, m, *verbose) {
+	if writeTestReport(os.Stdout, m, c.verbose) {
 		return exitError(1)
 	}
 	return nil

@@ -9,16 +9,29 @@ import (
 	"github.com/faultline-go/faultline/internal/trust"
 )
 
-// runTrust manages the modules whose tests the language server runs
+// trustCommand manages the modules whose tests the language server runs
 // without asking: `faultline trust [DIR]` trusts the module holding DIR,
 // -list prints the list, -revoke DIR takes a module off it.
-func runTrust(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("trust", flag.ContinueOnError)
-	fs.SetOutput(os.Stderr)
-	list := fs.Bool("list", false, "print the trusted module roots, one per line")
-	revoke := fs.Bool("revoke", false, "take the module holding DIR off the list")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `usage: faultline trust [DIR]         trust the module holding DIR (default .)
+type trustCommand struct {
+	list   bool
+	revoke bool
+}
+
+func (*trustCommand) Name() string  { return "trust" }
+func (*trustCommand) Usage() string { return "[-list | -revoke] [DIR]" }
+func (*trustCommand) ShortHelp() string {
+	return "trust a module: the language server runs its tests without asking"
+}
+
+func (c *trustCommand) SetFlags(fs *flag.FlagSet) {
+	fs.BoolVar(&c.list, "list", false, "print the trusted module roots, one per line")
+	fs.BoolVar(&c.revoke, "revoke", false, "take the module holding DIR off the list")
+}
+
+// DetailedHelp gives a usage line for each of trust's three forms, which
+// say what its flags do.
+func (*trustCommand) DetailedHelp(fs *flag.FlagSet) {
+	fmt.Fprintln(fs.Output(), `usage: faultline trust [DIR]         trust the module holding DIR (default .)
        faultline trust -list        print the trusted modules
        faultline trust -revoke DIR  stop trusting the module holding DIR
 
@@ -26,11 +39,10 @@ The language server builds and runs a module's tests, which runs the
 module's code, only once its user agrees: when asked in the editor, or for
 the modules in this list. faultline rank, test and fix run where they are
 told without consulting it.`)
-	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 1 || (*list && (*revoke || fs.NArg() > 0)) {
+}
+
+func (c *trustCommand) Run(ctx context.Context, args ...string) error {
+	if len(args) > 1 || (c.list && (c.revoke || len(args) > 0)) {
 		return usagef("give at most one directory, and none with -list")
 	}
 	path, err := trust.DefaultPath()
@@ -38,7 +50,7 @@ told without consulting it.`)
 		return err
 	}
 	store := trust.At(path)
-	if *list {
+	if c.list {
 		mods, err := store.List()
 		if err != nil {
 			return err
@@ -52,11 +64,11 @@ told without consulting it.`)
 		return nil
 	}
 	dir := "."
-	if fs.NArg() == 1 {
-		dir = fs.Arg(0)
+	if len(args) == 1 {
+		dir = args[0]
 	}
 	root, err := trust.ModuleRoot(dir)
-	if *revoke {
+	if c.revoke {
 		if err != nil {
 			root = dir // a deleted module can still be revoked
 		}
