@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline-go/faultline/analysis/instrument"
+	"github.com/faultline-go/faultline/analysis/replace"
 	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/internal/txtartest"
 )
@@ -19,18 +21,18 @@ func replaceOnly(t *testing.T, archive string, target Target, oneByOne bool) *Te
 	t.Helper()
 	ctx := context.Background()
 	prog, bin := instrumentedBinary(t, txtartest.Extract(t, filepath.Join("testdata", archive)), target.Package)
-	bin.timeout, bin.deadline, bin.oneByOne = 10*time.Second, time.Now().Add(time.Minute), oneByOne
+	bin.Timeout, bin.Deadline, bin.OneByOne = 10*time.Second, time.Now().Add(time.Minute), oneByOne
 	res := &TestResult{Test: target.Test}
-	if err := replaceValues(ctx, prog, bin, target, Options{MaxRuns: 60}, scopeEvery, res); err != nil {
+	if err := replace.ReplaceValues(ctx, prog, bin, target, Options{MaxRuns: 60}, replace.ScopeEvery, res); err != nil {
 		t.Fatal(err)
 	}
-	res.Runs = bin.runs
+	res.Runs = bin.Runs
 	return res
 }
 
 // instrumentedBinary builds the instrumented test binary of package pkgPath
 // of the module in dir.
-func instrumentedBinary(t *testing.T, dir, pkgPath string) (*program, *testBinary) {
+func instrumentedBinary(t *testing.T, dir, pkgPath string) (*instrument.Program, *instrument.TestBinary) {
 	t.Helper()
 	ctx := context.Background()
 	mod, err := testbuild.Open(dir, testbuild.Config{CacheDir: t.TempDir()})
@@ -46,11 +48,11 @@ func instrumentedBinary(t *testing.T, dir, pkgPath string) (*program, *testBinar
 		t.Fatal(err)
 	}
 	pkg := listing.Package(pkgPath)
-	prog, err := loadProgram(mod, pkgPath, testbuild.SortedPaths(listing.Closure(pkg)))
+	prog, err := instrument.LoadProgram(mod, pkgPath, testbuild.SortedPaths(listing.Closure(pkg)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin, err := buildTestBinary(ctx, mod, keys, prog, pkg, t.TempDir())
+	bin, err := instrument.BuildTestBinary(ctx, mod, keys, prog, pkg, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline-go/faultline/analysis/formula"
 	"github.com/faultline-go/faultline/solver/z3"
 )
 
@@ -33,17 +34,17 @@ func TestMemoryWatchInterruptsACheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	const margin = 8 << 20
-	w := watchSolverMemory(z, z3.EstimatedAllocBytes()+margin)
-	defer w.stop()
-	if w.tripped() {
+	w := formula.WatchSolverMemory(z, z3.EstimatedAllocBytes()+margin)
+	defer w.Stop()
+	if w.Tripped() {
 		t.Fatal("the watch tripped before the check")
 	}
 	start := time.Now()
 	r, err := s.Check()
-	if err != nil || r != z3.Unknown || !w.tripped() {
-		t.Fatalf("check = %v, %v after %v, watch tripped %v; want an interrupted check", r, err, time.Since(start), w.tripped())
+	if err != nil || r != z3.Unknown || !w.Tripped() {
+		t.Fatalf("check = %v, %v after %v, watch tripped %v; want an interrupted check", r, err, time.Since(start), w.Tripped())
 	}
-	t.Logf("interrupted after %v: %s", time.Since(start), w.note())
+	t.Logf("interrupted after %v: %s", time.Since(start), w.Note())
 	if took := time.Since(start); took > 20*time.Second {
 		t.Errorf("the interrupted check took %v", took)
 	}

@@ -32,8 +32,8 @@ func TestVerify(t *testing.T) {
 		t.Fatalf("no candidate at return b: %+v", res[0].Candidates)
 	}
 	good := res[0].Candidates[i]
-	if !good.Verified || len(good.force) != 1 || good.force[0].Value != 2 {
-		t.Fatalf("candidate %+v forces %+v", good, good.force)
+	if !good.Verified || len(good.Force) != 1 || good.Force[0].Value != 2 {
+		t.Fatalf("candidate %+v forces %+v", good, good.Force)
 	}
 
 	v, err := Verify(ctx, mod, target, good, Options{})
@@ -45,8 +45,8 @@ func TestVerify(t *testing.T) {
 	}
 
 	tampered := good
-	tampered.force = slices.Clone(good.force)
-	tampered.force[0].Value = 8 // what b was: the test fails as before
+	tampered.Force = slices.Clone(good.Force)
+	tampered.Force[0].Value = 8 // what b was: the test fails as before
 	v, err = Verify(ctx, mod, target, tampered, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -8,14 +8,15 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/faultline-go/faultline/analysis/instrument"
 	"github.com/faultline-go/faultline/solver/z3"
 )
 
 // assertOperand replays one recorded operand of an assertion; the last
 // one adds the check: the assertion holds.
-func (e *encoder) assertOperand(a *activation, s *site, ev event, first bool) error {
-	as := s.assertion
-	term := e.checked(s.typ, e.sym(a, s, s.expr, &ev), ev, false)
+func (e *encoder) assertOperand(a *activation, s *instrument.Site, ev instrument.Event, first bool) error {
+	as := s.Assertion
+	term := e.checked(s.Typ, e.sym(a, s, s.Expr, &ev), ev, false)
 	if term.hasTerm() {
 		if err := term.t.Err(); err != nil {
 			return err
@@ -23,20 +24,20 @@ func (e *encoder) assertOperand(a *activation, s *site, ev event, first bool) er
 	}
 	a.leaves = map[int32]sv{}
 	if a.operands == nil {
-		a.operands = map[*assertion][]sv{}
+		a.operands = map[*instrument.Assertion][]sv{}
 	}
 	ops := a.operands[as]
 	if ops == nil {
-		ops = make([]sv, len(as.operands))
-		for i, o := range as.operands {
-			if tv := s.info.Types[o]; tv.Value != nil {
-				ops[i] = e.constValue(tv.Value, as.types[i])
+		ops = make([]sv, len(as.Operands))
+		for i, o := range as.Operands {
+			if tv := s.Info.Types[o]; tv.Value != nil {
+				ops[i] = e.constValue(tv.Value, as.Types[i])
 			}
 		}
 	}
-	ops[s.index] = term
+	ops[s.Index] = term
 	a.operands[as] = ops
-	if s.id != as.last {
+	if s.Id != as.Last {
 		return nil
 	}
 	delete(a.operands, as)
@@ -51,33 +52,33 @@ func (e *encoder) assertOperand(a *activation, s *site, ev event, first bool) er
 	}
 	if first {
 		e.checks++
-		values := make([]value, len(ops))
+		values := make([]instrument.Value, len(ops))
 		known := true
 		for i, o := range ops {
 			values[i], known = o.c, known && o.known
 		}
 		if known && !assertionHolds(as, values) {
-			e.failing++
+			e.Failing++
 		}
 	}
-	return e.addSpec(holds, first, instKey{})
+	return e.addSpec(holds, first, instrument.InstKey{})
 }
 
 // assertionTerm is the formula of an assertion on its operands.
-func (e *encoder) assertionTerm(as *assertion, ops []sv) z3.Bool {
+func (e *encoder) assertionTerm(as *instrument.Assertion, ops []sv) z3.Bool {
 	holds := e.checkTerm(as, ops)
-	if as.not {
+	if as.Not {
 		return holds.Not()
 	}
 	return holds
 }
 
 // checkTerm is the formula of an assertion's check kind, not negated.
-func (e *encoder) checkTerm(as *assertion, ops []sv) z3.Bool {
-	t := as.types[0]
-	zero := e.lit(t, value{})
+func (e *encoder) checkTerm(as *instrument.Assertion, ops []sv) z3.Bool {
+	t := as.Types[0]
+	zero := e.lit(t, instrument.Value{})
 	rel := func(op token.Token, x, y sv) z3.Bool { return e.binary(op, x, y, t, t).t.AsBool() }
-	switch as.kind {
+	switch as.Kind {
 	case "Equal":
 		return rel(token.EQL, ops[0], ops[1])
 	case "Greater":
@@ -91,7 +92,7 @@ func (e *encoder) checkTerm(as *assertion, ops []sv) z3.Bool {
 	case "True":
 		return ops[0].t.AsBool()
 	case "Empty":
-		if isList(t) {
+		if instrument.IsList(t) {
 			// Nil or empty alike: the length alone.
 			return e.listLenTerm(ops[0].t, t).Eq(e.z.BVInt(0, 64))
 		}
@@ -107,7 +108,7 @@ func (e *encoder) checkTerm(as *assertion, ops []sv) z3.Bool {
 	case "ErrorIs": // the target is a sentinel: its code (errors_is.go)
 		return rel(token.EQL, ops[0], ops[1])
 	case "Contains":
-		if isList(t) {
+		if instrument.IsList(t) {
 			return e.listContains(ops[0], ops[1], t)
 		}
 		return ops[0].t.AsSeq().Contains(ops[1].t.AsSeq())
@@ -116,7 +117,7 @@ func (e *encoder) checkTerm(as *assertion, ops []sv) z3.Bool {
 		if n.Bits() < 64 {
 			n = n.Convert(64, true)
 		}
-		if isList(t) {
+		if instrument.IsList(t) {
 			return e.listLenTerm(ops[0].t, t).Eq(n)
 		}
 		return e.seqLen(ops[0].t.AsSeq()).Eq(n)
@@ -135,19 +136,19 @@ func (e *encoder) inDelta(expected, actual, delta z3.Float) z3.Bool {
 
 // assertionHolds evaluates an assertion on the values a run had, as
 // its library does.
-func assertionHolds(as *assertion, v []value) bool {
-	return checkHolds(as, v) != as.not
+func assertionHolds(as *instrument.Assertion, v []instrument.Value) bool {
+	return checkHolds(as, v) != as.Not
 }
 
 // checkHolds evaluates an assertion's check kind, not negated.
-func checkHolds(as *assertion, v []value) bool {
-	t := as.types[0]
-	rel := func(op token.Token, x, y value) bool {
-		r, ok := concBinary(op, x, y, t, t)
-		return !ok || r.n != 0
+func checkHolds(as *instrument.Assertion, v []instrument.Value) bool {
+	t := as.Types[0]
+	rel := func(op token.Token, x, y instrument.Value) bool {
+		r, ok := instrument.ConcBinary(op, x, y, t, t)
+		return !ok || r.N != 0
 	}
-	zero := value{}
-	switch as.kind {
+	zero := instrument.Value{}
+	switch as.Kind {
 	case "Equal":
 		return rel(token.EQL, v[0], v[1])
 	case "Greater":
@@ -159,7 +160,7 @@ func checkHolds(as *assertion, v []value) bool {
 	case "LessOrEqual":
 		return rel(token.LEQ, v[0], v[1])
 	case "True":
-		return v[0].n != 0
+		return v[0].N != 0
 	case "Zero", "Empty":
 		return rel(token.EQL, v[0], zero)
 	case "Positive":
@@ -167,25 +168,25 @@ func checkHolds(as *assertion, v []value) bool {
 	case "Negative":
 		return rel(token.LSS, v[0], zero)
 	case "InDelta":
-		ex, ac, d := math.Float64frombits(uint64(v[0].n)), math.Float64frombits(uint64(v[1].n)), math.Float64frombits(uint64(v[2].n))
+		ex, ac, d := math.Float64frombits(uint64(v[0].N)), math.Float64frombits(uint64(v[1].N)), math.Float64frombits(uint64(v[2].N))
 		if math.IsNaN(ex) || math.IsNaN(ac) {
 			return math.IsNaN(ex) && math.IsNaN(ac)
 		}
 		return !(ex-ac < -d || ex-ac > d)
 	case "Nil":
-		return v[0].n == 0
+		return v[0].N == 0
 	case "ErrorIs":
-		return v[0].n == v[1].n
+		return v[0].N == v[1].N
 	case "Contains":
-		if isList(t) {
-			return slices.Contains(listItems(v[0], listElem(t)), v[1])
+		if instrument.IsList(t) {
+			return slices.Contains(instrument.ListItems(v[0], instrument.ListElem(t)), v[1])
 		}
-		return strings.Contains(v[0].s, v[1].s)
+		return strings.Contains(v[0].S, v[1].S)
 	case "Len":
-		if isList(t) {
-			return listLen(v[0], listElem(t)) == v[1].n
+		if instrument.IsList(t) {
+			return instrument.ListLen(v[0], instrument.ListElem(t)) == v[1].N
 		}
-		return int64(len(v[0].s)) == v[1].n
+		return int64(len(v[0].S)) == v[1].N
 	}
 	return true
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/faultline-go/faultline/analysis/instrument"
 	"github.com/faultline-go/faultline/solver/mcs"
 	"github.com/faultline-go/faultline/solver/z3"
 )
@@ -65,7 +66,7 @@ func (r *FailingRun) state() (*semanticState, error) {
 	}
 	left := time.Until(r.deadline)
 	if left <= 0 {
-		return nil, errBudget
+		return nil, instrument.ErrBudget
 	}
 	z, err := z3.NewContext(z3.Config{Timeout: min(10*time.Second, left)})
 	if err != nil {
@@ -86,10 +87,10 @@ func (r *FailingRun) encodeState(z *z3.Context) (*semanticState, error) {
 		return nil, err
 	}
 	hooks := &causeHooks{}
-	enc := newEncoder(z, enum, r.prog)
+	enc := NewEncoder(z, enum, r.prog)
 	enc.cause = hooks
 	enc.deadline = r.deadline
-	if err := enc.replay(r.trace, nil, true, r.panic); err != nil {
+	if err := enc.Replay(r.trace, nil, true, r.panic); err != nil {
 		return nil, fmt.Errorf("encoding the failing run: %w", err)
 	}
 	st := &semanticState{z: z, enc: enc, hooks: hooks, paths: map[int]z3.Bool{}, siteOf: map[uint32]int32{}, flips: map[int]z3.Bool{}}
@@ -103,15 +104,15 @@ func (r *FailingRun) encodeState(z *z3.Context) (*semanticState, error) {
 	for i, ev := range r.trace {
 		// A check's direction is what the specification is about: it is
 		// not part of the path.
-		if ev.site < 0 || int(ev.site) >= len(r.prog.sites) || r.prog.sites[ev.site].kind != kindCond || r.prog.sites[ev.site].failsWhen != 0 {
+		if ev.Site < 0 || int(ev.Site) >= len(r.prog.Sites) || r.prog.Sites[ev.Site].Kind != instrument.KindCond || r.prog.Sites[ev.Site].FailsWhen != 0 {
 			continue
 		}
-		v, ok := enc.vars[instKey{ev.site, ev.inst}]
+		v, ok := enc.vars[instrument.InstKey{Site: ev.Site, Inst: ev.Inst}]
 		if !ok {
 			continue
 		}
 		guard := v.AsBool()
-		if ev.value == 0 {
+		if ev.Value == 0 {
 			guard = guard.Not()
 		}
 		lit := z.BoolConst(fmt.Sprintf("path%d", i))
@@ -149,7 +150,7 @@ func (r *FailingRun) Cause() (*Cause, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.enc.failing == 0 {
+	if st.enc.Failing == 0 {
 		return nil, ErrNoCheck
 	}
 	fixed := st.pathLits(-1)
@@ -187,9 +188,9 @@ func (r *FailingRun) PredicateCause(p Predicate) (*Cause, error) {
 	if !ok {
 		flip = st.z.BoolConst(fmt.Sprintf("flip%d", k))
 		// path -> guard is asserted; the flipped direction is ¬guard.
-		v := st.enc.vars[instKey{r.trace[k].site, r.trace[k].inst}].AsBool()
+		v := st.enc.vars[instrument.InstKey{Site: r.trace[k].Site, Inst: r.trace[k].Inst}].AsBool()
 		other := v
-		if r.trace[k].value != 0 {
+		if r.trace[k].Value != 0 {
 			other = v.Not()
 		}
 		if err := st.solver.Assert(flip.Implies(other)); err != nil {
@@ -282,7 +283,7 @@ func (r *FailingRun) statementsOf(st *semanticState, core []z3.Bool, before int)
 		if i > before && before >= 0 {
 			break
 		}
-		last[ev.site] = i
+		last[ev.Site] = i
 	}
 	var idx []int
 	for _, b := range core {
@@ -310,34 +311,34 @@ func (r *FailingRun) failedCheck() int {
 	if r.panic >= 0 {
 		return r.panic
 	}
-	ops := map[*assertion][]value{}
+	ops := map[*instrument.Assertion][]instrument.Value{}
 	for i, ev := range r.trace {
-		if ev.site < 0 || int(ev.site) >= len(r.prog.sites) {
+		if ev.Site < 0 || int(ev.Site) >= len(r.prog.Sites) {
 			continue
 		}
-		s := r.prog.sites[ev.site]
+		s := r.prog.Sites[ev.Site]
 		switch {
-		case s.kind == kindCond && s.failsWhen != 0:
-			pass := s.failsWhen == 2
-			if (ev.value != 0) != pass {
+		case s.Kind == instrument.KindCond && s.FailsWhen != 0:
+			pass := s.FailsWhen == 2
+			if (ev.Value != 0) != pass {
 				return i
 			}
-		case s.kind == kindAssertArg && s.assertion != nil:
-			as := s.assertion
+		case s.Kind == instrument.KindAssertArg && s.Assertion != nil:
+			as := s.Assertion
 			values := ops[as]
 			if values == nil {
-				values = make([]value, len(as.operands))
-				for j, o := range as.operands {
-					if tv := s.info.Types[o]; tv.Value != nil {
-						values[j], _ = constantValue(tv.Value, as.types[j])
+				values = make([]instrument.Value, len(as.Operands))
+				for j, o := range as.Operands {
+					if tv := s.Info.Types[o]; tv.Value != nil {
+						values[j], _ = instrument.ConstantValue(tv.Value, as.Types[j])
 					}
 				}
 				ops[as] = values
 			}
-			if s.index < len(values) {
-				values[s.index] = valueOf(ev)
+			if s.Index < len(values) {
+				values[s.Index] = instrument.ValueOf(ev)
 			}
-			if s.id == as.last {
+			if s.Id == as.Last {
 				delete(ops, as)
 				if !assertionHolds(as, values) {
 					return i

@@ -4,12 +4,14 @@ package formula
 
 import (
 	"fmt"
-	"github.com/faultline-go/faultline/internal/bug"
 	"go/ast"
 	"go/token"
 	"go/types"
 	"math"
 	"time"
+
+	"github.com/faultline-go/faultline/analysis/instrument"
+	"github.com/faultline-go/faultline/internal/bug"
 
 	"github.com/faultline-go/faultline/solver/mcs"
 	"github.com/faultline-go/faultline/solver/z3"
@@ -21,7 +23,7 @@ import (
 // loop run longer.
 type joinKey struct {
 	site int32
-	inst instance
+	inst instrument.Instance
 	v    *types.Var
 }
 
@@ -31,26 +33,26 @@ type joinKey struct {
 type encoder struct {
 	z        *z3.Context
 	enum     *mcs.Enumerator[int32]
-	prog     *program
+	prog     *instrument.Program
 	deadline time.Time // the test's budget: a long trace stops being encoded there
 	watch    *memoryWatch
 
 	ab       map[int32]z3.Bool
-	vars     map[instKey]z3.Expr  // value of a site instance
-	joins    map[joinKey]z3.Expr  // value of a local after an if or loop instance
-	results  map[instKey]sv       // returned value of a function activation
-	explored map[instKey]uint8    // condition directions seen: 1 false, 2 true
-	original map[instKey]value    // concrete value when first seen unforced
-	instOf   map[int32][]instance // encoded instances per site, in order seen
-	skipped  map[instKey]bool     // site instances with no term: a value too long to record
-	hards    []z3.Bool            // every hard constraint, for choosing values
-	failing  int                  // failure-guarding conditions that failed in the first trace
+	vars     map[instrument.InstKey]z3.Expr          // value of a site instance
+	joins    map[joinKey]z3.Expr                     // value of a local after an if or loop instance
+	results  map[instrument.InstKey]sv               // returned value of a function activation
+	explored map[instrument.InstKey]uint8            // condition directions seen: 1 false, 2 true
+	original map[instrument.InstKey]instrument.Value // concrete value when first seen unforced
+	instOf   map[int32][]instrument.Instance         // encoded instances per site, in order seen
+	skipped  map[instrument.InstKey]bool             // site instances with no term: a value too long to record
+	hards    []z3.Bool                               // every hard constraint, for choosing values
+	Failing  int                                     // failure-guarding conditions that failed in the first trace
 	checks   int
 	fresh    int
-	guarded  map[instKey]bool // panicking operations whose "must not panic" is encoded
+	guarded  map[instrument.InstKey]bool // panicking operations whose "must not panic" is encoded
 	// earlyBound holds the (return instance, condition instance) pairs
 	// whose early return is encoded, so that a replayed trace adds it once.
-	earlyBound map[[2]instKey]bool
+	earlyBound map[[2]instrument.InstKey]bool
 	// termErr is the first error met adding a constraint that defines a
 	// name a term uses.
 	termErr error
@@ -67,7 +69,7 @@ type encoder struct {
 	concreteLists bool
 	// mapKeys holds the keys met in maps, by map type, for reading a map
 	// from a model.
-	mapKeys map[string][]value
+	mapKeys map[string][]instrument.Value
 	// concrete is set by a replay of a forced run that failed a check (or
 	// panicked) whatever the modelled values: the operands are recorded
 	// values that hold only under that run's forced values, so the check
@@ -80,18 +82,18 @@ type encoder struct {
 	// instead of its recorded value; spec, when set, receives every
 	// specification instead of the formula, for a caller that asks for
 	// runs that violate it as well as runs that meet it.
-	param func(s *site, ev event) (z3.Expr, bool)
-	spec  func(spec z3.Bool, guard instKey)
+	param func(s *instrument.Site, ev instrument.Event) (z3.Expr, bool)
+	spec  func(spec z3.Bool, guard instrument.InstKey)
 	// cause, when set, guards each specification by a literal of its
 	// own, for the unsat cores of a regression explanation (cause.go).
 	cause *causeHooks
 }
 
-func newEncoder(z *z3.Context, enum *mcs.Enumerator[int32], prog *program) *encoder {
-	return &encoder{z: z, enum: enum, prog: prog, ab: map[int32]z3.Bool{}, vars: map[instKey]z3.Expr{},
-		joins: map[joinKey]z3.Expr{}, results: map[instKey]sv{}, explored: map[instKey]uint8{},
-		original: map[instKey]value{}, instOf: map[int32][]instance{}, guarded: map[instKey]bool{},
-		skipped: map[instKey]bool{}, earlyBound: map[[2]instKey]bool{}, concreteSeqs: true, concreteLists: true}
+func NewEncoder(z *z3.Context, enum *mcs.Enumerator[int32], prog *instrument.Program) *encoder {
+	return &encoder{z: z, enum: enum, prog: prog, ab: map[int32]z3.Bool{}, vars: map[instrument.InstKey]z3.Expr{},
+		joins: map[joinKey]z3.Expr{}, results: map[instrument.InstKey]sv{}, explored: map[instrument.InstKey]uint8{},
+		original: map[instrument.InstKey]instrument.Value{}, instOf: map[int32][]instrument.Instance{}, guarded: map[instrument.InstKey]bool{},
+		skipped: map[instrument.InstKey]bool{}, earlyBound: map[[2]instrument.InstKey]bool{}, concreteSeqs: true, concreteLists: true}
 }
 
 func (e *encoder) addHard(b z3.Bool) error {
@@ -100,7 +102,7 @@ func (e *encoder) addHard(b z3.Bool) error {
 }
 
 type pendingArg struct {
-	target *function
+	target *instrument.Function
 	index  int
 	term   sv
 }
@@ -109,20 +111,20 @@ type pendingArg struct {
 // index, each equal to the returned expression under the path that reached
 // the return.
 type returned struct {
-	fn    *function
+	fn    *instrument.Function
 	terms map[int]sv
 }
 
 type frame struct {
-	cond    *site
-	inst    instance
+	cond    *instrument.Site
+	inst    instrument.Instance
 	before  z3.Bool
 	escapes bool
 }
 
 // activation is one replayed call of an instrumented function.
 type activation struct {
-	fn     *function
+	fn     *instrument.Function
 	env    map[*types.Var]sv
 	pc     z3.Bool
 	frames []frame
@@ -140,7 +142,7 @@ type activation struct {
 	// parallel holds the updates of a multi-assignment until its last pair.
 	parallel []func()
 	// operands holds the operands of assertions replayed so far.
-	operands map[*assertion][]sv
+	operands map[*instrument.Assertion][]sv
 	// early holds the returns of branches not taken that return at once
 	// (if err != nil { return 0, err }): under its guard, the activation
 	// returns those values instead of the one it reaches.
@@ -151,7 +153,7 @@ type activation struct {
 // taken its other direction: the results by index, under guard (the path
 // to the condition and that direction).
 type earlyReturn struct {
-	cond  instKey
+	cond  instrument.InstKey
 	guard z3.Bool
 	terms map[int]sv
 }
@@ -162,7 +164,7 @@ type earlyReturn struct {
 // string too long to record; every operation on it has none either.
 type sv struct {
 	t     z3.Expr
-	c     value
+	c     instrument.Value
 	known bool
 }
 
@@ -171,7 +173,7 @@ func (v sv) hasTerm() bool { return v.t.Err() == nil }
 
 // floatSort is the IEEE sort of a float type.
 func (e *encoder) floatSort(t types.Type) z3.Sort {
-	if isFloat32(t) {
+	if instrument.IsFloat32(t) {
 		return e.z.Float32Sort()
 	}
 	return e.z.Float64Sort()
@@ -179,13 +181,13 @@ func (e *encoder) floatSort(t types.Type) z3.Sort {
 
 // constant is the term of a recorded integer, Boolean or float (its IEEE
 // bits) of type t.
-func (e *encoder) constant(t types.Type, v int64) z3.Expr { return e.term(t, value{n: v}) }
+func (e *encoder) constant(t types.Type, v int64) z3.Expr { return e.term(t, instrument.Value{N: v}) }
 
 // term is the term of a value of type t.
-func (e *encoder) term(t types.Type, v value) z3.Expr {
-	switch valueKind(t) {
+func (e *encoder) term(t types.Type, v instrument.Value) z3.Expr {
+	switch instrument.ValueKind(t) {
 	case 's', 'y':
-		return e.z.BytesVal([]byte(v.s)).Expr
+		return e.z.BytesVal([]byte(v.S)).Expr
 	case 'l':
 		return e.listTerm(t, v)
 	case 'r':
@@ -193,26 +195,26 @@ func (e *encoder) term(t types.Type, v value) z3.Expr {
 	case 'm':
 		return e.mapTerm(t, v)
 	case 'e':
-		return e.z.BVInt(v.n, errorBits).Expr // its code (errors_is.go)
+		return e.z.BVInt(v.N, instrument.ErrorBits).Expr // its code (errors_is.go)
 	case 'b':
-		return e.z.BoolVal(v.n != 0).Expr
+		return e.z.BoolVal(v.N != 0).Expr
 	case 'f':
-		if isFloat32(t) {
-			return e.z.Float32Val(math.Float32frombits(uint32(v.n))).Expr
+		if instrument.IsFloat32(t) {
+			return e.z.Float32Val(math.Float32frombits(uint32(v.N))).Expr
 		}
-		return e.z.Float64Val(math.Float64frombits(uint64(v.n))).Expr
+		return e.z.Float64Val(math.Float64frombits(uint64(v.N))).Expr
 	}
-	n, _ := bits(t)
-	return e.z.BVInt(v.n, n).Expr
+	n, _ := instrument.Bits(t)
+	return e.z.BVInt(v.N, n).Expr
 }
 
 // lit is the value v of type t as a constant of the formula; a string too
 // long to record has no term.
-func (e *encoder) lit(t types.Type, v value) sv {
-	if v.opaque {
+func (e *encoder) lit(t types.Type, v instrument.Value) sv {
+	if v.Opaque {
 		return sv{}
 	}
-	if e.concreteSeqs && isSeq(t) || e.concreteLists && (isList(t) || isMap(t)) {
+	if e.concreteSeqs && instrument.IsSeq(t) || e.concreteLists && (instrument.IsList(t) || instrument.IsMap(t)) {
 		return sv{c: v, known: true}
 	}
 	return sv{t: e.term(t, v), c: v, known: true}
@@ -221,7 +223,7 @@ func (e *encoder) lit(t types.Type, v value) sv {
 // concreteValue is the value of type t computed from operands that are not all
 // in the formula: known when they all were, a constant then (a string
 // without a term when strings are concrete).
-func (e *encoder) concreteValue(t types.Type, c value, known bool) sv {
+func (e *encoder) concreteValue(t types.Type, c instrument.Value, known bool) sv {
 	if !known {
 		return sv{}
 	}
@@ -230,23 +232,23 @@ func (e *encoder) concreteValue(t types.Type, c value, known bool) sv {
 
 // sortOf is the sort of the terms of type t.
 func (e *encoder) sortOf(t types.Type) z3.Sort {
-	switch valueKind(t) {
+	switch instrument.ValueKind(t) {
 	case 's', 'y':
 		return e.z.ByteSeqSort()
 	case 'l':
 		return e.listSortOf(t)
 	case 'r':
-		return e.z.BVSort(recordBits(t))
+		return e.z.BVSort(instrument.RecordBits(t))
 	case 'm':
 		return e.mapSortOf(t)
 	case 'e':
-		return e.z.BVSort(errorBits)
+		return e.z.BVSort(instrument.ErrorBits)
 	case 'b':
 		return e.z.BoolSort()
 	case 'f':
 		return e.floatSort(t)
 	}
-	n, _ := bits(t)
+	n, _ := instrument.Bits(t)
 	return e.z.BVSort(n)
 }
 
@@ -255,7 +257,7 @@ func (e *encoder) sortOf(t types.Type) z3.Sort {
 // struct that is no record: an error's dynamic type, say), whose values
 // stay the run's.
 func (e *encoder) freshOf(t types.Type) sv {
-	if !hasSort(t) || e.concreteSeqs && isSeq(t) || e.concreteLists && (isList(t) || isMap(t)) {
+	if !hasSort(t) || e.concreteSeqs && instrument.IsSeq(t) || e.concreteLists && (instrument.IsList(t) || instrument.IsMap(t)) {
 		return sv{}
 	}
 	e.fresh++
@@ -269,7 +271,7 @@ func hasSort(t types.Type) bool {
 		return false
 	}
 	_, basic := t.Underlying().(*types.Basic)
-	return basic || valueKind(t) != 0
+	return basic || instrument.ValueKind(t) != 0
 }
 
 // freshLike is a new unconstrained term of the sort of v, with v's
@@ -285,7 +287,7 @@ func (e *encoder) freshLike(v sv) sv {
 // on amd64, rather than a value the solver could choose to make a check
 // pass that no run would reproduce.
 func (e *encoder) floatToInt(x z3.Float, from, to types.Type) z3.Expr {
-	n, signed := bits(to)
+	n, signed := instrument.Bits(to)
 	// The truncated value is in range when low < x < high; low may round
 	// to the least signed integer, a power of two, which converts exactly.
 	low, high := -1.0, math.Ldexp(1, int(n))
@@ -304,7 +306,7 @@ func (e *encoder) floatToInt(x z3.Float, from, to types.Type) z3.Expr {
 
 // floatVal is v rounded to float type t.
 func (e *encoder) floatVal(t types.Type, v float64) z3.Float {
-	if isFloat32(t) {
+	if instrument.IsFloat32(t) {
 		return e.z.Float32Val(float32(v))
 	}
 	return e.z.Float64Val(v)
@@ -312,20 +314,20 @@ func (e *encoder) floatVal(t types.Type, v float64) z3.Float {
 
 // floatOne is 1 in the sort of float type t, for x++ and x--.
 func (e *encoder) floatOne(t types.Type) z3.Float {
-	if isFloat32(t) {
+	if instrument.IsFloat32(t) {
 		return e.z.Float32Val(1)
 	}
 	return e.z.Float64Val(1)
 }
 
-func (e *encoder) abOf(s *site) (z3.Bool, error) {
-	if ab, ok := e.ab[s.id]; ok {
+func (e *encoder) abOf(s *instrument.Site) (z3.Bool, error) {
+	if ab, ok := e.ab[s.Id]; ok {
 		return ab, nil
 	}
-	ab := e.z.BoolConst(fmt.Sprintf("ab%d", s.id))
-	e.ab[s.id] = ab
-	if _, err := e.enum.AddSoft(s.id, ab.Not()); err != nil {
-		return ab, fmt.Errorf("adding the soft constraint of %s: %w", s.text, err)
+	ab := e.z.BoolConst(fmt.Sprintf("ab%d", s.Id))
+	e.ab[s.Id] = ab
+	if _, err := e.enum.AddSoft(s.Id, ab.Not()); err != nil {
+		return ab, fmt.Errorf("adding the soft constraint of %s: %w", s.Text, err)
 	}
 	return ab, nil
 }
@@ -335,38 +337,38 @@ func (e *encoder) abOf(s *site) (z3.Bool, error) {
 // ab literal elsewhere. Its concrete value is the recorded one. A term
 // that is not there (a string too long to record) leaves the instance out
 // of the formula.
-func (e *encoder) siteVar(s *site, ev event, term sv) (sv, error) {
-	k := instKey{s.id, ev.inst}
-	out := sv{c: valueOf(ev), known: !ev.opaque}
+func (e *encoder) siteVar(s *instrument.Site, ev instrument.Event, term sv) (sv, error) {
+	k := instrument.InstKey{Site: s.Id, Inst: ev.Inst}
+	out := sv{c: instrument.ValueOf(ev), known: !ev.Opaque}
 	if v, ok := e.vars[k]; ok {
 		out.t = v
 		return out, nil
 	}
 	if !term.hasTerm() {
 		e.skipped[k] = true
-		return sv{c: valueOf(ev), known: !ev.opaque}, nil
+		return sv{c: instrument.ValueOf(ev), known: !ev.Opaque}, nil
 	}
-	if !hasSort(s.typ) || term.t.Sort().String() != e.sortOf(s.typ).String() {
+	if !hasSort(s.Typ) || term.t.Sort().String() != e.sortOf(s.Typ).String() {
 		// The term is not of the site's type: the encoder took an
 		// expression for another kind. The site stays concrete.
-		bug.Reportf("site %s (%s) of type %s encoded as a term of sort %s", s.text, s.pos, s.typ, term.t.Sort())
+		bug.Reportf("site %s (%s) of type %s encoded as a term of sort %s", s.Text, s.Pos, s.Typ, term.t.Sort())
 		e.skipped[k] = true
-		return sv{c: valueOf(ev), known: !ev.opaque}, nil
+		return sv{c: instrument.ValueOf(ev), known: !ev.Opaque}, nil
 	}
-	v := e.z.Const(fmt.Sprintf("s%d_%d_%d", s.id, ev.inst.act, ev.inst.local), term.t.Sort())
-	e.seqs = e.seqs || isSeq(s.typ) || isList(s.typ) || isMap(s.typ)
+	v := e.z.Const(fmt.Sprintf("s%d_%d_%d", s.Id, ev.Inst.Act, ev.Inst.Local), term.t.Sort())
+	e.seqs = e.seqs || instrument.IsSeq(s.Typ) || instrument.IsList(s.Typ) || instrument.IsMap(s.Typ)
 	e.vars[k] = v
-	e.instOf[s.id] = append(e.instOf[s.id], ev.inst)
+	e.instOf[s.Id] = append(e.instOf[s.Id], ev.Inst)
 	out.t = v
 	eq := v.Eq(term.t)
-	if s.hard {
+	if s.Hard {
 		return out, e.addHard(eq)
 	}
 	ab, err := e.abOf(s)
 	if err != nil {
 		return out, err
 	}
-	if valueKind(s.typ) == 'e' {
+	if instrument.ValueKind(s.Typ) == 'e' {
 		if err := e.addHard(e.errorCodes(v)); err != nil {
 			return out, err
 		}
@@ -379,15 +381,15 @@ func (e *encoder) siteVar(s *site, ev event, term sv) (sv, error) {
 // (something the formula does not model made the difference) or has no
 // term. A forced instance's recorded value is the forced one, so its term
 // is not checked.
-func (e *encoder) checked(t types.Type, term sv, ev event, forced bool) sv {
-	rec := e.lit(t, valueOf(ev))
+func (e *encoder) checked(t types.Type, term sv, ev instrument.Event, forced bool) sv {
+	rec := e.lit(t, instrument.ValueOf(ev))
 	if !term.hasTerm() {
 		return rec
 	}
-	if forced || !term.known || ev.opaque {
+	if forced || !term.known || ev.Opaque {
 		return term
 	}
-	if !sameValue(t, term.c, valueOf(ev)) {
+	if !instrument.SameValue(t, term.c, instrument.ValueOf(ev)) {
 		return rec
 	}
 	return term
@@ -396,25 +398,25 @@ func (e *encoder) checked(t types.Type, term sv, ev event, forced bool) sv {
 // novel reports whether a trace reaches a site instance or condition
 // direction the formula does not encode yet, or panics at an operation
 // (trace[panicAt], -1 for none) it does not constrain yet.
-func (e *encoder) novel(trace []event, panicAt int) bool {
-	if panicAt >= 0 && !e.guarded[instKey{trace[panicAt].site, trace[panicAt].inst}] {
+func (e *encoder) novel(trace []instrument.Event, panicAt int) bool {
+	if panicAt >= 0 && !e.guarded[instrument.InstKey{Site: trace[panicAt].Site, Inst: trace[panicAt].Inst}] {
 		return true
 	}
 	for _, ev := range trace {
-		if int(ev.site) >= len(e.prog.sites) {
+		if int(ev.Site) >= len(e.prog.Sites) {
 			continue
 		}
-		s := e.prog.sites[ev.site]
-		switch s.kind {
-		case kindAssign, kindIncDec, kindReturn, kindArg, kindTag:
-			if !s.hard {
-				k := instKey{s.id, ev.inst}
+		s := e.prog.Sites[ev.Site]
+		switch s.Kind {
+		case instrument.KindAssign, instrument.KindIncDec, instrument.KindReturn, instrument.KindArg, instrument.KindTag:
+			if !s.Hard {
+				k := instrument.InstKey{Site: s.Id, Inst: ev.Inst}
 				if _, ok := e.vars[k]; !ok && !e.skipped[k] {
 					return true
 				}
 			}
-		case kindCond:
-			if e.explored[instKey{s.id, ev.inst}]&direction(ev.value) == 0 {
+		case instrument.KindCond:
+			if e.explored[instrument.InstKey{Site: s.Id, Inst: ev.Inst}]&direction(ev.Value) == 0 {
 				return true
 			}
 		}
@@ -432,30 +434,30 @@ func direction(v int64) uint8 {
 // replay adds a trace to the formula. forced tells which instances carried
 // forced values, whose recorded value is not the program's; panicAt is the
 // index of the guard event at which the run panicked, or -1.
-func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, panicAt int) error {
+func (e *encoder) Replay(trace []instrument.Event, forced map[instrument.InstKey]bool, first bool, panicAt int) error {
 	var stack []*activation
 	for i, ev := range trace {
 		if i%1024 == 0 && !e.deadline.IsZero() && time.Now().After(e.deadline) {
-			return errBudget
+			return instrument.ErrBudget
 		}
-		if ev.site < 0 || int(ev.site) >= len(e.prog.sites) {
-			return fmt.Errorf("trace names unknown site %d", ev.site)
+		if ev.Site < 0 || int(ev.Site) >= len(e.prog.Sites) {
+			return fmt.Errorf("trace names unknown site %d", ev.Site)
 		}
-		s := e.prog.sites[ev.site]
+		s := e.prog.Sites[ev.Site]
 		if e.cause != nil {
 			e.cause.event = i
 		}
-		k := instKey{s.id, ev.inst}
+		k := instrument.InstKey{Site: s.Id, Inst: ev.Inst}
 		if _, ok := e.original[k]; !ok && !forced[k] {
-			e.original[k] = valueOf(ev)
+			e.original[k] = instrument.ValueOf(ev)
 		}
-		if s.kind == kindEnter {
-			a := &activation{fn: s.fn, env: map[*types.Var]sv{}, pc: e.z.True(), leaves: map[int32]sv{}, params: map[int]sv{},
+		if s.Kind == instrument.KindEnter {
+			a := &activation{fn: s.Fn, env: map[*types.Var]sv{}, pc: e.z.True(), leaves: map[int32]sv{}, params: map[int]sv{},
 				tags: map[int32]sv{}, rets: map[int]sv{}, calls: map[*ast.CallExpr]map[int]sv{}}
 			if len(stack) > 0 {
 				caller := stack[len(stack)-1]
 				for _, p := range caller.args {
-					if p.target == s.fn {
+					if p.target == s.Fn {
 						a.params[p.index] = p.term
 					}
 				}
@@ -464,7 +466,7 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 			stack = append(stack, a)
 			continue
 		}
-		if len(stack) == 0 || stack[len(stack)-1].fn != s.fn {
+		if len(stack) == 0 || stack[len(stack)-1].fn != s.Fn {
 			continue // another goroutine, or code outside any replayed call
 		}
 		a := stack[len(stack)-1]
@@ -472,17 +474,17 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 		// return: one whose result is ignored must not feed a later call.
 		callee := a.callee
 		a.callee = nil
-		switch s.kind {
-		case kindResult:
-			call := s.expr.(*ast.CallExpr)
+		switch s.Kind {
+		case instrument.KindResult:
+			call := s.Expr.(*ast.CallExpr)
 			terms := map[int]sv{}
-			if callee != nil && callee.fn == e.prog.callee(s.info, call) {
+			if callee != nil && callee.fn == e.prog.Callee(s.Info, call) {
 				terms = callee.terms
-			} else if s.typ != nil {
-				terms[0] = e.lit(s.typ, valueOf(ev)) // the callee was not replayed
+			} else if s.Typ != nil {
+				terms[0] = e.lit(s.Typ, instrument.ValueOf(ev)) // the callee was not replayed
 			}
 			a.calls[call] = terms
-		case kindLeave:
+		case instrument.KindLeave:
 			// Statements still open are left by a return or a panic: no
 			// code of this activation runs after them, so their joins are
 			// not bound. Binding them under the path so far would claim
@@ -492,106 +494,106 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 			if len(stack) > 0 && len(a.rets) > 0 {
 				stack[len(stack)-1].callee = &returned{a.fn, a.rets}
 			}
-		case kindParam:
-			term, ok := a.params[s.index]
-			if !ok || !sameSort(term, e.sortOf(s.typ)) {
-				term = e.lit(s.typ, valueOf(ev))
+		case instrument.KindParam:
+			term, ok := a.params[s.Index]
+			if !ok || !sameSort(term, e.sortOf(s.Typ)) {
+				term = e.lit(s.Typ, instrument.ValueOf(ev))
 			} else {
-				term = e.checked(s.typ, term, ev, forced[k])
+				term = e.checked(s.Typ, term, ev, forced[k])
 			}
 			if e.param != nil {
 				if input, ok := e.param(s, ev); ok {
 					term = sv{t: input}
 				}
 			}
-			if s.obj != nil {
-				a.env[s.obj] = term
+			if s.Obj != nil {
+				a.env[s.Obj] = term
 			}
-		case kindLeaf:
-			a.leaves[s.id] = e.lit(s.typ, valueOf(ev))
-		case kindAssertArg:
+		case instrument.KindLeaf:
+			a.leaves[s.Id] = e.lit(s.Typ, instrument.ValueOf(ev))
+		case instrument.KindAssertArg:
 			if err := e.assertOperand(a, s, ev, first); err != nil {
-				return fmt.Errorf("encoding the assertion on %s at %s: %w", s.text, s.pos, err)
+				return fmt.Errorf("encoding the assertion on %s at %s: %w", s.Text, s.Pos, err)
 			}
-		case kindGuard:
+		case instrument.KindGuard:
 			if i == panicAt {
 				if err := e.mustNotPanic(a, s, ev, first); err != nil {
 					return err
 				}
 			}
-		case kindDef:
-			if s.obj != nil {
-				a.env[s.obj] = e.lit(s.typ, valueOf(ev))
+		case instrument.KindDef:
+			if s.Obj != nil {
+				a.env[s.Obj] = e.lit(s.Typ, instrument.ValueOf(ev))
 			}
-		case kindArg, kindAssign, kindReturn, kindCond, kindIncDec, kindTag:
+		case instrument.KindArg, instrument.KindAssign, instrument.KindReturn, instrument.KindCond, instrument.KindIncDec, instrument.KindTag:
 			var term sv
-			if s.tag != nil {
+			if s.Tag != nil {
 				term = e.caseTerm(a, s)
-			} else if s.kind == kindIncDec {
-				old, ok := a.env[s.obj]
+			} else if s.Kind == instrument.KindIncDec {
+				old, ok := a.env[s.Obj]
 				if !ok {
-					old = e.freshOf(s.typ)
+					old = e.freshOf(s.Typ)
 				}
 				op := token.ADD
-				if s.op == token.DEC {
+				if s.Op == token.DEC {
 					op = token.SUB
 				}
-				term = e.binary(op, old, e.lit(s.typ, e.one(s.typ)), s.typ, s.typ)
-			} else if s.recorded {
-				term = e.lit(s.typ, valueOf(ev)) // the run's dynamic type decides
-			} else if s.tuple {
+				term = e.binary(op, old, e.lit(s.Typ, e.one(s.Typ)), s.Typ, s.Typ)
+			} else if s.Recorded {
+				term = e.lit(s.Typ, instrument.ValueOf(ev)) // the run's dynamic type decides
+			} else if s.Tuple {
 				term = e.component(a, s, ev)
 			} else {
-				term = e.sym(a, s, s.expr, &ev)
+				term = e.sym(a, s, s.Expr, &ev)
 			}
 			if term.hasTerm() {
 				if err := term.t.Err(); err != nil {
-					return fmt.Errorf("encoding %s at %s: %w", s.text, s.pos, err)
+					return fmt.Errorf("encoding %s at %s: %w", s.Text, s.Pos, err)
 				}
 			}
-			term = e.checked(s.typ, term, ev, forced[k])
+			term = e.checked(s.Typ, term, ev, forced[k])
 			v, err := e.siteVar(s, ev, term)
 			if err != nil {
 				return err
 			}
 			var target *seqTarget
-			if s.kind == kindAssign && s.lhs != nil {
-				target = e.lvalue(a, s, s.lhs)
+			if s.Kind == instrument.KindAssign && s.Lhs != nil {
+				target = e.lvalue(a, s, s.Lhs)
 			}
-			if s.kind != kindArg && (!s.tuple || s.last) {
+			if s.Kind != instrument.KindArg && (!s.Tuple || s.Last) {
 				// An argument is recorded in the middle of its caller's
 				// expression, whose other operands are still to be read;
 				// a result of a call with several, before the others.
 				a.leaves = map[int32]sv{}
 				a.calls = map[*ast.CallExpr]map[int]sv{}
 			}
-			switch s.kind {
-			case kindArg:
-				a.args = append(a.args, pendingArg{s.target, s.index, v})
-			case kindAssign, kindIncDec:
-				if s.obj != nil {
+			switch s.Kind {
+			case instrument.KindArg:
+				a.args = append(a.args, pendingArg{s.Target, s.Index, v})
+			case instrument.KindAssign, instrument.KindIncDec:
+				if s.Obj != nil {
 					var next sv
-					if s.op == token.ASSIGN || s.op == token.DEFINE || s.kind == kindIncDec {
+					if s.Op == token.ASSIGN || s.Op == token.DEFINE || s.Kind == instrument.KindIncDec {
 						next = v
-					} else if old, ok := a.env[s.obj]; ok {
-						next = e.binary(opOfAssign(s.op), old, v, s.obj.Type(), s.typ)
+					} else if old, ok := a.env[s.Obj]; ok {
+						next = e.binary(opOfAssign(s.Op), old, v, s.Obj.Type(), s.Typ)
 					} else {
-						next = e.freshOf(s.obj.Type())
+						next = e.freshOf(s.Obj.Type())
 					}
-					obj := s.obj
+					obj := s.Obj
 					a.parallel = append(a.parallel, func() { a.env[obj] = next })
 				} else if target != nil {
-					op := s.op
+					op := s.Op
 					a.parallel = append(a.parallel, func() { e.storeTo(a, target, op, v) })
 				}
-				if !s.parallel || s.last {
+				if !s.Parallel || s.Last {
 					for _, f := range a.parallel {
 						f()
 					}
 					a.parallel = nil
 				}
-			case kindReturn:
-				rk := instKey{s.id, ev.inst}
+			case instrument.KindReturn:
+				rk := instrument.InstKey{Site: s.Id, Inst: ev.Inst}
 				r, ok := e.results[rk]
 				if !ok && v.hasTerm() {
 					r = e.freshLike(v)
@@ -602,29 +604,29 @@ func (e *encoder) replay(trace []event, forced map[instKey]bool, first bool, pan
 					if err := e.addHard(a.pc.Implies(r.t.Eq(v.t))); err != nil {
 						return err
 					}
-					if err := e.bindEarly(a, rk, s.index, r); err != nil {
+					if err := e.bindEarly(a, rk, s.Index, r); err != nil {
 						return err
 					}
 				}
 				r.c, r.known = v.c, v.known
-				a.rets[s.index] = r
-			case kindCond:
+				a.rets[s.Index] = r
+			case instrument.KindCond:
 				b := v
 				if !b.hasTerm() {
-					b = e.lit(s.typ, valueOf(ev))
+					b = e.lit(s.Typ, instrument.ValueOf(ev))
 				}
 				if err := e.branch(a, s, ev, b.t.AsBool(), first); err != nil {
 					return err
 				}
-			case kindTag:
-				a.tags[s.id] = v
+			case instrument.KindTag:
+				a.tags[s.Id] = v
 			}
-		case kindJoin:
+		case instrument.KindJoin:
 			// The outermost frame of the statement: a switch pushes one
 			// per case evaluated.
 			outer := -1
 			for i := len(a.frames) - 1; i >= 0; i-- {
-				if a.frames[i].cond.stmt == s.stmt {
+				if a.frames[i].cond.Stmt == s.Stmt {
 					outer = i
 				}
 			}
@@ -650,51 +652,51 @@ func sameSort(v sv, s z3.Sort) bool {
 }
 
 // one is 1 in type t, for x++ and x--.
-func (e *encoder) one(t types.Type) value {
-	if valueKind(t) == 'f' {
-		return floatValue(t, 1)
+func (e *encoder) one(t types.Type) instrument.Value {
+	if instrument.ValueKind(t) == 'f' {
+		return instrument.FloatValue(t, 1)
 	}
-	return value{n: 1}
+	return instrument.Value{N: 1}
 }
 
 // component is the term of one result of a call with several: what the
 // callee returned at that index, or the recorded value when it was not
 // replayed or the result is not modelled there.
-func (e *encoder) component(a *activation, s *site, ev event) sv {
-	if r, ok := a.calls[s.expr.(*ast.CallExpr)][s.index]; ok && sameSort(r, e.sortOf(s.typ)) {
+func (e *encoder) component(a *activation, s *instrument.Site, ev instrument.Event) sv {
+	if r, ok := a.calls[s.Expr.(*ast.CallExpr)][s.Index]; ok && sameSort(r, e.sortOf(s.Typ)) {
 		return r
 	}
-	return e.lit(s.typ, valueOf(ev))
+	return e.lit(s.Typ, instrument.ValueOf(ev))
 }
 
 // caseTerm is the condition of a case of a tagged switch: the tag, as the
 // switch last evaluated it, equals the case value.
-func (e *encoder) caseTerm(a *activation, s *site) sv {
-	tag, ok := a.tags[s.tag.id]
+func (e *encoder) caseTerm(a *activation, s *instrument.Site) sv {
+	tag, ok := a.tags[s.Tag.Id]
 	if !ok {
-		tag = e.freshOf(s.tag.typ)
+		tag = e.freshOf(s.Tag.Typ)
 	}
-	return e.binary(token.EQL, tag, e.sym(a, s, s.expr, nil), s.tag.typ, s.info.TypeOf(s.expr))
+	return e.binary(token.EQL, tag, e.sym(a, s, s.Expr, nil), s.Tag.Typ, s.Info.TypeOf(s.Expr))
 }
 
 // branch records a condition instance: its direction guards what follows,
 // and a failure-guarding test condition must take the passing direction.
-func (e *encoder) branch(a *activation, s *site, ev event, v z3.Bool, first bool) error {
-	k := instKey{s.id, ev.inst}
-	e.explored[k] |= direction(ev.value)
+func (e *encoder) branch(a *activation, s *instrument.Site, ev instrument.Event, v z3.Bool, first bool) error {
+	k := instrument.InstKey{Site: s.Id, Inst: ev.Inst}
+	e.explored[k] |= direction(ev.Value)
 	guard := v
-	if ev.value == 0 {
+	if ev.Value == 0 {
 		guard = v.Not()
 	}
-	if s.failsWhen != 0 {
-		pass := s.failsWhen == 2
+	if s.FailsWhen != 0 {
+		pass := s.FailsWhen == 2
 		if first {
 			e.checks++
-			if (ev.value != 0) != pass {
-				e.failing++
+			if (ev.Value != 0) != pass {
+				e.Failing++
 			}
 		}
-		if err := e.addSpec(v.Eq(e.z.BoolVal(pass).Expr), first, instKey{}); err != nil {
+		if err := e.addSpec(v.Eq(e.z.BoolVal(pass).Expr), first, instrument.InstKey{}); err != nil {
 			return err
 		}
 	}
@@ -705,16 +707,16 @@ func (e *encoder) branch(a *activation, s *site, ev event, v z3.Bool, first bool
 			break
 		}
 	}
-	if _, loop := s.stmt.(*ast.ForStmt); loop && top >= 0 {
+	if _, loop := s.Stmt.(*ast.ForStmt); loop && top >= 0 {
 		for len(a.frames) > top+1 {
 			if err := e.reconverge(a); err != nil {
 				return err
 			}
 		}
 	} else {
-		a.frames = append(a.frames, frame{cond: s, inst: ev.inst, before: a.pc, escapes: s.escapes})
+		a.frames = append(a.frames, frame{cond: s, inst: ev.Inst, before: a.pc, escapes: s.Escapes})
 	}
-	if r, ok := e.earlyReturn(a, s, ev.value != 0); ok {
+	if r, ok := e.earlyReturn(a, s, ev.Value != 0); ok {
 		r.cond, r.guard = k, e.z.And(a.pc, guard.Not())
 		a.early = append(a.early, r)
 	}
@@ -731,9 +733,9 @@ func (e *encoder) branch(a *activation, s *site, ev event, v z3.Bool, first bool
 // A function that defers a call is left out (the call may change its
 // results after the return), and so are results the formula does not
 // model. taken is the direction the run took.
-func (e *encoder) earlyReturn(a *activation, s *site, taken bool) (earlyReturn, bool) {
-	ifs, ok := s.stmt.(*ast.IfStmt)
-	if !ok || ifs.Cond != s.expr || a.fn.defers {
+func (e *encoder) earlyReturn(a *activation, s *instrument.Site, taken bool) (earlyReturn, bool) {
+	ifs, ok := s.Stmt.(*ast.IfStmt)
+	if !ok || ifs.Cond != s.Expr || a.fn.Defers {
 		return earlyReturn{}, false
 	}
 	var other ast.Stmt = ifs.Body
@@ -745,7 +747,7 @@ func (e *encoder) earlyReturn(a *activation, s *site, taken bool) (earlyReturn, 
 		return earlyReturn{}, false
 	}
 	ret, ok := block.List[0].(*ast.ReturnStmt)
-	if !ok || len(ret.Results) != len(a.fn.results) || len(ret.Results) == 0 {
+	if !ok || len(ret.Results) != len(a.fn.Results) || len(ret.Results) == 0 {
 		return earlyReturn{}, false // a bare return, or return f() of several results
 	}
 	// Nothing of the recorded path is read there: only the locals, as
@@ -753,8 +755,8 @@ func (e *encoder) earlyReturn(a *activation, s *site, taken bool) (earlyReturn, 
 	scratch := &activation{fn: a.fn, env: a.env, leaves: map[int32]sv{}, calls: map[*ast.CallExpr]map[int]sv{}}
 	terms := map[int]sv{}
 	for i, x := range ret.Results {
-		t := a.fn.results[i]
-		if valueKind(t) == 0 {
+		t := a.fn.Results[i]
+		if instrument.ValueKind(t) == 0 {
 			continue
 		}
 		v := e.sym(scratch, s, x, nil)
@@ -769,10 +771,10 @@ func (e *encoder) earlyReturn(a *activation, s *site, taken bool) (earlyReturn, 
 // bindEarly binds a returned value r (the return instance rk, result index)
 // to what each early return of the activation so far would have returned
 // under its guard; the guards exclude the path that reached rk.
-func (e *encoder) bindEarly(a *activation, rk instKey, index int, r sv) error {
+func (e *encoder) bindEarly(a *activation, rk instrument.InstKey, index int, r sv) error {
 	for _, er := range a.early {
 		v, ok := er.terms[index]
-		if !ok || e.earlyBound[[2]instKey{rk, er.cond}] {
+		if !ok || e.earlyBound[[2]instrument.InstKey{rk, er.cond}] {
 			continue
 		}
 		if err := e.addHard(er.guard.Implies(r.t.Eq(v.t))); err != nil {
@@ -780,7 +782,7 @@ func (e *encoder) bindEarly(a *activation, rk instKey, index int, r sv) error {
 		}
 	}
 	for _, er := range a.early {
-		e.earlyBound[[2]instKey{rk, er.cond}] = true
+		e.earlyBound[[2]instrument.InstKey{rk, er.cond}] = true
 	}
 	return nil
 }
@@ -791,7 +793,7 @@ func (e *encoder) bindEarly(a *activation, rk instKey, index int, r sv) error {
 func (e *encoder) reconverge(a *activation) error {
 	f := a.frames[len(a.frames)-1]
 	a.frames = a.frames[:len(a.frames)-1]
-	for _, v := range f.cond.assignedInside {
+	for _, v := range f.cond.AssignedInside {
 		cur, ok := a.env[v]
 		if !ok {
 			continue
@@ -800,7 +802,7 @@ func (e *encoder) reconverge(a *activation) error {
 			delete(a.env, v)
 			continue
 		}
-		jk := joinKey{f.cond.id, f.inst, v}
+		jk := joinKey{f.cond.Id, f.inst, v}
 		j, ok := e.joins[jk]
 		if !ok {
 			j = e.freshLike(cur).t
@@ -850,12 +852,12 @@ func opOfAssign(op token.Token) token.Token {
 // are in range (index below the length, slice bounds ordered up to the
 // capacity, divisor non-zero). Operands the formula does not model are
 // recorded values that panic, so there the path itself must change.
-func (e *encoder) mustNotPanic(a *activation, s *site, ev event, first bool) error {
-	k := instKey{s.id, ev.inst}
-	limit := e.z.BVInt(ev.value, 64)
+func (e *encoder) mustNotPanic(a *activation, s *instrument.Site, ev instrument.Event, first bool) error {
+	k := instrument.InstKey{Site: s.Id, Inst: ev.Inst}
+	limit := e.z.BVInt(ev.Value, 64)
 	// A string or byte slice the formula models gives its length as a term.
-	if s.guard != guardDiv && len(s.bounds) > 0 {
-		if x, ok := e.complete(a, s, s.indexed); ok && isSeq(s.info.TypeOf(s.indexed)) {
+	if s.Guard != instrument.GuardDiv && len(s.Bounds) > 0 {
+		if x, ok := e.complete(a, s, s.Indexed); ok && instrument.IsSeq(s.Info.TypeOf(s.Indexed)) {
 			limit = e.seqLen(x.t.AsSeq())
 		}
 	}
@@ -863,9 +865,9 @@ func (e *encoder) mustNotPanic(a *activation, s *site, ev event, first bool) err
 	// rules out negative values.
 	var terms []z3.BV
 	modelledAll := true
-	for j, b := range s.bounds {
+	for j, b := range s.Bounds {
 		if b == nil {
-			if j == 0 && s.guard == guardSlice {
+			if j == 0 && s.Guard == instrument.GuardSlice {
 				terms = append(terms, e.z.BVInt(0, 64)) // x[:hi]
 			}
 			continue // x[lo:]: the runtime recorded len(x) as the limit
@@ -875,8 +877,8 @@ func (e *encoder) mustNotPanic(a *activation, s *site, ev event, first bool) err
 			modelledAll = false
 			break
 		}
-		_, signed := bits(s.info.TypeOf(b))
-		if isUntypedNumber(s.info.TypeOf(b)) {
+		_, signed := instrument.Bits(s.Info.TypeOf(b))
+		if instrument.IsUntypedNumber(s.Info.TypeOf(b)) {
 			signed = true
 		}
 		bv := t.t.AsBV()
@@ -887,26 +889,26 @@ func (e *encoder) mustNotPanic(a *activation, s *site, ev event, first bool) err
 	}
 	safe := e.z.False()
 	if modelledAll && len(terms) > 0 {
-		switch s.guard {
-		case guardIndex:
+		switch s.Guard {
+		case instrument.GuardIndex:
 			safe = terms[0].ULT(limit)
-		case guardSlice:
+		case instrument.GuardSlice:
 			var chain []z3.Bool
 			for j := 0; j+1 < len(terms); j++ {
 				chain = append(chain, terms[j].ULE(terms[j+1]))
 			}
 			safe = e.z.And(append(chain, terms[len(terms)-1].ULE(limit))...)
-		case guardDiv:
+		case instrument.GuardDiv:
 			safe = terms[0].NotEq(e.z.BVInt(0, 64).Expr)
 		}
 	}
 	spec := a.pc.Implies(safe)
 	if err := spec.Err(); err != nil {
-		return fmt.Errorf("encoding the panic at %s: %w", s.pos, err)
+		return fmt.Errorf("encoding the panic at %s: %w", s.Pos, err)
 	}
 	if first {
 		e.checks++
-		e.failing++
+		e.Failing++
 	}
 	return e.addSpec(spec, first, k)
 }
@@ -914,13 +916,13 @@ func (e *encoder) mustNotPanic(a *activation, s *site, ev event, first bool) err
 // pendingSpec is a specification met while replaying a forced run.
 type pendingSpec struct {
 	spec  z3.Bool
-	guard instKey // the panicking operation it constrains, if any
+	guard instrument.InstKey // the panicking operation it constrains, if any
 }
 
 // addSpec adds a specification. Those of the failing run are hard facts;
 // those of a forced run wait until the replay ends (settleSpecs), since
 // its recorded operands hold only under its forced values.
-func (e *encoder) addSpec(spec z3.Bool, first bool, guard instKey) error {
+func (e *encoder) addSpec(spec z3.Bool, first bool, guard instrument.InstKey) error {
 	if e.spec != nil {
 		e.spec(spec, guard)
 		return nil
@@ -932,7 +934,7 @@ func (e *encoder) addSpec(spec z3.Bool, first bool, guard instKey) error {
 		e.pending = append(e.pending, pendingSpec{spec, guard})
 		return nil
 	}
-	if guard != (instKey{}) {
+	if guard != (instrument.InstKey{}) {
 		e.guarded[guard] = true
 	}
 	return e.addHard(spec)
@@ -960,7 +962,7 @@ func (e *encoder) settleSpecs() error {
 	if !e.deadline.IsZero() {
 		timeout = min(timeout, time.Until(e.deadline))
 		if timeout <= 0 {
-			return errBudget
+			return instrument.ErrBudget
 		}
 	}
 	if err := s.SetTimeout(timeout); err != nil {
@@ -971,13 +973,13 @@ func (e *encoder) settleSpecs() error {
 	}
 	for _, p := range specs {
 		if !e.deadline.IsZero() && time.Now().After(e.deadline) {
-			return errBudget
+			return instrument.ErrBudget
 		}
 		r, err := s.CheckAssumptions(p.spec)
 		if err != nil {
 			return fmt.Errorf("checking a specification: %w", err)
 		}
-		if r == z3.Unknown && e.watch.tripped() {
+		if r == z3.Unknown && e.watch.Tripped() {
 			return errSolverMemory // interrupted: the specification is neither met nor unmet
 		}
 		if r == z3.Unsat {
@@ -996,15 +998,15 @@ func (e *encoder) settleSpecs() error {
 
 // complete builds the term of a guarded operand, or reports false when an
 // operand it does not model was not recorded (its term would be free).
-func (e *encoder) complete(a *activation, s *site, x ast.Expr) (sv, bool) {
+func (e *encoder) complete(a *activation, s *instrument.Site, x ast.Expr) (sv, bool) {
 	var ok func(x ast.Expr) bool
 	ok = func(x ast.Expr) bool {
-		info := s.info
+		info := s.Info
 		if info.Types[x].Value != nil {
 			return true
 		}
-		if !modelled(e.prog, info, a.fn, x) {
-			id, wrapped := e.prog.leafOf[x]
+		if !instrument.Modelled(e.prog, info, a.fn, x) {
+			id, wrapped := e.prog.LeafOf[x]
 			if !wrapped {
 				return false
 			}
@@ -1040,7 +1042,7 @@ func (e *encoder) complete(a *activation, s *site, x ast.Expr) (sv, bool) {
 					return false
 				}
 			}
-			return e.prog.callee(info, x) == nil
+			return e.prog.Callee(info, x) == nil
 		}
 		return false
 	}

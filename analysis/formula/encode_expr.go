@@ -9,6 +9,7 @@ import (
 	"go/types"
 	"math"
 
+	"github.com/faultline-go/faultline/analysis/instrument"
 	"github.com/faultline-go/faultline/solver/z3"
 )
 
@@ -17,13 +18,13 @@ import (
 // nil of a type the formula does not model has no term); elsewhere an
 // error's nil, the other nil the formula meets (err == nil, a call's nil
 // error argument).
-func (e *encoder) nilOf(s *site, x ast.Expr) sv {
-	if ast.Unparen(s.expr) != x || valueKind(s.typ) == 'e' {
-		return e.lit(errorType, value{})
+func (e *encoder) nilOf(s *instrument.Site, x ast.Expr) sv {
+	if ast.Unparen(s.Expr) != x || instrument.ValueKind(s.Typ) == 'e' {
+		return e.lit(instrument.ErrorType, instrument.Value{})
 	}
-	switch valueKind(s.typ) {
+	switch instrument.ValueKind(s.Typ) {
 	case 'y', 'l', 'm':
-		return e.lit(s.typ, value{})
+		return e.lit(s.Typ, instrument.Value{})
 	}
 	return sv{}
 }
@@ -31,24 +32,24 @@ func (e *encoder) nilOf(s *site, x ast.Expr) sv {
 // sym builds the value of x in activation a. root is the event of the site
 // x is the root of, whose recorded value stands for x when the formula
 // does not model it.
-func (e *encoder) sym(a *activation, s *site, x ast.Expr, root *event) sv {
-	info := s.info
+func (e *encoder) sym(a *activation, s *instrument.Site, x ast.Expr, root *instrument.Event) sv {
+	info := s.Info
 	t := info.TypeOf(x)
 	if tv := info.Types[x]; tv.Value != nil {
 		return e.constValue(tv.Value, t)
 	}
 	leaf := func() sv {
 		if root != nil {
-			return e.lit(s.typ, valueOf(*root))
+			return e.lit(s.Typ, instrument.ValueOf(*root))
 		}
-		if id, ok := e.prog.leafOf[x]; ok {
+		if id, ok := e.prog.LeafOf[x]; ok {
 			if v, ok := a.leaves[id]; ok {
 				return v
 			}
 		}
 		return e.freshOf(t)
 	}
-	if !modelled(e.prog, info, a.fn, x) {
+	if !instrument.Modelled(e.prog, info, a.fn, x) {
 		return leaf()
 	}
 	if v, ok := e.listSym(a, s, x); ok {
@@ -58,7 +59,7 @@ func (e *encoder) sym(a *activation, s *site, x ast.Expr, root *event) sv {
 	case *ast.ParenExpr:
 		return e.sym(a, s, x.X, root)
 	case *ast.Ident:
-		if isNil(info, x) {
+		if instrument.IsNil(info, x) {
 			return e.nilOf(s, x)
 		}
 		v, isVar := info.ObjectOf(x).(*types.Var)
@@ -69,15 +70,15 @@ func (e *encoder) sym(a *activation, s *site, x ast.Expr, root *event) sv {
 	case *ast.UnaryExpr:
 		return e.unary(x.Op, e.sym(a, s, x.X, nil), t)
 	case *ast.BinaryExpr:
-		if l, r, ok := e.prog.diffOperands(info, x); ok {
+		if l, r, ok := e.prog.DiffOperands(info, x); ok {
 			lt := types.Default(info.TypeOf(l))
 			return e.binary(x.Op, e.sym(a, s, l, nil), e.sym(a, s, r, nil), lt, lt)
 		}
 		l := e.sym(a, s, x.X, nil)
 		r := e.sym(a, s, x.Y, nil)
 		lt, rt := info.TypeOf(x.X), info.TypeOf(x.Y)
-		if valueKind(lt) == 'e' || valueKind(rt) == 'e' {
-			lt, rt = errorType, errorType // err != nil: nil is a nil error
+		if instrument.ValueKind(lt) == 'e' || instrument.ValueKind(rt) == 'e' {
+			lt, rt = instrument.ErrorType, instrument.ErrorType // err != nil: nil is a nil error
 		}
 		return e.binary(x.Op, l, r, lt, rt)
 	case *ast.IndexExpr:
@@ -101,40 +102,40 @@ func (e *encoder) sym(a *activation, s *site, x ast.Expr, root *event) sv {
 		}
 		return e.seqSlice(e.sym(a, s, x.X, nil), lo, hi, lt, ht)
 	case *ast.CallExpr:
-		if isConversion(info, x) {
+		if instrument.IsConversion(info, x) {
 			return e.convert(e.sym(a, s, x.Args[0], nil), info.TypeOf(x.Args[0]), t)
 		}
-		if isEqualCall(info, x) {
+		if instrument.IsEqualCall(info, x) {
 			// == on the operands: IEEE equality for floats, as DeepEqual and cmp.Equal.
 			lt := types.Default(info.TypeOf(x.Args[0]))
 			return e.binary(token.EQL, e.sym(a, s, x.Args[0], nil), e.sym(a, s, x.Args[1], nil), lt, lt)
 		}
-		if isMathAbs(info, x) {
+		if instrument.IsMathAbs(info, x) {
 			v := e.sym(a, s, x.Args[0], nil)
 			if !v.hasTerm() {
 				return v
 			}
 			out := sv{t: v.t.AsFloat().Abs().Expr, known: v.known}
 			if v.known {
-				out.c = floatValue(t, math.Abs(floatOf(t, v.c)))
+				out.c = instrument.FloatValue(t, math.Abs(instrument.FloatOf(t, v.c)))
 			}
 			return out
 		}
-		if isErrorCtor(info, x) {
-			return e.lit(errorType, boolValue(true))
+		if instrument.IsErrorCtor(info, x) {
+			return e.lit(instrument.ErrorType, instrument.BoolValue(true))
 		}
-		if code, ok := e.prog.errorsIsTarget(info, x); ok {
+		if code, ok := e.prog.ErrorsIsTarget(info, x); ok {
 			// The error's code names the sentinel (errors_is.go).
-			return e.binary(token.EQL, e.sym(a, s, x.Args[0], nil), e.lit(errorType, value{n: code}), errorType, errorType)
+			return e.binary(token.EQL, e.sym(a, s, x.Args[0], nil), e.lit(instrument.ErrorType, instrument.Value{N: code}), instrument.ErrorType, instrument.ErrorType)
 		}
 		if r, ok := a.calls[x][0]; ok {
 			return r
 		}
-		if name, ok := builtinLen(info, x); ok {
+		if name, ok := instrument.BuiltinLen(info, x); ok {
 			v := e.sym(a, s, x.Args[0], nil)
 			return e.seqLenValue(v, name, t)
 		}
-		if f, name, ok := seqFuncOf(info, x); ok {
+		if f, name, ok := instrument.SeqFuncOf(info, x); ok {
 			args := make([]sv, len(x.Args))
 			types := make([]types.Type, len(x.Args))
 			for i, arg := range x.Args {
@@ -155,13 +156,13 @@ func (e *encoder) unary(op token.Token, y sv, t types.Type) sv {
 	}
 	out := sv{known: y.known}
 	if y.known {
-		out.c, out.known = concUnary(op, y.c, t)
+		out.c, out.known = instrument.ConcUnary(op, y.c, t)
 	}
 	switch op {
 	case token.NOT:
 		out.t = y.t.AsBool().Not().Expr
 	case token.SUB:
-		if valueKind(t) == 'f' {
+		if instrument.ValueKind(t) == 'f' {
 			out.t = y.t.AsFloat().Neg().Expr
 		} else {
 			out.t = y.t.AsBV().Neg().Expr
@@ -180,40 +181,40 @@ func (e *encoder) unary(op token.Token, y sv, t types.Type) sv {
 // and byte slices; and of an integer to a string (the UTF-8 encoding of
 // the rune).
 func (e *encoder) convert(y sv, from, to types.Type) sv {
-	if !y.hasTerm() || e.concreteSeqs && (isSeq(from) || isSeq(to)) {
+	if !y.hasTerm() || e.concreteSeqs && (instrument.IsSeq(from) || instrument.IsSeq(to)) {
 		if !y.known {
 			return sv{}
 		}
-		c, ok := concConvert(y.c, from, to)
+		c, ok := instrument.ConcConvert(y.c, from, to)
 		return e.concreteValue(to, c, ok)
 	}
 	out := sv{t: e.convertTerm(y.t, from, to), known: y.known}
 	if y.known {
-		out.c, out.known = concConvert(y.c, from, to)
+		out.c, out.known = instrument.ConcConvert(y.c, from, to)
 	}
 	return out
 }
 
 func (e *encoder) convertTerm(y z3.Expr, from, to types.Type) z3.Expr {
-	switch fk, tk := valueKind(from), valueKind(to); {
+	switch fk, tk := instrument.ValueKind(from), instrument.ValueKind(to); {
 	case (fk == 's' || fk == 'y') && (tk == 's' || tk == 'y'):
 		return y
 	case fk == 'i' && tk == 's':
 		return e.runeString(y.AsBV(), from).Expr
 	case fk == 'f' && tk == 'f':
-		if isFloat32(from) == isFloat32(to) {
+		if instrument.IsFloat32(from) == instrument.IsFloat32(to) {
 			return y
 		}
 		return y.AsFloat().Convert(e.floatSort(to)).Expr
 	case tk == 'f':
-		_, signed := bits(from)
-		return e.z.FloatFromBV(y.AsBV(), signed || isUntypedNumber(from), e.floatSort(to)).Expr
+		_, signed := instrument.Bits(from)
+		return e.z.FloatFromBV(y.AsBV(), signed || instrument.IsUntypedNumber(from), e.floatSort(to)).Expr
 	case fk == 'f':
 		return e.floatToInt(y.AsFloat(), from, to)
 	}
 	x := y.AsBV()
-	n, signed := bits(from)
-	to2, _ := bits(to)
+	n, signed := instrument.Bits(from)
+	to2, _ := instrument.Bits(to)
 	if n == to2 {
 		return x.Expr
 	}
@@ -223,28 +224,28 @@ func (e *encoder) convertTerm(y z3.Expr, from, to types.Type) z3.Expr {
 // constValue is a constant of type t.
 func (e *encoder) constValue(v constant.Value, t types.Type) sv {
 	if v.Kind() == constant.String {
-		return e.lit(types.Typ[types.String], value{s: constant.StringVal(v)})
+		return e.lit(types.Typ[types.String], instrument.Value{S: constant.StringVal(v)})
 	}
 	if v.Kind() == constant.Bool {
-		return e.lit(types.Typ[types.Bool], boolValue(constant.BoolVal(v)))
+		return e.lit(types.Typ[types.Bool], instrument.BoolValue(constant.BoolVal(v)))
 	}
-	if valueKind(t) == 'f' {
+	if instrument.ValueKind(t) == 'f' {
 		if b, ok := t.Underlying().(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
 			// An untyped float left so is a shift count (x << 2.0): an integer.
 			if i := constant.ToInt(v); i.Kind() == constant.Int {
 				return e.constValue(i, types.Typ[types.UntypedInt])
 			}
 		}
-		return e.lit(t, value{n: floatBits(v, t)})
+		return e.lit(t, instrument.Value{N: instrument.FloatBits(v, t)})
 	}
-	if valueKind(t) != 'i' {
+	if instrument.ValueKind(t) != 'i' {
 		return e.freshOf(t)
 	}
 	if i, ok := constant.Int64Val(v); ok {
-		return e.lit(t, value{n: normalize(t, i)})
+		return e.lit(t, instrument.Value{N: instrument.Normalize(t, i)})
 	}
 	if u, ok := constant.Uint64Val(v); ok {
-		return e.lit(t, value{n: int64(u)})
+		return e.lit(t, instrument.Value{N: int64(u)})
 	}
 	return e.freshOf(t)
 }
@@ -252,24 +253,24 @@ func (e *encoder) constValue(v constant.Value, t types.Type) sv {
 // binary applies a Go operator with Go's semantics; lt and rt are the
 // operand types (they differ only for shifts).
 func (e *encoder) binary(op token.Token, l, r sv, lt, rt types.Type) sv {
-	if isList(lt) {
+	if instrument.IsList(lt) {
 		return e.listCompare(op, l, r, lt)
 	}
-	if isRecord(lt) {
+	if instrument.IsRecord(lt) {
 		return e.recordCompare(op, l, r, lt)
 	}
-	if isMap(lt) {
+	if instrument.IsMap(lt) {
 		return e.mapCompare(op, l, r, lt)
 	}
 	if !l.hasTerm() || !r.hasTerm() {
 		out := sv{}
 		// x && y and x || y are known from x alone when it decides them.
-		if l.known && valueKind(lt) == 'b' && (op == token.LAND && l.c.n == 0 || op == token.LOR && l.c.n != 0) {
+		if l.known && instrument.ValueKind(lt) == 'b' && (op == token.LAND && l.c.N == 0 || op == token.LOR && l.c.N != 0) {
 			out.c, out.known = l.c, true
 		}
-		if isSeq(lt) && l.known && r.known {
+		if instrument.IsSeq(lt) && l.known && r.known {
 			// Strings kept concrete: a constant of the result.
-			c, ok := concBinary(op, l.c, r.c, lt, rt)
+			c, ok := instrument.ConcBinary(op, l.c, r.c, lt, rt)
 			t := types.Type(types.Typ[types.Bool])
 			if op == token.ADD {
 				t = lt
@@ -281,8 +282,8 @@ func (e *encoder) binary(op token.Token, l, r sv, lt, rt types.Type) sv {
 	out := sv{t: e.binaryTerm(op, l.t, r.t, lt, rt)}
 	switch {
 	case l.known && r.known:
-		out.c, out.known = concBinary(op, l.c, r.c, lt, rt)
-	case l.known && valueKind(lt) == 'b' && (op == token.LAND && l.c.n == 0 || op == token.LOR && l.c.n != 0):
+		out.c, out.known = instrument.ConcBinary(op, l.c, r.c, lt, rt)
+	case l.known && instrument.ValueKind(lt) == 'b' && (op == token.LAND && l.c.N == 0 || op == token.LOR && l.c.N != 0):
 		// The right operand was not evaluated.
 		out.c, out.known = l.c, true
 	}
@@ -290,7 +291,7 @@ func (e *encoder) binary(op token.Token, l, r sv, lt, rt types.Type) sv {
 }
 
 func (e *encoder) binaryTerm(op token.Token, l, r z3.Expr, lt, rt types.Type) z3.Expr {
-	switch valueKind(lt) {
+	switch instrument.ValueKind(lt) {
 	case 'e': // codes (errors_is.go)
 		switch op {
 		case token.EQL:
@@ -314,18 +315,18 @@ func (e *encoder) binaryTerm(op token.Token, l, r z3.Expr, lt, rt types.Type) z3
 	case 's', 'y':
 		return e.seqBinary(op, l.AsSeq(), r.AsSeq())
 	}
-	if (valueKind(lt) == 'f' || valueKind(rt) == 'f') && op != token.SHL && op != token.SHR {
+	if (instrument.ValueKind(lt) == 'f' || instrument.ValueKind(rt) == 'f') && op != token.SHL && op != token.SHR {
 		return e.floatBinary(op, l, r, lt, rt)
 	}
-	if isUntypedNumber(lt) {
-		n, _ := bits(rt)
+	if instrument.IsUntypedNumber(lt) {
+		n, _ := instrument.Bits(rt)
 		if r.Sort().String() != l.Sort().String() {
 			l = l.AsBV().Convert(n, true).Expr
 		}
 	}
-	_, signed := bits(lt)
-	if isUntypedNumber(lt) && !isUntypedNumber(rt) && op != token.SHL && op != token.SHR {
-		_, signed = bits(rt)
+	_, signed := instrument.Bits(lt)
+	if instrument.IsUntypedNumber(lt) && !instrument.IsUntypedNumber(rt) && op != token.SHL && op != token.SHR {
+		_, signed = instrument.Bits(rt)
 	}
 	x, y := l.AsBV(), r.AsBV()
 	if op != token.SHL && op != token.SHR && x.Bits() != y.Bits() {
@@ -378,9 +379,9 @@ func (e *encoder) binaryTerm(op token.Token, l, r z3.Expr, lt, rt types.Type) z3
 // nearest even, comparisons false on NaN and -0 == +0.
 func (e *encoder) floatBinary(op token.Token, l, r z3.Expr, lt, rt types.Type) z3.Expr {
 	// An operand of another kind is an untyped integer constant left so.
-	if valueKind(lt) != 'f' {
+	if instrument.ValueKind(lt) != 'f' {
 		l = e.convertTerm(l, lt, rt)
-	} else if valueKind(rt) != 'f' {
+	} else if instrument.ValueKind(rt) != 'f' {
 		r = e.convertTerm(r, rt, lt)
 	}
 	x, y := l.AsFloat(), r.AsFloat()

@@ -9,6 +9,7 @@ import (
 	"go/types"
 	"math/big"
 
+	"github.com/faultline-go/faultline/analysis/instrument"
 	"github.com/faultline-go/faultline/solver/z3"
 )
 
@@ -30,14 +31,14 @@ const maxListCompare = 256
 
 // slotBits is W, the width of the array's range for elements of type elem.
 func slotBits(elem types.Type) uint {
-	if isRecord(elem) {
-		return max(64, recordBits(elem))
+	if instrument.IsRecord(elem) {
+		return max(64, instrument.RecordBits(elem))
 	}
 	return 64
 }
 
 func (e *encoder) listSortOf(t types.Type) z3.Sort {
-	return e.z.ArraySort(e.z.BVSort(64), e.z.BVSort(slotBits(listElem(t))))
+	return e.z.ArraySort(e.z.BVSort(64), e.z.BVSort(slotBits(instrument.ListElem(t))))
 }
 
 func (e *encoder) bv64(v uint64) z3.BV { return e.z.BVUint(v, 64) }
@@ -45,7 +46,7 @@ func (e *encoder) bv64(v uint64) z3.BV { return e.z.BVUint(v, 64) }
 // listLenTerm is the length of a list term of type t.
 func (e *encoder) listLenTerm(s z3.Expr, t types.Type) z3.BV {
 	x := s.AsArray().Select(e.bv64(lenIndex)).AsBV()
-	if slotBits(listElem(t)) > 64 {
+	if slotBits(instrument.ListElem(t)) > 64 {
 		return x.Extract(63, 0)
 	}
 	return x
@@ -53,7 +54,7 @@ func (e *encoder) listLenTerm(s z3.Expr, t types.Type) z3.BV {
 
 // withLen stores a length into a list's array.
 func withLen(a z3.Array, n z3.BV, t types.Type) z3.Array {
-	if w := slotBits(listElem(t)); w > 64 {
+	if w := slotBits(instrument.ListElem(t)); w > 64 {
 		n = n.ZeroExt(w - 64)
 	}
 	return a.Store(n.Context().BVUint(lenIndex, 64), n)
@@ -61,13 +62,13 @@ func withLen(a z3.Array, n z3.BV, t types.Type) z3.Array {
 
 // emptyArray is the array a list literal starts from.
 func (e *encoder) emptyArray(t types.Type) z3.Array {
-	return e.z.ConstArray(e.z.BVSort(64), e.z.BVUint(0, slotBits(listElem(t))))
+	return e.z.ConstArray(e.z.BVSort(64), e.z.BVUint(0, slotBits(instrument.ListElem(t))))
 }
 
 // listTerm is the term of a recorded list of type t.
-func (e *encoder) listTerm(t types.Type, v value) z3.Expr {
-	elem := listElem(t)
-	xs := listItems(v, elem)
+func (e *encoder) listTerm(t types.Type, v instrument.Value) z3.Expr {
+	elem := instrument.ListElem(t)
+	xs := instrument.ListItems(v, elem)
 	a := e.emptyArray(t)
 	for i, x := range xs {
 		a = a.Store(e.bv64(uint64(i)), e.widen(e.term(elem, x), elem))
@@ -80,17 +81,17 @@ func index64(i z3.BV, it types.Type) z3.BV {
 	if i.Bits() == 64 {
 		return i
 	}
-	_, signed := bits(it)
-	return i.Convert(64, signed || isUntypedNumber(it))
+	_, signed := instrument.Bits(it)
+	return i.Convert(64, signed || instrument.IsUntypedNumber(it))
 }
 
 // elemOf narrows an array slot to an element of type elem.
 func elemOf(x z3.BV, elem types.Type) z3.Expr {
 	n := uint(64)
-	if isRecord(elem) {
-		n = recordBits(elem)
+	if instrument.IsRecord(elem) {
+		n = instrument.RecordBits(elem)
 	} else {
-		n, _ = bits(elem)
+		n, _ = instrument.Bits(elem)
 	}
 	if n != x.Bits() {
 		return x.Extract(n-1, 0).Expr
@@ -105,23 +106,23 @@ func (e *encoder) widen(x z3.Expr, elem types.Type) z3.BV {
 	if b.Bits() == w {
 		return b
 	}
-	if isRecord(elem) {
+	if instrument.IsRecord(elem) {
 		return b.ZeroExt(w - b.Bits())
 	}
-	_, signed := bits(elem)
+	_, signed := instrument.Bits(elem)
 	return b.Convert(w, signed)
 }
 
 // listIndex is s[i], an element of type elem. Out of range its term is
 // unspecified: the run panics there.
 func (e *encoder) listIndex(s, i sv, it, elem types.Type) sv {
-	var c value
-	known := s.known && i.known && !s.c.opaque && uint64(i.c.n) < uint64(listLen(s.c, elem))
-	if _, signed := bits(it); signed && i.c.n < 0 {
+	var c instrument.Value
+	known := s.known && i.known && !s.c.Opaque && uint64(i.c.N) < uint64(instrument.ListLen(s.c, elem))
+	if _, signed := instrument.Bits(it); signed && i.c.N < 0 {
 		known = false
 	}
 	if known {
-		c = listAt(s.c, i.c.n, elem)
+		c = instrument.ListAt(s.c, i.c.N, elem)
 	}
 	if !s.hasTerm() || !i.hasTerm() {
 		return e.concreteValue(elem, c, known)
@@ -141,17 +142,17 @@ func (e *encoder) freshList(t types.Type) z3.Expr {
 // maxListCompare), a free list for another. A high bound past the length
 // (within the capacity) keeps the run's value.
 func (e *encoder) listSlice(t types.Type, s sv, lo, hi *sv, lt, ht types.Type) sv {
-	elem := listElem(t)
-	cl, ch, known := int64(0), listLen(s.c, elem), s.known && !s.c.opaque
+	elem := instrument.ListElem(t)
+	cl, ch, known := int64(0), instrument.ListLen(s.c, elem), s.known && !s.c.Opaque
 	if lo != nil {
-		cl, known = lo.c.n, known && lo.known
+		cl, known = lo.c.N, known && lo.known
 	}
 	if hi != nil {
-		ch, known = hi.c.n, known && hi.known
+		ch, known = hi.c.N, known && hi.known
 	}
-	var c value
-	if known = known && 0 <= cl && cl <= ch && ch <= listLen(s.c, elem); known {
-		c = value{s: s.c.s[cl*elemBytes(elem) : ch*elemBytes(elem)]}
+	var c instrument.Value
+	if known = known && 0 <= cl && cl <= ch && ch <= instrument.ListLen(s.c, elem); known {
+		c = instrument.Value{S: s.c.S[cl*instrument.ElemBytes(elem) : ch*instrument.ElemBytes(elem)]}
 	}
 	if !known || ch-cl > maxListCompare || !s.hasTerm() || lo != nil && !lo.hasTerm() || hi != nil && !hi.hasTerm() {
 		return e.concreteValue(t, c, known)
@@ -175,12 +176,12 @@ func (e *encoder) listSlice(t types.Type, s sv, lo, hi *sv, lt, ht types.Type) s
 
 // listLenValue is len(s), s of list type lt, as a value of type t.
 func (e *encoder) listLenValue(s sv, lt, t types.Type) sv {
-	c := value{n: listLen(s.c, listElem(lt))}
+	c := instrument.Value{N: instrument.ListLen(s.c, instrument.ListElem(lt))}
 	if !s.hasTerm() {
 		return e.concreteValue(t, c, s.known)
 	}
 	out := sv{t: e.listLenTerm(s.t, lt).Expr, c: c, known: s.known}
-	if n, _ := bits(t); n != 64 {
+	if n, _ := instrument.Bits(t); n != 64 {
 		out.t = out.t.AsBV().Extract(n-1, 0).Expr
 	}
 	return out
@@ -189,21 +190,21 @@ func (e *encoder) listLenValue(s sv, lt, t types.Type) sv {
 // listAppend is append(s, elems...) or, spread, append(s, other...) (for
 // the other list's recorded length), of list type t.
 func (e *encoder) listAppend(t types.Type, s sv, elems []sv, spread bool) sv {
-	elem := listElem(t)
-	out := sv{known: s.known && !s.c.opaque}
-	buf := []byte(s.c.s)
+	elem := instrument.ListElem(t)
+	out := sv{known: s.known && !s.c.Opaque}
+	buf := []byte(s.c.S)
 	haveTerms := s.hasTerm()
 	for _, x := range elems {
 		haveTerms = haveTerms && x.hasTerm()
-		out.known = out.known && x.known && !x.c.opaque
+		out.known = out.known && x.known && !x.c.Opaque
 		if spread {
-			buf = append(buf, x.c.s...)
+			buf = append(buf, x.c.S...)
 		} else {
-			buf = append(buf, elemRecord(x.c, elem)...)
+			buf = append(buf, instrument.ElemRecord(x.c, elem)...)
 		}
 	}
 	if out.known {
-		out.c = value{s: string(buf)}
+		out.c = instrument.Value{S: string(buf)}
 	}
 	if !haveTerms {
 		return e.concreteValue(t, out.c, out.known)
@@ -211,8 +212,8 @@ func (e *encoder) listAppend(t types.Type, s sv, elems []sv, spread bool) sv {
 	arr, n := s.t.AsArray(), e.listLenTerm(s.t, t)
 	if spread {
 		other := elems[0]
-		k := listLen(other.c, elem)
-		if !other.known || other.c.opaque || k > maxListCompare {
+		k := instrument.ListLen(other.c, elem)
+		if !other.known || other.c.Opaque || k > maxListCompare {
 			return e.concreteValue(t, out.c, out.known)
 		}
 		src := other.t.AsArray()
@@ -234,7 +235,7 @@ func (e *encoder) listAppend(t types.Type, s sv, elems []sv, spread bool) sv {
 func (e *encoder) listLit(t types.Type, elems []sv) sv {
 	empty := sv{known: true}
 	if !e.concreteLists {
-		empty.t = e.listTerm(t, value{})
+		empty.t = e.listTerm(t, instrument.Value{})
 	}
 	return e.listAppend(t, empty, elems, false)
 }
@@ -242,7 +243,7 @@ func (e *encoder) listLit(t types.Type, elems []sv) sv {
 // listEqTerm says two list terms of type t have the same length, at most
 // n, and the same first n elements up to it.
 func (e *encoder) listEqTerm(a, b z3.Expr, t types.Type, n int64) z3.Bool {
-	elem := listElem(t)
+	elem := instrument.ListElem(t)
 	la, lb := e.listLenTerm(a, t), e.listLenTerm(b, t)
 	conj := []z3.Bool{la.Eq(lb), la.ULE(e.bv64(uint64(n)))}
 	x, y := a.AsArray(), b.AsArray()
@@ -262,8 +263,8 @@ func (e *encoder) listEqTerm(a, b z3.Expr, t types.Type, n int64) z3.Bool {
 // hide a fix, never report a wrong one).
 func (e *encoder) listEqual(l, r sv, t types.Type) sv {
 	out := sv{}
-	if l.known && r.known && !l.c.opaque && !r.c.opaque && (l.c.s != r.c.s || l.c.s != "") {
-		out.c, out.known = boolValue(l.c.s == r.c.s), true
+	if l.known && r.known && !l.c.Opaque && !r.c.Opaque && (l.c.S != r.c.S || l.c.S != "") {
+		out.c, out.known = instrument.BoolValue(l.c.S == r.c.S), true
 	}
 	if !l.hasTerm() || !r.hasTerm() {
 		if out.known {
@@ -271,8 +272,8 @@ func (e *encoder) listEqual(l, r sv, t types.Type) sv {
 		}
 		return sv{}
 	}
-	elem := listElem(t)
-	n := min(max(listLen(l.c, elem), listLen(r.c, elem)), maxListCompare)
+	elem := instrument.ListElem(t)
+	n := min(max(instrument.ListLen(l.c, elem), instrument.ListLen(r.c, elem)), maxListCompare)
 	out.t = e.z.And(e.listEqTerm(l.t, r.t, t, n), e.sameNilness(e.listLenTerm(l.t, t))).Expr
 	return out
 }
@@ -302,21 +303,21 @@ func (e *encoder) listCompare(op token.Token, l, r sv, t types.Type) sv {
 
 // valueEq says a site's term equals a recorded value: for a list, the
 // same length and elements (its array past the length is no part of it).
-func (e *encoder) valueEq(t types.Type, v z3.Expr, c value) z3.Bool {
-	if !isList(t) {
+func (e *encoder) valueEq(t types.Type, v z3.Expr, c instrument.Value) z3.Bool {
+	if !instrument.IsList(t) {
 		return v.Eq(e.term(t, c))
 	}
-	return e.listEqTerm(v, e.term(t, c), t, min(listLen(c, listElem(t)), maxListCompare))
+	return e.listEqTerm(v, e.term(t, c), t, min(instrument.ListLen(c, instrument.ListElem(t)), maxListCompare))
 }
 
 // listStore is b[i] = v on a list local.
 func (e *encoder) listStore(a *activation, tg *seqTarget, b, v sv) {
 	out := sv{}
-	elem := listElem(tg.v.Type())
-	if b.known && tg.index.known && v.known && !b.c.opaque && tg.index.c.n >= 0 && tg.index.c.n < listLen(b.c, elem) {
-		n := elemBytes(elem)
-		i := tg.index.c.n
-		out.c, out.known = value{s: b.c.s[:i*n] + elemRecord(v.c, elem) + b.c.s[(i+1)*n:]}, true
+	elem := instrument.ListElem(tg.v.Type())
+	if b.known && tg.index.known && v.known && !b.c.Opaque && tg.index.c.N >= 0 && tg.index.c.N < instrument.ListLen(b.c, elem) {
+		n := instrument.ElemBytes(elem)
+		i := tg.index.c.N
+		out.c, out.known = instrument.Value{S: b.c.S[:i*n] + instrument.ElemRecord(v.c, elem) + b.c.S[(i+1)*n:]}, true
 	}
 	if !b.hasTerm() || !tg.index.hasTerm() || !v.hasTerm() {
 		if out.known && e.concreteLists {
@@ -331,70 +332,70 @@ func (e *encoder) listStore(a *activation, tg *seqTarget, b, v sv) {
 }
 
 // listModel reads a list of type t from a model.
-func listModel(m *z3.Model, v z3.Expr, t types.Type) (value, error) {
-	elem := listElem(t)
+func listModel(m *z3.Model, v z3.Expr, t types.Type) (instrument.Value, error) {
+	elem := instrument.ListElem(t)
 	arr := v.AsArray()
 	idx := func(x uint64) z3.BV { return v.Context().BVUint(x, 64) }
 	n, err := m.Big(arr.Select(idx(lenIndex)))
 	if err != nil {
-		return value{}, err
+		return instrument.Value{}, err
 	}
 	n.And(n, new(big.Int).SetUint64(^uint64(0)))
 	if !n.IsInt64() || n.Int64() > 1<<16 {
-		return value{}, fmt.Errorf("list length %s out of range", n)
+		return instrument.Value{}, fmt.Errorf("list length %s out of range", n)
 	}
-	items := make([]value, n.Int64())
+	items := make([]instrument.Value, n.Int64())
 	for j := range items {
 		x, err := m.Big(arr.Select(idx(uint64(j))))
 		if err != nil {
-			return value{}, err
+			return instrument.Value{}, err
 		}
 		items[j] = scalarsOf(x, elem)
 	}
-	return listOf(items, elem), nil
+	return instrument.ListOf(items, elem), nil
 }
 
 // scalarsOf decodes an element (integer or record) from its bits.
-func scalarsOf(x *big.Int, elem types.Type) value {
-	fields := recordFields(elem)
+func scalarsOf(x *big.Int, elem types.Type) instrument.Value {
+	fields := instrument.RecordFields(elem)
 	if fields == nil {
-		return value{n: normalize(elem, int64(new(big.Int).And(x, new(big.Int).SetUint64(^uint64(0))).Uint64()))}
+		return instrument.Value{N: instrument.Normalize(elem, int64(new(big.Int).And(x, new(big.Int).SetUint64(^uint64(0))).Uint64()))}
 	}
-	vals := make([]value, len(fields))
+	vals := make([]instrument.Value, len(fields))
 	off := uint(0)
 	for i, f := range fields {
-		w := fieldBits(f.Type())
+		w := instrument.FieldBits(f.Type())
 		mask := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), w), big.NewInt(1))
 		bitsOf := new(big.Int).And(new(big.Int).Rsh(x, off), mask).Uint64()
-		if valueKind(f.Type()) == 'b' {
-			vals[i] = boolValue(bitsOf != 0)
+		if instrument.ValueKind(f.Type()) == 'b' {
+			vals[i] = instrument.BoolValue(bitsOf != 0)
 		} else {
-			vals[i] = value{n: normalize(f.Type(), int64(bitsOf))}
+			vals[i] = instrument.Value{N: instrument.Normalize(f.Type(), int64(bitsOf))}
 		}
 		off += w
 	}
-	return recordOf(vals)
+	return instrument.RecordOf(vals)
 }
 
 // listSym builds the list operations of sym: reports false for an
 // expression that is not one.
-func (e *encoder) listSym(a *activation, s *site, x ast.Expr) (sv, bool) {
+func (e *encoder) listSym(a *activation, s *instrument.Site, x ast.Expr) (sv, bool) {
 	if v, ok := e.recordSym(a, s, x); ok {
 		return v, true
 	}
-	info := s.info
+	info := s.Info
 	switch x := x.(type) {
 	case *ast.IndexExpr:
-		if mt := info.TypeOf(x.X); isMap(mt) {
+		if mt := info.TypeOf(x.X); instrument.IsMap(mt) {
 			return e.mapIndex(e.sym(a, s, x.X, nil), e.sym(a, s, x.Index, nil), mt, info.TypeOf(x.Index)), true
 		}
-		if !isList(info.TypeOf(x.X)) {
+		if !instrument.IsList(info.TypeOf(x.X)) {
 			return sv{}, false
 		}
 		return e.listIndex(e.sym(a, s, x.X, nil), e.sym(a, s, x.Index, nil), info.TypeOf(x.Index), info.TypeOf(x)), true
 	case *ast.SliceExpr:
 		t := info.TypeOf(x.X)
-		if !isList(t) {
+		if !instrument.IsList(t) {
 			return sv{}, false
 		}
 		var lo, hi *sv
@@ -410,7 +411,7 @@ func (e *encoder) listSym(a *activation, s *site, x ast.Expr) (sv, bool) {
 		return e.listSlice(t, e.sym(a, s, x.X, nil), lo, hi, lt, ht), true
 	case *ast.CompositeLit:
 		t := info.TypeOf(x)
-		if !isList(t) {
+		if !instrument.IsList(t) {
 			return sv{}, false
 		}
 		elems := make([]sv, len(x.Elts))
@@ -420,17 +421,17 @@ func (e *encoder) listSym(a *activation, s *site, x ast.Expr) (sv, bool) {
 		return e.listLit(t, elems), true
 	case *ast.CallExpr:
 		t := info.TypeOf(x)
-		if isAppend(info, x) && isList(t) {
+		if instrument.IsAppend(info, x) && instrument.IsList(t) {
 			elems := make([]sv, len(x.Args)-1)
 			for i, arg := range x.Args[1:] {
 				elems[i] = e.sym(a, s, arg, nil)
 			}
 			return e.listAppend(t, e.sym(a, s, x.Args[0], nil), elems, x.Ellipsis.IsValid()), true
 		}
-		if _, ok := builtinLenOf(info, x); ok && isMap(info.TypeOf(x.Args[0])) {
+		if _, ok := instrument.BuiltinLenOf(info, x); ok && instrument.IsMap(info.TypeOf(x.Args[0])) {
 			return e.mapLenValue(e.sym(a, s, x.Args[0], nil), info.TypeOf(x.Args[0]), t), true
 		}
-		if _, ok := builtinLenOf(info, x); ok && isList(info.TypeOf(x.Args[0])) {
+		if _, ok := instrument.BuiltinLenOf(info, x); ok && instrument.IsList(info.TypeOf(x.Args[0])) {
 			return e.listLenValue(e.sym(a, s, x.Args[0], nil), info.TypeOf(x.Args[0]), t), true
 		}
 	}
@@ -440,8 +441,8 @@ func (e *encoder) listSym(a *activation, s *site, x ast.Expr) (sv, bool) {
 // checksLists reports whether a run reached a check on lists: a test
 // condition guarding a failure report, or an assertion, with such an
 // operand.
-func checksLists(prog *program, trace []event) bool {
-	return checksKind(prog, trace, func(t types.Type) bool { return isList(t) || isMap(t) })
+func checksLists(prog *instrument.Program, trace []instrument.Event) bool {
+	return checksKind(prog, trace, func(t types.Type) bool { return instrument.IsList(t) || instrument.IsMap(t) })
 }
 
 // listContains is testify's Contains on a list of type t and an element:
@@ -449,8 +450,8 @@ func checksLists(prog *program, trace []event) bool {
 // recorded length (at most maxListCompare) are not looked at (a bound: it
 // can only hide a fix).
 func (e *encoder) listContains(s, x sv, t types.Type) z3.Bool {
-	elem := listElem(t)
-	n := min(listLen(s.c, elem), maxListCompare)
+	elem := instrument.ListElem(t)
+	n := min(instrument.ListLen(s.c, elem), maxListCompare)
 	l := e.listLenTerm(s.t, t)
 	arr := s.t.AsArray()
 	var any []z3.Bool

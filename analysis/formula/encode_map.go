@@ -7,6 +7,7 @@ import (
 	"go/types"
 	"math/big"
 
+	"github.com/faultline-go/faultline/analysis/instrument"
 	"github.com/faultline-go/faultline/solver/z3"
 )
 
@@ -17,8 +18,8 @@ import (
 
 // mapSlotBits is the width of a map's slots, and the value's width.
 func mapSlotBits(t types.Type) (slot, val uint) {
-	_, vt := mapTypes(t)
-	val = fieldBits(vt)
+	_, vt := instrument.MapTypes(t)
+	val = instrument.FieldBits(vt)
 	return max(64, val+1), val
 }
 
@@ -33,15 +34,15 @@ func (e *encoder) mapLenKey() z3.BV { return e.z.BVBig(new(big.Int).Lsh(big.NewI
 // mapKey is a key of type kt as an index of the map's array.
 func mapKey(k z3.BV, kt types.Type) z3.BV {
 	if k.Bits() < 64 {
-		_, signed := bits(kt)
-		k = k.Convert(64, signed || isUntypedNumber(kt))
+		_, signed := instrument.Bits(kt)
+		k = k.Convert(64, signed || instrument.IsUntypedNumber(kt))
 	}
 	return k.ZeroExt(1)
 }
 
 // mapSlot is the slot of a present value x (a term of the value type).
 func (e *encoder) mapSlot(x z3.Expr, t types.Type) z3.BV {
-	_, vt := mapTypes(t)
+	_, vt := instrument.MapTypes(t)
 	slot, val := mapSlotBits(t)
 	b := e.z.BVUint(1, 1).Concat(e.fieldBV(x, vt))
 	if slot > val+1 {
@@ -62,14 +63,14 @@ func (e *encoder) withMapLen(a z3.Array, n z3.BV, t types.Type) z3.Array {
 }
 
 // mapTerm is the term of a recorded map of type t.
-func (e *encoder) mapTerm(t types.Type, v value) z3.Expr {
-	kt, vt := mapTypes(t)
+func (e *encoder) mapTerm(t types.Type, v instrument.Value) z3.Expr {
+	kt, vt := instrument.MapTypes(t)
 	slot, _ := mapSlotBits(t)
 	a := e.z.ConstArray(e.z.BVSort(65), e.z.BVUint(0, slot))
-	entries := mapEntries(v, t)
+	entries := instrument.MapEntries(v, t)
 	for _, en := range entries {
-		e.noteMapKeys(t, en.key)
-		a = a.Store(mapKey(e.term(kt, en.key).AsBV(), kt), e.mapSlot(e.term(vt, en.val), t))
+		e.noteMapKeys(t, en.Key)
+		a = a.Store(mapKey(e.term(kt, en.Key).AsBV(), kt), e.mapSlot(e.term(vt, en.Val), t))
 	}
 	return e.withMapLen(a, e.bv64(uint64(len(entries))), t).Expr
 }
@@ -81,12 +82,12 @@ func (e *encoder) mapPresent(m z3.Expr, k z3.BV, t types.Type) z3.Bool {
 }
 
 func (e *encoder) mapValue(m z3.Expr, k z3.BV, t types.Type) z3.Expr {
-	_, vt := mapTypes(t)
+	_, vt := instrument.MapTypes(t)
 	_, val := mapSlotBits(t)
 	x := m.AsArray().Select(k).AsBV().Extract(val-1, 0)
 	zero := e.z.BVUint(0, val)
 	x = e.z.Ite(e.mapPresent(m, k, t), x, zero).AsBV()
-	if valueKind(vt) == 'b' {
+	if instrument.ValueKind(vt) == 'b' {
 		return x.Eq(e.z.BVUint(1, 1)).Expr
 	}
 	return x.Expr
@@ -94,10 +95,10 @@ func (e *encoder) mapValue(m z3.Expr, k z3.BV, t types.Type) z3.Expr {
 
 // mapIndex is m[k]: the value, or the value type's zero when absent.
 func (e *encoder) mapIndex(m, k sv, t, kt types.Type) sv {
-	_, vt := mapTypes(t)
-	out := sv{known: m.known && k.known && !m.c.opaque}
+	_, vt := instrument.MapTypes(t)
+	out := sv{known: m.known && k.known && !m.c.Opaque}
 	if out.known {
-		out.c, _ = mapGet(m.c, t, value{n: normalize(kt, k.c.n)})
+		out.c, _ = instrument.MapGet(m.c, t, instrument.Value{N: instrument.Normalize(kt, k.c.N)})
 	}
 	if !m.hasTerm() || !k.hasTerm() {
 		return e.concreteValue(vt, out.c, out.known)
@@ -108,12 +109,12 @@ func (e *encoder) mapIndex(m, k sv, t, kt types.Type) sv {
 
 // mapLenValue is len(m) as a value of type t.
 func (e *encoder) mapLenValue(m sv, mt, t types.Type) sv {
-	c := value{n: int64(len(mapEntries(m.c, mt)))}
+	c := instrument.Value{N: int64(len(instrument.MapEntries(m.c, mt)))}
 	if !m.hasTerm() {
-		return e.concreteValue(t, c, m.known && !m.c.opaque)
+		return e.concreteValue(t, c, m.known && !m.c.Opaque)
 	}
-	out := sv{t: e.mapLenTerm(m.t).Expr, c: c, known: m.known && !m.c.opaque}
-	if n, _ := bits(t); n != 64 {
+	out := sv{t: e.mapLenTerm(m.t).Expr, c: c, known: m.known && !m.c.Opaque}
+	if n, _ := instrument.Bits(t); n != 64 {
 		out.t = out.t.AsBV().Extract(n-1, 0).Expr
 	}
 	return out
@@ -122,10 +123,10 @@ func (e *encoder) mapLenValue(m sv, mt, t types.Type) sv {
 // mapStore is m[k] = v on a map local.
 func (e *encoder) mapStore(a *activation, tg *seqTarget, m, v sv) {
 	t := tg.v.Type()
-	kt, _ := mapTypes(t)
-	out := sv{known: m.known && tg.index.known && v.known && !m.c.opaque}
+	kt, _ := instrument.MapTypes(t)
+	out := sv{known: m.known && tg.index.known && v.known && !m.c.Opaque}
 	if out.known {
-		out.c = mapSet(m.c, t, value{n: normalize(kt, tg.index.c.n)}, v.c)
+		out.c = instrument.MapSet(m.c, t, instrument.Value{N: instrument.Normalize(kt, tg.index.c.N)}, v.c)
 	}
 	if !m.hasTerm() || !tg.index.hasTerm() || !v.hasTerm() {
 		if out.known && e.concreteLists {
@@ -136,7 +137,7 @@ func (e *encoder) mapStore(a *activation, tg *seqTarget, m, v sv) {
 		return
 	}
 	if tg.index.known {
-		e.noteMapKeys(t, value{n: normalize(kt, tg.index.c.n)})
+		e.noteMapKeys(t, instrument.Value{N: instrument.Normalize(kt, tg.index.c.N)})
 	}
 	k := mapKey(tg.index.t.AsBV(), kt)
 	n := e.mapLenTerm(m.t)
@@ -154,22 +155,22 @@ func (e *encoder) mapStore(a *activation, tg *seqTarget, m, v sv) {
 // for.
 func (e *encoder) mapEqual(l, r sv, t types.Type) sv {
 	out := sv{}
-	if l.known && r.known && !l.c.opaque && !r.c.opaque && (l.c.s != r.c.s || l.c.s != "") {
-		out.c, out.known = boolValue(l.c.s == r.c.s), true
+	if l.known && r.known && !l.c.Opaque && !r.c.Opaque && (l.c.S != r.c.S || l.c.S != "") {
+		out.c, out.known = instrument.BoolValue(l.c.S == r.c.S), true
 	}
 	if !l.hasTerm() || !r.hasTerm() {
 		return e.concreteValue(types.Typ[types.Bool], out.c, out.known)
 	}
-	kt, _ := mapTypes(t)
+	kt, _ := instrument.MapTypes(t)
 	conj := []z3.Bool{e.mapLenTerm(l.t).Eq(e.mapLenTerm(r.t))}
 	seen := map[int64]bool{}
 	for _, side := range []sv{l, r} {
-		for _, en := range mapEntries(side.c, t) {
-			if seen[en.key.n] {
+		for _, en := range instrument.MapEntries(side.c, t) {
+			if seen[en.Key.N] {
 				continue
 			}
-			seen[en.key.n] = true
-			k := mapKey(e.term(kt, en.key).AsBV(), kt)
+			seen[en.Key.N] = true
+			k := mapKey(e.term(kt, en.Key).AsBV(), kt)
 			conj = append(conj, e.mapPresent(l.t, k, t).Iff(e.mapPresent(r.t, k, t)), e.mapValue(l.t, k, t).Eq(e.mapValue(r.t, k, t)))
 		}
 	}
@@ -186,35 +187,35 @@ func (e *encoder) mapCompare(op token.Token, l, r sv, t types.Type) sv {
 // mapModel reads a map of type t from a model at the keys the replay met
 // in maps of its type (recorded entries and stores): a map the solver
 // fills elsewhere reads short, and its forced run decides.
-func (e *encoder) mapModel(m *z3.Model, v z3.Expr, t types.Type) (value, error) {
-	kt, vt := mapTypes(t)
-	var entries []mapEntry
+func (e *encoder) mapModel(m *z3.Model, v z3.Expr, t types.Type) (instrument.Value, error) {
+	kt, vt := instrument.MapTypes(t)
+	var entries []instrument.MapEntry
 	for _, k := range e.mapKeys[types.TypeString(t, nil)] {
 		key := mapKey(e.term(kt, k).AsBV(), kt)
 		present, err := m.Bool(e.mapPresent(v, key, t))
 		if err != nil {
-			return value{}, err
+			return instrument.Value{}, err
 		}
 		if !present {
 			continue
 		}
 		x, err := m.Big(e.fieldBV(e.mapValue(v, key, t), vt))
 		if err != nil {
-			return value{}, err
+			return instrument.Value{}, err
 		}
-		val := value{n: normalize(vt, int64(x.Uint64()))}
-		if valueKind(vt) == 'b' {
-			val = boolValue(x.Sign() != 0)
+		val := instrument.Value{N: instrument.Normalize(vt, int64(x.Uint64()))}
+		if instrument.ValueKind(vt) == 'b' {
+			val = instrument.BoolValue(x.Sign() != 0)
 		}
-		entries = append(entries, mapEntry{k, val})
+		entries = append(entries, instrument.MapEntry{Key: k, Val: val})
 	}
-	return mapOf(entries), nil
+	return instrument.MapOf(entries), nil
 }
 
 // noteMapKeys remembers the keys of a map value of type t, for mapModel.
-func (e *encoder) noteMapKeys(t types.Type, keys ...value) {
+func (e *encoder) noteMapKeys(t types.Type, keys ...instrument.Value) {
 	if e.mapKeys == nil {
-		e.mapKeys = map[string][]value{}
+		e.mapKeys = map[string][]instrument.Value{}
 	}
 	name := types.TypeString(t, nil)
 	for _, k := range keys {

@@ -7,14 +7,15 @@ import (
 	"go/token"
 	"go/types"
 
+	"github.com/faultline-go/faultline/analysis/instrument"
 	"github.com/faultline-go/faultline/solver/z3"
 )
 
 // recordTerm is the bit-vector of a recorded record of type t.
-func (e *encoder) recordTerm(t types.Type, v value) z3.Expr {
+func (e *encoder) recordTerm(t types.Type, v instrument.Value) z3.Expr {
 	var out z3.BV
-	for i, f := range recordFields(t) {
-		x := e.fieldBV(e.term(f.Type(), recordField(v, i, f.Type())), f.Type())
+	for i, f := range instrument.RecordFields(t) {
+		x := e.fieldBV(e.term(f.Type(), instrument.RecordField(v, i, f.Type())), f.Type())
 		if i == 0 {
 			out = x
 		} else {
@@ -26,7 +27,7 @@ func (e *encoder) recordTerm(t types.Type, v value) z3.Expr {
 
 // fieldBV is a field's value as its bits: a Boolean as one bit.
 func (e *encoder) fieldBV(x z3.Expr, t types.Type) z3.BV {
-	if valueKind(t) == 'b' {
+	if instrument.ValueKind(t) == 'b' {
 		return e.z.Ite(x.AsBool(), e.z.BVUint(1, 1), e.z.BVUint(0, 1)).AsBV()
 	}
 	return x.AsBV()
@@ -35,25 +36,25 @@ func (e *encoder) fieldBV(x z3.Expr, t types.Type) z3.BV {
 // fieldOffset is the lowest bit of field i of record type t.
 func fieldOffset(t types.Type, i int) uint {
 	var off uint
-	for _, f := range recordFields(t)[:i] {
-		off += fieldBits(f.Type())
+	for _, f := range instrument.RecordFields(t)[:i] {
+		off += instrument.FieldBits(f.Type())
 	}
 	return off
 }
 
 // recordGet is field i of a record value of type t.
 func (e *encoder) recordGet(r sv, t types.Type, i int) sv {
-	f := recordFields(t)[i]
-	out := sv{known: r.known && !r.c.opaque}
+	f := instrument.RecordFields(t)[i]
+	out := sv{known: r.known && !r.c.Opaque}
 	if out.known {
-		out.c = recordField(r.c, i, f.Type())
+		out.c = instrument.RecordField(r.c, i, f.Type())
 	}
 	if !r.hasTerm() {
 		return e.concreteValue(f.Type(), out.c, out.known)
 	}
-	off, w := fieldOffset(t, i), fieldBits(f.Type())
+	off, w := fieldOffset(t, i), instrument.FieldBits(f.Type())
 	x := r.t.AsBV().Extract(off+w-1, off)
-	if valueKind(f.Type()) == 'b' {
+	if instrument.ValueKind(f.Type()) == 'b' {
 		out.t = x.Eq(e.z.BVUint(1, 1)).Expr
 	} else {
 		out.t = x.Expr
@@ -63,15 +64,15 @@ func (e *encoder) recordGet(r sv, t types.Type, i int) sv {
 
 // recordWith is a record value of type t with field i replaced by v.
 func (e *encoder) recordWith(r sv, t types.Type, i int, v sv) sv {
-	out := sv{known: r.known && v.known && !r.c.opaque}
+	out := sv{known: r.known && v.known && !r.c.Opaque}
 	if out.known {
-		out.c = withField(r.c, i, v.c)
+		out.c = instrument.WithField(r.c, i, v.c)
 	}
 	if !r.hasTerm() || !v.hasTerm() {
 		return e.concreteValue(t, out.c, out.known)
 	}
-	f := recordFields(t)[i]
-	off, w, total := fieldOffset(t, i), fieldBits(f.Type()), recordBits(t)
+	f := instrument.RecordFields(t)[i]
+	off, w, total := fieldOffset(t, i), instrument.FieldBits(f.Type()), instrument.RecordBits(t)
 	x := r.t.AsBV()
 	parts := e.fieldBV(v.t, f.Type())
 	if off > 0 {
@@ -86,21 +87,21 @@ func (e *encoder) recordWith(r sv, t types.Type, i int, v sv) sv {
 
 // recordLit is a composite literal of record type t: fields by name or in
 // order, the others zero.
-func (e *encoder) recordLit(a *activation, s *site, t types.Type, lit *ast.CompositeLit) sv {
-	fields := recordFields(t)
+func (e *encoder) recordLit(a *activation, s *instrument.Site, t types.Type, lit *ast.CompositeLit) sv {
+	fields := instrument.RecordFields(t)
 	vals := make([]sv, len(fields))
 	for i, f := range fields {
-		vals[i] = e.lit(f.Type(), value{})
+		vals[i] = e.lit(f.Type(), instrument.Value{})
 	}
 	for i, el := range lit.Elts {
 		if kv, ok := el.(*ast.KeyValueExpr); ok {
-			vals[fieldIndex(t, kv.Key.(*ast.Ident).Name)] = e.sym(a, s, kv.Value, nil)
+			vals[instrument.FieldIndex(t, kv.Key.(*ast.Ident).Name)] = e.sym(a, s, kv.Value, nil)
 		} else {
 			vals[i] = e.sym(a, s, el, nil)
 		}
 	}
 	out := sv{known: true}
-	cs := make([]value, len(vals))
+	cs := make([]instrument.Value, len(vals))
 	var bv z3.BV
 	haveTerms := true
 	for i, v := range vals {
@@ -118,7 +119,7 @@ func (e *encoder) recordLit(a *activation, s *site, t types.Type, lit *ast.Compo
 		}
 	}
 	if out.known {
-		out.c = recordOf(cs)
+		out.c = instrument.RecordOf(cs)
 	}
 	if !haveTerms {
 		return e.concreteValue(t, out.c, out.known)
@@ -132,7 +133,7 @@ func (e *encoder) recordLit(a *activation, s *site, t types.Type, lit *ast.Compo
 func (e *encoder) recordCompare(op token.Token, l, r sv, t types.Type) sv {
 	out := sv{}
 	if l.known && r.known {
-		out.c, out.known = concBinary(op, l.c, r.c, t, t)
+		out.c, out.known = instrument.ConcBinary(op, l.c, r.c, t, t)
 	}
 	if !l.hasTerm() || !r.hasTerm() {
 		return e.concreteValue(types.Typ[types.Bool], out.c, out.known)
@@ -147,19 +148,19 @@ func (e *encoder) recordCompare(op token.Token, l, r sv, t types.Type) sv {
 
 // recordSym builds the record operations of sym: reports false for an
 // expression that is not one.
-func (e *encoder) recordSym(a *activation, s *site, x ast.Expr) (sv, bool) {
-	info := s.info
+func (e *encoder) recordSym(a *activation, s *instrument.Site, x ast.Expr) (sv, bool) {
+	info := s.Info
 	switch x := x.(type) {
 	case *ast.SelectorExpr:
 		t := info.TypeOf(x.X)
-		i := fieldIndex(t, x.Sel.Name)
-		if !isRecord(t) || i < 0 {
+		i := instrument.FieldIndex(t, x.Sel.Name)
+		if !instrument.IsRecord(t) || i < 0 {
 			return sv{}, false
 		}
 		return e.recordGet(e.sym(a, s, x.X, nil), t, i), true
 	case *ast.CompositeLit:
 		t := info.TypeOf(x)
-		if !isRecord(t) {
+		if !instrument.IsRecord(t) {
 			return sv{}, false
 		}
 		return e.recordLit(a, s, t, x), true
@@ -168,8 +169,8 @@ func (e *encoder) recordSym(a *activation, s *site, x ast.Expr) (sv, bool) {
 }
 
 // fieldTarget is the target of r.f = v on a tracked record local, or nil.
-func (e *encoder) fieldTarget(a *activation, s *site, lhs ast.Expr) *seqTarget {
-	v, ok := fieldStore(s.info, a.fn, lhs)
+func (e *encoder) fieldTarget(a *activation, s *instrument.Site, lhs ast.Expr) *seqTarget {
+	v, ok := instrument.FieldStore(s.Info, a.fn, lhs)
 	if !ok {
 		return nil
 	}
@@ -178,8 +179,8 @@ func (e *encoder) fieldTarget(a *activation, s *site, lhs ast.Expr) *seqTarget {
 		return nil
 	}
 	sel := ast.Unparen(lhs).(*ast.SelectorExpr)
-	i := fieldIndex(v.Type(), sel.Sel.Name)
-	return &seqTarget{v: v, elem: recordFields(v.Type())[i].Type(), before: cur, field: i + 1}
+	i := instrument.FieldIndex(v.Type(), sel.Sel.Name)
+	return &seqTarget{v: v, elem: instrument.RecordFields(v.Type())[i].Type(), before: cur, field: i + 1}
 }
 
 // fieldStoreTo replaces the field a target names (op is the assignment's

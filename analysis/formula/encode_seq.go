@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"go/types"
 
+	"github.com/faultline-go/faultline/analysis/instrument"
 	"github.com/faultline-go/faultline/solver/z3"
 )
 
@@ -22,16 +23,16 @@ func (e *encoder) seqLen(s z3.Seq) z3.BV { return s.Len().ToBV(64) }
 // seqLenValue is len(v).
 func (e *encoder) seqLenValue(v sv, _ string, t types.Type) sv {
 	if !v.hasTerm() {
-		if v.c.opaque {
-			return e.lit(t, value{n: v.c.n})
+		if v.c.Opaque {
+			return e.lit(t, instrument.Value{N: v.c.N})
 		}
-		return e.concreteValue(t, value{n: int64(len(v.c.s))}, v.known)
+		return e.concreteValue(t, instrument.Value{N: int64(len(v.c.S))}, v.known)
 	}
 	out := sv{t: e.seqLen(v.t.AsSeq()).Expr, known: v.known}
 	if v.known {
-		out.c = value{n: int64(len(v.c.s))}
+		out.c = instrument.Value{N: int64(len(v.c.S))}
 	}
-	if n, _ := bits(t); n != 64 {
+	if n, _ := instrument.Bits(t); n != 64 {
 		out.t = out.t.AsBV().Convert(n, true).Expr
 	}
 	return out
@@ -39,27 +40,27 @@ func (e *encoder) seqLenValue(v sv, _ string, t types.Type) sv {
 
 // toInt reads a Go integer of type t as a mathematical integer.
 func toInt(x z3.BV, t types.Type) z3.Int {
-	_, signed := bits(t)
-	return x.ToInt(signed || isUntypedNumber(t))
+	_, signed := instrument.Bits(t)
+	return x.ToInt(signed || instrument.IsUntypedNumber(t))
 }
 
 // seqIndex is s[i], a byte. Out of range its term is unconstrained: the
 // run panics there, which the guard's specification covers.
 func (e *encoder) seqIndex(s, i sv, it types.Type) sv {
 	if !s.hasTerm() || !i.hasTerm() {
-		if s.known && i.known && uint64(i.c.n) < uint64(len(s.c.s)) {
-			return e.lit(types.Typ[types.Byte], value{n: int64(s.c.s[i.c.n])})
+		if s.known && i.known && uint64(i.c.N) < uint64(len(s.c.S)) {
+			return e.lit(types.Typ[types.Byte], instrument.Value{N: int64(s.c.S[i.c.N])})
 		}
 		return sv{}
 	}
 	out := sv{t: s.t.AsSeq().Nth(toInt(i.t.AsBV(), it))}
 	if s.known && i.known {
-		idx := uint64(i.c.n)
-		if _, signed := bits(it); signed && i.c.n < 0 {
+		idx := uint64(i.c.N)
+		if _, signed := instrument.Bits(it); signed && i.c.N < 0 {
 			idx = ^uint64(0)
 		}
-		if idx < uint64(len(s.c.s)) {
-			out.c, out.known = value{n: int64(s.c.s[idx])}, true
+		if idx < uint64(len(s.c.S)) {
+			out.c, out.known = instrument.Value{N: int64(s.c.S[idx])}, true
 		}
 	}
 	return out
@@ -68,35 +69,35 @@ func (e *encoder) seqIndex(s, i sv, it types.Type) sv {
 // seqSlice is s[lo:hi], a missing bound being 0 or len(s).
 func (e *encoder) seqSlice(s sv, lo, hi *sv, lt, ht types.Type) sv {
 	if !s.hasTerm() || lo != nil && !lo.hasTerm() || hi != nil && !hi.hasTerm() {
-		cl, ch, known := int64(0), int64(len(s.c.s)), s.known
+		cl, ch, known := int64(0), int64(len(s.c.S)), s.known
 		if lo != nil {
-			cl, known = lo.c.n, known && lo.known
+			cl, known = lo.c.N, known && lo.known
 		}
 		if hi != nil {
-			ch, known = hi.c.n, known && hi.known
+			ch, known = hi.c.N, known && hi.known
 		}
-		if known && 0 <= cl && cl <= ch && ch <= int64(len(s.c.s)) {
-			return sv{c: value{s: s.c.s[cl:ch]}, known: true}
+		if known && 0 <= cl && cl <= ch && ch <= int64(len(s.c.S)) {
+			return sv{c: instrument.Value{S: s.c.S[cl:ch]}, known: true}
 		}
 		return sv{}
 	}
 	seq := s.t.AsSeq()
 	low, high := e.z.IntVal(0), seq.Len()
 	known := s.known
-	cl, ch := int64(0), int64(len(s.c.s))
+	cl, ch := int64(0), int64(len(s.c.S))
 	if lo != nil {
 		low = toInt(lo.t.AsBV(), lt)
 		known = known && lo.known
-		cl = lo.c.n
+		cl = lo.c.N
 	}
 	if hi != nil {
 		high = toInt(hi.t.AsBV(), ht)
 		known = known && hi.known
-		ch = hi.c.n
+		ch = hi.c.N
 	}
 	out := sv{t: seq.Extract(low, high.Sub(low)).Expr}
-	if known && 0 <= cl && cl <= ch && ch <= int64(len(s.c.s)) {
-		out.c, out.known = value{s: s.c.s[cl:ch]}, true
+	if known && 0 <= cl && cl <= ch && ch <= int64(len(s.c.S)) {
+		out.c, out.known = instrument.Value{S: s.c.S[cl:ch]}, true
 	}
 	return out
 }
@@ -155,7 +156,7 @@ func (e *encoder) define(b z3.Bool) {
 // of the rune, or of U+FFFD for a value that is not a valid one (negative,
 // a surrogate, above U+10FFFF).
 func (e *encoder) runeString(r z3.BV, t types.Type) z3.Seq {
-	_, signed := bits(t)
+	_, signed := instrument.Bits(t)
 	if r.Bits() < 64 {
 		r = r.Convert(64, signed)
 	}
@@ -176,31 +177,31 @@ func (e *encoder) runeString(r z3.BV, t types.Type) z3.Seq {
 }
 
 // seqCall is a call of a modelled library function.
-func (e *encoder) seqCall(name string, f seqFunc, args []sv, argTypes []types.Type, t types.Type) sv {
+func (e *encoder) seqCall(name string, f instrument.SeqFunc, args []sv, argTypes []types.Type, t types.Type) sv {
 	for _, a := range args {
 		// With strings kept concrete, so is every result of these
 		// functions: of strings, or a string (Itoa).
 		if !a.hasTerm() || e.concreteSeqs {
 			known := true
-			var cargs []value
+			var cargs []instrument.Value
 			for _, a := range args {
-				known = known && a.known && !a.c.opaque
+				known = known && a.known && !a.c.Opaque
 				cargs = append(cargs, a.c)
 			}
 			if !known {
 				return sv{}
 			}
-			return e.concreteValue(t, f.conc(cargs), true)
+			return e.concreteValue(t, f.Conc(cargs), true)
 		}
 	}
 	out := sv{known: true}
-	var cargs []value
+	var cargs []instrument.Value
 	for _, a := range args {
 		out.known = out.known && a.known
 		cargs = append(cargs, a.c)
 	}
 	if out.known {
-		out.c = f.conc(cargs)
+		out.c = f.Conc(cargs)
 	}
 	seq := func(i int) z3.Seq { return args[i].t.AsSeq() }
 	intOf := func(x z3.Int) z3.Expr { return x.ToBV(64).Expr }
@@ -246,10 +247,10 @@ func (e *encoder) seqCall(name string, f seqFunc, args []sv, argTypes []types.Ty
 
 // bitsIfInt is bits(t) for an integer type, 0 for any other.
 func bitsIfInt(t types.Type) (uint, bool) {
-	if valueKind(t) != 'i' {
+	if instrument.ValueKind(t) != 'i' {
 		return 0, false
 	}
-	return bits(t)
+	return instrument.Bits(t)
 }
 
 // maxRepeat bounds the counts strings.Repeat is modelled for: up to it,
@@ -261,7 +262,7 @@ const maxRepeat = 64
 func (e *encoder) repeat(s z3.Seq, n sv, nt types.Type) z3.Seq {
 	x := n.t.AsBV()
 	if x.Bits() < 64 {
-		_, signed := bits(nt)
+		_, signed := instrument.Bits(nt)
 		x = x.Convert(64, signed)
 	}
 	copies := func(k int64) z3.Seq {
@@ -279,9 +280,9 @@ func (e *encoder) repeat(s z3.Seq, n sv, nt types.Type) z3.Seq {
 		counts = append(counts, k)
 	}
 	out := copies(0)
-	if n.known && n.c.n > maxRepeat && n.c.n <= 1<<16 {
-		counts = append(counts, n.c.n)
-		out = copies(n.c.n)
+	if n.known && n.c.N > maxRepeat && n.c.N <= 1<<16 {
+		counts = append(counts, n.c.N)
+		out = copies(n.c.N)
 	}
 	for i := len(counts) - 1; i >= 0; i-- {
 		out = e.z.Ite(x.Eq(e.z.BVInt(counts[i], 64)), copies(counts[i]), out).AsSeq()
@@ -294,7 +295,7 @@ func (e *encoder) repeat(s z3.Seq, n sv, nt types.Type) z3.Seq {
 // a negative signed value.
 func (e *encoder) decimal(x z3.BV, t types.Type, signed bool) z3.Seq {
 	if x.Bits() < 64 {
-		_, s := bits(t)
+		_, s := instrument.Bits(t)
 		x = x.Convert(64, s)
 	}
 	c := func(v uint64) z3.BV { return e.z.BVUint(v, 64) }
@@ -348,7 +349,7 @@ type seqTarget struct {
 // lvalue is the target of an assignment to lhs, or nil when the formula
 // does not follow it. Its operands are read now, before the leaves the
 // statement recorded are dropped.
-func (e *encoder) lvalue(a *activation, s *site, lhs ast.Expr) *seqTarget {
+func (e *encoder) lvalue(a *activation, s *instrument.Site, lhs ast.Expr) *seqTarget {
 	if tg := e.fieldTarget(a, s, lhs); tg != nil {
 		return tg
 	}
@@ -360,15 +361,15 @@ func (e *encoder) lvalue(a *activation, s *site, lhs ast.Expr) *seqTarget {
 	if !ok {
 		return nil
 	}
-	v, ok := s.info.ObjectOf(id).(*types.Var)
-	if !ok || !a.fn.tracked[v] || !isSeqStore(v.Type()) {
+	v, ok := s.Info.ObjectOf(id).(*types.Var)
+	if !ok || !a.fn.Tracked[v] || !instrument.IsSeqStore(v.Type()) {
 		return nil
 	}
 	cur, ok := a.env[v]
 	if !ok {
 		return nil
 	}
-	return &seqTarget{v: v, index: e.sym(a, s, ix.Index, nil), it: s.info.TypeOf(ix.Index), elem: s.info.TypeOf(ix), before: cur}
+	return &seqTarget{v: v, index: e.sym(a, s, ix.Index, nil), it: s.Info.TypeOf(ix.Index), elem: s.Info.TypeOf(ix), before: cur}
 }
 
 // storeTo replaces the element a target names (op is the assignment's
@@ -380,10 +381,10 @@ func (e *encoder) storeTo(a *activation, tg *seqTarget, op token.Token, v sv) {
 	}
 	if op != token.ASSIGN && op != token.DEFINE {
 		old := e.seqIndex(tg.before, tg.index, tg.it)
-		if isList(tg.v.Type()) {
+		if instrument.IsList(tg.v.Type()) {
 			old = e.listIndex(tg.before, tg.index, tg.it, tg.elem)
 		}
-		if isMap(tg.v.Type()) {
+		if instrument.IsMap(tg.v.Type()) {
 			old = e.mapIndex(tg.before, tg.index, tg.v.Type(), tg.it)
 		}
 		v = e.binary(opOfAssign(op), old, v, tg.elem, tg.elem)
@@ -394,11 +395,11 @@ func (e *encoder) storeTo(a *activation, tg *seqTarget, op token.Token, v sv) {
 	if !ok {
 		return
 	}
-	if isList(tg.v.Type()) {
+	if instrument.IsList(tg.v.Type()) {
 		e.listStore(a, tg, b, v)
 		return
 	}
-	if isMap(tg.v.Type()) {
+	if instrument.IsMap(tg.v.Type()) {
 		e.mapStore(a, tg, b, v)
 		return
 	}
@@ -411,10 +412,10 @@ func (e *encoder) storeTo(a *activation, tg *seqTarget, op token.Token, v sv) {
 	one := e.z.IntVal(1)
 	updated := e.z.SeqConcat(seq.Extract(e.z.IntVal(0), i), e.z.SeqUnit(v.t), seq.Extract(i.Add(one), seq.Len().Sub(i).Sub(one)))
 	out := sv{t: updated.Expr}
-	if b.known && tg.index.known && v.known && tg.index.c.n >= 0 && tg.index.c.n < int64(len(b.c.s)) {
-		buf := []byte(b.c.s)
-		buf[tg.index.c.n] = byte(v.c.n)
-		out.c, out.known = value{s: string(buf)}, true
+	if b.known && tg.index.known && v.known && tg.index.c.N >= 0 && tg.index.c.N < int64(len(b.c.S)) {
+		buf := []byte(b.c.S)
+		buf[tg.index.c.N] = byte(v.c.N)
+		out.c, out.known = instrument.Value{S: string(buf)}, true
 	}
 	a.env[tg.v] = out
 }

@@ -2,7 +2,10 @@
 
 package formula
 
-import "github.com/faultline-go/faultline/solver/z3"
+import (
+	"github.com/faultline-go/faultline/analysis/instrument"
+	"github.com/faultline-go/faultline/solver/z3"
+)
 
 // errorCodes bounds an error's code to those that mean something: nil,
 // another error, or one of the program's sentinels. A larger code would
@@ -10,8 +13,8 @@ import "github.com/faultline-go/faultline/solver/z3"
 // as an angelic value.
 func (e *encoder) errorCodes(v z3.Expr) z3.Bool {
 	max := int64(1)
-	if e.prog.sentinels != nil {
-		max += int64(len(e.prog.sentinels.codes))
+	if e.prog.Sentinels != nil {
+		max += int64(len(e.prog.Sentinels.Codes))
 	}
-	return v.AsBV().ULE(e.z.BVInt(max, errorBits))
+	return v.AsBV().ULE(e.z.BVInt(max, instrument.ErrorBits))
 }

@@ -12,6 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/faultline-go/faultline/analysis/instrument"
+	"github.com/faultline-go/faultline/analysis/result"
+
 	"golang.org/x/tools/go/ast/astutil"
 
 	"github.com/faultline-go/faultline/internal/scratch"
@@ -76,9 +79,9 @@ var ErrNoCheck = errors.New("no failed check the formula models (integer, float,
 // analysis's instrumentation and ready for semantic questions (Cause,
 // CriticalPredicates, PredicateCause). Close releases the solver.
 type FailingRun struct {
-	Target Target
-	prog   *program
-	trace  []event
+	Target result.Target
+	prog   *instrument.Program
+	trace  []instrument.Event
 	output string
 	panic  int // trace index of the guard the run panicked at, or -1
 	files  map[string]*fileSyntax
@@ -97,8 +100,8 @@ type fileSyntax struct {
 // RecordFailingRun builds the instrumented test binary of t's package (or
 // reuses the one the angelic analysis built from the same sources), runs
 // the test once and keeps its trace. It fails when the test passes.
-func RecordFailingRun(ctx context.Context, mod *testbuild.Module, t Target, opts Options) (*FailingRun, error) {
-	opts.defaults()
+func RecordFailingRun(ctx context.Context, mod *testbuild.Module, t result.Target, opts result.Options) (*FailingRun, error) {
+	opts.Defaults()
 	listing, err := mod.List(ctx)
 	if err != nil {
 		return nil, err
@@ -112,7 +115,7 @@ func RecordFailingRun(ctx context.Context, mod *testbuild.Module, t Target, opts
 		return nil, err
 	}
 	defer mod.Hasher().Save()
-	prog, err := loadProgram(mod, t.Package, testbuild.SortedPaths(listing.Closure(pkg)))
+	prog, err := instrument.LoadProgram(mod, t.Package, testbuild.SortedPaths(listing.Closure(pkg)))
 	if err != nil {
 		return nil, err
 	}
@@ -121,25 +124,25 @@ func RecordFailingRun(ctx context.Context, mod *testbuild.Module, t Target, opts
 		return nil, err
 	}
 	defer remove()
-	bin, err := buildTestBinary(ctx, mod, keys, prog, pkg, work)
+	bin, err := instrument.BuildTestBinary(ctx, mod, keys, prog, pkg, work)
 	if err != nil {
 		return nil, err
 	}
-	bin.timeout = opts.RunTimeout
-	run, err := bin.run(ctx, t.Test, nil)
+	bin.Timeout = opts.RunTimeout
+	run, err := bin.Run(ctx, t.Test, nil)
 	if err != nil {
 		return nil, err
 	}
-	if run.memory != nil {
-		return nil, fmt.Errorf("the failing run of %s %w", t.Test, run.memory)
+	if run.Memory != nil {
+		return nil, fmt.Errorf("the failing run of %s %w", t.Test, run.Memory)
 	}
-	if run.passed {
+	if run.Passed {
 		return nil, fmt.Errorf("%s passes when recorded: it fails only at times (flaky?)", t.Test)
 	}
-	if run.truncated {
-		return nil, fmt.Errorf("the failing run is longer than %d recorded events", maxTraceEvents)
+	if run.Truncated {
+		return nil, fmt.Errorf("the failing run is longer than %d recorded events", instrument.MaxTraceEvents)
 	}
-	return &FailingRun{Target: t, prog: prog, trace: run.trace, output: run.output, panic: panicAt(prog, run),
+	return &FailingRun{Target: t, prog: prog, trace: run.Trace, output: run.Output, panic: instrument.PanicAt(prog, run),
 		files: map[string]*fileSyntax{}, deadline: time.Now().Add(opts.Budget)}, nil
 }
 
@@ -152,14 +155,14 @@ func (r *FailingRun) Executed() []Statement {
 	seen := map[int32]bool{}
 	var out []Statement
 	for i, ev := range r.trace {
-		if ev.site < 0 || int(ev.site) >= len(r.prog.sites) || seen[ev.site] {
+		if ev.Site < 0 || int(ev.Site) >= len(r.prog.Sites) || seen[ev.Site] {
 			continue
 		}
-		s := r.prog.sites[ev.site]
-		if s.hard || s.expr == nil {
+		s := r.prog.Sites[ev.Site]
+		if s.Hard || s.Expr == nil {
 			continue
 		}
-		seen[ev.site] = true
+		seen[ev.Site] = true
 		out = append(out, r.statement(i, ""))
 	}
 	return out
@@ -168,11 +171,11 @@ func (r *FailingRun) Executed() []Statement {
 // statement describes the instance at trace index i.
 func (r *FailingRun) statement(i int, why string) Statement {
 	ev := r.trace[i]
-	s := r.prog.sites[ev.site]
-	st := Statement{File: s.file, Line: s.pos.Line, EndLine: s.end.Line, Text: s.text, Test: s.hard, site: s.id, event: i}
-	if fs := r.syntax(s); fs != nil && s.expr != nil {
+	s := r.prog.Sites[ev.Site]
+	st := Statement{File: s.File, Line: s.Pos.Line, EndLine: s.End.Line, Text: s.Text, Test: s.Hard, site: s.Id, event: i}
+	if fs := r.syntax(s); fs != nil && s.Expr != nil {
 		if n := enclosingStatement(fs.file, s); n != nil {
-			start, end := r.prog.fset.Position(n.Pos()), r.prog.fset.Position(n.End())
+			start, end := r.prog.Fset.Position(n.Pos()), r.prog.Fset.Position(n.End())
 			st.Line, st.EndLine = start.Line, end.Line
 			st.Text = oneLine(fs.lines, start.Line, end.Line)
 		}
@@ -187,38 +190,38 @@ func (r *FailingRun) statement(i int, why string) Statement {
 // describe says what a site instance did, with the value the run gave it.
 func (r *FailingRun) describe(i int) string {
 	ev := r.trace[i]
-	s := r.prog.sites[ev.site]
-	if s.typ == nil {
+	s := r.prog.Sites[ev.Site]
+	if s.Typ == nil {
 		return "executed"
 	}
-	v := render(s, ev.value)
-	switch s.kind {
-	case kindAssign, kindIncDec:
-		if s.obj != nil {
-			return fmt.Sprintf("%s = %s", s.obj.Name(), v)
+	v := instrument.Render(s, ev.Value)
+	switch s.Kind {
+	case instrument.KindAssign, instrument.KindIncDec:
+		if s.Obj != nil {
+			return fmt.Sprintf("%s = %s", s.Obj.Name(), v)
 		}
-		return fmt.Sprintf("%s evaluated to %s", s.text, v)
-	case kindReturn:
+		return fmt.Sprintf("%s evaluated to %s", s.Text, v)
+	case instrument.KindReturn:
 		return "returns " + v
-	case kindCond:
-		return fmt.Sprintf("%s was %s", s.text, v)
-	case kindArg:
+	case instrument.KindCond:
+		return fmt.Sprintf("%s was %s", s.Text, v)
+	case instrument.KindArg:
 		return fmt.Sprintf("passes %s", v)
-	case kindGuard:
+	case instrument.KindGuard:
 		return "panics here"
 	}
-	return fmt.Sprintf("%s was %s", s.text, v)
+	return fmt.Sprintf("%s was %s", s.Text, v)
 }
 
 // syntax finds the typed syntax of a site's file.
-func (r *FailingRun) syntax(s *site) *fileSyntax {
-	if fs, ok := r.files[s.file]; ok {
+func (r *FailingRun) syntax(s *instrument.Site) *fileSyntax {
+	if fs, ok := r.files[s.File]; ok {
 		return fs
 	}
 	var found *ast.File
-	if s.expr != nil {
-		for n := range s.info.Scopes {
-			if f, ok := n.(*ast.File); ok && f.Pos() <= s.expr.Pos() && s.expr.End() <= f.End() {
+	if s.Expr != nil {
+		for n := range s.Info.Scopes {
+			if f, ok := n.(*ast.File); ok && f.Pos() <= s.Expr.Pos() && s.Expr.End() <= f.End() {
 				found = f
 				break
 			}
@@ -226,36 +229,36 @@ func (r *FailingRun) syntax(s *site) *fileSyntax {
 	}
 	var fs *fileSyntax
 	if found != nil {
-		src, err := os.ReadFile(r.prog.fset.Position(found.Pos()).Filename)
+		src, err := os.ReadFile(r.prog.Fset.Position(found.Pos()).Filename)
 		if err == nil {
-			fs = &fileSyntax{file: found, info: s.info, lines: strings.Split(string(src), "\n")}
+			fs = &fileSyntax{file: found, info: s.Info, lines: strings.Split(string(src), "\n")}
 		}
 	}
-	r.files[s.file] = fs
+	r.files[s.File] = fs
 	return fs
 }
 
 // enclosingStatement is the statement a site belongs to: the innermost
 // simple statement around its expression, or for the condition of an if,
 // for or switch the condition itself.
-func enclosingStatement(f *ast.File, s *site) ast.Node {
-	if s.kind == kindCond {
-		return s.expr
+func enclosingStatement(f *ast.File, s *instrument.Site) ast.Node {
+	if s.Kind == instrument.KindCond {
+		return s.Expr
 	}
-	path, _ := astutil.PathEnclosingInterval(f, s.expr.Pos(), s.expr.End())
+	path, _ := astutil.PathEnclosingInterval(f, s.Expr.Pos(), s.Expr.End())
 	for _, n := range path {
 		switch n := n.(type) {
 		case *ast.IfStmt, *ast.ForStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.RangeStmt, *ast.SelectStmt:
-			return s.expr // a header's expression: the header alone
+			return s.Expr // a header's expression: the header alone
 		case *ast.BlockStmt, *ast.CaseClause, *ast.CommClause, *ast.LabeledStmt:
-			return s.expr
+			return s.Expr
 		case ast.Stmt:
 			return n
 		case *ast.FuncDecl, *ast.FuncLit:
-			return s.expr
+			return s.Expr
 		}
 	}
-	return s.expr
+	return s.Expr
 }
 
 // oneLine joins source lines first..last (1-based) into one line.
@@ -307,15 +310,15 @@ func (r *FailingRun) CriticalPredicates(c *Cause) []Predicate {
 // controlling returns the trace index of the condition instance that
 // decided whether the instance at i ran, or -1.
 func (r *FailingRun) controlling(i int) int {
-	s := r.prog.sites[r.trace[i].site]
+	s := r.prog.Sites[r.trace[i].Site]
 	fs := r.syntax(s)
-	if fs == nil || s.expr == nil {
+	if fs == nil || s.Expr == nil {
 		return -1
 	}
-	path, _ := astutil.PathEnclosingInterval(fs.file, s.expr.Pos(), s.expr.End())
+	path, _ := astutil.PathEnclosingInterval(fs.file, s.Expr.Pos(), s.Expr.End())
 	// The conditions that control the site, nearest first: an if that
 	// may leave before it, or the statement whose branch holds it.
-	var conds [][]*site
+	var conds [][]*instrument.Site
 	for k := 0; k < len(path); k++ {
 		switch n := path[k].(type) {
 		case *ast.BlockStmt:
@@ -328,7 +331,7 @@ func (r *FailingRun) controlling(i int) int {
 				if n.List[j] == inner {
 					for p := j - 1; p >= 0; p-- {
 						if ifs, ok := n.List[p].(*ast.IfStmt); ok {
-							if cs := r.condSitesOf(ifs); len(cs) > 0 && cs[0].escapes {
+							if cs := r.condSitesOf(ifs); len(cs) > 0 && cs[0].Escapes {
 								conds = append(conds, cs)
 							}
 						}
@@ -345,7 +348,7 @@ func (r *FailingRun) controlling(i int) int {
 				conds = append(conds, r.condSitesOf(n))
 			}
 		case *ast.CaseClause:
-			var cs []*site
+			var cs []*instrument.Site
 			for _, x := range n.List {
 				if c := r.condSiteOfExpr(x); c != nil {
 					cs = append(cs, c)
@@ -360,15 +363,15 @@ func (r *FailingRun) controlling(i int) int {
 			k = len(path)
 		}
 	}
-	act := r.trace[i].inst.act
+	act := r.trace[i].Inst.Act
 	for _, cs := range conds {
 		for j := i - 1; j >= 0; j-- {
 			ev := r.trace[j]
-			if ev.inst.act != act {
+			if ev.Inst.Act != act {
 				continue
 			}
 			for _, c := range cs {
-				if ev.site == c.id && c.fn == s.fn {
+				if ev.Site == c.Id && c.Fn == s.Fn {
 					return j
 				}
 			}
@@ -387,10 +390,10 @@ func inBody(list []ast.Stmt, n ast.Node) bool {
 }
 
 // condSitesOf returns the condition sites of an if or for statement.
-func (r *FailingRun) condSitesOf(stmt ast.Stmt) []*site {
-	var out []*site
-	for _, s := range r.prog.sites {
-		if s.kind == kindCond && s.stmt == stmt && s.tag == nil {
+func (r *FailingRun) condSitesOf(stmt ast.Stmt) []*instrument.Site {
+	var out []*instrument.Site
+	for _, s := range r.prog.Sites {
+		if s.Kind == instrument.KindCond && s.Stmt == stmt && s.Tag == nil {
 			if _, isSwitch := stmt.(*ast.SwitchStmt); !isSwitch {
 				out = append(out, s)
 			}
@@ -401,9 +404,9 @@ func (r *FailingRun) condSitesOf(stmt ast.Stmt) []*site {
 
 // condSiteOfExpr returns the condition site recording x, a case
 // expression.
-func (r *FailingRun) condSiteOfExpr(x ast.Expr) *site {
-	for _, s := range r.prog.sites {
-		if s.kind == kindCond && s.expr == x {
+func (r *FailingRun) condSiteOfExpr(x ast.Expr) *instrument.Site {
+	for _, s := range r.prog.Sites {
+		if s.Kind == instrument.KindCond && s.Expr == x {
 			return s
 		}
 	}
@@ -419,15 +422,15 @@ type potentialDep struct {
 // of each local the instance at i reads and i itself, whose direction not
 // taken would have assigned that local.
 func (r *FailingRun) potential(i int) []potentialDep {
-	s := r.prog.sites[r.trace[i].site]
+	s := r.prog.Sites[r.trace[i].Site]
 	fs := r.syntax(s)
-	if fs == nil || s.expr == nil {
+	if fs == nil || s.Expr == nil {
 		return nil
 	}
 	var reads []*types.Var
-	ast.Inspect(s.expr, func(n ast.Node) bool {
+	ast.Inspect(s.Expr, func(n ast.Node) bool {
 		if id, ok := n.(*ast.Ident); ok {
-			if v, ok := s.info.Uses[id].(*types.Var); ok && !v.IsField() && v.Parent() != nil && v.Parent() != v.Pkg().Scope() {
+			if v, ok := s.Info.Uses[id].(*types.Var); ok && !v.IsField() && v.Parent() != nil && v.Parent() != v.Pkg().Scope() {
 				if !slices.Contains(reads, v) {
 					reads = append(reads, v)
 				}
@@ -435,22 +438,22 @@ func (r *FailingRun) potential(i int) []potentialDep {
 		}
 		return true
 	})
-	act := r.trace[i].inst.act
+	act := r.trace[i].Inst.Act
 	var out []potentialDep
 	for _, v := range reads {
 		for j := i - 1; j >= 0; j-- {
 			ev := r.trace[j]
-			if ev.site < 0 || int(ev.site) >= len(r.prog.sites) || ev.inst.act != act {
+			if ev.Site < 0 || int(ev.Site) >= len(r.prog.Sites) || ev.Inst.Act != act {
 				continue
 			}
-			d := r.prog.sites[ev.site]
-			if d.fn != s.fn {
+			d := r.prog.Sites[ev.Site]
+			if d.Fn != s.Fn {
 				continue
 			}
-			if d.obj == v && (d.kind == kindAssign || d.kind == kindIncDec || d.kind == kindDef || d.kind == kindParam) {
+			if d.Obj == v && (d.Kind == instrument.KindAssign || d.Kind == instrument.KindIncDec || d.Kind == instrument.KindDef || d.Kind == instrument.KindParam) {
 				break // the definition the statement read
 			}
-			if d.kind == kindCond && d.stmt != nil && assignsIn(notTaken(d, ev.value != 0), s.info, v) {
+			if d.Kind == instrument.KindCond && d.Stmt != nil && assignsIn(notTaken(d, ev.Value != 0), s.Info, v) {
 				out = append(out, potentialDep{j, v.Name()})
 			}
 		}
@@ -461,8 +464,8 @@ func (r *FailingRun) potential(i int) []potentialDep {
 // notTaken is the code a condition instance's other direction would have
 // run: the else of an if taken, the body of an if or loop not entered, the
 // body of a case not chosen.
-func notTaken(cond *site, taken bool) []ast.Node {
-	switch st := cond.stmt.(type) {
+func notTaken(cond *instrument.Site, taken bool) []ast.Node {
+	switch st := cond.Stmt.(type) {
 	case *ast.IfStmt:
 		if taken {
 			if st.Else != nil {
@@ -482,7 +485,7 @@ func notTaken(cond *site, taken bool) []ast.Node {
 		for _, c := range st.Body.List {
 			cc := c.(*ast.CaseClause)
 			for _, x := range cc.List {
-				if x == cond.expr {
+				if x == cond.Expr {
 					var out []ast.Node
 					for _, b := range cc.Body {
 						out = append(out, b)

@@ -8,6 +8,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/faultline-go/faultline/analysis/instrument"
 	"github.com/faultline-go/faultline/solver/z3"
 )
 
@@ -39,7 +40,7 @@ func TestFloatEncoding(t *testing.T) {
 	values := []float64{0, math.Copysign(0, -1), 1.5, -2.75, 1e300, math.Inf(1), math.NaN(), 0.1, 255.9, -0.5}
 	for _, x := range values {
 		for _, y := range values {
-			l, r := e.lit(f64, value{n: bitsOf(x)}), e.lit(f64, value{n: bitsOf(y)})
+			l, r := e.lit(f64, instrument.Value{N: bitsOf(x)}), e.lit(f64, instrument.Value{N: bitsOf(y)})
 			arith := map[token.Token]float64{token.ADD: x + y, token.SUB: x - y, token.MUL: x * y, token.QUO: x / y}
 			for op, want := range arith {
 				got, err := m.Float64(e.binary(op, l, r, f64, f64).t.AsFloat())
@@ -62,7 +63,7 @@ func TestFloatEncoding(t *testing.T) {
 				}
 			}
 		}
-		narrowed, err := m.Float32(e.convert(e.lit(f64, value{n: bitsOf(x)}), f64, f32).t.AsFloat())
+		narrowed, err := m.Float32(e.convert(e.lit(f64, instrument.Value{N: bitsOf(x)}), f64, f32).t.AsFloat())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,8 +83,8 @@ func TestFloatEncoding(t *testing.T) {
 		{math.NaN(), i64, math.MinInt64}, {math.Inf(-1), i32, math.MinInt32},
 	}
 	for _, c := range toInt {
-		v := e.convert(e.lit(f64, value{n: bitsOf(c.x)}), f64, c.to).t.AsBV()
-		n, signed := bits(c.to)
+		v := e.convert(e.lit(f64, instrument.Value{N: bitsOf(c.x)}), f64, c.to).t.AsBV()
+		n, signed := instrument.Bits(c.to)
 		var got int64
 		if signed {
 			got, err = m.Int64(v)
@@ -100,7 +101,7 @@ func TestFloatEncoding(t *testing.T) {
 		}
 	}
 	for _, n := range []int64{0, -7, 1<<53 + 1, math.MaxInt64} {
-		got, err := m.Float64(e.convert(e.lit(i64, value{n: n}), i64, f64).t.AsFloat())
+		got, err := m.Float64(e.convert(e.lit(i64, instrument.Value{N: n}), i64, f64).t.AsFloat())
 		if err != nil {
 			t.Fatal(err)
 		}

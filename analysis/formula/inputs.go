@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/faultline-go/faultline/analysis/instrument"
+	"github.com/faultline-go/faultline/analysis/result"
 	"github.com/faultline-go/faultline/internal/scratch"
 	"github.com/faultline-go/faultline/internal/testbuild"
 )
@@ -58,10 +60,10 @@ type InputOptions struct {
 // InputSession is a package's test binary instrumented for recording, with
 // the callback's integer, float and Boolean parameters as inputs.
 type InputSession struct {
-	prog   *program
-	bin    *testBinary
-	cb     *function
-	params map[int]*site // the callback's parameter sites by index
+	prog   *instrument.Program
+	bin    *instrument.TestBinary
+	cb     *instrument.Function
+	params map[int]*instrument.Site // the callback's parameter sites by index
 	work   string
 	// removeWork removes work.
 	removeWork func() error
@@ -87,30 +89,30 @@ func OpenInputs(ctx context.Context, mod *testbuild.Module, pkgPath string, cb C
 		return nil, err
 	}
 	defer mod.Hasher().Save()
-	prog, err := loadProgram(mod, pkgPath, testbuild.SortedPaths(listing.Closure(pkg)))
+	prog, err := instrument.LoadProgram(mod, pkgPath, testbuild.SortedPaths(listing.Closure(pkg)))
 	if err != nil {
 		return nil, err
 	}
-	s := &InputSession{prog: prog, params: map[int]*site{}}
+	s := &InputSession{prog: prog, params: map[int]*instrument.Site{}}
 	if cb.File != "" {
 		if err := s.callback(cb); err != nil {
 			return nil, err
 		}
 	}
 	if opts.Edit != nil {
-		if err := opts.Edit(prog.overlay); err != nil {
+		if err := opts.Edit(prog.Overlay); err != nil {
 			return nil, err
 		}
 	}
 	if s.work, s.removeWork, err = scratch.MkdirTemp("inputs-"); err != nil {
 		return nil, err
 	}
-	s.bin, err = buildTestBinary(ctx, mod, keys, prog, pkg, s.work)
+	s.bin, err = instrument.BuildTestBinary(ctx, mod, keys, prog, pkg, s.work)
 	if err != nil {
 		s.removeWork()
 		return nil, err
 	}
-	s.bin.timeout = opts.RunTimeout
+	s.bin.Timeout = opts.RunTimeout
 	return s, nil
 }
 
@@ -119,7 +121,7 @@ func (s *InputSession) callback(cb Callback) error {
 	prog := s.prog
 	// Keys are "file:offset" with the file as go/packages named it, which
 	// may differ from cb.File by symbolic links: the name and offset decide.
-	for key, fn := range prog.funcs {
+	for key, fn := range prog.Funcs {
 		i := strings.LastIndex(key, ":")
 		if key[i+1:] != strconv.Itoa(cb.Offset) || filepath.Base(key[:i]) != filepath.Base(cb.File) {
 			continue
@@ -131,11 +133,11 @@ func (s *InputSession) callback(cb Callback) error {
 	if s.cb == nil {
 		return fmt.Errorf("no instrumented function at %s offset %d", cb.File, cb.Offset)
 	}
-	for _, st := range prog.sites {
+	for _, st := range prog.Sites {
 		// Inputs are integers, floats and Booleans (an input value is an
 		// int64); a string or error parameter keeps its recorded value.
-		if k := valueKind(st.typ); st.kind == kindParam && st.fn == s.cb && (k == 'i' || k == 'f' || k == 'b') {
-			s.params[st.index] = st
+		if k := instrument.ValueKind(st.Typ); st.Kind == instrument.KindParam && st.Fn == s.cb && (k == 'i' || k == 'f' || k == 'b') {
+			s.params[st.Index] = st
 		}
 	}
 	return nil
@@ -149,7 +151,7 @@ func (s *InputSession) Params() []InputParam {
 	var out []InputParam
 	for _, i := range slices.Sorted(maps.Keys(s.params)) {
 		st := s.params[i]
-		out = append(out, InputParam{Index: i, Name: st.text, Type: st.typ.String()})
+		out = append(out, InputParam{Index: i, Name: st.Text, Type: st.Typ.String()})
 	}
 	return out
 }
@@ -160,29 +162,29 @@ type RecordedRun struct {
 	Output    string
 	Truncated bool         // the trace hit the runtime's bound: it is not replayed
 	Inputs    []InputValue // the callback's modelled parameters on its first entry
-	trace     []event
+	trace     []instrument.Event
 	panicAt   int
 }
 
 // Record runs one leaf test with env added to its environment and reads
 // its trace.
 func (s *InputSession) Record(ctx context.Context, test string, env []string) (*RecordedRun, error) {
-	s.bin.env = env
-	defer func() { s.bin.env = nil }()
-	r, err := s.bin.run(ctx, test, nil)
+	s.bin.Env = env
+	defer func() { s.bin.Env = nil }()
+	r, err := s.bin.Run(ctx, test, nil)
 	if err != nil {
 		return nil, err
 	}
-	out := &RecordedRun{Passed: r.passed, Output: r.output, Truncated: r.truncated, trace: r.trace, panicAt: panicAt(s.prog, r)}
+	out := &RecordedRun{Passed: r.Passed, Output: r.Output, Truncated: r.Truncated, trace: r.Trace, panicAt: instrument.PanicAt(s.prog, r)}
 	seen := map[int]bool{}
-	for _, ev := range r.trace {
-		if int(ev.site) >= len(s.prog.sites) {
+	for _, ev := range r.Trace {
+		if int(ev.Site) >= len(s.prog.Sites) {
 			continue
 		}
-		st := s.prog.sites[ev.site]
-		if s.params[st.index] == st && !seen[st.index] {
-			seen[st.index] = true
-			out.Inputs = append(out.Inputs, InputValue{Index: st.index, Value: ev.value})
+		st := s.prog.Sites[ev.Site]
+		if s.params[st.Index] == st && !seen[st.Index] {
+			seen[st.Index] = true
+			out.Inputs = append(out.Inputs, InputValue{Index: st.Index, Value: ev.Value})
 		}
 	}
 	return out, nil
@@ -226,10 +228,10 @@ type CoreResult struct {
 // hands each result to done as soon as it is complete. The targets of one
 // package share one instrumented build, the angelic analysis's own; a
 // package that cannot be built gives each of its targets a note.
-func Cores(ctx context.Context, mod *testbuild.Module, targets []Target, opts Options, done func(CoreResult) error) error {
-	opts.defaults()
+func Cores(ctx context.Context, mod *testbuild.Module, targets []result.Target, opts result.Options, done func(CoreResult) error) error {
+	opts.Defaults()
 	var order []string
-	byPkg := map[string][]Target{}
+	byPkg := map[string][]result.Target{}
 	for _, t := range targets {
 		if _, ok := byPkg[t.Package]; !ok {
 			order = append(order, t.Package)

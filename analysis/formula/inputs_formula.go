@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/faultline-go/faultline/analysis/instrument"
 	"github.com/faultline-go/faultline/solver/mcs"
 	"github.com/faultline-go/faultline/solver/z3"
 )
@@ -20,29 +21,29 @@ type PathFormula struct {
 	s      *InputSession
 	z      *z3.Context
 	enc    *encoder
-	act    int32            // the callback activation whose parameters are the inputs
-	inputs map[int]z3.Expr  // input variable by parameter index
-	sites  map[int]*site    // the parameter site by index
-	orig   map[int]int64    // the run's input values
-	conds  []pathCond       // in trace order
-	specs  []z3.Bool        // what the run must meet to pass
-	asWas  []z3.Bool        // every statement as written (not ab)
-	siteOf map[uint32]int32 // an "as written" literal's site
-	solver *z3.Optimize     // path conditions 0..next-1 asserted
-	next   int              // the first condition not asserted yet
+	act    int32                    // the callback activation whose parameters are the inputs
+	inputs map[int]z3.Expr          // input variable by parameter index
+	sites  map[int]*instrument.Site // the parameter site by index
+	orig   map[int]int64            // the run's input values
+	conds  []pathCond               // in trace order
+	specs  []z3.Bool                // what the run must meet to pass
+	asWas  []z3.Bool                // every statement as written (not ab)
+	siteOf map[uint32]int32         // an "as written" literal's site
+	solver *z3.Optimize             // path conditions 0..next-1 asserted
+	next   int                      // the first condition not asserted yet
 }
 
 type pathCond struct {
 	v     z3.Bool
 	taken bool
-	site  *site
+	site  *instrument.Site
 }
 
 // Formula replays a recorded run with the callback's parameters as inputs.
 // The run must have entered the callback; timeout bounds each solver call.
 func (s *InputSession) Formula(run *RecordedRun, timeout time.Duration) (*PathFormula, error) {
 	if run.Truncated {
-		return nil, fmt.Errorf("the run is longer than %d recorded events", maxTraceEvents)
+		return nil, fmt.Errorf("the run is longer than %d recorded events", instrument.MaxTraceEvents)
 	}
 	z, err := z3.NewContext(z3.Config{Timeout: timeout})
 	if err != nil {
@@ -53,21 +54,21 @@ func (s *InputSession) Formula(run *RecordedRun, timeout time.Duration) (*PathFo
 		z.Close()
 		return nil, err
 	}
-	f := &PathFormula{s: s, z: z, act: -1, inputs: map[int]z3.Expr{}, sites: map[int]*site{}, orig: map[int]int64{}, siteOf: map[uint32]int32{}}
-	enc := newEncoder(z, enum, s.prog)
+	f := &PathFormula{s: s, z: z, act: -1, inputs: map[int]z3.Expr{}, sites: map[int]*instrument.Site{}, orig: map[int]int64{}, siteOf: map[uint32]int32{}}
+	enc := NewEncoder(z, enum, s.prog)
 	enc.deadline = time.Now().Add(4 * timeout)
-	enc.param = func(st *site, ev event) (z3.Expr, bool) {
-		if st.fn != s.cb || s.params[st.index] != st || (f.act >= 0 && ev.inst.act != f.act) {
+	enc.param = func(st *instrument.Site, ev instrument.Event) (z3.Expr, bool) {
+		if st.Fn != s.cb || s.params[st.Index] != st || (f.act >= 0 && ev.Inst.Act != f.act) {
 			return z3.Expr{}, false
 		}
-		f.act = ev.inst.act
-		v := z.Const(fmt.Sprintf("input%d", st.index), enc.constant(st.typ, 0).Sort())
-		f.inputs[st.index], f.sites[st.index], f.orig[st.index] = v, st, ev.value
+		f.act = ev.Inst.Act
+		v := z.Const(fmt.Sprintf("input%d", st.Index), enc.constant(st.Typ, 0).Sort())
+		f.inputs[st.Index], f.sites[st.Index], f.orig[st.Index] = v, st, ev.Value
 		return v, true
 	}
-	enc.spec = func(spec z3.Bool, _ instKey) { f.specs = append(f.specs, spec) }
+	enc.spec = func(spec z3.Bool, _ instrument.InstKey) { f.specs = append(f.specs, spec) }
 	f.enc = enc
-	if err := enc.replay(run.trace, nil, true, run.panicAt); err != nil {
+	if err := enc.Replay(run.trace, nil, true, run.panicAt); err != nil {
 		z.Close()
 		return nil, fmt.Errorf("replaying the run: %w", err)
 	}
@@ -76,15 +77,15 @@ func (s *InputSession) Formula(run *RecordedRun, timeout time.Duration) (*PathFo
 		return nil, fmt.Errorf("the run did not enter the fuzz function with integer, float or Boolean arguments")
 	}
 	for _, ev := range run.trace {
-		if int(ev.site) >= len(s.prog.sites) {
+		if int(ev.Site) >= len(s.prog.Sites) {
 			continue
 		}
-		st := s.prog.sites[ev.site]
-		if st.kind != kindCond {
+		st := s.prog.Sites[ev.Site]
+		if st.Kind != instrument.KindCond {
 			continue
 		}
-		if v, ok := enc.vars[instKey{st.id, ev.inst}]; ok {
-			f.conds = append(f.conds, pathCond{v: v.AsBool(), taken: ev.value != 0, site: st})
+		if v, ok := enc.vars[instrument.InstKey{Site: st.Id, Inst: ev.Inst}]; ok {
+			f.conds = append(f.conds, pathCond{v: v.AsBool(), taken: ev.Value != 0, site: st})
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(enc.ab)) {
@@ -111,7 +112,7 @@ func (f *PathFormula) Inputs() []InputValue {
 func (f *PathFormula) Conditions() []Condition {
 	out := make([]Condition, len(f.conds))
 	for i, c := range f.conds {
-		out[i] = Condition{File: c.site.file, Line: c.site.pos.Line, Text: c.site.text, Taken: c.taken, Test: c.site.hard, Check: c.site.failsWhen != 0}
+		out[i] = Condition{File: c.site.File, Line: c.site.Pos.Line, Text: c.site.Text, Taken: c.taken, Test: c.site.Hard, Check: c.site.FailsWhen != 0}
 	}
 	return out
 }
@@ -173,7 +174,7 @@ func (f *PathFormula) Flip(i int, exclude [][]InputValue) ([]InputValue, error) 
 		var differs []z3.Bool
 		for _, v := range ex {
 			if x, ok := f.inputs[v.Index]; ok {
-				differs = append(differs, x.Eq(f.enc.constant(f.sites[v.Index].typ, v.Value)).Not())
+				differs = append(differs, x.Eq(f.enc.constant(f.sites[v.Index].Typ, v.Value)).Not())
 			}
 		}
 		if len(differs) > 0 {
@@ -208,7 +209,7 @@ func (f *PathFormula) Flip(i int, exclude [][]InputValue) ([]InputValue, error) 
 		if err != nil {
 			return nil, fmt.Errorf("reading input %d: %w", idx, err)
 		}
-		out = append(out, InputValue{Index: idx, Value: v.n})
+		out = append(out, InputValue{Index: idx, Value: v.N})
 	}
 	return out, nil
 }
@@ -218,13 +219,13 @@ func (f *PathFormula) Flip(i int, exclude [][]InputValue) ([]InputValue, error) 
 func (f *PathFormula) nearby() error {
 	for _, idx := range slices.Sorted(maps.Keys(f.inputs)) {
 		x, st := f.inputs[idx], f.sites[idx]
-		o := f.enc.constant(st.typ, f.orig[idx])
+		o := f.enc.constant(st.Typ, f.orig[idx])
 		if err := f.solver.AssertSoft(x.Eq(o), 64, ""); err != nil {
 			return err
 		}
-		switch valueKind(st.typ) {
+		switch instrument.ValueKind(st.Typ) {
 		case 'i':
-			n, _ := bits(st.typ)
+			n, _ := instrument.Bits(st.Typ)
 			for _, r := range []int64{1, 2, 4, 8, 16, 64, 256, 1024, 1 << 16} {
 				// |x - o| <= r, in wrapping arithmetic: x - o + r <= 2r unsigned.
 				d := x.AsBV().Sub(o.AsBV()).Add(f.z.BVInt(r, n))
@@ -233,7 +234,7 @@ func (f *PathFormula) nearby() error {
 				}
 			}
 		case 'f':
-			if err := f.enc.readableFloat(f.solver, x.AsFloat(), st.typ); err != nil {
+			if err := f.enc.readableFloat(f.solver, x.AsFloat(), st.Typ); err != nil {
 				return err
 			}
 		}
@@ -260,7 +261,7 @@ func (f *PathFormula) Core() ([]Suspect, error) {
 		return nil, err
 	}
 	for idx, x := range f.inputs {
-		if err := s.Assert(x.Eq(f.enc.constant(f.sites[idx].typ, f.orig[idx]))); err != nil {
+		if err := s.Assert(x.Eq(f.enc.constant(f.sites[idx].Typ, f.orig[idx]))); err != nil {
 			return nil, err
 		}
 	}
@@ -305,8 +306,8 @@ func (f *PathFormula) Core() ([]Suspect, error) {
 	}
 	var out []Suspect
 	for _, id := range slices.Sorted(maps.Keys(in)) {
-		st := f.s.prog.sites[id]
-		out = append(out, Suspect{File: st.file, Line: st.pos.Line, EndLine: st.end.Line, Text: st.text})
+		st := f.s.prog.Sites[id]
+		out = append(out, Suspect{File: st.File, Line: st.Pos.Line, EndLine: st.End.Line, Text: st.Text})
 	}
 	return out, nil
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/faultline-go/faultline/analysis/instrument"
 	"github.com/faultline-go/faultline/solver/mcs"
 	"github.com/faultline-go/faultline/solver/z3"
 )
@@ -31,7 +32,7 @@ func TestListEncoding(t *testing.T) {
 	for _, elem := range []types.Type{types.Typ[types.Int32], types.Typ[types.Uint16], types.Typ[types.Int64]} {
 		lt := types.NewSlice(elem)
 		randElem := func() int64 {
-			return normalize(elem, []int64{0, 1, -1, 7, 1 << 15, -1 << 31, 1<<63 - 1}[rng.Intn(7)]+int64(rng.Intn(3)))
+			return instrument.Normalize(elem, []int64{0, 1, -1, 7, 1 << 15, -1 << 31, 1<<63 - 1}[rng.Intn(7)]+int64(rng.Intn(3)))
 		}
 		randList := func() []int64 {
 			xs := make([]int64, rng.Intn(5))
@@ -40,7 +41,7 @@ func TestListEncoding(t *testing.T) {
 			}
 			return xs
 		}
-		n := func(x int64) sv { return e.lit(intT, value{n: x}) }
+		n := func(x int64) sv { return e.lit(intT, instrument.Value{N: x}) }
 		for prog := 0; prog < 8; prog++ {
 			// The initial list: a free array equal to the recorded one up
 			// to its length.
@@ -54,14 +55,14 @@ func TestListEncoding(t *testing.T) {
 				what string
 				term sv
 				t    types.Type
-				want value
+				want instrument.Value
 			}
 			var checks []check
 			for step := 0; step < 6; step++ {
 				switch op := rng.Intn(6); {
 				case op == 0:
 					x := randElem()
-					cur = e.listAppend(lt, cur, []sv{e.lit(elem, value{n: x})}, false)
+					cur = e.listAppend(lt, cur, []sv{e.lit(elem, instrument.Value{N: x})}, false)
 					goList = append(goList, x)
 					steps = append(steps, fmt.Sprintf("append %d", x))
 				case op == 1:
@@ -73,7 +74,7 @@ func TestListEncoding(t *testing.T) {
 					i, x := int64(rng.Intn(len(goList))), randElem()
 					v := types.NewVar(token.NoPos, nil, "xs", lt)
 					a := &activation{env: map[*types.Var]sv{v: cur}}
-					e.listStore(a, &seqTarget{v: v, index: n(i), it: intT, elem: elem}, cur, e.lit(elem, value{n: x}))
+					e.listStore(a, &seqTarget{v: v, index: n(i), it: intT, elem: elem}, cur, e.lit(elem, instrument.Value{N: x}))
 					cur = a.env[v]
 					goList = slices.Clone(goList)
 					goList[i] = x
@@ -87,7 +88,7 @@ func TestListEncoding(t *testing.T) {
 					steps = append(steps, fmt.Sprintf("[%d:%d]", lo, hi))
 				case op == 4 && len(goList) > 0:
 					i := int64(rng.Intn(len(goList)))
-					checks = append(checks, check{fmt.Sprintf("%v [%d]", steps, i), e.listIndex(cur, n(i), intT, elem), elem, value{n: goList[i]}})
+					checks = append(checks, check{fmt.Sprintf("%v [%d]", steps, i), e.listIndex(cur, n(i), intT, elem), elem, instrument.Value{N: goList[i]}})
 				default:
 					other := randList()
 					if rng.Intn(2) == 0 {
@@ -98,9 +99,9 @@ func TestListEncoding(t *testing.T) {
 					}
 					eq := e.listCompare(token.EQL, cur, e.lit(lt, ints(other, elem)), lt)
 					want := reflect.DeepEqual(append([]int64{}, goList...), append([]int64{}, other...))
-					checks = append(checks, check{fmt.Sprintf("%v == %v", steps, other), eq, types.Typ[types.Bool], boolValue(want)})
+					checks = append(checks, check{fmt.Sprintf("%v == %v", steps, other), eq, types.Typ[types.Bool], instrument.BoolValue(want)})
 				}
-				checks = append(checks, check{fmt.Sprintf("%v len", steps), e.listLenValue(cur, lt, intT), intT, value{n: int64(len(goList))}},
+				checks = append(checks, check{fmt.Sprintf("%v len", steps), e.listLenValue(cur, lt, intT), intT, instrument.Value{N: int64(len(goList))}},
 					check{fmt.Sprint(steps), cur, lt, ints(goList, elem)})
 			}
 			for _, c := range checks {
@@ -113,23 +114,23 @@ func TestListEncoding(t *testing.T) {
 // evalIn is the value of term (of type t) in a model of hards; the term
 // must have that value in every model: the check asserts its negation and
 // expects no model.
-func evalIn(z *z3.Context, hards []z3.Bool, term z3.Expr, t types.Type) (value, error) {
+func evalIn(z *z3.Context, hards []z3.Bool, term z3.Expr, t types.Type) (instrument.Value, error) {
 	s, err := z.NewSolver()
 	if err != nil {
-		return value{}, err
+		return instrument.Value{}, err
 	}
 	if err := s.Assert(hards...); err != nil {
-		return value{}, err
+		return instrument.Value{}, err
 	}
 	if r, err := s.Check(); err != nil || r != z3.Sat {
-		return value{}, fmt.Errorf("the constraints: %v %v", r, err)
+		return instrument.Value{}, fmt.Errorf("the constraints: %v %v", r, err)
 	}
 	m, err := s.Model()
 	if err != nil {
-		return value{}, err
+		return instrument.Value{}, err
 	}
-	var got value
-	switch valueKind(t) {
+	var got instrument.Value
+	switch instrument.ValueKind(t) {
 	case 'l':
 		got, err = listModel(m, term, t)
 	case 'r':
@@ -139,39 +140,39 @@ func evalIn(z *z3.Context, hards []z3.Bool, term z3.Expr, t types.Type) (value, 
 	case 'b':
 		var b bool
 		b, err = m.Bool(term.AsBool())
-		got = boolValue(b)
+		got = instrument.BoolValue(b)
 	default:
 		var x int64
 		x, err = m.Int64(term.AsBV())
-		got = value{n: normalize(t, x)}
+		got = instrument.Value{N: instrument.Normalize(t, x)}
 	}
 	if err != nil {
-		return value{}, err
+		return instrument.Value{}, err
 	}
 	// Another model must not give another value.
 	e := &encoder{z: z}
 	var other z3.Bool
-	if valueKind(t) == 'l' {
+	if instrument.ValueKind(t) == 'l' {
 		other = e.valueEq(t, term, got).Not()
 	} else {
 		other = term.Eq(e.term(t, got)).Not()
 	}
 	if err := s.Assert(other); err != nil {
-		return value{}, err
+		return instrument.Value{}, err
 	}
 	if r, err := s.Check(); err != nil || r != z3.Unsat {
-		return value{}, fmt.Errorf("the value is not determined (%v %v): one model has %+v", r, err, got)
+		return instrument.Value{}, fmt.Errorf("the value is not determined (%v %v): one model has %+v", r, err, got)
 	}
 	return got, nil
 }
 
 // ints is the recorded value of a list of integers of type elem.
-func ints(xs []int64, elem types.Type) value {
-	vs := make([]value, len(xs))
+func ints(xs []int64, elem types.Type) instrument.Value {
+	vs := make([]instrument.Value, len(xs))
 	for i, x := range xs {
-		vs[i] = value{n: x}
+		vs[i] = instrument.Value{N: x}
 	}
-	return listOf(vs, elem)
+	return instrument.ListOf(vs, elem)
 }
 
 // TestRecordEncoding checks the encoder's record terms (structs of
@@ -190,14 +191,14 @@ func TestRecordEncoding(t *testing.T) {
 	rt := types.NewStruct(vars, nil)
 	lt := types.NewSlice(rt)
 	intT := types.Typ[types.Int]
-	randField := func(ft types.Type) value {
-		if valueKind(ft) == 'b' {
-			return boolValue(rng.Intn(2) == 0)
+	randField := func(ft types.Type) instrument.Value {
+		if instrument.ValueKind(ft) == 'b' {
+			return instrument.BoolValue(rng.Intn(2) == 0)
 		}
-		return value{n: normalize(ft, []int64{0, 1, -1, 127, -128, 1 << 31, 1<<63 - 1}[rng.Intn(7)])}
+		return instrument.Value{N: instrument.Normalize(ft, []int64{0, 1, -1, 127, -128, 1 << 31, 1<<63 - 1}[rng.Intn(7)])}
 	}
-	randRecord := func() []value {
-		fs := make([]value, len(fieldTypes))
+	randRecord := func() []instrument.Value {
+		fs := make([]instrument.Value, len(fieldTypes))
 		for i, ft := range fieldTypes {
 			fs[i] = randField(ft)
 		}
@@ -205,35 +206,35 @@ func TestRecordEncoding(t *testing.T) {
 	}
 	for round := 0; round < 30; round++ {
 		fs := randRecord()
-		r := e.lit(rt, recordOf(fs))
+		r := e.lit(rt, instrument.RecordOf(fs))
 		i := rng.Intn(len(fieldTypes))
 		x := randField(fieldTypes[i])
 		other := randRecord()
 		if rng.Intn(2) == 0 {
-			other = append([]value{}, fs...)
+			other = append([]instrument.Value{}, fs...)
 		}
-		changed := append([]value{}, fs...)
+		changed := append([]instrument.Value{}, fs...)
 		changed[i] = x
 		type check struct {
 			what string
 			term sv
 			t    types.Type
-			want value
+			want instrument.Value
 		}
 		checks := []check{
 			{fmt.Sprintf("%v.F%d", fs, i), e.recordGet(r, rt, i), fieldTypes[i], fs[i]},
-			{fmt.Sprintf("%v.F%d = %v", fs, i, x), e.recordWith(r, rt, i, e.lit(fieldTypes[i], x)), rt, recordOf(changed)},
-			{fmt.Sprintf("%v == %v", fs, other), e.recordCompare(token.EQL, r, e.lit(rt, recordOf(other)), rt), types.Typ[types.Bool], boolValue(reflect.DeepEqual(fs, other))},
-			{fmt.Sprintf("%v != %v", fs, other), e.recordCompare(token.NEQ, r, e.lit(rt, recordOf(other)), rt), types.Typ[types.Bool], boolValue(!reflect.DeepEqual(fs, other))},
+			{fmt.Sprintf("%v.F%d = %v", fs, i, x), e.recordWith(r, rt, i, e.lit(fieldTypes[i], x)), rt, instrument.RecordOf(changed)},
+			{fmt.Sprintf("%v == %v", fs, other), e.recordCompare(token.EQL, r, e.lit(rt, instrument.RecordOf(other)), rt), types.Typ[types.Bool], instrument.BoolValue(reflect.DeepEqual(fs, other))},
+			{fmt.Sprintf("%v != %v", fs, other), e.recordCompare(token.NEQ, r, e.lit(rt, instrument.RecordOf(other)), rt), types.Typ[types.Bool], instrument.BoolValue(!reflect.DeepEqual(fs, other))},
 		}
-		list := e.lit(lt, listOf([]value{recordOf(other), recordOf(fs)}, rt))
+		list := e.lit(lt, instrument.ListOf([]instrument.Value{instrument.RecordOf(other), instrument.RecordOf(fs)}, rt))
 		checks = append(checks,
-			check{"list[1]", e.listIndex(list, e.lit(intT, value{n: 1}), intT, rt), rt, recordOf(fs)},
-			check{"append", e.listAppend(lt, list, []sv{e.lit(rt, recordOf(changed))}, false), lt, listOf([]value{recordOf(other), recordOf(fs), recordOf(changed)}, rt)})
+			check{"list[1]", e.listIndex(list, e.lit(intT, instrument.Value{N: 1}), intT, rt), rt, instrument.RecordOf(fs)},
+			check{"append", e.listAppend(lt, list, []sv{e.lit(rt, instrument.RecordOf(changed))}, false), lt, instrument.ListOf([]instrument.Value{instrument.RecordOf(other), instrument.RecordOf(fs), instrument.RecordOf(changed)}, rt)})
 		v := types.NewVar(token.NoPos, nil, "items", lt)
 		a := &activation{env: map[*types.Var]sv{v: list}}
-		e.listStore(a, &seqTarget{v: v, index: e.lit(intT, value{n: 0}), it: intT, elem: rt}, list, e.lit(rt, recordOf(changed)))
-		checks = append(checks, check{"items[0] = changed", a.env[v], lt, listOf([]value{recordOf(changed), recordOf(fs)}, rt)})
+		e.listStore(a, &seqTarget{v: v, index: e.lit(intT, instrument.Value{N: 0}), it: intT, elem: rt}, list, e.lit(rt, instrument.RecordOf(changed)))
+		checks = append(checks, check{"items[0] = changed", a.env[v], lt, instrument.ListOf([]instrument.Value{instrument.RecordOf(changed), instrument.RecordOf(fs)}, rt)})
 		for _, c := range checks {
 			checkTerm(t, z, e, c.what, c.term, c.t, c.want)
 		}
@@ -251,12 +252,12 @@ func TestMapEncoding(t *testing.T) {
 	mt := types.NewMap(kt, vt)
 	intT := types.Typ[types.Int]
 	keys := []int64{-1, 0, 1, 300, -32768}
-	toValue := func(m map[int64]int64) value {
-		var es []mapEntry
+	toValue := func(m map[int64]int64) instrument.Value {
+		var es []instrument.MapEntry
 		for k, v := range m {
-			es = append(es, mapEntry{value{n: k}, value{n: v}})
+			es = append(es, instrument.MapEntry{Key: instrument.Value{N: k}, Val: instrument.Value{N: v}})
 		}
-		return mapOf(es)
+		return instrument.MapOf(es)
 	}
 	for prog := 0; prog < 15; prog++ {
 		goMap := map[int64]int64{}
@@ -268,13 +269,13 @@ func TestMapEncoding(t *testing.T) {
 			switch rng.Intn(3) {
 			case 0:
 				a := &activation{env: map[*types.Var]sv{v: cur}}
-				e.storeTo(a, &seqTarget{v: v, index: e.lit(kt, value{n: k}), it: kt, elem: vt, before: cur}, token.ADD_ASSIGN, e.lit(vt, value{n: x}))
+				e.storeTo(a, &seqTarget{v: v, index: e.lit(kt, instrument.Value{N: k}), it: kt, elem: vt, before: cur}, token.ADD_ASSIGN, e.lit(vt, instrument.Value{N: x}))
 				cur = a.env[v]
 				goMap[k] += x
 				steps = append(steps, fmt.Sprintf("[%d] += %d", k, x))
 			case 1:
 				a := &activation{env: map[*types.Var]sv{v: cur}}
-				e.storeTo(a, &seqTarget{v: v, index: e.lit(kt, value{n: k}), it: kt, elem: vt, before: cur}, token.ASSIGN, e.lit(vt, value{n: x}))
+				e.storeTo(a, &seqTarget{v: v, index: e.lit(kt, instrument.Value{N: k}), it: kt, elem: vt, before: cur}, token.ASSIGN, e.lit(vt, instrument.Value{N: x}))
 				cur = a.env[v]
 				goMap[k] = x
 				steps = append(steps, fmt.Sprintf("[%d] = %d", k, x))
@@ -290,11 +291,11 @@ func TestMapEncoding(t *testing.T) {
 					continue
 				}
 				eq := e.mapCompare(token.EQL, cur, e.lit(mt, toValue(other)), mt)
-				checkTerm(t, z, e, fmt.Sprintf("%v == %v", steps, other), eq, types.Typ[types.Bool], boolValue(reflect.DeepEqual(goMap, other)))
+				checkTerm(t, z, e, fmt.Sprintf("%v == %v", steps, other), eq, types.Typ[types.Bool], instrument.BoolValue(reflect.DeepEqual(goMap, other)))
 			}
-			got := e.mapIndex(cur, e.lit(kt, value{n: k}), mt, kt)
-			checkTerm(t, z, e, fmt.Sprintf("%v [%d]", steps, k), got, vt, value{n: goMap[k]})
-			checkTerm(t, z, e, fmt.Sprintf("%v len", steps), e.mapLenValue(cur, mt, intT), intT, value{n: int64(len(goMap))})
+			got := e.mapIndex(cur, e.lit(kt, instrument.Value{N: k}), mt, kt)
+			checkTerm(t, z, e, fmt.Sprintf("%v [%d]", steps, k), got, vt, instrument.Value{N: goMap[k]})
+			checkTerm(t, z, e, fmt.Sprintf("%v len", steps), e.mapLenValue(cur, mt, intT), intT, instrument.Value{N: int64(len(goMap))})
 			if want := toValue(goMap); !cur.known || cur.c != want {
 				t.Errorf("%v: replay evaluates %+v, Go %+v", steps, cur.c, want)
 			}
@@ -304,13 +305,13 @@ func TestMapEncoding(t *testing.T) {
 
 // checkTerm checks a term's replayed and formula values against Go's,
 // the formula under hards besides the encoder's own.
-func checkTerm(t *testing.T, z *z3.Context, e *encoder, what string, term sv, typ types.Type, want value, hards ...z3.Bool) {
+func checkTerm(t *testing.T, z *z3.Context, e *encoder, what string, term sv, typ types.Type, want instrument.Value, hards ...z3.Bool) {
 	t.Helper()
 	if !term.hasTerm() {
 		t.Errorf("%s: no term", what)
 		return
 	}
-	if !term.known || !sameValue(typ, term.c, want) {
+	if !term.known || !instrument.SameValue(typ, term.c, want) {
 		t.Errorf("%s: replay evaluates %+v (known %v), Go %+v", what, term.c, term.known, want)
 	}
 	got, err := evalIn(z, append(hards, e.hards...), term.t, typ)

@@ -6,6 +6,8 @@ import (
 	"go/types"
 	"math"
 	"testing"
+
+	"github.com/faultline-go/faultline/analysis/instrument"
 )
 
 func TestRingDistance(t *testing.T) {
@@ -27,11 +29,11 @@ func TestRingDistance(t *testing.T) {
 }
 
 func TestExtreme(t *testing.T) {
-	i64 := &site{typ: types.Typ[types.Int64]}
-	u8 := &site{typ: types.Typ[types.Uint8]}
-	i8 := &site{typ: types.Typ[types.Int8]}
+	i64 := &instrument.Site{Typ: types.Typ[types.Int64]}
+	u8 := &instrument.Site{Typ: types.Typ[types.Uint8]}
+	i8 := &instrument.Site{Typ: types.Typ[types.Int8]}
 	for _, c := range []struct {
-		s    *site
+		s    *instrument.Site
 		v    int64
 		want bool
 	}{
@@ -47,7 +49,7 @@ func TestExtreme(t *testing.T) {
 		{i8, 100, false},
 	} {
 		if got := extreme(c.s, c.v); got != c.want {
-			t.Errorf("extreme(%s, %d) = %v, want %v", c.s.typ, c.v, got, c.want)
+			t.Errorf("extreme(%s, %d) = %v, want %v", c.s.Typ, c.v, got, c.want)
 		}
 	}
 }

@@ -38,7 +38,7 @@ type memoryWatch struct {
 
 // watchSolverMemory starts watching z; a bound of 0 means no watch. A bound
 // already passed trips it at once, before the search's first check.
-func watchSolverMemory(z *z3.Context, bound uint64) *memoryWatch {
+func WatchSolverMemory(z *z3.Context, bound uint64) *memoryWatch {
 	if bound == 0 {
 		return nil
 	}
@@ -71,7 +71,7 @@ func (w *memoryWatch) poll(z *z3.Context) {
 
 // stop ends the watch; it must come before the context is closed, and may
 // come more than once.
-func (w *memoryWatch) stop() {
+func (w *memoryWatch) Stop() {
 	if w == nil {
 		return
 	}
@@ -81,10 +81,10 @@ func (w *memoryWatch) stop() {
 
 // tripped reports whether the bound was passed: every check since may have
 // been interrupted, so no answer of the solver can be trusted.
-func (w *memoryWatch) tripped() bool { return w != nil && w.held.Load() != 0 }
+func (w *memoryWatch) Tripped() bool { return w != nil && w.held.Load() != 0 }
 
 // note says in TestResult.Notes why the search stopped.
-func (w *memoryWatch) note() string {
+func (w *memoryWatch) Note() string {
 	return fmt.Sprintf("the formula outgrew the solver's memory bound (%d MB held, bound %d MB): search stopped",
 		megabytes(w.held.Load()), megabytes(w.bound))
 }

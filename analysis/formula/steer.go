@@ -7,6 +7,9 @@ import (
 	"errors"
 	"go/ast"
 	"go/token"
+
+	"github.com/faultline-go/faultline/analysis/instrument"
+	"github.com/faultline-go/faultline/analysis/result"
 )
 
 // checkReach tells whether a fix steers a run around the check the
@@ -19,7 +22,7 @@ import (
 // that counts (-1: any); empty when the check is not recognised, and
 // whether a run reaches it is unknown.
 type checkReach struct {
-	prog *program
+	prog *instrument.Program
 	want map[int32]int64
 }
 
@@ -27,27 +30,27 @@ type checkReach struct {
 const anyValue = -1
 
 // checkReachOf finds the failed check of a failing run.
-func checkReachOf(prog *program, failing *runResult) checkReach {
+func CheckReachOf(prog *instrument.Program, failing *instrument.RunResult) checkReach {
 	c := checkReach{prog: prog, want: map[int32]int64{}}
-	run := &FailingRun{prog: prog, trace: failing.trace, panic: panicAt(prog, failing)}
+	run := &FailingRun{prog: prog, trace: failing.Trace, panic: instrument.PanicAt(prog, failing)}
 	i := run.failedCheck()
 	if i < 0 {
 		return c
 	}
-	id := failing.trace[i].site
-	g := prog.sites[id]
-	if g.kind != kindGuard {
+	id := failing.Trace[i].Site
+	g := prog.Sites[id]
+	if g.Kind != instrument.KindGuard {
 		c.want[id] = anyValue
 		return c
 	}
 	inner := token.Position{}
-	for _, o := range prog.sites {
-		if o.kind != kindCond || o.file != g.file || o.stmt == nil {
+	for _, o := range prog.Sites {
+		if o.Kind != instrument.KindCond || o.File != g.File || o.Stmt == nil {
 			continue
 		}
 		var branch ast.Node
 		taken := int64(1)
-		switch st := o.stmt.(type) {
+		switch st := o.Stmt.(type) {
 		case *ast.IfStmt:
 			branch = st.Body
 			if !c.holds(st.Body, g) && st.Else != nil {
@@ -59,16 +62,16 @@ func checkReachOf(prog *program, failing *runResult) checkReach {
 		if branch == nil || !c.holds(branch, g) {
 			continue
 		}
-		if start := prog.fset.Position(branch.Pos()); before(inner, start) {
+		if start := prog.Fset.Position(branch.Pos()); before(inner, start) {
 			inner = start
 			clear(c.want)
-			c.want[o.id] = taken
+			c.want[o.Id] = taken
 		}
 	}
 	if len(c.want) == 0 {
-		for _, o := range prog.sites {
-			if o.fn == g.fn && o.kind != kindGuard {
-				c.want[o.id] = anyValue
+		for _, o := range prog.Sites {
+			if o.Fn == g.Fn && o.Kind != instrument.KindGuard {
+				c.want[o.Id] = anyValue
 			}
 		}
 	}
@@ -76,9 +79,9 @@ func checkReachOf(prog *program, failing *runResult) checkReach {
 }
 
 // holds reports whether a syntax node holds a site.
-func (c checkReach) holds(n ast.Node, s *site) bool {
-	start, end := c.prog.fset.Position(n.Pos()), c.prog.fset.Position(n.End())
-	return !before(s.pos, start) && !before(end, s.end)
+func (c checkReach) holds(n ast.Node, s *instrument.Site) bool {
+	start, end := c.prog.Fset.Position(n.Pos()), c.prog.Fset.Position(n.End())
+	return !before(s.Pos, start) && !before(end, s.End)
 }
 
 // steers reports whether a fix, its values forced, steers the run around
@@ -88,12 +91,12 @@ func (c checkReach) holds(n ast.Node, s *site) bool {
 // trace was cut, or a check that cannot be told, counts as reached; so
 // does a check on a line the passing run still ran, though not at the
 // failing instance.
-func (c checkReach) steers(force []forcedValue, run *runResult) bool {
-	if !c.maySteer(force) || !run.passed || run.truncated {
+func (c checkReach) steers(force []instrument.ForcedValue, run *instrument.RunResult) bool {
+	if !c.maySteer(force) || !run.Passed || run.Truncated {
 		return false
 	}
-	for _, ev := range run.trace {
-		if w, ok := c.want[ev.site]; ok && (w == anyValue || w == ev.value) {
+	for _, ev := range run.Trace {
+		if w, ok := c.want[ev.Site]; ok && (w == anyValue || w == ev.Value) {
 			return false
 		}
 	}
@@ -102,7 +105,7 @@ func (c checkReach) steers(force []forcedValue, run *runResult) bool {
 
 // maySteer reports whether forcing these values could steer around the
 // check: the check is known and every value forced is a branch condition.
-func (c checkReach) maySteer(force []forcedValue) bool {
+func (c checkReach) maySteer(force []instrument.ForcedValue) bool {
 	if len(c.want) == 0 || len(force) == 0 {
 		return false
 	}
@@ -117,21 +120,21 @@ func (c checkReach) maySteer(force []forcedValue) bool {
 // branches reports whether a site is a branch condition of non-test code or
 // a Boolean operand within one.
 func (c checkReach) branches(id int32) bool {
-	if id < 0 || int(id) >= len(c.prog.sites) {
+	if id < 0 || int(id) >= len(c.prog.Sites) {
 		return false
 	}
-	s := c.prog.sites[id]
-	if s.hard {
+	s := c.prog.Sites[id]
+	if s.Hard {
 		return false
 	}
-	if s.kind == kindCond {
+	if s.Kind == instrument.KindCond {
 		return true
 	}
-	if valueKind(s.typ) != 'b' {
+	if instrument.ValueKind(s.Typ) != 'b' {
 		return false
 	}
-	for _, o := range c.prog.sites {
-		if o.kind == kindCond && o.file == s.file && !before(s.pos, o.pos) && !before(o.end, s.end) {
+	for _, o := range c.prog.Sites {
+		if o.Kind == instrument.KindCond && o.File == s.File && !before(s.Pos, o.Pos) && !before(o.End, s.End) {
 			return true
 		}
 	}
@@ -148,23 +151,23 @@ func before(a, b token.Position) bool {
 // within the test's budget and run bound, and marks those that pass
 // without reaching the failed check (the other searches mark theirs from
 // their verifying run). A candidate left unrun stays unmarked.
-func markAvoiding(ctx context.Context, bin *testBinary, t Target, reach checkReach, opts Options, res *TestResult) error {
+func MarkAvoiding(ctx context.Context, bin *instrument.TestBinary, t result.Target, reach checkReach, opts result.Options, res *result.TestResult) error {
 	for i := range res.Candidates {
 		c := &res.Candidates[i]
-		if !c.Verified || c.Found != FoundByReplacement || !reach.maySteer(c.force) {
+		if !c.Verified || c.Found != result.FoundByReplacement || !reach.maySteer(c.Force) {
 			continue
 		}
-		if bin.runs >= opts.MaxRuns {
+		if bin.Runs >= opts.MaxRuns {
 			return nil
 		}
-		run, err := bin.run(ctx, t.Test, c.force)
-		if errors.Is(err, errBudget) {
+		run, err := bin.Run(ctx, t.Test, c.Force)
+		if errors.Is(err, instrument.ErrBudget) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		c.Avoids = reach.steers(c.force, run)
+		c.Avoids = reach.steers(c.Force, run)
 	}
 	return nil
 }

@@ -3,6 +3,9 @@ package formula
 import (
 	"context"
 	"time"
+
+	"github.com/faultline-go/faultline/analysis/instrument"
+	"github.com/faultline-go/faultline/analysis/result"
 )
 
 // switchPredicates is the fallback when the formula cannot reach the
@@ -11,55 +14,55 @@ import (
 // time, conditions and Boolean results and assignments, latest first since
 // they are nearest the failure, and keeps each flip whose forced run
 // passes. Every such candidate is verified by construction.
-func switchPredicates(ctx context.Context, prog *program, bin *testBinary, t Target, first *runResult, deadline time.Time, opts Options, res *TestResult) error {
+func switchPredicates(ctx context.Context, prog *instrument.Program, bin *instrument.TestBinary, t result.Target, first *instrument.RunResult, deadline time.Time, opts result.Options, res *result.TestResult) error {
 	type flip struct {
-		s    *site
-		inst instance
+		s    *instrument.Site
+		inst instrument.Instance
 		was  int64
 	}
 	var flips []flip
-	for i := len(first.trace) - 1; i >= 0; i-- {
-		ev := first.trace[i]
-		if ev.site < 0 || int(ev.site) >= len(prog.sites) {
+	for i := len(first.Trace) - 1; i >= 0; i-- {
+		ev := first.Trace[i]
+		if ev.Site < 0 || int(ev.Site) >= len(prog.Sites) {
 			continue
 		}
-		s := prog.sites[ev.site]
-		switch s.kind {
-		case kindCond, kindReturn, kindAssign, kindArg:
+		s := prog.Sites[ev.Site]
+		switch s.Kind {
+		case instrument.KindCond, instrument.KindReturn, instrument.KindAssign, instrument.KindArg:
 		default:
 			continue
 		}
-		if s.hard || valueKind(s.typ) != 'b' {
+		if s.Hard || instrument.ValueKind(s.Typ) != 'b' {
 			continue
 		}
-		flips = append(flips, flip{s, ev.inst, ev.value})
+		flips = append(flips, flip{s, ev.Inst, ev.Value})
 	}
-	reach := checkReachOf(prog, first)
+	reach := CheckReachOf(prog, first)
 	tried, cut := 0, false
 	fixed := map[int32]bool{} // one candidate per site is enough
 	for _, f := range flips {
-		if fixed[f.s.id] {
+		if fixed[f.s.Id] {
 			continue
 		}
-		if bin.runs >= opts.MaxRuns || time.Now().After(deadline) {
+		if bin.Runs >= opts.MaxRuns || time.Now().After(deadline) {
 			cut = true
 			break
 		}
 		tried++
 		angelic := 1 - f.was
-		force := []forcedValue{{Site: f.s.id, Act: f.inst.act, Local: f.inst.local, Value: angelic}}
-		run, err := bin.run(ctx, t.Test, force)
+		force := []instrument.ForcedValue{{Site: f.s.Id, Act: f.inst.Act, Local: f.inst.Local, Value: angelic}}
+		run, err := bin.Run(ctx, t.Test, force)
 		if err != nil {
 			return err
 		}
-		if !run.passed {
+		if !run.Passed {
 			continue
 		}
-		fixed[f.s.id] = true
+		fixed[f.s.Id] = true
 		res.Switched++
-		res.Candidates = append(res.Candidates, Candidate{Verified: true, Found: FoundBySwitching, Avoids: reach.steers(force, run), force: force, Locations: []Location{{
-			File: f.s.file, Line: f.s.pos.Line, Col: f.s.pos.Column, EndLine: f.s.end.Line, EndCol: f.s.end.Column,
-			Expr: f.s.text, Original: render(f.s, f.was), Angelic: render(f.s, angelic),
+		res.Candidates = append(res.Candidates, result.Candidate{Verified: true, Found: result.FoundBySwitching, Avoids: reach.steers(force, run), Force: force, Locations: []result.Location{{
+			File: f.s.File, Line: f.s.Pos.Line, Col: f.s.Pos.Column, EndLine: f.s.End.Line, EndCol: f.s.End.Column,
+			Expr: f.s.Text, Original: instrument.Render(f.s, f.was), Angelic: instrument.Render(f.s, angelic),
 		}}})
 	}
 	// The notes in the order things happened: the fallback, then its cut.

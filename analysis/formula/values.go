@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/faultline-go/faultline/analysis/instrument"
 	"github.com/faultline-go/faultline/solver/mcs"
 	"github.com/faultline-go/faultline/solver/z3"
 )
@@ -45,34 +46,34 @@ func (e *encoder) closestModel(c mcs.Correction[int32], timeout time.Duration) (
 		}
 	}
 	for _, id := range c.Tags {
-		s := e.prog.sites[id]
+		s := e.prog.Sites[id]
 		for _, inst := range e.instOf[id] {
-			k := instKey{id, inst}
+			k := instrument.InstKey{Site: id, Inst: inst}
 			orig, ok := e.original[k]
-			if !ok || orig.opaque {
+			if !ok || orig.Opaque {
 				continue
 			}
 			v := e.vars[k]
-			o := e.term(s.typ, orig)
-			if err := opt.AssertSoft(e.valueEq(s.typ, v, orig), 16, ""); err != nil {
+			o := e.term(s.Typ, orig)
+			if err := opt.AssertSoft(e.valueEq(s.Typ, v, orig), 16, ""); err != nil {
 				return nil, err
 			}
-			if isSeq(s.typ) {
-				if err := e.readableSeq(opt, v.AsSeq(), orig.s); err != nil {
+			if instrument.IsSeq(s.Typ) {
+				if err := e.readableSeq(opt, v.AsSeq(), orig.S); err != nil {
 					return nil, err
 				}
 				continue
 			}
-			if valueKind(s.typ) == 'f' {
-				if err := e.readableFloat(opt, v.AsFloat(), s.typ); err != nil {
+			if instrument.ValueKind(s.Typ) == 'f' {
+				if err := e.readableFloat(opt, v.AsFloat(), s.Typ); err != nil {
 					return nil, err
 				}
 				continue
 			}
-			if valueKind(s.typ) != 'i' {
+			if instrument.ValueKind(s.Typ) != 'i' {
 				continue
 			}
-			n, _ := bits(s.typ)
+			n, _ := instrument.Bits(s.Typ)
 			for _, r := range []int64{1, 2, 4, 8, 16, 64, 256, 1024, 1 << 16} {
 				// |v - o| <= r, in wrapping arithmetic: v - o + r <= 2r unsigned.
 				d := v.AsBV().Sub(o.AsBV()).Add(e.z.BVInt(r, n))
@@ -144,7 +145,7 @@ func (e *encoder) readableFloat(opt *z3.Optimize, v z3.Float, t types.Type) erro
 		return err
 	}
 	fraction := uint(52)
-	if isFloat32(t) {
+	if instrument.IsFloat32(t) {
 		fraction = 23
 	}
 	ieee := v.ToIEEEBV()
@@ -174,13 +175,13 @@ func (e *encoder) narrow(c mcs.Correction[int32], m *z3.Model, deadline time.Tim
 	var moved []changed
 	var widest uint64
 	for _, id := range c.Tags {
-		s := e.prog.sites[id]
-		if valueKind(s.typ) != 'i' {
+		s := e.prog.Sites[id]
+		if instrument.ValueKind(s.Typ) != 'i' {
 			continue
 		}
-		n, _ := bits(s.typ)
+		n, _ := instrument.Bits(s.Typ)
 		for _, inst := range e.instOf[id] {
-			k := instKey{id, inst}
+			k := instrument.InstKey{Site: id, Inst: inst}
 			orig, ok := e.original[k]
 			if !ok {
 				continue
@@ -190,11 +191,11 @@ func (e *encoder) narrow(c mcs.Correction[int32], m *z3.Model, deadline time.Tim
 			if err != nil {
 				return m, nil
 			}
-			d := ringDistance(got, uint64(orig.n), n)
+			d := ringDistance(got, uint64(orig.N), n)
 			if d == 0 {
 				continue
 			}
-			moved = append(moved, changed{v: v, o: e.constant(s.typ, orig.n).AsBV(), n: n, dist: d})
+			moved = append(moved, changed{v: v, o: e.constant(s.Typ, orig.N).AsBV(), n: n, dist: d})
 			widest = max(widest, d)
 		}
 	}
@@ -278,11 +279,11 @@ func ringDistance(a, b uint64, n uint) uint64 {
 // extreme reports whether an angelic integer value lies at the far end of
 // its type's range (the outer 1/256 of it): only such a value makes the
 // test pass, which says more about the test than about the fix.
-func extreme(s *site, v int64) bool {
-	if valueKind(s.typ) != 'i' {
+func extreme(s *instrument.Site, v int64) bool {
+	if instrument.ValueKind(s.Typ) != 'i' {
 		return false
 	}
-	n, signed := bits(s.typ)
+	n, signed := instrument.Bits(s.Typ)
 	if signed {
 		half := uint64(1) << (n - 1)
 		limit := max(half>>8, 1)
@@ -306,7 +307,7 @@ func extreme(s *site, v int64) bool {
 // locations, with every other encoded location correct, are no fix. The
 // formula alone cannot tell when the failure lies in values it does not
 // model; excluding the values lets the search try the next nearest ones.
-func (e *encoder) excludeValues(tags []int32, force []forcedValue) error {
+func (e *encoder) excludeValues(tags []int32, force []instrument.ForcedValue) error {
 	in := map[int32]bool{}
 	for _, id := range tags {
 		in[id] = true
@@ -323,15 +324,15 @@ func (e *encoder) excludeValues(tags []int32, force []forcedValue) error {
 		alt = append(alt, e.ab[id])
 	}
 	for _, f := range force {
-		v, ok := e.vars[instKey{f.Site, instance{f.Act, f.Local}}]
+		v, ok := e.vars[instrument.InstKey{Site: f.Site, Inst: instrument.Instance{Act: f.Act, Local: f.Local}}]
 		if !ok {
 			continue
 		}
-		fv := value{n: f.Value}
+		fv := instrument.Value{N: f.Value}
 		if f.Str != nil {
-			fv = value{s: *f.Str}
+			fv = instrument.Value{S: *f.Str}
 		}
-		alt = append(alt, e.valueEq(e.prog.sites[f.Site].typ, v, fv).Not())
+		alt = append(alt, e.valueEq(e.prog.Sites[f.Site].Typ, v, fv).Not())
 	}
 	return e.addHard(e.z.Or(alt...))
 }

@@ -20,8 +20,8 @@ const (
 // it (Equal, Less, True, Zero, Empty, Positive, Negative, InDelta, Nil,
 // ErrorIs, Contains, Len ...), or its negation.
 type check struct {
-	kind string
-	not  bool
+	Kind string
+	Not  bool
 	n    int // operands
 	// want: 'n' integer or float, 'b' Boolean, 'f' float64, 's' string
 	// or byte slice, 'S' string (testify's Contains on a byte slice looks
@@ -36,53 +36,53 @@ type check struct {
 // to what they check.
 var checks = map[string]map[string]check{
 	"testify": {
-		"Equal":          {kind: "Equal", n: 2},
-		"Exactly":        {kind: "Equal", n: 2},
-		"NotEqual":       {kind: "Equal", not: true, n: 2},
-		"Greater":        {kind: "Greater", n: 2, want: 'n'},
-		"GreaterOrEqual": {kind: "GreaterOrEqual", n: 2, want: 'n'},
-		"Less":           {kind: "Less", n: 2, want: 'n'},
-		"LessOrEqual":    {kind: "LessOrEqual", n: 2, want: 'n'},
-		"True":           {kind: "True", n: 1, want: 'b'},
-		"False":          {kind: "True", not: true, n: 1, want: 'b'},
-		"Zero":           {kind: "Zero", n: 1},
-		"NotZero":        {kind: "Zero", not: true, n: 1},
-		"Empty":          {kind: "Empty", n: 1},
-		"NotEmpty":       {kind: "Empty", not: true, n: 1},
-		"Positive":       {kind: "Positive", n: 1, want: 'n'},
-		"Negative":       {kind: "Negative", n: 1, want: 'n'},
-		"InDelta":        {kind: "InDelta", n: 3, want: 'f'}, // expected, actual, delta: all float64
-		"Contains":       {kind: "Contains", n: 2, want: 'S'},
-		"NotContains":    {kind: "Contains", not: true, n: 2, want: 'S'},
-		"Len":            {kind: "Len", n: 2, want: 's'},
-		"NoError":        {kind: "Nil", n: 1, want: 'e'},
-		"Nil":            {kind: "Nil", n: 1, want: 'e'},
-		"Error":          {kind: "Nil", not: true, n: 1, want: 'e'},
-		"NotNil":         {kind: "Nil", not: true, n: 1, want: 'e'},
-		"ErrorIs":        {kind: "ErrorIs", n: 2, want: 'e'}, // with a sentinel as the target (errors_is.go)
-		"NotErrorIs":     {kind: "ErrorIs", not: true, n: 2, want: 'e'},
+		"Equal":          {Kind: "Equal", n: 2},
+		"Exactly":        {Kind: "Equal", n: 2},
+		"NotEqual":       {Kind: "Equal", Not: true, n: 2},
+		"Greater":        {Kind: "Greater", n: 2, want: 'n'},
+		"GreaterOrEqual": {Kind: "GreaterOrEqual", n: 2, want: 'n'},
+		"Less":           {Kind: "Less", n: 2, want: 'n'},
+		"LessOrEqual":    {Kind: "LessOrEqual", n: 2, want: 'n'},
+		"True":           {Kind: "True", n: 1, want: 'b'},
+		"False":          {Kind: "True", Not: true, n: 1, want: 'b'},
+		"Zero":           {Kind: "Zero", n: 1},
+		"NotZero":        {Kind: "Zero", Not: true, n: 1},
+		"Empty":          {Kind: "Empty", n: 1},
+		"NotEmpty":       {Kind: "Empty", Not: true, n: 1},
+		"Positive":       {Kind: "Positive", n: 1, want: 'n'},
+		"Negative":       {Kind: "Negative", n: 1, want: 'n'},
+		"InDelta":        {Kind: "InDelta", n: 3, want: 'f'}, // expected, actual, delta: all float64
+		"Contains":       {Kind: "Contains", n: 2, want: 'S'},
+		"NotContains":    {Kind: "Contains", Not: true, n: 2, want: 'S'},
+		"Len":            {Kind: "Len", n: 2, want: 's'},
+		"NoError":        {Kind: "Nil", n: 1, want: 'e'},
+		"Nil":            {Kind: "Nil", n: 1, want: 'e'},
+		"Error":          {Kind: "Nil", Not: true, n: 1, want: 'e'},
+		"NotNil":         {Kind: "Nil", Not: true, n: 1, want: 'e'},
+		"ErrorIs":        {Kind: "ErrorIs", n: 2, want: 'e'}, // with a sentinel as the target (errors_is.go)
+		"NotErrorIs":     {Kind: "ErrorIs", Not: true, n: 2, want: 'e'},
 	},
 	quicktest: { // checkers: got, then the checker's arguments
-		"Equals":     {kind: "Equal", n: 2, want: 'c'},
-		"DeepEquals": {kind: "Equal", n: 2, want: 'd'},
-		"IsTrue":     {kind: "True", n: 1, want: 'b'},
-		"IsFalse":    {kind: "True", not: true, n: 1, want: 'b'},
-		"IsNil":      {kind: "Nil", n: 1, want: 'e'},
-		"IsNotNil":   {kind: "Nil", not: true, n: 1, want: 'e'},
-		"HasLen":     {kind: "Len", n: 2, want: 's'},
-		"Contains":   {kind: "Contains", n: 2, want: 'S'},
-		"ErrorIs":    {kind: "ErrorIs", n: 2, want: 'e'},
+		"Equals":     {Kind: "Equal", n: 2, want: 'c'},
+		"DeepEquals": {Kind: "Equal", n: 2, want: 'd'},
+		"IsTrue":     {Kind: "True", n: 1, want: 'b'},
+		"IsFalse":    {Kind: "True", Not: true, n: 1, want: 'b'},
+		"IsNil":      {Kind: "Nil", n: 1, want: 'e'},
+		"IsNotNil":   {Kind: "Nil", Not: true, n: 1, want: 'e'},
+		"HasLen":     {Kind: "Len", n: 2, want: 's'},
+		"Contains":   {Kind: "Contains", n: 2, want: 'S'},
+		"ErrorIs":    {Kind: "ErrorIs", n: 2, want: 'e'},
 	},
 }
 
 // assertion is an assertion call of test code whose operands the formula
 // models. A failing one reports through t.Errorf or t.FailNow inside the
 // library, which is not instrumented: the call itself is the check.
-type assertion struct {
+type Assertion struct {
 	check
-	operands []ast.Expr   // the checked values, in argument order
-	types    []types.Type // their types, untyped constants defaulted
-	last     int32        // site of the last recorded operand: its event completes the check
+	Operands []ast.Expr   // the checked values, in argument order
+	Types    []types.Type // their types, untyped constants defaulted
+	Last     int32        // site of the last recorded operand: its event completes the check
 }
 
 // assertionCall recognises an assertion call (testifyCall, quicktestCall)
@@ -132,25 +132,25 @@ func testifyCall(fn *types.Func, call *ast.CallExpr) (check, []ast.Expr, bool) {
 // DeepEquals go-cmp's Diff.
 func operandsFit(info *types.Info, c check, ops []ast.Expr) bool {
 	t0 := types.Default(info.TypeOf(ops[0]))
-	k := valueKind(t0)
+	k := ValueKind(t0)
 	switch {
 	case k == 0,
-		(k == 'y' || k == 'l' || k == 'm') && c.kind == "Zero", // reflect.DeepEqual: nil is not empty
+		(k == 'y' || k == 'l' || k == 'm') && c.Kind == "Zero", // reflect.DeepEqual: nil is not empty
 		(c.want == 'b' || c.want == 'f') && k != c.want,
 		c.want == 'n' && !numeric(t0),
-		c.want == 's' && !isSeq(t0) && k != 'l',
-		c.want == 'S' && k != 's' && !(k == 'l' && types.Identical(listElem(t0), types.Default(info.TypeOf(ops[1])))),
+		c.want == 's' && !IsSeq(t0) && k != 'l',
+		c.want == 'S' && k != 's' && !(k == 'l' && types.Identical(ListElem(t0), types.Default(info.TypeOf(ops[1])))),
 		c.want == 'c' && (k == 'l' || k == 'm' || k == 'y'), // not comparable: quicktest's Equals fails
 		c.want == 'd' && (k == 'y' || !cmpExported(t0)),     // go-cmp tells nil from empty, panics on unexported fields
 		(c.want == 'e') != (k == 'e'):                       // of an error, its nil-ness alone
 		return false
 	}
-	if k == 'l' && c.kind == "Contains" {
+	if k == 'l' && c.Kind == "Contains" {
 		return true // an element of the list's type
 	}
-	if c.kind == "Len" {
+	if c.Kind == "Len" {
 		// The length: an integer, any type.
-		return valueKind(info.TypeOf(ops[1])) == 'i'
+		return ValueKind(info.TypeOf(ops[1])) == 'i'
 	}
 	for _, o := range ops[1:] {
 		// testify and quicktest compare dynamic types too: int(1) is not
@@ -165,33 +165,33 @@ func operandsFit(info *types.Info, c check, ops []ast.Expr) bool {
 // assertion instruments an assertion statement of test code: each
 // operand that is not a constant is recorded, the last one completing the
 // check.
-func (fi *fileInstrumenter) assertion(fn *function, call *ast.CallExpr) {
+func (fi *fileInstrumenter) assertion(fn *Function, call *ast.CallExpr) {
 	c, ops, ok := assertionCall(fi.info, call)
 	if !ok {
 		return
 	}
-	if c.kind == "ErrorIs" && fi.prog.sentinelCode(targetObject(fi.info, ops[1])) == 0 {
+	if c.Kind == "ErrorIs" && fi.prog.sentinelCode(targetObject(fi.info, ops[1])) == 0 {
 		return // errors.Is against an error that is no sentinel: not modelled
 	}
-	as := &assertion{check: c, operands: ops, last: -1}
+	as := &Assertion{check: c, Operands: ops, Last: -1}
 	for _, o := range ops {
-		as.types = append(as.types, types.Default(fi.info.TypeOf(o)))
+		as.Types = append(as.Types, types.Default(fi.info.TypeOf(o)))
 	}
 	for i, o := range ops {
 		if fi.info.Types[o].Value != nil {
 			continue
 		}
-		st := fi.site(kindAssertArg, fn, o, as.types[i])
-		st.index, st.assertion = i, as
-		as.last = st.id
+		st := fi.site(KindAssertArg, fn, o, as.Types[i])
+		st.Index, st.Assertion = i, as
+		as.Last = st.Id
 		fi.model(fn, o, true)
-		fi.wrap(o, st.id, as.types[i])
+		fi.wrap(o, st.Id, as.Types[i])
 	}
 }
 
 // isEqualCall recognises reflect.DeepEqual(x, y) and go-cmp's
 // cmp.Equal(x, y) on operands of one integer or Boolean type: ==.
-func isEqualCall(info *types.Info, call *ast.CallExpr) bool {
+func IsEqualCall(info *types.Info, call *ast.CallExpr) bool {
 	fn := calledFunc(info, call)
 	if fn == nil || len(call.Args) != 2 {
 		return false
@@ -227,13 +227,13 @@ func calledFunc(info *types.Info, call *ast.CallExpr) *types.Func {
 // slices: both tell nil from empty).
 func sameModelledType(info *types.Info, x, y ast.Expr) bool {
 	a, b := types.Default(info.TypeOf(x)), types.Default(info.TypeOf(y))
-	return valueKind(a) != 0 && valueKind(a) != 'y' && valueKind(a) != 'e' && valueKind(a) == valueKind(b) && types.Identical(a, b)
+	return ValueKind(a) != 0 && ValueKind(a) != 'y' && ValueKind(a) != 'e' && ValueKind(a) == ValueKind(b) && types.Identical(a, b)
 }
 
 // diffOperands recognises a comparison of a cmp.Diff result with "", the
 // call written in place or assigned in the if statement's init
 // (if d := cmp.Diff(x, y); d != ""), and returns the compared operands.
-func (p *program) diffOperands(info *types.Info, e *ast.BinaryExpr) (x, y ast.Expr, ok bool) {
+func (p *Program) DiffOperands(info *types.Info, e *ast.BinaryExpr) (x, y ast.Expr, ok bool) {
 	if e.Op != token.EQL && e.Op != token.NEQ {
 		return nil, nil, false
 	}

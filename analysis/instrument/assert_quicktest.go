@@ -33,14 +33,14 @@ func quicktestCall(info *types.Info, fn *types.Func, call *ast.CallExpr) (check,
 			return check{}, nil, false
 		}
 	}
-	if c.kind == "Equal" && c.want == 'c' && valueKind(info.TypeOf(ops[0])) == 'e' && info.Types[ops[1]].IsNil() {
+	if c.Kind == "Equal" && c.want == 'c' && ValueKind(info.TypeOf(ops[0])) == 'e' && info.Types[ops[1]].IsNil() {
 		// got == nil on an error: its nil-ness.
-		return check{kind: "Nil", not: c.not, n: 1, want: 'e'}, ops[:1], true
+		return check{Kind: "Nil", Not: c.Not, n: 1, want: 'e'}, ops[:1], true
 	}
-	if c.kind == "Len" && !types.Identical(types.Default(info.TypeOf(ops[1])), types.Typ[types.Int]) {
+	if c.Kind == "Len" && !types.Identical(types.Default(info.TypeOf(ops[1])), types.Typ[types.Int]) {
 		return check{}, nil, false // HasLen's length must be an int
 	}
-	if c.kind == "Contains" && valueKind(info.TypeOf(ops[0])) == 's' && !types.Identical(info.TypeOf(ops[0]), types.Typ[types.String]) {
+	if c.Kind == "Contains" && ValueKind(info.TypeOf(ops[0])) == 's' && !types.Identical(info.TypeOf(ops[0]), types.Typ[types.String]) {
 		return check{}, nil, false // a named string type is no string to Contains
 	}
 	return c, ops, true
@@ -68,7 +68,7 @@ func quicktestChecker(info *types.Info, e ast.Expr) (check, bool) {
 		switch {
 		case fn.Name() == "Not" && len(e.Args) == 1:
 			c, ok := quicktestChecker(info, e.Args[0])
-			c.not = !c.not
+			c.Not = !c.Not
 			return c, ok
 		case fn.Name() == "CmpEquals" && len(e.Args) == 0:
 			return checks[quicktest]["DeepEquals"], true
@@ -86,10 +86,10 @@ func isQuicktestNamed(t types.Type, name string) bool {
 // cmpExported reports whether go-cmp compares values of t without
 // options: a record or a list of records only with exported fields.
 func cmpExported(t types.Type) bool {
-	if e := listElem(t); e != nil {
+	if e := ListElem(t); e != nil {
 		t = e
 	}
-	for _, f := range recordFields(t) {
+	for _, f := range RecordFields(t) {
 		if !f.Exported() {
 			return false
 		}

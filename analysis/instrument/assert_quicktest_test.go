@@ -126,8 +126,8 @@ func TestQuicktestCalls(t *testing.T) {
 		line := fset.Position(st.Pos()).Line
 		got := "no"
 		if c, ops, ok := assertionCall(info, st.X.(*ast.CallExpr)); ok {
-			got = fmt.Sprintf("%s %d", c.kind, len(ops))
-			if c.not {
+			got = fmt.Sprintf("%s %d", c.Kind, len(ops))
+			if c.Not {
 				got = "not " + got
 			}
 		}

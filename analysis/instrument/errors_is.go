@@ -24,7 +24,7 @@ import (
 
 // sentinelTable numbers a program's sentinels.
 type sentinelTable struct {
-	codes map[string]int64     // by package path and name
+	Codes map[string]int64     // by package path and name
 	vars  map[int64]*types.Var // by code, for display
 }
 
@@ -40,21 +40,21 @@ func sentinelKey(obj types.Object) string {
 }
 
 // sentinelCode returns the code of the sentinel obj, 0 when it has none.
-func (p *program) sentinelCode(obj types.Object) int64 {
-	if p.sentinels == nil {
+func (p *Program) sentinelCode(obj types.Object) int64 {
+	if p.Sentinels == nil {
 		return 0
 	}
-	return p.sentinels.codes[sentinelKey(obj)]
+	return p.Sentinels.Codes[sentinelKey(obj)]
 }
 
 // sentinelName returns how a code is written in package from: the
 // sentinel's name, qualified by its package's name outside it; "" for
 // none.
-func (p *program) sentinelName(code int64, from *types.Package) string {
-	if p.sentinels == nil || p.sentinels.vars[code] == nil {
+func (p *Program) sentinelName(code int64, from *types.Package) string {
+	if p.Sentinels == nil || p.Sentinels.vars[code] == nil {
 		return ""
 	}
-	v := p.sentinels.vars[code]
+	v := p.Sentinels.vars[code]
 	if from != nil && from.Path() == v.Pkg().Path() {
 		return v.Name()
 	}
@@ -62,25 +62,25 @@ func (p *program) sentinelName(code int64, from *types.Package) string {
 }
 
 // addSentinel numbers obj if it is not numbered yet.
-func (p *program) addSentinel(obj types.Object) int64 {
+func (p *Program) addSentinel(obj types.Object) int64 {
 	key := sentinelKey(obj)
 	if key == "" {
 		return 0
 	}
-	if p.sentinels == nil {
-		p.sentinels = &sentinelTable{codes: map[string]int64{}, vars: map[int64]*types.Var{}}
+	if p.Sentinels == nil {
+		p.Sentinels = &sentinelTable{Codes: map[string]int64{}, vars: map[int64]*types.Var{}}
 	}
-	if c, ok := p.sentinels.codes[key]; ok {
+	if c, ok := p.Sentinels.Codes[key]; ok {
 		return c
 	}
-	c := int64(len(p.sentinels.codes) + 2)
-	p.sentinels.codes[key] = c
-	p.sentinels.vars[c], _ = obj.(*types.Var) // sentinelKey("") holds only variables
+	c := int64(len(p.Sentinels.Codes) + 2)
+	p.Sentinels.Codes[key] = c
+	p.Sentinels.vars[c], _ = obj.(*types.Var) // sentinelKey("") holds only variables
 	return c
 }
 
 // errorBits is the width of an error's code in the formula.
-const errorBits = 16
+const ErrorBits = 16
 
 // targetObject resolves the target of errors.Is or ErrorIs as written: a
 // package-level variable named by an identifier or a qualified one.
@@ -100,7 +100,7 @@ func targetObject(info *types.Info, x ast.Expr) types.Object {
 
 // errorsIsTarget reports whether call is errors.Is(x, S) with S a numbered
 // sentinel, and returns S's code.
-func (p *program) errorsIsTarget(info *types.Info, call *ast.CallExpr) (int64, bool) {
+func (p *Program) ErrorsIsTarget(info *types.Info, call *ast.CallExpr) (int64, bool) {
 	fn := calledFunc(info, call)
 	if fn == nil || fn.Pkg().Path() != "errors" || fn.Name() != "Is" || len(call.Args) != 2 {
 		return 0, false
@@ -116,7 +116,7 @@ func (p *program) errorsIsTarget(info *types.Info, call *ast.CallExpr) (int64, b
 // declareSentinels numbers the package-level error variables file f
 // declares, before any file is instrumented, so that every file knows the
 // codes of its package's sentinels.
-func (p *program) declareSentinels(f *ast.File, info *types.Info) {
+func (p *Program) declareSentinels(f *ast.File, info *types.Info) {
 	forSentinels(f, info, func(name *ast.Ident) { p.addSentinel(info.Defs[name]) })
 }
 
@@ -145,8 +145,8 @@ func forSentinels(f *ast.File, info *types.Info, do func(*ast.Ident)) {
 // An error wrapping the sentinel has its code too, so for such an error
 // the formula disagrees with the run and the check takes the run's value;
 // a forced code is the sentinel itself, for which == holds.
-func (p *program) sentinelComparison(info *types.Info, cmp *ast.BinaryExpr) bool {
-	if cmp.Op != token.EQL && cmp.Op != token.NEQ || valueKind(info.TypeOf(cmp.X)) != 'e' || valueKind(info.TypeOf(cmp.Y)) != 'e' {
+func (p *Program) sentinelComparison(info *types.Info, cmp *ast.BinaryExpr) bool {
+	if cmp.Op != token.EQL && cmp.Op != token.NEQ || ValueKind(info.TypeOf(cmp.X)) != 'e' || ValueKind(info.TypeOf(cmp.Y)) != 'e' {
 		return false
 	}
 	for _, x := range []ast.Expr{cmp.X, cmp.Y} {
@@ -178,7 +178,7 @@ func (fi *fileInstrumenter) registerSentinels(f *ast.File) {
 	ast.Inspect(f, func(n ast.Node) bool {
 		var target ast.Expr
 		if cmp, ok := n.(*ast.BinaryExpr); ok && (cmp.Op == token.EQL || cmp.Op == token.NEQ) &&
-			valueKind(fi.info.TypeOf(cmp.X)) == 'e' && valueKind(fi.info.TypeOf(cmp.Y)) == 'e' {
+			ValueKind(fi.info.TypeOf(cmp.X)) == 'e' && ValueKind(fi.info.TypeOf(cmp.Y)) == 'e' {
 			for _, x := range []ast.Expr{cmp.X, cmp.Y} {
 				if obj := targetObject(fi.info, x); obj != nil && obj.Pkg() != fi.pkg && sentinelKey(obj) != "" && !strings.Contains(fi.text(x), "\n") {
 					add(obj, fi.text(x))
@@ -192,7 +192,7 @@ func (fi *fileInstrumenter) registerSentinels(f *ast.File) {
 		}
 		if fn := calledFunc(fi.info, call); fn != nil && fn.Pkg().Path() == "errors" && fn.Name() == "Is" && len(call.Args) == 2 {
 			target = call.Args[1]
-		} else if c, ops, ok := assertionCall(fi.info, call); ok && c.kind == "ErrorIs" {
+		} else if c, ops, ok := assertionCall(fi.info, call); ok && c.Kind == "ErrorIs" {
 			target = ops[1]
 		}
 		if target == nil {
@@ -223,11 +223,11 @@ func (fi *fileInstrumenter) registerSentinels(f *ast.File) {
 
 // render shows a value of type t at site s, an error by the sentinel its
 // code names as s's package writes it.
-func (p *program) render(s *site, v value) string {
-	if valueKind(s.typ) == 'e' && v.n >= 2 {
-		if name := p.sentinelName(v.n, s.pkg); name != "" {
+func (p *Program) Render(s *Site, v Value) string {
+	if ValueKind(s.Typ) == 'e' && v.N >= 2 {
+		if name := p.sentinelName(v.N, s.Pkg); name != "" {
 			return name
 		}
 	}
-	return renderValue(s.typ, v)
+	return RenderValue(s.Typ, v)
 }

@@ -2,8 +2,6 @@ package instrument
 
 import (
 	"fmt"
-	"github.com/faultline-go/faultline/internal/bug"
-	"github.com/faultline-go/faultline/internal/testbuild"
 	"go/ast"
 	"go/token"
 	"go/types"
@@ -13,24 +11,27 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/faultline-go/faultline/internal/bug"
+	"github.com/faultline-go/faultline/internal/testbuild"
+
 	"golang.org/x/tools/go/packages"
 )
 
 // program is one instrumented build of a package's test binary.
-type program struct {
+type Program struct {
 	root       string
 	modulePath string
-	fset       *token.FileSet
-	sites      []*site            // by id
-	leafOf     map[ast.Expr]int32 // wrapped operand -> leaf site
-	funcs      map[string]*function
-	overlay    *testbuild.Overlay
+	Fset       *token.FileSet
+	Sites      []*Site            // by id
+	LeafOf     map[ast.Expr]int32 // wrapped operand -> leaf site
+	Funcs      map[string]*Function
+	Overlay    *testbuild.Overlay
 	diffs      map[*types.Var]*ast.CallExpr // d in if d := cmp.Diff(x, y); ...
 	resultOf   map[*ast.CallExpr]bool       // calls wrapped in a kindResult site
 	pkgDir     string                       // directory of the package under test
 	rt         string                       // import name of the runtime in instrumented files
 	tuple      string                       // prefix of the tuple helpers declared in instrumented files
-	sentinels  *sentinelTable               // error codes of sentinels (errors_is.go)
+	Sentinels  *sentinelTable               // error codes of sentinels (errors_is.go)
 }
 
 // loadProgram loads pkgPath with its tests and the module packages its test
@@ -38,7 +39,7 @@ type program struct {
 // file of them into an overlay of mod. Only those are loaded from source;
 // every other package's types come from its export data, which keeps the
 // standard library's syntax out of memory.
-func loadProgram(mod *testbuild.Module, pkgPath string, roots []string) (*program, error) {
+func LoadProgram(mod *testbuild.Module, pkgPath string, roots []string) (*Program, error) {
 	root := mod.Root
 	cfg := &packages.Config{
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedSyntax |
@@ -72,7 +73,7 @@ func loadProgram(mod *testbuild.Module, pkgPath string, roots []string) (*progra
 	if err != nil {
 		return nil, err
 	}
-	prog := &program{root: root, leafOf: map[ast.Expr]int32{}, funcs: map[string]*function{}, overlay: overlay,
+	prog := &Program{root: root, LeafOf: map[ast.Expr]int32{}, Funcs: map[string]*Function{}, Overlay: overlay,
 		diffs: map[*types.Var]*ast.CallExpr{}, resultOf: map[*ast.CallExpr]bool{}}
 	// Every module package in the graph; test variants first, since they
 	// hold the package's test files and type the other files identically.
@@ -84,8 +85,8 @@ func loadProgram(mod *testbuild.Module, pkgPath string, roots []string) (*progra
 			}
 			inModule = append(inModule, p)
 			prog.modulePath = p.Module.Path
-			if prog.fset == nil {
-				prog.fset = p.Fset
+			if prog.Fset == nil {
+				prog.Fset = p.Fset
 			}
 		}
 	})
@@ -142,8 +143,8 @@ func loadProgram(mod *testbuild.Module, pkgPath string, roots []string) (*progra
 	for _, u := range units {
 		rel, _ := filepath.Rel(root, u.path)
 		fi := &fileInstrumenter{prog: prog, info: u.p.TypesInfo, pkg: u.p.Types, file: u.file, rel: filepath.ToSlash(rel), src: u.src,
-			hard: strings.HasSuffix(u.path, "_test.go"), tf: prog.fset.File(u.file.Pos())}
-		if edits := fi.run(u.file, runtimePath); len(edits) > 0 {
+			hard: strings.HasSuffix(u.path, "_test.go"), tf: prog.Fset.File(u.file.Pos())}
+		if edits := fi.Run(u.file, runtimePath); len(edits) > 0 {
 			if err := overlay.Edit(u.path, u.src, edits, genericsVersion); err != nil {
 				return nil, err
 			}
@@ -152,29 +153,29 @@ func loadProgram(mod *testbuild.Module, pkgPath string, roots []string) (*progra
 	return prog, nil
 }
 
-func (p *program) funcKey(pos token.Pos) string {
-	position := p.fset.Position(pos)
+func (p *Program) funcKey(pos token.Pos) string {
+	position := p.Fset.Position(pos)
 	return position.Filename + ":" + strconv.Itoa(position.Offset)
 }
 
-func (p *program) declare(pos token.Pos, name string, hard bool, obj types.Object) *function {
+func (p *Program) declare(pos token.Pos, name string, hard bool, obj types.Object) *Function {
 	key := p.funcKey(pos)
-	if f := p.funcs[key]; f != nil {
+	if f := p.Funcs[key]; f != nil {
 		return f
 	}
-	f := &function{name: name, hard: hard, tracked: map[*types.Var]bool{}}
+	f := &Function{Name: name, Hard: hard, Tracked: map[*types.Var]bool{}}
 	if fn, ok := obj.(*types.Func); ok {
 		sig := fn.Signature()
 		for i := 0; i < sig.Results().Len(); i++ {
-			f.results = append(f.results, sig.Results().At(i).Type())
+			f.Results = append(f.Results, sig.Results().At(i).Type())
 		}
 	}
-	p.funcs[key] = f
+	p.Funcs[key] = f
 	return f
 }
 
 // callee returns the instrumented function a call statically calls, if any.
-func (p *program) callee(info *types.Info, call *ast.CallExpr) *function {
+func (p *Program) Callee(info *types.Info, call *ast.CallExpr) *Function {
 	var id *ast.Ident
 	switch fun := ast.Unparen(call.Fun).(type) {
 	case *ast.Ident:
@@ -201,12 +202,12 @@ func (p *program) callee(info *types.Info, call *ast.CallExpr) *function {
 			return nil
 		}
 	}
-	return p.funcs[p.funcKey(fn.Origin().Pos())]
+	return p.Funcs[p.funcKey(fn.Origin().Pos())]
 }
 
-func (p *program) newSite(s *site) *site {
-	s.id = int32(len(p.sites))
-	p.sites = append(p.sites, s)
+func (p *Program) newSite(s *Site) *Site {
+	s.Id = int32(len(p.Sites))
+	p.Sites = append(p.Sites, s)
 	return s
 }
 
@@ -214,7 +215,7 @@ func (p *program) newSite(s *site) *site {
 // 'b' Boolean, 'f' float32 or float64, 's' string, 'y' byte slice (a
 // sequence of bytes, like a string), 'e' error (its nil-ness alone, a
 // Boolean: true when not nil).
-func valueKind(t types.Type) byte {
+func ValueKind(t types.Type) byte {
 	if t == nil {
 		return 0
 	}
@@ -234,18 +235,18 @@ func valueKind(t types.Type) byte {
 			return 's'
 		}
 	case *types.Slice:
-		if isByte(u.Elem()) {
+		if IsByte(u.Elem()) {
 			return 'y'
 		}
-		if isList(u) {
+		if IsList(u) {
 			return 'l'
 		}
 	case *types.Struct:
-		if isRecord(u) {
+		if IsRecord(u) {
 			return 'r'
 		}
 	case *types.Map:
-		if isMap(u) {
+		if IsMap(u) {
 			return 'm'
 		}
 	}
@@ -254,20 +255,20 @@ func valueKind(t types.Type) byte {
 
 // isByte reports whether t is byte (uint8) itself, not a named type: only
 // then is []T assignable to and from []byte.
-func isByte(t types.Type) bool {
+func IsByte(t types.Type) bool {
 	b, ok := types.Unalias(t).(*types.Basic)
 	return ok && b.Kind() == types.Uint8
 }
 
 // errorType is the predeclared error interface.
-var errorType = types.Universe.Lookup("error").Type()
+var ErrorType = types.Universe.Lookup("error").Type()
 
 // isErrorType reports whether t is error itself; a concrete error type
 // has more to it than nil-ness.
-func isErrorType(t types.Type) bool { return types.Identical(t, errorType) }
+func isErrorType(t types.Type) bool { return types.Identical(t, ErrorType) }
 
 // isNil reports whether e is the predeclared nil.
-func isNil(info *types.Info, e ast.Expr) bool {
+func IsNil(info *types.Info, e ast.Expr) bool {
 	id, ok := ast.Unparen(e).(*ast.Ident)
 	if !ok {
 		return false
@@ -278,7 +279,7 @@ func isNil(info *types.Info, e ast.Expr) bool {
 
 // isErrorCtor recognises errors.New and fmt.Errorf, which always return a
 // non-nil error.
-func isErrorCtor(info *types.Info, call *ast.CallExpr) bool {
+func IsErrorCtor(info *types.Info, call *ast.CallExpr) bool {
 	fn := calledFunc(info, call)
 	if fn == nil || fn.Pkg() == nil {
 		return false
@@ -288,8 +289,8 @@ func isErrorCtor(info *types.Info, call *ast.CallExpr) bool {
 }
 
 // isSeq reports whether t is a string or byte slice type.
-func isSeq(t types.Type) bool {
-	k := valueKind(t)
+func IsSeq(t types.Type) bool {
+	k := ValueKind(t)
 	return k == 's' || k == 'y'
 }
 
@@ -297,11 +298,11 @@ func isSeq(t types.Type) bool {
 // trace holds an integer as itself, a Boolean as 0 or 1, a float as its
 // IEEE bits and a string or byte slice as its quoted contents.
 func recorder(t types.Type) string {
-	switch valueKind(t) {
+	switch ValueKind(t) {
 	case 'b':
 		return "B"
 	case 'f':
-		if isFloat32(t) {
+		if IsFloat32(t) {
 			return "F32"
 		}
 		return "F64"
@@ -327,7 +328,7 @@ var recorderConstraint = map[string]string{"I": "Integer", "B": "BoolKind", "F32
 
 // fileInstrumenter rewrites one file.
 type fileInstrumenter struct {
-	prog  *program
+	prog  *Program
 	info  *types.Info
 	pkg   *types.Package
 	file  *ast.File
@@ -373,7 +374,7 @@ func (fi *fileInstrumenter) call(name, typ string) string {
 func (fi *fileInstrumenter) wrap(e ast.Expr, id int32, t types.Type) {
 	// The type e has where it stands: a condition of a named Boolean type
 	// keeps that type, an untyped one takes its default.
-	if own := fi.info.TypeOf(e); own != nil && valueKind(own) == valueKind(t) {
+	if own := fi.info.TypeOf(e); own != nil && ValueKind(own) == ValueKind(t) {
 		t = types.Default(own)
 	}
 	name, ok := fi.typeArg(e, t)
@@ -418,16 +419,16 @@ func (fi *fileInstrumenter) spell(t types.Type, pos token.Pos) string {
 			return fi.prog.rt + "." + name
 		}
 	case *types.Slice:
-		if isByte(t.Elem()) {
+		if IsByte(t.Elem()) {
 			return fi.prog.rt + ".ByteSlice"
 		}
-		if isList(t) {
+		if IsList(t) {
 			if elem := fi.spell(t.Elem(), pos); elem != "" {
 				return "[]" + elem
 			}
 		}
 	case *types.Map:
-		if k, v := mapTypes(t); k != nil {
+		if k, v := MapTypes(t); k != nil {
 			return "map[" + fi.prog.rt + "." + basicAliases[k.(*types.Basic).Kind()] + "]" + fi.prog.rt + "." + basicAliases[v.(*types.Basic).Kind()]
 		}
 	case *types.Named:
@@ -477,7 +478,7 @@ func (fi *fileInstrumenter) contextTyped(e ast.Expr) bool {
 	if tv, ok := fi.info.Types[e]; ok && tv.Value != nil {
 		return true
 	}
-	if isNil(fi.info, e) {
+	if IsNil(fi.info, e) {
 		return true // nil is a nil slice, map or error where it stands
 	}
 	switch e := e.(type) {
@@ -497,21 +498,21 @@ func (fi *fileInstrumenter) contextTyped(e ast.Expr) bool {
 	return false
 }
 
-func (fi *fileInstrumenter) site(kind siteKind, fn *function, e ast.Node, t types.Type) *site {
-	s := &site{kind: kind, hard: fi.hard, file: fi.rel, fn: fn, info: fi.info, typ: t, pkg: fi.pkg}
+func (fi *fileInstrumenter) site(kind siteKind, fn *Function, e ast.Node, t types.Type) *Site {
+	s := &Site{Kind: kind, Hard: fi.hard, File: fi.rel, Fn: fn, Info: fi.info, Typ: t, Pkg: fi.pkg}
 	if e != nil {
-		s.pos = fi.prog.fset.Position(e.Pos())
-		s.end = fi.prog.fset.Position(e.End())
-		s.text = string(fi.src[fi.off(e.Pos()):fi.off(e.End())])
+		s.Pos = fi.prog.Fset.Position(e.Pos())
+		s.End = fi.prog.Fset.Position(e.End())
+		s.Text = string(fi.src[fi.off(e.Pos()):fi.off(e.End())])
 		if x, ok := e.(ast.Expr); ok {
-			s.expr = x
+			s.Expr = x
 		}
 	}
 	return fi.prog.newSite(s)
 }
 
 // run instruments every function of f and returns the edits.
-func (fi *fileInstrumenter) run(f *ast.File, runtimePath string) []testbuild.Edit {
+func (fi *fileInstrumenter) Run(f *ast.File, runtimePath string) []testbuild.Edit {
 	fi.registerSentinels(f)
 	for _, d := range f.Decls {
 		fd, ok := d.(*ast.FuncDecl)
@@ -521,8 +522,8 @@ func (fi *fileInstrumenter) run(f *ast.File, runtimePath string) []testbuild.Edi
 		if fi.hard && fd.Name.Name == "TestMain" && fd.Recv == nil {
 			continue // it outlives the tests and may exit the process
 		}
-		fn := fi.prog.funcs[fi.prog.funcKey(fd.Name.Pos())]
-		fn.name = fd.Name.Name
+		fn := fi.prog.Funcs[fi.prog.funcKey(fd.Name.Pos())]
+		fn.Name = fd.Name.Name
 		fi.function(fn, fd.Recv, fd.Type, fd.Body)
 	}
 	fi.valueSites(f)
@@ -534,14 +535,14 @@ func (fi *fileInstrumenter) run(f *ast.File, runtimePath string) []testbuild.Edi
 }
 
 // function instruments one function body.
-func (fi *fileInstrumenter) function(fn *function, recv *ast.FieldList, ft *ast.FuncType, body *ast.BlockStmt) {
+func (fi *fileInstrumenter) function(fn *Function, recv *ast.FieldList, ft *ast.FuncType, body *ast.BlockStmt) {
 	fi.trackLocals(fn, ft, body)
-	fn.defers = defers(body)
-	enter := fi.site(kindEnter, fn, nil, nil)
-	leave := fi.site(kindLeave, fn, nil, nil)
-	fn.enter, fn.leave = enter.id, leave.id
+	fn.Defers = defers(body)
+	enter := fi.site(KindEnter, fn, nil, nil)
+	leave := fi.site(KindLeave, fn, nil, nil)
+	fn.Enter, fn.leave = enter.Id, leave.Id
 	var prologue strings.Builder
-	fmt.Fprintf(&prologue, " %s.Enter(%d); defer %s.Leave(%d);", fi.prog.rt, enter.id, fi.prog.rt, leave.id)
+	fmt.Fprintf(&prologue, " %s.Enter(%d); defer %s.Leave(%d);", fi.prog.rt, enter.Id, fi.prog.rt, leave.Id)
 	if ft.Params != nil {
 		index := 0
 		for _, field := range ft.Params.List {
@@ -553,13 +554,13 @@ func (fi *fileInstrumenter) function(fn *function, recv *ast.FieldList, ft *ast.
 			}
 			for _, name := range names {
 				obj, _ := fi.info.Defs[name].(*types.Var)
-				if obj != nil && name.Name != "_" && !variadic && valueKind(obj.Type()) != 0 {
-					s := fi.site(kindParam, fn, name, obj.Type())
-					s.index = index
-					if fn.tracked[obj] {
-						s.obj = obj
+				if obj != nil && name.Name != "_" && !variadic && ValueKind(obj.Type()) != 0 {
+					s := fi.site(KindParam, fn, name, obj.Type())
+					s.Index = index
+					if fn.Tracked[obj] {
+						s.Obj = obj
 					}
-					fmt.Fprintf(&prologue, " _ = %s;", fi.record(obj.Type(), body.Lbrace, s.id, name.Name))
+					fmt.Fprintf(&prologue, " _ = %s;", fi.record(obj.Type(), body.Lbrace, s.Id, name.Name))
 				}
 				index++
 			}
@@ -598,10 +599,10 @@ func testingT(info *types.Info, ft *ast.FuncType) string {
 // follows: those only ever assigned one value at a time by plain
 // assignments in fn itself and never addressed. The others enter as
 // recorded values at each use.
-func (fi *fileInstrumenter) trackLocals(fn *function, ft *ast.FuncType, body *ast.BlockStmt) {
+func (fi *fileInstrumenter) trackLocals(fn *Function, ft *ast.FuncType, body *ast.BlockStmt) {
 	candidate := func(id *ast.Ident) {
-		if v, ok := fi.info.Defs[id].(*types.Var); ok && valueKind(v.Type()) != 0 && id.Name != "_" {
-			fn.tracked[v] = true
+		if v, ok := fi.info.Defs[id].(*types.Var); ok && ValueKind(v.Type()) != 0 && id.Name != "_" {
+			fn.Tracked[v] = true
 		}
 	}
 	if ft.Params != nil {
@@ -614,7 +615,7 @@ func (fi *fileInstrumenter) trackLocals(fn *function, ft *ast.FuncType, body *as
 	untrack := func(e ast.Expr) {
 		if id, ok := ast.Unparen(e).(*ast.Ident); ok {
 			if v, ok := fi.info.ObjectOf(id).(*types.Var); ok {
-				delete(fn.tracked, v)
+				delete(fn.Tracked, v)
 			}
 		}
 	}
@@ -675,7 +676,7 @@ func (fi *fileInstrumenter) trackLocals(fn *function, ft *ast.FuncType, body *as
 	fi.untrackAliasedLists(fn, body)
 }
 
-func (fi *fileInstrumenter) stmtList(fn *function, list []ast.Stmt) {
+func (fi *fileInstrumenter) stmtList(fn *Function, list []ast.Stmt) {
 	for _, s := range list {
 		fi.stmt(fn, s, true)
 	}
@@ -684,8 +685,8 @@ func (fi *fileInstrumenter) stmtList(fn *function, list []ast.Stmt) {
 // storeTarget returns lhs when the formula follows a store to it, an
 // element of a tracked byte slice local (b[i] = v), recording the
 // operands of its index; nil otherwise.
-func (fi *fileInstrumenter) storeTarget(fn *function, lhs ast.Expr) ast.Expr {
-	if _, ok := fieldStore(fi.info, fn, lhs); ok {
+func (fi *fileInstrumenter) storeTarget(fn *Function, lhs ast.Expr) ast.Expr {
+	if _, ok := FieldStore(fi.info, fn, lhs); ok {
 		return lhs
 	}
 	ix, ok := ast.Unparen(lhs).(*ast.IndexExpr)
@@ -693,27 +694,27 @@ func (fi *fileInstrumenter) storeTarget(fn *function, lhs ast.Expr) ast.Expr {
 		return nil
 	}
 	v := fi.localVar(fn, ix.X)
-	if v == nil || !isSeqStore(v.Type()) || !isIndex(fi.info.TypeOf(ix.Index)) {
+	if v == nil || !IsSeqStore(v.Type()) || !isIndex(fi.info.TypeOf(ix.Index)) {
 		return nil
 	}
 	fi.model(fn, ix.Index, false)
 	return lhs
 }
 
-func (fi *fileInstrumenter) localVar(fn *function, e ast.Expr) *types.Var {
+func (fi *fileInstrumenter) localVar(fn *Function, e ast.Expr) *types.Var {
 	id, ok := ast.Unparen(e).(*ast.Ident)
 	if !ok {
 		return nil
 	}
 	v, _ := fi.info.ObjectOf(id).(*types.Var)
-	if v == nil || !fn.tracked[v] {
+	if v == nil || !fn.Tracked[v] {
 		return nil
 	}
 	return v
 }
 
 // stmt instruments one statement; inList says a statement may follow it.
-func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
+func (fi *fileInstrumenter) stmt(fn *Function, s ast.Stmt, inList bool) {
 	switch s := s.(type) {
 	case *ast.AssignStmt:
 		for _, l := range s.Lhs {
@@ -721,7 +722,7 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 			fi.mapWriteGuard(fn, l)
 		}
 		if len(s.Lhs) == len(s.Rhs) {
-			var group *site
+			var group *Site
 			for i, rhs := range s.Rhs {
 				fi.calls(fn, rhs)
 				if s.Tok == token.QUO_ASSIGN || s.Tok == token.REM_ASSIGN {
@@ -735,31 +736,31 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 					// The site records the right operand: a shift count has
 					// its own type, an untyped count is a uint.
 					if s.Tok == token.SHL_ASSIGN || s.Tok == token.SHR_ASSIGN {
-						if t = fi.info.TypeOf(rhs); isUntypedNumber(t) {
+						if t = fi.info.TypeOf(rhs); IsUntypedNumber(t) {
 							t = types.Typ[types.Uint]
 						}
 					}
 				}
-				if valueKind(t) == 0 || fi.isNotedDiff(s.Lhs[i]) {
+				if ValueKind(t) == 0 || fi.isNotedDiff(s.Lhs[i]) {
 					// d in if d := cmp.Diff(x, y); d != "": the condition
 					// compares x and y, read where they were evaluated.
 					continue
 				}
-				st := fi.site(kindAssign, fn, rhs, t)
-				st.obj = fi.localVar(fn, s.Lhs[i])
-				st.op = s.Tok
-				if st.obj == nil {
-					st.lhs = fi.storeTarget(fn, s.Lhs[i])
+				st := fi.site(KindAssign, fn, rhs, t)
+				st.Obj = fi.localVar(fn, s.Lhs[i])
+				st.Op = s.Tok
+				if st.Obj == nil {
+					st.Lhs = fi.storeTarget(fn, s.Lhs[i])
 				}
 				if len(s.Rhs) > 1 {
-					st.parallel = true
+					st.Parallel = true
 					if group != nil {
-						group.last = false
+						group.Last = false
 					}
-					st.last, group = true, st
+					st.Last, group = true, st
 				}
 				fi.model(fn, rhs, true)
-				fi.wrap(rhs, st.id, t)
+				fi.wrap(rhs, st.Id, t)
 			}
 		} else {
 			for _, rhs := range s.Rhs {
@@ -774,16 +775,16 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 	case *ast.IncDecStmt:
 		fi.calls(fn, s.X)
 		fi.mapWriteGuard(fn, s.X)
-		if v := fi.localVar(fn, s.X); v != nil && (valueKind(v.Type()) == 'i' || valueKind(v.Type()) == 'f') {
-			st := fi.site(kindIncDec, fn, s, v.Type())
-			st.obj, st.op = v, s.Tok
+		if v := fi.localVar(fn, s.X); v != nil && (ValueKind(v.Type()) == 'i' || ValueKind(v.Type()) == 'f') {
+			st := fi.site(KindIncDec, fn, s, v.Type())
+			st.Obj, st.Op = v, s.Tok
 			name := v.Name() // s.X may be parenthesized
 			op := "+"
 			if s.Tok == token.DEC {
 				op = "-"
 			}
 			fi.add(testbuild.Edit{Off: fi.off(s.Pos()), Del: fi.off(s.End()) - fi.off(s.Pos()),
-				Text: name + " = " + fi.record(v.Type(), s.Pos(), st.id, name+op+"1"), Span: testbuild.Statement})
+				Text: name + " = " + fi.record(v.Type(), s.Pos(), st.Id, name+op+"1"), Span: testbuild.Statement})
 		}
 	case *ast.DeclStmt:
 		gd, ok := s.Decl.(*ast.GenDecl)
@@ -810,24 +811,24 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 			}
 			for i, name := range vs.Names {
 				v, _ := fi.info.Defs[name].(*types.Var)
-				if v == nil || valueKind(v.Type()) == 0 || name.Name == "_" {
+				if v == nil || ValueKind(v.Type()) == 0 || name.Name == "_" {
 					continue
 				}
 				if len(vs.Values) == len(vs.Names) {
 					fi.calls(fn, vs.Values[i])
-					st := fi.site(kindAssign, fn, vs.Values[i], v.Type())
-					st.op = token.DEFINE
-					if fn.tracked[v] {
-						st.obj = v
+					st := fi.site(KindAssign, fn, vs.Values[i], v.Type())
+					st.Op = token.DEFINE
+					if fn.Tracked[v] {
+						st.Obj = v
 					}
 					fi.model(fn, vs.Values[i], true)
-					fi.wrap(vs.Values[i], st.id, v.Type())
+					fi.wrap(vs.Values[i], st.Id, v.Type())
 				} else if inList {
-					st := fi.site(kindDef, fn, name, v.Type())
-					if fn.tracked[v] {
-						st.obj = v
+					st := fi.site(KindDef, fn, name, v.Type())
+					if fn.Tracked[v] {
+						st.Obj = v
 					}
-					defs = append(defs, "_ = "+fi.record(v.Type(), s.End(), st.id, name.Name))
+					defs = append(defs, "_ = "+fi.record(v.Type(), s.End(), st.Id, name.Name))
 				}
 			}
 		}
@@ -853,33 +854,33 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 			return true
 		})
 	case *ast.ReturnStmt:
-		if call := fi.tupleCall(s.Results, len(fn.results)); call != nil {
+		if call := fi.tupleCall(s.Results, len(fn.Results)); call != nil {
 			fi.calls(fn, call)
-			comps := map[int]*site{}
-			var last *site
-			for i, t := range fn.results {
-				if valueKind(t) != 0 {
-					last = fi.site(kindReturn, fn, call, t)
-					last.index, last.tuple = i, true
-					last.text += fmt.Sprintf(" (result %d)", i+1)
+			comps := map[int]*Site{}
+			var last *Site
+			for i, t := range fn.Results {
+				if ValueKind(t) != 0 {
+					last = fi.site(KindReturn, fn, call, t)
+					last.Index, last.Tuple = i, true
+					last.Text += fmt.Sprintf(" (result %d)", i+1)
 					comps[i] = last
 				}
 			}
 			if last != nil {
-				last.last = true
+				last.Last = true
 			}
 			fi.tuple(fn, call, comps)
 			break
 		}
 		for i, r := range s.Results {
 			fi.calls(fn, r)
-			if len(s.Results) != len(fn.results) || valueKind(fn.results[i]) == 0 {
+			if len(s.Results) != len(fn.Results) || ValueKind(fn.Results[i]) == 0 {
 				continue
 			}
-			st := fi.site(kindReturn, fn, r, fn.results[i])
-			st.index = i
+			st := fi.site(KindReturn, fn, r, fn.Results[i])
+			st.Index = i
 			fi.model(fn, r, true)
-			fi.wrap(r, st.id, fn.results[i])
+			fi.wrap(r, st.Id, fn.Results[i])
 		}
 	case *ast.BlockStmt:
 		fi.stmtList(fn, s.List)
@@ -900,19 +901,19 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 			fi.stmt(fn, s.Init, false)
 		}
 		fi.calls(fn, s.Cond)
-		st := fi.site(kindCond, fn, s.Cond, types.Typ[types.Bool])
-		st.stmt = s
-		st.assignedInside = fi.assigned(fn, s)
-		st.escapes = escapes(s)
+		st := fi.site(KindCond, fn, s.Cond, types.Typ[types.Bool])
+		st.Stmt = s
+		st.AssignedInside = fi.assigned(fn, s)
+		st.Escapes = escapes(s)
 		if fi.hard {
 			if fi.reportsFailure(s.Body) {
-				st.failsWhen = 1
+				st.FailsWhen = 1
 			} else if s.Else != nil && fi.reportsFailure(s.Else) {
-				st.failsWhen = 2
+				st.FailsWhen = 2
 			}
 		}
 		fi.model(fn, s.Cond, true)
-		fi.wrap(s.Cond, st.id, types.Typ[types.Bool])
+		fi.wrap(s.Cond, st.Id, types.Typ[types.Bool])
 		fi.stmt(fn, s.Body, false)
 		if s.Else != nil {
 			fi.stmt(fn, s.Else, false)
@@ -924,12 +925,12 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 		}
 		if s.Cond != nil {
 			fi.calls(fn, s.Cond)
-			st := fi.site(kindCond, fn, s.Cond, types.Typ[types.Bool])
-			st.stmt = s
-			st.assignedInside = fi.assigned(fn, s)
-			st.escapes = escapes(s)
+			st := fi.site(KindCond, fn, s.Cond, types.Typ[types.Bool])
+			st.Stmt = s
+			st.AssignedInside = fi.assigned(fn, s)
+			st.Escapes = escapes(s)
 			fi.model(fn, s.Cond, true)
-			fi.wrap(s.Cond, st.id, types.Typ[types.Bool])
+			fi.wrap(s.Cond, st.Id, types.Typ[types.Bool])
 		}
 		if s.Post != nil {
 			fi.stmt(fn, s.Post, false)
@@ -966,11 +967,11 @@ func (fi *fileInstrumenter) stmt(fn *function, s ast.Stmt, inList bool) {
 // whose tag is not an integer of a type this file can spell, or a case
 // value that calls a function (which could run the switch again before the
 // comparison), is left as executed.
-func (fi *fileInstrumenter) switchStmt(fn *function, s *ast.SwitchStmt, label string, inList bool) {
+func (fi *fileInstrumenter) switchStmt(fn *Function, s *ast.SwitchStmt, label string, inList bool) {
 	if s.Init != nil {
 		fi.stmt(fn, s.Init, false)
 	}
-	var tag *site
+	var tag *Site
 	typeName := ""
 	if s.Tag != nil {
 		fi.calls(fn, s.Tag)
@@ -984,9 +985,9 @@ func (fi *fileInstrumenter) switchStmt(fn *function, s *ast.SwitchStmt, label st
 			}
 			return
 		}
-		tag = fi.site(kindTag, fn, s.Tag, fi.info.TypeOf(s.Tag))
+		tag = fi.site(KindTag, fn, s.Tag, fi.info.TypeOf(s.Tag))
 		fi.model(fn, s.Tag, true)
-		fi.surround(s.Tag, fi.call("Tag", typeName)+strconv.Itoa(int(tag.id))+", ", ")")
+		fi.surround(s.Tag, fi.call("Tag", typeName)+strconv.Itoa(int(tag.Id))+", ", ")")
 	}
 	assigned := fi.assigned(fn, s)
 	leaves := escapes(s)
@@ -994,17 +995,17 @@ func (fi *fileInstrumenter) switchStmt(fn *function, s *ast.SwitchStmt, label st
 		cc := c.(*ast.CaseClause)
 		for _, x := range cc.List {
 			fi.calls(fn, x)
-			st := fi.site(kindCond, fn, x, types.Typ[types.Bool])
-			st.stmt, st.assignedInside, st.escapes = s, assigned, leaves
+			st := fi.site(KindCond, fn, x, types.Typ[types.Bool])
+			st.Stmt, st.AssignedInside, st.Escapes = s, assigned, leaves
 			if tag == nil {
 				fi.model(fn, x, true)
-				fi.wrap(x, st.id, types.Typ[types.Bool])
+				fi.wrap(x, st.Id, types.Typ[types.Bool])
 				continue
 			}
-			st.tag = tag
-			st.text = tag.text + " == " + st.text
+			st.Tag = tag
+			st.Text = tag.Text + " == " + st.Text
 			fi.model(fn, x, false)
-			fi.surround(x, fmt.Sprintf("%s%d, %d, ", fi.call("Case", typeName), st.id, tag.id), ")")
+			fi.surround(x, fmt.Sprintf("%s%d, %d, ", fi.call("Case", typeName), st.Id, tag.Id), ")")
 		}
 		fi.stmtList(fn, cc.Body)
 	}
@@ -1015,12 +1016,12 @@ func (fi *fileInstrumenter) switchStmt(fn *function, s *ast.SwitchStmt, label st
 // is modelled, "" when it is left as executed.
 func (fi *fileInstrumenter) tagTypeName(s *ast.SwitchStmt) string {
 	t := fi.info.TypeOf(s.Tag)
-	if fi.info.Types[s.Tag].Value != nil || valueKind(t) != 'i' {
+	if fi.info.Types[s.Tag].Value != nil || ValueKind(t) != 'i' {
 		return ""
 	}
 	for _, c := range s.Body.List {
 		for _, x := range c.(*ast.CaseClause).List {
-			if !pure(fi.info, x) || !types.Identical(fi.info.TypeOf(x), t) && !isUntypedNumber(fi.info.TypeOf(x)) {
+			if !pure(fi.info, x) || !types.Identical(fi.info.TypeOf(x), t) && !IsUntypedNumber(fi.info.TypeOf(x)) {
 				return ""
 			}
 		}
@@ -1030,17 +1031,17 @@ func (fi *fileInstrumenter) tagTypeName(s *ast.SwitchStmt) string {
 
 // join marks where control leaves an if, for or switch statement (labelled
 // label, "" for none), unless nothing may follow it there.
-func (fi *fileInstrumenter) join(fn *function, s ast.Stmt, label string, inList bool) {
+func (fi *fileInstrumenter) join(fn *Function, s ast.Stmt, label string, inList bool) {
 	if !inList || terminatingAs(s, label) {
 		return
 	}
-	st := fi.site(kindJoin, fn, nil, nil)
-	st.stmt = s
-	fi.insert(s.End(), fmt.Sprintf("; %s.Mark(%d)", fi.prog.rt, st.id))
+	st := fi.site(KindJoin, fn, nil, nil)
+	st.Stmt = s
+	fi.insert(s.End(), fmt.Sprintf("; %s.Mark(%d)", fi.prog.rt, st.Id))
 }
 
 // assigned lists the tracked locals a statement may assign.
-func (fi *fileInstrumenter) assigned(fn *function, s ast.Stmt) []*types.Var {
+func (fi *fileInstrumenter) assigned(fn *Function, s ast.Stmt) []*types.Var {
 	seen := map[*types.Var]bool{}
 	var out []*types.Var
 	add := func(e ast.Expr) {
@@ -1240,7 +1241,7 @@ func (fi *fileInstrumenter) reportsFailure(s ast.Stmt) bool {
 
 // calls instruments the arguments of calls to instrumented functions in e
 // and the function literals in it.
-func (fi *fileInstrumenter) calls(fn *function, e ast.Node) {
+func (fi *fileInstrumenter) calls(fn *Function, e ast.Node) {
 	if e == nil {
 		return
 	}
@@ -1262,7 +1263,7 @@ func (fi *fileInstrumenter) calls(fn *function, e ast.Node) {
 			}
 		case *ast.CallExpr:
 			fi.panicGuard(fn, n)
-			callee := fi.prog.callee(fi.info, n)
+			callee := fi.prog.Callee(fi.info, n)
 			if callee == nil {
 				return true
 			}
@@ -1275,12 +1276,12 @@ func (fi *fileInstrumenter) calls(fn *function, e ast.Node) {
 				return true
 			}
 			if inner := fi.tupleCall(n.Args, sig.Params().Len()); inner != nil && !sig.Variadic() {
-				comps := map[int]*site{}
+				comps := map[int]*Site{}
 				for i := 0; i < sig.Params().Len(); i++ {
-					if t := sig.Params().At(i).Type(); valueKind(t) != 0 {
-						st := fi.site(kindArg, fn, inner, t)
-						st.index, st.target, st.tuple = i, callee, true
-						st.text += fmt.Sprintf(" (result %d)", i+1)
+					if t := sig.Params().At(i).Type(); ValueKind(t) != 0 {
+						st := fi.site(KindArg, fn, inner, t)
+						st.Index, st.Target, st.Tuple = i, callee, true
+						st.Text += fmt.Sprintf(" (result %d)", i+1)
 						comps[i] = st
 					}
 				}
@@ -1295,13 +1296,13 @@ func (fi *fileInstrumenter) calls(fn *function, e ast.Node) {
 					break
 				}
 				t := sig.Params().At(i).Type()
-				if valueKind(t) == 0 {
+				if ValueKind(t) == 0 {
 					continue
 				}
-				st := fi.site(kindArg, fn, a, t)
-				st.index, st.target = i, callee
+				st := fi.site(KindArg, fn, a, t)
+				st.Index, st.Target = i, callee
 				fi.model(fn, a, true)
-				fi.wrap(a, st.id, t)
+				fi.wrap(a, st.Id, t)
 			}
 		}
 		return true
@@ -1318,7 +1319,7 @@ func (fi *fileInstrumenter) tupleCall(list []ast.Expr, n int) *ast.CallExpr {
 	if !ok {
 		return nil
 	}
-	if callee := fi.prog.callee(fi.info, call); callee == nil || len(callee.results) != n {
+	if callee := fi.prog.Callee(fi.info, call); callee == nil || len(callee.Results) != n {
 		return nil
 	}
 	return call
@@ -1327,31 +1328,31 @@ func (fi *fileInstrumenter) tupleCall(list []ast.Expr, n int) *ast.CallExpr {
 // tupleAssign gives each integer, float or Boolean result of call assigned
 // to a non-blank operand of lhs a site of its own, the locals changing
 // together after the last one as in a multi-assignment.
-func (fi *fileInstrumenter) tupleAssign(fn *function, call *ast.CallExpr, lhs []ast.Expr, tok token.Token) {
+func (fi *fileInstrumenter) tupleAssign(fn *Function, call *ast.CallExpr, lhs []ast.Expr, tok token.Token) {
 	results, ok := fi.info.TypeOf(call).(*types.Tuple)
 	if !ok {
 		bug.Reportf("a call of one result assigned as a tuple: %s", fi.info.TypeOf(call))
 		return
 	}
-	comps := map[int]*site{}
-	var last *site
+	comps := map[int]*Site{}
+	var last *Site
 	for i, l := range lhs {
 		if id, ok := l.(*ast.Ident); ok && id.Name == "_" {
 			continue
 		}
 		t := results.At(i).Type()
-		if valueKind(t) == 0 || valueKind(fi.info.TypeOf(l)) == 0 {
+		if ValueKind(t) == 0 || ValueKind(fi.info.TypeOf(l)) == 0 {
 			continue
 		}
-		st := fi.site(kindAssign, fn, l, t)
-		st.expr, st.index, st.tuple = call, i, true
-		st.obj, st.op = fi.localVar(fn, l), tok
-		st.parallel = true
+		st := fi.site(KindAssign, fn, l, t)
+		st.Expr, st.Index, st.Tuple = call, i, true
+		st.Obj, st.Op = fi.localVar(fn, l), tok
+		st.Parallel = true
 		comps[i] = st
 		last = st
 	}
 	if last != nil {
-		last.last = true
+		last.Last = true
 	}
 	fi.tuple(fn, call, comps)
 }
@@ -1361,7 +1362,7 @@ func (fi *fileInstrumenter) tupleAssign(fn *function, call *ast.CallExpr, lhs []
 // site, binding the callee's results to the call) and then each result
 // with a site in comps, by index, so that a forced value replaces it. The
 // helper is generic, so the results' types need not be spelled here.
-func (fi *fileInstrumenter) tuple(fn *function, call *ast.CallExpr, comps map[int]*site) {
+func (fi *fileInstrumenter) tuple(fn *Function, call *ast.CallExpr, comps map[int]*Site) {
 	if len(comps) == 0 || fi.prog.resultOf[call] {
 		return
 	}
@@ -1371,40 +1372,40 @@ func (fi *fileInstrumenter) tuple(fn *function, call *ast.CallExpr, comps map[in
 		bug.Reportf("a call of one result passed as a tuple: %s", fi.info.TypeOf(call))
 		return
 	}
-	rs := fi.site(kindResult, fn, call, nil)
+	rs := fi.site(KindResult, fn, call, nil)
 	var params, args, resultTypes, rets []string
 	for i := 0; i < results.Len(); i++ {
 		constraint := "interface{}"
 		ret := fmt.Sprintf("v%d", i)
 		if st := comps[i]; st != nil {
 			constraint = fi.prog.rt + "." + recorderConstraint[recorder(results.At(i).Type())]
-			ret = fmt.Sprintf("%s.%s(%d, v%d)", fi.prog.rt, recorder(results.At(i).Type()), st.id, i)
+			ret = fmt.Sprintf("%s.%s(%d, v%d)", fi.prog.rt, recorder(results.At(i).Type()), st.Id, i)
 		}
 		params = append(params, fmt.Sprintf("T%d %s", i, constraint))
 		args = append(args, fmt.Sprintf("v%d T%d", i, i))
 		resultTypes = append(resultTypes, fmt.Sprintf("T%d", i))
 		rets = append(rets, ret)
 	}
-	name := fmt.Sprintf("%s%d", fi.prog.tuple, rs.id)
+	name := fmt.Sprintf("%s%d", fi.prog.tuple, rs.Id)
 	fi.add(testbuild.Edit{Off: len(fi.src), Text: fmt.Sprintf("\n\nfunc %s[%s](%s) (%s) {\n\t%s.Mark(%d)\n\treturn %s\n}\n",
-		name, strings.Join(params, ", "), strings.Join(args, ", "), strings.Join(resultTypes, ", "), fi.prog.rt, rs.id, strings.Join(rets, ", "))})
+		name, strings.Join(params, ", "), strings.Join(args, ", "), strings.Join(resultTypes, ", "), fi.prog.rt, rs.Id, strings.Join(rets, ", "))})
 	fi.surround(call, name+"(", ")")
 }
 
 // result wraps a call to an instrumented function with a single integer,
 // float or Boolean result in a kindResult site, innermost, so that the
 // replay binds what the callee returned to this call and no other.
-func (fi *fileInstrumenter) result(fn *function, call *ast.CallExpr, callee *function) {
-	if len(callee.results) != 1 || valueKind(callee.results[0]) == 0 || fi.prog.resultOf[call] {
+func (fi *fileInstrumenter) result(fn *Function, call *ast.CallExpr, callee *Function) {
+	if len(callee.Results) != 1 || ValueKind(callee.Results[0]) == 0 || fi.prog.resultOf[call] {
 		return
 	}
 	fi.prog.resultOf[call] = true
 	t := fi.info.TypeOf(call)
-	st := fi.site(kindResult, fn, call, t)
+	st := fi.site(KindResult, fn, call, t)
 	// Inside any other wrapping of the call (a site's own, spanning the
 	// same text), and outside its operands, which end before its ")".
 	span := fi.off(call.End()) - fi.off(call.Pos())
-	fi.add(testbuild.Edit{Off: fi.off(call.Pos()), Text: fi.call(recorder(t), fi.spell(t, call.Pos())) + strconv.Itoa(int(st.id)) + ", ", Span: span - 1})
+	fi.add(testbuild.Edit{Off: fi.off(call.Pos()), Text: fi.call(recorder(t), fi.spell(t, call.Pos())) + strconv.Itoa(int(st.Id)) + ", ", Span: span - 1})
 	fi.add(testbuild.Edit{Off: fi.off(call.End()), Text: ")", Close: true, Span: span})
 }
 
@@ -1412,7 +1413,7 @@ func (fi *fileInstrumenter) funcLit(lit *ast.FuncLit) {
 	fn := fi.prog.declare(lit.Pos(), "func literal", fi.hard, nil)
 	if sig, ok := fi.info.TypeOf(lit).(*types.Signature); ok {
 		for i := 0; i < sig.Results().Len(); i++ {
-			fn.results = append(fn.results, sig.Results().At(i).Type())
+			fn.Results = append(fn.Results, sig.Results().At(i).Type())
 		}
 	}
 	fi.function(fn, nil, lit.Type, lit.Body)
@@ -1421,16 +1422,16 @@ func (fi *fileInstrumenter) funcLit(lit *ast.FuncLit) {
 // model wraps the operands of e that the formula does not model, so that
 // their values are recorded. The root of a site needs no wrapping: the site
 // records its value.
-func (fi *fileInstrumenter) model(fn *function, e ast.Expr, root bool) {
+func (fi *fileInstrumenter) model(fn *Function, e ast.Expr, root bool) {
 	if fi.info.Types[e].Value != nil {
 		return
 	}
-	if modelled(fi.prog, fi.info, fn, e) {
+	if Modelled(fi.prog, fi.info, fn, e) {
 		switch e := e.(type) {
 		case *ast.ParenExpr:
 			fi.model(fn, e.X, root)
 		case *ast.BinaryExpr:
-			if x, y, ok := fi.prog.diffOperands(fi.info, e); ok {
+			if x, y, ok := fi.prog.DiffOperands(fi.info, e); ok {
 				fi.model(fn, x, false)
 				fi.model(fn, y, false)
 				break
@@ -1459,7 +1460,7 @@ func (fi *fileInstrumenter) model(fn *function, e ast.Expr, root bool) {
 				}
 			}
 		case *ast.CallExpr:
-			if fi.prog.callee(fi.info, e) == nil && !isErrorCtor(fi.info, e) {
+			if fi.prog.Callee(fi.info, e) == nil && !IsErrorCtor(fi.info, e) {
 				for _, a := range e.Args {
 					fi.model(fn, a, false)
 				}
@@ -1471,105 +1472,105 @@ func (fi *fileInstrumenter) model(fn *function, e ast.Expr, root bool) {
 		return
 	}
 	t := fi.info.TypeOf(e)
-	if valueKind(t) == 0 {
+	if ValueKind(t) == 0 {
 		return
 	}
-	if _, done := fi.prog.leafOf[e]; done {
+	if _, done := fi.prog.LeafOf[e]; done {
 		return // a guard recorded it already
 	}
-	st := fi.site(kindLeaf, fn, e, t)
-	fi.prog.leafOf[e] = st.id
-	fi.wrap(e, st.id, t)
+	st := fi.site(KindLeaf, fn, e, t)
+	fi.prog.LeafOf[e] = st.Id
+	fi.wrap(e, st.Id, t)
 }
 
-func isConversion(info *types.Info, call *ast.CallExpr) bool {
+func IsConversion(info *types.Info, call *ast.CallExpr) bool {
 	return len(call.Args) == 1 && info.Types[call.Fun].IsType()
 }
 
 // modelled reports whether the formula builds e from its operands.
-func modelled(p *program, info *types.Info, fn *function, e ast.Expr) bool {
+func Modelled(p *Program, info *types.Info, fn *Function, e ast.Expr) bool {
 	if info.Types[e].Value != nil {
-		return valueKind(info.TypeOf(e)) != 0 || isUntypedNumber(info.TypeOf(e))
+		return ValueKind(info.TypeOf(e)) != 0 || IsUntypedNumber(info.TypeOf(e))
 	}
 	switch e := e.(type) {
 	case *ast.ParenExpr:
-		return modelled(p, info, fn, e.X) || valueKind(info.TypeOf(e)) != 0
+		return Modelled(p, info, fn, e.X) || ValueKind(info.TypeOf(e)) != 0
 	case *ast.Ident:
-		if isNil(info, e) {
+		if IsNil(info, e) {
 			return true
 		}
 		v, ok := info.ObjectOf(e).(*types.Var)
-		return ok && fn.tracked[v]
+		return ok && fn.Tracked[v]
 	case *ast.BinaryExpr:
-		if _, _, ok := p.diffOperands(info, e); ok {
+		if _, _, ok := p.DiffOperands(info, e); ok {
 			return true
 		}
-		if valueKind(info.TypeOf(e.X)) == 'e' || valueKind(info.TypeOf(e.Y)) == 'e' {
+		if ValueKind(info.TypeOf(e.X)) == 'e' || ValueKind(info.TypeOf(e.Y)) == 'e' {
 			// A comparison with nil, or with a sentinel (errors_is.go):
 			// other errors compare by identity.
-			return isNil(info, e.X) || isNil(info, e.Y) || p.sentinelComparison(info, e)
+			return IsNil(info, e.X) || IsNil(info, e.Y) || p.sentinelComparison(info, e)
 		}
-		return valueKind(info.TypeOf(e.X)) != 0 && valueKind(info.TypeOf(e.Y)) != 0 || isUntypedNumber(info.TypeOf(e.Y)) && valueKind(info.TypeOf(e.X)) != 0
+		return ValueKind(info.TypeOf(e.X)) != 0 && ValueKind(info.TypeOf(e.Y)) != 0 || IsUntypedNumber(info.TypeOf(e.Y)) && ValueKind(info.TypeOf(e.X)) != 0
 	case *ast.UnaryExpr:
 		switch e.Op {
 		case token.SUB, token.ADD, token.XOR, token.NOT:
-			return valueKind(info.TypeOf(e.X)) != 0
+			return ValueKind(info.TypeOf(e.X)) != 0
 		}
 	case *ast.IndexExpr:
-		return (isSeq(info.TypeOf(e.X)) || listOperand(info, fn, e.X) || mapOperand(info, fn, e.X)) && isIndex(info.TypeOf(e.Index))
+		return (IsSeq(info.TypeOf(e.X)) || listOperand(info, fn, e.X) || mapOperand(info, fn, e.X)) && isIndex(info.TypeOf(e.Index))
 	case *ast.CompositeLit:
 		return listLitModelled(info, e) || recordLitModelled(info, e)
 	case *ast.SelectorExpr:
 		return fieldRead(info, fn, e)
 	case *ast.SliceExpr:
-		if !(isSeq(info.TypeOf(e.X)) || listOperand(info, fn, e.X)) || e.Slice3 {
+		if !(IsSeq(info.TypeOf(e.X)) || listOperand(info, fn, e.X)) || e.Slice3 {
 			return false
 		}
 		return (e.Low == nil || isIndex(info.TypeOf(e.Low))) && (e.High == nil || isIndex(info.TypeOf(e.High)))
 	case *ast.CallExpr:
-		if isConversion(info, e) {
+		if IsConversion(info, e) {
 			from, to := info.TypeOf(e.Args[0]), info.TypeOf(e)
-			return numeric(to) && numeric(from) || isSeq(to) && isSeq(from) || valueKind(to) == 's' && valueKind(from) == 'i'
+			return numeric(to) && numeric(from) || IsSeq(to) && IsSeq(from) || ValueKind(to) == 's' && ValueKind(from) == 'i'
 		}
-		if isEqualCall(info, e) || isMathAbs(info, e) || isErrorCtor(info, e) {
+		if IsEqualCall(info, e) || IsMathAbs(info, e) || IsErrorCtor(info, e) {
 			return true
 		}
-		if _, ok := p.errorsIsTarget(info, e); ok {
+		if _, ok := p.ErrorsIsTarget(info, e); ok {
 			return true
 		}
-		if _, ok := builtinLen(info, e); ok {
+		if _, ok := BuiltinLen(info, e); ok {
 			return true
 		}
 		if listCallModelled(info, fn, e) {
 			return true
 		}
-		if _, _, ok := seqFuncOf(info, e); ok {
+		if _, _, ok := SeqFuncOf(info, e); ok {
 			return true
 		}
-		callee := p.callee(info, e)
-		return callee != nil && len(callee.results) == 1 && valueKind(callee.results[0]) != 0
+		callee := p.Callee(info, e)
+		return callee != nil && len(callee.Results) == 1 && ValueKind(callee.Results[0]) != 0
 	}
 	return false
 }
 
 // isIndex reports whether t is an integer type or an untyped integer
 // constant's, as an index or slice bound is.
-func isIndex(t types.Type) bool { return valueKind(t) == 'i' || isUntypedNumber(t) }
+func isIndex(t types.Type) bool { return ValueKind(t) == 'i' || IsUntypedNumber(t) }
 
 // numeric reports whether t is an integer or float type the formula models.
 func numeric(t types.Type) bool {
-	k := valueKind(t)
+	k := ValueKind(t)
 	return k == 'i' || k == 'f'
 }
 
 // isMathAbs recognises math.Abs(x), modelled as IEEE abs (both clear the
 // sign bit, NaN stays NaN).
-func isMathAbs(info *types.Info, call *ast.CallExpr) bool {
+func IsMathAbs(info *types.Info, call *ast.CallExpr) bool {
 	fn := calledFunc(info, call)
 	return fn != nil && len(call.Args) == 1 && fn.Pkg().Path() == "math" && fn.Name() == "Abs"
 }
 
-func isUntypedNumber(t types.Type) bool {
+func IsUntypedNumber(t types.Type) bool {
 	b, ok := t.(*types.Basic)
 	return ok && b.Info()&types.IsUntyped != 0 && b.Info()&types.IsInteger != 0
 }
@@ -1579,7 +1580,7 @@ func isUntypedNumber(t types.Type) bool {
 // passed through a runtime check that reads len or cap of the indexed
 // operand. That operand (and, for slices, the earlier bounds) is evaluated
 // twice, so only expressions without calls or receives are guarded.
-func (fi *fileInstrumenter) guard(fn *function, e ast.Expr) {
+func (fi *fileInstrumenter) guard(fn *Function, e ast.Expr) {
 	if fi.hard || fi.info.Types[e].Value != nil {
 		return
 	}
@@ -1627,7 +1628,7 @@ func (fi *fileInstrumenter) guard(fn *function, e ast.Expr) {
 	}
 	switch e := e.(type) {
 	case *ast.IndexExpr:
-		if valueKind(fi.info.TypeOf(e.Index)) != 'i' && !isUntypedNumber(fi.info.TypeOf(e.Index)) {
+		if ValueKind(fi.info.TypeOf(e.Index)) != 'i' && !IsUntypedNumber(fi.info.TypeOf(e.Index)) {
 			return
 		}
 		if _, array := t.Underlying().(*types.Array); array && fi.info.Types[e.Index].Value != nil {
@@ -1637,13 +1638,13 @@ func (fi *fileInstrumenter) guard(fn *function, e ast.Expr) {
 		if !ok {
 			return
 		}
-		st := fi.site(kindGuard, fn, e, fi.info.TypeOf(e.Index))
-		st.guard, st.bounds = guardIndex, []ast.Expr{e.Index}
-		if isSeq(t) {
-			st.indexed = x
+		st := fi.site(KindGuard, fn, e, fi.info.TypeOf(e.Index))
+		st.Guard, st.Bounds = GuardIndex, []ast.Expr{e.Index}
+		if IsSeq(t) {
+			st.Indexed = x
 		}
 		fi.model(fn, e.Index, true)
-		fi.surround(e.Index, fmt.Sprintf("%s%d, ", fi.call("Index", typ), st.id), ", "+length+")")
+		fi.surround(e.Index, fmt.Sprintf("%s%d, ", fi.call("Index", typ), st.Id), ", "+length+")")
 	case *ast.SliceExpr:
 		bounds := []ast.Expr{e.Low, e.High}
 		if e.Slice3 {
@@ -1659,7 +1660,7 @@ func (fi *fileInstrumenter) guard(fn *function, e ast.Expr) {
 			return
 		}
 		for _, b := range present {
-			if !pure(fi.info, b) || (valueKind(fi.info.TypeOf(b)) != 'i' && !isUntypedNumber(fi.info.TypeOf(b))) {
+			if !pure(fi.info, b) || (ValueKind(fi.info.TypeOf(b)) != 'i' && !IsUntypedNumber(fi.info.TypeOf(b))) {
 				return
 			}
 		}
@@ -1680,15 +1681,15 @@ func (fi *fileInstrumenter) guard(fn *function, e ast.Expr) {
 		if !ok {
 			return
 		}
-		st := fi.site(kindGuard, fn, e, fi.info.TypeOf(last))
-		st.guard, st.bounds = guardSlice, bounds
-		if isSeq(t) && (str || e.High == nil) {
-			st.indexed = x
+		st := fi.site(KindGuard, fn, e, fi.info.TypeOf(last))
+		st.Guard, st.Bounds = GuardSlice, bounds
+		if IsSeq(t) && (str || e.High == nil) {
+			st.Indexed = x
 		}
 		for _, b := range present {
 			fi.model(fn, b, true)
 		}
-		fi.surround(last, fmt.Sprintf("%s%d, ", fi.call("Slice", typ), st.id), fmt.Sprintf(", %s, %s, %s)", earlier[0], earlier[1], limit))
+		fi.surround(last, fmt.Sprintf("%s%d, ", fi.call("Slice", typ), st.Id), fmt.Sprintf(", %s, %s, %s)", earlier[0], earlier[1], limit))
 	}
 }
 
@@ -1711,18 +1712,18 @@ func (fi *fileInstrumenter) indexes(x ast.Expr) bool {
 
 // divGuard instruments an integer divisor of non-test code so that the run
 // records it when it is zero.
-func (fi *fileInstrumenter) divGuard(fn *function, y ast.Expr) {
-	if fi.hard || fi.info.Types[y].Value != nil || valueKind(fi.info.TypeOf(y)) != 'i' {
+func (fi *fileInstrumenter) divGuard(fn *Function, y ast.Expr) {
+	if fi.hard || fi.info.Types[y].Value != nil || ValueKind(fi.info.TypeOf(y)) != 'i' {
 		return
 	}
 	typ, ok := fi.typeArg(y, fi.info.TypeOf(y))
 	if !ok {
 		return
 	}
-	st := fi.site(kindGuard, fn, y, fi.info.TypeOf(y))
-	st.guard, st.bounds = guardDiv, []ast.Expr{y}
+	st := fi.site(KindGuard, fn, y, fi.info.TypeOf(y))
+	st.Guard, st.Bounds = GuardDiv, []ast.Expr{y}
 	fi.model(fn, y, true)
-	fi.surround(y, fmt.Sprintf("%s%d, ", fi.call("Div", typ), st.id), ")")
+	fi.surround(y, fmt.Sprintf("%s%d, ", fi.call("Div", typ), st.Id), ")")
 }
 
 // surround puts text around e, outside any wrapping of e itself.
@@ -1749,7 +1750,7 @@ func pure(info *types.Info, e ast.Expr) bool {
 				ok = false
 			}
 		case *ast.CallExpr:
-			if isConversion(info, n) {
+			if IsConversion(info, n) {
 				break
 			}
 			if id, isID := ast.Unparen(n.Fun).(*ast.Ident); isID {

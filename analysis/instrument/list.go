@@ -17,7 +17,7 @@ import (
 
 // listElem returns the element type of a list type, or nil: a slice of a
 // predeclared integer type other than byte, or of a record type.
-func listElem(t types.Type) types.Type {
+func ListElem(t types.Type) types.Type {
 	if t == nil {
 		return nil
 	}
@@ -25,7 +25,7 @@ func listElem(t types.Type) types.Type {
 	if !ok {
 		return nil
 	}
-	if isRecord(sl.Elem()) {
+	if IsRecord(sl.Elem()) {
 		return sl.Elem()
 	}
 	b, ok := types.Unalias(sl.Elem()).(*types.Basic)
@@ -36,11 +36,11 @@ func listElem(t types.Type) types.Type {
 }
 
 // isList reports whether t is a list type.
-func isList(t types.Type) bool { return listElem(t) != nil }
+func IsList(t types.Type) bool { return ListElem(t) != nil }
 
 // elemBytes is the size of one element of type elem in a recorded list.
-func elemBytes(elem types.Type) int64 {
-	if fs := recordFields(elem); fs != nil {
+func ElemBytes(elem types.Type) int64 {
+	if fs := RecordFields(elem); fs != nil {
 		return 8 * int64(len(fs))
 	}
 	return 8
@@ -48,59 +48,59 @@ func elemBytes(elem types.Type) int64 {
 
 // listLen is the number of elements of a recorded list (opaque: n is its
 // size in bytes).
-func listLen(v value, elem types.Type) int64 {
-	if v.opaque {
-		return v.n / elemBytes(elem)
+func ListLen(v Value, elem types.Type) int64 {
+	if v.Opaque {
+		return v.N / ElemBytes(elem)
 	}
-	return int64(len(v.s)) / elemBytes(elem)
+	return int64(len(v.S)) / ElemBytes(elem)
 }
 
 // listAt is element i of a recorded list: an integer normalised to its
 // type, or a record.
-func listAt(v value, i int64, elem types.Type) value {
-	n := elemBytes(elem)
-	if isRecord(elem) {
-		return value{s: v.s[i*n : (i+1)*n]}
+func ListAt(v Value, i int64, elem types.Type) Value {
+	n := ElemBytes(elem)
+	if IsRecord(elem) {
+		return Value{S: v.S[i*n : (i+1)*n]}
 	}
-	x := binary.LittleEndian.Uint64([]byte(v.s[i*n:]))
-	return value{n: normalize(elem, int64(x))}
+	x := binary.LittleEndian.Uint64([]byte(v.S[i*n:]))
+	return Value{N: Normalize(elem, int64(x))}
 }
 
 // elemRecord is the recorded bytes of an element value.
-func elemRecord(x value, elem types.Type) string {
-	if isRecord(elem) {
-		return x.s
+func ElemRecord(x Value, elem types.Type) string {
+	if IsRecord(elem) {
+		return x.S
 	}
-	return string(binary.LittleEndian.AppendUint64(nil, uint64(x.n)))
+	return string(binary.LittleEndian.AppendUint64(nil, uint64(x.N)))
 }
 
 // listOf is the recorded value of a list of the given elements.
-func listOf(elems []value, elem types.Type) value {
+func ListOf(elems []Value, elem types.Type) Value {
 	var b strings.Builder
 	for _, x := range elems {
-		b.WriteString(elemRecord(x, elem))
+		b.WriteString(ElemRecord(x, elem))
 	}
-	return value{s: b.String()}
+	return Value{S: b.String()}
 }
 
 // listItems decodes a recorded list.
-func listItems(v value, elem types.Type) []value {
-	out := make([]value, listLen(v, elem))
+func ListItems(v Value, elem types.Type) []Value {
+	out := make([]Value, ListLen(v, elem))
 	for i := range out {
-		out[i] = listAt(v, int64(i), elem)
+		out[i] = ListAt(v, int64(i), elem)
 	}
 	return out
 }
 
 // renderList prints a list of type t as a composite literal.
-func renderList(t types.Type, v value) string {
-	elem := listElem(t)
-	if v.opaque {
-		return "(" + strconv.FormatInt(listLen(v, elem), 10) + " elements)"
+func renderList(t types.Type, v Value) string {
+	elem := ListElem(t)
+	if v.Opaque {
+		return "(" + strconv.FormatInt(ListLen(v, elem), 10) + " elements)"
 	}
 	var parts []string
-	for _, x := range listItems(v, elem) {
-		parts = append(parts, renderValue(elem, x))
+	for _, x := range ListItems(v, elem) {
+		parts = append(parts, RenderValue(elem, x))
 	}
 	name := elem.String()
 	if n, ok := types.Unalias(elem).(*types.Named); ok {
@@ -110,7 +110,7 @@ func renderList(t types.Type, v value) string {
 }
 
 // isAppend recognises a call of the builtin append.
-func isAppend(info *types.Info, call *ast.CallExpr) bool {
+func IsAppend(info *types.Info, call *ast.CallExpr) bool {
 	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
 	if !ok {
 		return false
@@ -224,7 +224,7 @@ func safeListUse(info *types.Info, id *ast.Ident, parents []ast.Node, v *types.V
 			if readOnlyCall(info, p) {
 				return true
 			}
-			if isAppend(info, p) && len(p.Args) > 0 {
+			if IsAppend(info, p) && len(p.Args) > 0 {
 				if p.Args[0] != child {
 					return p.Ellipsis.IsValid() // append(x, v...) copies v's elements
 				}
@@ -260,7 +260,7 @@ func freshAssign(info *types.Info, as *ast.AssignStmt, lhs ast.Node) bool {
 		}
 		switch ast.Unparen(as.Rhs[j]).(type) {
 		case *ast.Ident, *ast.SelectorExpr, *ast.SliceExpr, *ast.IndexExpr, *ast.StarExpr:
-			return isNil(info, as.Rhs[j])
+			return IsNil(info, as.Rhs[j])
 		}
 		return true
 	}
@@ -270,14 +270,14 @@ func freshAssign(info *types.Info, as *ast.AssignStmt, lhs ast.Node) bool {
 // readOnlyCall reports whether a call only reads a slice or map given to
 // it: len, the checks' comparisons, printing.
 func readOnlyCall(info *types.Info, call *ast.CallExpr) bool {
-	if _, ok := builtinLenOf(info, call); ok {
+	if _, ok := BuiltinLenOf(info, call); ok {
 		return true
 	}
-	return isEqualCall(info, call) || isDiffCall(info, call) || readsOnly(info, call)
+	return IsEqualCall(info, call) || isDiffCall(info, call) || readsOnly(info, call)
 }
 
 // builtinLenOf recognises len(x).
-func builtinLenOf(info *types.Info, call *ast.CallExpr) (string, bool) {
+func BuiltinLenOf(info *types.Info, call *ast.CallExpr) (string, bool) {
 	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
 	if !ok || len(call.Args) != 1 {
 		return "", false
@@ -291,14 +291,14 @@ func builtinLenOf(info *types.Info, call *ast.CallExpr) (string, bool) {
 
 // isAggregate reports whether t is a list, record or map type: recorded
 // as the bytes of its elements, fields or entries.
-func isAggregate(t types.Type) bool { return isList(t) || isRecord(t) || isMap(t) }
+func IsAggregate(t types.Type) bool { return IsList(t) || IsRecord(t) || IsMap(t) }
 
 // isSeqStore reports whether b[i] = v on a local of type t is followed
 // by the formula: a byte slice or a list.
-func isSeqStore(t types.Type) bool { return valueKind(t) == 'y' || isList(t) || isMap(t) }
+func IsSeqStore(t types.Type) bool { return ValueKind(t) == 'y' || IsList(t) || IsMap(t) }
 
 // fieldStore reports whether x.f = v stores into a tracked record local.
-func fieldStore(info *types.Info, fn *function, lhs ast.Expr) (*types.Var, bool) {
+func FieldStore(info *types.Info, fn *Function, lhs ast.Expr) (*types.Var, bool) {
 	sel, ok := ast.Unparen(lhs).(*ast.SelectorExpr)
 	if !ok {
 		return nil, false
@@ -308,7 +308,7 @@ func fieldStore(info *types.Info, fn *function, lhs ast.Expr) (*types.Var, bool)
 		return nil, false
 	}
 	v, ok := info.ObjectOf(id).(*types.Var)
-	if !ok || !fn.tracked[v] || !isRecord(v.Type()) || fieldIndex(v.Type(), sel.Sel.Name) < 0 {
+	if !ok || !fn.Tracked[v] || !IsRecord(v.Type()) || FieldIndex(v.Type(), sel.Sel.Name) < 0 {
 		return nil, false
 	}
 	return v, true
@@ -317,7 +317,7 @@ func fieldStore(info *types.Info, fn *function, lhs ast.Expr) (*types.Var, bool)
 // listLitModelled reports whether the formula builds a composite literal:
 // a list without keys.
 func listLitModelled(info *types.Info, e *ast.CompositeLit) bool {
-	if !isList(info.TypeOf(e)) {
+	if !IsList(info.TypeOf(e)) {
 		return false
 	}
 	for _, el := range e.Elts {
@@ -330,14 +330,14 @@ func listLitModelled(info *types.Info, e *ast.CompositeLit) bool {
 
 // listCallModelled reports whether the formula builds a call on lists:
 // append to a list (of elements, or of a list spread), len of a list.
-func listCallModelled(info *types.Info, fn *function, e *ast.CallExpr) bool {
-	if isAppend(info, e) && len(e.Args) > 0 && listOperand(info, fn, e.Args[0]) {
+func listCallModelled(info *types.Info, fn *Function, e *ast.CallExpr) bool {
+	if IsAppend(info, e) && len(e.Args) > 0 && listOperand(info, fn, e.Args[0]) {
 		if e.Ellipsis.IsValid() {
 			return len(e.Args) == 2 && listOperand(info, fn, e.Args[1])
 		}
 		return true
 	}
-	if _, ok := builtinLenOf(info, e); ok {
+	if _, ok := BuiltinLenOf(info, e); ok {
 		return listOperand(info, fn, e.Args[0]) || mapOperand(info, fn, e.Args[0])
 	}
 	return false
@@ -347,11 +347,11 @@ func listCallModelled(info *types.Info, fn *function, e *ast.CallExpr) bool {
 // own terms: a tracked list local or a modelled literal. Another list (a
 // field, a global) stays a recorded leaf where it is used, so that an
 // element read records the element, not the whole list.
-func listOperand(info *types.Info, fn *function, x ast.Expr) bool {
+func listOperand(info *types.Info, fn *Function, x ast.Expr) bool {
 	switch x := ast.Unparen(x).(type) {
 	case *ast.Ident:
 		v, ok := info.ObjectOf(x).(*types.Var)
-		return ok && isList(v.Type()) && fn.tracked[v]
+		return ok && IsList(v.Type()) && fn.Tracked[v]
 	case *ast.CompositeLit:
 		return listLitModelled(info, x)
 	}
@@ -360,11 +360,11 @@ func listOperand(info *types.Info, fn *function, x ast.Expr) bool {
 
 // untrackAliasedLists leaves to their recorded values the list locals of
 // fn whose uses could make another reference to their elements.
-func (fi *fileInstrumenter) untrackAliasedLists(fn *function, body *ast.BlockStmt) {
-	for v := range fn.tracked {
-		if isList(v.Type()) && !listUsesSafe(fi.info, body, v) || isRecord(v.Type()) && !recordUsesSafe(fi.info, body, v) ||
-			isMap(v.Type()) && !mapUsesSafe(fi.info, body, v) {
-			delete(fn.tracked, v)
+func (fi *fileInstrumenter) untrackAliasedLists(fn *Function, body *ast.BlockStmt) {
+	for v := range fn.Tracked {
+		if IsList(v.Type()) && !listUsesSafe(fi.info, body, v) || IsRecord(v.Type()) && !recordUsesSafe(fi.info, body, v) ||
+			IsMap(v.Type()) && !mapUsesSafe(fi.info, body, v) {
+			delete(fn.Tracked, v)
 		}
 	}
 }

@@ -16,7 +16,7 @@ import (
 
 // mapTypes returns the key and value types of a map type the formula
 // models, or nils.
-func mapTypes(t types.Type) (key, elem types.Type) {
+func MapTypes(t types.Type) (key, elem types.Type) {
 	if t == nil {
 		return nil, nil
 	}
@@ -36,80 +36,80 @@ func mapTypes(t types.Type) (key, elem types.Type) {
 }
 
 // isMap reports whether t is a map type the formula models.
-func isMap(t types.Type) bool { k, _ := mapTypes(t); return k != nil }
+func IsMap(t types.Type) bool { k, _ := MapTypes(t); return k != nil }
 
 // mapEntry is one entry of a recorded map.
-type mapEntry struct{ key, val value }
+type MapEntry struct{ Key, Val Value }
 
 // mapEntries decodes a recorded map of type t.
-func mapEntries(v value, t types.Type) []mapEntry {
-	kt, vt := mapTypes(t)
-	var out []mapEntry
-	for i := 0; i+16 <= len(v.s); i += 16 {
-		k := int64(binary.LittleEndian.Uint64([]byte(v.s[i:])))
-		x := int64(binary.LittleEndian.Uint64([]byte(v.s[i+8:])))
-		val := value{n: normalize(vt, x)}
-		if valueKind(vt) == 'b' {
-			val = boolValue(x != 0)
+func MapEntries(v Value, t types.Type) []MapEntry {
+	kt, vt := MapTypes(t)
+	var out []MapEntry
+	for i := 0; i+16 <= len(v.S); i += 16 {
+		k := int64(binary.LittleEndian.Uint64([]byte(v.S[i:])))
+		x := int64(binary.LittleEndian.Uint64([]byte(v.S[i+8:])))
+		val := Value{N: Normalize(vt, x)}
+		if ValueKind(vt) == 'b' {
+			val = BoolValue(x != 0)
 		}
-		out = append(out, mapEntry{value{n: normalize(kt, k)}, val})
+		out = append(out, MapEntry{Value{N: Normalize(kt, k)}, val})
 	}
 	return out
 }
 
 // mapOf is the recorded value of a map of the given entries (keys
 // distinct), in the trace's order.
-func mapOf(entries []mapEntry) value {
-	sorted := append([]mapEntry(nil), entries...)
-	sort.Slice(sorted, func(i, j int) bool { return uint64(sorted[i].key.n) < uint64(sorted[j].key.n) })
+func MapOf(entries []MapEntry) Value {
+	sorted := append([]MapEntry(nil), entries...)
+	sort.Slice(sorted, func(i, j int) bool { return uint64(sorted[i].Key.N) < uint64(sorted[j].Key.N) })
 	var b strings.Builder
 	for _, e := range sorted {
-		b.Write(binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(nil, uint64(e.key.n)), uint64(e.val.n)))
+		b.Write(binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(nil, uint64(e.Key.N)), uint64(e.Val.N)))
 	}
-	return value{s: b.String()}
+	return Value{S: b.String()}
 }
 
 // mapGet looks a key up in a recorded map: its value and presence.
-func mapGet(v value, t types.Type, k value) (value, bool) {
-	for _, e := range mapEntries(v, t) {
-		if e.key == k {
-			return e.val, true
+func MapGet(v Value, t types.Type, k Value) (Value, bool) {
+	for _, e := range MapEntries(v, t) {
+		if e.Key == k {
+			return e.Val, true
 		}
 	}
-	return value{}, false
+	return Value{}, false
 }
 
 // mapSet is a recorded map with k set to x.
-func mapSet(v value, t types.Type, k, x value) value {
-	entries := mapEntries(v, t)
+func MapSet(v Value, t types.Type, k, x Value) Value {
+	entries := MapEntries(v, t)
 	for i := range entries {
-		if entries[i].key == k {
-			entries[i].val = x
-			return mapOf(entries)
+		if entries[i].Key == k {
+			entries[i].Val = x
+			return MapOf(entries)
 		}
 	}
-	return mapOf(append(entries, mapEntry{k, x}))
+	return MapOf(append(entries, MapEntry{k, x}))
 }
 
 // renderMap prints a map as a composite literal.
-func renderMap(t types.Type, v value) string {
-	kt, vt := mapTypes(t)
+func renderMap(t types.Type, v Value) string {
+	kt, vt := MapTypes(t)
 	var parts []string
-	for _, e := range mapEntries(v, t) {
-		parts = append(parts, renderValue(kt, e.key)+": "+renderValue(vt, e.val))
+	for _, e := range MapEntries(v, t) {
+		parts = append(parts, RenderValue(kt, e.Key)+": "+RenderValue(vt, e.Val))
 	}
 	return "map[" + kt.String() + "]" + vt.String() + "{" + strings.Join(parts, ", ") + "}"
 }
 
 // mapOperand reports whether the formula reads a map operand from its own
 // terms: a tracked map local.
-func mapOperand(info *types.Info, fn *function, x ast.Expr) bool {
+func mapOperand(info *types.Info, fn *Function, x ast.Expr) bool {
 	id, ok := ast.Unparen(x).(*ast.Ident)
 	if !ok {
 		return false
 	}
 	v, ok := info.ObjectOf(id).(*types.Var)
-	return ok && isMap(v.Type()) && fn.tracked[v]
+	return ok && IsMap(v.Type()) && fn.Tracked[v]
 }
 
 // mapUsesSafe reports whether every use of the map local v in body keeps

@@ -10,16 +10,16 @@ import (
 // only just before the operation panics, that of a panic statement
 // whenever it is reached; the last one counts when the output shows a
 // panic of its kind (an earlier one may have been recovered).
-func panicAt(prog *program, run *runResult) int {
-	if run.passed || !strings.Contains(run.output, "panic: ") {
+func PanicAt(prog *Program, run *RunResult) int {
+	if run.Passed || !strings.Contains(run.Output, "panic: ") {
 		return -1
 	}
-	for i := len(run.trace) - 1; i >= 0; i-- {
-		ev := run.trace[i]
-		if ev.site < 0 || int(ev.site) >= len(prog.sites) || prog.sites[ev.site].kind != kindGuard {
+	for i := len(run.Trace) - 1; i >= 0; i-- {
+		ev := run.Trace[i]
+		if ev.Site < 0 || int(ev.Site) >= len(prog.Sites) || prog.Sites[ev.Site].Kind != KindGuard {
 			continue
 		}
-		if !panicShown(prog.sites[ev.site].guard, run.output) {
+		if !panicShown(prog.Sites[ev.Site].Guard, run.Output) {
 			return -1
 		}
 		return i

@@ -19,7 +19,7 @@ import (
 // The operand is evaluated once, as before, so it need not be pure; the
 // wrapped expression keeps its type (Nil is generic) and stays addressable
 // (a dereference of a pointer is).
-func (fi *fileInstrumenter) nilGuard(fn *function, e ast.Expr) {
+func (fi *fileInstrumenter) nilGuard(fn *Function, e ast.Expr) {
 	if fi.hard {
 		return
 	}
@@ -55,15 +55,15 @@ func (fi *fileInstrumenter) nilGuard(fn *function, e ast.Expr) {
 		return
 	}
 	tv, ok := fi.info.Types[x]
-	if !ok || !tv.IsValue() || tv.Value != nil || isNil(fi.info, x) {
+	if !ok || !tv.IsValue() || tv.Value != nil || IsNil(fi.info, x) {
 		return
 	}
 	if _, ptr := tv.Type.Underlying().(*types.Pointer); !ptr {
 		return
 	}
-	st := fi.site(kindGuard, fn, e, nil)
-	st.guard = guardNil
-	fi.surround(x, fmt.Sprintf("%s%d, ", fi.call("Nil", ""), st.id), ")")
+	st := fi.site(KindGuard, fn, e, nil)
+	st.Guard = guardNil
+	fi.surround(x, fmt.Sprintf("%s%d, ", fi.call("Nil", ""), st.Id), ")")
 }
 
 // rangeUnevaluated reports whether a range statement does not evaluate
@@ -94,7 +94,7 @@ func rangeUnevaluated(info *types.Info, s *ast.RangeStmt) bool {
 // v, m[k]++) through the runtime's NilMap, which records a guard event
 // only when the map is nil. A map index expression is assignable whatever
 // its map operand is.
-func (fi *fileInstrumenter) mapWriteGuard(fn *function, lhs ast.Expr) {
+func (fi *fileInstrumenter) mapWriteGuard(fn *Function, lhs ast.Expr) {
 	if fi.hard {
 		return
 	}
@@ -109,16 +109,16 @@ func (fi *fileInstrumenter) mapWriteGuard(fn *function, lhs ast.Expr) {
 	if _, isMap := tv.Type.Underlying().(*types.Map); !isMap {
 		return // a type parameter's core type is left alone
 	}
-	st := fi.site(kindGuard, fn, lhs, nil)
-	st.guard = guardMap
-	fi.surround(ix.X, fmt.Sprintf("%s%d, ", fi.call("NilMap", ""), st.id), ")")
+	st := fi.site(KindGuard, fn, lhs, nil)
+	st.Guard = guardMap
+	fi.surround(ix.X, fmt.Sprintf("%s%d, ", fi.call("NilMap", ""), st.Id), ")")
 }
 
 // panicGuard records that an explicit call of the builtin panic in
 // non-test code is reached: its argument passes through the runtime's
 // Panic, which records a guard event and returns it (panic's parameter is
 // an interface{} too, so the value panicked with is the same).
-func (fi *fileInstrumenter) panicGuard(fn *function, call *ast.CallExpr) {
+func (fi *fileInstrumenter) panicGuard(fn *Function, call *ast.CallExpr) {
 	if fi.hard || len(call.Args) != 1 || call.Ellipsis.IsValid() {
 		return
 	}
@@ -129,7 +129,7 @@ func (fi *fileInstrumenter) panicGuard(fn *function, call *ast.CallExpr) {
 	if b, ok := fi.info.Uses[id].(*types.Builtin); !ok || b.Name() != "panic" {
 		return
 	}
-	st := fi.site(kindGuard, fn, call, nil)
-	st.guard = guardPanic
-	fi.surround(call.Args[0], fmt.Sprintf("%s%d, ", fi.call("Panic", ""), st.id), ")")
+	st := fi.site(KindGuard, fn, call, nil)
+	st.Guard = guardPanic
+	fi.surround(call.Args[0], fmt.Sprintf("%s%d, ", fi.call("Panic", ""), st.Id), ")")
 }

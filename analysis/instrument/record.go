@@ -20,7 +20,7 @@ import (
 const maxRecordFields = 16
 
 // recordFields returns the fields of a record type, or nil.
-func recordFields(t types.Type) []*types.Var {
+func RecordFields(t types.Type) []*types.Var {
 	if t == nil {
 		return nil
 	}
@@ -41,29 +41,29 @@ func recordFields(t types.Type) []*types.Var {
 }
 
 // isRecord reports whether t is a record type.
-func isRecord(t types.Type) bool { return recordFields(t) != nil }
+func IsRecord(t types.Type) bool { return RecordFields(t) != nil }
 
 // fieldBits is the width of a record field's bits.
-func fieldBits(t types.Type) uint {
-	if valueKind(t) == 'b' {
+func FieldBits(t types.Type) uint {
+	if ValueKind(t) == 'b' {
 		return 1
 	}
-	n, _ := bits(t)
+	n, _ := Bits(t)
 	return n
 }
 
 // recordBits is the width of a record type's bit-vector.
-func recordBits(t types.Type) uint {
+func RecordBits(t types.Type) uint {
 	var n uint
-	for _, f := range recordFields(t) {
-		n += fieldBits(f.Type())
+	for _, f := range RecordFields(t) {
+		n += FieldBits(f.Type())
 	}
 	return n
 }
 
 // fieldIndex is the index of the field named name in record type t, or -1.
-func fieldIndex(t types.Type, name string) int {
-	for i, f := range recordFields(t) {
+func FieldIndex(t types.Type, name string) int {
+	for i, f := range RecordFields(t) {
 		if f.Name() == name {
 			return i
 		}
@@ -72,42 +72,42 @@ func fieldIndex(t types.Type, name string) int {
 }
 
 // recordField is field i of a recorded record.
-func recordField(v value, i int, t types.Type) value {
-	if len(v.s) < 8*(i+1) {
-		return value{}
+func RecordField(v Value, i int, t types.Type) Value {
+	if len(v.S) < 8*(i+1) {
+		return Value{}
 	}
-	x := int64(binary.LittleEndian.Uint64([]byte(v.s[8*i:])))
-	if valueKind(t) == 'b' {
-		return boolValue(x != 0)
+	x := int64(binary.LittleEndian.Uint64([]byte(v.S[8*i:])))
+	if ValueKind(t) == 'b' {
+		return BoolValue(x != 0)
 	}
-	return value{n: normalize(t, x)}
+	return Value{N: Normalize(t, x)}
 }
 
 // withField is a recorded record with field i replaced.
-func withField(v value, i int, x value) value {
-	buf := []byte(v.s)
-	binary.LittleEndian.PutUint64(buf[8*i:], uint64(x.n))
-	return value{s: string(buf)}
+func WithField(v Value, i int, x Value) Value {
+	buf := []byte(v.S)
+	binary.LittleEndian.PutUint64(buf[8*i:], uint64(x.N))
+	return Value{S: string(buf)}
 }
 
 // recordOf is the recorded value of a record of the given fields.
-func recordOf(fields []value) value {
+func RecordOf(fields []Value) Value {
 	buf := make([]byte, 8*len(fields))
 	for i, f := range fields {
-		binary.LittleEndian.PutUint64(buf[8*i:], uint64(f.n))
+		binary.LittleEndian.PutUint64(buf[8*i:], uint64(f.N))
 	}
-	return value{s: string(buf)}
+	return Value{S: string(buf)}
 }
 
 // renderRecord prints a record as a composite literal.
-func renderRecord(t types.Type, v value) string {
+func renderRecord(t types.Type, v Value) string {
 	name := "struct"
 	if n, ok := types.Unalias(t).(*types.Named); ok {
 		name = n.Obj().Name()
 	}
 	var parts []string
-	for i, f := range recordFields(t) {
-		parts = append(parts, f.Name()+": "+renderValue(f.Type(), recordField(v, i, f.Type())))
+	for i, f := range RecordFields(t) {
+		parts = append(parts, f.Name()+": "+RenderValue(f.Type(), RecordField(v, i, f.Type())))
 	}
 	return name + "{" + strings.Join(parts, ", ") + "}"
 }
@@ -115,14 +115,14 @@ func renderRecord(t types.Type, v value) string {
 // recordOperand reports whether the formula reads a record operand from
 // its own terms: a tracked record local, an element of a list operand, a
 // literal.
-func recordOperand(info *types.Info, fn *function, x ast.Expr) bool {
-	if !isRecord(info.TypeOf(x)) {
+func recordOperand(info *types.Info, fn *Function, x ast.Expr) bool {
+	if !IsRecord(info.TypeOf(x)) {
 		return false
 	}
 	switch x := ast.Unparen(x).(type) {
 	case *ast.Ident:
 		v, ok := info.ObjectOf(x).(*types.Var)
-		return ok && fn.tracked[v]
+		return ok && fn.Tracked[v]
 	case *ast.IndexExpr:
 		return listOperand(info, fn, x.X) && isIndex(info.TypeOf(x.Index))
 	case *ast.CompositeLit:
@@ -133,7 +133,7 @@ func recordOperand(info *types.Info, fn *function, x ast.Expr) bool {
 
 // fieldRead reports whether the formula builds x.f: a field of a record
 // operand.
-func fieldRead(info *types.Info, fn *function, e *ast.SelectorExpr) bool {
+func fieldRead(info *types.Info, fn *Function, e *ast.SelectorExpr) bool {
 	sel, ok := info.Selections[e]
 	return ok && sel.Kind() == types.FieldVal && len(sel.Index()) == 1 && recordOperand(info, fn, e.X)
 }
@@ -141,7 +141,7 @@ func fieldRead(info *types.Info, fn *function, e *ast.SelectorExpr) bool {
 // recordLitModelled reports whether the formula builds a composite
 // literal of a record type (keyed or not).
 func recordLitModelled(info *types.Info, e *ast.CompositeLit) bool {
-	return isRecord(info.TypeOf(e))
+	return IsRecord(info.TypeOf(e))
 }
 
 // recordUsesSafe reports whether every use of the record local v in body

@@ -11,8 +11,8 @@ import (
 
 // forcible are the site kinds whose recorded value a forced run can
 // replace: an expression recorded by one of them needs no value site.
-var forcible = map[siteKind]bool{kindAssign: true, kindIncDec: true, kindCond: true, kindReturn: true, kindArg: true,
-	kindLeaf: true, kindTag: true, kindResult: true, kindValue: true}
+var Forcible = map[siteKind]bool{KindAssign: true, KindIncDec: true, KindCond: true, KindReturn: true, KindArg: true,
+	KindLeaf: true, KindTag: true, KindResult: true, KindValue: true}
 
 // valueSites gives value replacement what the formula's sites leave out:
 // in non-test code, every right-hand side, returned value, switch tag and
@@ -26,9 +26,9 @@ func (fi *fileInstrumenter) valueSites(f *ast.File) {
 		return
 	}
 	have := map[ast.Expr]bool{}
-	for _, s := range fi.prog.sites {
-		if s.file == fi.rel && s.expr != nil && forcible[s.kind] {
-			have[s.expr] = true
+	for _, s := range fi.prog.Sites {
+		if s.File == fi.rel && s.Expr != nil && Forcible[s.Kind] {
+			have[s.Expr] = true
 		}
 	}
 	for _, d := range f.Decls {
@@ -36,7 +36,7 @@ func (fi *fileInstrumenter) valueSites(f *ast.File) {
 		if !ok || fd.Body == nil {
 			continue
 		}
-		fn := fi.prog.funcs[fi.prog.funcKey(fd.Name.Pos())]
+		fn := fi.prog.Funcs[fi.prog.funcKey(fd.Name.Pos())]
 		sig, _ := fi.info.Defs[fd.Name].Type().(*types.Signature)
 		fi.valuesIn(fn, sig, fd.Body, have)
 	}
@@ -44,7 +44,7 @@ func (fi *fileInstrumenter) valueSites(f *ast.File) {
 
 // valuesIn adds the value sites of one function body; function literals
 // inside are functions of their own.
-func (fi *fileInstrumenter) valuesIn(fn *function, sig *types.Signature, body *ast.BlockStmt, have map[ast.Expr]bool) {
+func (fi *fileInstrumenter) valuesIn(fn *Function, sig *types.Signature, body *ast.BlockStmt, have map[ast.Expr]bool) {
 	// A select case's receive and a type switch's x.(type) must stay what
 	// they are: their statements get no value site.
 	fixed := map[ast.Stmt]bool{}
@@ -57,14 +57,14 @@ func (fi *fileInstrumenter) valuesIn(fn *function, sig *types.Signature, body *a
 			fixed[n.Assign] = true
 		case *ast.FuncLit:
 			litSig, _ := fi.info.TypeOf(n).(*types.Signature)
-			fi.valuesIn(fi.prog.funcs[fi.prog.funcKey(n.Pos())], litSig, n.Body, have)
+			fi.valuesIn(fi.prog.Funcs[fi.prog.funcKey(n.Pos())], litSig, n.Body, have)
 			return false
 		case *ast.GoStmt, *ast.DeferStmt:
 			// The call runs later; only the literals inside are visited.
 			ast.Inspect(n, func(m ast.Node) bool {
 				if lit, ok := m.(*ast.FuncLit); ok {
 					litSig, _ := fi.info.TypeOf(lit).(*types.Signature)
-					fi.valuesIn(fi.prog.funcs[fi.prog.funcKey(lit.Pos())], litSig, lit.Body, have)
+					fi.valuesIn(fi.prog.Funcs[fi.prog.funcKey(lit.Pos())], litSig, lit.Body, have)
 					return false
 				}
 				return true
@@ -148,7 +148,7 @@ func (fi *fileInstrumenter) valuesIn(fn *function, sig *types.Signature, body *a
 					operands = operands[1:] // an untyped left operand takes its type from the context
 				}
 				for _, x := range operands {
-					if lit, ok := ast.Unparen(x).(*ast.BasicLit); ok && lit.Kind == token.INT && valueKind(fi.info.TypeOf(x)) == 'i' {
+					if lit, ok := ast.Unparen(x).(*ast.BasicLit); ok && lit.Kind == token.INT && ValueKind(fi.info.TypeOf(x)) == 'i' {
 						fi.valueSite(fn, x, fi.info.TypeOf(x), have)
 					}
 				}
@@ -194,8 +194,8 @@ func isArray(t types.Type) bool {
 
 // argValues adds a value site for each argument of a call that is not a
 // builtin's or a conversion's.
-func (fi *fileInstrumenter) argValues(fn *function, call *ast.CallExpr, have map[ast.Expr]bool) {
-	if isConversion(fi.info, call) {
+func (fi *fileInstrumenter) argValues(fn *Function, call *ast.CallExpr, have map[ast.Expr]bool) {
+	if IsConversion(fi.info, call) {
 		return
 	}
 	if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
@@ -238,7 +238,7 @@ func (fi *fileInstrumenter) argValues(fn *function, call *ast.CallExpr, have map
 // text (functions, channels). V is instantiated with e's type when e takes
 // it from where it stands (a constant, nil); an e whose type cannot be
 // spelled there is left alone.
-func (fi *fileInstrumenter) valueSite(fn *function, e ast.Expr, ctx types.Type, have map[ast.Expr]bool) {
+func (fi *fileInstrumenter) valueSite(fn *Function, e ast.Expr, ctx types.Type, have map[ast.Expr]bool) {
 	if fn == nil || have[e] || fi.info.Types[e].IsType() {
 		return
 	}
@@ -253,16 +253,16 @@ func (fi *fileInstrumenter) valueSite(fn *function, e ast.Expr, ctx types.Type, 
 		return
 	}
 	typ := ""
-	if fi.contextTyped(e) || isNil(fi.info, e) {
+	if fi.contextTyped(e) || IsNil(fi.info, e) {
 		if typ = fi.spellValue(t, e.Pos()); typ == "" {
 			return
 		}
 	}
 	have[e] = true
-	st := fi.site(kindValue, fn, e, t)
-	st.pkg = fi.pkg
+	st := fi.site(KindValue, fn, e, t)
+	st.Pkg = fi.pkg
 	span := fi.off(e.End()) - fi.off(e.Pos())
-	fi.add(testbuild.Edit{Off: fi.off(e.Pos()), Text: fi.call("V", typ) + strconv.Itoa(int(st.id)) + ", ", Span: span})
+	fi.add(testbuild.Edit{Off: fi.off(e.Pos()), Text: fi.call("V", typ) + strconv.Itoa(int(st.Id)) + ", ", Span: span})
 	fi.add(testbuild.Edit{Off: fi.off(e.End()), Text: ")", Close: true, Span: span + 1})
 }
 

@@ -37,24 +37,24 @@ const maxSummaryLine = 1 << 20
 // the first distinct values with their counts. Values of integer, float
 // and Boolean sites are their trace encoding in decimal; those of value
 // sites the runtime's text.
-type siteSummary struct {
-	last     instance
-	seq      int // trace events written before the last instance
-	value    string
-	distinct []string
-	counts   []int
+type SiteSummary struct {
+	Last     Instance
+	Seq      int // trace events written before the last instance
+	Value    string
+	Distinct []string
+	Counts   []int
 }
 
 // recordValues runs a leaf test with its value summary recorded, and with
 // its trace when trace is set.
-func (b *testBinary) recordValues(ctx context.Context, test string, trace bool) (*runResult, map[int32]*siteSummary, error) {
+func (b *TestBinary) RecordValues(ctx context.Context, test string, trace bool) (*RunResult, map[int32]*SiteSummary, error) {
 	path := filepath.Join(b.workDir, "values.txt")
 	os.Remove(path)
 	env := []string{valuesEnv + "=" + path}
 	if !trace {
-		env = append(env, traceEnv+"=")
+		env = append(env, TraceEnv+"=")
 	}
-	run, err := b.runEnv(ctx, test, nil, env)
+	run, err := b.RunEnv(ctx, test, nil, env)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -62,8 +62,8 @@ func (b *testBinary) recordValues(ctx context.Context, test string, trace bool) 
 	return run, sum, err
 }
 
-func readSummary(path string) (map[int32]*siteSummary, error) {
-	out := map[int32]*siteSummary{}
+func readSummary(path string) (map[int32]*SiteSummary, error) {
+	out := map[int32]*SiteSummary{}
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return out, nil
@@ -106,7 +106,7 @@ func readSummary(path string) (map[int32]*siteSummary, error) {
 				continue
 			}
 			s := summaryOf(out, int32(id))
-			s.last, s.seq, s.value = instance{int32(act), int32(local)}, seq, fields[5]
+			s.Last, s.Seq, s.Value = Instance{int32(act), int32(local)}, seq, fields[5]
 		case len(fields) >= 4 && fields[0] == "D":
 			fields = strings.SplitN(line, " ", 4)
 			id, err1 := strconv.ParseInt(fields[1], 10, 32)
@@ -115,8 +115,8 @@ func readSummary(path string) (map[int32]*siteSummary, error) {
 				continue
 			}
 			s := summaryOf(out, int32(id))
-			s.distinct = append(s.distinct, fields[3])
-			s.counts = append(s.counts, n)
+			s.Distinct = append(s.Distinct, fields[3])
+			s.Counts = append(s.Counts, n)
 		}
 	}
 	for id := range tooLong {
@@ -144,10 +144,10 @@ func nextLine(r *bufio.Reader, max int) (line []byte, long bool, err error) {
 	}
 }
 
-func summaryOf(m map[int32]*siteSummary, id int32) *siteSummary {
+func summaryOf(m map[int32]*SiteSummary, id int32) *SiteSummary {
 	s := m[id]
 	if s == nil {
-		s = &siteSummary{}
+		s = &SiteSummary{}
 		m[id] = s
 	}
 	return s
@@ -155,11 +155,11 @@ func summaryOf(m map[int32]*siteSummary, id int32) *siteSummary {
 
 // trialOutcome is what a batch of trials came to.
 type trialOutcome struct {
-	passed []bool // one per trial that ended, in order
+	Passed []bool // one per trial that ended, in order
 	// untrusted says the process's repetitions cannot stand for fresh
 	// runs: two overlapped (a parallel test), or the unforced repetition
 	// that closes the batch passed.
-	untrusted bool
+	Untrusted bool
 }
 
 // runTrials runs a leaf test once per trial in one process (-test.count),
@@ -169,8 +169,8 @@ type trialOutcome struct {
 // trialSite. A repetition that does not end within perTrial, or takes the
 // process down, fails; the trials after it are not run (len(passed) says
 // how many were).
-func (b *testBinary) runTrials(ctx context.Context, test string, trialSite int32, trials [][]forcedValue, perTrial time.Duration) (trialOutcome, error) {
-	b.runs++
+func (b *TestBinary) RunTrials(ctx context.Context, test string, trialSite int32, trials [][]ForcedValue, perTrial time.Duration) (trialOutcome, error) {
+	b.Runs++
 	trialsPath := filepath.Join(b.workDir, "trials.json")
 	logPath := filepath.Join(b.workDir, "trials.log")
 	os.Remove(logPath)
@@ -183,7 +183,7 @@ func (b *testBinary) runTrials(ctx context.Context, test string, trialSite int32
 	}
 	// The trace goes nowhere, but its event bound still stops a forced
 	// value sent astray (the runtime counts events per trial).
-	env := []string{traceEnv + "=" + os.DevNull, maxEventsEnv + "=" + strconv.Itoa(maxTraceEvents),
+	env := []string{TraceEnv + "=" + os.DevNull, maxEventsEnv + "=" + strconv.Itoa(MaxTraceEvents),
 		trialsEnv + "=" + trialsPath, trialSiteEnv + "=" + strconv.Itoa(int(trialSite)), trialLogEnv + "=" + logPath}
 	n := len(trials) + 1
 	args := []string{"-test.run=" + testbuild.TestPattern(test), "-test.count=" + strconv.Itoa(n), "-test.timeout=0"}
@@ -200,9 +200,9 @@ func (b *testBinary) runTrials(ctx context.Context, test string, trialSite int32
 		}
 	})
 	defer watchdog.Stop()
-	left := time.Until(b.deadline)
-	if !b.deadline.IsZero() && left <= 0 {
-		return trialOutcome{}, errBudget
+	left := time.Until(b.Deadline)
+	if !b.Deadline.IsZero() && left <= 0 {
+		return trialOutcome{}, ErrBudget
 	}
 	p, err := b.mod.Start(ctx, testbuild.RunConfig{Binary: b.bin.Path, Package: b.bin.Package.ImportPath, Dir: b.bin.Package.Dir,
 		Args: args, Env: env, OnEvent: func(ev testbuild.Event) {
@@ -221,7 +221,7 @@ func (b *testBinary) runTrials(ctx context.Context, test string, trialSite int32
 	proc = p
 	mu.Unlock()
 	var budget *time.Timer
-	if !b.deadline.IsZero() {
+	if !b.Deadline.IsZero() {
 		budget = time.AfterFunc(left, p.Kill)
 		defer budget.Stop()
 	}
@@ -233,36 +233,36 @@ func (b *testBinary) runTrials(ctx context.Context, test string, trialSite int32
 		return trialOutcome{}, err
 	}
 	mu.Lock()
-	out := trialOutcome{passed: verdicts}
+	out := trialOutcome{Passed: verdicts}
 	mu.Unlock()
-	if res.Killed && !b.deadline.IsZero() && !time.Now().Before(b.deadline) {
-		return out, errBudget // the trial running when the budget ended has no verdict
+	if res.Killed && !b.Deadline.IsZero() && !time.Now().Before(b.Deadline) {
+		return out, ErrBudget // the trial running when the budget ended has no verdict
 	}
 	if err := environmentFailure(test, res.KilledOutside(), res.ExitCode, res.Output(test)+res.Output("")); err != nil {
 		return trialOutcome{}, err
 	}
-	ran := len(out.passed)
+	ran := len(out.Passed)
 	if ran < n {
 		// The repetition running when the process ended failed.
-		out.passed = append(out.passed, false)
+		out.Passed = append(out.Passed, false)
 		ran++
 	}
-	if len(out.passed) == n {
-		out.untrusted = out.passed[n-1] // the unforced repetition passed
-		out.passed = out.passed[:n-1]
+	if len(out.Passed) == n {
+		out.Untrusted = out.Passed[n-1] // the unforced repetition passed
+		out.Passed = out.Passed[:n-1]
 	}
 	// Every repetition must have started a trial: one that did not (the
 	// test function is not instrumented) ran with nothing forced.
 	log, _ := os.ReadFile(logPath)
 	if strings.Contains(string(log), "overlap") || strings.Count(string(log), "\n") < ran {
-		out.untrusted = true
+		out.Untrusted = true
 	}
 	return out, nil
 }
 
 // listTests lists the top-level tests of the binary.
-func (b *testBinary) listTests(ctx context.Context) ([]string, error) {
-	b.runs++
+func (b *TestBinary) ListTests(ctx context.Context) ([]string, error) {
+	b.Runs++
 	var mu sync.Mutex
 	var names []string
 	p, err := b.mod.Start(ctx, testbuild.RunConfig{Binary: b.bin.Path, Package: b.bin.Package.ImportPath, Dir: b.bin.Package.Dir,
@@ -280,9 +280,9 @@ func (b *testBinary) listTests(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	limit := b.timeout
-	if !b.deadline.IsZero() {
-		limit = min(limit, max(time.Until(b.deadline), 0))
+	limit := b.Timeout
+	if !b.Deadline.IsZero() {
+		limit = min(limit, max(time.Until(b.Deadline), 0))
 	}
 	timer := time.AfterFunc(limit, p.Kill)
 	defer timer.Stop()

@@ -6,32 +6,33 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/faultline-go/faultline/internal/testbuild"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // maxTraceEvents bounds a trace (the runtime stops recording there): a
 // forced value can make a loop run away, and such a run is not replayed.
-const maxTraceEvents = 200000
+const MaxTraceEvents = 200000
 
 // event is one recorded dynamic instance of a site. A string or byte
 // slice is recorded in str; opaque says it was too long to record, and
 // value holds its length alone.
-type event struct {
-	site   int32
-	inst   instance
-	value  int64
-	str    string
-	opaque bool
+type Event struct {
+	Site   int32
+	Inst   Instance
+	Value  int64
+	Str    string
+	Opaque bool
 }
 
 // forcedValue is a value the runtime substitutes at one dynamic instance:
 // Str for a string or byte slice, Value for any other.
-type forcedValue struct {
+type ForcedValue struct {
 	Site  int32   `json:"Site"`
 	Act   int32   `json:"Act"`
 	Local int32   `json:"Local"`
@@ -43,61 +44,61 @@ type forcedValue struct {
 }
 
 // runResult is one run of the leaf test.
-type runResult struct {
-	passed    bool
-	elapsed   time.Duration
-	truncated bool // the trace hit the runtime's event bound
-	trace     []event
-	output    string
-	memory    *testbuild.MemoryStop // set when the test memory bound stopped the run
+type RunResult struct {
+	Passed    bool
+	Elapsed   time.Duration
+	Truncated bool // the trace hit the runtime's event bound
+	Trace     []Event
+	Output    string
+	Memory    *testbuild.MemoryStop // set when the test memory bound stopped the run
 }
 
 // testBinary is an instrumented test binary and where its runs keep their
 // trace and forced values.
-type testBinary struct {
+type TestBinary struct {
 	mod      *testbuild.Module
 	bin      *testbuild.Binary
 	workDir  string
-	timeout  time.Duration
-	deadline time.Time // no run goes past it (zero: none)
-	runs     int
-	oneByOne bool     // value replacement runs each replacement in a process of its own
-	env      []string // added to every run's environment
+	Timeout  time.Duration
+	Deadline time.Time // no run goes past it (zero: none)
+	Runs     int
+	OneByOne bool     // value replacement runs each replacement in a process of its own
+	Env      []string // added to every run's environment
 }
 
 // errBudget stops the analysis of a test whose time budget ran out in the
 // middle of a phase (a run, the encoding of a trace).
-var errBudget = errors.New(noteBudget)
+var ErrBudget = errors.New(NoteBudget)
 
 // BudgetExhausted reports whether err is an analysis stopped by its time
 // budget, for callers that fall back to something cheaper.
-func BudgetExhausted(err error) bool { return errors.Is(err, errBudget) }
+func BudgetExhausted(err error) bool { return errors.Is(err, ErrBudget) }
 
 // noteBudget is the note of a test whose analysis the budget cut.
-const noteBudget = "time budget exhausted"
+const NoteBudget = "time budget exhausted"
 
 // buildTestBinary builds the package's instrumented test binary, or takes
 // the one built before from the same sources and instrumentation.
-func buildTestBinary(ctx context.Context, mod *testbuild.Module, keys *testbuild.Keys, prog *program, pkg *testbuild.Package, workDir string) (*testBinary, error) {
-	bin, err := mod.BuildTest(ctx, prog.overlay, pkg, nil, keys.TestBinary(pkg))
+func BuildTestBinary(ctx context.Context, mod *testbuild.Module, keys *testbuild.Keys, prog *Program, pkg *testbuild.Package, workDir string) (*TestBinary, error) {
+	bin, err := mod.BuildTest(ctx, prog.Overlay, pkg, nil, keys.TestBinary(pkg))
 	if err != nil {
 		return nil, fmt.Errorf("building the instrumented test binary of %s: %w", pkg.ImportPath, err)
 	}
-	return &testBinary{mod: mod, bin: bin, workDir: workDir, timeout: 20 * time.Second}, nil
+	return &TestBinary{mod: mod, bin: bin, workDir: workDir, Timeout: 20 * time.Second}, nil
 }
 
 // run runs one leaf test with the given values forced and reads its trace.
-func (b *testBinary) run(ctx context.Context, test string, force []forcedValue) (*runResult, error) {
-	return b.runEnv(ctx, test, force, nil)
+func (b *TestBinary) Run(ctx context.Context, test string, force []ForcedValue) (*RunResult, error) {
+	return b.RunEnv(ctx, test, force, nil)
 }
 
 // runEnv is run with more of the runtime's environment (extra).
-func (b *testBinary) runEnv(ctx context.Context, test string, force []forcedValue, extra []string) (*runResult, error) {
-	b.runs++
+func (b *TestBinary) RunEnv(ctx context.Context, test string, force []ForcedValue, extra []string) (*RunResult, error) {
+	b.Runs++
 	tracePath := filepath.Join(b.workDir, "trace.txt")
 	forcePath := filepath.Join(b.workDir, "force.json")
 	os.Remove(tracePath)
-	env := append([]string{traceEnv + "=" + tracePath, maxEventsEnv + "=" + strconv.Itoa(maxTraceEvents)}, b.env...)
+	env := append([]string{TraceEnv + "=" + tracePath, maxEventsEnv + "=" + strconv.Itoa(MaxTraceEvents)}, b.Env...)
 	env = append(env, extra...)
 	if len(force) > 0 {
 		data, err := json.Marshal(force)
@@ -109,11 +110,11 @@ func (b *testBinary) runEnv(ctx context.Context, test string, force []forcedValu
 		}
 		env = append(env, forceEnv+"="+forcePath)
 	}
-	timeout := b.timeout
-	if !b.deadline.IsZero() {
-		left := time.Until(b.deadline)
+	timeout := b.Timeout
+	if !b.Deadline.IsZero() {
+		left := time.Until(b.Deadline)
 		if left <= 0 {
-			return nil, errBudget
+			return nil, ErrBudget
 		}
 		timeout = min(timeout, left)
 	}
@@ -121,19 +122,19 @@ func (b *testBinary) runEnv(ctx context.Context, test string, force []forcedValu
 	if err != nil {
 		return nil, fmt.Errorf("running %s: %w", test, err)
 	}
-	if out.Verdict == testbuild.Timeout && !b.deadline.IsZero() && !time.Now().Before(b.deadline) {
-		return nil, errBudget // killed by the budget, not by its own timeout
+	if out.Verdict == testbuild.Timeout && !b.Deadline.IsZero() && !time.Now().Before(b.Deadline) {
+		return nil, ErrBudget // killed by the budget, not by its own timeout
 	}
 	if err := environmentFailure(test, out.KilledOutside, out.ExitCode, out.Output); err != nil {
 		return nil, err
 	}
-	res := &runResult{passed: out.Passed, output: out.Output, elapsed: out.Elapsed}
-	res.memory = out.Memory
-	res.trace, err = readTrace(tracePath)
+	res := &RunResult{Passed: out.Passed, Output: out.Output, Elapsed: out.Elapsed}
+	res.Memory = out.Memory
+	res.Trace, err = readTrace(tracePath)
 	if err != nil {
 		return nil, err
 	}
-	res.truncated = len(res.trace) >= maxTraceEvents
+	res.Truncated = len(res.Trace) >= MaxTraceEvents
 	return res, nil
 }
 
@@ -143,20 +144,20 @@ func (b *testBinary) runEnv(ctx context.Context, test string, force []forcedValu
 // that recorded less.
 func environmentFailure(test string, killedOutside bool, exitCode int, output string) error {
 	if killedOutside {
-		return &environmentError{fmt.Sprintf("running %s: the test process was killed from outside", test)}
+		return &EnvironmentError{fmt.Sprintf("running %s: the test process was killed from outside", test)}
 	}
 	if exitCode != exitCannotRecord {
 		return nil
 	}
 	for line := range strings.Lines(output) {
 		if strings.HasPrefix(line, cannotRecordPrefix) {
-			return &environmentError{fmt.Sprintf("running %s: %s", test, strings.TrimSpace(line))}
+			return &EnvironmentError{fmt.Sprintf("running %s: %s", test, strings.TrimSpace(line))}
 		}
 	}
 	return nil
 }
 
-func readTrace(path string) ([]event, error) {
+func readTrace(path string) ([]Event, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -165,7 +166,7 @@ func readTrace(path string) ([]event, error) {
 		return nil, fmt.Errorf("reading the trace: %w", err)
 	}
 	defer f.Close()
-	var out []event
+	var out []Event
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -181,16 +182,16 @@ func readTrace(path string) ([]event, error) {
 		if err1 != nil || err2 != nil || err3 != nil {
 			continue
 		}
-		ev := event{site: int32(s), inst: instance{int32(act), int32(local)}}
+		ev := Event{Site: int32(s), Inst: Instance{int32(act), int32(local)}}
 		var err error
 		switch payload := fields[3]; {
 		case strings.HasPrefix(payload, `"`):
-			ev.str, err = strconv.Unquote(payload)
+			ev.Str, err = strconv.Unquote(payload)
 		case strings.HasPrefix(payload, "#"):
-			ev.value, err = strconv.ParseInt(payload[1:], 10, 64)
-			ev.opaque = true
+			ev.Value, err = strconv.ParseInt(payload[1:], 10, 64)
+			ev.Opaque = true
 		default:
-			ev.value, err = strconv.ParseInt(payload, 10, 64)
+			ev.Value, err = strconv.ParseInt(payload, 10, 64)
 		}
 		if err != nil {
 			continue
@@ -202,3 +203,10 @@ func readTrace(path string) ([]event, error) {
 	}
 	return out, nil
 }
+
+// environmentError is a failure of the machine's rather than the code's,
+// found where no system error says so: a test process killed by a signal
+// faultline did not send, a runtime that could not write its trace.
+type EnvironmentError struct{ msg string }
+
+func (e *EnvironmentError) Error() string { return e.msg }

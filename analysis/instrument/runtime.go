@@ -12,7 +12,7 @@ var runtimeFS embed.FS
 
 // Environment variables the runtime reads (see package faultlineagx).
 const (
-	traceEnv     = "FAULTLINE_AGX_TRACE"
+	TraceEnv     = "FAULTLINE_AGX_TRACE"
 	forceEnv     = "FAULTLINE_AGX_FORCE"
 	maxEventsEnv = "FAULTLINE_AGX_MAX_EVENTS"
 )

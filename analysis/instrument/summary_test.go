@@ -27,11 +27,11 @@ func TestReadSummaryLeavesOutOverlongValues(t *testing.T) {
 		t.Errorf("site 5, whose value is %d bytes, is in the summary", len(huge))
 	}
 	s3, s9 := sum[3], sum[9]
-	if s3 == nil || s3.value != "i7" || s3.last != (instance{1, 2}) || s3.seq != 10 ||
-		strings.Join(s3.distinct, ",") != "i7,i8" || s3.counts[0] != 2 || s3.counts[1] != 1 {
+	if s3 == nil || s3.Value != "i7" || s3.Last != (Instance{1, 2}) || s3.Seq != 10 ||
+		strings.Join(s3.Distinct, ",") != "i7,i8" || s3.Counts[0] != 2 || s3.Counts[1] != 1 {
 		t.Errorf("site 3 read as %+v", s3)
 	}
-	if s9 == nil || s9.value != "i1" || len(s9.distinct) != 1 {
+	if s9 == nil || s9.Value != "i1" || len(s9.Distinct) != 1 {
 		t.Errorf("site 9, after the long lines and without a final newline, read as %+v", s9)
 	}
 }

@@ -25,7 +25,7 @@ import (
 // passes through the runtime's TypeSwitch with one matcher per case type
 // (in order), and control leaving the switch is a join. The matchers name
 // the case types as the cases do, in the switch's scope.
-func (fi *fileInstrumenter) typeSwitchStmt(fn *function, s *ast.TypeSwitchStmt, label string, inList bool) {
+func (fi *fileInstrumenter) typeSwitchStmt(fn *Function, s *ast.TypeSwitchStmt, label string, inList bool) {
 	if s.Init != nil {
 		fi.stmt(fn, s.Init, false)
 	}
@@ -50,14 +50,14 @@ func (fi *fileInstrumenter) typeSwitchStmt(fn *function, s *ast.TypeSwitchStmt, 
 	var matchers []string
 	for _, c := range s.Body.List {
 		for _, x := range c.(*ast.CaseClause).List {
-			st := fi.site(kindCond, fn, x, types.Typ[types.Bool])
-			st.stmt, st.assignedInside, st.escapes, st.recorded = s, assigned, leaves, true
-			st.text = "case " + st.text
-			if isNil(fi.info, x) {
-				matchers = append(matchers, fmt.Sprintf("%s%d)", fi.call("IsNil", ""), st.id))
+			st := fi.site(KindCond, fn, x, types.Typ[types.Bool])
+			st.Stmt, st.AssignedInside, st.Escapes, st.Recorded = s, assigned, leaves, true
+			st.Text = "case " + st.Text
+			if IsNil(fi.info, x) {
+				matchers = append(matchers, fmt.Sprintf("%s%d)", fi.call("IsNil", ""), st.Id))
 				continue
 			}
-			matchers = append(matchers, fmt.Sprintf("%s%d)", fi.call("Is", fi.text(x)), st.id))
+			matchers = append(matchers, fmt.Sprintf("%s%d)", fi.call("Is", fi.text(x)), st.Id))
 		}
 	}
 	fi.surround(ta.X, fi.call("TypeSwitch", ""), ", "+strings.Join(matchers, ", ")+")")
@@ -82,20 +82,20 @@ func commaOK(lhs []ast.Expr, rhs []ast.Expr) (*ast.TypeAssertExpr, bool) {
 // a T and returns the forced outcome with the zero value when it differs
 // from the run's. The ok (unless blank) is an assignment site taking the
 // run's value, of the local ok when the formula follows it.
-func (fi *fileInstrumenter) typeAssertOK(fn *function, ta *ast.TypeAssertExpr, ok ast.Expr, tok token.Token) {
+func (fi *fileInstrumenter) typeAssertOK(fn *Function, ta *ast.TypeAssertExpr, ok ast.Expr, tok token.Token) {
 	if !fi.okModelled(ta) {
 		return
 	}
-	st := fi.site(kindAssign, fn, ta, types.Typ[types.Bool])
-	st.recorded, st.op = true, tok
-	st.text += " (ok)"
+	st := fi.site(KindAssign, fn, ta, types.Typ[types.Bool])
+	st.Recorded, st.Op = true, tok
+	st.Text += " (ok)"
 	if id, isID := ast.Unparen(ok).(*ast.Ident); !isID || id.Name != "_" {
-		st.obj = fi.localVar(fn, ok)
+		st.Obj = fi.localVar(fn, ok)
 	}
 	// x.(T) -> Assert[T](site, x): the type keeps its text, the operand
 	// its wrappings (closed before .(T) is replaced).
 	span := fi.off(ta.End()) - fi.off(ta.Pos())
-	fi.add(testbuild.Edit{Off: fi.off(ta.X.Pos()), Text: fmt.Sprintf("%s%d, ", fi.call("Assert", fi.text(ta.Type)), st.id), Span: span + 1})
+	fi.add(testbuild.Edit{Off: fi.off(ta.X.Pos()), Text: fmt.Sprintf("%s%d, ", fi.call("Assert", fi.text(ta.Type)), st.Id), Span: span + 1})
 	fi.add(testbuild.Edit{Off: fi.off(ta.X.End()), Del: fi.off(ta.End()) - fi.off(ta.X.End()), Text: ")", Close: true, Span: span + 2})
 }
 
@@ -122,13 +122,13 @@ func (fi *fileInstrumenter) okModelled(ta *ast.TypeAssertExpr) bool {
 // trackCommaOK adjusts the locals the formula follows for v, ok := x.(T):
 // ok is assigned one value (the run's) when the assertion has a site, v
 // is not followed.
-func (fi *fileInstrumenter) trackCommaOK(fn *function, ta *ast.TypeAssertExpr, lhs []ast.Expr, define bool, depth int) (untracked []ast.Expr) {
+func (fi *fileInstrumenter) trackCommaOK(fn *Function, ta *ast.TypeAssertExpr, lhs []ast.Expr, define bool, depth int) (untracked []ast.Expr) {
 	if !fi.okModelled(ta) {
 		return lhs
 	}
 	if id, ok := lhs[1].(*ast.Ident); ok && define && depth == 0 {
-		if v, ok := fi.info.Defs[id].(*types.Var); ok && valueKind(v.Type()) == 'b' && id.Name != "_" {
-			fn.tracked[v] = true
+		if v, ok := fi.info.Defs[id].(*types.Var); ok && ValueKind(v.Type()) == 'b' && id.Name != "_" {
+			fn.Tracked[v] = true
 		}
 	} else if depth > 0 {
 		untracked = append(untracked, lhs[1])

@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/faultline-go/faultline/analysis/instrument"
+	"github.com/faultline-go/faultline/analysis/result"
 )
 
 // Bounds of value replacement for one failing test, beside the budget and
@@ -25,84 +28,32 @@ const (
 type replaceScope int
 
 const (
-	scopeEvery         replaceScope = iota // every site: the formula could not reach the check
-	scopeUnmodelled                        // the sites the formula does not model
-	scopeIntegerValues                     // integer value sites off the lines of verified fixes
+	ScopeEvery         replaceScope = iota // every site: the formula could not reach the check
+	ScopeUnmodelled                        // the sites the formula does not model
+	ScopeIntegerValues                     // integer value sites off the lines of verified fixes
 )
-
-// fallBack is what follows the formula. When the formula could not reach
-// the failing check (reached false), value replacement tries every site
-// and predicate switching follows with at least a third of the time and
-// of the runs left; when it could but verified nothing, value replacement
-// tries the sites the formula does not model, and predicate switching
-// follows if that verifies nothing either; when it verified a fix,
-// replacement still tries the integer values the formula does not see
-// (indices, slice bounds, literal operands), where an off-by-one hides
-// from a formula that can only move the expressions around them.
-func fallBack(ctx context.Context, prog *program, bin *testBinary, t Target, first *runResult, deadline time.Time, opts Options, res *TestResult, reached bool) error {
-	scope := scopeEvery
-	switch {
-	case reached && hasVerified(res):
-		scope = scopeIntegerValues
-	case reached:
-		scope = scopeUnmodelled
-	}
-	saved := bin.deadline
-	share := opts
-	if scope != scopeIntegerValues {
-		// Predicate switching follows: it keeps a third of the time and of
-		// the runs left.
-		share, bin.deadline = bin.share(opts, deadline, 2, 3)
-	}
-	err := replaceValues(ctx, prog, bin, t, share, scope, res)
-	bin.deadline = saved
-	if errors.Is(err, errBudget) && time.Now().Before(deadline) {
-		res.Notes = append(res.Notes, "value replacement cut by its share of the time budget")
-		err = nil
-	}
-	if err != nil || scope == scopeIntegerValues || scope == scopeUnmodelled && hasVerified(res) {
-		return err
-	}
-	return switchPredicates(ctx, prog, bin, t, first, deadline, opts, res)
-}
-
-// share is num/den of the runs and of the time left before deadline: the
-// options bounding that many more runs, and the time it ends.
-func (b *testBinary) share(opts Options, deadline time.Time, num, den int) (Options, time.Time) {
-	opts.MaxRuns = b.runs + max(opts.MaxRuns-b.runs, 0)*num/den
-	return opts, time.Now().Add(time.Until(deadline) * time.Duration(num) / time.Duration(den))
-}
-
-func hasVerified(res *TestResult) bool {
-	for _, c := range res.Candidates {
-		if c.Verified {
-			return true
-		}
-	}
-	return false
-}
 
 // replaceable is a site of non-test code the failing run executed.
 type replaceable struct {
-	s    *site
+	s    *instrument.Site
 	last int // where its last instance ran: 2i+1 after trace event i, 2n for a value site after n trace events
 	// A site of the formula: every instance and its value (a string's or
 	// byte slice's in strs; opaque when the last was too long to record).
-	insts  []instance
+	insts  []instrument.Instance
 	values []int64
 	strs   []string
 	opaque bool
 	// A value site: its last instance and value, and whether it ran more
 	// than once.
-	inst  instance
+	inst  instrument.Instance
 	value string
 	many  bool
 }
 
 // trial is one forced run: values at one site.
 type trial struct {
-	s            *site
-	force        []forcedValue
+	s            *instrument.Site
+	force        []instrument.ForcedValue
 	was, angelic string
 }
 
@@ -114,17 +65,17 @@ type trial struct {
 // zero value); each replacement that makes the test pass, confirmed by a
 // run of its own, is a verified single-location candidate. The scope says
 // which sites are tried.
-func replaceValues(ctx context.Context, prog *program, bin *testBinary, t Target, opts Options, scope replaceScope, res *TestResult) error {
-	failing, sum, err := bin.recordValues(ctx, t.Test, true)
+func ReplaceValues(ctx context.Context, prog *instrument.Program, bin *instrument.TestBinary, t result.Target, opts result.Options, scope replaceScope, res *result.TestResult) error {
+	failing, sum, err := bin.RecordValues(ctx, t.Test, true)
 	if err != nil {
 		return err
 	}
-	if failing.passed || failing.truncated {
+	if failing.Passed || failing.Truncated {
 		return nil
 	}
-	all := scope == scopeEvery
-	sites := replaceables(prog, failing.trace, sum, all, all || scope == scopeUnmodelled && !opts.Strings)
-	if scope == scopeIntegerValues {
+	all := scope == ScopeEvery
+	sites := replaceables(prog, failing.Trace, sum, all, all || scope == ScopeUnmodelled && !opts.Strings)
+	if scope == ScopeIntegerValues {
 		sites = integerValueSites(sites, res)
 	}
 	if len(sites) == 0 {
@@ -149,54 +100,54 @@ func replaceValues(ctx context.Context, prog *program, bin *testBinary, t Target
 // the last executed first: value sites, and the formula's sites too when
 // all is set, or only its string and byte slice sites when seqs is (the
 // formula takes those as recorded unless Options.Strings).
-func replaceables(prog *program, trace []event, sum map[int32]*siteSummary, all, seqs bool) []*replaceable {
+func replaceables(prog *instrument.Program, trace []instrument.Event, sum map[int32]*instrument.SiteSummary, all, seqs bool) []*replaceable {
 	byID := map[int32]*replaceable{}
 	var out []*replaceable
 	if all || seqs {
 		for i, ev := range trace {
-			if ev.site < 0 || int(ev.site) >= len(prog.sites) {
+			if ev.Site < 0 || int(ev.Site) >= len(prog.Sites) {
 				continue
 			}
-			s := prog.sites[ev.site]
-			if s.hard || s.kind == kindValue || !forcible[s.kind] || valueKind(s.typ) == 0 || !all && !isSeq(s.typ) && !isAggregate(s.typ) {
+			s := prog.Sites[ev.Site]
+			if s.Hard || s.Kind == instrument.KindValue || !instrument.Forcible[s.Kind] || instrument.ValueKind(s.Typ) == 0 || !all && !instrument.IsSeq(s.Typ) && !instrument.IsAggregate(s.Typ) {
 				continue
 			}
-			r := byID[s.id]
+			r := byID[s.Id]
 			if r == nil {
 				r = &replaceable{s: s}
-				byID[s.id] = r
+				byID[s.Id] = r
 				out = append(out, r)
 			}
-			r.insts, r.values, r.last = append(r.insts, ev.inst), append(r.values, ev.value), 2*i+1
-			r.strs, r.opaque = append(r.strs, ev.str), ev.opaque
+			r.insts, r.values, r.last = append(r.insts, ev.Inst), append(r.values, ev.Value), 2*i+1
+			r.strs, r.opaque = append(r.strs, ev.Str), ev.Opaque
 		}
 	}
 	for id, v := range sum {
-		if id < 0 || int(id) >= len(prog.sites) {
+		if id < 0 || int(id) >= len(prog.Sites) {
 			continue
 		}
-		s := prog.sites[id]
-		if s.hard || s.kind != kindValue || v.value == "" {
+		s := prog.Sites[id]
+		if s.Hard || s.Kind != instrument.KindValue || v.Value == "" {
 			continue
 		}
 		n := 0
-		for _, c := range v.counts {
+		for _, c := range v.Counts {
 			n += c
 		}
-		out = append(out, &replaceable{s: s, last: 2 * v.seq, inst: v.last, value: v.value, many: n > 1})
+		out = append(out, &replaceable{s: s, last: 2 * v.Seq, inst: v.Last, value: v.Value, many: n > 1})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].last != out[j].last {
 			return out[i].last > out[j].last
 		}
-		return out[i].s.id > out[j].s.id
+		return out[i].s.Id > out[j].s.Id
 	})
 	return out
 }
 
 // integerValueSites keeps the integer value sites on lines that host no
 // verified candidate yet.
-func integerValueSites(sites []*replaceable, res *TestResult) []*replaceable {
+func integerValueSites(sites []*replaceable, res *result.TestResult) []*replaceable {
 	type line struct {
 		file string
 		line int
@@ -211,7 +162,7 @@ func integerValueSites(sites []*replaceable, res *TestResult) []*replaceable {
 	}
 	var out []*replaceable
 	for _, r := range sites {
-		if r.s.kind == kindValue && valueKind(r.s.typ) == 'i' && !fixed[line{r.s.file, r.s.pos.Line}] {
+		if r.s.Kind == instrument.KindValue && instrument.ValueKind(r.s.Typ) == 'i' && !fixed[line{r.s.File, r.s.Pos.Line}] {
 			out = append(out, r)
 		}
 	}
@@ -223,11 +174,11 @@ func integerValueSites(sites []*replaceable, res *TestResult) []*replaceable {
 // whose names share the longest prefix with the failing one's. It returns
 // the distinct values per site with their counts, and how many passing
 // runs gave them. Recording takes at most a third of the time left.
-func passingValues(ctx context.Context, bin *testBinary, t Target, opts Options) (map[int32]map[string]int, int, error) {
-	stop := time.Now().Add(time.Until(bin.deadline) / 3)
-	names := opts.Passing[PassingKey(t)]
+func passingValues(ctx context.Context, bin *instrument.TestBinary, t result.Target, opts result.Options) (map[int32]map[string]int, int, error) {
+	stop := time.Now().Add(time.Until(bin.Deadline) / 3)
+	names := opts.Passing[result.PassingKey(t)]
 	if len(names) == 0 {
-		listed, err := bin.listTests(ctx)
+		listed, err := bin.ListTests(ctx)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -236,14 +187,14 @@ func passingValues(ctx context.Context, bin *testBinary, t Target, opts Options)
 	out := map[int32]map[string]int{}
 	runs := 0
 	for _, name := range names {
-		if runs >= maxPassingRuns || bin.runs >= opts.MaxRuns || time.Now().After(stop) {
+		if runs >= maxPassingRuns || bin.Runs >= opts.MaxRuns || time.Now().After(stop) {
 			break
 		}
-		run, sum, err := bin.recordValues(ctx, name, false)
+		run, sum, err := bin.RecordValues(ctx, name, false)
 		if err != nil {
 			return nil, 0, err
 		}
-		if !run.passed {
+		if !run.Passed {
 			continue
 		}
 		runs++
@@ -253,8 +204,8 @@ func passingValues(ctx context.Context, bin *testBinary, t Target, opts Options)
 				m = map[string]int{}
 				out[id] = m
 			}
-			for i, v := range s.distinct {
-				m[v] += s.counts[i]
+			for i, v := range s.Distinct {
+				m[v] += s.Counts[i]
 			}
 		}
 	}
@@ -288,14 +239,14 @@ func makeTrials(sites []*replaceable, passing map[int32]map[string]int) []trial 
 	var out []trial
 	for _, r := range sites {
 		switch {
-		case r.s.kind == kindValue:
-			out = append(out, valueTrials(r, passing[r.s.id])...)
-		case isSeq(r.s.typ) || isAggregate(r.s.typ):
+		case r.s.Kind == instrument.KindValue:
+			out = append(out, valueTrials(r, passing[r.s.Id])...)
+		case instrument.IsSeq(r.s.Typ) || instrument.IsAggregate(r.s.Typ):
 			// A slice, struct or map the formula models is recorded as
 			// bytes too: the values of passing runs, or empty.
-			out = append(out, seqTrials(r, passing[r.s.id])...)
+			out = append(out, seqTrials(r, passing[r.s.Id])...)
 		default:
-			out = append(out, numericTrials(r, passing[r.s.id])...)
+			out = append(out, numericTrials(r, passing[r.s.Id])...)
 		}
 	}
 	return out
@@ -326,12 +277,12 @@ func valueTrials(r *replaceable, passing map[string]int) []trial {
 		}
 		tried[v] = true
 		out = append(out, trial{s: r.s, was: was, angelic: renderPayload(r.s, v),
-			force: []forcedValue{{Site: r.s.id, Act: r.inst.act, Local: r.inst.local, Payload: v}}})
+			force: []instrument.ForcedValue{{Site: r.s.Id, Act: r.inst.Act, Local: r.inst.Local, Payload: v}}})
 	}
-	switch valueKind(r.s.typ) {
+	switch instrument.ValueKind(r.s.Typ) {
 	case 'b':
 		// A condition is first negated at every instance.
-		out = append(out, forcedEvery(r.s, was, negation(r.s), forcedValue{Payload: "!"}))
+		out = append(out, forcedEvery(r.s, was, negation(r.s), instrument.ForcedValue{Payload: "!"}))
 	case 'i':
 		// An integer is first moved by one at every instance: an
 		// off-by-one in an index, a bound or a literal is wrong each time
@@ -345,7 +296,7 @@ func valueTrials(r *replaceable, passing map[string]int) []trial {
 				angelic = renderPayload(r.s, v)
 				tried[v] = true
 			}
-			out = append(out, forcedEvery(r.s, was, angelic, forcedValue{Payload: fmt.Sprintf("+%d", by)}))
+			out = append(out, forcedEvery(r.s, was, angelic, instrument.ForcedValue{Payload: fmt.Sprintf("+%d", by)}))
 		}
 	}
 	n := 0
@@ -355,7 +306,7 @@ func valueTrials(r *replaceable, passing map[string]int) []trial {
 			n++
 		}
 	}
-	for _, v := range neighbours(r.s.typ, r.value) {
+	for _, v := range neighbours(r.s.Typ, r.value) {
 		add(v)
 	}
 	return out
@@ -373,23 +324,23 @@ func numericTrials(r *replaceable, passing map[string]int) []trial {
 		}
 		tried[k] = true
 		if angelic == "" {
-			angelic = render(s, v)
+			angelic = instrument.Render(s, v)
 		}
 		inst := r.insts[last]
-		out = append(out, trial{s: s, was: render(s, r.values[last]), angelic: angelic,
-			force: []forcedValue{{Site: s.id, Act: inst.act, Local: inst.local, Value: v}}})
+		out = append(out, trial{s: s, was: instrument.Render(s, r.values[last]), angelic: angelic,
+			force: []instrument.ForcedValue{{Site: s.Id, Act: inst.Act, Local: inst.Local, Value: v}}})
 	}
 	every := func(f func(int64) int64, angelic string) {
 		if len(r.insts) == 1 {
 			one(f(r.values[0]), "")
 			return
 		}
-		var force []forcedValue
+		var force []instrument.ForcedValue
 		changed := false
 		for i, inst := range r.insts {
 			v := f(r.values[i])
 			changed = changed || v != r.values[i]
-			force = append(force, forcedValue{Site: s.id, Act: inst.act, Local: inst.local, Value: v})
+			force = append(force, instrument.ForcedValue{Site: s.Id, Act: inst.Act, Local: inst.Local, Value: v})
 		}
 		if changed && !tried[angelic] {
 			tried[angelic] = true
@@ -399,31 +350,31 @@ func numericTrials(r *replaceable, passing map[string]int) []trial {
 	// wildcard forces every instance, those after the recorded run ended
 	// (at a t.Fatal or a panic) included: the edit its angelic text shows
 	// changes them all.
-	wildcard := func(angelic string, f forcedValue) {
+	wildcard := func(angelic string, f instrument.ForcedValue) {
 		if !tried[angelic] {
 			tried[angelic] = true
 			out = append(out, forcedEvery(s, renderSome(s, r.values), angelic, f))
 		}
 	}
-	switch valueKind(s.typ) {
+	switch instrument.ValueKind(s.Typ) {
 	case 'e': // nil-ness: nil for an error, an error for nil
-		one(boolValue(r.values[last] == 0).n, "")
+		one(instrument.BoolValue(r.values[last] == 0).N, "")
 		return out
 	case 'b':
-		wildcard(negation(s), forcedValue{Payload: "!"})
+		wildcard(negation(s), instrument.ForcedValue{Payload: "!"})
 		if len(r.insts) > 1 { // one instance: predicate switching flips it
-			wildcard("true", forcedValue{Value: 1})
-			wildcard("false", forcedValue{Value: 0})
+			wildcard("true", instrument.ForcedValue{Value: 1})
+			wildcard("false", instrument.ForcedValue{Value: 0})
 		}
 		return out
 	case 'i':
 		for _, by := range []int64{1, -1} {
 			angelic := shiftedValue(s, by)
 			if len(r.insts) == 1 {
-				angelic = render(s, r.values[0]+by) // the value its one instance took
+				angelic = instrument.Render(s, r.values[0]+by) // the value its one instance took
 				tried[fmt.Sprint("one ", r.values[0]+by)] = true
 			}
-			wildcard(angelic, forcedValue{Payload: fmt.Sprintf("+%d", by)})
+			wildcard(angelic, instrument.ForcedValue{Payload: fmt.Sprintf("+%d", by)})
 		}
 		if len(r.insts) > 1 {
 			one(r.values[last]+1, "")
@@ -431,7 +382,9 @@ func numericTrials(r *replaceable, passing map[string]int) []trial {
 		}
 	case 'f':
 		step := func(d float64) func(int64) int64 {
-			return func(v int64) int64 { return floatValue(s.typ, floatOf(s.typ, value{n: v})+d).n }
+			return func(v int64) int64 {
+				return instrument.FloatValue(s.Typ, instrument.FloatOf(s.Typ, instrument.Value{N: v})+d).N
+			}
 		}
 		every(step(1), shifted(s, "+ 1"))
 		every(step(-1), shifted(s, "- 1"))
@@ -449,11 +402,11 @@ func numericTrials(r *replaceable, passing map[string]int) []trial {
 
 // shifted is the expression of a site moved by one, as its edit: x - 1
 // for a right-hand side, i += 2 for i++.
-func shifted(s *site, by string) string {
-	if s.kind == kindIncDec {
-		name := strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(s.text, "++"), "--"))
+func shifted(s *instrument.Site, by string) string {
+	if s.Kind == instrument.KindIncDec {
+		name := strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(s.Text, "++"), "--"))
 		step := 1 // what the statement adds
-		if s.op == token.DEC {
+		if s.Op == token.DEC {
 			step = -1
 		}
 		if by == "+ 1" {
@@ -466,8 +419,8 @@ func shifted(s *site, by string) string {
 		}
 		return fmt.Sprintf("%s += %d", name, step)
 	}
-	text := s.text
-	if _, lit := s.expr.(*ast.BasicLit); !lit && !token.IsIdentifier(text) {
+	text := s.Text
+	if _, lit := s.Expr.(*ast.BasicLit); !lit && !token.IsIdentifier(text) {
 		text = "(" + text + ")" // a site may stand for a name without an expression of its own
 	}
 	return text + " " + by
@@ -479,15 +432,15 @@ const everyInstance = -1
 
 // forcedEvery is the trial that forces f (a value, a shift or a negation)
 // at every instance of s.
-func forcedEvery(s *site, was, angelic string, f forcedValue) trial {
-	f.Site, f.Act, f.Local = s.id, everyInstance, everyInstance
-	return trial{s: s, was: was, angelic: angelic, force: []forcedValue{f}}
+func forcedEvery(s *instrument.Site, was, angelic string, f instrument.ForcedValue) trial {
+	f.Site, f.Act, f.Local = s.Id, everyInstance, everyInstance
+	return trial{s: s, was: was, angelic: angelic, force: []instrument.ForcedValue{f}}
 }
 
 // shiftedValue is the edit that moves an integer value site by one at every
 // instance: the literal itself when the site is one.
-func shiftedValue(s *site, by int64) string {
-	if lit, ok := s.expr.(*ast.BasicLit); ok && lit.Kind == token.INT {
+func shiftedValue(s *instrument.Site, by int64) string {
+	if lit, ok := s.Expr.(*ast.BasicLit); ok && lit.Kind == token.INT {
 		if n, err := strconv.ParseInt(lit.Value, 0, 64); err == nil {
 			return strconv.FormatInt(n+by, 10)
 		}
@@ -499,29 +452,29 @@ func shiftedValue(s *site, by int64) string {
 }
 
 // renderSome renders the first values of a site's instances.
-func renderSome(s *site, values []int64) string {
+func renderSome(s *instrument.Site, values []int64) string {
 	var parts []string
 	for i, v := range values {
 		if i == 3 {
 			parts = append(parts, "…")
 			break
 		}
-		parts = append(parts, render(s, v))
+		parts = append(parts, instrument.Render(s, v))
 	}
 	return strings.Join(parts, ", ")
 }
 
 // testEnterSite is the enter site of the test function the leaf test is
 // in, -1 when it is not instrumented (or not unique).
-func testEnterSite(prog *program, test string) int32 {
+func testEnterSite(prog *instrument.Program, test string) int32 {
 	top, _, _ := strings.Cut(test, "/")
 	id := int32(-1)
-	for _, f := range prog.funcs {
-		if f.hard && f.name == top {
+	for _, f := range prog.Funcs {
+		if f.Hard && f.Name == top {
 			if id >= 0 {
 				return -1
 			}
-			id = f.enter
+			id = f.Enter
 		}
 	}
 	return id
@@ -530,33 +483,33 @@ func testEnterSite(prog *program, test string) int32 {
 // runReplacements runs the trials, batched when the test allows it, until
 // the trials, the runs or the time run out, and adds a candidate for each
 // site whose replacement made the test pass in a run of its own.
-func runReplacements(ctx context.Context, prog *program, bin *testBinary, t Target, trials []trial, opts Options, res *TestResult) (tried, found int, batched bool, err error) {
+func runReplacements(ctx context.Context, prog *instrument.Program, bin *instrument.TestBinary, t result.Target, trials []trial, opts result.Options, res *result.TestResult) (tried, found int, batched bool, err error) {
 	trialSite := testEnterSite(prog, t.Test)
-	batching := trialSite >= 0 && !bin.oneByOne
+	batching := trialSite >= 0 && !bin.OneByOne
 	everBatched := false
 	fixed := map[int32]bool{}
 	queue := trials
 	confirm := func(tr trial) error {
-		if fixed[tr.s.id] {
+		if fixed[tr.s.Id] {
 			return nil
 		}
-		run, err := bin.run(ctx, t.Test, tr.force)
-		if err != nil || !run.passed {
+		run, err := bin.Run(ctx, t.Test, tr.force)
+		if err != nil || !run.Passed {
 			return err
 		}
-		fixed[tr.s.id] = true
+		fixed[tr.s.Id] = true
 		found++
-		res.Candidates = append(res.Candidates, Candidate{Verified: true, Found: FoundByReplacement, force: tr.force,
-			Locations: []Location{{File: tr.s.file, Line: tr.s.pos.Line, Col: tr.s.pos.Column, EndLine: tr.s.end.Line,
-				EndCol: tr.s.end.Column, Expr: tr.s.text, Original: tr.was, Angelic: tr.angelic}}})
+		res.Candidates = append(res.Candidates, result.Candidate{Verified: true, Found: result.FoundByReplacement, Force: tr.force,
+			Locations: []result.Location{{File: tr.s.File, Line: tr.s.Pos.Line, Col: tr.s.Pos.Column, EndLine: tr.s.End.Line,
+				EndCol: tr.s.End.Column, Expr: tr.s.Text, Original: tr.was, Angelic: tr.angelic}}})
 		return nil
 	}
 	for len(queue) > 0 {
-		if fixed[queue[0].s.id] {
+		if fixed[queue[0].s.Id] {
 			queue = queue[1:]
 			continue
 		}
-		if tried >= maxReplaceTrials || bin.runs >= opts.MaxRuns {
+		if tried >= maxReplaceTrials || bin.Runs >= opts.MaxRuns {
 			res.Notes = append(res.Notes, "value replacement cut by the run bound")
 			break
 		}
@@ -579,15 +532,15 @@ func runReplacements(ctx context.Context, prog *program, bin *testBinary, t Targ
 			}
 			batch = append(batch, tr)
 		}
-		forces := make([][]forcedValue, len(batch))
+		forces := make([][]instrument.ForcedValue, len(batch))
 		for i, tr := range batch {
 			forces[i] = tr.force
 		}
-		out, err := bin.runTrials(ctx, t.Test, trialSite, forces, bin.timeout)
-		if err != nil && !errors.Is(err, errBudget) {
+		out, err := bin.RunTrials(ctx, t.Test, trialSite, forces, bin.Timeout)
+		if err != nil && !errors.Is(err, instrument.ErrBudget) {
 			return tried, found, everBatched, err
 		}
-		if out.untrusted {
+		if out.Untrusted {
 			// Repetitions in one process do not behave as fresh runs:
 			// every trial gets a process of its own from here on.
 			batching = false
@@ -595,7 +548,7 @@ func runReplacements(ctx context.Context, prog *program, bin *testBinary, t Targ
 			continue
 		}
 		everBatched = true
-		for i, passed := range out.passed {
+		for i, passed := range out.Passed {
 			tried++
 			if passed {
 				if err := confirm(batch[i]); err != nil {
@@ -603,7 +556,7 @@ func runReplacements(ctx context.Context, prog *program, bin *testBinary, t Targ
 				}
 			}
 		}
-		queue = queue[len(out.passed):]
+		queue = queue[len(out.Passed):]
 		if err != nil {
 			return tried, found, everBatched, err
 		}

@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/faultline-go/faultline/analysis/instrument"
 )
 
 // payload is a value as the runtime writes it for a value site (see
@@ -122,14 +124,14 @@ const maxRendered = 120
 
 // renderPayload writes a value site's value as Go would spell it where the
 // site is: a literal of the site's type, nil, errors.New("...").
-func renderPayload(s *site, p string) string {
+func renderPayload(s *instrument.Site, p string) string {
 	v, err := parsePayload(p)
 	if err != nil {
 		return "?"
 	}
-	q := types.RelativeTo(s.pkg)
+	q := types.RelativeTo(s.Pkg)
 	var b strings.Builder
-	renderTo(&b, v, s.typ, q)
+	renderTo(&b, v, s.Typ, q)
 	if r := []rune(b.String()); len(r) > maxRendered {
 		return string(r[:maxRendered-1]) + "…"
 	}
@@ -188,7 +190,7 @@ func renderTo(b *strings.Builder, v payload, t types.Type, q types.Qualifier) {
 		switch u := u.(type) {
 		case *types.Slice:
 			elem = u.Elem()
-			if isByte(elem) && allBytes(v.elems) {
+			if instrument.IsByte(elem) && allBytes(v.elems) {
 				b.WriteString(types.TypeString(t, q) + "(" + strconv.Quote(bytesOf(v.elems)) + ")")
 				return
 			}
@@ -383,23 +385,23 @@ var negatedOps = map[token.Token]token.Token{token.EQL: token.NEQ, token.NEQ: to
 
 // negation is the edit that negates a condition: a comparison with its
 // operator reversed (err == nil for err != nil), !(cond) otherwise.
-func negation(s *site) string {
-	b, ok := s.expr.(*ast.BinaryExpr)
-	if !ok || s.info == nil {
-		return "!(" + s.text + ")"
+func negation(s *instrument.Site) string {
+	b, ok := s.Expr.(*ast.BinaryExpr)
+	if !ok || s.Info == nil {
+		return "!(" + s.Text + ")"
 	}
 	op, ok := negatedOps[b.Op]
 	if ordering := b.Op != token.EQL && b.Op != token.NEQ; ok && ordering {
 		// !(x < y) is x >= y for integers and strings, not for NaN.
 		var basic *types.Basic
-		if t := s.info.TypeOf(b.X); t != nil {
+		if t := s.Info.TypeOf(b.X); t != nil {
 			basic, _ = t.Underlying().(*types.Basic)
 		}
 		ok = basic != nil && basic.Info()&(types.IsInteger|types.IsString) != 0
 	}
 	at := int(b.OpPos - b.Pos())
-	if !ok || at < 0 || at+len(b.Op.String()) > len(s.text) || s.text[at:at+len(b.Op.String())] != b.Op.String() {
-		return "!(" + s.text + ")"
+	if !ok || at < 0 || at+len(b.Op.String()) > len(s.Text) || s.Text[at:at+len(b.Op.String())] != b.Op.String() {
+		return "!(" + s.Text + ")"
 	}
-	return s.text[:at] + op.String() + s.text[at+len(b.Op.String()):]
+	return s.Text[:at] + op.String() + s.Text[at+len(b.Op.String()):]
 }

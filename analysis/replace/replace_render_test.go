@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/faultline-go/faultline/analysis/instrument"
 	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
@@ -42,7 +43,7 @@ func TestRenderPayload(t *testing.T) {
 
 // loadRenderProgram instruments a small package and returns its value
 // sites by expression.
-func loadRenderProgram(t *testing.T) (map[string]*site, error) {
+func loadRenderProgram(t *testing.T) (map[string]*instrument.Site, error) {
 	dir := t.TempDir()
 	files := map[string]string{
 		"go.mod": "module example.com/render\n\ngo 1.22\n",
@@ -73,14 +74,14 @@ func F(style Style, styles map[string]Style, raw []byte, err error, ptr *Style, 
 	if err != nil {
 		return nil, err
 	}
-	prog, err := loadProgram(mod, "example.com/render", testbuild.SortedPaths(listing.Closure(listing.Package("example.com/render"))))
+	prog, err := instrument.LoadProgram(mod, "example.com/render", testbuild.SortedPaths(listing.Closure(listing.Package("example.com/render"))))
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]*site{}
-	for _, s := range prog.sites {
-		if s.kind == kindValue {
-			out[s.text] = s
+	out := map[string]*instrument.Site{}
+	for _, s := range prog.Sites {
+		if s.Kind == instrument.KindValue {
+			out[s.Text] = s
 		}
 	}
 	return out, nil
@@ -90,15 +91,15 @@ func F(style Style, styles map[string]Style, raw []byte, err error, ptr *Style, 
 // anything else in parentheses.
 func TestShiftedReadsAsAnEdit(t *testing.T) {
 	for _, c := range []struct {
-		s    *site
+		s    *instrument.Site
 		want string
 	}{
-		{&site{text: "end"}, "end - 1"}, // a name recorded without an expression of its own
-		{&site{text: "n", expr: &ast.Ident{Name: "n"}}, "n - 1"},
-		{&site{text: "a + b", expr: &ast.BinaryExpr{X: &ast.Ident{Name: "a"}, Op: token.ADD, Y: &ast.Ident{Name: "b"}}}, "(a + b) - 1"},
+		{&instrument.Site{Text: "end"}, "end - 1"}, // a name recorded without an expression of its own
+		{&instrument.Site{Text: "n", Expr: &ast.Ident{Name: "n"}}, "n - 1"},
+		{&instrument.Site{Text: "a + b", Expr: &ast.BinaryExpr{X: &ast.Ident{Name: "a"}, Op: token.ADD, Y: &ast.Ident{Name: "b"}}}, "(a + b) - 1"},
 	} {
 		if got := shifted(c.s, "- 1"); got != c.want {
-			t.Errorf("shifted(%q) = %q, want %q", c.s.text, got, c.want)
+			t.Errorf("shifted(%q) = %q, want %q", c.s.Text, got, c.want)
 		}
 	}
 }
@@ -125,9 +126,9 @@ var _ = []bool{err != nil, i < j, f < 1, ok && i > 0, i>=j}
 	lit := file.Decls[len(file.Decls)-1].(*ast.GenDecl).Specs[0].(*ast.ValueSpec).Values[0].(*ast.CompositeLit)
 	want := []string{"err == nil", "i >= j", "!(f < 1)", "!(ok && i > 0)", "i<j"}
 	for k, e := range lit.Elts {
-		s := &site{expr: e, info: info, text: src[fset.Position(e.Pos()).Offset:fset.Position(e.End()).Offset]}
+		s := &instrument.Site{Expr: e, Info: info, Text: src[fset.Position(e.Pos()).Offset:fset.Position(e.End()).Offset]}
 		if got := negation(s); got != want[k] {
-			t.Errorf("negation(%s) = %q, want %q", s.text, got, want[k])
+			t.Errorf("negation(%s) = %q, want %q", s.Text, got, want[k])
 		}
 	}
 }

@@ -1,16 +1,20 @@
 package replace
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/faultline-go/faultline/analysis/instrument"
+)
 
 // seqTrials replaces the last instance of a string or byte slice site of
 // the formula by the values the site produced in passing runs (recorded as
 // strings whatever the type) and by the empty one.
 func seqTrials(r *replaceable, passing map[string]int) []trial {
 	last := len(r.insts) - 1
-	was := value{n: r.values[last], s: r.strs[last], opaque: r.opaque}
+	was := instrument.Value{N: r.values[last], S: r.strs[last], Opaque: r.opaque}
 	tried := map[string]bool{}
 	if !r.opaque {
-		tried[was.s] = true
+		tried[was.S] = true
 	}
 	var out []trial
 	add := func(v string) {
@@ -19,8 +23,8 @@ func seqTrials(r *replaceable, passing map[string]int) []trial {
 		}
 		tried[v] = true
 		inst := r.insts[last]
-		out = append(out, trial{s: r.s, was: renderValue(r.s.typ, was), angelic: renderValue(r.s.typ, value{s: v}),
-			force: []forcedValue{{Site: r.s.id, Act: inst.act, Local: inst.local, Str: &v}}})
+		out = append(out, trial{s: r.s, was: instrument.RenderValue(r.s.Typ, was), angelic: instrument.RenderValue(r.s.Typ, instrument.Value{S: v}),
+			force: []instrument.ForcedValue{{Site: r.s.Id, Act: inst.Act, Local: inst.Local, Str: &v}}})
 	}
 	n := 0
 	for _, text := range byCount(passing) {
@@ -33,7 +37,7 @@ func seqTrials(r *replaceable, passing map[string]int) []trial {
 			n++
 		}
 	}
-	if !isRecord(r.s.typ) {
+	if !instrument.IsRecord(r.s.Typ) {
 		add("") // an empty string, slice or map; a struct has no such value
 	}
 	return out

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/faultline-go/faultline/analysis/instrument"
 	"github.com/faultline-go/faultline/internal/bug"
 	"github.com/faultline-go/faultline/internal/testbuild"
 )
@@ -37,20 +38,13 @@ func (e Ending) Cacheable() bool {
 	return e == EndedFinding || e == EndedNoCandidate || e == EndedBudget
 }
 
-// environmentError is a failure of the machine's rather than the code's,
-// found where no system error says so: a test process killed by a signal
-// faultline did not send, a runtime that could not write its trace.
-type environmentError struct{ msg string }
-
-func (e *environmentError) Error() string { return e.msg }
-
 // endingOf says how an analysis that failed with err ended: a panic's is
 // a bug; an environmentError or a system error's
 // (testbuild.MachineFailure) the machine's; the others (a package that
 // does not type-check or compile, a construct the encoder refuses) the
 // code's.
-func endingOf(err error) Ending {
-	var env *environmentError
+func EndingOf(err error) Ending {
+	var env *instrument.EnvironmentError
 	var p *panicError
 	switch {
 	case errors.As(err, &p):
@@ -70,7 +64,7 @@ func (e *panicError) Error() string {
 
 // recovered runs fn, turning a panic into a panicError reported once as a
 // bug: a bug of faultline's on one test's code costs that test alone.
-func recovered(what string, fn func() error) (err error) {
+func Recovered(what string, fn func() error) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			bug.Reportf("%s: %v", what, v) // with the stack of the panic
