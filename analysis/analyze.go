@@ -16,7 +16,7 @@ import (
 
 // Analyze computes the angelic fix candidates of each failing test of mod.
 // The targets of one package share one instrumented build.
-func Analyze(ctx context.Context, mod *testbuild.Module, targets []Target, opts Options) ([]TestResult, error) {
+func Analyze(ctx context.Context, mod *testbuild.Module, targets []testbuild.Target, opts Options) ([]TestResult, error) {
 	var out []TestResult
 	err := AnalyzeEach(ctx, mod, targets, opts, func(r TestResult) error {
 		out = append(out, r)
@@ -30,7 +30,7 @@ func Analyze(ctx context.Context, mod *testbuild.Module, targets []Target, opts 
 // instrumented build fails, say) gives each of its targets a result whose
 // note says why; only a cancelled context, an error of done or a failure of
 // the module as a whole stops the loop.
-func AnalyzeEach(ctx context.Context, mod *testbuild.Module, targets []Target, opts Options, done func(TestResult) error) error {
+func AnalyzeEach(ctx context.Context, mod *testbuild.Module, targets []testbuild.Target, opts Options, done func(TestResult) error) error {
 	opts.Defaults()
 	work, remove, err := scratch.MkdirTemp("agx-")
 	if err != nil {
@@ -46,7 +46,7 @@ func AnalyzeEach(ctx context.Context, mod *testbuild.Module, targets []Target, o
 		return err
 	}
 	defer mod.Hasher().Save()
-	byPkg := map[string][]Target{}
+	byPkg := map[string][]testbuild.Target{}
 	var order []string
 	for _, t := range targets {
 		if _, ok := byPkg[t.Package]; !ok {
@@ -102,7 +102,7 @@ func AnalyzeEach(ctx context.Context, mod *testbuild.Module, targets []Target, o
 	return nil
 }
 
-func analyzeTest(ctx context.Context, prog *instrument.Program, bin *instrument.TestBinary, t Target, opts Options) (*TestResult, error) {
+func analyzeTest(ctx context.Context, prog *instrument.Program, bin *instrument.TestBinary, t testbuild.Target, opts Options) (*TestResult, error) {
 	start := time.Now()
 	res := &TestResult{Test: t.Test}
 	bin.Runs = 0

@@ -38,7 +38,6 @@ type (
 	Location   = result.Location
 	Options    = result.Options
 	Report     = result.Report
-	Target     = result.Target
 	TestResult = result.TestResult
 )
 
@@ -76,7 +75,7 @@ func BudgetExhausted(err error) bool {
 }
 
 // Cores is formula.Cores, under the name it had here.
-func Cores(ctx context.Context, mod *testbuild.Module, targets []Target, opts Options, done func(CoreResult) error) error {
+func Cores(ctx context.Context, mod *testbuild.Module, targets []testbuild.Target, opts Options, done func(CoreResult) error) error {
 	return formula.Cores(ctx, mod, targets, opts, done)
 }
 
@@ -96,11 +95,11 @@ func OpenInputs(ctx context.Context, mod *testbuild.Module, pkgPath string, cb C
 }
 
 // PassingKey is result.PassingKey, under the name it had here.
-func PassingKey(t Target) string {
+func PassingKey(t testbuild.Target) string {
 	return result.PassingKey(t)
 }
 
 // RecordFailingRun is formula.RecordFailingRun, under the name it had here.
-func RecordFailingRun(ctx context.Context, mod *testbuild.Module, t Target, opts Options) (*FailingRun, error) {
+func RecordFailingRun(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opts Options) (*FailingRun, error) {
 	return formula.RecordFailingRun(ctx, mod, t, opts)
 }

@@ -156,11 +156,11 @@ type Cached struct {
 // AnalyzeCached analyses the failing tests of mod, taking each result from
 // the cache when its key is there and storing the new ones. A nil cache
 // analyses everything.
-func AnalyzeCached(ctx context.Context, c *ResultCache, mod *testbuild.Module, tests []Target, opts Options) (Cached, error) {
+func AnalyzeCached(ctx context.Context, c *ResultCache, mod *testbuild.Module, tests []testbuild.Target, opts Options) (Cached, error) {
 	opts.Defaults()
 	out := Cached{Results: make([]TestResult, len(tests)), Cached: make([]bool, len(tests))}
 	keys := make([]string, len(tests))
-	var missing []Target
+	var missing []testbuild.Target
 	var missingAt []int
 	if c != nil {
 		listing, err := mod.List(ctx)

@@ -29,7 +29,7 @@ func TestPanicCostsOnlyItsTest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	targets := []Target{{Package: "example.com/early", Test: "TestDigit"}, {Package: "example.com/early", Test: "TestLetter"}}
+	targets := []testbuild.Target{{Package: "example.com/early", Test: "TestDigit"}, {Package: "example.com/early", Test: "TestLetter"}}
 	opts := Options{}.WithPanicIn("TestDigit")
 	reports := countBugs(t)
 	for round, wantHits := range []int{0, 1} {
@@ -66,7 +66,7 @@ func TestKilledFromOutsideIsNotCached(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	targets := []Target{{Package: "example.com/killed", Test: "TestDouble"}}
+	targets := []testbuild.Target{{Package: "example.com/killed", Test: "TestDouble"}}
 	analyse := func(env []string, wantHits int) TestResult {
 		t.Helper()
 		mod, err := testbuild.Open(dir, testbuild.Config{CacheDir: cacheDir, Env: append(os.Environ(), env...)})
@@ -124,7 +124,7 @@ func TestFullDiskIsNotCached(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	targets := []Target{{Package: "example.com/killed", Test: "TestDouble"}}
+	targets := []testbuild.Target{{Package: "example.com/killed", Test: "TestDouble"}}
 	// The instrumented binary is built, and kept, before the disk fills.
 	if _, err := AnalyzeCached(context.Background(), nil, mod, targets, Options{}); err != nil {
 		t.Fatal(err)

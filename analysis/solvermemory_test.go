@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/analysis/formula"
+	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/solver/z3"
 )
 
@@ -61,9 +62,9 @@ func TestSolverMemoryStopsTheSearch(t *testing.T) {
 	}
 	dir := extract(t, "float.txtar")
 	mod := open(t, dir)
-	target := Target{Package: "example.com/temperature", Test: "TestSmallArea"}
+	target := testbuild.Target{Package: "example.com/temperature", Test: "TestSmallArea"}
 	// A fresh Z3 context alone holds more than 1 MB.
-	res, err := Analyze(context.Background(), mod, []Target{target}, Options{MaxSize: 1, SolverMemory: 1 << 20})
+	res, err := Analyze(context.Background(), mod, []testbuild.Target{target}, Options{MaxSize: 1, SolverMemory: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestSolverMemoryStopsTheSearch(t *testing.T) {
 	}
 	checkFaultFound(t, r, "temperature.go", 11)
 
-	res, err = Analyze(context.Background(), mod, []Target{target}, Options{MaxSize: 1})
+	res, err = Analyze(context.Background(), mod, []testbuild.Target{target}, Options{MaxSize: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/analysis/formula"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // TestSteeringAroundTheCheck: of the verified fixes of a panicking index,
@@ -20,7 +21,7 @@ func TestSteeringAroundTheCheck(t *testing.T) {
 		t.Skip("builds an instrumented test binary")
 	}
 	dir := extract(t, "steer.txtar")
-	res, err := Analyze(context.Background(), open(t, dir), []Target{{Package: "example.com/spread", Test: "TestHalves"}}, Options{MaxSize: 1})
+	res, err := Analyze(context.Background(), open(t, dir), []testbuild.Target{{Package: "example.com/spread", Test: "TestHalves"}}, Options{MaxSize: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestSteeringAroundTheCheck(t *testing.T) {
 		}
 	}
 	runs := bin.Runs
-	if err := formula.MarkAvoiding(context.Background(), bin, Target{Package: "example.com/spread", Test: "TestHalves"}, formula.CheckReachOf(prog, first), Options{MaxRuns: 100}, replaced); err != nil {
+	if err := formula.MarkAvoiding(context.Background(), bin, testbuild.Target{Package: "example.com/spread", Test: "TestHalves"}, formula.CheckReachOf(prog, first), Options{MaxRuns: 100}, replaced); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range replaced.Candidates {

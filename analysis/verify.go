@@ -34,7 +34,7 @@ const maxExcerptLines = 12
 // wrapping ErrSourceChanged, when any source file the test's binary is
 // built from differs from what the analysis saw. Only candidates returned
 // by Analyze, or restored from a ResultCache, carry the forced values.
-func Verify(ctx context.Context, mod *testbuild.Module, t Target, c Candidate, opts Options) (Verification, error) {
+func Verify(ctx context.Context, mod *testbuild.Module, t testbuild.Target, c Candidate, opts Options) (Verification, error) {
 	opts.Defaults()
 	if !c.Verifiable() {
 		return Verification{}, errors.New("the candidate carries no forced values: only candidates made by Analyze can be verified")

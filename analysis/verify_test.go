@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // TestVerify forces candidates of the foo example again: a verified one
@@ -17,10 +19,10 @@ import (
 // edited since the analysis is refused without running anything.
 func TestVerify(t *testing.T) {
 	dir := extract(t, "foo.txtar")
-	target := Target{Package: "example.com/foo", Test: "TestFoo"}
+	target := testbuild.Target{Package: "example.com/foo", Test: "TestFoo"}
 	ctx := context.Background()
 	mod := open(t, dir)
-	res, err := Analyze(ctx, mod, []Target{target}, Options{MaxSize: 1})
+	res, err := Analyze(ctx, mod, []testbuild.Target{target}, Options{MaxSize: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,9 +90,9 @@ func TestVerify(t *testing.T) {
 // TestVerifySwitched verifies a candidate found by predicate switching.
 func TestVerifySwitched(t *testing.T) {
 	dir := extract(t, "label.txtar")
-	target := Target{Package: "example.com/label", Test: "TestSize"}
+	target := testbuild.Target{Package: "example.com/label", Test: "TestSize"}
 	mod := open(t, dir)
-	res, err := Analyze(context.Background(), mod, []Target{target}, Options{})
+	res, err := Analyze(context.Background(), mod, []testbuild.Target{target}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

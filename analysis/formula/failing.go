@@ -79,7 +79,7 @@ var ErrNoCheck = errors.New("no failed check the formula models (integer, float,
 // analysis's instrumentation and ready for semantic questions (Cause,
 // CriticalPredicates, PredicateCause). Close releases the solver.
 type FailingRun struct {
-	Target result.Target
+	Target testbuild.Target
 	prog   *instrument.Program
 	trace  []instrument.Event
 	output string
@@ -100,7 +100,7 @@ type fileSyntax struct {
 // RecordFailingRun builds the instrumented test binary of t's package (or
 // reuses the one the angelic analysis built from the same sources), runs
 // the test once and keeps its trace. It fails when the test passes.
-func RecordFailingRun(ctx context.Context, mod *testbuild.Module, t result.Target, opts result.Options) (*FailingRun, error) {
+func RecordFailingRun(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opts result.Options) (*FailingRun, error) {
 	opts.Defaults()
 	listing, err := mod.List(ctx)
 	if err != nil {

@@ -228,10 +228,10 @@ type CoreResult struct {
 // hands each result to done as soon as it is complete. The targets of one
 // package share one instrumented build, the angelic analysis's own; a
 // package that cannot be built gives each of its targets a note.
-func Cores(ctx context.Context, mod *testbuild.Module, targets []result.Target, opts result.Options, done func(CoreResult) error) error {
+func Cores(ctx context.Context, mod *testbuild.Module, targets []testbuild.Target, opts result.Options, done func(CoreResult) error) error {
 	opts.Defaults()
 	var order []string
-	byPkg := map[string][]result.Target{}
+	byPkg := map[string][]testbuild.Target{}
 	for _, t := range targets {
 		if _, ok := byPkg[t.Package]; !ok {
 			order = append(order, t.Package)

@@ -8,13 +8,14 @@ import (
 
 	"github.com/faultline-go/faultline/analysis/instrument"
 	"github.com/faultline-go/faultline/analysis/result"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // Without cgo there is no Z3 binding: the formula cannot be made, and every
 // entry point that needs it says so through Available.
 
 // Search cannot run without cgo: the formula needs the Z3 binding.
-func Search(ctx context.Context, prog *instrument.Program, bin *instrument.TestBinary, t result.Target, opts result.Options, res *result.TestResult) error {
+func Search(ctx context.Context, prog *instrument.Program, bin *instrument.TestBinary, t testbuild.Target, opts result.Options, res *result.TestResult) error {
 	return Available()
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/faultline-go/faultline/analysis/instrument"
 	"github.com/faultline-go/faultline/analysis/replace"
 	"github.com/faultline-go/faultline/analysis/result"
+	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/solver/mcs"
 	"github.com/faultline-go/faultline/solver/z3"
 )
@@ -33,7 +34,7 @@ const maxRefinements = 4
 // no run, encoding or solver call goes past it, and a result cut short
 // keeps the candidates verified so far, with a note.
 // search fills res with the candidates of one failing test.
-func Search(ctx context.Context, prog *instrument.Program, bin *instrument.TestBinary, t result.Target, opts result.Options, res *result.TestResult) error {
+func Search(ctx context.Context, prog *instrument.Program, bin *instrument.TestBinary, t testbuild.Target, opts result.Options, res *result.TestResult) error {
 	first, err := bin.Run(ctx, t.Test, nil)
 	if err != nil {
 		return err
@@ -87,7 +88,7 @@ const formulaShare = 3
 // corrections until deadline, reporting whether the formula reached the
 // failing check (found a correction to try). Its solver context, and the
 // memory it holds, is freed when it returns, before the fallbacks run.
-func searchFormula(ctx context.Context, prog *instrument.Program, bin *instrument.TestBinary, t result.Target, first *instrument.RunResult, opts result.Options, res *result.TestResult, deadline time.Time) (bool, error) {
+func searchFormula(ctx context.Context, prog *instrument.Program, bin *instrument.TestBinary, t testbuild.Target, first *instrument.RunResult, opts result.Options, res *result.TestResult, deadline time.Time) (bool, error) {
 	z, err := z3.NewContext(z3.Config{Timeout: min(10*time.Second, max(time.Until(deadline), time.Millisecond))})
 	if err != nil {
 		return false, err
@@ -383,7 +384,7 @@ func checksKind(prog *instrument.Program, trace []instrument.Event, kind func(ty
 // replacement still tries the integer values the formula does not see
 // (indices, slice bounds, literal operands), where an off-by-one hides
 // from a formula that can only move the expressions around them.
-func fallBack(ctx context.Context, prog *instrument.Program, bin *instrument.TestBinary, t result.Target, first *instrument.RunResult, deadline time.Time, opts result.Options, res *result.TestResult, reached bool) error {
+func fallBack(ctx context.Context, prog *instrument.Program, bin *instrument.TestBinary, t testbuild.Target, first *instrument.RunResult, deadline time.Time, opts result.Options, res *result.TestResult, reached bool) error {
 	scope := replace.ScopeEvery
 	switch {
 	case reached && result.HasVerified(res):

@@ -10,6 +10,7 @@ import (
 
 	"github.com/faultline-go/faultline/analysis/instrument"
 	"github.com/faultline-go/faultline/analysis/result"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // checkReach tells whether a fix steers a run around the check the
@@ -151,7 +152,7 @@ func before(a, b token.Position) bool {
 // within the test's budget and run bound, and marks those that pass
 // without reaching the failed check (the other searches mark theirs from
 // their verifying run). A candidate left unrun stays unmarked.
-func MarkAvoiding(ctx context.Context, bin *instrument.TestBinary, t result.Target, reach checkReach, opts result.Options, res *result.TestResult) error {
+func MarkAvoiding(ctx context.Context, bin *instrument.TestBinary, t testbuild.Target, reach checkReach, opts result.Options, res *result.TestResult) error {
 	for i := range res.Candidates {
 		c := &res.Candidates[i]
 		if !c.Verified || c.Found != result.FoundByReplacement || !reach.maySteer(c.Force) {

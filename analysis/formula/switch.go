@@ -6,6 +6,7 @@ import (
 
 	"github.com/faultline-go/faultline/analysis/instrument"
 	"github.com/faultline-go/faultline/analysis/result"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // switchPredicates is the fallback when the formula cannot reach the
@@ -14,7 +15,7 @@ import (
 // time, conditions and Boolean results and assignments, latest first since
 // they are nearest the failure, and keeps each flip whose forced run
 // passes. Every such candidate is verified by construction.
-func switchPredicates(ctx context.Context, prog *instrument.Program, bin *instrument.TestBinary, t result.Target, first *instrument.RunResult, deadline time.Time, opts result.Options, res *result.TestResult) error {
+func switchPredicates(ctx context.Context, prog *instrument.Program, bin *instrument.TestBinary, t testbuild.Target, first *instrument.RunResult, deadline time.Time, opts result.Options, res *result.TestResult) error {
 	type flip struct {
 		s    *instrument.Site
 		inst instrument.Instance

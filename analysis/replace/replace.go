@@ -13,6 +13,7 @@ import (
 
 	"github.com/faultline-go/faultline/analysis/instrument"
 	"github.com/faultline-go/faultline/analysis/result"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // Bounds of value replacement for one failing test, beside the budget and
@@ -65,7 +66,7 @@ type trial struct {
 // zero value); each replacement that makes the test pass, confirmed by a
 // run of its own, is a verified single-location candidate. The scope says
 // which sites are tried.
-func ReplaceValues(ctx context.Context, prog *instrument.Program, bin *instrument.TestBinary, t result.Target, opts result.Options, scope replaceScope, res *result.TestResult) error {
+func ReplaceValues(ctx context.Context, prog *instrument.Program, bin *instrument.TestBinary, t testbuild.Target, opts result.Options, scope replaceScope, res *result.TestResult) error {
 	failing, sum, err := bin.RecordValues(ctx, t.Test, true)
 	if err != nil {
 		return err
@@ -174,7 +175,7 @@ func integerValueSites(sites []*replaceable, res *result.TestResult) []*replacea
 // whose names share the longest prefix with the failing one's. It returns
 // the distinct values per site with their counts, and how many passing
 // runs gave them. Recording takes at most a third of the time left.
-func passingValues(ctx context.Context, bin *instrument.TestBinary, t result.Target, opts result.Options) (map[int32]map[string]int, int, error) {
+func passingValues(ctx context.Context, bin *instrument.TestBinary, t testbuild.Target, opts result.Options) (map[int32]map[string]int, int, error) {
 	stop := time.Now().Add(time.Until(bin.Deadline) / 3)
 	names := opts.Passing[result.PassingKey(t)]
 	if len(names) == 0 {
@@ -483,7 +484,7 @@ func testEnterSite(prog *instrument.Program, test string) int32 {
 // runReplacements runs the trials, batched when the test allows it, until
 // the trials, the runs or the time run out, and adds a candidate for each
 // site whose replacement made the test pass in a run of its own.
-func runReplacements(ctx context.Context, prog *instrument.Program, bin *instrument.TestBinary, t result.Target, trials []trial, opts result.Options, res *result.TestResult) (tried, found int, batched bool, err error) {
+func runReplacements(ctx context.Context, prog *instrument.Program, bin *instrument.TestBinary, t testbuild.Target, trials []trial, opts result.Options, res *result.TestResult) (tried, found int, batched bool, err error) {
 	trialSite := testEnterSite(prog, t.Test)
 	batching := trialSite >= 0 && !bin.OneByOne
 	everBatched := false

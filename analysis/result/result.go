@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/analysis/instrument"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // Options bound the analysis of each failing test.
@@ -40,7 +41,7 @@ type Options struct {
 }
 
 // PassingKey is a failing test's key in Options.Passing.
-func PassingKey(t Target) string { return t.Package + " " + t.Test }
+func PassingKey(t testbuild.Target) string { return t.Package + " " + t.Test }
 
 func (o *Options) Defaults() {
 	if o.MaxSize <= 0 {
@@ -55,12 +56,6 @@ func (o *Options) Defaults() {
 	if o.RunTimeout <= 0 {
 		o.RunTimeout = 10 * time.Second
 	}
-}
-
-// Target is one failing leaf test.
-type Target struct {
-	Package string // import path
-	Test    string // full leaf name, e.g. TestX/case_3
 }
 
 // Location is one fix location of a candidate and its angelic value.
