@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // The budget bounds the analysis whatever phase the time goes to: here the
@@ -14,13 +16,13 @@ import (
 func TestBudgetHoldsDuringARun(t *testing.T) {
 	dir := extract(t, "slow.txtar")
 	mod := open(t, dir)
-	target := Target{Package: "example.com/slow", Test: "TestAdd"}
+	target := testbuild.Target{Package: "example.com/slow", Test: "TestAdd"}
 	// Build first, so that only the analysis is timed.
-	if _, err := Analyze(context.Background(), mod, []Target{target}, Options{Budget: time.Millisecond}); err != nil {
+	if _, err := Analyze(context.Background(), mod, []testbuild.Target{target}, Options{Budget: time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	res, err := Analyze(context.Background(), mod, []Target{target}, Options{Budget: time.Second})
+	res, err := Analyze(context.Background(), mod, []testbuild.Target{target}, Options{Budget: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

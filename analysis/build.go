@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/faultline-go/faultline/analysis/instrument"
 	"github.com/faultline-go/faultline/internal/scratch"
 	"github.com/faultline-go/faultline/internal/testbuild"
 )
@@ -27,7 +28,7 @@ func BuildInstrumented(ctx context.Context, mod *testbuild.Module, pkg string) e
 
 // buildInstrumented loads, instruments and builds pkg's test binary, whose
 // runs keep their files in work.
-func buildInstrumented(ctx context.Context, mod *testbuild.Module, pkg, work string) (*testBinary, error) {
+func buildInstrumented(ctx context.Context, mod *testbuild.Module, pkg, work string) (*instrument.TestBinary, error) {
 	listing, err := mod.List(ctx)
 	if err != nil {
 		return nil, err
@@ -41,9 +42,9 @@ func buildInstrumented(ctx context.Context, mod *testbuild.Module, pkg, work str
 		return nil, err
 	}
 	defer mod.Hasher().Save()
-	prog, err := loadProgram(mod, pkg, testbuild.SortedPaths(listing.Closure(p)))
+	prog, err := instrument.LoadProgram(mod, pkg, testbuild.SortedPaths(listing.Closure(p)))
 	if err != nil {
 		return nil, err
 	}
-	return buildTestBinary(ctx, mod, keys, prog, p, work)
+	return instrument.BuildTestBinary(ctx, mod, keys, prog, p, work)
 }

@@ -20,14 +20,14 @@ func instrumentedTestsPass(t *testing.T, dir, pkg string, tests ...string) {
 		t.Fatal(err)
 	}
 	for _, test := range tests {
-		res, err := bin.run(ctx, test, nil)
+		res, err := bin.Run(ctx, test, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !res.passed {
-			t.Errorf("%s failed instrumented:\n%s", test, res.output)
+		if !res.Passed {
+			t.Errorf("%s failed instrumented:\n%s", test, res.Output)
 		}
-		if len(res.trace) == 0 {
+		if len(res.Trace) == 0 {
 			t.Errorf("%s recorded nothing", test)
 		}
 	}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/faultline-go/faultline/internal/testbuild"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/faultline-go/faultline/analysis/instrument"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // ResultCache keeps the analysis of each failing test on disk under a key
@@ -54,13 +56,13 @@ type cachedResult struct {
 
 type cachedCandidate struct {
 	Candidate
-	Force   []forcedValue
+	Force   []instrument.ForcedValue
 	Sources map[string]string
 }
 
 // Key hashes what the analysis of a test of pkg depends on.
 func (c *ResultCache) Key(keys *testbuild.Keys, pkg *testbuild.Package, test string, opts Options) string {
-	opts.defaults()
+	opts.Defaults()
 	opts.Passing = nil
 	return testbuild.Bytes([]byte(fmt.Sprintf("%s\x00%s\x00%s\x00%+v\x00%s", cacheFormat, pkg.ImportPath, test, opts, keys.TestBinary(pkg))))
 }
@@ -119,7 +121,7 @@ func MarshalResult(r TestResult) ([]byte, error) {
 	cr := cachedResult{Test: r.Test, Package: r.Package, Notes: r.Notes, Ended: r.Ended,
 		Switched: r.Switched, Runs: r.Runs, Solve: r.Solve, Total: r.Total, StringsConcrete: r.StringsConcrete}
 	for _, cand := range r.Candidates {
-		cr.Candidates = append(cr.Candidates, cachedCandidate{Candidate: cand, Force: cand.force, Sources: cand.sources})
+		cr.Candidates = append(cr.Candidates, cachedCandidate{Candidate: cand, Force: cand.Force, Sources: cand.Sources})
 	}
 	data, err := json.Marshal(cr)
 	if err != nil {
@@ -138,7 +140,7 @@ func UnmarshalResult(data []byte) (TestResult, error) {
 		Switched: cr.Switched, Runs: cr.Runs, Solve: cr.Solve, Total: cr.Total, StringsConcrete: cr.StringsConcrete}
 	for _, cc := range cr.Candidates {
 		cand := cc.Candidate
-		cand.force, cand.sources = cc.Force, cc.Sources
+		cand.Force, cand.Sources = cc.Force, cc.Sources
 		r.Candidates = append(r.Candidates, cand)
 	}
 	return r, nil
@@ -154,11 +156,11 @@ type Cached struct {
 // AnalyzeCached analyses the failing tests of mod, taking each result from
 // the cache when its key is there and storing the new ones. A nil cache
 // analyses everything.
-func AnalyzeCached(ctx context.Context, c *ResultCache, mod *testbuild.Module, tests []Target, opts Options) (Cached, error) {
-	opts.defaults()
+func AnalyzeCached(ctx context.Context, c *ResultCache, mod *testbuild.Module, tests []testbuild.Target, opts Options) (Cached, error) {
+	opts.Defaults()
 	out := Cached{Results: make([]TestResult, len(tests)), Cached: make([]bool, len(tests))}
 	keys := make([]string, len(tests))
-	var missing []Target
+	var missing []testbuild.Target
 	var missingAt []int
 	if c != nil {
 		listing, err := mod.List(ctx)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // TestResultCache analyses a failing test through the cache, then checks
@@ -21,7 +23,7 @@ func TestResultCache(t *testing.T) {
 	dir := extractFrom(t, filepath.Join("..", "bench", "analysis", "programs", "distance.txtar"))
 	ctx := context.Background()
 	mod := open(t, dir)
-	failing := []Target{{Package: "example.com/distance", Test: "TestManhattan/backward_x"}}
+	failing := []testbuild.Target{{Package: "example.com/distance", Test: "TestManhattan/backward_x"}}
 	cache, err := OpenResultCache(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 func lines(stmts []Statement) []string {
@@ -27,7 +29,7 @@ func TestCauseRunningExample(t *testing.T) {
 		t.Skip(err)
 	}
 	dir := extract(t, "cause.txtar")
-	run, err := RecordFailingRun(context.Background(), open(t, dir), Target{Package: "example.com/after", Test: "TestMaxPlus"}, Options{})
+	run, err := RecordFailingRun(context.Background(), open(t, dir), testbuild.Target{Package: "example.com/after", Test: "TestMaxPlus"}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

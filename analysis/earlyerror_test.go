@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/faultline-go/faultline/internal/bug"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // TestEarlyReturnOfAnErrorValue analyses functions whose early return
@@ -21,7 +22,7 @@ func TestEarlyReturnOfAnErrorValue(t *testing.T) {
 	}
 	dir := extract(t, "earlyerror.txtar")
 	reports := countBugs(t)
-	targets := []Target{{Package: "example.com/early", Test: "TestDigit"}, {Package: "example.com/early", Test: "TestLetter"}}
+	targets := []testbuild.Target{{Package: "example.com/early", Test: "TestDigit"}, {Package: "example.com/early", Test: "TestLetter"}}
 	res, err := Analyze(context.Background(), open(t, dir), targets, Options{})
 	if err != nil {
 		t.Fatal(err)

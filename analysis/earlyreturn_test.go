@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline-go/faultline/analysis/formula"
+	"github.com/faultline-go/faultline/analysis/instrument"
 	"github.com/faultline-go/faultline/solver/mcs"
 	"github.com/faultline-go/faultline/solver/z3"
 )
@@ -25,9 +27,9 @@ func TestEarlyReturnBindsResults(t *testing.T) {
 	dir := extract(t, "earlyreturn.txtar")
 	faulty := false
 	for _, s := range firstCorrections(t, dir, "example.com/tally", "TestSum") {
-		faulty = faulty || s.pos.Line == 38 && s.text == "total + 1"
-		if s.pos.Line < 24 {
-			t.Errorf("correction inside fields, whose only effect on Sum is its error: %s:%d %s", s.file, s.pos.Line, s.text)
+		faulty = faulty || s.Pos.Line == 38 && s.Text == "total + 1"
+		if s.Pos.Line < 24 {
+			t.Errorf("correction inside fields, whose only effect on Sum is its error: %s:%d %s", s.File, s.Pos.Line, s.Text)
 		}
 	}
 	if !faulty {
@@ -37,16 +39,16 @@ func TestEarlyReturnBindsResults(t *testing.T) {
 
 // firstCorrections enumerates every single-location correction of the
 // formula of a test's failing run, before any forced run refines it.
-func firstCorrections(t *testing.T, dir, pkgPath, test string) []*site {
+func firstCorrections(t *testing.T, dir, pkgPath, test string) []*instrument.Site {
 	t.Helper()
 	ctx := context.Background()
 	prog, bin := instrumentedBinary(t, dir, pkgPath)
-	bin.timeout = time.Minute
-	first, err := bin.run(ctx, test, nil)
+	bin.Timeout = time.Minute
+	first, err := bin.Run(ctx, test, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.passed {
+	if first.Passed {
 		t.Fatalf("%s passes", test)
 	}
 	z, err := z3.NewContext(z3.Config{Timeout: time.Minute})
@@ -58,20 +60,20 @@ func firstCorrections(t *testing.T, dir, pkgPath, test string) []*site {
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc := newEncoder(z, enum, prog)
-	if err := enc.replay(first.trace, nil, true, panicAt(prog, first)); err != nil {
+	enc := formula.NewEncoder(z, enum, prog)
+	if err := enc.Replay(first.Trace, nil, true, instrument.PanicAt(prog, first)); err != nil {
 		t.Fatal(err)
 	}
-	if enc.failing == 0 {
+	if enc.Failing == 0 {
 		t.Fatal("no failing check encoded")
 	}
-	var got []*site
+	var got []*instrument.Site
 	for c, err := range enum.Enumerate(ctx, mcs.Bounds{MaxSize: 1, Budget: time.Minute}) {
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, id := range c.Tags {
-			got = append(got, prog.sites[id])
+			got = append(got, prog.Sites[id])
 		}
 	}
 	return got

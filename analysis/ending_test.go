@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline-go/faultline/analysis/instrument"
+	"github.com/faultline-go/faultline/analysis/result"
 	"github.com/faultline-go/faultline/internal/fulldisk"
 	"github.com/faultline-go/faultline/internal/testbuild"
 )
@@ -27,8 +29,8 @@ func TestPanicCostsOnlyItsTest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	targets := []Target{{Package: "example.com/early", Test: "TestDigit"}, {Package: "example.com/early", Test: "TestLetter"}}
-	opts := Options{panicIn: "TestDigit"}
+	targets := []testbuild.Target{{Package: "example.com/early", Test: "TestDigit"}, {Package: "example.com/early", Test: "TestLetter"}}
+	opts := Options{}.WithPanicIn("TestDigit")
 	reports := countBugs(t)
 	for round, wantHits := range []int{0, 1} {
 		out, err := AnalyzeCached(context.Background(), cache, mod, targets, opts)
@@ -42,7 +44,7 @@ func TestPanicCostsOnlyItsTest(t *testing.T) {
 		if digit.Ended != EndedBug || len(digit.Notes) != 1 || !strings.Contains(digit.Notes[0], "not analysed: faultline failed on this test") {
 			t.Errorf("round %d: the panicking test's result: %+v", round, digit)
 		}
-		if letter.Ended != EndedFinding || !hasVerified(&letter) {
+		if letter.Ended != EndedFinding || !result.HasVerified(&letter) {
 			t.Errorf("round %d: the other test's result: %+v", round, letter)
 		}
 		if len(*reports) != round+1 || !strings.Contains((*reports)[round].Message, "a panic injected into the encoding of TestDigit") {
@@ -64,7 +66,7 @@ func TestKilledFromOutsideIsNotCached(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	targets := []Target{{Package: "example.com/killed", Test: "TestDouble"}}
+	targets := []testbuild.Target{{Package: "example.com/killed", Test: "TestDouble"}}
 	analyse := func(env []string, wantHits int) TestResult {
 		t.Helper()
 		mod, err := testbuild.Open(dir, testbuild.Config{CacheDir: cacheDir, Env: append(os.Environ(), env...)})
@@ -84,7 +86,7 @@ func TestKilledFromOutsideIsNotCached(t *testing.T) {
 	if killed.Ended != EndedEnvironment || len(killed.Notes) != 1 || !strings.Contains(killed.Notes[0], "killed from outside") {
 		t.Errorf("the killed test's result: %+v", killed)
 	}
-	if r := analyse(nil, 0); r.Ended != EndedFinding || !hasVerified(&r) {
+	if r := analyse(nil, 0); r.Ended != EndedFinding || !result.HasVerified(&r) {
 		t.Errorf("the test analysed again: %+v", r)
 	}
 	analyse(nil, 1)
@@ -102,9 +104,9 @@ func TestTraceOnAFullDisk(t *testing.T) {
 	}
 	dir := extract(t, "killed.txtar")
 	_, bin := instrumentedBinary(t, dir, "example.com/killed")
-	bin.timeout = time.Minute
-	_, err := bin.runEnv(context.Background(), "TestDouble", nil, []string{traceEnv + "=/dev/full"})
-	if err == nil || endingOf(err) != EndedEnvironment || !strings.Contains(err.Error(), syscall.ENOSPC.Error()) {
+	bin.Timeout = time.Minute
+	_, err := bin.RunEnv(context.Background(), "TestDouble", nil, []string{instrument.TraceEnv + "=/dev/full"})
+	if err == nil || result.EndingOf(err) != EndedEnvironment || !strings.Contains(err.Error(), syscall.ENOSPC.Error()) {
 		t.Fatalf("a run writing its trace to a full disk: %v", err)
 	}
 }
@@ -122,7 +124,7 @@ func TestFullDiskIsNotCached(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	targets := []Target{{Package: "example.com/killed", Test: "TestDouble"}}
+	targets := []testbuild.Target{{Package: "example.com/killed", Test: "TestDouble"}}
 	// The instrumented binary is built, and kept, before the disk fills.
 	if _, err := AnalyzeCached(context.Background(), nil, mod, targets, Options{}); err != nil {
 		t.Fatal(err)
@@ -144,7 +146,7 @@ func TestFullDiskIsNotCached(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r := out.Results[0]; out.Hits != wantHits || r.Ended != EndedFinding || !hasVerified(&r) {
+		if r := out.Results[0]; out.Hits != wantHits || r.Ended != EndedFinding || !result.HasVerified(&r) {
 			t.Errorf("round %d once space is freed: %d from the cache, %+v", round, out.Hits, r)
 		}
 	}

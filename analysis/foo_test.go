@@ -43,7 +43,7 @@ func extractFrom(t *testing.T, path string) string {
 // by their validity conditions, not by the solver's choice.
 func TestFooGolden(t *testing.T) {
 	dir := extract(t, "foo.txtar")
-	res, err := Analyze(context.Background(), open(t, dir), []Target{{Package: "example.com/foo", Test: "TestFoo"}}, Options{})
+	res, err := Analyze(context.Background(), open(t, dir), []testbuild.Target{{Package: "example.com/foo", Test: "TestFoo"}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // TestNilOfASliceType analyses a function that returns nil as a byte
@@ -19,7 +21,7 @@ func TestNilOfASliceType(t *testing.T) {
 	}
 	dir := extract(t, "nilslice.txtar")
 	reports := countBugs(t)
-	res, err := Analyze(context.Background(), open(t, dir), []Target{{Package: "example.com/words", Test: "TestLen"}}, Options{})
+	res, err := Analyze(context.Background(), open(t, dir), []testbuild.Target{{Package: "example.com/words", Test: "TestLen"}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

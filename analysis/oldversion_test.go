@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // A module declaring a language version without generics is analysed all
@@ -26,7 +28,7 @@ func TestAnalyzeOldLanguageVersion(t *testing.T) {
 	if err := os.WriteFile(mod, []byte(strings.Replace(string(data), "go 1.22", "go 1.16", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Analyze(context.Background(), open(t, dir), []Target{{Package: "example.com/distance", Test: "TestManhattan/backward_x"}},
+	res, err := Analyze(context.Background(), open(t, dir), []testbuild.Target{{Package: "example.com/distance", Test: "TestManhattan/backward_x"}},
 		Options{MaxSize: 1, Budget: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)

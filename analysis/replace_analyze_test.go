@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // A fault in a function over complex numbers, which the formula does not
@@ -21,8 +23,8 @@ import (
 func TestReplacementInTheAnalysis(t *testing.T) {
 	dir := extract(t, "turn.txtar")
 	mod := open(t, dir)
-	target := Target{Package: "example.com/turn", Test: "TestTurnNegative"}
-	res, err := Analyze(context.Background(), mod, []Target{target}, Options{})
+	target := testbuild.Target{Package: "example.com/turn", Test: "TestTurnNegative"}
+	res, err := Analyze(context.Background(), mod, []testbuild.Target{target}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,13 +95,13 @@ func TestAll(t *testing.T) {
 		}
 	}
 	mod := open(t, dir)
-	target := Target{Package: "example.com/many", Test: "TestAll"}
+	target := testbuild.Target{Package: "example.com/many", Test: "TestAll"}
 	// Build first, so that only the analysis is timed.
-	if _, err := Analyze(context.Background(), mod, []Target{target}, Options{Budget: time.Millisecond}); err != nil {
+	if _, err := Analyze(context.Background(), mod, []testbuild.Target{target}, Options{Budget: time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	const budget = 4 * time.Second
-	res, err := Analyze(context.Background(), mod, []Target{target}, Options{Budget: budget})
+	res, err := Analyze(context.Background(), mod, []testbuild.Target{target}, Options{Budget: budget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,8 +133,8 @@ func TestReplacementMovesIntegersByOne(t *testing.T) {
 		{"TestFraction", "2", "1", 53},
 		{"TestHead", "1", "0", 61},
 	} {
-		target := Target{Package: "example.com/offbyone", Test: c.test}
-		res, err := Analyze(context.Background(), mod, []Target{target}, Options{})
+		target := testbuild.Target{Package: "example.com/offbyone", Test: c.test}
+		res, err := Analyze(context.Background(), mod, []testbuild.Target{target}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,28 +9,30 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline-go/faultline/analysis/instrument"
+	"github.com/faultline-go/faultline/analysis/replace"
 	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/internal/txtartest"
 )
 
 // replaceOnly runs value replacement alone, over every site, on a failing
 // test of a txtar module of testdata, whatever the formula could do.
-func replaceOnly(t *testing.T, archive string, target Target, oneByOne bool) *TestResult {
+func replaceOnly(t *testing.T, archive string, target testbuild.Target, oneByOne bool) *TestResult {
 	t.Helper()
 	ctx := context.Background()
 	prog, bin := instrumentedBinary(t, txtartest.Extract(t, filepath.Join("testdata", archive)), target.Package)
-	bin.timeout, bin.deadline, bin.oneByOne = 10*time.Second, time.Now().Add(time.Minute), oneByOne
+	bin.Timeout, bin.Deadline, bin.OneByOne = 10*time.Second, time.Now().Add(time.Minute), oneByOne
 	res := &TestResult{Test: target.Test}
-	if err := replaceValues(ctx, prog, bin, target, Options{MaxRuns: 60}, scopeEvery, res); err != nil {
+	if err := replace.ReplaceValues(ctx, prog, bin, target, Options{MaxRuns: 60}, replace.ScopeEvery, res); err != nil {
 		t.Fatal(err)
 	}
-	res.Runs = bin.runs
+	res.Runs = bin.Runs
 	return res
 }
 
 // instrumentedBinary builds the instrumented test binary of package pkgPath
 // of the module in dir.
-func instrumentedBinary(t *testing.T, dir, pkgPath string) (*program, *testBinary) {
+func instrumentedBinary(t *testing.T, dir, pkgPath string) (*instrument.Program, *instrument.TestBinary) {
 	t.Helper()
 	ctx := context.Background()
 	mod, err := testbuild.Open(dir, testbuild.Config{CacheDir: t.TempDir()})
@@ -46,11 +48,11 @@ func instrumentedBinary(t *testing.T, dir, pkgPath string) (*program, *testBinar
 		t.Fatal(err)
 	}
 	pkg := listing.Package(pkgPath)
-	prog, err := loadProgram(mod, pkgPath, testbuild.SortedPaths(listing.Closure(pkg)))
+	prog, err := instrument.LoadProgram(mod, pkgPath, testbuild.SortedPaths(listing.Closure(pkg)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin, err := buildTestBinary(ctx, mod, keys, prog, pkg, t.TempDir())
+	bin, err := instrument.BuildTestBinary(ctx, mod, keys, prog, pkg, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,16 +82,16 @@ func replacedAt(r *TestResult, file string, line int, expr string) (Candidate, b
 func TestReplacementFindsTheFaultyLine(t *testing.T) {
 	cases := []struct {
 		archive     string
-		target      Target
+		target      testbuild.Target
 		file        string
 		line        int
 		expr        string
 		was, became string
 	}{
-		{"style.txtar", Target{Package: "example.com/style", Test: "TestStyleUpper"}, "style.go", 16, "strings.TrimSpace(level)", `"ERROR"`, `"error"`},
-		{"digits.txtar", Target{Package: "example.com/digits", Test: "TestTrim"}, "digits.go", 11, "len(s) - dot - 0", "6", "5"},
-		{"relay.txtar", Target{Package: "example.com/relay", Test: "TestDescribeInt"}, "relay.go", 11, "x+1", "5", "4"},
-		{"operand.txtar", Target{Package: "example.com/operand", Test: "TestSqueeze"}, "operand.go", 7, "c == '\\t'", "false", "c != '\\t'"},
+		{"style.txtar", testbuild.Target{Package: "example.com/style", Test: "TestStyleUpper"}, "style.go", 16, "strings.TrimSpace(level)", `"ERROR"`, `"error"`},
+		{"digits.txtar", testbuild.Target{Package: "example.com/digits", Test: "TestTrim"}, "digits.go", 11, "len(s) - dot - 0", "6", "5"},
+		{"relay.txtar", testbuild.Target{Package: "example.com/relay", Test: "TestDescribeInt"}, "relay.go", 11, "x+1", "5", "4"},
+		{"operand.txtar", testbuild.Target{Package: "example.com/operand", Test: "TestSqueeze"}, "operand.go", 7, "c == '\\t'", "false", "c != '\\t'"},
 	}
 	for _, c := range cases {
 		for _, oneByOne := range []bool{false, true} {
@@ -115,7 +117,7 @@ func TestReplacementFindsTheFaultyLine(t *testing.T) {
 // replacements batched: they run one per process, and still find the
 // fault.
 func TestReplacementUnbatchedWhenRepetitionsDiffer(t *testing.T) {
-	r := replaceOnly(t, "counter.txtar", Target{Package: "example.com/counter", Test: "TestLabel"}, false)
+	r := replaceOnly(t, "counter.txtar", testbuild.Target{Package: "example.com/counter", Test: "TestLabel"}, false)
 	notes := strings.Join(r.Notes, "\n")
 	if !strings.Contains(notes, "one replacement per process") {
 		t.Errorf("notes %v", r.Notes)

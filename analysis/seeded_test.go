@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // TestSeededFaults analyses failing tests of the benchmark's seeded-fault
@@ -46,9 +48,9 @@ func TestSeededFaults(t *testing.T) {
 			if err := json.Unmarshal(data, &fault); err != nil {
 				t.Fatal(err)
 			}
-			var targets []Target
+			var targets []testbuild.Target
 			for _, name := range c.tests {
-				targets = append(targets, Target{Package: c.pkg, Test: name})
+				targets = append(targets, testbuild.Target{Package: c.pkg, Test: name})
 			}
 			// Single locations and a short budget keep the test quick; the
 			// benchmark runs with the defaults.
@@ -100,9 +102,9 @@ func checkFormulaFinds(t *testing.T, dir, pkg, file string, faulty map[string]in
 // checkFormulaFindsWith is checkFormulaFinds with other options.
 func checkFormulaFindsWith(t *testing.T, opts Options, dir, pkg, file string, faulty map[string]int) {
 	t.Helper()
-	var targets []Target
+	var targets []testbuild.Target
 	for name := range faulty {
-		targets = append(targets, Target{Package: pkg, Test: name})
+		targets = append(targets, testbuild.Target{Package: pkg, Test: name})
 	}
 	sort.Slice(targets, func(i, j int) bool { return targets[i].Test < targets[j].Test })
 	res, err := Analyze(context.Background(), open(t, dir), targets, opts)
@@ -124,9 +126,9 @@ func checkFormulaFindsWith(t *testing.T, opts Options, dir, pkg, file string, fa
 // instrumented too: the analysis finds nothing to fix.
 func checkPassesInstrumented(t *testing.T, dir, pkg string, tests ...string) {
 	t.Helper()
-	var targets []Target
+	var targets []testbuild.Target
 	for _, name := range tests {
-		targets = append(targets, Target{Package: pkg, Test: name})
+		targets = append(targets, testbuild.Target{Package: pkg, Test: name})
 	}
 	res, err := Analyze(context.Background(), open(t, dir), targets, Options{})
 	if err != nil {

@@ -6,13 +6,15 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // Instrumented code must compile wherever the original does, whatever the
 // code names its identifiers and however it relies on untyped constants.
 func TestShadowingAndTypedContexts(t *testing.T) {
 	dir := extract(t, "shadow.txtar")
-	res, err := Analyze(context.Background(), open(t, dir), []Target{{Package: "example.com/shadow", Test: "TestTwice"}}, Options{MaxSize: 1})
+	res, err := Analyze(context.Background(), open(t, dir), []testbuild.Target{{Package: "example.com/shadow", Test: "TestTwice"}}, Options{MaxSize: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

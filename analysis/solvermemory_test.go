@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline-go/faultline/analysis/formula"
+	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/solver/z3"
 )
 
@@ -33,17 +35,17 @@ func TestMemoryWatchInterruptsACheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	const margin = 8 << 20
-	w := watchSolverMemory(z, z3.EstimatedAllocBytes()+margin)
-	defer w.stop()
-	if w.tripped() {
+	w := formula.WatchSolverMemory(z, z3.EstimatedAllocBytes()+margin)
+	defer w.Stop()
+	if w.Tripped() {
 		t.Fatal("the watch tripped before the check")
 	}
 	start := time.Now()
 	r, err := s.Check()
-	if err != nil || r != z3.Unknown || !w.tripped() {
-		t.Fatalf("check = %v, %v after %v, watch tripped %v; want an interrupted check", r, err, time.Since(start), w.tripped())
+	if err != nil || r != z3.Unknown || !w.Tripped() {
+		t.Fatalf("check = %v, %v after %v, watch tripped %v; want an interrupted check", r, err, time.Since(start), w.Tripped())
 	}
-	t.Logf("interrupted after %v: %s", time.Since(start), w.note())
+	t.Logf("interrupted after %v: %s", time.Since(start), w.Note())
 	if took := time.Since(start); took > 20*time.Second {
 		t.Errorf("the interrupted check took %v", took)
 	}
@@ -60,9 +62,9 @@ func TestSolverMemoryStopsTheSearch(t *testing.T) {
 	}
 	dir := extract(t, "float.txtar")
 	mod := open(t, dir)
-	target := Target{Package: "example.com/temperature", Test: "TestSmallArea"}
+	target := testbuild.Target{Package: "example.com/temperature", Test: "TestSmallArea"}
 	// A fresh Z3 context alone holds more than 1 MB.
-	res, err := Analyze(context.Background(), mod, []Target{target}, Options{MaxSize: 1, SolverMemory: 1 << 20})
+	res, err := Analyze(context.Background(), mod, []testbuild.Target{target}, Options{MaxSize: 1, SolverMemory: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +81,7 @@ func TestSolverMemoryStopsTheSearch(t *testing.T) {
 	}
 	checkFaultFound(t, r, "temperature.go", 11)
 
-	res, err = Analyze(context.Background(), mod, []Target{target}, Options{MaxSize: 1})
+	res, err = Analyze(context.Background(), mod, []testbuild.Target{target}, Options{MaxSize: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,9 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/faultline-go/faultline/analysis/formula"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // TestSteeringAroundTheCheck: of the verified fixes of a panicking index,
@@ -18,7 +21,7 @@ func TestSteeringAroundTheCheck(t *testing.T) {
 		t.Skip("builds an instrumented test binary")
 	}
 	dir := extract(t, "steer.txtar")
-	res, err := Analyze(context.Background(), open(t, dir), []Target{{Package: "example.com/spread", Test: "TestHalves"}}, Options{MaxSize: 1})
+	res, err := Analyze(context.Background(), open(t, dir), []testbuild.Target{{Package: "example.com/spread", Test: "TestHalves"}}, Options{MaxSize: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,8 +52,8 @@ func TestSteeringAroundTheCheck(t *testing.T) {
 	// Value replacement's trials record no trace: its candidates are run
 	// once more to tell, those that force only conditions.
 	prog, bin := instrumentedBinary(t, dir, "example.com/spread")
-	bin.timeout = time.Minute
-	first, err := bin.run(context.Background(), "TestHalves", nil)
+	bin.Timeout = time.Minute
+	first, err := bin.Run(context.Background(), "TestHalves", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,8 +66,8 @@ func TestSteeringAroundTheCheck(t *testing.T) {
 			conditions++
 		}
 	}
-	runs := bin.runs
-	if err := markAvoiding(context.Background(), bin, Target{Package: "example.com/spread", Test: "TestHalves"}, checkReachOf(prog, first), Options{MaxRuns: 100}, replaced); err != nil {
+	runs := bin.Runs
+	if err := formula.MarkAvoiding(context.Background(), bin, testbuild.Target{Package: "example.com/spread", Test: "TestHalves"}, formula.CheckReachOf(prog, first), Options{MaxRuns: 100}, replaced); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range replaced.Candidates {
@@ -72,7 +75,7 @@ func TestSteeringAroundTheCheck(t *testing.T) {
 			t.Errorf("%s -> %s: marked %v", c.Locations[0].Expr, c.Locations[0].Angelic, c.Avoids)
 		}
 	}
-	if n := bin.runs - runs; n != conditions {
+	if n := bin.Runs - runs; n != conditions {
 		t.Errorf("%d runs to tell, want one per candidate forcing only conditions (%d)", n, conditions)
 	}
 }

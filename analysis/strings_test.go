@@ -6,6 +6,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // TestStringFaults checks that faults in functions building strings are
@@ -37,7 +39,7 @@ func TestByteSliceFault(t *testing.T) {
 		t.Skip("builds an instrumented test binary")
 	}
 	dir := extract(t, "strings.txtar")
-	res, err := Analyze(context.Background(), open(t, dir), []Target{{Package: "example.com/text", Test: "TestUpper"}},
+	res, err := Analyze(context.Background(), open(t, dir), []testbuild.Target{{Package: "example.com/text", Test: "TestUpper"}},
 		Options{MaxSize: 1, Budget: 20 * time.Second, Strings: true})
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +57,7 @@ func TestStringsConcreteIsSaid(t *testing.T) {
 	}
 	dir := extract(t, "strings.txtar")
 	mod := open(t, dir)
-	target := []Target{{Package: "example.com/text", Test: "TestWithDigits"}}
+	target := []testbuild.Target{{Package: "example.com/text", Test: "TestWithDigits"}}
 	for _, modelled := range []bool{false, true} {
 		res, err := Analyze(context.Background(), mod, target, Options{MaxSize: 1, Strings: modelled})
 		if err != nil {

@@ -5,6 +5,8 @@ package analysis
 import (
 	"context"
 	"testing"
+
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // A boundary fault whose check compares structs: predicate switching
@@ -13,7 +15,7 @@ import (
 // faulty line.
 func TestPredicateSwitchingFallback(t *testing.T) {
 	dir := extract(t, "label.txtar")
-	res, err := Analyze(context.Background(), open(t, dir), []Target{{Package: "example.com/label", Test: "TestSize"}}, Options{})
+	res, err := Analyze(context.Background(), open(t, dir), []testbuild.Target{{Package: "example.com/label", Test: "TestSize"}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

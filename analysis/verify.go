@@ -4,19 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/faultline-go/faultline/internal/scratch"
-	"github.com/faultline-go/faultline/internal/testbuild"
 	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
-)
 
-// ErrSourceChanged is returned by Verify when a source file of the module
-// differs from the one the candidate was computed on: its forced values
-// address site instances of the old program and mean nothing on the new one.
-var ErrSourceChanged = errors.New("the sources changed since the analysis")
+	"github.com/faultline-go/faultline/analysis/instrument"
+	"github.com/faultline-go/faultline/internal/scratch"
+	"github.com/faultline-go/faultline/internal/testbuild"
+)
 
 // Verification is the outcome of running a failing test with a candidate's
 // angelic values forced.
@@ -37,8 +34,8 @@ const maxExcerptLines = 12
 // wrapping ErrSourceChanged, when any source file the test's binary is
 // built from differs from what the analysis saw. Only candidates returned
 // by Analyze, or restored from a ResultCache, carry the forced values.
-func Verify(ctx context.Context, mod *testbuild.Module, t Target, c Candidate, opts Options) (Verification, error) {
-	opts.defaults()
+func Verify(ctx context.Context, mod *testbuild.Module, t testbuild.Target, c Candidate, opts Options) (Verification, error) {
+	opts.Defaults()
 	if !c.Verifiable() {
 		return Verification{}, errors.New("the candidate carries no forced values: only candidates made by Analyze can be verified")
 	}
@@ -47,7 +44,7 @@ func Verify(ctx context.Context, mod *testbuild.Module, t Target, c Candidate, o
 	}
 	// Checked before and after listing: before saves the work when a file
 	// plainly changed, after catches new files.
-	if err := changedSources(mod, c.sources); err != nil {
+	if err := changedSources(mod, c.Sources); err != nil {
 		return Verification{}, err
 	}
 	listing, err := mod.List(ctx)
@@ -67,14 +64,14 @@ func Verify(ctx context.Context, mod *testbuild.Module, t Target, c Candidate, o
 	if err != nil {
 		return Verification{}, err
 	}
-	if err := sameSources(c.sources, now); err != nil {
+	if err := sameSources(c.Sources, now); err != nil {
 		return Verification{}, err
 	}
-	prog, err := loadProgram(mod, t.Package, testbuild.SortedPaths(listing.Closure(pkg)))
+	prog, err := instrument.LoadProgram(mod, t.Package, testbuild.SortedPaths(listing.Closure(pkg)))
 	if err != nil {
 		return Verification{}, err
 	}
-	if err := c.sameSites(prog); err != nil {
+	if err := c.SameSites(prog); err != nil {
 		return Verification{}, err
 	}
 	work, remove, err := scratch.MkdirTemp("verify-")
@@ -82,21 +79,17 @@ func Verify(ctx context.Context, mod *testbuild.Module, t Target, c Candidate, o
 		return Verification{}, err
 	}
 	defer remove()
-	bin, err := buildTestBinary(ctx, mod, keys, prog, pkg, work)
+	bin, err := instrument.BuildTestBinary(ctx, mod, keys, prog, pkg, work)
 	if err != nil {
 		return Verification{}, err
 	}
-	bin.timeout = opts.RunTimeout
-	run, err := bin.run(ctx, t.Test, c.force)
+	bin.Timeout = opts.RunTimeout
+	run, err := bin.Run(ctx, t.Test, c.Force)
 	if err != nil {
 		return Verification{}, fmt.Errorf("verifying %s: %w", t.Test, err)
 	}
-	return Verification{Test: t.Test, Passed: run.passed, Duration: run.elapsed, Output: excerpt(run.output)}, nil
+	return Verification{Test: t.Test, Passed: run.Passed, Duration: run.Elapsed, Output: excerpt(run.Output)}, nil
 }
-
-// Verifiable reports whether c carries what Verify needs: candidates made
-// by Analyze do, those decoded from JSON do not.
-func (c Candidate) Verifiable() bool { return len(c.force) > 0 && c.sources != nil }
 
 // changedSources compares the files on disk with the recorded hashes.
 func changedSources(mod *testbuild.Module, recorded map[string]string) error {
@@ -129,36 +122,6 @@ func sameSources(recorded, now map[string]string) error {
 		}
 	}
 	return nil
-}
-
-// sameSites checks that every forced site of the new instrumentation is one
-// of the candidate's locations, so the values land on the same expressions
-// even were the instrumenter itself to number sites differently.
-func (c Candidate) sameSites(prog *program) error {
-	for _, f := range c.force {
-		if f.Site < 0 || int(f.Site) >= len(prog.sites) {
-			return fmt.Errorf("%w: site %d no longer exists", ErrSourceChanged, f.Site)
-		}
-		s := prog.sites[f.Site]
-		found := false
-		for _, l := range c.Locations {
-			if l.File == s.file && l.Line == s.pos.Line && l.Col == s.pos.Column && l.Expr == s.text {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return fmt.Errorf("%w: site %d is now %s:%d %s, which the candidate does not change", ErrSourceChanged, f.Site, s.file, s.pos.Line, s.text)
-		}
-	}
-	return nil
-}
-
-// setSources records on every candidate of r the sources it was computed on.
-func (r *TestResult) setSources(sources map[string]string) {
-	for i := range r.Candidates {
-		r.Candidates[i].sources = sources
-	}
 }
 
 // excerpt keeps the end of a test's output: its messages and verdict lines,

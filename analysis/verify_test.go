@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // TestVerify forces candidates of the foo example again: a verified one
@@ -17,10 +19,10 @@ import (
 // edited since the analysis is refused without running anything.
 func TestVerify(t *testing.T) {
 	dir := extract(t, "foo.txtar")
-	target := Target{Package: "example.com/foo", Test: "TestFoo"}
+	target := testbuild.Target{Package: "example.com/foo", Test: "TestFoo"}
 	ctx := context.Background()
 	mod := open(t, dir)
-	res, err := Analyze(ctx, mod, []Target{target}, Options{MaxSize: 1})
+	res, err := Analyze(ctx, mod, []testbuild.Target{target}, Options{MaxSize: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,8 +34,8 @@ func TestVerify(t *testing.T) {
 		t.Fatalf("no candidate at return b: %+v", res[0].Candidates)
 	}
 	good := res[0].Candidates[i]
-	if !good.Verified || len(good.force) != 1 || good.force[0].Value != 2 {
-		t.Fatalf("candidate %+v forces %+v", good, good.force)
+	if !good.Verified || len(good.Force) != 1 || good.Force[0].Value != 2 {
+		t.Fatalf("candidate %+v forces %+v", good, good.Force)
 	}
 
 	v, err := Verify(ctx, mod, target, good, Options{})
@@ -45,8 +47,8 @@ func TestVerify(t *testing.T) {
 	}
 
 	tampered := good
-	tampered.force = slices.Clone(good.force)
-	tampered.force[0].Value = 8 // what b was: the test fails as before
+	tampered.Force = slices.Clone(good.Force)
+	tampered.Force[0].Value = 8 // what b was: the test fails as before
 	v, err = Verify(ctx, mod, target, tampered, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -88,9 +90,9 @@ func TestVerify(t *testing.T) {
 // TestVerifySwitched verifies a candidate found by predicate switching.
 func TestVerifySwitched(t *testing.T) {
 	dir := extract(t, "label.txtar")
-	target := Target{Package: "example.com/label", Test: "TestSize"}
+	target := testbuild.Target{Package: "example.com/label", Test: "TestSize"}
 	mod := open(t, dir)
-	res, err := Analyze(context.Background(), mod, []Target{target}, Options{})
+	res, err := Analyze(context.Background(), mod, []testbuild.Target{target}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

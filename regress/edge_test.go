@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/internal/txtartest"
 )
 
-var addTest = analysis.Target{Package: "example.com/edge", Test: "TestAdd"}
+var addTest = testbuild.Target{Package: "example.com/edge", Test: "TestAdd"}
 
 func explainDir(t *testing.T, dir string, opts Options) *Explanation {
 	t.Helper()

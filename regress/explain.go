@@ -199,7 +199,7 @@ type CauseNode struct {
 // revert built through an overlay). A condition that leaves nothing to
 // explain (the test passes now, no passing base, no responsible change) is
 // an explanation with a Message; errors are failures of the machinery.
-func Explain(ctx context.Context, mod *testbuild.Module, t analysis.Target, opts Options) (*Explanation, error) {
+func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opts Options) (*Explanation, error) {
 	opts.defaults()
 	start := time.Now()
 	ex := &Explanation{Test: t.Test, Package: t.Package, Changes: []Change{}, Cause: []CauseStep{}}
@@ -417,7 +417,7 @@ type explainer struct {
 	cs     *changeSet
 	o      *oracle
 	mod    *testbuild.Module
-	target analysis.Target
+	target testbuild.Target
 	opts   Options
 	say    func(string, ...any)
 	causes []causeRec

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/internal/txtartest"
 )
 
@@ -20,7 +21,7 @@ func describeChanges(ex *Explanation) []string {
 	return out
 }
 
-func explainArchive(t *testing.T, name string, target analysis.Target, opts Options) (*Explanation, string) {
+func explainArchive(t *testing.T, name string, target testbuild.Target, opts Options) (*Explanation, string) {
 	t.Helper()
 	dir := txtartest.History(t, filepath.Join("testdata", name))
 	opts.Progress = func(s string) { t.Log(s) }
@@ -40,7 +41,7 @@ func TestRunningExample(t *testing.T) {
 	if err := analysis.Available(); err != nil {
 		t.Skip(err)
 	}
-	ex, dir := explainArchive(t, "running.txtar", analysis.Target{Package: "example.com/after", Test: "TestMaxPlus"}, Options{})
+	ex, dir := explainArchive(t, "running.txtar", testbuild.Target{Package: "example.com/after", Test: "TestMaxPlus"}, Options{})
 	if ex.Message != "" {
 		t.Fatalf("message: %s", ex.Message)
 	}
@@ -77,7 +78,7 @@ func TestDodgingChange(t *testing.T) {
 	if err := analysis.Available(); err != nil {
 		t.Skip(err)
 	}
-	target := analysis.Target{Package: "example.com/walk", Test: "TestEnterFollow"}
+	target := testbuild.Target{Package: "example.com/walk", Test: "TestEnterFollow"}
 	ex, _ := explainArchive(t, "dodge.txtar", target, Options{})
 	if ex.Message != "" {
 		t.Fatalf("message: %s", ex.Message)

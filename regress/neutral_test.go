@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/internal/txtartest"
 )
 
@@ -109,7 +110,7 @@ func TestNeutralNeverReported(t *testing.T) {
 	}
 	for _, g := range neutralGolden {
 		t.Run(g.archive, func(t *testing.T) {
-			ex, _ := explainArchive(t, g.archive, analysis.Target{Package: "example.com/neutral", Test: "TestScale"}, Options{})
+			ex, _ := explainArchive(t, g.archive, testbuild.Target{Package: "example.com/neutral", Test: "TestScale"}, Options{})
 			if ex.Message != "" {
 				t.Fatalf("message: %s", ex.Message)
 			}
@@ -151,7 +152,7 @@ func TestNoRootFallsBack(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pkg := "example.com/" + strings.TrimSuffix(c.archive, ".txtar")
-			ex, _ := explainArchive(t, c.archive, analysis.Target{Package: pkg, Test: "TestScale"}, c.opts)
+			ex, _ := explainArchive(t, c.archive, testbuild.Target{Package: pkg, Test: "TestScale"}, c.opts)
 			if ex.Message != "" {
 				t.Fatalf("message: %s", ex.Message)
 			}

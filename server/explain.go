@@ -12,8 +12,8 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/regress"
 	"github.com/faultline-go/faultline/spectra"
 )
@@ -52,7 +52,7 @@ func explainCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, e
 	}
 	s.consent.give(snap.root)
 	prog := s.beginProgress(ctx, "faultline: explaining "+target.Test+" from the git history")
-	exs, err := v.localizer.Explain(ctx, snap.matrix, localize.ExplainOptions{Base: args.Base, Tests: []analysis.Target{target},
+	exs, err := v.localizer.Explain(ctx, snap.matrix, localize.ExplainOptions{Base: args.Base, Tests: []testbuild.Target{target},
 		Memory: snap.settings.Memory, TestMemory: snap.settings.TestMemory, Progress: func(msg string) { prog.report(msg, 0) }}, nil)
 	if err == nil && len(exs.Tests) != 1 {
 		err = fmt.Errorf("no explanation came back for %s", target.Test)
@@ -68,7 +68,7 @@ func explainCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, e
 	prog.end("done")
 	v.mu.Lock()
 	if v.explained == nil {
-		v.explained = map[analysis.Target]regress.Explanation{}
+		v.explained = map[testbuild.Target]regress.Explanation{}
 	}
 	v.explained[target] = ex
 	v.mu.Unlock()
@@ -112,15 +112,15 @@ func (s *Server) hasHistory(ctx context.Context, root string) bool {
 }
 
 // failingLeaf finds a failing leaf test by name (and package, when given).
-func (snap *snapshot) failingLeaf(pkg, name string) (analysis.Target, bool) {
-	var found []analysis.Target
+func (snap *snapshot) failingLeaf(pkg, name string) (testbuild.Target, bool) {
+	var found []testbuild.Target
 	for _, t := range snap.matrix.Tests {
 		if t.Verdict.Failing() && t.Name == name && (pkg == "" || t.Package == pkg) {
-			found = append(found, analysis.Target{Package: t.Package, Test: t.Name})
+			found = append(found, testbuild.Target{Package: t.Package, Test: t.Name})
 		}
 	}
 	if len(found) != 1 {
-		return analysis.Target{}, false
+		return testbuild.Target{}, false
 	}
 	return found[0], true
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/regress"
 	"github.com/faultline-go/faultline/spectra"
 )
@@ -228,7 +229,7 @@ func (f *fakeLocalizer) Localize(ctx context.Context, m *spectra.Matrix, opts lo
 	return loc, nil
 }
 
-func (f *fakeLocalizer) Verify(ctx context.Context, t analysis.Target, c analysis.Candidate, opts localize.Options) (analysis.Verification, error) {
+func (f *fakeLocalizer) Verify(ctx context.Context, t testbuild.Target, c analysis.Candidate, opts localize.Options) (analysis.Verification, error) {
 	value := c.Locations[0].Angelic
 	f.mu.Lock()
 	f.verified = append(f.verified, value)

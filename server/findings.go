@@ -8,6 +8,7 @@ import (
 
 	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/regress"
 	"github.com/faultline-go/faultline/spectra"
 )
@@ -21,7 +22,7 @@ type Localizer interface {
 	Localize(ctx context.Context, m *spectra.Matrix, opts localize.Options, progress func(*localize.Localization)) (*localize.Localization, error)
 	// Verify runs a candidate's test again with its values forced,
 	// refusing a candidate whose sources changed.
-	Verify(ctx context.Context, t analysis.Target, c analysis.Candidate, opts localize.Options) (analysis.Verification, error)
+	Verify(ctx context.Context, t testbuild.Target, c analysis.Candidate, opts localize.Options) (analysis.Verification, error)
 	// Suggest searches the inputs that sharpen failing fuzz targets'
 	// rankings and, with opts.Write, adds them to their seed corpora.
 	Suggest(ctx context.Context, m *spectra.Matrix, opts localize.SuggestOptions, progress func(localize.Suggestion)) ([]localize.Suggestion, error)
@@ -111,7 +112,7 @@ func (e Edit) exprText() string {
 
 // produced is a candidate with the test it makes pass, for verifying it.
 type produced struct {
-	target    analysis.Target
+	target    testbuild.Target
 	candidate analysis.Candidate
 }
 
@@ -142,7 +143,7 @@ func findingsOf(results []analysis.TestResult, src analysis.SourceLines) (Findin
 				Shown: analysis.Edits(c.Locations, src), Avoids: c.Avoids}
 			if c.Verifiable() {
 				fix.ID = fmt.Sprintf("%s %s #%d.%d", r.Package, r.Test, ri, ci)
-				byID[fix.ID] = produced{analysis.Target{Package: r.Package, Test: r.Test}, c}
+				byID[fix.ID] = produced{testbuild.Target{Package: r.Package, Test: r.Test}, c}
 			}
 			for _, l := range c.Locations {
 				v := AngelicValue{File: l.File, Line: l.EndLine, Col: l.EndCol, Label: angelicLabel(l)}

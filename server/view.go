@@ -12,8 +12,8 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"go.lsp.dev/protocol"
 
-	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/regress"
 	"github.com/faultline-go/faultline/spectra"
 )
@@ -52,7 +52,7 @@ type view struct {
 	deferred    deferredWork // refused until the user agrees to run the module's code
 	// explained are the latest explanations from the git history, by
 	// package and test; shown while the files they name are unchanged.
-	explained map[analysis.Target]regress.Explanation
+	explained map[testbuild.Target]regress.Explanation
 	history   *bool // whether the module lies in a git work tree, once asked
 	// stoppedShown are the tests ("package name") the memory bound stopped
 	// that the user was told of, not to repeat it on every save.

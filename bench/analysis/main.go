@@ -26,6 +26,7 @@ import (
 
 	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/spectra"
 	"github.com/faultline-go/faultline/spectra/rank"
 )
@@ -132,10 +133,10 @@ func measure(ctx context.Context, name, dir, cache string, budget time.Duration)
 	if err != nil {
 		return o, err
 	}
-	var targets []analysis.Target
+	var targets []testbuild.Target
 	for _, t := range m.Tests {
 		if t.Verdict.Failing() {
-			targets = append(targets, analysis.Target{Package: t.Package, Test: t.Name})
+			targets = append(targets, testbuild.Target{Package: t.Package, Test: t.Name})
 		}
 	}
 	o.failing = len(targets)

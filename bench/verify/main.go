@@ -24,6 +24,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/spectra"
 )
 
@@ -97,10 +98,10 @@ func measure(ctx context.Context, name, dir, cache string, maxSize int) (row, er
 	if err != nil {
 		return r, err
 	}
-	var targets []analysis.Target
+	var targets []testbuild.Target
 	for _, t := range m.Tests {
 		if t.Verdict.Failing() {
-			targets = append(targets, analysis.Target{Package: t.Package, Test: t.Name})
+			targets = append(targets, testbuild.Target{Package: t.Package, Test: t.Name})
 		}
 	}
 	results, err := analysis.Analyze(ctx, ws.Module(), targets, analysis.Options{MaxSize: maxSize})
@@ -114,7 +115,7 @@ func measure(ctx context.Context, name, dir, cache string, maxSize int) (row, er
 			}
 			r.candidates++
 			began := time.Now()
-			v, err := analysis.Verify(ctx, ws.Module(), analysis.Target{Package: res.Package, Test: res.Test}, c, analysis.Options{})
+			v, err := analysis.Verify(ctx, ws.Module(), testbuild.Target{Package: res.Package, Test: res.Test}, c, analysis.Options{})
 			if err != nil {
 				return r, fmt.Errorf("verifying a candidate of %s: %w", res.Test, err)
 			}

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/regress"
 	"github.com/faultline-go/faultline/spectra"
@@ -24,7 +23,7 @@ type ExplainOptions struct {
 	// chosen by Select like the analysed ones; Tests, when set, names
 	// the failing tests to explain instead.
 	MaxExplained int
-	Tests        []analysis.Target
+	Tests        []testbuild.Target
 	// Budget bounds the dynamic step of one test (default 10m), MaxReruns
 	// its reruns (default 200), RunTimeout one run of the test (default
 	// 60s); zero takes regress's defaults.
@@ -73,7 +72,7 @@ type Explanations struct {
 
 // explainWork is one test to explain, as a worker receives it.
 type explainWork struct {
-	Target     analysis.Target
+	Target     testbuild.Target
 	Base       string
 	Budget     time.Duration
 	MaxReruns  int
@@ -147,7 +146,7 @@ func (s *Service) Explain(ctx context.Context, m *spectra.Matrix, opts ExplainOp
 }
 
 // executedLines are the lines a test executed in the matrix.
-func executedLines(m *spectra.Matrix, t analysis.Target) []regress.Line {
+func executedLines(m *spectra.Matrix, t testbuild.Target) []regress.Line {
 	i := slices.IndexFunc(m.Tests, func(r spectra.TestRun) bool { return r.Package == t.Package && r.Name == t.Test })
 	if i < 0 {
 		return nil

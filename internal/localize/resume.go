@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // eachTarget runs the targets of req in a worker, handing each reply to
@@ -17,11 +17,11 @@ import (
 // in: so the first without a result is the one that was running, and a
 // new worker rebuilds only the packages left. Every worker shares
 // req.Deadline; past it none is started, and the error is returned.
-func (s *Service) eachTarget(ctx context.Context, req workRequest, done func(workReply) (analysis.Target, bool), lost func(analysis.Target, error)) error {
+func (s *Service) eachTarget(ctx context.Context, req workRequest, done func(workReply) (testbuild.Target, bool), lost func(testbuild.Target, error)) error {
 	left := byPackage(req.Targets)
 	for len(left) > 0 {
 		req.Targets = left
-		got := map[analysis.Target]bool{}
+		got := map[testbuild.Target]bool{}
 		err := s.worker(ctx, req, func(reply workReply) {
 			if t, ok := done(reply); ok {
 				got[t] = true
@@ -31,7 +31,7 @@ func (s *Service) eachTarget(ctx context.Context, req workRequest, done func(wor
 			return err
 		}
 		// A new slice: the worker may keep the one it was sent.
-		left = slices.DeleteFunc(slices.Clone(left), func(t analysis.Target) bool { return got[t] })
+		left = slices.DeleteFunc(slices.Clone(left), func(t testbuild.Target) bool { return got[t] })
 		if len(left) == 0 {
 			return nil // it died once every result was in
 		}
@@ -47,16 +47,16 @@ func (s *Service) eachTarget(ctx context.Context, req workRequest, done func(wor
 // byPackage returns the targets grouped by package, the packages in the
 // order they first come, each package's targets in theirs (the order
 // analysis.AnalyzeEach takes them in).
-func byPackage(targets []analysis.Target) []analysis.Target {
+func byPackage(targets []testbuild.Target) []testbuild.Target {
 	var order []string
-	of := map[string][]analysis.Target{}
+	of := map[string][]testbuild.Target{}
 	for _, t := range targets {
 		if _, ok := of[t.Package]; !ok {
 			order = append(order, t.Package)
 		}
 		of[t.Package] = append(of[t.Package], t)
 	}
-	out := make([]analysis.Target, 0, len(targets))
+	out := make([]testbuild.Target, 0, len(targets))
 	for _, p := range order {
 		out = append(out, of[p]...)
 	}

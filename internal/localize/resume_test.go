@@ -8,31 +8,32 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // replyFor is a worker's reply completing t.
-func replyFor(t analysis.Target) workReply {
+func replyFor(t testbuild.Target) workReply {
 	return workReply{Core: &analysis.CoreResult{Package: t.Package, Test: t.Test}}
 }
 
 // A worker that dies loses the target it was on: a new one takes the rest,
 // grouped by package, under the same deadline; past it none starts.
 func TestEachTargetResumes(t *testing.T) {
-	a1, a2 := analysis.Target{Package: "a", Test: "T1"}, analysis.Target{Package: "a", Test: "T2"}
-	b1, b2 := analysis.Target{Package: "b", Test: "T1"}, analysis.Target{Package: "b", Test: "T2"}
+	a1, a2 := testbuild.Target{Package: "a", Test: "T1"}, testbuild.Target{Package: "a", Test: "T2"}
+	b1, b2 := testbuild.Target{Package: "b", Test: "T1"}, testbuild.Target{Package: "b", Test: "T2"}
 	killed := errors.New("memory bound (1 MB) reached: the analysis was stopped")
 	for _, c := range []struct {
 		name     string
 		deadline time.Duration
-		calls    [][]analysis.Target
-		done     []analysis.Target
+		calls    [][]testbuild.Target
+		done     []testbuild.Target
 		err      error
 	}{
-		{"resumed", time.Hour, [][]analysis.Target{{a1, a2, b1, b2}, {b1, b2}}, []analysis.Target{a1, b1, b2}, nil},
-		{"past the deadline", -time.Second, [][]analysis.Target{{a1, a2, b1, b2}}, []analysis.Target{a1}, killed},
+		{"resumed", time.Hour, [][]testbuild.Target{{a1, a2, b1, b2}, {b1, b2}}, []testbuild.Target{a1, b1, b2}, nil},
+		{"past the deadline", -time.Second, [][]testbuild.Target{{a1, a2, b1, b2}}, []testbuild.Target{a1}, killed},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var calls [][]analysis.Target
+			var calls [][]testbuild.Target
 			var deadlines []time.Time
 			s := &Service{worker: func(ctx context.Context, req workRequest, done func(workReply)) error {
 				calls = append(calls, req.Targets)
@@ -46,15 +47,15 @@ func TestEachTargetResumes(t *testing.T) {
 				}
 				return nil
 			}}
-			var done, lost []analysis.Target
+			var done, lost []testbuild.Target
 			var why error
-			err := s.eachTarget(context.Background(), workRequest{Targets: []analysis.Target{a1, b1, a2, b2}, Deadline: time.Now().Add(c.deadline)},
-				func(r workReply) (analysis.Target, bool) {
-					t := analysis.Target{Package: r.Core.Package, Test: r.Core.Test}
+			err := s.eachTarget(context.Background(), workRequest{Targets: []testbuild.Target{a1, b1, a2, b2}, Deadline: time.Now().Add(c.deadline)},
+				func(r workReply) (testbuild.Target, bool) {
+					t := testbuild.Target{Package: r.Core.Package, Test: r.Core.Test}
 					done = append(done, t)
 					return t, true
 				},
-				func(t analysis.Target, err error) {
+				func(t testbuild.Target, err error) {
 					lost = append(lost, t)
 					why = err
 				})
@@ -67,7 +68,7 @@ func TestEachTargetResumes(t *testing.T) {
 			if !reflect.DeepEqual(done, c.done) {
 				t.Errorf("results for %v, want %v", done, c.done)
 			}
-			if !reflect.DeepEqual(lost, []analysis.Target{a2}) || why != killed {
+			if !reflect.DeepEqual(lost, []testbuild.Target{a2}) || why != killed {
 				t.Errorf("lost %v (%v), want %v (%v)", lost, why, a2, killed)
 			}
 			for _, d := range deadlines[1:] {
@@ -82,7 +83,7 @@ func TestEachTargetResumes(t *testing.T) {
 // A worker that dies after its last result loses nothing, and one that
 // ends well is not restarted.
 func TestEachTargetDiesAtTheEnd(t *testing.T) {
-	targets := []analysis.Target{{Package: "a", Test: "T1"}, {Package: "a", Test: "T2"}}
+	targets := []testbuild.Target{{Package: "a", Test: "T1"}, {Package: "a", Test: "T2"}}
 	for _, fail := range []error{nil, errors.New("the analysis ended abnormally: exit status 2")} {
 		calls := 0
 		s := &Service{worker: func(ctx context.Context, req workRequest, done func(workReply)) error {
@@ -93,10 +94,10 @@ func TestEachTargetDiesAtTheEnd(t *testing.T) {
 			return fail
 		}}
 		err := s.eachTarget(context.Background(), workRequest{Targets: targets, Deadline: time.Now().Add(time.Hour)},
-			func(r workReply) (analysis.Target, bool) {
-				return analysis.Target{Package: r.Core.Package, Test: r.Core.Test}, true
+			func(r workReply) (testbuild.Target, bool) {
+				return testbuild.Target{Package: r.Core.Package, Test: r.Core.Test}, true
 			},
-			func(lost analysis.Target, err error) { t.Errorf("lost %v: %v", lost, err) })
+			func(lost testbuild.Target, err error) { t.Errorf("lost %v: %v", lost, err) })
 		if err != nil || calls != 1 {
 			t.Errorf("worker ending with %v: eachTarget = %v after %d workers", fail, err, calls)
 		}

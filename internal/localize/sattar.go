@@ -61,7 +61,7 @@ func (s *Service) rankSatTar(ctx context.Context, m *spectra.Matrix, opts Option
 
 // cores fills st with the targets' cores, computing the ones the cache
 // lacks in a worker.
-func (s *Service) cores(ctx context.Context, targets []analysis.Target, opts Options, st *SatTar) error {
+func (s *Service) cores(ctx context.Context, targets []testbuild.Target, opts Options, st *SatTar) error {
 	mod := s.ws.Module()
 	listing, err := mod.List(ctx)
 	if err != nil {
@@ -71,8 +71,8 @@ func (s *Service) cores(ctx context.Context, targets []analysis.Target, opts Opt
 	if err != nil {
 		return err
 	}
-	keyOf := map[analysis.Target]string{}
-	var missing []analysis.Target
+	keyOf := map[testbuild.Target]string{}
+	var missing []testbuild.Target
 	for _, t := range targets {
 		pkg := listing.Package(t.Package)
 		if pkg == nil {
@@ -92,13 +92,13 @@ func (s *Service) cores(ctx context.Context, targets []analysis.Target, opts Opt
 	return s.eachTarget(ctx, workRequest{Root: s.ws.Root(), CacheRoot: mod.CacheRoot(), Targets: missing, Cores: true,
 		Options: opts.analysisOptions(), Memory: opts.Memory, TestMemory: s.testMemory(opts.TestMemory), Env: mod.Env(),
 		Deadline: time.Now().Add(time.Duration(len(missing))*opts.Budget + workerSlack)},
-		func(reply workReply) (analysis.Target, bool) {
+		func(reply workReply) (testbuild.Target, bool) {
 			c := reply.Core
 			if c == nil {
-				return analysis.Target{}, false
+				return testbuild.Target{}, false
 			}
 			st.Cores = append(st.Cores, *c)
-			t := analysis.Target{Package: c.Package, Test: c.Test}
+			t := testbuild.Target{Package: c.Package, Test: c.Test}
 			// A note that the analysis failed may not hold next time.
 			if key, ok := keyOf[t]; ok && ctx.Err() == nil && !strings.HasPrefix(c.Note, "not analysed") {
 				if data, err := jsonMarshal(c); err == nil {
@@ -107,7 +107,7 @@ func (s *Service) cores(ctx context.Context, targets []analysis.Target, opts Opt
 			}
 			return t, true
 		},
-		func(t analysis.Target, why error) {
+		func(t testbuild.Target, why error) {
 			st.Cores = append(st.Cores, analysis.CoreResult{Package: t.Package, Test: t.Test, Note: lostNote(why)})
 		})
 }

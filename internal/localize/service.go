@@ -13,6 +13,7 @@ import (
 
 	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/bug"
+	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/spectra"
 	"github.com/faultline-go/faultline/spectra/blockrank"
 	"github.com/faultline-go/faultline/spectra/rank"
@@ -246,14 +247,14 @@ type AnalyzedTest struct {
 // Select is the one policy for which failing tests are analysed: the first
 // max failing leaf tests in the matrix's order (package, then name), so
 // that every caller analyses, and caches, the same ones.
-func Select(m *spectra.Matrix, max int) (selected []analysis.Target, failing int) {
+func Select(m *spectra.Matrix, max int) (selected []testbuild.Target, failing int) {
 	for _, t := range m.Tests {
 		if !t.Verdict.Failing() || t.Verdict == spectra.BuildError {
 			continue
 		}
 		failing++
 		if len(selected) < max {
-			selected = append(selected, analysis.Target{Package: t.Package, Test: t.Name})
+			selected = append(selected, testbuild.Target{Package: t.Package, Test: t.Name})
 		}
 	}
 	return selected, failing
@@ -264,14 +265,14 @@ const maxPassingNamed = 5
 
 // passingFor names, for each target, the passing tests whose values value
 // replacement tries (analysis.Options.Passing).
-func passingFor(m *spectra.Matrix, targets []analysis.Target) map[string][]string {
-	want := map[analysis.Target]bool{}
+func passingFor(m *spectra.Matrix, targets []testbuild.Target) map[string][]string {
+	want := map[testbuild.Target]bool{}
 	for _, t := range targets {
 		want[t] = true
 	}
 	out := map[string][]string{}
 	for i, t := range m.Tests {
-		target := analysis.Target{Package: t.Package, Test: t.Name}
+		target := testbuild.Target{Package: t.Package, Test: t.Name}
 		if want[target] && t.Verdict.Failing() {
 			if like := passingLike(m, i); len(like) > 0 {
 				out[analysis.PassingKey(target)] = like
@@ -388,14 +389,14 @@ func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options,
 	werr := s.eachTarget(ctx, workRequest{Root: s.ws.Root(), CacheRoot: s.ws.Module().CacheRoot(), Targets: pick(targets, missing),
 		Options: aopts, Memory: opts.Memory, TestMemory: s.testMemory(opts.TestMemory), Env: s.ws.Module().Env(),
 		Deadline: time.Now().Add(time.Duration(len(missing))*opts.Budget + workerSlack)},
-		func(reply workReply) (analysis.Target, bool) {
+		func(reply workReply) (testbuild.Target, bool) {
 			r, err := analysis.UnmarshalResult(reply.Result)
 			if err != nil {
-				return analysis.Target{}, false
+				return testbuild.Target{}, false
 			}
 			i := st.index(r)
 			if i < 0 {
-				return analysis.Target{}, false
+				return testbuild.Target{}, false
 			}
 			if ctx.Err() == nil {
 				if err := s.cache.Put(keys[i], r); err != nil {
@@ -406,7 +407,7 @@ func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options,
 			cur = st.publish(progress)
 			return st.targets[i], true
 		},
-		func(t analysis.Target, why error) {
+		func(t testbuild.Target, why error) {
 			r := analysis.TestResult{Test: t.Test, Package: t.Package, Notes: []string{lostNote(why)}}
 			if i := st.index(r); i >= 0 {
 				st.set(i, r, false)
@@ -458,8 +459,8 @@ func (s *Service) lookup(ctx context.Context, st *state, opts Options) ([]string
 	return out, missing, nil
 }
 
-func pick(targets []analysis.Target, idx []int) []analysis.Target {
-	out := make([]analysis.Target, len(idx))
+func pick(targets []testbuild.Target, idx []int) []testbuild.Target {
+	out := make([]testbuild.Target, len(idx))
 	for j, i := range idx {
 		out[j] = targets[i]
 	}
@@ -472,7 +473,7 @@ type state struct {
 	loc     *Localization
 	opts    Options
 	prior   *Evidence // the evidence that does not depend on the analyses
-	targets []analysis.Target
+	targets []testbuild.Target
 	results []*analysis.TestResult
 	cached  []bool
 	angelic Angelic
@@ -480,7 +481,7 @@ type state struct {
 }
 
 func (st *state) index(r analysis.TestResult) int {
-	return slices.IndexFunc(st.targets, func(t analysis.Target) bool { return t.Package == r.Package && t.Test == r.Test })
+	return slices.IndexFunc(st.targets, func(t testbuild.Target) bool { return t.Package == r.Package && t.Test == r.Test })
 }
 
 func (st *state) set(i int, r analysis.TestResult, cached bool) {
@@ -617,7 +618,7 @@ func withEvidence(r, base *spectra.Ranking, ev *Evidence) *spectra.Ranking {
 // Verify runs a candidate's failing test again with its angelic values
 // forced, in a worker like the analyses; it refuses a candidate whose
 // sources changed (analysis.ErrSourceChanged's message).
-func (s *Service) Verify(ctx context.Context, t analysis.Target, c analysis.Candidate, opts Options) (analysis.Verification, error) {
+func (s *Service) Verify(ctx context.Context, t testbuild.Target, c analysis.Candidate, opts Options) (analysis.Verification, error) {
 	opts.defaults()
 	data, err := analysis.MarshalResult(analysis.TestResult{Test: t.Test, Package: t.Package, Candidates: []analysis.Candidate{c}})
 	if err != nil {

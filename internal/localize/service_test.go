@@ -90,7 +90,7 @@ func TestLocalizeCombinesAndCaches(t *testing.T) {
 	if !cached.Verifiable() {
 		t.Error("a cached candidate cannot be verified")
 	}
-	target := analysis.Target{Package: "example.com/foo", Test: "TestFoo"}
+	target := testbuild.Target{Package: "example.com/foo", Test: "TestFoo"}
 	if v, err := s.Verify(context.Background(), target, cached, Options{}); err != nil || v.Passed != cached.Verified {
 		t.Errorf("verifying a cached candidate in a worker: %+v, %v", v, err)
 	}
@@ -172,7 +172,7 @@ func lineOrder(r *spectra.Ranking) []string {
 func TestWorkerResumes(t *testing.T) {
 	s, m := module(t, "float.txtar")
 	real := s.worker
-	var sent [][]analysis.Target
+	var sent [][]testbuild.Target
 	s.worker = func(ctx context.Context, req workRequest, done func(workReply)) error {
 		sent = append(sent, req.Targets)
 		if len(sent) == 1 {

@@ -38,7 +38,7 @@ func IsWorker(args []string) bool {
 type workRequest struct {
 	Root      string // module root
 	CacheRoot string // faultline's cache root (testbuild.Config.CacheDir)
-	Targets   []analysis.Target
+	Targets   []testbuild.Target
 	Options   analysis.Options
 	// Verify, when set, asks to verify this candidate (a result holding
 	// one candidate, as analysis.MarshalResult encodes it) instead.
@@ -125,7 +125,7 @@ func RunWorker(ctx context.Context, in io.Reader, out io.Writer) (err error) {
 		if err != nil || len(r.Candidates) != 1 {
 			return fail(fmt.Errorf("a verify request needs one candidate: %v", err))
 		}
-		v, err := analysis.Verify(ctx, mod, analysis.Target{Package: r.Package, Test: r.Test}, r.Candidates[0], req.Options)
+		v, err := analysis.Verify(ctx, mod, testbuild.Target{Package: r.Package, Test: r.Test}, r.Candidates[0], req.Options)
 		if err != nil {
 			return fail(err)
 		}
