@@ -220,18 +220,6 @@ func (c *client) waitEvent(since time.Time, ok func(event) bool, limit time.Dura
 	}
 }
 
-// allClear reports whether every document's last diagnostics are empty.
-func (c *client) allClear() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, n := range c.diags {
-		if n > 0 {
-			return false
-		}
-	}
-	return true
-}
-
 func (c *client) signal() {
 	select {
 	case c.changed <- struct{}{}:
