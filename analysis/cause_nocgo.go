@@ -11,4 +11,5 @@ func (r *FailingRun) Cause() (*Cause, error) { return nil, Available() }
 // PredicateCause needs the Z3 binding, which needs cgo.
 func (r *FailingRun) PredicateCause(p Predicate) (*Cause, error) { return nil, Available() }
 
+//lint:ignore U1000 FailingRun's semantic field, read only with cgo, needs the type
 type semanticState struct{}

@@ -30,8 +30,10 @@ type normalizer struct {
 var (
 	posType     = reflect.TypeFor[token.Pos]()
 	commentType = reflect.TypeFor[*ast.CommentGroup]()
-	objectType  = reflect.TypeFor[*ast.Object]()
-	scopeType   = reflect.TypeFor[*ast.Scope]()
+	//lint:ignore SA1019 the parser still fills the deprecated Obj and Scope fields; the walk skips them
+	objectType = reflect.TypeFor[*ast.Object]()
+	//lint:ignore SA1019 as above
+	scopeType = reflect.TypeFor[*ast.Scope]()
 )
 
 func (z *normalizer) node(v reflect.Value) {
