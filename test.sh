@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs faultline's whole test suite: vet and build with and without cgo, the
+# Runs faultline's whole test suite: vet, staticcheck and build with and without cgo, the
 # Go tests (spectra, server, solver, analysis, and the CLI on the bundled
 # examples, also as built without cgo or run without libz3), then the editor
 # integrations in real editors: Neovim, Emacs with eglot and lsp-mode, and
@@ -51,11 +51,11 @@ mapfile -t missing < <(missing_packages $(packages_for setup test))
 node=""
 node_ok || node="Node.js 20 and npm"
 cat <<MSG
-test.sh: the whole test suite: go vet, the Go tests with and without cgo, then
+test.sh: the whole test suite: go vet, staticcheck, the Go tests with and without cgo, then
 Neovim, Emacs and VS Code against the language server, and the exports in the
 tools that read them. It takes about 15 minutes on two cores, and needs the
 network for npm's registry (the VS Code extension, code-server, the SARIF
-multitool).
+multitool) and the Go module proxy (staticcheck).
 MSG
 if ((${#missing[@]})) || [ -n "$node" ]; then
 	echo "test.sh: first installs what is missing, a few minutes more: ${missing[*]}${node:+${missing[*]:+, }$node}"
@@ -66,6 +66,12 @@ node_ok || { echo "test.sh: the VS Code tests need Node.js 20 and npm" >&2; exit
 
 echo "== go vet"
 go vet ./...
+# staticcheck at a pinned version, run by go run outside the module's go.mod:
+# a tool directive would add its requirements to what every install of
+# faultline resolves. -matrix checks the cgo and cgo-free builds together, so
+# code only one of them uses is not reported as unused.
+echo "== staticcheck, with and without cgo"
+printf 'cgo: CGO_ENABLED=1\nnocgo: CGO_ENABLED=0\n' | go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 -matrix ./...
 echo "== without cgo: go build, go vet, the Z3 package's test"
 CGO_ENABLED=0 go build ./...
 CGO_ENABLED=0 go vet ./...

@@ -2,7 +2,6 @@ package regress
 
 import (
 	"context"
-	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/scanner"
@@ -440,13 +439,4 @@ func nodeSpans(src []byte) []span {
 		return true
 	})
 	return out
-}
-
-// describeHunk is a hunk's place, for messages.
-func describeHunk(h *Hunk) string {
-	first, last := h.Lines()
-	if last <= first {
-		return fmt.Sprintf("%s:%d", h.File, first)
-	}
-	return fmt.Sprintf("%s:%d-%d", h.File, first, last)
 }

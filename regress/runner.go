@@ -23,8 +23,6 @@ const (
 	timedOut verdict = "timeout"
 )
 
-func (v verdict) failing() bool { return v == fail || v == timedOut }
-
 // outcome is a run of the test with some files replaced.
 type outcome struct {
 	Verdict verdict

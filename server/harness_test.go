@@ -175,6 +175,7 @@ func (c *testClient) initialize(root string, options string, caps protocol.Clien
 	params := &protocol.InitializeParams{Capabilities: caps}
 	if root != "" {
 		u := uri.File(root)
+		//lint:ignore SA1019 the tests' client names its root the oldest way, which the server must still accept
 		params.RootURI = &u
 	}
 	if options != "" {

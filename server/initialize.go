@@ -95,11 +95,14 @@ func initialFolders(p *protocol.InitializeParams) []string {
 		}
 		return out
 	}
+	//lint:ignore SA1019 clients that predate workspace folders name the root by rootUri
 	if p.RootURI != nil {
+		//lint:ignore SA1019 as above
 		if path, ok := folderPath(*p.RootURI); ok {
 			return []string{path}
 		}
 	}
+	//lint:ignore SA1019 the oldest clients send only rootPath
 	if root, ok := p.RootPath.Get(); ok && root != "" {
 		return []string{root}
 	}

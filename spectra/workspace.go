@@ -1,7 +1,6 @@
 package spectra
 
 import (
-	"errors"
 	"github.com/faultline-go/faultline/internal/testbuild"
 	"maps"
 	"path/filepath"
@@ -126,5 +125,3 @@ func (w *Workspace) Load() (*Matrix, error) {
 	}
 	return assemble(w.mod.Root, w.mod.Path, fresh, files), nil
 }
-
-var errNoTests = errors.New("no test packages")

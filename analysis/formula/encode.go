@@ -312,14 +312,6 @@ func (e *encoder) floatVal(t types.Type, v float64) z3.Float {
 	return e.z.Float64Val(v)
 }
 
-// floatOne is 1 in the sort of float type t, for x++ and x--.
-func (e *encoder) floatOne(t types.Type) z3.Float {
-	if instrument.IsFloat32(t) {
-		return e.z.Float32Val(1)
-	}
-	return e.z.Float64Val(1)
-}
-
 func (e *encoder) abOf(s *instrument.Site) (z3.Bool, error) {
 	if ab, ok := e.ab[s.Id]; ok {
 		return ab, nil

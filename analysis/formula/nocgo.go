@@ -28,6 +28,7 @@ func (r *FailingRun) Cause() (*Cause, error) { return nil, Available() }
 // PredicateCause needs the Z3 binding, which needs cgo.
 func (r *FailingRun) PredicateCause(p Predicate) (*Cause, error) { return nil, Available() }
 
+//lint:ignore U1000 FailingRun's semantic field, read only with cgo, needs the type
 type semanticState struct{}
 
 // PathFormula needs the Z3 binding: without cgo it cannot be made.
@@ -57,4 +58,5 @@ type checkReach struct{}
 // CheckReachOf knows no check without cgo.
 func CheckReachOf(*instrument.Program, *instrument.RunResult) checkReach { return checkReach{} }
 
+//lint:ignore U1000 the untagged callers of steers run only with cgo
 func (checkReach) steers([]instrument.ForcedValue, *instrument.RunResult) bool { return false }

@@ -202,9 +202,7 @@ func Summarize(scored []Scored, formulas []string) []Summary {
 // registered formula plus the Opt wrapper of each bounded one.
 func ResolveFormulas(names []string) ([]rank.Formula, error) {
 	if len(names) == 0 {
-		for _, n := range rank.Names() {
-			names = append(names, n)
-		}
+		names = append(names, rank.Names()...)
 		for _, n := range rank.Names() {
 			f, err := rank.Lookup(n)
 			if err != nil {

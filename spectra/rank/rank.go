@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 )
 
 // Location is an element's place in code order: file, then line. Ties in
@@ -13,13 +12,6 @@ import (
 type Location struct {
 	File string // slash-separated path
 	Line int
-}
-
-func (l Location) compare(m Location) int {
-	if c := strings.Compare(l.File, m.File); c != 0 {
-		return c
-	}
-	return cmp.Compare(l.Line, m.Line)
 }
 
 // Element is one rankable program element with its spectrum.

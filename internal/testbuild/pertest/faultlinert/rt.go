@@ -32,6 +32,7 @@ package faultlinert
 import (
 	"bufio"
 	"hash/fnv"
+	//lint:ignore SA1019 written for the module's Go version (see T), which may predate os.ReadFile (Go 1.16)
 	"io/ioutil"
 	"os"
 	"path/filepath"
