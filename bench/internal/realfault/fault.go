@@ -115,8 +115,12 @@ func LoadBenchmark(path string) (*Benchmark, error) {
 }
 
 // Save writes the benchmark file whole, replacing it only once written.
-func (b *Benchmark) Save(path string) error {
-	data, err := json.MarshalIndent(b, "", "  ")
+func (b *Benchmark) Save(path string) error { return SaveJSON(path, b) }
+
+// SaveJSON writes v as indented JSON into path, replacing it only once
+// written.
+func SaveJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
