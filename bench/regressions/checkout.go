@@ -13,6 +13,8 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -86,6 +88,12 @@ func (c *checkout) at(ctx context.Context, commit string, t testSetup) (modFrom 
 			return nil, err
 		}
 		if ok {
+			if f == "go.mod" {
+				data, err = c.ownModule(ctx, commit, data)
+				if err != nil {
+					return nil, err
+				}
+			}
 			if err := os.WriteFile(dst, data, 0o644); err != nil {
 				return nil, err
 			}
@@ -93,18 +101,39 @@ func (c *checkout) at(ctx context.Context, commit string, t testSetup) (modFrom 
 		}
 	}
 	if !t.Migrate {
-		return modFrom, c.overlay(ctx, testsFrom, t.Files)
-	}
-	var inputs []string
-	for _, f := range t.Files {
-		if !strings.HasSuffix(f, ".go") {
-			inputs = append(inputs, f)
+		if err := c.overlay(ctx, testsFrom, t.Files); err != nil {
+			return nil, err
+		}
+	} else {
+		var inputs []string
+		for _, f := range t.Files {
+			if !strings.HasSuffix(f, ".go") {
+				inputs = append(inputs, f)
+			}
+		}
+		if err := c.overlay(ctx, testsFrom, inputs); err != nil {
+			return nil, err
+		}
+		if err := c.migrate(ctx, t); err != nil {
+			return nil, err
 		}
 	}
-	if err := c.overlay(ctx, testsFrom, inputs); err != nil {
-		return nil, err
+	return modFrom, c.tidy(ctx, modFrom)
+}
+
+// tidy resolves the imports of a working tree whose go.mod came from the
+// fix (modFrom names it): the fix's requirements need not cover the older
+// code's imports, nor its tests'. The files it changes are ones git
+// ignores here.
+func (c *checkout) tidy(ctx context.Context, modFrom []string) error {
+	if !slices.Contains(modFrom, "go.mod") {
+		return nil
 	}
-	return modFrom, c.migrate(ctx, t)
+	res, err := gocmd.Run(ctx, c.dir, gocmd.GoEnv(), 3*time.Minute, "go", "mod", "tidy", "-e")
+	if err != nil && res.TimedOut {
+		return fmt.Errorf("go mod tidy: %w", err)
+	}
+	return nil
 }
 
 // testSetup says how a regression's test gets into a working tree: the
@@ -176,6 +205,60 @@ func (c *checkout) migrate(ctx context.Context, t testSetup) error {
 		return err
 	}
 	return os.WriteFile(dst, src, 0o644)
+}
+
+// ownModule returns gomod (the fix's go.mod, for a commit from before the
+// project had one) with the module path the commit's code imports its own
+// packages by, which before modules was often not the fix's (no major
+// version suffix, a gopkg.in path): the path P for which the most imports
+// read P/dir with dir a directory of the tree.
+func (c *checkout) ownModule(ctx context.Context, commit string, gomod []byte) ([]byte, error) {
+	files, err := c.git.Files(ctx, commit)
+	if err != nil {
+		return nil, err
+	}
+	dirs := map[string]bool{}
+	for _, f := range files {
+		if strings.HasSuffix(f, ".go") {
+			dirs[path.Dir(f)] = true
+		}
+	}
+	votes := map[string]int{}
+	for _, f := range files {
+		if !strings.HasSuffix(f, ".go") || strings.HasPrefix(f, "vendor/") || strings.Contains(f, "/vendor/") {
+			continue
+		}
+		src, err := os.ReadFile(filepath.Join(c.dir, filepath.FromSlash(f)))
+		if err != nil {
+			continue
+		}
+		pf, err := parser.ParseFile(token.NewFileSet(), f, src, parser.ImportsOnly)
+		if err != nil {
+			continue
+		}
+		for _, im := range pf.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			for d := range dirs {
+				if d != "." && strings.HasSuffix(p, "/"+d) {
+					votes[strings.TrimSuffix(p, "/"+d)]++
+				}
+			}
+		}
+	}
+	best := ""
+	for p, n := range votes {
+		if n > votes[best] || n == votes[best] && p < best {
+			best = p
+		}
+	}
+	mf, err := modfile.Parse("go.mod", gomod, nil)
+	if err != nil || best == "" || mf.Module == nil || mf.Module.Mod.Path == best {
+		return gomod, nil
+	}
+	if err := mf.AddModuleStmt(best); err != nil {
+		return nil, err
+	}
+	return mf.Format()
 }
 
 // modulePath is the module path in a commit's go.mod.
@@ -332,7 +415,8 @@ func (c *checkout) testFiles(dir string) (map[string][]byte, error) {
 // replaced by tests (as testFiles read them from another working tree):
 // the base as faultline explain builds it.
 func (c *checkout) atWithTests(ctx context.Context, commit, fix, dir string, tests map[string][]byte) error {
-	if _, err := c.at(ctx, commit, testSetup{Fix: fix}); err != nil {
+	modFrom, err := c.at(ctx, commit, testSetup{Fix: fix})
+	if err != nil {
 		return err
 	}
 	have, err := c.testFiles(dir)
@@ -353,5 +437,5 @@ func (c *checkout) atWithTests(ctx context.Context, commit, fix, dir string, tes
 			return err
 		}
 	}
-	return nil
+	return c.tidy(ctx, modFrom)
 }

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/faultline-go/faultline/bench/internal/gocmd"
 	"github.com/faultline-go/faultline/bench/internal/realfault"
 )
 
@@ -37,6 +38,7 @@ func runMine(ctx context.Context, args []string) error {
 	mirrors := fs.String("mirrors", "/work/.mirror", "directory holding the projects' git histories (owner+name/repo, owner+name.git or owner+name)")
 	work := fs.String("work", defaultWork(), "scratch and state directory (clones, and the verdict of each fault tried, so a run resumes)")
 	maxCandidates := fs.Int("max-candidates", 2, "blamed commits to test per fault, most blamed lines first")
+	maxTests := fs.Int("max-tests", 1, "failing tests of a fault to try at each candidate, one per top-level test first")
 	timeout := fs.Duration("timeout", 3*time.Minute, "go test's timeout for one run of the failing test")
 	budget := fs.Duration("budget", 8*time.Hour, "stop trying new faults after this long")
 	only := fs.String("only", "", "comma-separated fault ids to mine (default: every fault)")
@@ -48,7 +50,7 @@ func runMine(ctx context.Context, args []string) error {
 		return err
 	}
 	deadline := time.Now().Add(*budget)
-	m := &miner{work: *work, mirrors: *mirrors, maxCandidates: *maxCandidates, timeout: *timeout, clones: map[string]*checkout{}}
+	m := &miner{work: *work, mirrors: *mirrors, maxCandidates: *maxCandidates, maxTests: *maxTests, timeout: *timeout, clones: map[string]*checkout{}}
 	for _, f := range interleave(b.Faults) {
 		if ctx.Err() != nil || time.Now().After(deadline) {
 			break
@@ -106,6 +108,7 @@ func interleave(faults []realfault.Fault) []realfault.Fault {
 type miner struct {
 	work, mirrors string
 	maxCandidates int
+	maxTests      int
 	timeout       time.Duration
 	clones        map[string]*checkout // by repository
 }
@@ -273,7 +276,7 @@ func (m *miner) mineFault(ctx context.Context, p realfault.Project, f realfault.
 		return len(blamed[a]) > len(blamed[b]) || len(blamed[a]) == len(blamed[b]) && a < b
 	})
 
-	// The fix's test files, and its failing test's package directory.
+	// The fix's test files.
 	names, err := g.Run(ctx, "diff", "--name-only", "--no-renames", f.Parent, f.Fix)
 	if err != nil {
 		return nil, err
@@ -284,14 +287,18 @@ func (m *miner) mineFault(ctx context.Context, p realfault.Project, f realfault.
 			tests = append(tests, n)
 		}
 	}
-	test := f.Failing[0]
-	dir := "."
-	if test.Package != f.Module {
-		rel, ok := strings.CutPrefix(test.Package, f.Module+"/")
-		if !ok {
-			return drop("the failing test's package is outside the module")
+	// The failing tests tried: at most -max-tests, one per top-level
+	// test first (subtests of one table often fail alike).
+	var tried []gocmd.TestID
+	seen := map[string]bool{}
+	for pass := 0; pass < 2; pass++ {
+		for _, t := range f.Failing {
+			top, _, _ := strings.Cut(t.Test, "/")
+			if len(tried) < m.maxTests && !slices.Contains(tried, t) && (pass == 1 || !seen[t.Package+" "+top]) {
+				seen[t.Package+" "+top] = true
+				tried = append(tried, t)
+			}
 		}
-		dir = rel
 	}
 	co, err := m.checkout(ctx, g, f.Repo)
 	if err != nil {
@@ -320,42 +327,32 @@ func (m *miner) mineFault(ctx context.Context, p realfault.Project, f realfault.
 			continue
 		}
 		base := ps[1]
-		setup := testSetup{Fix: f.Fix, Files: tests, Dir: dir, Test: test.Test}
-		modFrom, err := co.at(ctx, c, setup)
-		if err != nil {
-			return nil, err
-		}
-		at, why := co.testVerdict(ctx, dir, test.Test, m.timeout)
-		if at == verdictNoBuild || at == verdictNoTest {
-			// The fix's whole test files do not compile (or lack the
-			// test) at the candidate: move only the test.
-			setup.Migrate = true
-			if _, err := co.at(ctx, c, setup); err != nil {
-				at, why = verdictNoBuild, "migrating the test: "+realfault.FirstLine(err.Error())
-			} else {
-				at, why = co.testVerdict(ctx, dir, test.Test, m.timeout)
+		var setup testSetup
+		var modFrom []string
+		confirmed, reason := false, ""
+		for i, test := range tried {
+			var why string
+			setup, modFrom, why, err = m.confirm(ctx, co, f, c, base, tests, test)
+			if err != nil {
+				return nil, err
+			}
+			if why == "" {
+				confirmed = true
+				break
+			}
+			if i == 0 {
+				reason = why // the first test's, for the counts
 			}
 		}
-		if at != verdictFail {
-			v.Dropped = append(v.Dropped, withDetail("the test does not fail at the candidate: "+at, why))
-			continue
-		}
-		kept, err := co.testFiles(dir)
-		if err != nil {
-			return nil, err
-		}
-		if err := co.atWithTests(ctx, base, f.Fix, dir, kept); err != nil {
-			return nil, err
-		}
-		if before, why := co.testVerdict(ctx, dir, test.Test, m.timeout); before != verdictPass {
-			v.Dropped = append(v.Dropped, withDetail("the test does not pass at the candidate's parent: "+before, why))
+		if !confirmed {
+			v.Dropped = append(v.Dropped, reason)
 			continue
 		}
 		r, err := describe(ctx, g, p, f, c, base, blamed[c])
 		if err != nil {
 			return nil, err
 		}
-		r.Test, r.Dir, r.TestFiles, r.Migrated, r.ModFromFix = test.Test, dir, tests, setup.Migrate, modFrom
+		r.Test, r.Dir, r.TestFiles, r.Migrated, r.ModFromFix = setup.Test, setup.Dir, tests, setup.Migrate, modFrom
 		if len(r.Truth) == 0 {
 			v.Dropped = append(v.Dropped, "no hunk of the candidate holds a blamed line")
 			continue
@@ -363,6 +360,50 @@ func (m *miner) mineFault(ctx context.Context, p realfault.Project, f realfault.
 		v.Regression = r
 	}
 	return v, nil
+}
+
+// confirm runs a failing test of the fault at a candidate and its parent:
+// why is "" when it fails at the candidate and passes at the parent, else
+// why not. setup says how the test was put in; modFrom which module files
+// came from the fix.
+func (m *miner) confirm(ctx context.Context, co *checkout, f realfault.Fault, c, base string, tests []string, test gocmd.TestID) (setup testSetup, modFrom []string, why string, err error) {
+	dir := "."
+	if test.Package != f.Module {
+		rel, ok := strings.CutPrefix(test.Package, f.Module+"/")
+		if !ok {
+			return setup, nil, "the failing test's package is outside the module", nil
+		}
+		dir = rel
+	}
+	setup = testSetup{Fix: f.Fix, Files: tests, Dir: dir, Test: test.Test}
+	if modFrom, err = co.at(ctx, c, setup); err != nil {
+		return setup, nil, "", err
+	}
+	at, detail := co.testVerdict(ctx, dir, test.Test, m.timeout)
+	if at == verdictNoBuild || at == verdictNoTest {
+		// The fix's whole test files do not compile (or lack the test)
+		// at the candidate: move only the test.
+		setup.Migrate = true
+		if _, err := co.at(ctx, c, setup); err != nil {
+			at, detail = verdictNoBuild, "migrating the test: "+realfault.FirstLine(err.Error())
+		} else {
+			at, detail = co.testVerdict(ctx, dir, test.Test, m.timeout)
+		}
+	}
+	if at != verdictFail {
+		return setup, modFrom, withDetail("the test does not fail at the candidate: "+at, detail), nil
+	}
+	kept, err := co.testFiles(dir)
+	if err != nil {
+		return setup, nil, "", err
+	}
+	if err := co.atWithTests(ctx, base, f.Fix, dir, kept); err != nil {
+		return setup, nil, "", err
+	}
+	if before, detail := co.testVerdict(ctx, dir, test.Test, m.timeout); before != verdictPass {
+		return setup, modFrom, withDetail("the test does not pass at the candidate's parent: "+before, detail), nil
+	}
+	return setup, modFrom, "", nil
 }
 
 func (m *miner) checkout(ctx context.Context, g realfault.Repo, repo string) (*checkout, error) {

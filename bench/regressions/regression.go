@@ -79,8 +79,10 @@ type Benchmark struct {
 }
 
 const convention = "SZZ on bench/realfaults: the code lines each fix deletes or changes in non-test Go files are blamed with git blame -w at the fix's parent; " +
-	"each blamed commit (most blamed lines first, at most -max-candidates per fault) is a candidate; the fix's test files are written as at the fix over the candidate and its parent; " +
-	"the candidate is kept when the fix's first failing leaf test fails at it and passes at its parent (go test -run, -timeout). " +
+	"each blamed commit (most blamed lines first, at most -max-candidates per fault; root commits and merges dropped) is a candidate. " +
+	"At the candidate the fix's test files are written as at the fix; if they do not compile there, only the failing test's function moves, with the declarations of the fix's test files it needs that the older ones lack, and the imports they use. " +
+	"A commit without go.mod gets the fix's, with the module path its code imports itself by, tidied (untracked and ignored by git). " +
+	"The candidate is kept when one of the fix's failing leaf tests (at most -max-tests) fails at it (go test -run, -timeout) and passes at its parent with the same test files. " +
 	"Truth: the candidate's zero-context hunks holding a blamed line."
 
 func loadRegressions(path string) (*Benchmark, error) {
