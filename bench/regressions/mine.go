@@ -397,6 +397,18 @@ func (m *miner) confirm(ctx context.Context, co *checkout, f realfault.Fault, c,
 	if err != nil {
 		return setup, nil, "", err
 	}
+	// The fix's other test inputs (a project's test files outside
+	// testdata) are read at run time as they are in the working tree,
+	// whatever the commit: the parent runs with them too.
+	for _, f := range tests {
+		if _, ok := kept[f]; ok || strings.HasSuffix(f, ".go") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(co.dir, filepath.FromSlash(f)))
+		if err == nil {
+			kept[f] = data
+		}
+	}
 	if err := co.atWithTests(ctx, base, f.Fix, dir, kept); err != nil {
 		return setup, nil, "", err
 	}
