@@ -1,63 +1,13 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"fmt"
 	"go/scanner"
 	"go/token"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/faultline-go/faultline/bench/internal/realfault"
 )
-
-// hunk is one change of a zero-context diff: old lines [OldStart,
-// OldStart+OldCount) became new lines [NewStart, NewStart+NewCount). A
-// pure insertion has OldCount 0 and goes after old line OldStart.
-type hunk struct {
-	File               string
-	OldStart, OldCount int
-	NewStart, NewCount int
-}
-
-var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
-
-// parseHunks reads the hunks of a git diff -U0, keyed by file (the new
-// path, or the old one for a deleted file).
-func parseHunks(diff []byte) ([]hunk, error) {
-	var out []hunk
-	file := ""
-	sc := bufio.NewScanner(bytes.NewReader(diff))
-	sc.Buffer(make([]byte, 1<<20), 1<<28)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "--- "):
-			if p, ok := strings.CutPrefix(line, "--- a/"); ok {
-				file = p
-			}
-		case strings.HasPrefix(line, "+++ "):
-			if p, ok := strings.CutPrefix(line, "+++ b/"); ok {
-				file = p
-			}
-		case strings.HasPrefix(line, "@@ "):
-			m := hunkHeader.FindStringSubmatch(line)
-			if m == nil {
-				return nil, fmt.Errorf("unreadable hunk header %q", line)
-			}
-			num := func(s string) int {
-				if s == "" {
-					return 1
-				}
-				n, _ := strconv.Atoi(s)
-				return n
-			}
-			out = append(out, hunk{File: file, OldStart: num(m[1]), OldCount: num(m[2]), NewStart: num(m[3]), NewCount: num(m[4])})
-		}
-	}
-	return out, sc.Err()
-}
 
 // codeLines returns the lines of a Go source that hold a token other than
 // a comment.
@@ -88,10 +38,10 @@ func codeLines(src []byte) map[int]bool {
 }
 
 // faultyLines turns one file's hunks into its faulty lines, given the code
-// lines of the faulty (old) version: the code lines a hunk changed or
+// lines of the faulty (old) version: the code lines a realfault.Hunk changed or
 // deleted, and around a pure insertion the nearest code line above and
 // below. It also returns the hunks that touched code.
-func faultyLines(hunks []hunk, code map[int]bool, oldLines int) (changed, around []int, codeHunks []hunk) {
+func faultyLines(hunks []realfault.Hunk, code map[int]bool, oldLines int) (changed, around []int, codeHunks []realfault.Hunk) {
 	for _, h := range hunks {
 		touched := false
 		if h.OldCount > 0 {
@@ -150,9 +100,9 @@ func faultyLines(hunks []hunk, code map[int]bool, oldLines int) (changed, around
 const hunkGap = 6
 
 // sizeClass says how large a fix is: one-line (one line changed into at
-// most one), one-hunk, or multi-hunk, counting hunks as git's default
+// most one), one-realfault.Hunk, or multi-realfault.Hunk, counting hunks as git's default
 // context would merge them.
-func sizeClass(hunks []hunk) string {
+func sizeClass(hunks []realfault.Hunk) string {
 	merged := 0
 	for i, h := range hunks {
 		if i > 0 {

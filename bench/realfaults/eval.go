@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/bench/internal/gocmd"
+
+	"github.com/faultline-go/faultline/bench/internal/realfault"
 )
 
 // The runs of faultline on one fault. One run gives every order: with
@@ -71,7 +73,7 @@ func runEval(ctx context.Context, args []string) error {
 	}
 	idle := time.Now()
 	for {
-		b, err := LoadBenchmark(*benchPath)
+		b, err := realfault.LoadBenchmark(*benchPath)
 		if err != nil {
 			return err
 		}
@@ -81,7 +83,7 @@ func runEval(ctx context.Context, args []string) error {
 		if *redo {
 			// The stale come second, newest first: they have rankings.
 			stale := slices.Clone(faults)
-			slices.SortStableFunc(stale, func(a, b *Fault) int { return strings.Compare(b.Date, a.Date) })
+			slices.SortStableFunc(stale, func(a, b *realfault.Fault) int { return strings.Compare(b.Date, a.Date) })
 			faults = append(faults, stale...)
 		}
 		for k, f := range faults {
@@ -131,7 +133,7 @@ func runEval(ctx context.Context, args []string) error {
 }
 
 // evalFault materializes a fault's faulty version and runs faultline on it.
-func evalFault(ctx context.Context, f *Fault, dir, mirrors, bin, testTimeout string, deadline time.Duration) error {
+func evalFault(ctx context.Context, f *realfault.Fault, dir, mirrors, bin, testTimeout string, deadline time.Duration) error {
 	src := filepath.Join(dir, "src")
 	if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
 		s, err := newSource(mirrors, f)
@@ -170,7 +172,7 @@ func evalFault(ctx context.Context, f *Fault, dir, mirrors, bin, testTimeout str
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "%s: %s %v\n", f.ID, fmtSeconds(meta.Seconds), meta.Errors)
-	return writeFileAtomic(filepath.Join(dir, "meta.json"), data)
+	return realfault.WriteFileAtomic(filepath.Join(dir, "meta.json"), data)
 }
 
 func fmtSeconds(s map[string]float64) string {
@@ -193,9 +195,9 @@ func loadAverage() [3]float64 {
 
 // roundRobin orders faults one per project in turn, so that a run cut
 // short has covered as many projects as it could.
-func roundRobin(faults []Fault) []*Fault {
+func roundRobin(faults []realfault.Fault) []*realfault.Fault {
 	var projects []string
-	byProject := map[string][]*Fault{}
+	byProject := map[string][]*realfault.Fault{}
 	for i := range faults {
 		f := &faults[i]
 		if byProject[f.Repo] == nil {
@@ -203,7 +205,7 @@ func roundRobin(faults []Fault) []*Fault {
 		}
 		byProject[f.Repo] = append(byProject[f.Repo], f)
 	}
-	var out []*Fault
+	var out []*realfault.Fault
 	for k := 0; len(out) < len(faults); k++ {
 		for _, p := range projects {
 			if k < len(byProject[p]) {

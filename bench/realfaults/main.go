@@ -29,6 +29,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/faultline-go/faultline/bench/internal/realfault"
 )
 
 func main() {
@@ -83,7 +85,7 @@ func runMine(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	b, err := LoadBenchmark(*benchPath)
+	b, err := realfault.LoadBenchmark(*benchPath)
 	if err != nil {
 		return err
 	}
@@ -105,7 +107,7 @@ func runMine(ctx context.Context, args []string) error {
 		if ctx.Err() != nil || time.Now().After(deadline) {
 			break
 		}
-		g, err := findGitDir(*mirrors, p.Repo)
+		g, err := realfault.FindGitDir(*mirrors, p.Repo)
 		if err != nil {
 			logf("%s: %v", p.Repo, err)
 			continue
@@ -130,7 +132,7 @@ func runMine(ctx context.Context, args []string) error {
 
 // addFaults makes kept the faults of a project in the benchmark file,
 // under a lock so that several miners can share it.
-func addFaults(path, repo string, kept []Fault) error {
+func addFaults(path, repo string, kept []realfault.Fault) error {
 	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return err
@@ -140,18 +142,18 @@ func addFaults(path, repo string, kept []Fault) error {
 		return err
 	}
 	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-	b, err := LoadBenchmark(path)
+	b, err := realfault.LoadBenchmark(path)
 	if err != nil {
 		return err
 	}
-	b.Faults = slices.DeleteFunc(b.Faults, func(f Fault) bool { return f.Repo == repo })
-	b.addFaults(kept)
+	b.Faults = slices.DeleteFunc(b.Faults, func(f realfault.Fault) bool { return f.Repo == repo })
+	addKept(b, kept)
 	return b.Save(path)
 }
 
 // addFaults puts kept faults into the benchmark, keeping those it already
 // has, in project order.
-func (b *Benchmark) addFaults(kept []Fault) {
+func addKept(b *realfault.Benchmark, kept []realfault.Fault) {
 	have := map[string]bool{}
 	for _, f := range b.Faults {
 		have[f.ID] = true
@@ -168,7 +170,7 @@ func (b *Benchmark) addFaults(kept []Fault) {
 	sortFaults(b.Faults, rank)
 }
 
-func sortFaults(fs []Fault, rank map[string]int) {
+func sortFaults(fs []realfault.Fault, rank map[string]int) {
 	for i := 1; i < len(fs); i++ {
 		for j := i; j > 0 && less(fs[j], fs[j-1], rank); j-- {
 			fs[j], fs[j-1] = fs[j-1], fs[j]
@@ -176,7 +178,7 @@ func sortFaults(fs []Fault, rank map[string]int) {
 	}
 }
 
-func less(a, b Fault, rank map[string]int) bool {
+func less(a, b realfault.Fault, rank map[string]int) bool {
 	if rank[a.Repo] != rank[b.Repo] {
 		return rank[a.Repo] < rank[b.Repo]
 	}

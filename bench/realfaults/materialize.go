@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/bench/internal/gocmd"
+
+	"github.com/faultline-go/faultline/bench/internal/realfault"
 )
 
 func runMaterialize(ctx context.Context, args []string) error {
@@ -25,7 +27,7 @@ func runMaterialize(ctx context.Context, args []string) error {
 	if *id == "" || *dir == "" {
 		return fmt.Errorf("materialize needs -fault and -dir")
 	}
-	b, err := LoadBenchmark(*benchPath)
+	b, err := realfault.LoadBenchmark(*benchPath)
 	if err != nil {
 		return err
 	}
@@ -48,9 +50,9 @@ type source interface {
 	file(ctx context.Context, commit, path string) (data []byte, ok bool, err error)
 }
 
-func newSource(mirrors string, f *Fault) (source, error) {
+func newSource(mirrors string, f *realfault.Fault) (source, error) {
 	if mirrors != "" {
-		g, err := findGitDir(mirrors, f.Repo)
+		g, err := realfault.FindGitDir(mirrors, f.Repo)
 		if err != nil {
 			return nil, err
 		}
@@ -60,7 +62,7 @@ func newSource(mirrors string, f *Fault) (source, error) {
 }
 
 // materialize writes a fault's faulty version (or its fixed one) into dir.
-func materialize(ctx context.Context, src source, f *Fault, dir string, fixed bool) error {
+func materialize(ctx context.Context, src source, f *realfault.Fault, dir string, fixed bool) error {
 	if _, err := os.Stat(dir); err == nil {
 		return fmt.Errorf("%s already exists", dir)
 	}
@@ -70,17 +72,17 @@ func materialize(ctx context.Context, src source, f *Fault, dir string, fixed bo
 	if fixed {
 		return nil
 	}
-	return revert(ctx, src.file, dir, f.Parent, f.Reverted)
+	return realfault.WriteFilesAt(ctx, src.file, dir, f.Parent, f.Reverted)
 }
 
-type gitSource struct{ g gitRepo }
+type gitSource struct{ g realfault.Repo }
 
 func (s gitSource) export(ctx context.Context, commit, dir string) error {
-	return s.g.export(ctx, commit, dir)
+	return s.g.Export(ctx, commit, dir)
 }
 
 func (s gitSource) file(ctx context.Context, commit, path string) ([]byte, bool, error) {
-	return s.g.show(ctx, commit, path)
+	return s.g.Show(ctx, commit, path)
 }
 
 // proxySource downloads the module at each commit through the Go module

@@ -19,6 +19,8 @@ import (
 	"golang.org/x/mod/modfile"
 
 	"github.com/faultline-go/faultline/bench/internal/gocmd"
+
+	"github.com/faultline-go/faultline/bench/internal/realfault"
 )
 
 // candidate is a commit that may fix a fault: it changes non-test Go code
@@ -48,8 +50,8 @@ const (
 )
 
 // candidates lists the history's candidate fixes, newest first.
-func candidates(ctx context.Context, g gitRepo, p Project) ([]candidate, error) {
-	out, err := g.run(ctx, "log", "--no-merges", "--no-renames", "--numstat", "--date=short",
+func candidates(ctx context.Context, g realfault.Repo, p realfault.Project) ([]candidate, error) {
+	out, err := g.Run(ctx, "log", "--no-merges", "--no-renames", "--numstat", "--date=short",
 		"--format=%x1e%H %P%x1f%ad%x1f%s%x1f%b%x1f", "HEAD")
 	records := bytes.Split(out, []byte{0x1e})
 	if err != nil {
@@ -113,17 +115,17 @@ func candidates(ctx context.Context, g gitRepo, p Project) ([]candidate, error) 
 // verdict is the outcome of validating one candidate, kept in the miner's
 // state so that a run resumes where the last stopped.
 type verdict struct {
-	Fix     string  `json:"fix"`
-	Kept    bool    `json:"kept"`
-	Reason  string  `json:"reason,omitempty"` // why it was rejected
-	Seconds float64 `json:"seconds"`
-	Fault   *Fault  `json:"fault,omitempty"`
+	Fix     string           `json:"fix"`
+	Kept    bool             `json:"kept"`
+	Reason  string           `json:"reason,omitempty"` // why it was rejected
+	Seconds float64          `json:"seconds"`
+	Fault   *realfault.Fault `json:"fault,omitempty"`
 }
 
 // miner validates candidates of one project.
 type miner struct {
-	project Project
-	git     gitRepo
+	project realfault.Project
+	git     realfault.Repo
 	work    string // scratch directory of this project
 	state   string // directory of the verdicts
 	timeout time.Duration
@@ -167,7 +169,7 @@ func (m *miner) save(v verdict) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(m.verdictPath(v.Fix), data)
+	return realfault.WriteFileAtomic(m.verdictPath(v.Fix), data)
 }
 
 // reject is a candidate's rejection, not a failure of the miner.
@@ -177,8 +179,8 @@ func (r reject) Error() string { return string(r) }
 
 // validate builds and tests a candidate at its faulty and fixed versions
 // and makes a fault of it if it passes every criterion.
-func (m *miner) validate(ctx context.Context, c candidate) (*Fault, error) {
-	gomod, ok, err := m.git.show(ctx, c.Fix, "go.mod")
+func (m *miner) validate(ctx context.Context, c candidate) (*realfault.Fault, error) {
+	gomod, ok, err := m.git.Show(ctx, c.Fix, "go.mod")
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +199,7 @@ func (m *miner) validate(ctx context.Context, c candidate) (*Fault, error) {
 			}
 		}
 	}
-	files, err := m.git.files(ctx, c.Fix)
+	files, err := m.git.Files(ctx, c.Fix)
 	if err != nil {
 		return nil, err
 	}
@@ -217,15 +219,15 @@ func (m *miner) validate(ctx context.Context, c candidate) (*Fault, error) {
 	}
 
 	// Which Go files changed, and how.
-	diffOut, err := m.git.run(ctx, "diff", "-U0", "--no-renames", "--no-color", c.Parent, c.Fix, "--", "*.go")
+	diffOut, err := m.git.Run(ctx, "diff", "-U0", "--no-renames", "--no-color", c.Parent, c.Fix, "--", "*.go")
 	if err != nil {
 		return nil, err
 	}
-	hunks, err := parseHunks(diffOut)
+	hunks, err := realfault.ParseHunks(diffOut)
 	if err != nil {
 		return nil, err
 	}
-	byFile := map[string][]hunk{}
+	byFile := map[string][]realfault.Hunk{}
 	var order []string
 	for _, h := range hunks {
 		if _, seen := byFile[h.File]; !seen {
@@ -235,9 +237,9 @@ func (m *miner) validate(ctx context.Context, c candidate) (*Fault, error) {
 	}
 	dirs := map[string]bool{}
 	touchedTests := map[string]map[string][]int{} // dir → test file → new lines
-	fault := &Fault{ID: m.project.Name() + "-" + c.Fix[:7], Repo: m.project.Repo, Domain: m.project.Domain,
+	fault := &realfault.Fault{ID: m.project.Name() + "-" + c.Fix[:7], Repo: m.project.Repo, Domain: m.project.Domain,
 		Module: mf.Module.Mod.Path, Fix: c.Fix, Parent: c.Parent, Date: c.Date, Subject: c.Subject, Reverted: c.NonTest}
-	var codeHunks []hunk
+	var codeHunks []realfault.Hunk
 	for _, f := range order {
 		if inNested(f) || strings.HasPrefix(f, "vendor/") {
 			return nil, reject("changes a nested module or vendored code: " + f)
@@ -258,7 +260,7 @@ func (m *miner) validate(ctx context.Context, c candidate) (*Fault, error) {
 			}
 			continue
 		}
-		old, ok, err := m.git.show(ctx, c.Parent, f)
+		old, ok, err := m.git.Show(ctx, c.Parent, f)
 		if err != nil {
 			return nil, err
 		}
@@ -267,7 +269,7 @@ func (m *miner) validate(ctx context.Context, c candidate) (*Fault, error) {
 		}
 		changed, around, ch := faultyLines(byFile[f], codeLines(old), bytes.Count(old, []byte("\n"))+1)
 		if len(changed)+len(around) > 0 {
-			fault.Faulty = append(fault.Faulty, FaultyFile{File: f, Lines: changed, Around: around})
+			fault.Faulty = append(fault.Faulty, realfault.FaultyFile{File: f, Lines: changed, Around: around})
 			codeHunks = append(codeHunks, ch...)
 		}
 	}
@@ -305,20 +307,20 @@ func (m *miner) validate(ctx context.Context, c candidate) (*Fault, error) {
 	os.RemoveAll(root)
 	defer os.RemoveAll(root)
 	fixed, faulty := filepath.Join(root, "fixed"), filepath.Join(root, "faulty")
-	if err := m.git.export(ctx, c.Fix, fixed); err != nil {
+	if err := m.git.Export(ctx, c.Fix, fixed); err != nil {
 		return nil, err
 	}
-	if err := m.git.export(ctx, c.Fix, faulty); err != nil {
+	if err := m.git.Export(ctx, c.Fix, faulty); err != nil {
 		return nil, err
 	}
-	if err := revert(ctx, m.git.show, faulty, c.Parent, c.NonTest); err != nil {
+	if err := realfault.WriteFilesAt(ctx, m.git.Show, faulty, c.Parent, c.NonTest); err != nil {
 		return nil, err
 	}
 	pkgs := patterns(fault.Packages)
 	env := []string{"GOFLAGS=-mod=mod -buildvcs=false"}
 	bad, err := gocmd.RunGoTest(ctx, faulty, pkgs, m.timeout, env, "-vet=off")
 	if err != nil {
-		return nil, reject("faulty version: " + firstLine(err.Error()))
+		return nil, reject("faulty version: " + realfault.FirstLine(err.Error()))
 	}
 	switch {
 	case bad.BuildFailed:
@@ -330,7 +332,7 @@ func (m *miner) validate(ctx context.Context, c candidate) (*Fault, error) {
 	}
 	good, err := gocmd.RunGoTest(ctx, fixed, pkgs, m.timeout, env, "-vet=off")
 	if err != nil {
-		return nil, reject("fixed version: " + firstLine(err.Error()))
+		return nil, reject("fixed version: " + realfault.FirstLine(err.Error()))
 	}
 	switch {
 	case good.BuildFailed:
@@ -385,31 +387,6 @@ func hasGoFiles(files []string, dir string) bool {
 	return false
 }
 
-// revert puts the faulty version's non-test files back as they were in
-// parent (as show reads them), removing those the fix added.
-func revert(ctx context.Context, show func(ctx context.Context, commit, path string) ([]byte, bool, error), dir, parent string, files []string) error {
-	for _, f := range files {
-		dst := filepath.Join(dir, filepath.FromSlash(f))
-		old, ok, err := show(ctx, parent, f)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			if err := os.Remove(dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(dst, old, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // patterns turns module-relative package directories into go command
 // patterns.
 func patterns(dirs []string) []string {
@@ -431,18 +408,10 @@ func importPath(module, dir string) string {
 	return module + "/" + dir
 }
 
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	if len(s) > 300 {
-		s = s[:300]
-	}
-	return s
-}
-
 // mineProject validates the project's candidates, newest first, until it
 // has want faults or has tried maxTries candidates (verdicts of earlier
 // runs count), and returns every kept fault.
-func (m *miner) mineProject(ctx context.Context, want, maxTries int, deadline time.Time) ([]Fault, error) {
+func (m *miner) mineProject(ctx context.Context, want, maxTries int, deadline time.Time) ([]realfault.Fault, error) {
 	verdicts, err := loadVerdicts(m.state)
 	if err != nil {
 		return nil, err
@@ -456,8 +425,8 @@ func (m *miner) mineProject(ctx context.Context, want, maxTries int, deadline ti
 		isCandidate[c.Fix] = true
 	}
 	// Verdicts of commits the current rules no longer pick are ignored.
-	kept := func() []Fault {
-		var out []Fault
+	kept := func() []realfault.Fault {
+		var out []realfault.Fault
 		for _, v := range verdicts {
 			if v.Kept && v.Fault != nil && isCandidate[v.Fix] {
 				out = append(out, *v.Fault)
@@ -491,7 +460,7 @@ func (m *miner) mineProject(ctx context.Context, want, maxTries int, deadline ti
 		case errors.As(err, &r):
 			v.Reason = r.Error()
 		case err != nil:
-			v.Reason = "miner error: " + firstLine(err.Error())
+			v.Reason = "miner error: " + realfault.FirstLine(err.Error())
 		default:
 			v.Kept, v.Fault = true, f
 		}
@@ -499,7 +468,7 @@ func (m *miner) mineProject(ctx context.Context, want, maxTries int, deadline ti
 			return kept(), err
 		}
 		verdicts[c.Fix] = v
-		status := "kept " + f.summary()
+		status := "kept " + faultSummary(f)
 		if !v.Kept {
 			status = v.Reason
 		}
@@ -508,7 +477,7 @@ func (m *miner) mineProject(ctx context.Context, want, maxTries int, deadline ti
 	return kept(), nil
 }
 
-func (f *Fault) summary() string {
+func faultSummary(f *realfault.Fault) string {
 	if f == nil {
 		return ""
 	}

@@ -15,6 +15,8 @@ import (
 	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/spectra"
 	"github.com/faultline-go/faultline/spectra/rank"
+
+	"github.com/faultline-go/faultline/bench/internal/realfault"
 )
 
 // A scoredCase is one fault with the ranking faultline gave it: a mined
@@ -44,7 +46,7 @@ type lineKey struct {
 // loadRealCases reads the faults of the benchmark with the rankings eval
 // kept under work/eval. Projects are split into two halves by a hash of
 // their name, so a fault is held out exactly when its project is.
-func loadRealCases(b *Benchmark, work string) ([]*scoredCase, error) {
+func loadRealCases(b *realfault.Benchmark, work string) ([]*scoredCase, error) {
 	var out []*scoredCase
 	for i := range b.Faults {
 		f := &b.Faults[i]

@@ -14,6 +14,8 @@ import (
 
 	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/spectra"
+
+	"github.com/faultline-go/faultline/bench/internal/realfault"
 )
 
 // Training: a linear model over the evidence columns, learned pairwise
@@ -88,7 +90,7 @@ func runTrain(args []string) error {
 // faults of a bench/effectiveness -rankings directory (none when seeded
 // is empty); it returns all of them and the seeded ones.
 func loadCases(benchPath, work, seeded string) (all, seed []*scoredCase, err error) {
-	b, err := LoadBenchmark(benchPath)
+	b, err := realfault.LoadBenchmark(benchPath)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,4 +1,4 @@
-package main
+package realfault
 
 import (
 	"encoding/json"
@@ -115,12 +115,16 @@ func LoadBenchmark(path string) (*Benchmark, error) {
 }
 
 // Save writes the benchmark file whole, replacing it only once written.
-func (b *Benchmark) Save(path string) error {
-	data, err := json.MarshalIndent(b, "", "  ")
+func (b *Benchmark) Save(path string) error { return SaveJSON(path, b) }
+
+// SaveJSON writes v as indented JSON into path, replacing it only once
+// written.
+func SaveJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, append(data, '\n'))
+	return WriteFileAtomic(path, append(data, '\n'))
 }
 
 // Fault returns the fault with the given id.
@@ -142,7 +146,8 @@ func (b *Benchmark) Project(repo string) (Project, bool) {
 	return b.Projects[i], true
 }
 
-func writeFileAtomic(path string, data []byte) error {
+// WriteFileAtomic writes a file whole, replacing it only once written.
+func WriteFileAtomic(path string, data []byte) error {
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, data, 0o644); err != nil {
 		return err
