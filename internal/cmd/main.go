@@ -33,6 +33,7 @@ func commands() map[string]command {
 		"report":  {"write an HTML report of the suspicious lines and the test suite", runReport},
 		"serve":   {"run the language server on standard input and output", runServe},
 		"suggest": {"suggest fuzz inputs that sharpen the ranking of failing fuzz targets (sfo, SAT-TAR)", runSuggest},
+		"cache":   {"show faultline's cache (size by kind, bound) or clean it", runCache},
 		"trust":   {"trust a module: the language server runs its tests without asking", runTrust},
 		"version": {"print faultline's version and the Go version it was built with", runVersion},
 	}

@@ -39,8 +39,10 @@ const (
 const DefaultBound = 1 << 30
 
 // version is the layout of the entries; a new layout gets a new directory
-// and the old one is removed by Clean.
-const version = "v1"
+// and the old one is removed by Clean. The leading "_" keeps the go
+// command from taking a directory of entries (overlay files end in .go)
+// for a package should the cache sit inside a module.
+const version = "_v1"
 
 // Cache is one cache directory. Views made by Within share its bound and
 // its count of bytes written.
