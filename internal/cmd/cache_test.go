@@ -65,6 +65,9 @@ func TestMaxSecond(t *testing.T) {
 	if err := os.MkdirAll(legacy, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(legacy), "filehashes"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cache, err := filecache.Open(root, cacheBound)
 	if err != nil {
 		t.Fatal(err)

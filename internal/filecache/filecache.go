@@ -366,19 +366,36 @@ func (c *Cache) RemoveUnused(age time.Duration) int64 {
 // nothing reads them any more; Clean removes them.
 var legacy = []string{"angelic", "sattar", "suggest", "explain", "bin", "_overlay", "_reuse"}
 
-// Legacy lists the directories of the old per-module caches under root.
+// Legacy lists the directories of the old per-module caches under root:
+// only in a module's directory (named <base>-<12 hex digits>, holding the
+// file hash index faultline keeps there), so that nothing else under the
+// root (a tool's bin/, say) is taken for one.
 func Legacy(root string) []string {
 	var out []string
-	for _, name := range legacy {
-		matches, _ := filepath.Glob(filepath.Join(root, "*", name))
-		for _, m := range matches {
-			if info, err := os.Stat(m); err == nil && info.IsDir() && filepath.Dir(m) != Dir(root) {
-				out = append(out, m)
+	dirs, _ := filepath.Glob(filepath.Join(root, "*-????????????"))
+	for _, dir := range dirs {
+		if !isModuleDir(dir) {
+			continue
+		}
+		for _, name := range legacy {
+			if info, err := os.Stat(filepath.Join(dir, name)); err == nil && info.IsDir() {
+				out = append(out, filepath.Join(dir, name))
 			}
 		}
 	}
 	slices.Sort(out)
 	return out
+}
+
+// isModuleDir reports whether dir is a module's directory under the cache
+// root: its name ends in 12 hex digits and it holds the file hash index.
+func isModuleDir(dir string) bool {
+	name := filepath.Base(dir)
+	if _, err := hex.DecodeString(name[len(name)-12:]); err != nil {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(dir, "filehashes"))
+	return err == nil
 }
 
 // Clean removes the whole cache directory under root and the old

@@ -178,6 +178,12 @@ func TestRemoveUnusedAndClean(t *testing.T) {
 	os.MkdirAll(oldLayout, 0o755)
 	store := filepath.Join(root, "calc-0123456789ab", "spectra.db")
 	os.WriteFile(store, nil, 0o644)
+	os.WriteFile(filepath.Join(root, "calc-0123456789ab", "filehashes"), nil, 0o644)
+	// Not a module's directory: a tool's, and one without the hash index.
+	tool := filepath.Join(root, "node-linux-x64", "bin")
+	os.MkdirAll(tool, 0o755)
+	notModule := filepath.Join(root, "other-0123456789ab", "bin")
+	os.MkdirAll(notModule, 0o755)
 	if got := Legacy(root); len(got) != 1 || got[0] != oldLayout {
 		t.Errorf("Legacy = %v, want [%s]", got, oldLayout)
 	}
@@ -189,8 +195,10 @@ func TestRemoveUnusedAndClean(t *testing.T) {
 			t.Errorf("%s survived Clean", gone)
 		}
 	}
-	if _, err := os.Stat(store); err != nil {
-		t.Errorf("Clean removed the spectrum store: %v", err)
+	for _, kept := range []string{store, tool, notModule} {
+		if _, err := os.Stat(kept); err != nil {
+			t.Errorf("Clean removed %s: %v", kept, err)
+		}
 	}
 }
 
