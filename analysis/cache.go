@@ -4,11 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/faultline-go/faultline/analysis/instrument"
+	"github.com/faultline-go/faultline/internal/filecache"
 	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
@@ -17,27 +16,35 @@ import (
 // name, and the content key of the test's binary (every file it is built
 // from, go.mod and go.sum, the go command's environment and the faultline
 // executable; see testbuild.Keys). Editing anything the binary is built
-// from changes the key; editing another package does not. Entries are files
-// named by their key, written atomically, so concurrent writers and a
-// killed process leave either the old entry, the new one or none. An entry
+// from changes the key; editing another package does not. Entries are the
+// file cache's (kind "analysis"), written atomically, so concurrent writers
+// and a killed process leave either the old entry, the new one or none. An entry
 // keeps the forced values of its candidates, so that a cached candidate can
 // be verified like a fresh one. Only results whose ending the code decided
 // are kept (Ending.Cacheable).
 type ResultCache struct {
-	dir string
+	files *filecache.Cache
 }
+
+// resultKind is the file cache's kind of analysis results.
+const resultKind = "analysis"
 
 // cacheFormat changes when cachedResult does, or when the analysis finds
 // more than it did (a cached result would hide what it finds now).
 const cacheFormat = "faultline-angelic-cache-8"
 
-// OpenResultCache opens (creating) a cache in dir.
+// OpenResultCache opens (creating) a file cache of its own under dir, with
+// the default bound.
 func OpenResultCache(dir string) (*ResultCache, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	files, err := filecache.Open(dir, filecache.DefaultBound)
+	if err != nil {
 		return nil, fmt.Errorf("creating the analysis cache: %w", err)
 	}
-	return &ResultCache{dir: dir}, nil
+	return NewResultCache(files), nil
 }
+
+// NewResultCache keeps results in files (a module's file cache).
+func NewResultCache(files *filecache.Cache) *ResultCache { return &ResultCache{files: files} }
 
 // cachedResult is a TestResult with the fields its JSON form leaves out.
 type cachedResult struct {
@@ -67,17 +74,15 @@ func (c *ResultCache) Key(keys *testbuild.Keys, pkg *testbuild.Package, test str
 	return testbuild.Bytes([]byte(fmt.Sprintf("%s\x00%s\x00%s\x00%+v\x00%s", cacheFormat, pkg.ImportPath, test, opts, keys.TestBinary(pkg))))
 }
 
-func (c *ResultCache) path(key string) string { return filepath.Join(c.dir, key+".json") }
-
-// Get returns the cached result under key; an unreadable entry is a miss.
+// Get returns the cached result under key; an unreadable entry is a miss
+// (and is written over by the next Put).
 func (c *ResultCache) Get(key string) (TestResult, bool) {
-	data, err := os.ReadFile(c.path(key))
-	if err != nil {
+	data, ok := c.files.Get(resultKind, key)
+	if !ok {
 		return TestResult{}, false
 	}
 	r, err := UnmarshalResult(data)
 	if err != nil {
-		os.Remove(c.path(key))
 		return TestResult{}, false
 	}
 	return r, true
@@ -94,21 +99,7 @@ func (c *ResultCache) Put(key string, r TestResult) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(c.dir, "entry-*")
-	if err != nil {
-		return fmt.Errorf("writing the analysis cache: %w", err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing the analysis cache: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing the analysis cache: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), c.path(key)); err != nil {
-		os.Remove(tmp.Name())
+	if err := c.files.Set(resultKind, key, data); err != nil {
 		return fmt.Errorf("writing the analysis cache: %w", err)
 	}
 	return nil

@@ -24,7 +24,8 @@ func TestResultCache(t *testing.T) {
 	ctx := context.Background()
 	mod := open(t, dir)
 	failing := []testbuild.Target{{Package: "example.com/distance", Test: "TestManhattan/backward_x"}}
-	cache, err := OpenResultCache(t.TempDir())
+	cacheDir := t.TempDir()
+	cache, err := OpenResultCache(cacheDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestResultCache(t *testing.T) {
 	analyse(1)
 
 	// A corrupt entry is a miss, not an error.
-	entries, err := filepath.Glob(filepath.Join(cache.dir, "*.json"))
+	entries, err := filepath.Glob(filepath.Join(cacheDir, "filecache", "*", resultKind, "*", "*"))
 	if err != nil || len(entries) == 0 {
 		t.Fatalf("no cache entries: %v", err)
 	}

@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
+	"github.com/faultline-go/faultline/internal/filecache"
 	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
@@ -45,7 +45,7 @@ func newHistory(r *repo, run *runner, mod *testbuild.Module, modRel string, pkg 
 		return nil, err
 	}
 	h := &history{repo: r, run: run, mod: mod, modRel: modRel, testDir: filepath.ToSlash(rel),
-		cache: openVerdictCache(filepath.Join(mod.CacheDir(), "explain", "verdicts.json"))}
+		cache: &verdictCache{files: mod.FileCache()}}
 	// The verdict at a commit depends on the test files it runs with.
 	d := sha256.New()
 	fmt.Fprintf(d, "%s\n%s\n", pkg.ImportPath, run.test)
@@ -234,63 +234,23 @@ type EdgeError struct{ Msg string }
 
 func (e *EdgeError) Error() string { return e.Msg }
 
-// verdictCache keeps the test's verdict per commit across runs, in one
-// JSON file under the module's cache directory.
-type verdictCache struct {
-	path string
-	mu   sync.Mutex
-	m    map[string]commitVerdict
-}
+// verdictCache keeps the test's verdict per commit across runs, one entry
+// of the module's file cache per commit and test.
+type verdictCache struct{ files *filecache.Cache }
 
-func openVerdictCache(p string) *verdictCache {
-	c := &verdictCache{path: p, m: map[string]commitVerdict{}}
-	if data, err := os.ReadFile(p); err == nil {
-		if json.Unmarshal(data, &c.m) != nil {
-			c.m = map[string]commitVerdict{} // corrupt: start again
-		}
-	}
-	return c
-}
+// verdictKind is the file cache's kind of verdicts.
+const verdictKind = "verdict"
 
 func (c *verdictCache) get(k string) (commitVerdict, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	v, ok := c.m[k]
-	return v, ok
+	var v commitVerdict
+	data, ok := c.files.Get(verdictKind, k)
+	return v, ok && json.Unmarshal(data, &v) == nil
 }
 
-// put records a verdict and writes the file whole (a rename, so that a
-// reader sees the old file or the new one).
+// put records a verdict; failing to costs only a later run's time.
 func (c *verdictCache) put(k string, v commitVerdict) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	// Merge what another process wrote meanwhile.
-	if data, err := os.ReadFile(c.path); err == nil {
-		var disk map[string]commitVerdict
-		if json.Unmarshal(data, &disk) == nil {
-			for dk, dv := range disk {
-				if _, ok := c.m[dk]; !ok {
-					c.m[dk] = dv
-				}
-			}
-		}
-	}
-	c.m[k] = v
-	data, err := json.Marshal(c.m)
-	if err != nil {
-		return
-	}
-	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(c.path), "verdicts-*.tmp")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), c.path) != nil {
-		os.Remove(tmp.Name())
+	if data, err := json.Marshal(v); err == nil {
+		c.files.Set(verdictKind, k, data)
 	}
 }
 

@@ -386,7 +386,7 @@ func (w *Workspace) instrument(listing *testbuild.Listing, toRun []*testbuild.Pa
 	if err != nil {
 		return nil, err
 	}
-	reuse := openReuseCache(filepath.Join(w.mod.CacheDir(), "_reuse"))
+	reuse := &reuseCache{files: w.mod.FileCache()}
 	var layout pertest.Layout
 	for _, path := range slices.Sorted(maps.Keys(need)) {
 		q := need[path]

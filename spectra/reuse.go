@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"encoding/gob"
 	"fmt"
-	"os"
-	"path/filepath"
-	"time"
 
+	"github.com/faultline-go/faultline/internal/filecache"
 	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/internal/testbuild/pertest"
 	"github.com/faultline-go/faultline/spectra/edges"
@@ -20,7 +18,8 @@ import (
 // comments then gets the instrumented source of its previous version,
 // whose tokens and positions it shares, so the go command finds the
 // compiled package in its cache instead of compiling it again.
-type reuseCache struct{ dir string }
+// Entries are the file cache's, of kind "instrumented".
+type reuseCache struct{ files *filecache.Cache }
 
 // reused is one cache entry: the source the edits apply to and the pass's
 // result.
@@ -29,16 +28,8 @@ type reused struct {
 	Result instrument.Result
 }
 
-// reuseLifetime is how long an entry no collection used is kept.
-const reuseLifetime = 14 * 24 * time.Hour
-
-func openReuseCache(dir string) *reuseCache {
-	if os.MkdirAll(dir, 0o755) != nil {
-		return nil
-	}
-	testbuild.PruneOld(dir, reuseLifetime)
-	return &reuseCache{dir: dir}
-}
+// reuseKind is the file cache's kind of reuse entries.
+const reuseKind = "instrumented"
 
 func reuseKey(file string, src []byte, opts instrument.FileOptions) string {
 	return testbuild.Bytes([]byte(fmt.Sprintf("%s %s %s\x00%s\x00%+v", instrument.Version, pertest.Version, file, testbuild.Fingerprint(src), opts)))
@@ -84,22 +75,16 @@ func (c *reuseCache) edges(file string, src []byte, opts edges.Options) (*edges.
 	return fresh, nil
 }
 
-// load reads the entry under key into v, touching it.
+// load reads the entry under key into v.
 func (c *reuseCache) load(key string, v any) bool {
-	path := filepath.Join(c.dir, key[:32])
-	data, err := os.ReadFile(path)
-	if err != nil || gob.NewDecoder(bytes.NewReader(data)).Decode(v) != nil {
-		return false
-	}
-	now := time.Now()
-	os.Chtimes(path, now, now)
-	return true
+	data, ok := c.files.Get(reuseKind, key)
+	return ok && gob.NewDecoder(bytes.NewReader(data)).Decode(v) == nil
 }
 
 // store keeps v under key; failing to costs only time.
 func (c *reuseCache) store(key string, v any) {
 	var buf bytes.Buffer
 	if gob.NewEncoder(&buf).Encode(v) == nil {
-		os.WriteFile(filepath.Join(c.dir, key[:32]), buf.Bytes(), 0o644)
+		c.files.Set(reuseKind, key, buf.Bytes())
 	}
 }

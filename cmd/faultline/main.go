@@ -11,6 +11,7 @@
 //	faultline suggest [flags] [packages]     suggest fuzz inputs that sharpen the ranking
 //	faultline serve [flags]                  run the language server on stdin/stdout
 //	faultline trust [-list | -revoke] [DIR]  manage the modules whose tests the server runs without asking
+//	faultline cache [-clean [-older DURATION]]  show faultline's cache (size by kind, bound) or clean it
 //	faultline version                        print faultline's version and the Go version it was built with
 //	faultline help [command]                 print the usage of faultline or of a command
 //

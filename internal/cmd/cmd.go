@@ -51,6 +51,7 @@ func commands() []command {
 		&suggestCommand{},
 		&serveCommand{},
 		&trustCommand{},
+		&cacheCommand{},
 		&versionCommand{},
 		&helpCommand{},
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -141,18 +140,10 @@ type Service struct {
 
 // New makes the service of a workspace.
 func New(ws *spectra.Workspace) (*Service, error) {
-	cache, err := analysis.OpenResultCache(filepath.Join(ws.Module().CacheDir(), "angelic"))
-	if err != nil {
-		return nil, err
-	}
-	cores, err := openFileCache(filepath.Join(ws.Module().CacheDir(), "sattar"))
-	if err != nil {
-		return nil, err
-	}
-	suggestions, err := openFileCache(filepath.Join(ws.Module().CacheDir(), "suggest"))
-	if err != nil {
-		return nil, err
-	}
+	files := ws.Module().FileCache()
+	cache := analysis.NewResultCache(files)
+	cores := &fileCache{files: files, kind: "sattar"}
+	suggestions := &fileCache{files: files, kind: "suggest"}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("locating the faultline executable: %w", err)

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 )
 
 // Binary is a built test binary.
@@ -111,32 +110,27 @@ func linkFlags(flags []string) []string {
 	return append(append([]string{}, flags...), "-ldflags=-s -w")
 }
 
-// binaryLifetime is how long a cached binary nothing ran is kept.
-const binaryLifetime = 24 * time.Hour
+// binaryKind is the file cache's kind of test binaries.
+const binaryKind = "testbin"
 
 // BuildTest builds p's test binary through the overlay, or reuses the one
 // built earlier from the same inputs: key must hash everything the binary
 // is built from outside the overlay (Keys.TestBinary does), the overlay's
-// content and flags are added here.
+// content and flags are added here. The binary is an entry of the file
+// cache.
 func (m *Module) BuildTest(ctx context.Context, o *Overlay, p *Package, flags []string, key string) (*Binary, error) {
-	dir := filepath.Join(m.cacheDir, "bin")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("creating the binary cache: %w", err)
-	}
 	overlayKey, err := o.Key()
 	if err != nil {
 		return nil, err
 	}
-	name := Bytes([]byte(key + "\x00" + overlayKey + "\x00" + strings.Join(flags, "\x00") + "\x00" + p.ImportPath))[:32] + ".test"
-	path := filepath.Join(dir, name)
-	now := time.Now()
-	if os.Chtimes(path, now, now) == nil {
+	entry := key + "\x00" + overlayKey + "\x00" + strings.Join(flags, "\x00") + "\x00" + p.ImportPath
+	name := execName(p.ImportPath) + ".test" // as go test -c names it
+	if path, ok := m.files.File(binaryKind, entry, name); ok {
 		return &Binary{Package: p, Path: path}, nil
 	}
-	PruneOld(dir, binaryLifetime)
-	work, err := os.MkdirTemp(dir, "build-")
+	work, err := m.files.TempDir()
 	if err != nil {
-		return nil, fmt.Errorf("creating a build directory: %w", err)
+		return nil, err
 	}
 	defer os.RemoveAll(work)
 	built, failed, err := m.BuildTests(ctx, o, []*Package{p}, flags, work)
@@ -147,7 +141,8 @@ func (m *Module) BuildTest(ctx context.Context, o *Overlay, p *Package, flags []
 	if b == nil {
 		return nil, &CompileError{Package: p.ImportPath, Message: failed[p.ImportPath]}
 	}
-	if err := os.Rename(b.Path, path); err != nil {
+	path, err := m.files.MoveFile(binaryKind, entry, name, b.Path)
+	if err != nil {
 		return nil, fmt.Errorf("keeping the test binary: %w", err)
 	}
 	return &Binary{Package: p, Path: path}, nil

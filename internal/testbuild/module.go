@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/faultline-go/faultline/internal/filecache"
 	"golang.org/x/mod/modfile"
 )
 
@@ -21,7 +22,8 @@ import (
 // commands and test processes get.
 type Config struct {
 	// CacheDir is the root of faultline's caches; empty means
-	// $FAULTLINE_CACHE, or else os.UserCacheDir()/faultline.
+	// $FAULTLINE_CACHE, or else os.UserCacheDir()/faultline. The file
+	// cache under it is bounded by $FAULTLINE_CACHE_MAX (filecache.Bound).
 	CacheDir string
 	// Env is the environment of every go command and test process; nil
 	// means os.Environ().
@@ -43,6 +45,7 @@ type Module struct {
 	cacheDir  string // this module's cache directory
 	env       []string
 	hashes    *Hasher
+	files     *filecache.Cache // the file cache, scoped to this module
 	// testMemory is Config.TestMemory resolved; memory enforces it.
 	testMemory int64
 	memory     memoryWatch
@@ -84,7 +87,15 @@ func Open(dir string, cfg Config) (*Module, error) {
 	if mf.Module == nil || mf.Module.Mod.Path == "" {
 		return nil, fmt.Errorf("%s: no module directive", filepath.Join(root, "go.mod"))
 	}
-	cache, err := cacheRoot(cfg.CacheDir)
+	cache, err := filecache.Root(cfg.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	bound, err := filecache.Bound()
+	if err != nil {
+		return nil, err
+	}
+	files, err := filecache.Open(cache, bound)
 	if err != nil {
 		return nil, err
 	}
@@ -102,34 +113,24 @@ func Open(dir string, cfg Config) (*Module, error) {
 		testMemory = DefaultTestMemory()
 	}
 	m := &Module{Root: root, Path: mf.Module.Mod.Path, dir: abs, cacheRoot: cache, cacheDir: cacheDir, env: env,
-		hashes: openHasher(filepath.Join(cacheDir, "filehashes")), testMemory: testMemory}
+		hashes: openHasher(filepath.Join(cacheDir, "filehashes")), files: files.Within(root), testMemory: testMemory}
 	if mf.Go != nil {
 		m.GoVersion = mf.Go.Version
 	}
 	return m, nil
 }
 
-// cacheRoot resolves faultline's cache root.
-func cacheRoot(dir string) (string, error) {
-	if dir == "" {
-		dir = os.Getenv("FAULTLINE_CACHE")
-	}
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			return "", fmt.Errorf("finding the user cache directory: %w", err)
-		}
-		dir = filepath.Join(base, "faultline")
-	}
-	return dir, nil
-}
-
 // Dir is the directory package patterns resolve in.
 func (m *Module) Dir() string { return m.dir }
 
-// CacheDir is the directory where faultline keeps what it derives from
-// this module (the spectrum store, analysis results, the overlay).
+// CacheDir is the directory where faultline keeps its state of this
+// module (the spectrum store, file hashes, listings).
 func (m *Module) CacheDir() string { return m.cacheDir }
+
+// FileCache is the cache of results derived from this module (analyses,
+// verdicts, overlay files, test binaries): faultline's one file cache,
+// with keys scoped to the module's root.
+func (m *Module) FileCache() *filecache.Cache { return m.files }
 
 // CacheRoot is faultline's cache root, as Config.CacheDir resolved: another
 // process opening the module with it shares its caches.

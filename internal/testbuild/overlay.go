@@ -8,12 +8,10 @@ import (
 	"fmt"
 	"go/version"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 )
 
 // Runtime is a package a pass injects into the module under test for its
@@ -26,17 +24,16 @@ type Runtime struct {
 }
 
 // Overlay is the replaced and added files of one build, for go build
-// -overlay. The files live in a content-addressed directory beside the
-// module's other caches, so that an unchanged file keeps its path across
-// builds and processes, and the user's files are never touched.
+// -overlay. The files are entries of the file cache (kind "overlay") keyed
+// by their target and content, so that an unchanged file keeps its path
+// across builds and processes, and the user's files are never touched.
 //
 // Passes edit files through Edit; the edits of every pass of one build are
 // applied together, once, when the overlay is finished (before it is
 // built), so that one build can carry several passes.
 type Overlay struct {
 	m        *Module
-	dir      string
-	replace  map[string]string // target path -> file in dir
+	replace  map[string]string // target path -> file in the cache
 	sums     map[string]string // target path -> content hash
 	pending  map[string]*pendingFile
 	finished bool
@@ -49,19 +46,12 @@ type pendingFile struct {
 	lang  string // the newest language version the edits need
 }
 
-// overlayLifetime is how long an overlay file no build used is kept.
-const overlayLifetime = 14 * 24 * time.Hour
+// overlayKind is the file cache's kind of overlay files and descriptions.
+const overlayKind = "overlay"
 
 // NewOverlay starts an empty overlay.
 func (m *Module) NewOverlay() (*Overlay, error) {
-	// The directory's name starts with "_" so that the go command never
-	// takes it for a package should the cache sit inside a module.
-	dir := filepath.Join(m.cacheDir, "_overlay")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("creating the overlay directory: %w", err)
-	}
-	PruneOld(dir, overlayLifetime)
-	return &Overlay{m: m, dir: dir, replace: map[string]string{}, sums: map[string]string{}, pending: map[string]*pendingFile{}}, nil
+	return &Overlay{m: m, replace: map[string]string{}, sums: map[string]string{}, pending: map[string]*pendingFile{}}, nil
 }
 
 // Edit adds a pass's edits to target, whose original content is src. The
@@ -124,11 +114,11 @@ func (o *Overlay) finish() error {
 // build: an added file, or one a pass rewrites whole.
 func (o *Overlay) Put(target string, data []byte) error {
 	sum := Bytes(data)
-	name := sha256.Sum256([]byte(target + "\x00" + sum))
-	p := filepath.Join(o.dir, hex.EncodeToString(name[:12])+"_"+filepath.Base(target))
-	now := time.Now()
-	if os.Chtimes(p, now, now) != nil { // absent: write it
-		if err := writeFileAtomic(p, data); err != nil {
+	key := target + "\x00" + sum
+	p, ok := o.m.files.File(overlayKind, key, filepath.Base(target))
+	if !ok {
+		var err error
+		if p, err = o.m.files.SetFile(overlayKind, key, filepath.Base(target), data); err != nil {
 			return fmt.Errorf("writing overlay file: %w", err)
 		}
 	}
@@ -203,26 +193,11 @@ func (o *Overlay) file() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("encoding the overlay: %w", err)
 	}
-	p := filepath.Join(o.dir, key[:24]+".json")
-	now := time.Now()
-	if os.Chtimes(p, now, now) != nil {
-		if err := writeFileAtomic(p, data); err != nil {
+	p, ok := o.m.files.File(overlayKind, key, "overlay.json")
+	if !ok {
+		if p, err = o.m.files.SetFile(overlayKind, key, "overlay.json", data); err != nil {
 			return "", fmt.Errorf("writing the overlay: %w", err)
 		}
 	}
 	return p, nil
-}
-
-// PruneOld removes the files of a cache directory that nothing used for
-// lifetime (every use touches them).
-func PruneOld(dir string, lifetime time.Duration) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > lifetime {
-			os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
 }
