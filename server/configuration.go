@@ -7,7 +7,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // didChangeConfiguration takes settings pushed by the client, or pulls them
@@ -62,11 +62,11 @@ func (s *Server) setSettings(raw []byte) error {
 				v.rebuild()
 			}
 			// SAT-TAR needs cores, and analyses that were off are wanted.
-			if next.localizes() && (!old.localizes() || spectra.IsSatTar(next.Formula) != spectra.IsSatTar(old.Formula)) {
+			if next.localizes() && (!old.localizes() || next.technique().SatTar() != old.technique().SatTar()) {
 				v.localize()
 			}
 			// BlockRank needs edge profiles, which a run collects.
-			if next.AutoRun && (!old.AutoRun || spectra.IsBlockRank(next.Formula) && !spectra.IsBlockRank(old.Formula)) {
+			if next.AutoRun && (!old.AutoRun || next.technique().BlockRank() && !old.technique().BlockRank()) {
 				v.runNow()
 			}
 		}
@@ -75,4 +75,14 @@ func (s *Server) setSettings(raw []byte) error {
 		return fmt.Errorf("settings: %w", err)
 	}
 	return nil
+}
+
+// technique is the ranking technique the formula setting names, checked
+// when the setting was taken (the default formula should it not parse).
+func (s Settings) technique() localize.Technique {
+	t, err := localize.ParseTechnique(s.Formula)
+	if err != nil {
+		return localize.Techniques()[0]
+	}
+	return t
 }

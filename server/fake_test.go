@@ -218,7 +218,7 @@ func (f *fakeLocalizer) Localize(ctx context.Context, m *spectra.Matrix, opts lo
 	f.mu.Lock()
 	f.localized++
 	f.mu.Unlock()
-	r, err := spectra.RankLines(m, opts.Formula)
+	r, err := localize.RankFormula(m, opts.Formula)
 	if err != nil {
 		return nil, err
 	}

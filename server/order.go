@@ -6,7 +6,6 @@ import (
 	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/spectra"
-	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // ordered puts the lines of formula, the ranking of m under the formula
@@ -17,7 +16,7 @@ import (
 // analyses in view (nil: none yet), cores SAT-TAR's. The learned order's
 // evidence is kept in evc under key, so that a new analysis or a change
 // of order gathers only what depends on the analyses again.
-func ordered(formula *spectra.Ranking, m *spectra.Matrix, angelic *localize.Angelic, results []analysis.TestResult, cores *localize.SatTar, st Settings, evc *evidenceCache, key evidenceKey) (*spectra.Ranking, error) {
+func ordered(formula *localize.Ranking, m *spectra.Matrix, angelic *localize.Angelic, results []analysis.TestResult, cores *localize.SatTar, st Settings, evc *evidenceCache, key evidenceKey) (*localize.Ranking, error) {
 	loc := &localize.Localization{Matrix: m, Formula: formula, Base: formula, SatTar: cores}
 	if angelic != nil {
 		a := *angelic
@@ -25,11 +24,11 @@ func ordered(formula *spectra.Ranking, m *spectra.Matrix, angelic *localize.Ange
 		loc.Angelic = &a
 	}
 	order := st.order()
-	if order == spectra.OrderLearned && (spectra.IsBlockRank(st.Formula) || spectra.IsSatTar(st.Formula)) {
+	if order == localize.OrderLearned && (st.technique().BlockRank() || st.technique().SatTar()) {
 		// As in faultline rank: the evidence is gathered over the default
 		// formula's ranking, which carries every line's counts; BlockRank's
 		// and SAT-TAR's verdicts are columns of it.
-		base, err := spectra.RankLines(m, rank.Default())
+		base, err := localize.RankFormula(m, nil)
 		if err != nil {
 			return nil, err
 		}

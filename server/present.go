@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/spectra"
 	"github.com/faultline-go/faultline/spectra/rank"
 )
@@ -26,7 +27,7 @@ func lineRange(ft *fileText, i int, enc encoding) protocol.Range {
 }
 
 // severity grades a suspicious line by the best rank of its tie group.
-func severity(l spectra.RankedLine) protocol.DiagnosticSeverity {
+func severity(l localize.RankedLine) protocol.DiagnosticSeverity {
 	if l.Tie[0] <= 3 {
 		return protocol.DiagnosticSeverityWarning
 	}
@@ -34,7 +35,7 @@ func severity(l spectra.RankedLine) protocol.DiagnosticSeverity {
 }
 
 // rankText says where a line stands, naming its tie group when it has one.
-func rankText(l spectra.RankedLine, total int) string {
+func rankText(l localize.RankedLine, total int) string {
 	if l.Tie[0] != l.Tie[1] {
 		return fmt.Sprintf("rank %d (tied %d–%d) of %d", l.Rank, l.Tie[0], l.Tie[1], total)
 	}
@@ -46,7 +47,7 @@ func (snap *snapshot) diagnosticMessage(i int) string {
 	l := snap.ranking.Lines[i]
 	var b strings.Builder
 	fmt.Fprintf(&b, "suspicious line: score %.3g (%s), %s", l.Score, snap.ranking.Formula, rankText(l, len(snap.ranking.Lines)))
-	if order := snap.ranking.Order; order != spectra.OrderFormula {
+	if order := snap.ranking.Order; order != localize.OrderFormula {
 		fmt.Fprintf(&b, " under the %s order", order)
 	}
 	if snap.focus != "" {
@@ -215,7 +216,7 @@ func blockRankText(score float64, br *spectra.BlockRankLine) string {
 
 // satTarText explains a line's SAT-TAR score: Tarantula, and the bonus of
 // the cores that hold the line, or why the refinement cleared it.
-func satTarText(score float64, st *spectra.SatTarLine) string {
+func satTarText(score float64, st *localize.SatTarLine) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n**SAT-TAR** %.4g = Tarantula %.4g + bonus %g (confidence %.4g breaks ties)\n\n", score, st.Tarantula, st.Bonus, st.Confidence)
 	switch {
@@ -230,7 +231,7 @@ func satTarText(score float64, st *spectra.SatTarLine) string {
 }
 
 // hintLabel is the inlay hint at the end of a suspicious line.
-func hintLabel(l spectra.RankedLine) string {
+func hintLabel(l localize.RankedLine) string {
 	return fmt.Sprintf("⚠ %.2f #%d", l.Score, l.Rank)
 }
 

@@ -6,7 +6,7 @@ import (
 
 	"go.lsp.dev/uri"
 
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // methodRanking is the custom request returning the ranked list, for an
@@ -47,8 +47,8 @@ type rankingLine struct {
 	// Because is the evidence that weighed most under the learned order,
 	// as in faultline rank -json; Why says in a sentence why the line
 	// stands where it does, as the hover does.
-	Because []spectra.Reason `json:"because,omitempty"`
-	Why     string           `json:"why"`
+	Because []localize.Reason `json:"because,omitempty"`
+	Why     string            `json:"why"`
 }
 
 func ranking(ctx context.Context, s *Server, p *rankingParams) (*rankingResult, error) {
@@ -67,7 +67,7 @@ func ranking(ctx context.Context, s *Server, p *rankingParams) (*rankingResult, 
 // rankingOf lists the lines the failing tests run, best first, across the
 // given views.
 func rankingOf(views []*view, s *Server) *rankingResult {
-	res := &rankingResult{Formula: s.currentSettings().Formula, Order: spectra.OrderFormula, Lines: []rankingLine{}}
+	res := &rankingResult{Formula: s.currentSettings().Formula, Order: localize.OrderFormula, Lines: []rankingLine{}}
 	for _, v := range views {
 		snap := v.snapshot()
 		if snap == nil || snap.buildErrors != "" {
@@ -76,7 +76,7 @@ func rankingOf(views []*view, s *Server) *rankingResult {
 		res.Formula = snap.ranking.Formula
 		// One order is asked of every view; one still waiting for its
 		// analyses stands by the formula.
-		if snap.ranking.Order != spectra.OrderFormula {
+		if snap.ranking.Order != localize.OrderFormula {
 			res.Order, res.Model = snap.ranking.Order, snap.ranking.Model
 		}
 		res.Failed += snap.ranking.Failed

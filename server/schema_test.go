@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/spectra"
-	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // settingDefaults are the server's settings as a client writes them, with
@@ -78,9 +76,9 @@ func TestSettingsSchemaMatchesEditors(t *testing.T) {
 	for _, a := range props["faultline.formula"].AnyOf {
 		formulas = append(formulas, a.Enum...)
 	}
-	for _, name := range append(rank.Names(), spectra.BlockRankName, spectra.SatTarName) {
-		if !slices.Contains(formulas, name) {
-			t.Errorf("package.json does not offer the formula %q", name)
+	for _, tech := range localize.Techniques() {
+		if !slices.Contains(formulas, tech.Name) {
+			t.Errorf("package.json does not offer the formula %q", tech.Name)
 		}
 	}
 

@@ -9,17 +9,13 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/internal/localize"
-
-	"github.com/faultline-go/faultline/spectra"
-	"github.com/faultline-go/faultline/spectra/blockrank"
-	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // Settings are the user's choices, read from initializationOptions,
 // workspace/configuration (section "faultline") and
 // workspace/didChangeConfiguration.
 type Settings struct {
-	Formula   string        // spectrum formula, a name rank.Lookup accepts, "blockrank" or "sattar"
+	Formula   string        // spectrum formula, a name localize.ParseTechnique accepts
 	Top       int           // how many suspicious lines to show
 	Threshold float64       // minimum score to show a line; 0 shows the top N
 	AutoRun   bool          // collect on start and on save
@@ -60,8 +56,8 @@ func DefaultSettings() Settings {
 // made before has no edge profiles. Under sattar the service computes the
 // unsat cores the order needs.
 func (s Settings) localizeOptions() localize.Options {
-	f, _ := rank.Lookup(s.Formula) // checked when the setting was taken; nil for blockrank and sattar
-	return localize.Options{Formula: f, SatTar: spectra.IsSatTar(s.Formula), Angelic: s.Angelic, Budget: s.Budget, MaxAnalyzed: s.MaxAnalyzed, Memory: s.Memory,
+	f := s.technique().Formula // nil for blockrank and sattar
+	return localize.Options{Formula: f, SatTar: s.technique().SatTar(), Angelic: s.Angelic, Budget: s.Budget, MaxAnalyzed: s.MaxAnalyzed, Memory: s.Memory,
 		TestMemory: s.TestMemory}
 }
 
@@ -73,15 +69,15 @@ func (s Settings) order() string {
 		return s.Order
 	}
 	o := s.localizeOptions()
-	if spectra.IsBlockRank(s.Formula) {
-		o.BlockRank = &blockrank.Options{}
+	if s.technique().BlockRank() {
+		o.BlockRank = &localize.BlockRankOptions{}
 	}
 	return localize.DefaultOrder(o)
 }
 
 // localizes reports whether the settings ask the localization service for
 // anything beyond the formula: analyses, or SAT-TAR's cores.
-func (s Settings) localizes() bool { return s.Angelic || spectra.IsSatTar(s.Formula) }
+func (s Settings) localizes() bool { return s.Angelic || s.technique().SatTar() }
 
 // settingsSection is the configuration section the server reads.
 const settingsSection = "faultline"
@@ -116,7 +112,7 @@ func (s Settings) apply(raw []byte) (Settings, error) {
 	}
 	var formula string
 	if field("formula", &formula) {
-		if _, err := rank.Lookup(formula); err != nil && !spectra.IsBlockRank(formula) && !spectra.IsSatTar(formula) {
+		if _, err := localize.ParseTechnique(formula); err != nil {
 			errs = append(errs, fmt.Errorf("setting \"formula\": %w", err))
 		} else {
 			s.Formula = formula

@@ -16,8 +16,6 @@ import (
 	"github.com/faultline-go/faultline/internal/localize"
 
 	"github.com/faultline-go/faultline/spectra"
-	"github.com/faultline-go/faultline/spectra/blockrank"
-	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // snapshot is one module's results as shown under one set of settings. It is
@@ -26,7 +24,7 @@ type snapshot struct {
 	seq      uint64
 	root     string
 	matrix   *spectra.Matrix // restricted to the focused failing test, if any
-	ranking  *spectra.Ranking
+	ranking  *localize.Ranking
 	settings Settings
 	focus    string // failing test the ranking is localized to; "" for all
 
@@ -207,23 +205,23 @@ func inFocus(name, focus string) bool { return name == focus || strings.HasPrefi
 // formula until the next run, and the ranking names the formula used.
 // SAT-TAR's bonus comes from cores the service computes (nil until it has):
 // without them its order is Tarantula's.
-func lineRanker(name string, cores *localize.SatTar) (func(*spectra.Matrix) (*spectra.Ranking, error), error) {
-	if spectra.IsSatTar(name) {
-		return func(m *spectra.Matrix) (*spectra.Ranking, error) { return localize.RankSatTar(m, cores) }, nil
-	}
-	if spectra.IsBlockRank(name) {
-		return func(m *spectra.Matrix) (*spectra.Ranking, error) {
-			if m.Flow == nil {
-				return spectra.RankLines(m, rank.Default())
-			}
-			return spectra.RankBlockRank(m, blockrank.Options{})
-		}, nil
-	}
-	formula, err := rank.Lookup(name)
+func lineRanker(name string, cores *localize.SatTar) (func(*spectra.Matrix) (*localize.Ranking, error), error) {
+	t, err := localize.ParseTechnique(name)
 	if err != nil {
 		return nil, err
 	}
-	return func(m *spectra.Matrix) (*spectra.Ranking, error) { return spectra.RankLines(m, formula) }, nil
+	switch {
+	case t.SatTar():
+		return func(m *spectra.Matrix) (*localize.Ranking, error) { return localize.RankSatTar(m, cores) }, nil
+	case t.BlockRank():
+		return func(m *spectra.Matrix) (*localize.Ranking, error) {
+			if m.Flow == nil {
+				return localize.RankFormula(m, nil)
+			}
+			return localize.RankBlockRank(m, localize.BlockRankOptions{})
+		}, nil
+	}
+	return func(m *spectra.Matrix) (*localize.Ranking, error) { return localize.RankFormula(m, t.Formula) }, nil
 }
 
 func joinBuildErrors(errs map[string]string) string {

@@ -183,7 +183,7 @@ func (v *view) collect(ctx context.Context, r *run, prev *run) {
 		Timeout:    st.Timeout,
 		Parallel:   st.Parallel,
 		TestMemory: st.TestMemory,
-		Edges:      spectra.IsBlockRank(st.Formula),
+		Edges:      st.technique().BlockRank(),
 		Progress:   func(pr spectra.Progress) { v.progress(p, pr) },
 	})
 	r.matrix, r.err = m, err

@@ -8,7 +8,6 @@ import (
 
 	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // whySentence says in one sentence why ranked line i stands where it does:
@@ -32,7 +31,7 @@ func (snap *snapshot) whySentence(i int) string {
 	b.WriteString(": ")
 	fixes := snap.angelicAt(l.File, l.Line)
 	switch r.Order {
-	case spectra.OrderLearned:
+	case localize.OrderLearned:
 		var why []string
 		for _, reason := range l.Because {
 			why = append(why, snap.reasonWords(reason))
@@ -45,7 +44,7 @@ func (snap *snapshot) whySentence(i int) string {
 			b.WriteString("weighed most by " + andList(why))
 		}
 		b.WriteString("; ")
-	case spectra.OrderCombined:
+	case localize.OrderCombined:
 		switch {
 		case l.Fixes > 0:
 			fmt.Fprintf(&b, "it hosts a verified fix for %s", snap.ofAnalysed(l.Fixes))
@@ -78,13 +77,13 @@ func (snap *snapshot) whySentence(i int) string {
 func (snap *snapshot) orderWords() string {
 	r := snap.ranking
 	switch r.Order {
-	case spectra.OrderCombined:
+	case localize.OrderCombined:
 		return "under the combined order"
-	case spectra.OrderLearned:
+	case localize.OrderLearned:
 		return fmt.Sprintf("under the learned order (model %s)", r.Model)
 	}
 	alone := fmt.Sprintf("by %s alone", formulaWords(r.Formula))
-	if snap.settings.Order == spectra.OrderFormula {
+	if snap.settings.Order == localize.OrderFormula {
 		return alone
 	}
 	a := snap.angelic
@@ -103,18 +102,15 @@ func (snap *snapshot) orderWords() string {
 
 // formulaWords is how a sentence names a ranking's formula.
 func formulaWords(name string) string {
-	switch {
-	case spectra.IsBlockRank(name):
-		return "BlockRank"
-	case spectra.IsSatTar(name):
-		return "SAT-TAR"
+	if t, err := localize.ParseTechnique(name); err == nil && t.Formula == nil {
+		return t.Title
 	}
 	return name
 }
 
 // scoreWords gives a line's score under the ranking's formula: "ochiai
 // 0.71", or SAT-TAR's with what it is made of.
-func scoreWords(formula string, l spectra.RankedLine) string {
+func scoreWords(formula string, l localize.RankedLine) string {
 	s := fmt.Sprintf("%s %.3g", formulaWords(formula), l.Score)
 	if st := l.SatTar; st != nil {
 		switch {
@@ -128,7 +124,7 @@ func scoreWords(formula string, l spectra.RankedLine) string {
 }
 
 // runWords says how many failing and passing tests execute a line.
-func (snap *snapshot) runWords(l spectra.RankedLine) string {
+func (snap *snapshot) runWords(l localize.RankedLine) string {
 	failing := countOf(l.EF, snap.ranking.Failed) + " failing"
 	if snap.ranking.Passed == 0 {
 		return failing + " tests (no test passes)"
@@ -247,7 +243,7 @@ func andList(words []string) string {
 // reasonWords says what one piece of a learned order's evidence is (the
 // columns of internal/localize's evidence sources); a column it does not
 // know is named as it is.
-func (snap *snapshot) reasonWords(r spectra.Reason) string {
+func (snap *snapshot) reasonWords(r localize.Reason) string {
 	v := r.Value
 	column := r.Evidence
 	pct := func(x float64) int { return int(math.Round(100 * x)) }

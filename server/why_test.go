@@ -5,7 +5,6 @@ import (
 
 	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // The sentence in the states the server tests over LSP do not reach.
@@ -16,11 +15,11 @@ func TestWhySentence(t *testing.T) {
 		{Verified: true, Found: analysis.FoundBySolver, Locations: []analysis.Location{at(4), at(5)}},
 		{Verified: false, Locations: []analysis.Location{at(6)}},
 	}}, {Test: "TestB"}}
-	line := func(n, rank, fixes int) spectra.RankedLine {
-		return spectra.RankedLine{File: "a.go", Line: n, Score: 0.5, Rank: rank, Tie: [2]int{rank, rank}, EF: 2, EP: 1, NP: 2, Fixes: fixes}
+	line := func(n, rank, fixes int) localize.RankedLine {
+		return localize.RankedLine{File: "a.go", Line: n, Score: 0.5, Rank: rank, Tie: [2]int{rank, rank}, EF: 2, EP: 1, NP: 2, Fixes: fixes}
 	}
-	ranking := func(order string, lines ...spectra.RankedLine) *spectra.Ranking {
-		return &spectra.Ranking{Formula: "ochiai", Order: order, Failed: 2, Passed: 3, Lines: lines}
+	ranking := func(order string, lines ...localize.RankedLine) *localize.Ranking {
+		return &localize.Ranking{Formula: "ochiai", Order: order, Failed: 2, Passed: 3, Lines: lines}
 	}
 	combined := DefaultSettings()
 	tests := []struct {
@@ -28,13 +27,13 @@ func TestWhySentence(t *testing.T) {
 		snap *snapshot
 		want string
 	}{
-		{"the analysis not yet reported", &snapshot{ranking: ranking(spectra.OrderFormula, line(3, 1, 0)), settings: combined},
+		{"the analysis not yet reported", &snapshot{ranking: ranking(localize.OrderFormula, line(3, 1, 0)), settings: combined},
 			"Rank 1 of 1 by ochiai alone until the angelic analysis reports: ochiai 0.5, executed by all 2 failing and 1 of 3 passing tests."},
-		{"no Z3", &snapshot{ranking: ranking(spectra.OrderFormula, line(3, 1, 0)), settings: combined, angelic: &localize.Angelic{Unavailable: "no libz3"}},
+		{"no Z3", &snapshot{ranking: ranking(localize.OrderFormula, line(3, 1, 0)), settings: combined, angelic: &localize.Angelic{Unavailable: "no libz3"}},
 			"Rank 1 of 1 by ochiai alone (the angelic analysis is not available): ochiai 0.5, executed by all 2 failing and 1 of 3 passing tests."},
-		{"part of a fix over two lines", &snapshot{ranking: ranking(spectra.OrderCombined, line(3, 1, 1), line(4, 2, 0)), settings: combined, results: multi},
+		{"part of a fix over two lines", &snapshot{ranking: ranking(localize.OrderCombined, line(3, 1, 1), line(4, 2, 0)), settings: combined, results: multi},
 			"Rank 2 of 2 under the combined order: it hosts no verified fix and comes after the line that does (it is part of a verified fix over 2 lines, which this order does not count), ochiai 0.5, executed by all 2 failing and 1 of 3 passing tests."},
-		{"a fix for one of two tests", &snapshot{ranking: ranking(spectra.OrderCombined, line(3, 1, 1)), settings: combined, results: multi, focus: "TestA"},
+		{"a fix for one of two tests", &snapshot{ranking: ranking(localize.OrderCombined, line(3, 1, 1)), settings: combined, results: multi, focus: "TestA"},
 			"Rank 1 of 1 under the combined order, localized to TestA: it hosts a verified fix for 1 of 2 analysed failing tests (found by the solver), ochiai 0.5, executed by all 2 failing and 1 of 3 passing tests."},
 	}
 	for _, tt := range tests {
@@ -44,8 +43,8 @@ func TestWhySentence(t *testing.T) {
 	}
 
 	top, beyond := line(3, 1, 0), line(9, 2, 0)
-	top.Score, top.Because, beyond.Score = 0.9, []spectra.Reason{{Evidence: "spectrum.ochiai", Value: 0.9, Contribution: 2}}, 0.2
-	learned := &snapshot{ranking: ranking(spectra.OrderLearned, top, beyond)}
+	top.Score, top.Because, beyond.Score = 0.9, []localize.Reason{{Evidence: "spectrum.ochiai", Value: 0.9, Contribution: 2}}, 0.2
+	learned := &snapshot{ranking: ranking(localize.OrderLearned, top, beyond)}
 	learned.ranking.Model = "m1"
 	if got, want := learned.whySentence(0), "Rank 1 of 2 under the learned order (model m1): weighed most by ochiai 0.9; executed by all 2 failing and 1 of 3 passing tests."; got != want {
 		t.Errorf("learned, with reasons:\n got %s\nwant %s", got, want)
@@ -54,7 +53,7 @@ func TestWhySentence(t *testing.T) {
 		t.Errorf("learned, without reasons:\n got %s\nwant %s", got, want)
 	}
 
-	snap := &snapshot{ranking: ranking(spectra.OrderLearned, line(3, 1, 0)), results: multi}
+	snap := &snapshot{ranking: ranking(localize.OrderLearned, line(3, 1, 0)), results: multi}
 	for column, want := range map[string]string{
 		"spectrum.op2.rank":  "in the top 5 % under op2",
 		"blockrank.rank":     "first under BlockRank",
@@ -73,11 +72,11 @@ func TestWhySentence(t *testing.T) {
 		case "blockrank.rank", "static.kind.if":
 			v = 1
 		}
-		if got := snap.reasonWords(spectra.Reason{Evidence: column, Value: v}); got != want {
+		if got := snap.reasonWords(localize.Reason{Evidence: column, Value: v}); got != want {
 			t.Errorf("%s = %v: %q, want %q", column, v, got, want)
 		}
 	}
-	if got := (&snapshot{ranking: &spectra.Ranking{Failed: 2}}).runWords(spectra.RankedLine{EF: 2}); got != "all 2 failing tests (no test passes)" {
+	if got := (&snapshot{ranking: &localize.Ranking{Failed: 2}}).runWords(localize.RankedLine{EF: 2}); got != "all 2 failing tests (no test passes)" {
 		t.Errorf("without passing tests: %q", got)
 	}
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/spectra"
-	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // collectFlags are the flags shared by commands that collect spectra.
@@ -94,7 +93,7 @@ func runRank(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("rank", flag.ContinueOnError)
 	var cf collectFlags
 	cf.register(fs)
-	formulaName := fs.String("formula", "ochiai", "suspiciousness formula: "+strings.Join(rank.Names(), ", ")+", dstarN, opt-NAME, "+spectra.BlockRankName+" (from edge profiles), or "+spectra.SatTarName+" (Tarantula with a bonus for the unsat cores of the failing checks; needs Z3)")
+	formulaName := fs.String("formula", "ochiai", "suspiciousness formula: "+localize.TechniqueHelp())
 	blockRankMode := fs.String("blockrank-mode", "full", "how BlockRank solves its equations: full (one system) or calibrated (the paper's worked example)")
 	asJSON := fs.Bool("json", false, "the same as -format json")
 	format := fs.String("format", "", "output format: "+formatNames()+" (default text)")
@@ -131,7 +130,7 @@ func runRank(ctx context.Context, args []string) error {
 // localizeModule collects the packages' spectra and localizes their
 // failing tests through the localization service.
 func localizeModule(ctx context.Context, cf *collectFlags, af *angelicFlags, order lineOrder, packages []string) (rankResult, error) {
-	cf.edges = cf.edges || order.blockRank != nil
+	cf.edges = cf.edges || order.technique.BlockRank()
 	ws, m, err := cf.collect(ctx, packages)
 	if err != nil {
 		return rankResult{}, err
@@ -141,7 +140,7 @@ func localizeModule(ctx context.Context, cf *collectFlags, af *angelicFlags, ord
 		return rankResult{}, err
 	}
 	opts := af.options()
-	opts.Formula, opts.BlockRank, opts.SatTar = order.formula, order.blockRank, order.satTar
+	opts.Use(order.technique, order.mode)
 	progress := newProgressLine()
 	loc, err := svc.Localize(ctx, m, opts, progress.angelic)
 	progress.done()
@@ -175,7 +174,7 @@ func writeBuildErrors(w io.Writer, m *spectra.Matrix) {
 
 // rankOutput is the JSON form of faultline rank -json.
 type rankOutput struct {
-	spectra.RankReport
+	localize.RankReport
 	Angelic *localize.Angelic `json:"angelic,omitempty"`
 	SatTar  *localize.SatTar  `json:"sattar,omitempty"`
 	// Functions ranks the functions holding the ranked lines by their
@@ -183,10 +182,10 @@ type rankOutput struct {
 	Functions []localize.RankedFunction `json:"functions,omitempty"`
 }
 
-func writeRankingJSON(w io.Writer, loc *localize.Localization, lines []spectra.RankedLine, functions []localize.RankedFunction) error {
+func writeRankingJSON(w io.Writer, loc *localize.Localization, lines []localize.RankedLine, functions []localize.RankedFunction) error {
 	r, m := loc.Ranking, loc.Matrix
-	out := rankOutput{RankReport: spectra.RankReport{Ranking: *r}, Angelic: loc.Angelic, SatTar: loc.SatTar, Functions: functions}
-	out.Lines = append([]spectra.RankedLine{}, lines...)
+	out := rankOutput{RankReport: localize.RankReport{Ranking: *r}, Angelic: loc.Angelic, SatTar: loc.SatTar, Functions: functions}
+	out.Lines = append([]localize.RankedLine{}, lines...)
 	if len(m.BuildErrors) > 0 {
 		out.BuildErrors = m.BuildErrors
 	}
@@ -198,7 +197,7 @@ func writeRankingJSON(w io.Writer, loc *localize.Localization, lines []spectra.R
 	return enc.Encode(out)
 }
 
-func writeRankingText(w io.Writer, loc *localize.Localization, lines []spectra.RankedLine, functions []localize.RankedFunction) error {
+func writeRankingText(w io.Writer, loc *localize.Localization, lines []localize.RankedLine, functions []localize.RankedFunction) error {
 	r, m, summary := loc.Ranking, loc.Matrix, loc.Angelic
 	if r.Failed == 0 {
 		_, err := fmt.Fprintln(w, noFailureMessage(m))
@@ -206,16 +205,16 @@ func writeRankingText(w io.Writer, loc *localize.Localization, lines []spectra.R
 	}
 	by := r.Formula
 	switch r.Order {
-	case spectra.OrderCombined:
+	case localize.OrderCombined:
 		by += " and verified angelic fixes"
-	case spectra.OrderLearned:
+	case localize.OrderLearned:
 		by = fmt.Sprintf("the learned order (model %s) over every technique's evidence", r.Model)
 	}
 	fmt.Fprintf(w, "%d failing and %d passing tests; most suspicious lines by %s:\n\n", r.Failed, r.Passed, by)
 	// Under an order other than the formula's, SCORE is that order's own
 	// and the formula's score gets a column of its own.
 	formulaColumn := ""
-	if r.Order != spectra.OrderFormula {
+	if r.Order != localize.OrderFormula {
 		formulaColumn = strings.ToUpper(r.Formula)
 	}
 	because := false
@@ -247,7 +246,7 @@ func writeRankingText(w io.Writer, loc *localize.Localization, lines []spectra.R
 		switch {
 		case l.OrderScore != nil:
 			score = fmt.Sprintf("%.4f", *l.OrderScore)
-		case r.Order == spectra.OrderFormula:
+		case r.Order == localize.OrderFormula:
 			score = fmt.Sprintf("%.4f", l.Score)
 		default:
 			unscored = true
@@ -297,23 +296,23 @@ func writeRankingText(w io.Writer, loc *localize.Localization, lines []spectra.R
 // writeRankingLegend explains the text table's columns under it, in the
 // words of the printed order, and each piece of evidence named under
 // BECAUSE.
-func writeRankingLegend(w io.Writer, r *spectra.Ranking, formulaColumn string, unscored bool, terms []string) {
+func writeRankingLegend(w io.Writer, r *localize.Ranking, formulaColumn string, unscored bool, terms []string) {
 	fmt.Fprintln(w)
 	switch r.Order {
-	case spectra.OrderLearned:
+	case localize.OrderLearned:
 		fmt.Fprintf(w, "SCORE: the learned model's weighted sum of the line's evidence, which orders the lines")
 		if unscored {
 			fmt.Fprintf(w, ";\n  -: past the lines the model may reorder, which keep %s's order", r.Formula)
 		}
 		fmt.Fprintln(w, ".")
-	case spectra.OrderCombined:
+	case localize.OrderCombined:
 		fmt.Fprintf(w, "SCORE: the analysed failing tests that a verified fix on the line makes pass (FIXES),\n  plus a fraction below 1 for the line's place under %s.\n", r.Formula)
 	default:
 		fmt.Fprintf(w, "SCORE: the line's %s score.\n", r.Formula)
 	}
 	switch {
 	case formulaColumn == "":
-	case r.Order == spectra.OrderCombined:
+	case r.Order == localize.OrderCombined:
 		fmt.Fprintf(w, "%s: the line's %s score, which orders the lines with as many fixes.\n", formulaColumn, r.Formula)
 	default:
 		fmt.Fprintf(w, "%s: the line's %s score, which breaks ties.\n", formulaColumn, r.Formula)

@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/faultline-go/faultline/internal/export"
+	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/internal/report"
-	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // runReport writes the HTML report of the module's localization:
@@ -22,7 +21,7 @@ func runReport(ctx context.Context, args []string) error {
 	cf.register(fs)
 	var af angelicFlags
 	af.register(fs)
-	formulaName := fs.String("formula", "ochiai", "suspiciousness formula: "+strings.Join(rank.Names(), ", ")+", dstarN, opt-NAME")
+	formulaName := fs.String("formula", "ochiai", "suspiciousness formula: "+localize.FormulaHelp())
 	outPath := fs.String("o", "faultline-report.html", "the HTML file to write")
 	files := fs.Int("files", 5, "how many of the most suspicious files to show in full")
 	lines := fs.Int("lines", 20, "how many ranked lines the table lists")
@@ -40,11 +39,14 @@ func runReport(ctx context.Context, args []string) error {
 	if err := checkOutputFile(*outPath); err != nil {
 		return usageError{err}
 	}
-	formula, err := rank.Lookup(*formulaName)
+	technique, err := localize.ParseTechnique(*formulaName)
 	if err != nil {
 		return usageError{err}
 	}
-	res, err := localizeModule(ctx, &cf, &af, lineOrder{formula: formula}, fs.Args())
+	if technique.Formula == nil {
+		return usagef("-formula %s: faultline report ranks by a formula of the four counts; faultline rank takes %s", *formulaName, technique.Name)
+	}
+	res, err := localizeModule(ctx, &cf, &af, lineOrder{technique: technique}, fs.Args())
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // rankedLine is what rank -json and faultline/ranking both say of a line.
@@ -183,7 +182,7 @@ func TestServeAgreesWithRank(t *testing.T) {
 		if err := json.Unmarshal(p.call("github.com/faultline-go/faultline/ranking", map[string]any{}), &got); err != nil {
 			t.Fatal(err)
 		}
-		if want.Order == spectra.OrderCombined && got.String() == want.String() {
+		if want.Order == localize.OrderCombined && got.String() == want.String() {
 			break
 		}
 		if time.Now().After(deadline) {
