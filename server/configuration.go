@@ -86,3 +86,8 @@ func (s Settings) technique() localize.Technique {
 	}
 	return t
 }
+
+// choices are what a snapshot reads of the settings.
+func (s Settings) choices() Choices {
+	return Choices{Formula: s.Formula, Top: s.Top, Threshold: s.Threshold, Angelic: s.Angelic, Order: s.Order, ShownOrder: s.order(), Localize: s.localizeOptions()}
+}

@@ -9,29 +9,29 @@ import (
 
 // contentHash is the hash of a file's content in the build layer's scheme,
 // the key the engine records in Matrix.FileHashes.
-type contentHash string
+type ContentHash string
 
-func hashContent(b []byte) contentHash { return contentHash(testbuild.Bytes(b)) }
+func HashContent(b []byte) ContentHash { return ContentHash(testbuild.Bytes(b)) }
 
 // contentCache keeps recently seen file contents by hash, so the text a
 // collection ran against can be recovered after the file changed on disk.
-type contentCache struct{ lru *lru[contentHash, []byte] }
+type ContentCache struct{ lru *Lru[ContentHash, []byte] }
 
-func newContentCache(size int) *contentCache { return &contentCache{newLRU[contentHash, []byte](size)} }
+func NewContentCache(size int) *ContentCache { return &ContentCache{NewLRU[ContentHash, []byte](size)} }
 
 // put remembers text under its hash and returns the hash.
-func (c *contentCache) put(text []byte) contentHash {
-	h := hashContent(text)
+func (c *ContentCache) Put(text []byte) ContentHash {
+	h := HashContent(text)
 	c.lru.put(h, text)
 	return h
 }
 
-func (c *contentCache) get(h contentHash) ([]byte, bool) { return c.lru.get(h) }
+func (c *ContentCache) Get(h ContentHash) ([]byte, bool) { return c.lru.get(h) }
 
 // lru is a mutex-guarded map that evicts its least recently used entry
 // beyond a fixed size. Results derived from file contents are cached in one
 // under content hashes, so they stay valid exactly as long as the content.
-type lru[K comparable, V any] struct {
+type Lru[K comparable, V any] struct {
 	mu      sync.Mutex
 	max     int
 	order   *list.List // of K, most recent first
@@ -43,11 +43,11 @@ type lruEntry[V any] struct {
 	value V
 }
 
-func newLRU[K comparable, V any](size int) *lru[K, V] {
-	return &lru[K, V]{max: size, order: list.New(), entries: make(map[K]*lruEntry[V])}
+func NewLRU[K comparable, V any](size int) *Lru[K, V] {
+	return &Lru[K, V]{max: size, order: list.New(), entries: make(map[K]*lruEntry[V])}
 }
 
-func (c *lru[K, V]) put(k K, v V) {
+func (c *Lru[K, V]) put(k K, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.entries[k]; ok {
@@ -63,7 +63,7 @@ func (c *lru[K, V]) put(k K, v V) {
 	}
 }
 
-func (c *lru[K, V]) get(k K) (V, bool) {
+func (c *Lru[K, V]) get(k K) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[k]

@@ -14,11 +14,11 @@ type document struct {
 	path    string
 	version int32
 	text    []byte
-	hash    contentHash
+	hash    ContentHash
 }
 
 func newDocument(path string, version int32, text []byte) *document {
-	return &document{path: path, version: version, text: text, hash: hashContent(text)}
+	return &document{path: path, version: version, text: text, hash: HashContent(text)}
 }
 
 // encoding converts between LSP character offsets and byte offsets.

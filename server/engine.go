@@ -7,6 +7,9 @@ import (
 
 	"go.lsp.dev/uri"
 
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/regress"
 	"github.com/faultline-go/faultline/spectra"
 )
 
@@ -32,9 +35,46 @@ func openSpectra(dir string) (Workspace, error) {
 	return ws, nil
 }
 
+// Localizer localizes a module's failing tests: the order of its lines and
+// the angelic analysis behind it (faultline/internal/localize, the service
+// faultline rank uses too). Localize reports each new state to progress
+// as analyses finish, and may take long; the server cancels it when a
+// newer result arrives.
+type Localizer interface {
+	Localize(ctx context.Context, m *spectra.Matrix, opts localize.Options, progress func(*localize.Localization)) (*localize.Localization, error)
+	// Verify runs a candidate's test again with its values forced,
+	// refusing a candidate whose sources changed.
+	Verify(ctx context.Context, t analysis.Target, c analysis.Candidate, opts localize.Options) (analysis.Verification, error)
+	// Suggest searches the inputs that sharpen failing fuzz targets'
+	// rankings and, with opts.Write, adds them to their seed corpora.
+	Suggest(ctx context.Context, m *spectra.Matrix, opts localize.SuggestOptions, progress func(localize.Suggestion)) ([]localize.Suggestion, error)
+	// Explain explains failing tests from the git history.
+	Explain(ctx context.Context, m *spectra.Matrix, opts localize.ExplainOptions, each func(regress.Explanation)) (*localize.Explanations, error)
+	// CheckHistory says why the module cannot be explained from a git
+	// history, or nil.
+	CheckHistory(ctx context.Context) error
+}
+
+// OpenLocalizerFunc makes the localizer of a module's engine; a nil
+// Localizer means the module is ranked by the formula alone.
+type OpenLocalizerFunc func(ws Workspace) (Localizer, error)
+
+// openLocalizer makes the real service for the real engine.
+func openLocalizer(ws Workspace) (Localizer, error) {
+	sw, ok := ws.(*spectra.Workspace)
+	if !ok {
+		return nil, nil
+	}
+	svc, err := localize.New(sw)
+	if err != nil {
+		return nil, err
+	}
+	return svc, nil
+}
+
 // locate finds the snapshot showing the file at u and the file's path
 // relative to its module root.
-func (s *Server) locate(u uri.URI) (*snapshot, string, bool) {
+func (s *Server) locate(u uri.URI) (*Snapshot, string, bool) {
 	path, ok := folderPath(u)
 	if !ok {
 		return nil, "", false
@@ -47,7 +87,7 @@ func (s *Server) locate(u uri.URI) (*snapshot, string, bool) {
 	if snap == nil {
 		return nil, "", false
 	}
-	rel, err := filepath.Rel(snap.root, path)
+	rel, err := filepath.Rel(snap.Root, path)
 	if err != nil {
 		return nil, "", false
 	}

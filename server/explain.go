@@ -44,16 +44,16 @@ func explainCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, e
 	}
 	target, ok := snap.failingLeaf(args.Package, args.Test)
 	if !ok {
-		return nil, errorf("%s: %s is not a failing test of %s in the latest results", commandExplainTest, args.Test, snap.root)
+		return nil, errorf("%s: %s is not a failing test of %s in the latest results", commandExplainTest, args.Test, snap.Root)
 	}
-	v := s.viewAt(snap.root)
+	v := s.viewAt(snap.Root)
 	if v == nil || v.localizer == nil {
-		return nil, errorf("%s: %s has no localization service to explain with", commandExplainTest, snap.root)
+		return nil, errorf("%s: %s has no localization service to explain with", commandExplainTest, snap.Root)
 	}
-	s.consent.give(snap.root)
+	s.consent.give(snap.Root)
 	prog := s.beginProgress(ctx, "faultline: explaining "+target.Test+" from the git history")
-	exs, err := v.localizer.Explain(ctx, snap.matrix, localize.ExplainOptions{Base: args.Base, Tests: []analysis.Target{target},
-		Memory: snap.settings.Memory, TestMemory: snap.settings.TestMemory, Progress: func(msg string) { prog.report(msg, 0) }}, nil)
+	exs, err := v.localizer.Explain(ctx, snap.Matrix, localize.ExplainOptions{Base: args.Base, Tests: []analysis.Target{target},
+		Memory: snap.Settings.Localize.Memory, TestMemory: snap.Settings.Localize.TestMemory, Progress: func(msg string) { prog.report(msg, 0) }}, nil)
 	if err == nil && len(exs.Tests) != 1 {
 		err = fmt.Errorf("no explanation came back for %s", target.Test)
 	}
@@ -79,9 +79,9 @@ func explainCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, e
 
 // firstLeaf is the first of the failing leaf tests (indices into the
 // matrix's tests) that ran, in the matrix's order.
-func firstLeaf(snap *snapshot, failing map[int]bool) (*spectra.TestRun, bool) {
-	for i := range snap.matrix.Tests {
-		if t := &snap.matrix.Tests[i]; failing[i] && t.Verdict != spectra.BuildError {
+func firstLeaf(snap *Snapshot, failing map[int]bool) (*spectra.TestRun, bool) {
+	for i := range snap.Matrix.Tests {
+		if t := &snap.Matrix.Tests[i]; failing[i] && t.Verdict != spectra.BuildError {
 			return t, true
 		}
 	}
@@ -112,9 +112,9 @@ func (s *Server) hasHistory(ctx context.Context, root string) bool {
 }
 
 // failingLeaf finds a failing leaf test by name (and package, when given).
-func (snap *snapshot) failingLeaf(pkg, name string) (analysis.Target, bool) {
+func (snap *Snapshot) failingLeaf(pkg, name string) (analysis.Target, bool) {
 	var found []analysis.Target
-	for _, t := range snap.matrix.Tests {
+	for _, t := range snap.Matrix.Tests {
 		if t.Verdict.Failing() && t.Name == name && (pkg == "" || t.Package == pkg) {
 			found = append(found, analysis.Target{Package: t.Package, Test: t.Name})
 		}
@@ -213,8 +213,8 @@ func (s *Server) explanationDiagnostics(root string, explained []regress.Explana
 // file rel, to preview the revert that made the test pass: the root and
 // auxiliary changes put back to the base's text, while their files are as
 // explained.
-func (s *Server) revertActions(snap *snapshot, rel string, r protocol.Range) []protocol.CommandOrCodeAction {
-	v := s.viewAt(snap.root)
+func (s *Server) revertActions(snap *Snapshot, rel string, r protocol.Range) []protocol.CommandOrCodeAction {
+	v := s.viewAt(snap.Root)
 	if v == nil {
 		return nil
 	}
@@ -233,7 +233,7 @@ func (s *Server) revertActions(snap *snapshot, rel string, r protocol.Range) []p
 		changes := map[uri.URI][]protocol.TextEdit{}
 		complete := true
 		for _, c := range ex.Changes {
-			f, ok := s.currentFile(filepath.Join(snap.root, filepath.FromSlash(c.File)))
+			f, ok := s.currentFile(filepath.Join(snap.Root, filepath.FromSlash(c.File)))
 			if !ok || ex.Hashes[c.File] == "" || string(f.hash) != ex.Hashes[c.File] {
 				complete = false
 				break

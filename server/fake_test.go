@@ -79,7 +79,7 @@ func fakeMatrix(t testing.TB, root string) *spectra.Matrix {
 			{Package: "example.com/fake", Name: "TestNextNegative", Verdict: spectra.Pass, Hits: []int{0, 2}},
 		},
 		BuildErrors: map[string]string{},
-		FileHashes:  map[string]string{"a.go": string(hashContent(text))},
+		FileHashes:  map[string]string{"a.go": string(HashContent(text))},
 	}
 }
 

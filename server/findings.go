@@ -1,53 +1,12 @@
 package server
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/faultline-go/faultline/analysis"
-	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/regress"
-	"github.com/faultline-go/faultline/spectra"
 )
-
-// Localizer localizes a module's failing tests: the order of its lines and
-// the angelic analysis behind it (faultline/internal/localize, the service
-// faultline rank uses too). Localize reports each new state to progress
-// as analyses finish, and may take long; the server cancels it when a
-// newer result arrives.
-type Localizer interface {
-	Localize(ctx context.Context, m *spectra.Matrix, opts localize.Options, progress func(*localize.Localization)) (*localize.Localization, error)
-	// Verify runs a candidate's test again with its values forced,
-	// refusing a candidate whose sources changed.
-	Verify(ctx context.Context, t analysis.Target, c analysis.Candidate, opts localize.Options) (analysis.Verification, error)
-	// Suggest searches the inputs that sharpen failing fuzz targets'
-	// rankings and, with opts.Write, adds them to their seed corpora.
-	Suggest(ctx context.Context, m *spectra.Matrix, opts localize.SuggestOptions, progress func(localize.Suggestion)) ([]localize.Suggestion, error)
-	// Explain explains failing tests from the git history.
-	Explain(ctx context.Context, m *spectra.Matrix, opts localize.ExplainOptions, each func(regress.Explanation)) (*localize.Explanations, error)
-	// CheckHistory says why the module cannot be explained from a git
-	// history, or nil.
-	CheckHistory(ctx context.Context) error
-}
-
-// OpenLocalizerFunc makes the localizer of a module's engine; a nil
-// Localizer means the module is ranked by the formula alone.
-type OpenLocalizerFunc func(ws Workspace) (Localizer, error)
-
-// openLocalizer makes the real service for the real engine.
-func openLocalizer(ws Workspace) (Localizer, error) {
-	sw, ok := ws.(*spectra.Workspace)
-	if !ok {
-		return nil, nil
-	}
-	svc, err := localize.New(sw)
-	if err != nil {
-		return nil, err
-	}
-	return svc, nil
-}
 
 // Findings are what the angelic analysis found, in the form the server
 // shows them. Positions refer to the source as it was collected
@@ -102,7 +61,7 @@ type Edit struct {
 }
 
 // exprText is the replaced expression, quoted for a message.
-func (e Edit) exprText() string {
+func (e Edit) ExprText() string {
 	if e.Expr == "" {
 		return "the expression"
 	}
@@ -111,8 +70,8 @@ func (e Edit) exprText() string {
 
 // produced is a candidate with the test it makes pass, for verifying it.
 type produced struct {
-	target    analysis.Target
-	candidate analysis.Candidate
+	Target    analysis.Target
+	Candidate analysis.Candidate
 }
 
 // angelicLabel is the hint beside an expression: its angelic value, and a
@@ -129,7 +88,7 @@ func angelicLabel(l analysis.Location) string {
 // that writes the angelic values in place of the expressions, titled by
 // the source lines it edits (src reads them as collected), with an ID
 // under which it can be verified.
-func findingsOf(results []analysis.TestResult, src analysis.SourceLines) (Findings, map[string]produced) {
+func FindingsOf(results []analysis.TestResult, src analysis.SourceLines) (Findings, map[string]produced) {
 	var f Findings
 	byID := map[string]produced{}
 	seen := make(map[AngelicValue]bool)
@@ -155,7 +114,7 @@ func findingsOf(results []analysis.TestResult, src analysis.SourceLines) (Findin
 					Expr: l.Expr, Original: l.Original,
 				})
 			}
-			fix.Title = fmt.Sprintf("%s  %s", shownEdits(fix.Shown), fix.effect())
+			fix.Title = fmt.Sprintf("%s  %s", shownEdits(fix.Shown), fix.Effect())
 			f.Fixes = append(f.Fixes, fix)
 		}
 	}
@@ -173,7 +132,7 @@ func shownEdits(edits []analysis.LineEdit) string {
 
 // effect says what the candidate does and how that is known: "makes TestX
 // pass (verified by a forced run, found by value replacement)".
-func (c FixCandidate) effect() string {
+func (c FixCandidate) Effect() string {
 	test := c.Test
 	if test == "" {
 		test = "the failing test"
@@ -195,7 +154,7 @@ type findingsSlot struct {
 }
 
 // fix returns the fix candidate with the given ID and what verifies it.
-func (f *findingsSlot) fix(id string) (FixCandidate, produced, bool) {
+func (f *findingsSlot) Fix(id string) (FixCandidate, produced, bool) {
 	for _, c := range f.Fixes {
 		if c.ID != "" && c.ID == id {
 			p, ok := f.byID[id]
@@ -207,7 +166,7 @@ func (f *findingsSlot) fix(id string) (FixCandidate, produced, bool) {
 
 // fixesTouching returns the fix candidates with an edit on one file's
 // collected line.
-func (f *findingsSlot) fixesTouching(file string, line int) []FixCandidate {
+func (f *findingsSlot) FixesTouching(file string, line int) []FixCandidate {
 	return f.fixesWhere(func(c FixCandidate) bool {
 		return slices.ContainsFunc(c.Edits, func(e Edit) bool {
 			return e.File == file && e.StartLine <= line && line <= e.EndLine
@@ -227,7 +186,7 @@ func (f *findingsSlot) fixesWhere(keep func(FixCandidate) bool) []FixCandidate {
 }
 
 // valuesIn returns the angelic values in one file.
-func (f *findingsSlot) valuesIn(file string) []AngelicValue {
+func (f *findingsSlot) ValuesIn(file string) []AngelicValue {
 	var out []AngelicValue
 	for _, v := range f.Values {
 		if v.File == file {
@@ -238,15 +197,15 @@ func (f *findingsSlot) valuesIn(file string) []AngelicValue {
 }
 
 // fixes returns the fix candidates for one file's collected line.
-func (f *findingsSlot) fixes(file string, line int) []FixCandidate {
+func (f *findingsSlot) FixesAt(file string, line int) []FixCandidate {
 	return f.fixesWhere(func(c FixCandidate) bool { return c.File == file && c.Line == line })
 }
 
 // count returns how many fix candidates concern the given lines.
-func (f *findingsSlot) count(lines map[fileLine]bool) int {
+func (f *findingsSlot) Count(lines map[FileLine]bool) int {
 	n := 0
 	for _, c := range f.Fixes {
-		if lines[fileLine{c.File, c.Line}] {
+		if lines[FileLine{c.File, c.Line}] {
 			n++
 		}
 	}

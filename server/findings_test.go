@@ -21,7 +21,7 @@ func TestFindingsOf(t *testing.T) {
 		}
 		return []string{"package abs", "", "func Abs(x int) int {", "\tif x < 0 {", "\t\tx = -x", "\t\treturn x", "\t}", "\treturn x", "}"}
 	}
-	f, byID := findingsOf([]analysis.TestResult{
+	f, byID := FindingsOf([]analysis.TestResult{
 		{Test: "TestAbsNegative", Package: "example.com/abs", Candidates: []analysis.Candidate{{Verified: true, Locations: []analysis.Location{loc}}}},
 		{Test: "TestAbsOther", Package: "example.com/abs", Candidates: []analysis.Candidate{{Locations: []analysis.Location{far}}, {}}},
 	}, src)
@@ -53,7 +53,7 @@ func TestFindingsOf(t *testing.T) {
 func TestFindingsSayHowFound(t *testing.T) {
 	loc := analysis.Location{File: "style.go", Line: 16, Col: 9, EndLine: 16, EndCol: 33, Expr: "strings.TrimSpace(level)",
 		Original: `"ERROR"`, Angelic: `"error"`}
-	f, _ := findingsOf([]analysis.TestResult{{Test: "TestStyleUpper", Package: "example.com/style", Candidates: []analysis.Candidate{
+	f, _ := FindingsOf([]analysis.TestResult{{Test: "TestStyleUpper", Package: "example.com/style", Candidates: []analysis.Candidate{
 		{Verified: true, Found: analysis.FoundByReplacement, Locations: []analysis.Location{loc}}}}}, nil)
 	if len(f.Fixes) != 1 || f.Fixes[0].Title != `style.go:16  strings.TrimSpace(level)  →  "error"  makes TestStyleUpper pass (verified by a forced run, found by value replacement)` {
 		t.Fatalf("fixes %+v", f.Fixes)
@@ -79,7 +79,7 @@ func fooModule(t *testing.T) string {
 func TestFindingsSaySteering(t *testing.T) {
 	loc := analysis.Location{File: "a.go", Line: 2, Col: 5, EndLine: 2, EndCol: 13, Expr: "end >= 0", Original: "true", Angelic: "false"}
 	src := func(string) []string { return []string{"func f(end int) {", "\tif end >= 0 {"} }
-	f, _ := findingsOf([]analysis.TestResult{{Test: "TestSuffix", Package: "example.com/m", Candidates: []analysis.Candidate{
+	f, _ := FindingsOf([]analysis.TestResult{{Test: "TestSuffix", Package: "example.com/m", Candidates: []analysis.Candidate{
 		{Verified: true, Avoids: true, Found: analysis.FoundBySwitching, Locations: []analysis.Location{loc}}}}}, src)
 	want := "a.go:2  if end >= 0 {  →  if false {  steers the run of TestSuffix around its failing check, not a fix (verified by a forced run, found by predicate switching)"
 	if len(f.Fixes) != 1 || f.Fixes[0].Title != want {

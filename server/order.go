@@ -16,15 +16,15 @@ import (
 // analyses in view (nil: none yet), cores SAT-TAR's. The learned order's
 // evidence is kept in evc under key, so that a new analysis or a change
 // of order gathers only what depends on the analyses again.
-func ordered(formula *localize.Ranking, m *spectra.Matrix, angelic *localize.Angelic, results []analysis.TestResult, cores *localize.SatTar, st Settings, evc *evidenceCache, key evidenceKey) (*localize.Ranking, error) {
+func ordered(formula *localize.Ranking, m *spectra.Matrix, angelic *localize.Angelic, results []analysis.TestResult, cores *localize.SatTar, st Choices, evc *EvidenceCache, key evidenceKey) (*localize.Ranking, error) {
 	loc := &localize.Localization{Matrix: m, Formula: formula, Base: formula, SatTar: cores}
 	if angelic != nil {
 		a := *angelic
 		a.Results = results
 		loc.Angelic = &a
 	}
-	order := st.order()
-	if order == localize.OrderLearned && (st.technique().BlockRank() || st.technique().SatTar()) {
+	order := st.ShownOrder
+	if t, err := localize.ParseTechnique(st.Formula); err == nil && order == localize.OrderLearned && (t.BlockRank() || t.SatTar()) {
 		// As in faultline rank: the evidence is gathered over the default
 		// formula's ranking, which carries every line's counts; BlockRank's
 		// and SAT-TAR's verdicts are columns of it.
@@ -55,12 +55,12 @@ type evidenceKey struct {
 }
 
 // evidenceCache keeps a view's evidence for its current matrix.
-type evidenceCache struct {
+type EvidenceCache struct {
 	mu      sync.Mutex
 	entries map[evidenceKey]*localize.Evidence
 }
 
-func (c *evidenceCache) get(k evidenceKey) *localize.Evidence {
+func (c *EvidenceCache) get(k evidenceKey) *localize.Evidence {
 	if c == nil {
 		return nil
 	}
@@ -71,7 +71,7 @@ func (c *evidenceCache) get(k evidenceKey) *localize.Evidence {
 
 // put keeps ev under k, dropping what was gathered over other matrices:
 // the view only shows its latest.
-func (c *evidenceCache) put(k evidenceKey, ev *localize.Evidence) {
+func (c *EvidenceCache) put(k evidenceKey, ev *localize.Evidence) {
 	if c == nil {
 		return
 	}

@@ -17,8 +17,8 @@ import (
 )
 
 // lineRange spans the text of current line i, leading indentation excluded.
-func lineRange(ft *fileText, i int, enc encoding) protocol.Range {
-	line := ft.lines[i]
+func lineRange(ft *FileText, i int, enc encoding) protocol.Range {
+	line := ft.Lines[i]
 	indent := len(line) - len(bytes.TrimLeft(line, " \t"))
 	return protocol.Range{
 		Start: protocol.Position{Line: uint32(i), Character: enc.width(line[:indent])},
@@ -43,27 +43,27 @@ func rankText(l localize.RankedLine, total int) string {
 }
 
 // diagnosticMessage is the text of a suspicious line's diagnostic.
-func (snap *snapshot) diagnosticMessage(i int) string {
-	l := snap.ranking.Lines[i]
+func (snap *Snapshot) diagnosticMessage(i int) string {
+	l := snap.Ranking.Lines[i]
 	var b strings.Builder
-	fmt.Fprintf(&b, "suspicious line: score %.3g (%s), %s", l.Score, snap.ranking.Formula, rankText(l, len(snap.ranking.Lines)))
-	if order := snap.ranking.Order; order != localize.OrderFormula {
+	fmt.Fprintf(&b, "suspicious line: score %.3g (%s), %s", l.Score, snap.Ranking.Formula, rankText(l, len(snap.Ranking.Lines)))
+	if order := snap.Ranking.Order; order != localize.OrderFormula {
 		fmt.Fprintf(&b, " under the %s order", order)
 	}
-	if snap.focus != "" {
-		fmt.Fprintf(&b, ", localized to %s", snap.focus)
+	if snap.Focus != "" {
+		fmt.Fprintf(&b, ", localized to %s", snap.Focus)
 	}
-	runs := snap.executing(i)
-	fmt.Fprintf(&b, "\nrun by %d of %d failing tests", l.EF, snap.ranking.Failed)
-	if names := testNames(snap.matrix, runs.failing, 5); names != "" {
+	runs := snap.Executing(i)
+	fmt.Fprintf(&b, "\nrun by %d of %d failing tests", l.EF, snap.Ranking.Failed)
+	if names := testNames(snap.Matrix, runs.Failing, 5); names != "" {
 		fmt.Fprintf(&b, " (%s)", names)
 	}
-	fmt.Fprintf(&b, " and %d of %d passing tests", l.EP, snap.ranking.Passed)
-	if names := testNames(snap.matrix, runs.passing, 3); names != "" {
+	fmt.Fprintf(&b, " and %d of %d passing tests", l.EP, snap.Ranking.Passed)
+	if names := testNames(snap.Matrix, runs.Passing, 3); names != "" {
 		fmt.Fprintf(&b, " (%s)", names)
 	}
-	if snap.findings != nil {
-		writeAngelicLines(&b, snap.findings.fixesTouching(l.File, l.Line))
+	if snap.Findings != nil {
+		writeAngelicLines(&b, snap.Findings.FixesTouching(l.File, l.Line))
 	}
 	return b.String()
 }
@@ -111,8 +111,8 @@ func testNames(m *spectra.Matrix, idx []int, max int) string {
 }
 
 // diagnostic builds the diagnostic of ranked line i shown at current line cur.
-func (s *Server) diagnostic(snap *snapshot, i int, ft *fileText, cur int, enc encoding) protocol.Diagnostic {
-	l := snap.ranking.Lines[i]
+func (s *Server) diagnostic(snap *Snapshot, i int, ft *FileText, cur int, enc encoding) protocol.Diagnostic {
+	l := snap.Ranking.Lines[i]
 	d := protocol.Diagnostic{
 		Range:    lineRange(ft, cur, enc),
 		Severity: severity(l),
@@ -121,7 +121,7 @@ func (s *Server) diagnostic(snap *snapshot, i int, ft *fileText, cur int, enc en
 		Message:  protocol.String(snap.diagnosticMessage(i)),
 		Data:     fmt.Appendf(nil, `{"score":%s,"rank":%d}`, jsonNumber(l.Score), l.Rank),
 	}
-	for n, t := range snap.failingTests(i) {
+	for n, t := range snap.FailingTests(i) {
 		if n == 5 {
 			break
 		}
@@ -137,12 +137,12 @@ func (s *Server) diagnostic(snap *snapshot, i int, ft *fileText, cur int, enc en
 
 // testLocation points at where a failing test reported its failure, or else
 // at the test function.
-func (s *Server) testLocation(snap *snapshot, t *spectra.TestRun, enc encoding) (protocol.Location, bool) {
+func (s *Server) testLocation(snap *Snapshot, t *spectra.TestRun, enc encoding) (protocol.Location, bool) {
 	file, line := "", 0
 	if len(t.FailSites) > 0 {
 		file, line = t.FailSites[0].File, t.FailSites[0].Line
-	} else if fn, ok := snap.testFunc(t); ok {
-		file, line = fn.file, fn.line
+	} else if fn, ok := snap.TestFunc(t); ok {
+		file, line = fn.File, fn.Line
 	}
 	if file == "" {
 		return protocol.Location{}, false
@@ -151,7 +151,7 @@ func (s *Server) testLocation(snap *snapshot, t *spectra.TestRun, enc encoding) 
 	if !ok {
 		return protocol.Location{}, false
 	}
-	cur, ok := ft.current(line)
+	cur, ok := ft.Current(line)
 	if !ok {
 		return protocol.Location{}, false
 	}
@@ -161,10 +161,10 @@ func (s *Server) testLocation(snap *snapshot, t *spectra.TestRun, enc encoding) 
 // hoverText explains a ranked line: why it stands where it does (the
 // order and the evidence, whySentence), its four spectrum counts and its
 // score under every formula.
-func (snap *snapshot) hoverText(i int) string {
-	l := snap.ranking.Lines[i]
+func (snap *Snapshot) hoverText(i int) string {
+	l := snap.Ranking.Lines[i]
 	var b strings.Builder
-	fmt.Fprintf(&b, "**faultline** · %s", snap.whySentence(i))
+	fmt.Fprintf(&b, "**faultline** · %s", snap.WhySentence(i))
 	b.WriteString("\n\n| | executed | not executed |\n|---|---:|---:|\n")
 	fmt.Fprintf(&b, "| failing tests | %d (ef) | %d (nf) |\n| passing tests | %d (ep) | %d (np) |\n\n", l.EF, l.NF, l.EP, l.NP)
 	b.WriteString("| formula | score |\n|---|---:|\n")
@@ -175,7 +175,7 @@ func (snap *snapshot) hoverText(i int) string {
 			continue
 		}
 		mark := ""
-		if f.Name() == snap.ranking.Formula {
+		if f.Name() == snap.Ranking.Formula {
 			mark = " ◀"
 		}
 		fmt.Fprintf(&b, "| %s%s | %.4g |\n", name, mark, f.Score(counts))
@@ -186,7 +186,7 @@ func (snap *snapshot) hoverText(i int) string {
 	if l.SatTar != nil {
 		b.WriteString(satTarText(l.Score, l.SatTar))
 	}
-	if names := testNames(snap.matrix, snap.executing(i).failing, 10); names != "" {
+	if names := testNames(snap.Matrix, snap.Executing(i).Failing, 10); names != "" {
 		fmt.Fprintf(&b, "\nFailing tests that run this line: %s\n", names)
 	}
 	return b.String()
@@ -236,8 +236,8 @@ func hintLabel(l localize.RankedLine) string {
 }
 
 // fileURI is the URI of snapshot file rel.
-func (snap *snapshot) fileURI(rel string) uri.URI {
-	return uri.File(filepath.Join(snap.root, filepath.FromSlash(rel)))
+func (snap *Snapshot) fileURI(rel string) uri.URI {
+	return uri.File(filepath.Join(snap.Root, filepath.FromSlash(rel)))
 }
 
 // jsonNumber formats a score as a JSON number (scores are always finite).

@@ -56,9 +56,9 @@ type Server struct {
 	cancels  *cancels
 	consent  *consent
 	client   *client
-	cache    *contentCache
-	mappings *lru[mappingKey, *fileText]
-	hints    *lru[hintKey, []protocol.InlayHint]
+	cache    *ContentCache
+	mappings *Lru[MappingKey, *FileText]
+	hints    *Lru[hintKey, []protocol.InlayHint]
 
 	pubMu       sync.Mutex     // serializes diagnostics passes
 	analyses    sync.WaitGroup // localizations, which start processes; see startAnalysis
@@ -97,9 +97,9 @@ func New(opts Options) *Server {
 		opts:     opts,
 		cancels:  newCancels(),
 		consent:  newConsent(opts.Trust),
-		cache:    newContentCache(256),
-		mappings: newLRU[mappingKey, *fileText](256),
-		hints:    newLRU[hintKey, []protocol.InlayHint](64),
+		cache:    NewContentCache(256),
+		mappings: NewLRU[MappingKey, *FileText](256),
+		hints:    NewLRU[hintKey, []protocol.InlayHint](64),
 		exited:   make(chan struct{}),
 		settings: DefaultSettings(),
 		views:    make(map[string]*view),
@@ -253,7 +253,7 @@ func (s *Server) allViews() []*view {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]*view, 0, len(s.views))
-	for _, root := range sortedKeys(s.views) {
+	for _, root := range SortedKeys(s.views) {
 		out = append(out, s.views[root])
 	}
 	return out

@@ -20,40 +20,55 @@ import (
 
 // snapshot is one module's results as shown under one set of settings. It is
 // immutable once built, so requests read it without locks.
-type snapshot struct {
-	seq      uint64
-	root     string
-	matrix   *spectra.Matrix // restricted to the focused failing test, if any
-	ranking  *localize.Ranking
-	settings Settings
-	focus    string // failing test the ranking is localized to; "" for all
+type Snapshot struct {
+	Seq      uint64
+	Root     string
+	Matrix   *spectra.Matrix // restricted to the focused failing test, if any
+	Ranking  *localize.Ranking
+	Settings Choices
+	Focus    string // failing test the ranking is localized to; "" for all
 
-	flagged     []int                  // indices into ranking.Lines shown as suspicious, best first
-	flaggedIn   map[string][]int       // the same, by file
-	runs        map[int]lineRuns       // tests running each flagged line
+	Flagged     []int                  // indices into ranking.Lines shown as suspicious, best first
+	FlaggedIn   map[string][]int       // the same, by file
+	Runs        map[int]lineRuns       // tests running each flagged line
 	lines       map[string][]int       // file -> indices into ranking.Lines, by line
-	at          map[fileLine]int       // (file, line) -> index into ranking.Lines
-	hashes      map[string]contentHash // file -> content hash when collected
-	buildErrors string                 // compiler messages, when some package did not build
+	At          map[FileLine]int       // (file, line) -> index into ranking.Lines
+	Hashes      map[string]ContentHash // file -> content hash when collected
+	BuildErrors string                 // compiler messages, when some package did not build
 
-	base *snapshot // the same results not localized to a test; itself when not localized
+	Base *Snapshot // the same results not localized to a test; itself when not localized
 
 	testsOnce sync.Once
 	tests     map[testKey]testFunc
 
 	// angelic is what the analysis contributed so far (nil: it did not run
 	// on these results); findings are its candidates as shown.
-	angelic  *localize.Angelic
-	findings *findingsSlot
+	Angelic  *localize.Angelic
+	Findings *findingsSlot
 	// results are the analyses behind the ranking: angelic's, those of the
 	// focused test alone when localized.
-	results []analysis.TestResult
+	Results []analysis.TestResult
 
 	fixHostsOnce sync.Once
 	fixHosts     int // lines hosting a verified fix (hostsOfFixes)
 }
 
-type fileLine struct {
+// choices are the settings a snapshot is shown under, as far as it reads
+// them; the server makes them from its settings.
+type Choices struct {
+	Formula   string  // the technique's name
+	Top       int     // how many suspicious lines to flag
+	Threshold float64 // minimum score to flag a line; 0 flags the top N
+	Angelic   bool    // the analyses' findings are shown
+	Order     string  // the order setting as given
+	// ShownOrder is the order the lines are shown in: Order, or the
+	// default that stands for it.
+	ShownOrder string
+	// Localize are the service's options under the settings.
+	Localize localize.Options
+}
+
+type FileLine struct {
 	file string
 	line int
 }
@@ -61,7 +76,7 @@ type fileLine struct {
 // buildSnapshot ranks m under the settings, in the order they ask for with
 // what loc (the localization service's latest state for m) holds, and
 // indexes the result for the per-request lookups.
-func buildSnapshot(seq uint64, root string, m *spectra.Matrix, loc *localize.Localization, st Settings, focus string, cache *contentCache, evc *evidenceCache) (*snapshot, error) {
+func BuildSnapshot(seq uint64, root string, m *spectra.Matrix, loc *localize.Localization, st Choices, focus string, cache *ContentCache, evc *EvidenceCache) (*Snapshot, error) {
 	var cores *localize.SatTar
 	if loc != nil && loc.Matrix == m {
 		cores = loc.SatTar
@@ -70,7 +85,7 @@ func buildSnapshot(seq uint64, root string, m *spectra.Matrix, loc *localize.Loc
 	if err != nil {
 		return nil, fmt.Errorf("formula: %w", err)
 	}
-	var base *snapshot
+	var base *Snapshot
 	var results []analysis.TestResult
 	var angelic *localize.Angelic
 	if loc != nil && loc.Matrix == m && loc.Angelic != nil && st.Angelic {
@@ -79,7 +94,7 @@ func buildSnapshot(seq uint64, root string, m *spectra.Matrix, loc *localize.Loc
 	}
 	key := evidenceKey{matrix: m, focus: focus, formula: st.Formula, cores: cores}
 	if focus != "" {
-		if base, err = buildSnapshot(seq, root, m, loc, st, "", cache, evc); err != nil {
+		if base, err = BuildSnapshot(seq, root, m, loc, st, "", cache, evc); err != nil {
 			return nil, err
 		}
 		m = focusOn(m, focus)
@@ -93,42 +108,42 @@ func buildSnapshot(seq uint64, root string, m *spectra.Matrix, loc *localize.Loc
 	if r, err = ordered(r, m, angelic, results, cores, st, evc, key); err != nil {
 		return nil, fmt.Errorf("ordering: %w", err)
 	}
-	f, byID := findingsOf(results, collectedLines(root, m, cache))
-	snap := &snapshot{
-		seq: seq, root: root, matrix: m, ranking: r, settings: st, focus: focus,
-		runs:      make(map[int]lineRuns),
+	f, byID := FindingsOf(results, collectedLines(root, m, cache))
+	snap := &Snapshot{
+		Seq: seq, Root: root, Matrix: m, Ranking: r, Settings: st, Focus: focus,
+		Runs:      make(map[int]lineRuns),
 		lines:     make(map[string][]int),
-		flaggedIn: make(map[string][]int),
-		at:        make(map[fileLine]int, len(r.Lines)),
-		hashes:    make(map[string]contentHash),
-		angelic:   angelic,
-		results:   results,
-		findings:  &findingsSlot{Findings: f, byID: byID},
+		FlaggedIn: make(map[string][]int),
+		At:        make(map[FileLine]int, len(r.Lines)),
+		Hashes:    make(map[string]ContentHash),
+		Angelic:   angelic,
+		Results:   results,
+		Findings:  &findingsSlot{Findings: f, byID: byID},
 	}
-	snap.base = snap
+	snap.Base = snap
 	if base != nil {
-		snap.base = base
+		snap.Base = base
 	}
-	snap.buildErrors = joinBuildErrors(m.BuildErrors)
+	snap.BuildErrors = joinBuildErrors(m.BuildErrors)
 	for i, l := range r.Lines {
 		snap.lines[l.File] = append(snap.lines[l.File], i)
-		snap.at[fileLine{l.File, l.Line}] = i
+		snap.At[FileLine{l.File, l.Line}] = i
 	}
 	for file, idx := range snap.lines {
 		sort.Slice(idx, func(a, b int) bool { return r.Lines[idx[a]].Line < r.Lines[idx[b]].Line })
-		snap.hashes[file] = collectedContent(root, file, m.FileHashes[file], cache)
+		snap.Hashes[file] = CollectedContent(root, file, m.FileHashes[file], cache)
 	}
-	if snap.buildErrors == "" && r.Failed > 0 {
+	if snap.BuildErrors == "" && r.Failed > 0 {
 		for i, l := range r.Lines {
-			if len(snap.flagged) == st.Top {
+			if len(snap.Flagged) == st.Top {
 				break
 			}
 			if l.EF == 0 || l.Score <= 0 || (st.Threshold != 0 && l.Score < st.Threshold) {
 				continue
 			}
-			snap.flagged = append(snap.flagged, i)
-			snap.flaggedIn[l.File] = append(snap.flaggedIn[l.File], i)
-			snap.runs[i] = snap.computeRuns(i)
+			snap.Flagged = append(snap.Flagged, i)
+			snap.FlaggedIn[l.File] = append(snap.FlaggedIn[l.File], i)
+			snap.Runs[i] = snap.computeRuns(i)
 		}
 	}
 	return snap, nil
@@ -137,10 +152,10 @@ func buildSnapshot(seq uint64, root string, m *spectra.Matrix, loc *localize.Loc
 // collectedContent makes sure the cache holds the text a file had when it was
 // collected and returns its hash. When the engine recorded no hash, the text
 // on disk now is taken as the collected one.
-func collectedContent(root, file string, recorded string, cache *contentCache) contentHash {
-	h := contentHash(recorded)
+func CollectedContent(root, file string, recorded string, cache *ContentCache) ContentHash {
+	h := ContentHash(recorded)
 	if h != "" {
-		if _, ok := cache.get(h); ok {
+		if _, ok := cache.Get(h); ok {
 			return h
 		}
 	}
@@ -148,8 +163,8 @@ func collectedContent(root, file string, recorded string, cache *contentCache) c
 	if err != nil {
 		return h
 	}
-	if got := hashContent(text); h == "" || got == h {
-		return cache.put(text)
+	if got := HashContent(text); h == "" || got == h {
+		return cache.Put(text)
 	}
 	return h // changed since collection and not seen before: lines cannot be mapped
 }
@@ -157,14 +172,14 @@ func collectedContent(root, file string, recorded string, cache *contentCache) c
 // collectedLines reads the module's files as they were collected, for
 // showing fixes as edits of the lines the analysis saw; a file changed
 // since, whose collected text is not cached, has no lines.
-func collectedLines(root string, m *spectra.Matrix, cache *contentCache) analysis.SourceLines {
+func collectedLines(root string, m *spectra.Matrix, cache *ContentCache) analysis.SourceLines {
 	read := map[string][]string{}
 	return func(rel string) []string {
 		if lines, ok := read[rel]; ok {
 			return lines
 		}
 		var lines []string
-		if text, ok := cache.get(collectedContent(root, rel, m.FileHashes[rel], cache)); ok {
+		if text, ok := cache.Get(CollectedContent(root, rel, m.FileHashes[rel], cache)); ok {
 			lines = strings.Split(strings.TrimSuffix(string(text), "\n"), "\n")
 		}
 		read[rel] = lines
@@ -242,35 +257,35 @@ func joinBuildErrors(errs map[string]string) string {
 
 // lineRuns are the counted tests executing one line, as indices into
 // Matrix.Tests.
-type lineRuns struct{ failing, passing []int }
+type lineRuns struct{ Failing, Passing []int }
 
-func (snap *snapshot) computeRuns(i int) lineRuns {
-	l := snap.ranking.Lines[i]
-	f, p := snap.matrix.Executing(l.File, l.Line)
+func (snap *Snapshot) computeRuns(i int) lineRuns {
+	l := snap.Ranking.Lines[i]
+	f, p := snap.Matrix.Executing(l.File, l.Line)
 	return lineRuns{f, p}
 }
 
 // executing returns the tests running ranked line i: precomputed for the
 // flagged lines, which every request shows, computed on demand otherwise.
-func (snap *snapshot) executing(i int) lineRuns {
-	if r, ok := snap.runs[i]; ok {
+func (snap *Snapshot) Executing(i int) lineRuns {
+	if r, ok := snap.Runs[i]; ok {
 		return r
 	}
 	return snap.computeRuns(i)
 }
 
 // failingTests returns the failing tests that execute ranked line i.
-func (snap *snapshot) failingTests(i int) []*spectra.TestRun {
+func (snap *Snapshot) FailingTests(i int) []*spectra.TestRun {
 	var out []*spectra.TestRun
-	for _, t := range snap.executing(i).failing {
-		out = append(out, &snap.matrix.Tests[t])
+	for _, t := range snap.Executing(i).Failing {
+		out = append(out, &snap.Matrix.Tests[t])
 	}
 	return out
 }
 
 // fingerprint identifies the content of a matrix, so a store reload that
 // brings nothing new does not republish anything.
-func fingerprint(m *spectra.Matrix) string {
+func Fingerprint(m *spectra.Matrix) string {
 	h := sha256.New()
 	var buf [8]byte
 	num := func(n int) {
@@ -291,18 +306,18 @@ func fingerprint(m *spectra.Matrix) string {
 			num(b)
 		}
 	}
-	for _, k := range sortedKeys(m.FileHashes) {
+	for _, k := range SortedKeys(m.FileHashes) {
 		str(k)
 		str(m.FileHashes[k])
 	}
-	for _, k := range sortedKeys(m.BuildErrors) {
+	for _, k := range SortedKeys(m.BuildErrors) {
 		str(k)
 		str(m.BuildErrors[k])
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func sortedKeys[V any](m map[string]V) []string {
+func SortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

@@ -37,7 +37,7 @@ type view struct {
 	matrix      *spectra.Matrix        // latest engine result
 	digest      string                 // fingerprint of matrix
 	loc         *localize.Localization // the localization service's latest state for matrix
-	snap        *snapshot
+	snap        *Snapshot
 	seq         uint64
 	focus       string
 	current     *run        // latest collection run, possibly finished
@@ -47,7 +47,7 @@ type view struct {
 	lastRanking string      // digest of the ranking last announced
 	diag        diagState
 	analysis    context.CancelFunc // of the localization of the current matrix
-	evidence    evidenceCache      // the learned order's evidence over matrix
+	evidence    EvidenceCache      // the learned order's evidence over matrix
 	watcher     *fsnotify.Watcher
 	deferred    deferredWork // refused until the user agrees to run the module's code
 	// explained are the latest explanations from the git history, by
@@ -246,7 +246,7 @@ func summary(m *spectra.Matrix) string {
 // update takes a new engine result. A result identical to the current one
 // (a store reload after our own run) changes nothing.
 func (v *view) update(m *spectra.Matrix) {
-	digest := fingerprint(m)
+	digest := Fingerprint(m)
 	v.mu.Lock()
 	if v.snap != nil && digest == v.digest {
 		v.mu.Unlock()
@@ -283,7 +283,7 @@ func (v *view) rebuild() {
 	if m == nil {
 		return
 	}
-	snap, err := buildSnapshot(seq, v.root, m, loc, st, focus, v.srv.cache, &v.evidence)
+	snap, err := BuildSnapshot(seq, v.root, m, loc, st.choices(), focus, v.srv.cache, &v.evidence)
 	if err != nil {
 		v.srv.client.logf(protocol.MessageTypeError, "%s: %v", v.root, err)
 		return
@@ -294,19 +294,19 @@ func (v *view) rebuild() {
 		return
 	}
 	v.snap = snap
-	showBuild := snap.buildErrors != "" && snap.buildErrors != v.lastShown
-	v.lastShown = snap.buildErrors
+	showBuild := snap.BuildErrors != "" && snap.BuildErrors != v.lastShown
+	v.lastShown = snap.BuildErrors
 	v.mu.Unlock()
 
 	if showBuild {
 		v.srv.client.showMessage(protocol.MessageTypeError,
-			fmt.Sprintf("faultline: tests of %s do not build:\n%s", v.root, snap.buildErrors))
+			fmt.Sprintf("faultline: tests of %s do not build:\n%s", v.root, snap.BuildErrors))
 	}
 	v.srv.announce(v, snap)
 	v.srv.diagnose(v)
 }
 
-func (v *view) snapshot() *snapshot {
+func (v *view) snapshot() *Snapshot {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return v.snap

@@ -15,8 +15,8 @@ import (
 // there, e.g. "Rank 2 of 41 under the combined order: it hosts a verified
 // fix for 2 of 3 analysed failing tests (found by the solver), ochiai
 // 0.71, executed by all 3 failing and 1 of 12 passing tests."
-func (snap *snapshot) whySentence(i int) string {
-	r := snap.ranking
+func (snap *Snapshot) WhySentence(i int) string {
+	r := snap.Ranking
 	l := r.Lines[i]
 	var b strings.Builder
 	if l.Tie[0] != l.Tie[1] {
@@ -25,8 +25,8 @@ func (snap *snapshot) whySentence(i int) string {
 		fmt.Fprintf(&b, "Rank %d of %d", l.Rank, len(r.Lines))
 	}
 	b.WriteString(" " + snap.orderWords())
-	if snap.focus != "" {
-		fmt.Fprintf(&b, ", localized to %s", snap.focus)
+	if snap.Focus != "" {
+		fmt.Fprintf(&b, ", localized to %s", snap.Focus)
 	}
 	b.WriteString(": ")
 	fixes := snap.angelicAt(l.File, l.Line)
@@ -34,7 +34,7 @@ func (snap *snapshot) whySentence(i int) string {
 	case localize.OrderLearned:
 		var why []string
 		for _, reason := range l.Because {
-			why = append(why, snap.reasonWords(reason))
+			why = append(why, snap.ReasonWords(reason))
 		}
 		if len(why) == 0 {
 			// Outside the part of the ranking a model reorders, or with no
@@ -68,14 +68,14 @@ func (snap *snapshot) whySentence(i int) string {
 			fmt.Fprintf(&b, "it hosts a verified fix for %s, which this order does not weigh, ", snap.ofAnalysed(fixes.single))
 		}
 	}
-	b.WriteString("executed by " + snap.runWords(l) + ".")
+	b.WriteString("executed by " + snap.RunWords(l) + ".")
 	return b.String()
 }
 
 // orderWords names the order that produced the ranking, and when the
 // settings asked for an order beyond the formula's but it stands, why.
-func (snap *snapshot) orderWords() string {
-	r := snap.ranking
+func (snap *Snapshot) orderWords() string {
+	r := snap.Ranking
 	switch r.Order {
 	case localize.OrderCombined:
 		return "under the combined order"
@@ -83,12 +83,12 @@ func (snap *snapshot) orderWords() string {
 		return fmt.Sprintf("under the learned order (model %s)", r.Model)
 	}
 	alone := fmt.Sprintf("by %s alone", formulaWords(r.Formula))
-	if snap.settings.Order == localize.OrderFormula {
+	if snap.Settings.Order == localize.OrderFormula {
 		return alone
 	}
-	a := snap.angelic
+	a := snap.Angelic
 	switch {
-	case !snap.settings.Angelic:
+	case !snap.Settings.Angelic:
 		return alone + " (the angelic analysis is off)"
 	case a == nil:
 		return alone + " until the angelic analysis reports"
@@ -124,12 +124,12 @@ func scoreWords(formula string, l localize.RankedLine) string {
 }
 
 // runWords says how many failing and passing tests execute a line.
-func (snap *snapshot) runWords(l localize.RankedLine) string {
-	failing := countOf(l.EF, snap.ranking.Failed) + " failing"
-	if snap.ranking.Passed == 0 {
+func (snap *Snapshot) RunWords(l localize.RankedLine) string {
+	failing := countOf(l.EF, snap.Ranking.Failed) + " failing"
+	if snap.Ranking.Passed == 0 {
 		return failing + " tests (no test passes)"
 	}
-	return failing + " and " + countOf(l.EP, snap.ranking.Passed) + " passing tests"
+	return failing + " and " + countOf(l.EP, snap.Ranking.Passed) + " passing tests"
 }
 
 // countOf says k of n: "all 3", "none of the 12", "the one", "2 of 3".
@@ -146,8 +146,8 @@ func countOf(k, n int) string {
 }
 
 // ofAnalysed says k of the analysed failing tests behind the ranking.
-func (snap *snapshot) ofAnalysed(k int) string {
-	n := len(snap.results)
+func (snap *Snapshot) ofAnalysed(k int) string {
+	n := len(snap.Results)
 	if k == 1 && n == 1 {
 		return "the one analysed failing test"
 	}
@@ -156,9 +156,9 @@ func (snap *snapshot) ofAnalysed(k int) string {
 
 // hostsOfFixes counts the lines of a combined ranking that host a verified
 // fix, once per snapshot.
-func (snap *snapshot) hostsOfFixes() int {
+func (snap *Snapshot) hostsOfFixes() int {
 	snap.fixHostsOnce.Do(func() {
-		for _, l := range snap.ranking.Lines {
+		for _, l := range snap.Ranking.Lines {
 			if l.Fixes > 0 {
 				snap.fixHosts++
 			}
@@ -177,12 +177,12 @@ type lineFindings struct {
 }
 
 // angelicAt gathers the findings on one line.
-func (snap *snapshot) angelicAt(file string, line int) lineFindings {
+func (snap *Snapshot) angelicAt(file string, line int) lineFindings {
 	var f lineFindings
 	on := func(loc analysis.Location) bool {
 		return loc.File == file && loc.Line <= line && line <= max(loc.Line, loc.EndLine)
 	}
-	for _, r := range snap.results {
+	for _, r := range snap.Results {
 		fixed := false
 		for _, c := range r.Candidates {
 			touches := false
@@ -243,11 +243,11 @@ func andList(words []string) string {
 // reasonWords says what one piece of a learned order's evidence is (the
 // columns of internal/localize's evidence sources); a column it does not
 // know is named as it is.
-func (snap *snapshot) reasonWords(r localize.Reason) string {
+func (snap *Snapshot) ReasonWords(r localize.Reason) string {
 	v := r.Value
 	column := r.Evidence
 	pct := func(x float64) int { return int(math.Round(100 * x)) }
-	analysed := float64(len(snap.results))
+	analysed := float64(len(snap.Results))
 	switch column {
 	case "spectrum.ochiai":
 		return fmt.Sprintf("ochiai %.3g", v)

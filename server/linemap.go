@@ -1,0 +1,34 @@
+package server
+
+// fileText is a file as the user sees it now, with the collected lines
+// mapped onto it. It is cached under the pair of content hashes.
+type FileText struct {
+	Lines       [][]byte // current lines, without terminators
+	ToCurrent   []int    // collected line index -> current line index, or -1; nil: identical
+	FromCurrent []int    // current line index -> collected line index, or -1; nil: identical
+}
+
+// current returns the current line index of collected 1-based line n.
+func (ft *FileText) Current(n int) (int, bool) {
+	i := n - 1
+	if ft.ToCurrent == nil {
+		return i, i >= 0 && i < len(ft.Lines)
+	}
+	if i < 0 || i >= len(ft.ToCurrent) || ft.ToCurrent[i] < 0 {
+		return 0, false
+	}
+	return ft.ToCurrent[i], true
+}
+
+// collected returns the collected 1-based line shown at current line index i.
+func (ft *FileText) Collected(i int) (int, bool) {
+	if ft.FromCurrent == nil {
+		return i + 1, i >= 0 && i < len(ft.Lines)
+	}
+	if i < 0 || i >= len(ft.FromCurrent) || ft.FromCurrent[i] < 0 {
+		return 0, false
+	}
+	return ft.FromCurrent[i] + 1, true
+}
+
+type MappingKey struct{ collected, current ContentHash }
