@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/snapshot"
 )
 
 // showTestsArgs are the arguments of faultline.showFailingTests.
@@ -38,7 +39,7 @@ func codeAction(ctx context.Context, s *Server, p *protocol.CodeActionParams) ([
 		if !ok {
 			continue
 		}
-		i, ok := snap.At[FileLine{rel, line}]
+		i, ok := snap.At[snapshot.FileLine{File: rel, Line: line}]
 		if !ok || snap.Ranking.Lines[i].EF == 0 {
 			continue
 		}
@@ -76,7 +77,7 @@ func codeAction(ctx context.Context, s *Server, p *protocol.CodeActionParams) ([
 
 // fixEdit maps a fix candidate onto the current buffers; a candidate whose
 // lines were edited since collection is dropped.
-func (s *Server) fixEdit(snap *Snapshot, fix FixCandidate) (*protocol.WorkspaceEdit, bool) {
+func (s *Server) fixEdit(snap *snapshot.Snapshot, fix snapshot.FixCandidate) (*protocol.WorkspaceEdit, bool) {
 	enc := s.encoding()
 	changes := make(map[uri.URI][]protocol.TextEdit)
 	for _, e := range fix.Edits {

@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"go.lsp.dev/protocol"
 )
 
@@ -29,15 +30,15 @@ func codeLens(ctx context.Context, s *Server, p *protocol.CodeLensParams) ([]pro
 		return nil, nil
 	}
 	base := snap.Base
-	pkg := ImportPath(base.Matrix.ModulePath, path.Dir(rel))
+	pkg := snapshot.ImportPath(base.Matrix.ModulePath, path.Dir(rel))
 	enc := s.encoding()
 	var lenses []protocol.CodeLens
-	for _, decl := range TestDecls(f.text) {
-		failing := base.failingRuns(pkg, decl.Name)
+	for _, decl := range snapshot.TestDecls(f.text) {
+		failing := failingRuns(base, pkg, decl.Name)
 		if len(failing) == 0 {
 			continue
 		}
-		lines := base.linesRunBy(failing)
+		lines := linesRunBy(base, failing)
 		title := fmt.Sprintf("faultline: %d failing · %d suspicious lines", len(failing), len(lines))
 		if n := base.Findings.Count(lines); n > 0 {
 			title += fmt.Sprintf(" · %d fix candidates", n)
@@ -74,10 +75,10 @@ func codeLens(ctx context.Context, s *Server, p *protocol.CodeLensParams) ([]pro
 }
 
 // failingRuns returns the failing leaf tests of top-level test name in pkg.
-func (snap *Snapshot) failingRuns(pkg, name string) map[int]bool {
+func failingRuns(snap *snapshot.Snapshot, pkg, name string) map[int]bool {
 	out := make(map[int]bool)
 	for i, t := range snap.Matrix.Tests {
-		if t.Package == pkg && t.Verdict.Failing() && TopLevel(t.Name) == name {
+		if t.Package == pkg && t.Verdict.Failing() && snapshot.TopLevel(t.Name) == name {
 			out[i] = true
 		}
 	}
@@ -85,13 +86,13 @@ func (snap *Snapshot) failingRuns(pkg, name string) map[int]bool {
 }
 
 // linesRunBy returns the suspicious lines that any of the given tests runs.
-func (snap *Snapshot) linesRunBy(tests map[int]bool) map[FileLine]bool {
-	out := make(map[FileLine]bool)
+func linesRunBy(snap *snapshot.Snapshot, tests map[int]bool) map[snapshot.FileLine]bool {
+	out := make(map[snapshot.FileLine]bool)
 	for _, i := range snap.Flagged {
 		l := snap.Ranking.Lines[i]
 		for _, t := range snap.Runs[i].Failing {
 			if tests[t] {
-				out[FileLine{l.File, l.Line}] = true
+				out[snapshot.FileLine{File: l.File, Line: l.Line}] = true
 				break
 			}
 		}

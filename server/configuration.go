@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/internal/snapshot"
 )
 
 // didChangeConfiguration takes settings pushed by the client, or pulls them
@@ -88,6 +89,6 @@ func (s Settings) technique() localize.Technique {
 }
 
 // choices are what a snapshot reads of the settings.
-func (s Settings) choices() Choices {
-	return Choices{Formula: s.Formula, Top: s.Top, Threshold: s.Threshold, Angelic: s.Angelic, Order: s.Order, ShownOrder: s.order(), Localize: s.localizeOptions()}
+func (s Settings) choices() snapshot.Choices {
+	return snapshot.Choices{Formula: s.Formula, Top: s.Top, Threshold: s.Threshold, Angelic: s.Angelic, Order: s.Order, ShownOrder: s.order(), Localize: s.localizeOptions()}
 }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 )
@@ -54,7 +55,7 @@ func (s *Server) diagnoseFile(path string) {
 // computeDiagnostics maps the snapshot's suspicious lines onto the files as
 // they are now, and warns on fuzz targets whose failures share no line. A
 // line whose text was edited since collection is withdrawn.
-func (s *Server) computeDiagnostics(ctx context.Context, snap *Snapshot) map[uri.URI]fileDiagnostics {
+func (s *Server) computeDiagnostics(ctx context.Context, snap *snapshot.Snapshot) map[uri.URI]fileDiagnostics {
 	enc := s.encoding()
 	out := make(map[uri.URI]fileDiagnostics)
 	for _, i := range snap.Flagged {

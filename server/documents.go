@@ -6,6 +6,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"go.lsp.dev/protocol"
 )
 
@@ -14,11 +15,11 @@ type document struct {
 	path    string
 	version int32
 	text    []byte
-	hash    ContentHash
+	hash    snapshot.ContentHash
 }
 
 func newDocument(path string, version int32, text []byte) *document {
-	return &document{path: path, version: version, text: text, hash: HashContent(text)}
+	return &document{path: path, version: version, text: text, hash: snapshot.HashContent(text)}
 }
 
 // encoding converts between LSP character offsets and byte offsets.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"github.com/faultline-go/faultline/regress"
 	"github.com/faultline-go/faultline/spectra"
 )
@@ -74,7 +75,7 @@ func openLocalizer(ws Workspace) (Localizer, error) {
 
 // locate finds the snapshot showing the file at u and the file's path
 // relative to its module root.
-func (s *Server) locate(u uri.URI) (*Snapshot, string, bool) {
+func (s *Server) locate(u uri.URI) (*snapshot.Snapshot, string, bool) {
 	path, ok := folderPath(u)
 	if !ok {
 		return nil, "", false

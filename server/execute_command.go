@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"github.com/faultline-go/faultline/spectra"
 )
 
@@ -138,7 +139,7 @@ func localizeCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, 
 	}
 	if args.Test != "" {
 		snap := v.snapshot()
-		if snap == nil || !snap.Base.hasFailing(args.Package, args.Test) {
+		if snap == nil || !hasFailing(snap.Base, args.Package, args.Test) {
 			return nil, errorf("%s: %s is not a failing test of %s", commandLocalizeTest, args.Test, v.root)
 		}
 	}
@@ -148,9 +149,9 @@ func localizeCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, 
 
 // hasFailing reports whether top-level test name (of pkg, when given) has a
 // failing run.
-func (snap *Snapshot) hasFailing(pkg, name string) bool {
+func hasFailing(snap *snapshot.Snapshot, pkg, name string) bool {
 	for _, t := range snap.Matrix.Tests {
-		if t.Verdict.Failing() && TopLevel(t.Name) == name && (pkg == "" || t.Package == pkg) {
+		if t.Verdict.Failing() && snapshot.TopLevel(t.Name) == name && (pkg == "" || t.Package == pkg) {
 			return true
 		}
 	}
@@ -182,7 +183,7 @@ func showFailingTestsCommand(ctx context.Context, s *Server, arg json.RawMessage
 		return nil, errorf("%s: %s changed since the tests ran", commandShowFailingTests, args.URI)
 	}
 	line, ok := ft.Collected(args.Line)
-	i, ranked := snap.At[FileLine{rel, line}]
+	i, ranked := snap.At[snapshot.FileLine{File: rel, Line: line}]
 	if !ok || !ranked {
 		return nil, errorf("%s: line %d of %s was not run by the tests, or was edited since", commandShowFailingTests, args.Line+1, args.URI)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"github.com/faultline-go/faultline/regress"
 	"github.com/faultline-go/faultline/spectra"
 )
@@ -42,7 +43,7 @@ func explainCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, e
 	if !ok {
 		return nil, errorf("%s: no results for %s", commandExplainTest, args.URI)
 	}
-	target, ok := snap.failingLeaf(args.Package, args.Test)
+	target, ok := failingLeaf(snap, args.Package, args.Test)
 	if !ok {
 		return nil, errorf("%s: %s is not a failing test of %s in the latest results", commandExplainTest, args.Test, snap.Root)
 	}
@@ -79,7 +80,7 @@ func explainCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, e
 
 // firstLeaf is the first of the failing leaf tests (indices into the
 // matrix's tests) that ran, in the matrix's order.
-func firstLeaf(snap *Snapshot, failing map[int]bool) (*spectra.TestRun, bool) {
+func firstLeaf(snap *snapshot.Snapshot, failing map[int]bool) (*spectra.TestRun, bool) {
 	for i := range snap.Matrix.Tests {
 		if t := &snap.Matrix.Tests[i]; failing[i] && t.Verdict != spectra.BuildError {
 			return t, true
@@ -112,7 +113,7 @@ func (s *Server) hasHistory(ctx context.Context, root string) bool {
 }
 
 // failingLeaf finds a failing leaf test by name (and package, when given).
-func (snap *Snapshot) failingLeaf(pkg, name string) (analysis.Target, bool) {
+func failingLeaf(snap *snapshot.Snapshot, pkg, name string) (analysis.Target, bool) {
 	var found []analysis.Target
 	for _, t := range snap.Matrix.Tests {
 		if t.Verdict.Failing() && t.Name == name && (pkg == "" || t.Package == pkg) {
@@ -213,7 +214,7 @@ func (s *Server) explanationDiagnostics(root string, explained []regress.Explana
 // file rel, to preview the revert that made the test pass: the root and
 // auxiliary changes put back to the base's text, while their files are as
 // explained.
-func (s *Server) revertActions(snap *Snapshot, rel string, r protocol.Range) []protocol.CommandOrCodeAction {
+func (s *Server) revertActions(snap *snapshot.Snapshot, rel string, r protocol.Range) []protocol.CommandOrCodeAction {
 	v := s.viewAt(snap.Root)
 	if v == nil {
 		return nil

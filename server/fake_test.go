@@ -13,6 +13,7 @@ import (
 
 	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"github.com/faultline-go/faultline/regress"
 	"github.com/faultline-go/faultline/spectra"
 )
@@ -79,7 +80,7 @@ func fakeMatrix(t testing.TB, root string) *spectra.Matrix {
 			{Package: "example.com/fake", Name: "TestNextNegative", Verdict: spectra.Pass, Hits: []int{0, 2}},
 		},
 		BuildErrors: map[string]string{},
-		FileHashes:  map[string]string{"a.go": string(HashContent(text))},
+		FileHashes:  map[string]string{"a.go": string(snapshot.HashContent(text))},
 	}
 }
 

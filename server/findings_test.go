@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"github.com/faultline-go/faultline/internal/txtartest"
 )
 
@@ -21,11 +22,11 @@ func TestFindingsOf(t *testing.T) {
 		}
 		return []string{"package abs", "", "func Abs(x int) int {", "\tif x < 0 {", "\t\tx = -x", "\t\treturn x", "\t}", "\treturn x", "}"}
 	}
-	f, byID := FindingsOf([]analysis.TestResult{
+	f, byID := snapshot.FindingsOf([]analysis.TestResult{
 		{Test: "TestAbsNegative", Package: "example.com/abs", Candidates: []analysis.Candidate{{Verified: true, Locations: []analysis.Location{loc}}}},
 		{Test: "TestAbsOther", Package: "example.com/abs", Candidates: []analysis.Candidate{{Locations: []analysis.Location{far}}, {}}},
 	}, src)
-	if len(f.Values) != 2 || f.Values[0] != (AngelicValue{File: "abs/abs.go", Line: 6, Col: 11, Label: "⇒ 2"}) ||
+	if len(f.Values) != 2 || f.Values[0] != (snapshot.AngelicValue{File: "abs/abs.go", Line: 6, Col: 11, Label: "⇒ 2"}) ||
 		f.Values[1].Label != "⇒ 9223372036854775807 (only an extreme value works)" {
 		t.Errorf("values %+v, want one value after x, and the extreme one said so", f.Values)
 	}
@@ -33,7 +34,7 @@ func TestFindingsOf(t *testing.T) {
 		t.Fatalf("fixes %+v, want one per non-empty candidate", f.Fixes)
 	}
 	fix := f.Fixes[0]
-	want := Edit{File: "abs/abs.go", StartLine: 6, StartCol: 10, EndLine: 6, EndCol: 11, NewText: "2", Expr: "x", Original: "-2"}
+	want := snapshot.Edit{File: "abs/abs.go", StartLine: 6, StartCol: 10, EndLine: 6, EndCol: 11, NewText: "2", Expr: "x", Original: "-2"}
 	if fix.File != "abs/abs.go" || fix.Line != 6 || !fix.Verified || len(fix.Edits) != 1 || fix.Edits[0] != want ||
 		fix.Title != "abs/abs.go:6  return x  →  return 2  makes TestAbsNegative pass (verified by a forced run)" || fix.Test != "TestAbsNegative" {
 		t.Errorf("fix %+v", fix)
@@ -53,7 +54,7 @@ func TestFindingsOf(t *testing.T) {
 func TestFindingsSayHowFound(t *testing.T) {
 	loc := analysis.Location{File: "style.go", Line: 16, Col: 9, EndLine: 16, EndCol: 33, Expr: "strings.TrimSpace(level)",
 		Original: `"ERROR"`, Angelic: `"error"`}
-	f, _ := FindingsOf([]analysis.TestResult{{Test: "TestStyleUpper", Package: "example.com/style", Candidates: []analysis.Candidate{
+	f, _ := snapshot.FindingsOf([]analysis.TestResult{{Test: "TestStyleUpper", Package: "example.com/style", Candidates: []analysis.Candidate{
 		{Verified: true, Found: analysis.FoundByReplacement, Locations: []analysis.Location{loc}}}}}, nil)
 	if len(f.Fixes) != 1 || f.Fixes[0].Title != `style.go:16  strings.TrimSpace(level)  →  "error"  makes TestStyleUpper pass (verified by a forced run, found by value replacement)` {
 		t.Fatalf("fixes %+v", f.Fixes)
@@ -79,7 +80,7 @@ func fooModule(t *testing.T) string {
 func TestFindingsSaySteering(t *testing.T) {
 	loc := analysis.Location{File: "a.go", Line: 2, Col: 5, EndLine: 2, EndCol: 13, Expr: "end >= 0", Original: "true", Angelic: "false"}
 	src := func(string) []string { return []string{"func f(end int) {", "\tif end >= 0 {"} }
-	f, _ := FindingsOf([]analysis.TestResult{{Test: "TestSuffix", Package: "example.com/m", Candidates: []analysis.Candidate{
+	f, _ := snapshot.FindingsOf([]analysis.TestResult{{Test: "TestSuffix", Package: "example.com/m", Candidates: []analysis.Candidate{
 		{Verified: true, Avoids: true, Found: analysis.FoundBySwitching, Locations: []analysis.Location{loc}}}}}, src)
 	want := "a.go:2  if end >= 0 {  →  if false {  steers the run of TestSuffix around its failing check, not a fix (verified by a forced run, found by predicate switching)"
 	if len(f.Fixes) != 1 || f.Fixes[0].Title != want {

@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"github.com/faultline-go/faultline/spectra"
 )
 
@@ -15,27 +16,27 @@ import (
 // executed line: no one line can be the fault of all of them, so they
 // likely meet several faults, which spectrum formulas rank poorly
 // together (and sfo has no shared line to narrow).
-func (s *Server) severalFaults(ctx context.Context, snap *Snapshot, out map[uri.URI]fileDiagnostics) {
+func (s *Server) severalFaults(ctx context.Context, snap *snapshot.Snapshot, out map[uri.URI]fileDiagnostics) {
 	m := snap.Base.Matrix
 	enc := s.encoding()
 	type target struct {
 		pkg, name string
 		first     *spectra.TestRun
-		shared    map[FileLine]bool
+		shared    map[snapshot.FileLine]bool
 		failing   int
 	}
 	var order []*target
 	byName := map[[2]string]*target{}
 	for i := range m.Tests {
 		t := &m.Tests[i]
-		top := TopLevel(t.Name)
+		top := snapshot.TopLevel(t.Name)
 		if !t.Verdict.Failing() || !strings.HasPrefix(top, "Fuzz") || top == t.Name {
 			continue
 		}
-		lines := map[FileLine]bool{}
+		lines := map[snapshot.FileLine]bool{}
 		for _, b := range t.Hits {
 			for _, l := range m.Blocks[b].Lines {
-				lines[FileLine{m.Blocks[b].File, l}] = true
+				lines[snapshot.FileLine{File: m.Blocks[b].File, Line: l}] = true
 			}
 		}
 		k := [2]string{t.Package, top}

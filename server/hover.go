@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"go.lsp.dev/protocol"
 )
 
@@ -26,8 +27,8 @@ func hover(ctx context.Context, s *Server, p *protocol.HoverParams) (*protocol.H
 		return nil, nil
 	}
 	var parts []string
-	if i, ok := snap.At[FileLine{rel, line}]; ok && snap.Ranking.Lines[i].EF > 0 {
-		parts = append(parts, snap.hoverText(i))
+	if i, ok := snap.At[snapshot.FileLine{File: rel, Line: line}]; ok && snap.Ranking.Lines[i].EF > 0 {
+		parts = append(parts, hoverText(snap, i))
 	}
 	if text := angelicHoverText(snap.Findings.FixesTouching(rel, line), rel, line); text != "" {
 		parts = append(parts, text)
@@ -45,7 +46,7 @@ func hover(ctx context.Context, s *Server, p *protocol.HoverParams) (*protocol.H
 // angelicHoverText explains the fix candidates changing a collected line,
 // each as an edit of its source line: "`x > 2` → `x > 1` makes TestX pass
 // (verified by a forced run)", one line per candidate.
-func angelicHoverText(fixes []FixCandidate, rel string, line int) string {
+func angelicHoverText(fixes []snapshot.FixCandidate, rel string, line int) string {
 	var b strings.Builder
 	seen := make(map[string]bool)
 	for _, fix := range fixes {

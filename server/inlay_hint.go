@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"go.lsp.dev/protocol"
 )
 
@@ -12,7 +13,7 @@ type hintKey struct {
 	root    string
 	seq     uint64
 	rel     string
-	content ContentHash
+	content snapshot.ContentHash
 }
 
 // inlayHint shows score and rank at the end of each suspicious line in the
@@ -28,10 +29,10 @@ func inlayHint(ctx context.Context, s *Server, p *protocol.InlayHintParams) ([]p
 		return nil, nil
 	}
 	key := hintKey{snap.Root, snap.Seq, rel, f.hash}
-	all, ok := s.hints.get(key)
+	all, ok := s.hints.Get(key)
 	if !ok {
 		all = s.fileHints(snap, rel, ft)
-		s.hints.put(key, all)
+		s.hints.Put(key, all)
 	}
 	var hints []protocol.InlayHint
 	for _, h := range all {
@@ -43,7 +44,7 @@ func inlayHint(ctx context.Context, s *Server, p *protocol.InlayHintParams) ([]p
 }
 
 // fileHints computes every hint of one file.
-func (s *Server) fileHints(snap *Snapshot, rel string, ft *FileText) []protocol.InlayHint {
+func (s *Server) fileHints(snap *snapshot.Snapshot, rel string, ft *snapshot.FileText) []protocol.InlayHint {
 	enc := s.encoding()
 	yes := true
 	var hints []protocol.InlayHint
@@ -56,7 +57,7 @@ func (s *Server) fileHints(snap *Snapshot, rel string, ft *FileText) []protocol.
 		hints = append(hints, protocol.InlayHint{
 			Position:    protocol.Position{Line: uint32(cur), Character: enc.width(ft.Lines[cur])},
 			Label:       protocol.String(hintLabel(l)),
-			Tooltip:     protocol.String(snap.diagnosticMessage(i)),
+			Tooltip:     protocol.String(diagnosticMessage(snap, i)),
 			PaddingLeft: &yes,
 		})
 	}

@@ -6,6 +6,7 @@ import (
 
 	"go.lsp.dev/uri"
 
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"github.com/faultline-go/faultline/server/internal/linediff"
 )
 
@@ -15,7 +16,7 @@ type openFile struct {
 	uri     uri.URI
 	version int32 // of the open buffer; 0 when read from disk
 	text    []byte
-	hash    ContentHash
+	hash    snapshot.ContentHash
 }
 
 // currentFile returns the open buffer of path, or its content on disk.
@@ -30,26 +31,26 @@ func (s *Server) currentFile(path string) (openFile, bool) {
 	if err != nil {
 		return openFile{}, false
 	}
-	return openFile{path: path, uri: uri.File(path), text: text, hash: HashContent(text)}, true
+	return openFile{path: path, uri: uri.File(path), text: text, hash: snapshot.HashContent(text)}, true
 }
 
 // textOf maps snapshot file rel (slash-separated, relative to the module root)
 // onto its current content. It reports false when the file is gone or its
 // collected content is unknown, in which case nothing may be shown on it.
-func (s *Server) textOf(snap *Snapshot, rel string) (openFile, *FileText, bool) {
+func (s *Server) textOf(snap *snapshot.Snapshot, rel string) (openFile, *snapshot.FileText, bool) {
 	f, ok := s.currentFile(filepath.Join(snap.Root, filepath.FromSlash(rel)))
 	if !ok {
 		return openFile{}, nil, false
 	}
 	collected, ok := snap.Hashes[rel]
 	if !ok { // a file without ranked lines, such as a test file
-		collected = CollectedContent(snap.Root, rel, snap.Matrix.FileHashes[rel], s.cache)
+		collected = snapshot.CollectedContent(snap.Root, rel, snap.Matrix.FileHashes[rel], s.cache)
 	}
-	key := MappingKey{collected, f.hash}
-	if ft, ok := s.mappings.get(key); ok {
+	key := snapshot.MappingKey{Collected: collected, Current: f.hash}
+	if ft, ok := s.mappings.Get(key); ok {
 		return f, ft, true
 	}
-	ft := &FileText{Lines: lineSpans(f.text)}
+	ft := &snapshot.FileText{Lines: lineSpans(f.text)}
 	if collected != f.hash {
 		old, ok := s.cache.Get(collected)
 		if !ok {
@@ -66,6 +67,6 @@ func (s *Server) textOf(snap *Snapshot, rel string) (openFile, *FileText, bool) 
 			}
 		}
 	}
-	s.mappings.put(key, ft)
+	s.mappings.Put(key, ft)
 	return f, ft, true
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"go.lsp.dev/protocol"
 )
 
@@ -46,7 +47,7 @@ type topLocation struct {
 
 // announce tells the editor a view has a new snapshot: its status, the
 // ranking summary, and a refresh of the pulled features.
-func (s *Server) announce(v *view, snap *Snapshot) {
+func (s *Server) announce(v *view, snap *snapshot.Snapshot) {
 	st := statusParams{State: "idle", Root: v.root, Message: "no failing tests"}
 	failing := 0
 	for _, t := range snap.Matrix.Tests {
@@ -68,7 +69,7 @@ func (s *Server) announce(v *view, snap *Snapshot) {
 	changed := rankingChangedParams{Root: v.root, Failed: snap.Ranking.Failed, Passed: snap.Ranking.Passed}
 	if len(snap.Flagged) > 0 {
 		l := snap.Ranking.Lines[snap.Flagged[0]]
-		changed.Top = &topLocation{URI: string(snap.fileURI(l.File)), Line: l.Line, Score: l.Score}
+		changed.Top = &topLocation{URI: string(fileURI(snap, l.File)), Line: l.Line, Score: l.Score}
 	}
 	if v.rankingChanged(snap) && s.wants(methodRankingChanged) {
 		s.client.notify(methodRankingChanged, &changed)
@@ -99,7 +100,7 @@ func (s *Server) refreshPulled() {
 
 // rankingChanged reports whether snap ranks differently from the snapshot
 // last announced, and remembers it.
-func (v *view) rankingChanged(snap *Snapshot) bool {
+func (v *view) rankingChanged(snap *snapshot.Snapshot) bool {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s %d %d %d|", snap.Ranking.Formula, snap.Ranking.Order, snap.Ranking.Failed, snap.Ranking.Passed, len(snap.Ranking.Lines))
 	for _, l := range snap.Ranking.Lines {

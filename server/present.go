@@ -12,12 +12,13 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"github.com/faultline-go/faultline/spectra"
 	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // lineRange spans the text of current line i, leading indentation excluded.
-func lineRange(ft *FileText, i int, enc encoding) protocol.Range {
+func lineRange(ft *snapshot.FileText, i int, enc encoding) protocol.Range {
 	line := ft.Lines[i]
 	indent := len(line) - len(bytes.TrimLeft(line, " \t"))
 	return protocol.Range{
@@ -43,7 +44,7 @@ func rankText(l localize.RankedLine, total int) string {
 }
 
 // diagnosticMessage is the text of a suspicious line's diagnostic.
-func (snap *Snapshot) diagnosticMessage(i int) string {
+func diagnosticMessage(snap *snapshot.Snapshot, i int) string {
 	l := snap.Ranking.Lines[i]
 	var b strings.Builder
 	fmt.Fprintf(&b, "suspicious line: score %.3g (%s), %s", l.Score, snap.Ranking.Formula, rankText(l, len(snap.Ranking.Lines)))
@@ -73,8 +74,8 @@ const maxFixesShown = 3
 
 // writeAngelicLines adds one line per distinct fix candidate, verified ones
 // first, e.g. "angelic fix: a.go:6  r := 7  →  r := 70  makes TestRent pass (verified by a forced run)".
-func writeAngelicLines(b *strings.Builder, fixes []FixCandidate) {
-	slices.SortStableFunc(fixes, func(x, y FixCandidate) int {
+func writeAngelicLines(b *strings.Builder, fixes []snapshot.FixCandidate) {
+	slices.SortStableFunc(fixes, func(x, y snapshot.FixCandidate) int {
 		switch {
 		case x.Verified == y.Verified:
 			return 0
@@ -111,14 +112,14 @@ func testNames(m *spectra.Matrix, idx []int, max int) string {
 }
 
 // diagnostic builds the diagnostic of ranked line i shown at current line cur.
-func (s *Server) diagnostic(snap *Snapshot, i int, ft *FileText, cur int, enc encoding) protocol.Diagnostic {
+func (s *Server) diagnostic(snap *snapshot.Snapshot, i int, ft *snapshot.FileText, cur int, enc encoding) protocol.Diagnostic {
 	l := snap.Ranking.Lines[i]
 	d := protocol.Diagnostic{
 		Range:    lineRange(ft, cur, enc),
 		Severity: severity(l),
 		Code:     protocol.String("suspicious"),
 		Source:   protocol.NewOptional("faultline"),
-		Message:  protocol.String(snap.diagnosticMessage(i)),
+		Message:  protocol.String(diagnosticMessage(snap, i)),
 		Data:     fmt.Appendf(nil, `{"score":%s,"rank":%d}`, jsonNumber(l.Score), l.Rank),
 	}
 	for n, t := range snap.FailingTests(i) {
@@ -137,7 +138,7 @@ func (s *Server) diagnostic(snap *Snapshot, i int, ft *FileText, cur int, enc en
 
 // testLocation points at where a failing test reported its failure, or else
 // at the test function.
-func (s *Server) testLocation(snap *Snapshot, t *spectra.TestRun, enc encoding) (protocol.Location, bool) {
+func (s *Server) testLocation(snap *snapshot.Snapshot, t *spectra.TestRun, enc encoding) (protocol.Location, bool) {
 	file, line := "", 0
 	if len(t.FailSites) > 0 {
 		file, line = t.FailSites[0].File, t.FailSites[0].Line
@@ -161,7 +162,7 @@ func (s *Server) testLocation(snap *Snapshot, t *spectra.TestRun, enc encoding) 
 // hoverText explains a ranked line: why it stands where it does (the
 // order and the evidence, whySentence), its four spectrum counts and its
 // score under every formula.
-func (snap *Snapshot) hoverText(i int) string {
+func hoverText(snap *snapshot.Snapshot, i int) string {
 	l := snap.Ranking.Lines[i]
 	var b strings.Builder
 	fmt.Fprintf(&b, "**faultline** · %s", snap.WhySentence(i))
@@ -236,7 +237,7 @@ func hintLabel(l localize.RankedLine) string {
 }
 
 // fileURI is the URI of snapshot file rel.
-func (snap *Snapshot) fileURI(rel string) uri.URI {
+func fileURI(snap *snapshot.Snapshot, rel string) uri.URI {
 	return uri.File(filepath.Join(snap.Root, filepath.FromSlash(rel)))
 }
 

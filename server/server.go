@@ -15,6 +15,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/faultline-go/faultline/internal/bug"
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"github.com/faultline-go/faultline/internal/trust"
 )
 
@@ -56,9 +57,9 @@ type Server struct {
 	cancels  *cancels
 	consent  *consent
 	client   *client
-	cache    *ContentCache
-	mappings *Lru[MappingKey, *FileText]
-	hints    *Lru[hintKey, []protocol.InlayHint]
+	cache    *snapshot.ContentCache
+	mappings *snapshot.LRU[snapshot.MappingKey, *snapshot.FileText]
+	hints    *snapshot.LRU[hintKey, []protocol.InlayHint]
 
 	pubMu       sync.Mutex     // serializes diagnostics passes
 	analyses    sync.WaitGroup // localizations, which start processes; see startAnalysis
@@ -97,9 +98,9 @@ func New(opts Options) *Server {
 		opts:     opts,
 		cancels:  newCancels(),
 		consent:  newConsent(opts.Trust),
-		cache:    NewContentCache(256),
-		mappings: NewLRU[MappingKey, *FileText](256),
-		hints:    NewLRU[hintKey, []protocol.InlayHint](64),
+		cache:    snapshot.NewContentCache(256),
+		mappings: snapshot.NewLRU[snapshot.MappingKey, *snapshot.FileText](256),
+		hints:    snapshot.NewLRU[hintKey, []protocol.InlayHint](64),
 		exited:   make(chan struct{}),
 		settings: DefaultSettings(),
 		views:    make(map[string]*view),
@@ -253,7 +254,7 @@ func (s *Server) allViews() []*view {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]*view, 0, len(s.views))
-	for _, root := range SortedKeys(s.views) {
+	for _, root := range snapshot.SortedKeys(s.views) {
 		out = append(out, s.views[root])
 	}
 	return out

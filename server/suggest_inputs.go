@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"github.com/faultline-go/faultline/spectra/rank"
 )
 
@@ -26,7 +27,7 @@ type suggestArgs struct {
 // suggestActions offers, on the declaration of a failing fuzz target in
 // the range, to add the inputs faultline suggest -write would add.
 // The declarations come from the file's current text.
-func suggestActions(s *Server, snap *Snapshot, rel string, p *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
+func suggestActions(s *Server, snap *snapshot.Snapshot, rel string, p *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
 	if !strings.HasSuffix(rel, "_test.go") {
 		return nil, nil
 	}
@@ -34,15 +35,15 @@ func suggestActions(s *Server, snap *Snapshot, rel string, p *protocol.CodeActio
 	if !ok {
 		return nil, nil
 	}
-	pkg := ImportPath(snap.Base.Matrix.ModulePath, path.Dir(rel))
+	pkg := snapshot.ImportPath(snap.Base.Matrix.ModulePath, path.Dir(rel))
 	kind := protocol.CodeActionKind("source")
 	var actions []protocol.CommandOrCodeAction
-	for _, decl := range TestDecls(f.text) {
+	for _, decl := range snapshot.TestDecls(f.text) {
 		cur := decl.Line - 1
 		if !strings.HasPrefix(decl.Name, "Fuzz") || cur < int(p.Range.Start.Line) || cur > int(p.Range.End.Line) {
 			continue
 		}
-		if len(snap.Base.failingRuns(pkg, decl.Name)) == 0 {
+		if len(failingRuns(snap.Base, pkg, decl.Name)) == 0 {
 			continue
 		}
 		raw, err := protocol.Marshal(suggestArgs{URI: string(f.uri), Package: pkg, Target: decl.Name})
@@ -79,7 +80,7 @@ func suggestCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, e
 	if v == nil || v.localizer == nil {
 		return nil, errorf("%s: %s has no localization service to search inputs with", commandSuggestInputs, snap.Root)
 	}
-	if len(snap.Base.failingRuns(args.Package, args.Target)) == 0 {
+	if len(failingRuns(snap.Base, args.Package, args.Target)) == 0 {
 		return nil, errorf("%s: %s is not a failing fuzz target of %s", commandSuggestInputs, args.Target, args.Package)
 	}
 	formula, err := rank.Lookup(snap.Settings.Formula)

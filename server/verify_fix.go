@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -85,7 +86,7 @@ func verifyFixCommand(ctx context.Context, s *Server, arg json.RawMessage) (any,
 
 // verifyFixAction is the code action beside a fix's preview that runs
 // faultline.verifyFix on it.
-func verifyFixAction(u uri.URI, fix FixCandidate, kind protocol.CodeActionKind) (*protocol.CodeAction, error) {
+func verifyFixAction(u uri.URI, fix snapshot.FixCandidate, kind protocol.CodeActionKind) (*protocol.CodeAction, error) {
 	raw, err := protocol.Marshal(verifyFixArgs{URI: string(u), ID: fix.ID})
 	if err != nil {
 		return nil, fmt.Errorf("encoding action arguments: %w", err)
@@ -100,7 +101,7 @@ func verifyFixAction(u uri.URI, fix FixCandidate, kind protocol.CodeActionKind) 
 
 // changedSince reports a file of the candidate whose buffer or disk content
 // differs from what the tests ran on.
-func (s *Server) changedSince(snap *Snapshot, fix FixCandidate) (string, bool) {
+func (s *Server) changedSince(snap *snapshot.Snapshot, fix snapshot.FixCandidate) (string, bool) {
 	files := []string{fix.File}
 	for _, e := range fix.Edits {
 		files = append(files, e.File)
@@ -108,7 +109,7 @@ func (s *Server) changedSince(snap *Snapshot, fix FixCandidate) (string, bool) {
 	for _, rel := range files {
 		collected, ok := snap.Hashes[rel]
 		if !ok {
-			collected = CollectedContent(snap.Root, rel, snap.Matrix.FileHashes[rel], s.cache)
+			collected = snapshot.CollectedContent(snap.Root, rel, snap.Matrix.FileHashes[rel], s.cache)
 		}
 		f, ok := s.currentFile(filepath.Join(snap.Root, filepath.FromSlash(rel)))
 		if !ok || collected == "" || f.hash != collected {
@@ -119,7 +120,7 @@ func (s *Server) changedSince(snap *Snapshot, fix FixCandidate) (string, bool) {
 }
 
 // forcedValues describes the values a candidate forces.
-func forcedValues(fix FixCandidate) []string {
+func forcedValues(fix snapshot.FixCandidate) []string {
 	var out []string
 	for _, e := range fix.Edits {
 		out = append(out, fmt.Sprintf("%s:%d %s = %s", e.File, e.StartLine, e.ExprText(), e.NewText))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"github.com/faultline-go/faultline/regress"
 	"github.com/faultline-go/faultline/spectra"
 )
@@ -37,7 +38,7 @@ type view struct {
 	matrix      *spectra.Matrix        // latest engine result
 	digest      string                 // fingerprint of matrix
 	loc         *localize.Localization // the localization service's latest state for matrix
-	snap        *Snapshot
+	snap        *snapshot.Snapshot
 	seq         uint64
 	focus       string
 	current     *run        // latest collection run, possibly finished
@@ -46,8 +47,8 @@ type view struct {
 	lastShown   string      // last build failure shown, not to repeat it
 	lastRanking string      // digest of the ranking last announced
 	diag        diagState
-	analysis    context.CancelFunc // of the localization of the current matrix
-	evidence    EvidenceCache      // the learned order's evidence over matrix
+	analysis    context.CancelFunc     // of the localization of the current matrix
+	evidence    snapshot.EvidenceCache // the learned order's evidence over matrix
 	watcher     *fsnotify.Watcher
 	deferred    deferredWork // refused until the user agrees to run the module's code
 	// explained are the latest explanations from the git history, by
@@ -246,7 +247,7 @@ func summary(m *spectra.Matrix) string {
 // update takes a new engine result. A result identical to the current one
 // (a store reload after our own run) changes nothing.
 func (v *view) update(m *spectra.Matrix) {
-	digest := Fingerprint(m)
+	digest := snapshot.Fingerprint(m)
 	v.mu.Lock()
 	if v.snap != nil && digest == v.digest {
 		v.mu.Unlock()
@@ -283,7 +284,7 @@ func (v *view) rebuild() {
 	if m == nil {
 		return
 	}
-	snap, err := BuildSnapshot(seq, v.root, m, loc, st.choices(), focus, v.srv.cache, &v.evidence)
+	snap, err := snapshot.BuildSnapshot(seq, v.root, m, loc, st.choices(), focus, v.srv.cache, &v.evidence)
 	if err != nil {
 		v.srv.client.logf(protocol.MessageTypeError, "%s: %v", v.root, err)
 		return
@@ -306,7 +307,7 @@ func (v *view) rebuild() {
 	v.srv.diagnose(v)
 }
 
-func (v *view) snapshot() *Snapshot {
+func (v *view) snapshot() *snapshot.Snapshot {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return v.snap

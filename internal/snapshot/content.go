@@ -1,4 +1,4 @@
-package server
+package snapshot
 
 import (
 	"container/list"
@@ -15,23 +15,23 @@ func HashContent(b []byte) ContentHash { return ContentHash(testbuild.Bytes(b)) 
 
 // contentCache keeps recently seen file contents by hash, so the text a
 // collection ran against can be recovered after the file changed on disk.
-type ContentCache struct{ lru *Lru[ContentHash, []byte] }
+type ContentCache struct{ lru *LRU[ContentHash, []byte] }
 
 func NewContentCache(size int) *ContentCache { return &ContentCache{NewLRU[ContentHash, []byte](size)} }
 
 // put remembers text under its hash and returns the hash.
 func (c *ContentCache) Put(text []byte) ContentHash {
 	h := HashContent(text)
-	c.lru.put(h, text)
+	c.lru.Put(h, text)
 	return h
 }
 
-func (c *ContentCache) Get(h ContentHash) ([]byte, bool) { return c.lru.get(h) }
+func (c *ContentCache) Get(h ContentHash) ([]byte, bool) { return c.lru.Get(h) }
 
 // lru is a mutex-guarded map that evicts its least recently used entry
 // beyond a fixed size. Results derived from file contents are cached in one
 // under content hashes, so they stay valid exactly as long as the content.
-type Lru[K comparable, V any] struct {
+type LRU[K comparable, V any] struct {
 	mu      sync.Mutex
 	max     int
 	order   *list.List // of K, most recent first
@@ -43,11 +43,11 @@ type lruEntry[V any] struct {
 	value V
 }
 
-func NewLRU[K comparable, V any](size int) *Lru[K, V] {
-	return &Lru[K, V]{max: size, order: list.New(), entries: make(map[K]*lruEntry[V])}
+func NewLRU[K comparable, V any](size int) *LRU[K, V] {
+	return &LRU[K, V]{max: size, order: list.New(), entries: make(map[K]*lruEntry[V])}
 }
 
-func (c *Lru[K, V]) put(k K, v V) {
+func (c *LRU[K, V]) Put(k K, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.entries[k]; ok {
@@ -63,7 +63,7 @@ func (c *Lru[K, V]) put(k K, v V) {
 	}
 }
 
-func (c *Lru[K, V]) get(k K) (V, bool) {
+func (c *LRU[K, V]) Get(k K) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[k]

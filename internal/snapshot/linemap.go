@@ -1,4 +1,4 @@
-package server
+package snapshot
 
 // fileText is a file as the user sees it now, with the collected lines
 // mapped onto it. It is cached under the pair of content hashes.
@@ -31,4 +31,5 @@ func (ft *FileText) Collected(i int) (int, bool) {
 	return ft.FromCurrent[i] + 1, true
 }
 
-type MappingKey struct{ collected, current ContentHash }
+// MappingKey names the mapping of a file's collected content onto its current one.
+type MappingKey struct{ Collected, Current ContentHash }

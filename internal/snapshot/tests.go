@@ -1,4 +1,4 @@
-package server
+package snapshot
 
 import (
 	"go/ast"

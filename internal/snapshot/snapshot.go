@@ -1,4 +1,4 @@
-package server
+package snapshot
 
 import (
 	"crypto/sha256"
@@ -68,9 +68,10 @@ type Choices struct {
 	Localize localize.Options
 }
 
+// FileLine is a line of a file relative to the module root.
 type FileLine struct {
-	file string
-	line int
+	File string
+	Line int
 }
 
 // buildSnapshot ranks m under the settings, in the order they ask for with
