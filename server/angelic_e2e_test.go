@@ -15,8 +15,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
 
+	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/internal/trust"
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // TestVerifyOverLSP runs the whole path a user takes, with default
@@ -30,7 +30,7 @@ func TestVerifyOverLSP(t *testing.T) {
 	}
 	dir, cache := fooModule(t), t.TempDir()
 	srv := New(Options{
-		Open:  func(d string) (Workspace, error) { return spectra.Open(d, spectra.Options{CacheDir: cache}) },
+		Open:  func(d string) (Workspace, error) { return localize.Open(d, localize.WorkspaceOptions{CacheDir: cache}) },
 		Trust: trust.At(filepath.Join(t.TempDir(), "trusted.json")),
 	})
 	serverEnd, clientEnd := net.Pipe()

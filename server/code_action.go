@@ -7,7 +7,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/internal/snapshot"
 )
 
@@ -107,5 +107,5 @@ func (s *Server) fixEdit(snap *snapshot.Snapshot, fix snapshot.FixCandidate) (*p
 }
 
 // writable reports whether an angelic value can stand in the source as it
-// is (see analysis.Writable).
-func writable(text string) bool { return analysis.Writable(text) }
+// is (see localize.Writable).
+func writable(text string) bool { return localize.Writable(text) }

@@ -7,21 +7,18 @@ import (
 
 	"go.lsp.dev/uri"
 
-	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/internal/snapshot"
-	"github.com/faultline-go/faultline/regress"
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // Workspace is what the server needs from the spectrum engine for one module.
-// *spectra.Workspace implements it; tests of the protocol surface may pass
+// *localize.Workspace implements it; tests of the protocol surface may pass
 // their own through Options.Open.
 type Workspace interface {
 	Root() string
 	StorePath() string
-	Collect(ctx context.Context, opts spectra.CollectOptions) (*spectra.Matrix, error)
-	Load() (*spectra.Matrix, error)
+	Collect(ctx context.Context, opts localize.CollectOptions) (*localize.Matrix, error)
+	Load() (*localize.Matrix, error)
 }
 
 // OpenFunc opens the engine for the module containing dir.
@@ -29,7 +26,7 @@ type OpenFunc func(dir string) (Workspace, error)
 
 // openSpectra opens the real engine.
 func openSpectra(dir string) (Workspace, error) {
-	ws, err := spectra.Open(dir, spectra.Options{})
+	ws, err := localize.Open(dir, localize.WorkspaceOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("opening the spectrum engine: %w", err)
 	}
@@ -42,15 +39,15 @@ func openSpectra(dir string) (Workspace, error) {
 // as analyses finish, and may take long; the server cancels it when a
 // newer result arrives.
 type Localizer interface {
-	Localize(ctx context.Context, m *spectra.Matrix, opts localize.Options, progress func(*localize.Localization)) (*localize.Localization, error)
+	Localize(ctx context.Context, m *localize.Matrix, opts localize.Options, progress func(*localize.Localization)) (*localize.Localization, error)
 	// Verify runs a candidate's test again with its values forced,
 	// refusing a candidate whose sources changed.
-	Verify(ctx context.Context, t analysis.Target, c analysis.Candidate, opts localize.Options) (analysis.Verification, error)
+	Verify(ctx context.Context, t localize.Target, c localize.Candidate, opts localize.Options) (localize.Verification, error)
 	// Suggest searches the inputs that sharpen failing fuzz targets'
 	// rankings and, with opts.Write, adds them to their seed corpora.
-	Suggest(ctx context.Context, m *spectra.Matrix, opts localize.SuggestOptions, progress func(localize.Suggestion)) ([]localize.Suggestion, error)
+	Suggest(ctx context.Context, m *localize.Matrix, opts localize.SuggestOptions, progress func(localize.Suggestion)) ([]localize.Suggestion, error)
 	// Explain explains failing tests from the git history.
-	Explain(ctx context.Context, m *spectra.Matrix, opts localize.ExplainOptions, each func(regress.Explanation)) (*localize.Explanations, error)
+	Explain(ctx context.Context, m *localize.Matrix, opts localize.ExplainOptions, each func(localize.Explanation)) (*localize.Explanations, error)
 	// CheckHistory says why the module cannot be explained from a git
 	// history, or nil.
 	CheckHistory(ctx context.Context) error
@@ -62,7 +59,7 @@ type OpenLocalizerFunc func(ws Workspace) (Localizer, error)
 
 // openLocalizer makes the real service for the real engine.
 func openLocalizer(ws Workspace) (Localizer, error) {
-	sw, ok := ws.(*spectra.Workspace)
+	sw, ok := ws.(*localize.Workspace)
 	if !ok {
 		return nil, nil
 	}

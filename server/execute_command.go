@@ -9,8 +9,8 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/internal/snapshot"
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // command runs one workspace/executeCommand command on its first argument.
@@ -109,7 +109,7 @@ func runCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, error
 				switch {
 				case t.Verdict.Failing():
 					mr.Failed++
-				case t.Verdict == spectra.Pass:
+				case t.Verdict == localize.VerdictPass:
 					mr.Passed++
 				}
 			}

@@ -12,11 +12,8 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/internal/snapshot"
-	"github.com/faultline-go/faultline/regress"
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // explainArgs are the arguments of faultline.explainTest.
@@ -53,7 +50,7 @@ func explainCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, e
 	}
 	s.consent.give(snap.Root)
 	prog := s.beginProgress(ctx, "faultline: explaining "+target.Test+" from the git history")
-	exs, err := v.localizer.Explain(ctx, snap.Matrix, localize.ExplainOptions{Base: args.Base, Tests: []analysis.Target{target},
+	exs, err := v.localizer.Explain(ctx, snap.Matrix, localize.ExplainOptions{Base: args.Base, Tests: []localize.Target{target},
 		Memory: snap.Settings.Localize.Memory, TestMemory: snap.Settings.Localize.TestMemory, Progress: func(msg string) { prog.report(msg, 0) }}, nil)
 	if err == nil && len(exs.Tests) != 1 {
 		err = fmt.Errorf("no explanation came back for %s", target.Test)
@@ -69,7 +66,7 @@ func explainCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, e
 	prog.end("done")
 	v.mu.Lock()
 	if v.explained == nil {
-		v.explained = map[analysis.Target]regress.Explanation{}
+		v.explained = map[localize.Target]localize.Explanation{}
 	}
 	v.explained[target] = ex
 	v.mu.Unlock()
@@ -80,9 +77,9 @@ func explainCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, e
 
 // firstLeaf is the first of the failing leaf tests (indices into the
 // matrix's tests) that ran, in the matrix's order.
-func firstLeaf(snap *snapshot.Snapshot, failing map[int]bool) (*spectra.TestRun, bool) {
+func firstLeaf(snap *snapshot.Snapshot, failing map[int]bool) (*localize.TestRun, bool) {
 	for i := range snap.Matrix.Tests {
-		if t := &snap.Matrix.Tests[i]; failing[i] && t.Verdict != spectra.BuildError {
+		if t := &snap.Matrix.Tests[i]; failing[i] && t.Verdict != localize.VerdictBuildError {
 			return t, true
 		}
 	}
@@ -113,21 +110,21 @@ func (s *Server) hasHistory(ctx context.Context, root string) bool {
 }
 
 // failingLeaf finds a failing leaf test by name (and package, when given).
-func failingLeaf(snap *snapshot.Snapshot, pkg, name string) (analysis.Target, bool) {
-	var found []analysis.Target
+func failingLeaf(snap *snapshot.Snapshot, pkg, name string) (localize.Target, bool) {
+	var found []localize.Target
 	for _, t := range snap.Matrix.Tests {
 		if t.Verdict.Failing() && t.Name == name && (pkg == "" || t.Package == pkg) {
-			found = append(found, analysis.Target{Package: t.Package, Test: t.Name})
+			found = append(found, localize.Target{Package: t.Package, Test: t.Name})
 		}
 	}
 	if len(found) != 1 {
-		return analysis.Target{}, false
+		return localize.Target{}, false
 	}
 	return found[0], true
 }
 
 // explainSummary is the one-line message of an explanation.
-func explainSummary(ex regress.Explanation) string {
+func explainSummary(ex localize.Explanation) string {
 	if ex.Message != "" {
 		return fmt.Sprintf("faultline: %s: %s", ex.Test, ex.Message)
 	}
@@ -160,9 +157,11 @@ func explainSummary(ex regress.Explanation) string {
 // shown only while its file is as it was explained (the explanation's
 // content hash), and a cause step only while its file is: an edited file
 // shows nothing of it rather than a wrong line.
-func (s *Server) explanationDiagnostics(root string, explained []regress.Explanation, out map[uri.URI]fileDiagnostics) {
-	slices.SortFunc(explained, func(a, b regress.Explanation) int { return strings.Compare(a.Package+" "+a.Test, b.Package+" "+b.Test) })
-	unchanged := func(ex regress.Explanation, rel string) (openFile, bool) {
+func (s *Server) explanationDiagnostics(root string, explained []localize.Explanation, out map[uri.URI]fileDiagnostics) {
+	slices.SortFunc(explained, func(a, b localize.Explanation) int {
+		return strings.Compare(a.Package+" "+a.Test, b.Package+" "+b.Test)
+	})
+	unchanged := func(ex localize.Explanation, rel string) (openFile, bool) {
 		f, ok := s.currentFile(filepath.Join(root, filepath.FromSlash(rel)))
 		return f, ok && ex.Hashes[rel] != "" && string(f.hash) == ex.Hashes[rel]
 	}
@@ -222,11 +221,13 @@ func (s *Server) revertActions(snap *snapshot.Snapshot, rel string, r protocol.R
 	v.mu.Lock()
 	explained := slices.Collect(maps.Values(v.explained))
 	v.mu.Unlock()
-	slices.SortFunc(explained, func(a, b regress.Explanation) int { return strings.Compare(a.Package+" "+a.Test, b.Package+" "+b.Test) })
+	slices.SortFunc(explained, func(a, b localize.Explanation) int {
+		return strings.Compare(a.Package+" "+a.Test, b.Package+" "+b.Test)
+	})
 	kind := protocol.CodeActionKindQuickFix
 	var actions []protocol.CommandOrCodeAction
 	for _, ex := range explained {
-		if !slices.ContainsFunc(ex.Changes, func(c regress.Change) bool {
+		if !slices.ContainsFunc(ex.Changes, func(c localize.Change) bool {
 			return c.Role == "root" && c.File == rel && c.Line-1 <= int(r.End.Line) && max(c.EndLine, c.Line)-1 >= int(r.Start.Line)
 		}) {
 			continue
@@ -254,7 +255,7 @@ func (s *Server) revertActions(snap *snapshot.Snapshot, rel string, r protocol.R
 }
 
 // otherRoots are the root changes of ex other than c, as file:line.
-func otherRoots(ex regress.Explanation, c regress.Change) []string {
+func otherRoots(ex localize.Explanation, c localize.Change) []string {
 	var out []string
 	for _, o := range ex.Changes {
 		if o.Role == "root" && o != c {

@@ -8,8 +8,8 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/internal/snapshot"
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // severalFaults warns on each fuzz target whose failing entries share no
@@ -21,7 +21,7 @@ func (s *Server) severalFaults(ctx context.Context, snap *snapshot.Snapshot, out
 	enc := s.encoding()
 	type target struct {
 		pkg, name string
-		first     *spectra.TestRun
+		first     *localize.TestRun
 		shared    map[snapshot.FileLine]bool
 		failing   int
 	}

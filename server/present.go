@@ -13,8 +13,6 @@ import (
 
 	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/internal/snapshot"
-	"github.com/faultline-go/faultline/spectra"
-	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // lineRange spans the text of current line i, leading indentation excluded.
@@ -99,7 +97,7 @@ func writeAngelicLines(b *strings.Builder, fixes []snapshot.FixCandidate) {
 }
 
 // testNames lists up to max test names, saying how many more there are.
-func testNames(m *spectra.Matrix, idx []int, max int) string {
+func testNames(m *localize.Matrix, idx []int, max int) string {
 	var names []string
 	for i, t := range idx {
 		if i == max {
@@ -138,7 +136,7 @@ func (s *Server) diagnostic(snap *snapshot.Snapshot, i int, ft *snapshot.FileTex
 
 // testLocation points at where a failing test reported its failure, or else
 // at the test function.
-func (s *Server) testLocation(snap *snapshot.Snapshot, t *spectra.TestRun, enc encoding) (protocol.Location, bool) {
+func (s *Server) testLocation(snap *snapshot.Snapshot, t *localize.TestRun, enc encoding) (protocol.Location, bool) {
 	file, line := "", 0
 	if len(t.FailSites) > 0 {
 		file, line = t.FailSites[0].File, t.FailSites[0].Line
@@ -169,17 +167,12 @@ func hoverText(snap *snapshot.Snapshot, i int) string {
 	b.WriteString("\n\n| | executed | not executed |\n|---|---:|---:|\n")
 	fmt.Fprintf(&b, "| failing tests | %d (ef) | %d (nf) |\n| passing tests | %d (ep) | %d (np) |\n\n", l.EF, l.NF, l.EP, l.NP)
 	b.WriteString("| formula | score |\n|---|---:|\n")
-	counts := rank.Counts{EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP}
-	for _, name := range rank.Names() {
-		f, err := rank.Lookup(name)
-		if err != nil {
-			continue
-		}
+	for _, f := range localize.FormulaScores(l.EF, l.EP, l.NF, l.NP) {
 		mark := ""
-		if f.Name() == snap.Ranking.Formula {
+		if f.Formula == snap.Ranking.Formula {
 			mark = " ◀"
 		}
-		fmt.Fprintf(&b, "| %s%s | %.4g |\n", name, mark, f.Score(counts))
+		fmt.Fprintf(&b, "| %s%s | %.4g |\n", f.Formula, mark, f.Score)
 	}
 	if l.BlockRank != nil {
 		b.WriteString(blockRankText(l.Score, l.BlockRank))
@@ -195,7 +188,7 @@ func hoverText(snap *snapshot.Snapshot, i int) string {
 
 // blockRankText explains a line's BlockRank score: its block and the two
 // parts of the score, and when runs stop in the block, that they do.
-func blockRankText(score float64, br *spectra.BlockRankLine) string {
+func blockRankText(score float64, br *localize.BlockRankLine) string {
 	var b strings.Builder
 	lines := fmt.Sprintf("line %d", br.FirstLine)
 	if br.LastLine != br.FirstLine {

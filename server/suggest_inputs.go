@@ -13,7 +13,6 @@ import (
 
 	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/internal/snapshot"
-	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // suggestArgs are the arguments of faultline.suggestInputs, as the "Add
@@ -83,9 +82,9 @@ func suggestCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, e
 	if len(failingRuns(snap.Base, args.Package, args.Target)) == 0 {
 		return nil, errorf("%s: %s is not a failing fuzz target of %s", commandSuggestInputs, args.Target, args.Package)
 	}
-	formula, err := rank.Lookup(snap.Settings.Formula)
+	formula, err := localize.ParseFormula(snap.Settings.Formula)
 	if err != nil {
-		formula = rank.Default() // blockrank, sattar: compared beside op2 and SAT-TAR anyway
+		formula = localize.DefaultFormula() // blockrank, sattar: compared beside op2 and SAT-TAR anyway
 	}
 	s.consent.give(snap.Root) // asking for inputs is consent to run the target
 	prog := s.beginProgress(ctx, "faultline: searching inputs for "+args.Target)

@@ -12,11 +12,8 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"go.lsp.dev/protocol"
 
-	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/internal/snapshot"
-	"github.com/faultline-go/faultline/regress"
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // view is one module of the workspace and its spectrum engine. It owns the
@@ -35,7 +32,7 @@ type view struct {
 	cancel context.CancelFunc
 
 	mu          sync.Mutex
-	matrix      *spectra.Matrix        // latest engine result
+	matrix      *localize.Matrix       // latest engine result
 	digest      string                 // fingerprint of matrix
 	loc         *localize.Localization // the localization service's latest state for matrix
 	snap        *snapshot.Snapshot
@@ -53,7 +50,7 @@ type view struct {
 	deferred    deferredWork // refused until the user agrees to run the module's code
 	// explained are the latest explanations from the git history, by
 	// package and test; shown while the files they name are unchanged.
-	explained map[analysis.Target]regress.Explanation
+	explained map[localize.Target]localize.Explanation
 	history   *bool // whether the module lies in a git work tree, once asked
 	// stoppedShown are the tests ("package name") the memory bound stopped
 	// that the user was told of, not to repeat it on every save.
@@ -64,7 +61,7 @@ type view struct {
 type run struct {
 	cancel context.CancelFunc
 	done   chan struct{}
-	matrix *spectra.Matrix
+	matrix *localize.Matrix
 	err    error
 }
 
@@ -179,13 +176,13 @@ func (v *view) collect(ctx context.Context, r *run, prev *run) {
 	st := v.srv.currentSettings()
 	p := v.srv.beginProgress(ctx, "faultline: running tests in "+filepath.Base(v.root))
 	v.srv.status(statusParams{State: "building", Root: v.root, Message: "building tests"})
-	m, err := v.ws.Collect(ctx, spectra.CollectOptions{
+	m, err := v.ws.Collect(ctx, localize.CollectOptions{
 		Packages:   []string{"./..."},
 		Timeout:    st.Timeout,
 		Parallel:   st.Parallel,
 		TestMemory: st.TestMemory,
 		Edges:      st.technique().BlockRank(),
-		Progress:   func(pr spectra.Progress) { v.progress(p, pr) },
+		Progress:   func(pr localize.Progress) { v.progress(p, pr) },
 	})
 	r.matrix, r.err = m, err
 	switch {
@@ -208,7 +205,7 @@ func (v *view) collect(ctx context.Context, r *run, prev *run) {
 
 // progress forwards the engine's progress to the editor: building takes the
 // first 30 percent, running the rest, both counted in packages.
-func (v *view) progress(p *progress, pr spectra.Progress) {
+func (v *view) progress(p *progress, pr localize.Progress) {
 	frac := 0
 	if pr.Packages > 0 {
 		frac = pr.PackagesDone * 100 / pr.Packages
@@ -224,13 +221,13 @@ func (v *view) progress(p *progress, pr spectra.Progress) {
 }
 
 // summary says in a few words how a collection went.
-func summary(m *spectra.Matrix) string {
+func summary(m *localize.Matrix) string {
 	failed, passed := 0, 0
 	for _, t := range m.Tests {
 		switch {
 		case t.Verdict.Failing():
 			failed++
-		case t.Verdict == spectra.Pass:
+		case t.Verdict == localize.VerdictPass:
 			passed++
 		}
 	}
@@ -246,7 +243,7 @@ func summary(m *spectra.Matrix) string {
 
 // update takes a new engine result. A result identical to the current one
 // (a store reload after our own run) changes nothing.
-func (v *view) update(m *spectra.Matrix) {
+func (v *view) update(m *localize.Matrix) {
 	digest := snapshot.Fingerprint(m)
 	v.mu.Lock()
 	if v.snap != nil && digest == v.digest {

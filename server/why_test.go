@@ -3,18 +3,17 @@ package server
 import (
 	"testing"
 
-	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/internal/snapshot"
 )
 
 // The sentence in the states the server tests over LSP do not reach.
 func TestWhySentence(t *testing.T) {
-	at := func(line int) analysis.Location { return analysis.Location{File: "a.go", Line: line, EndLine: line} }
-	multi := []analysis.TestResult{{Test: "TestA", Candidates: []analysis.Candidate{
-		{Verified: true, Found: analysis.FoundBySolver, Locations: []analysis.Location{at(3)}},
-		{Verified: true, Found: analysis.FoundBySolver, Locations: []analysis.Location{at(4), at(5)}},
-		{Verified: false, Locations: []analysis.Location{at(6)}},
+	at := func(line int) localize.Location { return localize.Location{File: "a.go", Line: line, EndLine: line} }
+	multi := []localize.TestResult{{Test: "TestA", Candidates: []localize.Candidate{
+		{Verified: true, Found: localize.FoundBySolver, Locations: []localize.Location{at(3)}},
+		{Verified: true, Found: localize.FoundBySolver, Locations: []localize.Location{at(4), at(5)}},
+		{Verified: false, Locations: []localize.Location{at(6)}},
 	}}, {Test: "TestB"}}
 	line := func(n, rank, fixes int) localize.RankedLine {
 		return localize.RankedLine{File: "a.go", Line: n, Score: 0.5, Rank: rank, Tie: [2]int{rank, rank}, EF: 2, EP: 1, NP: 2, Fixes: fixes}

@@ -13,10 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/internal/testbuild"
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // collectFlags are the flags shared by commands that collect spectra.
@@ -35,15 +32,15 @@ type collectFlags struct {
 
 func (c *collectFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.run, "run", "", "run only the tests matching the regular expression, as go test -run")
-	fs.DurationVar(&c.timeout, "timeout", spectra.DefaultTimeout, "kill a leaf test that runs longer than this")
+	fs.DurationVar(&c.timeout, "timeout", localize.DefaultTimeout, "kill a leaf test that runs longer than this")
 	fs.IntVar(&c.parallel, "parallel", 0, "test processes at once (0: one per CPU)")
 	fs.BoolVar(&c.edges, "edges", false, "record each test's edge profile too (BlockRank; implied by -formula blockrank)")
-	fs.Int64Var(&c.testMemory, "test-memory", 0, fmt.Sprintf("memory in MB the processes of one test may hold before the test is stopped with the verdict memory, in collection and analysis (0: the smaller of %d and half the machine's memory; enforced on Linux)", testbuild.MaxDefaultTestMemory>>20))
+	fs.Int64Var(&c.testMemory, "test-memory", 0, fmt.Sprintf("memory in MB the processes of one test may hold before the test is stopped with the verdict memory, in collection and analysis (0: the smaller of %d and half the machine's memory; enforced on Linux)", localize.MaxDefaultTestMemory>>20))
 }
 
 // collect opens the module around the working directory and collects the
 // packages' spectra, showing progress on a terminal.
-func (c *collectFlags) collect(ctx context.Context, packages []string) (*spectra.Workspace, *spectra.Matrix, error) {
+func (c *collectFlags) collect(ctx context.Context, packages []string) (*localize.Workspace, *localize.Matrix, error) {
 	ws, err := c.openWorkspace()
 	if err != nil {
 		return nil, nil, err
@@ -54,18 +51,18 @@ func (c *collectFlags) collect(ctx context.Context, packages []string) (*spectra
 
 // openWorkspace opens the module around the working directory, its tests
 // bounded by -test-memory.
-func (c *collectFlags) openWorkspace() (*spectra.Workspace, error) {
+func (c *collectFlags) openWorkspace() (*localize.Workspace, error) {
 	if c.testMemory < 0 {
 		return nil, fmt.Errorf("-test-memory: %d MB is negative", c.testMemory)
 	}
-	return spectra.Open(".", spectra.Options{Warn: func(msg string) { fmt.Fprintln(os.Stderr, msg) }, TestMemory: c.testMemory << 20})
+	return localize.Open(".", localize.WorkspaceOptions{Warn: func(msg string) { fmt.Fprintln(os.Stderr, msg) }, TestMemory: c.testMemory << 20})
 }
 
 // collectIn collects the packages' spectra in ws, showing progress on a
 // terminal.
-func (c *collectFlags) collectIn(ctx context.Context, ws *spectra.Workspace, packages []string) (*spectra.Matrix, error) {
+func (c *collectFlags) collectIn(ctx context.Context, ws *localize.Workspace, packages []string) (*localize.Matrix, error) {
 	progress := newProgressLine()
-	m, err := ws.Collect(ctx, spectra.CollectOptions{
+	m, err := ws.Collect(ctx, localize.CollectOptions{
 		Packages: packages, Run: c.run, Timeout: c.timeout, Parallel: c.parallel, Progress: progress.update,
 		BuildFlags: c.buildFlags, TestFlags: c.testFlags, Edges: c.edges,
 	})
@@ -82,7 +79,7 @@ func (c *collectFlags) collectIn(ctx context.Context, ws *spectra.Workspace, pac
 	if err != nil {
 		return nil, err
 	}
-	if c.run != "" && len(m.BuildErrors) == 0 && !slices.ContainsFunc(m.Tests, func(t spectra.TestRun) bool { return t.Verdict != spectra.BuildError }) {
+	if c.run != "" && len(m.BuildErrors) == 0 && !slices.ContainsFunc(m.Tests, func(t localize.TestRun) bool { return t.Verdict != localize.VerdictBuildError }) {
 		// go test's words, and like go test this is no failure.
 		fmt.Fprintf(os.Stderr, "faultline: warning: no tests to run: -run %q matches no test\n", c.run)
 	}
@@ -161,7 +158,7 @@ func localizeModule(ctx context.Context, cf *collectFlags, af *angelicFlags, ord
 	return rankResult{loc: loc}, nil
 }
 
-func writeBuildErrors(w io.Writer, m *spectra.Matrix) {
+func writeBuildErrors(w io.Writer, m *localize.Matrix) {
 	var pkgs []string
 	for pkg := range m.BuildErrors {
 		pkgs = append(pkgs, pkg)
@@ -275,7 +272,7 @@ func writeRankingText(w io.Writer, loc *localize.Localization, lines []localize.
 	if err := writeFunctionsText(w, functions); err != nil {
 		return err
 	}
-	writeAngelicText(w, summary, analysis.FileLines(m.Root))
+	writeAngelicText(w, summary, localize.FileLines(m.Root))
 	writeBlockRankText(w, r)
 	writeSatTarText(w, loc.SatTar)
 	failing := 0

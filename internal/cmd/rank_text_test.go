@@ -10,9 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // tableRow is one row of the text table, by column name.
@@ -65,11 +63,11 @@ func tableLocalization(t *testing.T, order string) *localize.Localization {
 		formula.Lines = append(formula.Lines, localize.RankedLine{File: "a.go", Line: i + 1, Score: s.score, Rank: i + 1, Tie: s.tie,
 			EF: s.ef, EP: s.ep, NF: 2 - s.ef, NP: 4 - s.ep})
 	}
-	fix := func(line int) analysis.Candidate {
-		return analysis.Candidate{Verified: true, Locations: []analysis.Location{{File: "a.go", Line: line, EndLine: line}}}
+	fix := func(line int) localize.Candidate {
+		return localize.Candidate{Verified: true, Locations: []localize.Location{{File: "a.go", Line: line, EndLine: line}}}
 	}
-	results := []analysis.TestResult{{Test: "T1", Candidates: []analysis.Candidate{fix(5), fix(6)}}, {Test: "T2", Candidates: []analysis.Candidate{fix(5)}}}
-	loc := &localize.Localization{Matrix: &spectra.Matrix{}, Formula: formula, Ranking: formula,
+	results := []localize.TestResult{{Test: "T1", Candidates: []localize.Candidate{fix(5), fix(6)}}, {Test: "T2", Candidates: []localize.Candidate{fix(5)}}}
+	loc := &localize.Localization{Matrix: &localize.Matrix{}, Formula: formula, Ranking: formula,
 		Angelic: &localize.Angelic{Failing: 2, Analyzed: 2, Results: results}}
 	switch order {
 	case localize.OrderCombined:
@@ -181,7 +179,7 @@ func TestRankTextTable(t *testing.T) {
 // added "functions" field, or the -functions most suspicious.
 func TestRankFunctionsOutput(t *testing.T) {
 	loc := tableLocalization(t, localize.OrderFormula)
-	loc.Matrix = &spectra.Matrix{Root: t.TempDir()}
+	loc.Matrix = &localize.Matrix{Root: t.TempDir()}
 	// Ranked lines 1-6: line 1 outside functions, 2-4 in A, 5 in B, 6 in C.
 	src := "package p\nfunc A() {\n\t_ = 1\n}\nfunc B() { _ = 2 }\nfunc C() {}\n"
 	if err := os.WriteFile(filepath.Join(loc.Matrix.Root, "a.go"), []byte(src), 0o644); err != nil {

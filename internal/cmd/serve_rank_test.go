@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
 )
 
@@ -74,7 +73,7 @@ func TestServeAgreesWithRank(t *testing.T) {
 		t.Fatalf("rank -json: %v\n%s", err, stdout)
 	}
 	want := ranked.failingRun()
-	angelic := analysis.Available() == nil
+	angelic := localize.AnalysisAvailable() == nil
 	// fixed is the first line that hosts a verified fix: the editor shows
 	// its angelic value.
 	var fixed *rankedLine

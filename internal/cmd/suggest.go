@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/specs"
-	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // runSuggest searches, for each failing fuzz target, the inputs that make
@@ -28,7 +26,7 @@ func runSuggest(ctx context.Context, args []string) error {
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	targets := fs.String("target", "", "comma-separated fuzz targets to work on (default: every failing one)")
 	formulaName := fs.String("formula", "ochiai", "the formula whose ranking is compared before and after, beside op2's and SAT-TAR's")
-	var so specs.Options
+	var so localize.SearchOptions
 	fs.DurationVar(&so.Budget, "budget", defaultSuggestBudget, "search time per fuzz target")
 	fs.IntVar(&so.MaxRuns, "max-runs", 150, "runs of a target per search, recorded runs included")
 	fs.IntVar(&so.Passing, "passing", 20, "sfo_p: passing inputs with new coverage to add (-1: none)")
@@ -41,7 +39,7 @@ func runSuggest(ctx context.Context, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	formula, err := rank.Lookup(*formulaName)
+	formula, err := localize.ParseFormula(*formulaName)
 	if err != nil {
 		return usageError{err}
 	}
@@ -148,11 +146,11 @@ func writeSuggestText(w io.Writer, out []localize.Suggestion, written bool) erro
 }
 
 // statusText explains a status in a few words.
-func statusText(r *specs.Result) string {
+func statusText(r *localize.SearchResult) string {
 	switch r.Status {
-	case specs.Optimal:
+	case localize.SearchOptimal:
 		return "single-fault optimal: no failing input avoids a line every failing run executes"
-	case specs.Improved:
+	case localize.SearchImproved:
 		return "failing inputs added; the search was bounded before it could tell whether more exist"
 	default:
 		return "no failing input added within the bounds"

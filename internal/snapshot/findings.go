@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // Findings are what the angelic analysis found, in the form the server
@@ -43,7 +43,7 @@ type FixCandidate struct {
 	ID string
 	// Shown is the candidate as edits of its source lines as they were
 	// collected, for the hover and Title.
-	Shown []analysis.LineEdit
+	Shown []localize.LineEdit
 	// Avoids says the fix steers the run around the failing check rather
 	// than fixing what it checks.
 	Avoids bool
@@ -70,13 +70,13 @@ func (e Edit) ExprText() string {
 
 // produced is a candidate with the test it makes pass, for verifying it.
 type produced struct {
-	Target    analysis.Target
-	Candidate analysis.Candidate
+	Target    localize.Target
+	Candidate localize.Candidate
 }
 
 // angelicLabel is the hint beside an expression: its angelic value, and a
 // word when only an extreme value works.
-func angelicLabel(l analysis.Location) string {
+func angelicLabel(l localize.Location) string {
 	if l.Extreme {
 		return "⇒ " + l.Angelic + " (only an extreme value works)"
 	}
@@ -88,7 +88,7 @@ func angelicLabel(l analysis.Location) string {
 // that writes the angelic values in place of the expressions, titled by
 // the source lines it edits (src reads them as collected), with an ID
 // under which it can be verified.
-func FindingsOf(results []analysis.TestResult, src analysis.SourceLines) (Findings, map[string]produced) {
+func FindingsOf(results []localize.TestResult, src localize.SourceLines) (Findings, map[string]produced) {
 	var f Findings
 	byID := map[string]produced{}
 	seen := make(map[AngelicValue]bool)
@@ -97,11 +97,11 @@ func FindingsOf(results []analysis.TestResult, src analysis.SourceLines) (Findin
 			if len(c.Locations) == 0 {
 				continue
 			}
-			fix := FixCandidate{File: c.Locations[0].File, Line: c.Locations[0].Line, Verified: c.Verified, Test: r.Test, FoundBy: analysis.FoundWords(c.Found),
-				Shown: analysis.Edits(c.Locations, src), Avoids: c.Avoids}
+			fix := FixCandidate{File: c.Locations[0].File, Line: c.Locations[0].Line, Verified: c.Verified, Test: r.Test, FoundBy: localize.FoundWords(c.Found),
+				Shown: localize.Edits(c.Locations, src), Avoids: c.Avoids}
 			if c.Verifiable() {
 				fix.ID = fmt.Sprintf("%s %s #%d.%d", r.Package, r.Test, ri, ci)
-				byID[fix.ID] = produced{analysis.Target{Package: r.Package, Test: r.Test}, c}
+				byID[fix.ID] = produced{localize.Target{Package: r.Package, Test: r.Test}, c}
 			}
 			for _, l := range c.Locations {
 				v := AngelicValue{File: l.File, Line: l.EndLine, Col: l.EndCol, Label: angelicLabel(l)}
@@ -122,7 +122,7 @@ func FindingsOf(results []analysis.TestResult, src analysis.SourceLines) (Findin
 }
 
 // shownEdits joins a candidate's edits of its source lines.
-func shownEdits(edits []analysis.LineEdit) string {
+func shownEdits(edits []localize.LineEdit) string {
 	var parts []string
 	for _, e := range edits {
 		parts = append(parts, e.String())
@@ -144,7 +144,7 @@ func (c FixCandidate) Effect() string {
 	if c.FoundBy != "" {
 		how += ", found by " + c.FoundBy
 	}
-	return fmt.Sprintf("%s (%s)", analysis.Effect(test, c.Avoids), how)
+	return fmt.Sprintf("%s (%s)", localize.Effect(test, c.Avoids), how)
 }
 
 // findingsSlot is a snapshot's findings, read by many requests.

@@ -3,9 +3,7 @@ package snapshot
 import (
 	"sync"
 
-	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // ordered puts the lines of formula, the ranking of m under the formula
@@ -16,7 +14,7 @@ import (
 // analyses in view (nil: none yet), cores SAT-TAR's. The learned order's
 // evidence is kept in evc under key, so that a new analysis or a change
 // of order gathers only what depends on the analyses again.
-func ordered(formula *localize.Ranking, m *spectra.Matrix, angelic *localize.Angelic, results []analysis.TestResult, cores *localize.SatTar, st Choices, evc *EvidenceCache, key evidenceKey) (*localize.Ranking, error) {
+func ordered(formula *localize.Ranking, m *localize.Matrix, angelic *localize.Angelic, results []localize.TestResult, cores *localize.SatTar, st Choices, evc *EvidenceCache, key evidenceKey) (*localize.Ranking, error) {
 	loc := &localize.Localization{Matrix: m, Formula: formula, Base: formula, SatTar: cores}
 	if angelic != nil {
 		a := *angelic
@@ -48,7 +46,7 @@ func ordered(formula *localize.Ranking, m *spectra.Matrix, angelic *localize.Ang
 // view's matrix (before it is localized to a test), the focus, the formula
 // setting (the base ranking's order of lines) and SAT-TAR's cores.
 type evidenceKey struct {
-	matrix  *spectra.Matrix
+	matrix  *localize.Matrix
 	focus   string
 	formula string
 	cores   *localize.SatTar

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
 
 	"github.com/faultline-go/faultline/spectra"
@@ -23,7 +22,7 @@ import (
 type Snapshot struct {
 	Seq      uint64
 	Root     string
-	Matrix   *spectra.Matrix // restricted to the focused failing test, if any
+	Matrix   *localize.Matrix // restricted to the focused failing test, if any
 	Ranking  *localize.Ranking
 	Settings Choices
 	Focus    string // failing test the ranking is localized to; "" for all
@@ -47,7 +46,7 @@ type Snapshot struct {
 	Findings *findingsSlot
 	// results are the analyses behind the ranking: angelic's, those of the
 	// focused test alone when localized.
-	Results []analysis.TestResult
+	Results []localize.TestResult
 
 	fixHostsOnce sync.Once
 	fixHosts     int // lines hosting a verified fix (hostsOfFixes)
@@ -77,7 +76,7 @@ type FileLine struct {
 // buildSnapshot ranks m under the settings, in the order they ask for with
 // what loc (the localization service's latest state for m) holds, and
 // indexes the result for the per-request lookups.
-func BuildSnapshot(seq uint64, root string, m *spectra.Matrix, loc *localize.Localization, st Choices, focus string, cache *ContentCache, evc *EvidenceCache) (*Snapshot, error) {
+func BuildSnapshot(seq uint64, root string, m *localize.Matrix, loc *localize.Localization, st Choices, focus string, cache *ContentCache, evc *EvidenceCache) (*Snapshot, error) {
 	var cores *localize.SatTar
 	if loc != nil && loc.Matrix == m {
 		cores = loc.SatTar
@@ -87,7 +86,7 @@ func BuildSnapshot(seq uint64, root string, m *spectra.Matrix, loc *localize.Loc
 		return nil, fmt.Errorf("formula: %w", err)
 	}
 	var base *Snapshot
-	var results []analysis.TestResult
+	var results []localize.TestResult
 	var angelic *localize.Angelic
 	if loc != nil && loc.Matrix == m && loc.Angelic != nil && st.Angelic {
 		angelic = loc.Angelic
@@ -99,7 +98,7 @@ func BuildSnapshot(seq uint64, root string, m *spectra.Matrix, loc *localize.Loc
 			return nil, err
 		}
 		m = focusOn(m, focus)
-		results = slices.DeleteFunc(slices.Clone(results), func(t analysis.TestResult) bool { return !inFocus(t.Test, focus) })
+		results = slices.DeleteFunc(slices.Clone(results), func(t localize.TestResult) bool { return !inFocus(t.Test, focus) })
 	}
 	// The order faultline rank -order prints, the setting's.
 	r, err := ranker(m)
@@ -173,7 +172,7 @@ func CollectedContent(root, file string, recorded string, cache *ContentCache) C
 // collectedLines reads the module's files as they were collected, for
 // showing fixes as edits of the lines the analysis saw; a file changed
 // since, whose collected text is not cached, has no lines.
-func collectedLines(root string, m *spectra.Matrix, cache *ContentCache) analysis.SourceLines {
+func collectedLines(root string, m *localize.Matrix, cache *ContentCache) localize.SourceLines {
 	read := map[string][]string{}
 	return func(rel string) []string {
 		if lines, ok := read[rel]; ok {
@@ -190,7 +189,7 @@ func collectedLines(root string, m *spectra.Matrix, cache *ContentCache) analysi
 
 // focusOn keeps the passing tests and the failing runs of one test (the test
 // itself or any of its subtests), so the ranking explains that test alone.
-func focusOn(m *spectra.Matrix, test string) *spectra.Matrix {
+func focusOn(m *localize.Matrix, test string) *localize.Matrix {
 	out := *m
 	out.Tests = nil
 	var runs [][]spectra.EdgeCount
@@ -221,23 +220,23 @@ func inFocus(name, focus string) bool { return name == focus || strings.HasPrefi
 // formula until the next run, and the ranking names the formula used.
 // SAT-TAR's bonus comes from cores the service computes (nil until it has):
 // without them its order is Tarantula's.
-func lineRanker(name string, cores *localize.SatTar) (func(*spectra.Matrix) (*localize.Ranking, error), error) {
+func lineRanker(name string, cores *localize.SatTar) (func(*localize.Matrix) (*localize.Ranking, error), error) {
 	t, err := localize.ParseTechnique(name)
 	if err != nil {
 		return nil, err
 	}
 	switch {
 	case t.SatTar():
-		return func(m *spectra.Matrix) (*localize.Ranking, error) { return localize.RankSatTar(m, cores) }, nil
+		return func(m *localize.Matrix) (*localize.Ranking, error) { return localize.RankSatTar(m, cores) }, nil
 	case t.BlockRank():
-		return func(m *spectra.Matrix) (*localize.Ranking, error) {
+		return func(m *localize.Matrix) (*localize.Ranking, error) {
 			if m.Flow == nil {
 				return localize.RankFormula(m, nil)
 			}
 			return localize.RankBlockRank(m, localize.BlockRankOptions{})
 		}, nil
 	}
-	return func(m *spectra.Matrix) (*localize.Ranking, error) { return localize.RankFormula(m, t.Formula) }, nil
+	return func(m *localize.Matrix) (*localize.Ranking, error) { return localize.RankFormula(m, t.Formula) }, nil
 }
 
 func joinBuildErrors(errs map[string]string) string {
@@ -276,8 +275,8 @@ func (snap *Snapshot) Executing(i int) lineRuns {
 }
 
 // failingTests returns the failing tests that execute ranked line i.
-func (snap *Snapshot) FailingTests(i int) []*spectra.TestRun {
-	var out []*spectra.TestRun
+func (snap *Snapshot) FailingTests(i int) []*localize.TestRun {
+	var out []*localize.TestRun
 	for _, t := range snap.Executing(i).Failing {
 		out = append(out, &snap.Matrix.Tests[t])
 	}
@@ -286,7 +285,7 @@ func (snap *Snapshot) FailingTests(i int) []*spectra.TestRun {
 
 // fingerprint identifies the content of a matrix, so a store reload that
 // brings nothing new does not republish anything.
-func Fingerprint(m *spectra.Matrix) string {
+func Fingerprint(m *localize.Matrix) string {
 	h := sha256.New()
 	var buf [8]byte
 	num := func(n int) {

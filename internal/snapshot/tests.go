@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // testKey names a top-level test function of a package.
@@ -28,14 +28,14 @@ func TopLevel(name string) string {
 }
 
 // testFunc finds the declaration of the function running t.
-func (snap *Snapshot) TestFunc(t *spectra.TestRun) (testFunc, bool) {
+func (snap *Snapshot) TestFunc(t *localize.TestRun) (testFunc, bool) {
 	snap.testsOnce.Do(func() { snap.tests = findTestFuncs(snap.Root, snap.Matrix) })
 	fn, ok := snap.tests[testKey{t.Package, TopLevel(t.Name)}]
 	return fn, ok
 }
 
 // findTestFuncs parses the test files of the packages with failing tests.
-func findTestFuncs(root string, m *spectra.Matrix) map[testKey]testFunc {
+func findTestFuncs(root string, m *localize.Matrix) map[testKey]testFunc {
 	out := make(map[testKey]testFunc)
 	seen := make(map[string]bool)
 	for _, t := range m.Tests {

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
 )
 
@@ -179,7 +178,7 @@ type lineFindings struct {
 // angelicAt gathers the findings on one line.
 func (snap *Snapshot) angelicAt(file string, line int) lineFindings {
 	var f lineFindings
-	on := func(loc analysis.Location) bool {
+	on := func(loc localize.Location) bool {
 		return loc.File == file && loc.Line <= line && line <= max(loc.Line, loc.EndLine)
 	}
 	for _, r := range snap.Results {
@@ -223,7 +222,7 @@ func (f lineFindings) uncounted() string {
 
 // foundWords names the search that found a candidate.
 func foundWords(found string) string {
-	if w := analysis.FoundWords(found); w != "" {
+	if w := localize.FoundWords(found); w != "" {
 		return w
 	}
 	return "the solver"
