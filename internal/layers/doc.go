@@ -1,0 +1,6 @@
+// Package layers holds no code: its test checks that the module's imports
+// run one way, down the layers ARCHITECTURE.md names (command line →
+// language server → its LSP-free core → localization service →
+// techniques → build layer → solver), and that nothing below the server
+// imports LSP.
+package layers
