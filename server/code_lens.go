@@ -34,11 +34,11 @@ func codeLens(ctx context.Context, s *Server, p *protocol.CodeLensParams) ([]pro
 	enc := s.encoding()
 	var lenses []protocol.CodeLens
 	for _, decl := range snapshot.TestDecls(f.text) {
-		failing := failingRuns(base, pkg, decl.Name)
+		failing := base.FailingRuns(pkg, decl.Name)
 		if len(failing) == 0 {
 			continue
 		}
-		lines := linesRunBy(base, failing)
+		lines := base.LinesRunBy(failing)
 		title := fmt.Sprintf("faultline: %d failing · %d suspicious lines", len(failing), len(lines))
 		if n := base.Findings.Count(lines); n > 0 {
 			title += fmt.Sprintf(" · %d fix candidates", n)
@@ -72,30 +72,4 @@ func codeLens(ctx context.Context, s *Server, p *protocol.CodeLensParams) ([]pro
 		}
 	}
 	return lenses, nil
-}
-
-// failingRuns returns the failing leaf tests of top-level test name in pkg.
-func failingRuns(snap *snapshot.Snapshot, pkg, name string) map[int]bool {
-	out := make(map[int]bool)
-	for i, t := range snap.Matrix.Tests {
-		if t.Package == pkg && t.Verdict.Failing() && snapshot.TopLevel(t.Name) == name {
-			out[i] = true
-		}
-	}
-	return out
-}
-
-// linesRunBy returns the suspicious lines that any of the given tests runs.
-func linesRunBy(snap *snapshot.Snapshot, tests map[int]bool) map[snapshot.FileLine]bool {
-	out := make(map[snapshot.FileLine]bool)
-	for _, i := range snap.Flagged {
-		l := snap.Ranking.Lines[i]
-		for _, t := range snap.Runs[i].Failing {
-			if tests[t] {
-				out[snapshot.FileLine{File: l.File, Line: l.Line}] = true
-				break
-			}
-		}
-	}
-	return out
 }

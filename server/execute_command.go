@@ -139,23 +139,12 @@ func localizeCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, 
 	}
 	if args.Test != "" {
 		snap := v.snapshot()
-		if snap == nil || !hasFailing(snap.Base, args.Package, args.Test) {
+		if snap == nil || !snap.Base.HasFailing(args.Package, args.Test) {
 			return nil, errorf("%s: %s is not a failing test of %s", commandLocalizeTest, args.Test, v.root)
 		}
 	}
 	v.setFocus(args.Test)
 	return rankingOf([]*view{v}, s), nil
-}
-
-// hasFailing reports whether top-level test name (of pkg, when given) has a
-// failing run.
-func hasFailing(snap *snapshot.Snapshot, pkg, name string) bool {
-	for _, t := range snap.Matrix.Tests {
-		if t.Verdict.Failing() && snapshot.TopLevel(t.Name) == name && (pkg == "" || t.Package == pkg) {
-			return true
-		}
-	}
-	return false
 }
 
 type failingTest struct {

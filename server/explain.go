@@ -40,7 +40,7 @@ func explainCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, e
 	if !ok {
 		return nil, errorf("%s: no results for %s", commandExplainTest, args.URI)
 	}
-	target, ok := failingLeaf(snap, args.Package, args.Test)
+	target, ok := snap.FailingLeaf(args.Package, args.Test)
 	if !ok {
 		return nil, errorf("%s: %s is not a failing test of %s in the latest results", commandExplainTest, args.Test, snap.Root)
 	}
@@ -107,20 +107,6 @@ func (s *Server) hasHistory(ctx context.Context, root string) bool {
 		v.mu.Unlock()
 	}
 	return *known
-}
-
-// failingLeaf finds a failing leaf test by name (and package, when given).
-func failingLeaf(snap *snapshot.Snapshot, pkg, name string) (localize.Target, bool) {
-	var found []localize.Target
-	for _, t := range snap.Matrix.Tests {
-		if t.Verdict.Failing() && t.Name == name && (pkg == "" || t.Package == pkg) {
-			found = append(found, localize.Target{Package: t.Package, Test: t.Name})
-		}
-	}
-	if len(found) != 1 {
-		return localize.Target{}, false
-	}
-	return found[0], true
 }
 
 // explainSummary is the one-line message of an explanation.

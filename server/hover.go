@@ -28,7 +28,7 @@ func hover(ctx context.Context, s *Server, p *protocol.HoverParams) (*protocol.H
 	}
 	var parts []string
 	if i, ok := snap.At[snapshot.FileLine{File: rel, Line: line}]; ok && snap.Ranking.Lines[i].EF > 0 {
-		parts = append(parts, hoverText(snap, i))
+		parts = append(parts, snap.HoverText(i))
 	}
 	if text := angelicHoverText(snap.Findings.FixesTouching(rel, line), rel, line); text != "" {
 		parts = append(parts, text)

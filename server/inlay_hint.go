@@ -56,8 +56,8 @@ func (s *Server) fileHints(snap *snapshot.Snapshot, rel string, ft *snapshot.Fil
 		}
 		hints = append(hints, protocol.InlayHint{
 			Position:    protocol.Position{Line: uint32(cur), Character: enc.width(ft.Lines[cur])},
-			Label:       protocol.String(hintLabel(l)),
-			Tooltip:     protocol.String(diagnosticMessage(snap, i)),
+			Label:       protocol.String(snapshot.HintLabel(l)),
+			Tooltip:     protocol.String(snap.DiagnosticMessage(i)),
 			PaddingLeft: &yes,
 		})
 	}

@@ -42,7 +42,7 @@ func suggestActions(s *Server, snap *snapshot.Snapshot, rel string, p *protocol.
 		if !strings.HasPrefix(decl.Name, "Fuzz") || cur < int(p.Range.Start.Line) || cur > int(p.Range.End.Line) {
 			continue
 		}
-		if len(failingRuns(snap.Base, pkg, decl.Name)) == 0 {
+		if len(snap.Base.FailingRuns(pkg, decl.Name)) == 0 {
 			continue
 		}
 		raw, err := protocol.Marshal(suggestArgs{URI: string(f.uri), Package: pkg, Target: decl.Name})
@@ -79,7 +79,7 @@ func suggestCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, e
 	if v == nil || v.localizer == nil {
 		return nil, errorf("%s: %s has no localization service to search inputs with", commandSuggestInputs, snap.Root)
 	}
-	if len(failingRuns(snap.Base, args.Package, args.Target)) == 0 {
+	if len(snap.Base.FailingRuns(args.Package, args.Target)) == 0 {
 		return nil, errorf("%s: %s is not a failing fuzz target of %s", commandSuggestInputs, args.Target, args.Package)
 	}
 	formula, err := localize.ParseFormula(snap.Settings.Formula)
