@@ -1,10 +1,9 @@
-package server
+package snapshot
 
 import (
 	"testing"
 
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/internal/snapshot"
 )
 
 // The sentence in the states the server tests over LSP do not reach.
@@ -21,19 +20,19 @@ func TestWhySentence(t *testing.T) {
 	ranking := func(order string, lines ...localize.RankedLine) *localize.Ranking {
 		return &localize.Ranking{Formula: "ochiai", Order: order, Failed: 2, Passed: 3, Lines: lines}
 	}
-	combined := snapshot.Choices{Formula: "ochiai", Angelic: true, Order: localize.ShippedModel().Default}
+	combined := Choices{Formula: "ochiai", Angelic: true, Order: localize.ShippedModel().Default}
 	tests := []struct {
 		name string
-		snap *snapshot.Snapshot
+		snap *Snapshot
 		want string
 	}{
-		{"the analysis not yet reported", &snapshot.Snapshot{Ranking: ranking(localize.OrderFormula, line(3, 1, 0)), Settings: combined},
+		{"the analysis not yet reported", &Snapshot{Ranking: ranking(localize.OrderFormula, line(3, 1, 0)), Settings: combined},
 			"Rank 1 of 1 by ochiai alone until the angelic analysis reports: ochiai 0.5, executed by all 2 failing and 1 of 3 passing tests."},
-		{"no Z3", &snapshot.Snapshot{Ranking: ranking(localize.OrderFormula, line(3, 1, 0)), Settings: combined, Angelic: &localize.Angelic{Unavailable: "no libz3"}},
+		{"no Z3", &Snapshot{Ranking: ranking(localize.OrderFormula, line(3, 1, 0)), Settings: combined, Angelic: &localize.Angelic{Unavailable: "no libz3"}},
 			"Rank 1 of 1 by ochiai alone (the angelic analysis is not available): ochiai 0.5, executed by all 2 failing and 1 of 3 passing tests."},
-		{"part of a fix over two lines", &snapshot.Snapshot{Ranking: ranking(localize.OrderCombined, line(3, 1, 1), line(4, 2, 0)), Settings: combined, Results: multi},
+		{"part of a fix over two lines", &Snapshot{Ranking: ranking(localize.OrderCombined, line(3, 1, 1), line(4, 2, 0)), Settings: combined, Results: multi},
 			"Rank 2 of 2 under the combined order: it hosts no verified fix and comes after the line that does (it is part of a verified fix over 2 lines, which this order does not count), ochiai 0.5, executed by all 2 failing and 1 of 3 passing tests."},
-		{"a fix for one of two tests", &snapshot.Snapshot{Ranking: ranking(localize.OrderCombined, line(3, 1, 1)), Settings: combined, Results: multi, Focus: "TestA"},
+		{"a fix for one of two tests", &Snapshot{Ranking: ranking(localize.OrderCombined, line(3, 1, 1)), Settings: combined, Results: multi, Focus: "TestA"},
 			"Rank 1 of 1 under the combined order, localized to TestA: it hosts a verified fix for 1 of 2 analysed failing tests (found by the solver), ochiai 0.5, executed by all 2 failing and 1 of 3 passing tests."},
 	}
 	for _, tt := range tests {
@@ -44,7 +43,7 @@ func TestWhySentence(t *testing.T) {
 
 	top, beyond := line(3, 1, 0), line(9, 2, 0)
 	top.Score, top.Because, beyond.Score = 0.9, []localize.Reason{{Evidence: "spectrum.ochiai", Value: 0.9, Contribution: 2}}, 0.2
-	learned := &snapshot.Snapshot{Ranking: ranking(localize.OrderLearned, top, beyond)}
+	learned := &Snapshot{Ranking: ranking(localize.OrderLearned, top, beyond)}
 	learned.Ranking.Model = "m1"
 	if got, want := learned.WhySentence(0), "Rank 1 of 2 under the learned order (model m1): weighed most by ochiai 0.9; executed by all 2 failing and 1 of 3 passing tests."; got != want {
 		t.Errorf("learned, with reasons:\n got %s\nwant %s", got, want)
@@ -53,7 +52,7 @@ func TestWhySentence(t *testing.T) {
 		t.Errorf("learned, without reasons:\n got %s\nwant %s", got, want)
 	}
 
-	snap := &snapshot.Snapshot{Ranking: ranking(localize.OrderLearned, line(3, 1, 0)), Results: multi}
+	snap := &Snapshot{Ranking: ranking(localize.OrderLearned, line(3, 1, 0)), Results: multi}
 	for column, want := range map[string]string{
 		"spectrum.op2.rank":  "in the top 5 % under op2",
 		"blockrank.rank":     "first under BlockRank",
@@ -76,7 +75,7 @@ func TestWhySentence(t *testing.T) {
 			t.Errorf("%s = %v: %q, want %q", column, v, got, want)
 		}
 	}
-	if got := (&snapshot.Snapshot{Ranking: &localize.Ranking{Failed: 2}}).RunWords(localize.RankedLine{EF: 2}); got != "all 2 failing tests (no test passes)" {
+	if got := (&Snapshot{Ranking: &localize.Ranking{Failed: 2}}).RunWords(localize.RankedLine{EF: 2}); got != "all 2 failing tests (no test passes)" {
 		t.Errorf("without passing tests: %q", got)
 	}
 }
