@@ -7,28 +7,31 @@ import (
 	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
-// contentHash is the hash of a file's content in the build layer's scheme,
+// ContentHash is the hash of a file's content in the build layer's scheme,
 // the key the engine records in Matrix.FileHashes.
 type ContentHash string
 
+// HashContent is the hash of a file's content.
 func HashContent(b []byte) ContentHash { return ContentHash(testbuild.Bytes(b)) }
 
-// contentCache keeps recently seen file contents by hash, so the text a
+// ContentCache keeps recently seen file contents by hash, so the text a
 // collection ran against can be recovered after the file changed on disk.
 type ContentCache struct{ lru *LRU[ContentHash, []byte] }
 
+// NewContentCache keeps up to size contents.
 func NewContentCache(size int) *ContentCache { return &ContentCache{NewLRU[ContentHash, []byte](size)} }
 
-// put remembers text under its hash and returns the hash.
+// Put remembers text under its hash and returns the hash.
 func (c *ContentCache) Put(text []byte) ContentHash {
 	h := HashContent(text)
 	c.lru.Put(h, text)
 	return h
 }
 
+// Get returns the content of hash h, if it is still kept.
 func (c *ContentCache) Get(h ContentHash) ([]byte, bool) { return c.lru.Get(h) }
 
-// lru is a mutex-guarded map that evicts its least recently used entry
+// LRU is a mutex-guarded map that evicts its least recently used entry
 // beyond a fixed size. Results derived from file contents are cached in one
 // under content hashes, so they stay valid exactly as long as the content.
 type LRU[K comparable, V any] struct {
@@ -43,10 +46,13 @@ type lruEntry[V any] struct {
 	value V
 }
 
+// NewLRU keeps up to size entries.
 func NewLRU[K comparable, V any](size int) *LRU[K, V] {
 	return &LRU[K, V]{max: size, order: list.New(), entries: make(map[K]*lruEntry[V])}
 }
 
+// Put keeps v under k, evicting the least recently used entry beyond the
+// size.
 func (c *LRU[K, V]) Put(k K, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -63,6 +69,7 @@ func (c *LRU[K, V]) Put(k K, v V) {
 	}
 }
 
+// Get returns the value under k and marks it recently used.
 func (c *LRU[K, V]) Get(k K) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

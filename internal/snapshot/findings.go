@@ -60,7 +60,7 @@ type Edit struct {
 	Expr, Original string
 }
 
-// exprText is the replaced expression, quoted for a message.
+// ExprText is the replaced expression, quoted for a message.
 func (e Edit) ExprText() string {
 	if e.Expr == "" {
 		return "the expression"
@@ -83,7 +83,7 @@ func angelicLabel(l localize.Location) string {
 	return "⇒ " + l.Angelic
 }
 
-// findingsOf turns analyses into what the server shows: each location's
+// FindingsOf turns analyses into what the server shows: each location's
 // angelic value just after its expression, and each candidate as an edit
 // that writes the angelic values in place of the expressions, titled by
 // the source lines it edits (src reads them as collected), with an ID
@@ -130,7 +130,7 @@ func shownEdits(edits []localize.LineEdit) string {
 	return strings.Join(parts, "; ")
 }
 
-// effect says what the candidate does and how that is known: "makes TestX
+// Effect says what the candidate does and how that is known: "makes TestX
 // pass (verified by a forced run, found by value replacement)".
 func (c FixCandidate) Effect() string {
 	test := c.Test
@@ -153,7 +153,7 @@ type findingsSlot struct {
 	byID map[string]produced
 }
 
-// fix returns the fix candidate with the given ID and what verifies it.
+// Fix returns the fix candidate with the given ID and what verifies it.
 func (f *findingsSlot) Fix(id string) (FixCandidate, produced, bool) {
 	for _, c := range f.Fixes {
 		if c.ID != "" && c.ID == id {
@@ -164,7 +164,7 @@ func (f *findingsSlot) Fix(id string) (FixCandidate, produced, bool) {
 	return FixCandidate{}, produced{}, false
 }
 
-// fixesTouching returns the fix candidates with an edit on one file's
+// FixesTouching returns the fix candidates with an edit on one file's
 // collected line.
 func (f *findingsSlot) FixesTouching(file string, line int) []FixCandidate {
 	return f.fixesWhere(func(c FixCandidate) bool {
@@ -185,7 +185,7 @@ func (f *findingsSlot) fixesWhere(keep func(FixCandidate) bool) []FixCandidate {
 	return out
 }
 
-// valuesIn returns the angelic values in one file.
+// ValuesIn returns the angelic values in one file.
 func (f *findingsSlot) ValuesIn(file string) []AngelicValue {
 	var out []AngelicValue
 	for _, v := range f.Values {
@@ -196,12 +196,12 @@ func (f *findingsSlot) ValuesIn(file string) []AngelicValue {
 	return out
 }
 
-// fixes returns the fix candidates for one file's collected line.
+// FixesAt returns the fix candidates for one file's collected line.
 func (f *findingsSlot) FixesAt(file string, line int) []FixCandidate {
 	return f.fixesWhere(func(c FixCandidate) bool { return c.File == file && c.Line == line })
 }
 
-// count returns how many fix candidates concern the given lines.
+// Count returns how many fix candidates concern the given lines.
 func (f *findingsSlot) Count(lines map[FileLine]bool) int {
 	n := 0
 	for _, c := range f.Fixes {

@@ -1,6 +1,6 @@
 package snapshot
 
-// fileText is a file as the user sees it now, with the collected lines
+// FileText is a file as the user sees it now, with the collected lines
 // mapped onto it. It is cached under the pair of content hashes.
 type FileText struct {
 	Lines       [][]byte // current lines, without terminators
@@ -8,7 +8,7 @@ type FileText struct {
 	FromCurrent []int    // current line index -> collected line index, or -1; nil: identical
 }
 
-// current returns the current line index of collected 1-based line n.
+// Current returns the current line index of collected 1-based line n.
 func (ft *FileText) Current(n int) (int, bool) {
 	i := n - 1
 	if ft.ToCurrent == nil {
@@ -20,7 +20,7 @@ func (ft *FileText) Current(n int) (int, bool) {
 	return ft.ToCurrent[i], true
 }
 
-// collected returns the collected 1-based line shown at current line index i.
+// Collected returns the collected 1-based line shown at current line index i.
 func (ft *FileText) Collected(i int) (int, bool) {
 	if ft.FromCurrent == nil {
 		return i + 1, i >= 0 && i < len(ft.Lines)

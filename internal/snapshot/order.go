@@ -52,7 +52,7 @@ type evidenceKey struct {
 	cores   *localize.SatTar
 }
 
-// evidenceCache keeps a view's evidence for its current matrix.
+// EvidenceCache keeps a view's evidence for its current matrix.
 type EvidenceCache struct {
 	mu      sync.Mutex
 	entries map[evidenceKey]*localize.Evidence

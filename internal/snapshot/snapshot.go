@@ -17,7 +17,7 @@ import (
 	"github.com/faultline-go/faultline/spectra"
 )
 
-// snapshot is one module's results as shown under one set of settings. It is
+// Snapshot is one module's results as shown under one set of settings. It is
 // immutable once built, so requests read it without locks.
 type Snapshot struct {
 	Seq      uint64
@@ -40,11 +40,11 @@ type Snapshot struct {
 	testsOnce sync.Once
 	tests     map[testKey]testFunc
 
-	// angelic is what the analysis contributed so far (nil: it did not run
+	// Angelic is what the analysis contributed so far (nil: it did not run
 	// on these results); findings are its candidates as shown.
 	Angelic  *localize.Angelic
 	Findings *findingsSlot
-	// results are the analyses behind the ranking: angelic's, those of the
+	// Results are the analyses behind the ranking: angelic's, those of the
 	// focused test alone when localized.
 	Results []localize.TestResult
 
@@ -52,7 +52,7 @@ type Snapshot struct {
 	fixHosts     int // lines hosting a verified fix (hostsOfFixes)
 }
 
-// choices are the settings a snapshot is shown under, as far as it reads
+// Choices are the settings a snapshot is shown under, as far as it reads
 // them; the server makes them from its settings.
 type Choices struct {
 	Formula   string  // the technique's name
@@ -73,7 +73,7 @@ type FileLine struct {
 	Line int
 }
 
-// buildSnapshot ranks m under the settings, in the order they ask for with
+// BuildSnapshot ranks m under the settings, in the order they ask for with
 // what loc (the localization service's latest state for m) holds, and
 // indexes the result for the per-request lookups.
 func BuildSnapshot(seq uint64, root string, m *localize.Matrix, loc *localize.Localization, st Choices, focus string, cache *ContentCache, evc *EvidenceCache) (*Snapshot, error) {
@@ -149,7 +149,7 @@ func BuildSnapshot(seq uint64, root string, m *localize.Matrix, loc *localize.Lo
 	return snap, nil
 }
 
-// collectedContent makes sure the cache holds the text a file had when it was
+// CollectedContent makes sure the cache holds the text a file had when it was
 // collected and returns its hash. When the engine recorded no hash, the text
 // on disk now is taken as the collected one.
 func CollectedContent(root, file string, recorded string, cache *ContentCache) ContentHash {
@@ -265,7 +265,7 @@ func (snap *Snapshot) computeRuns(i int) lineRuns {
 	return lineRuns{f, p}
 }
 
-// executing returns the tests running ranked line i: precomputed for the
+// Executing returns the tests running ranked line i: precomputed for the
 // flagged lines, which every request shows, computed on demand otherwise.
 func (snap *Snapshot) Executing(i int) lineRuns {
 	if r, ok := snap.Runs[i]; ok {
@@ -274,7 +274,7 @@ func (snap *Snapshot) Executing(i int) lineRuns {
 	return snap.computeRuns(i)
 }
 
-// failingTests returns the failing tests that execute ranked line i.
+// FailingTests returns the failing tests that execute ranked line i.
 func (snap *Snapshot) FailingTests(i int) []*localize.TestRun {
 	var out []*localize.TestRun
 	for _, t := range snap.Executing(i).Failing {
@@ -283,7 +283,7 @@ func (snap *Snapshot) FailingTests(i int) []*localize.TestRun {
 	return out
 }
 
-// fingerprint identifies the content of a matrix, so a store reload that
+// Fingerprint identifies the content of a matrix, so a store reload that
 // brings nothing new does not republish anything.
 func Fingerprint(m *localize.Matrix) string {
 	h := sha256.New()
@@ -317,6 +317,7 @@ func Fingerprint(m *localize.Matrix) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// SortedKeys returns the keys of m in order.
 func SortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {

@@ -21,13 +21,13 @@ type testFunc struct {
 	Line int    // 1-based line of the func keyword
 }
 
-// topLevel is the test function a leaf test belongs to: TestX for TestX/case.
+// TopLevel is the test function a leaf test belongs to: TestX for TestX/case.
 func TopLevel(name string) string {
 	top, _, _ := strings.Cut(name, "/")
 	return top
 }
 
-// testFunc finds the declaration of the function running t.
+// TestFunc finds the declaration of the function running t.
 func (snap *Snapshot) TestFunc(t *localize.TestRun) (testFunc, bool) {
 	snap.testsOnce.Do(func() { snap.tests = findTestFuncs(snap.Root, snap.Matrix) })
 	fn, ok := snap.tests[testKey{t.Package, TopLevel(t.Name)}]
@@ -72,7 +72,7 @@ func packageDir(modulePath, pkg string) (string, bool) {
 	return rest, ok
 }
 
-// importPath is the import path of the package in module directory dir.
+// ImportPath is the import path of the package in module directory dir.
 func ImportPath(modulePath, dir string) string {
 	if dir == "." || dir == "" {
 		return modulePath
@@ -85,7 +85,7 @@ type testDecl struct {
 	Line int // 1-based
 }
 
-// testDecls lists the Test and Fuzz functions declared in a Go source file. A file
+// TestDecls lists the Test and Fuzz functions declared in a Go source file. A file
 // that does not parse yields what could be parsed.
 func TestDecls(src []byte) []testDecl {
 	fset := token.NewFileSet()

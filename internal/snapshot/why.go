@@ -9,7 +9,7 @@ import (
 	"github.com/faultline-go/faultline/internal/localize"
 )
 
-// whySentence says in one sentence why ranked line i stands where it does:
+// WhySentence says in one sentence why ranked line i stands where it does:
 // the order that produced the ranking and the evidence that put the line
 // there, e.g. "Rank 2 of 41 under the combined order: it hosts a verified
 // fix for 2 of 3 analysed failing tests (found by the solver), ochiai
@@ -122,7 +122,7 @@ func scoreWords(formula string, l localize.RankedLine) string {
 	return s
 }
 
-// runWords says how many failing and passing tests execute a line.
+// RunWords says how many failing and passing tests execute a line.
 func (snap *Snapshot) RunWords(l localize.RankedLine) string {
 	failing := countOf(l.EF, snap.Ranking.Failed) + " failing"
 	if snap.Ranking.Passed == 0 {
@@ -239,7 +239,7 @@ func andList(words []string) string {
 	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
-// reasonWords says what one piece of a learned order's evidence is (the
+// ReasonWords says what one piece of a learned order's evidence is (the
 // columns of internal/localize's evidence sources); a column it does not
 // know is named as it is.
 func (snap *Snapshot) ReasonWords(r localize.Reason) string {
