@@ -7,7 +7,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/faultline-go/faultline/internal/snapshot"
-	"github.com/faultline-go/faultline/server/internal/linediff"
+	"github.com/faultline-go/faultline/internal/snapshot/linediff"
 )
 
 // openFile is what the server knows of a file right now.
