@@ -113,19 +113,3 @@ func (enc encoding) width(line []byte) uint32 {
 	}
 	return units
 }
-
-// lineSpans indexes the lines of a text: span i holds the bytes of line i+1
-// without its line terminator.
-func lineSpans(text []byte) [][]byte {
-	var lines [][]byte
-	for len(text) > 0 {
-		nl := bytes.IndexByte(text, '\n')
-		if nl < 0 {
-			lines = append(lines, text)
-			break
-		}
-		lines = append(lines, bytes.TrimSuffix(text[:nl], []byte("\r")))
-		text = text[nl+1:]
-	}
-	return lines
-}

@@ -7,7 +7,6 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/faultline-go/faultline/internal/snapshot"
-	"github.com/faultline-go/faultline/internal/snapshot/linediff"
 )
 
 // openFile is what the server knows of a file right now.
@@ -50,22 +49,13 @@ func (s *Server) textOf(snap *snapshot.Snapshot, rel string) (openFile, *snapsho
 	if ft, ok := s.mappings.Get(key); ok {
 		return f, ft, true
 	}
-	ft := &snapshot.FileText{Lines: lineSpans(f.text)}
+	ft := snapshot.UnchangedText(f.text)
 	if collected != f.hash {
 		old, ok := s.cache.Get(collected)
 		if !ok {
 			return openFile{}, nil, false
 		}
-		ft.ToCurrent = linediff.Map(lineSpans(old), ft.Lines)
-		ft.FromCurrent = make([]int, len(ft.Lines))
-		for i := range ft.FromCurrent {
-			ft.FromCurrent[i] = -1
-		}
-		for i, j := range ft.ToCurrent {
-			if j >= 0 {
-				ft.FromCurrent[j] = i
-			}
-		}
+		ft = snapshot.MappedText(old, f.text)
 	}
 	s.mappings.Put(key, ft)
 	return f, ft, true

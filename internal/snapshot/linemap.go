@@ -1,5 +1,11 @@
 package snapshot
 
+import (
+	"bytes"
+
+	"github.com/faultline-go/faultline/internal/snapshot/linediff"
+)
+
 // FileText is a file as the user sees it now, with the collected lines
 // mapped onto it. It is cached under the pair of content hashes.
 type FileText struct {
@@ -33,3 +39,39 @@ func (ft *FileText) Collected(i int) (int, bool) {
 
 // MappingKey names the mapping of a file's collected content onto its current one.
 type MappingKey struct{ Collected, Current ContentHash }
+
+// UnchangedText is a file whose current text is the collected one.
+func UnchangedText(current []byte) *FileText { return &FileText{Lines: lineSpans(current)} }
+
+// MappedText is a file's current text with the lines of its collected
+// text mapped onto it.
+func MappedText(collected, current []byte) *FileText {
+	ft := UnchangedText(current)
+	ft.ToCurrent = linediff.Map(lineSpans(collected), ft.Lines)
+	ft.FromCurrent = make([]int, len(ft.Lines))
+	for i := range ft.FromCurrent {
+		ft.FromCurrent[i] = -1
+	}
+	for i, j := range ft.ToCurrent {
+		if j >= 0 {
+			ft.FromCurrent[j] = i
+		}
+	}
+	return ft
+}
+
+// lineSpans indexes the lines of a text: span i holds the bytes of line i+1
+// without its line terminator.
+func lineSpans(text []byte) [][]byte {
+	var lines [][]byte
+	for len(text) > 0 {
+		nl := bytes.IndexByte(text, '\n')
+		if nl < 0 {
+			lines = append(lines, text)
+			break
+		}
+		lines = append(lines, bytes.TrimSuffix(text[:nl], []byte("\r")))
+		text = text[nl+1:]
+	}
+	return lines
+}
