@@ -176,6 +176,17 @@ func TestRankRejectsUnknownFormula(t *testing.T) {
 	}
 }
 
+// report ranks by formulas of the four counts alone, and says that rank
+// takes the techniques it does not.
+func TestReportTakesFormulasOnly(t *testing.T) {
+	for _, name := range []string{"blockrank", "SAT-TAR"} {
+		_, stderr, code := faultline(t, t.TempDir(), "report", "-formula", name)
+		if code != 2 || !strings.Contains(stderr, "faultline rank takes") {
+			t.Errorf("report -formula %s: exit %d, stderr %q; want exit 2 pointing to rank", name, code, stderr)
+		}
+	}
+}
+
 func TestNotAModule(t *testing.T) {
 	_, stderr, code := faultline(t, t.TempDir(), "rank")
 	if code != 1 || !strings.Contains(stderr, "no go.mod") {
