@@ -86,7 +86,7 @@ func testNames(m *localize.Matrix, idx []int, max int) string {
 }
 
 // HoverText explains a ranked line: why it stands where it does (the
-// order and the evidence, whySentence), its four spectrum counts and its
+// order and the evidence, WhySentence), its four spectrum counts and its
 // score under every formula.
 func (snap *Snapshot) HoverText(i int) string {
 	l := snap.Ranking.Lines[i]
