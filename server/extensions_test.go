@@ -64,7 +64,7 @@ func TestExtensionNotificationsOnlyWhenAsked(t *testing.T) {
 			continue
 		}
 		for _, n := range c.notes() {
-			if strings.HasPrefix(n.method, "github.com/faultline-go/faultline/") {
+			if strings.HasPrefix(n.method, "faultline/") {
 				t.Errorf("unasked notification %s", n.method)
 			}
 		}

@@ -19,7 +19,7 @@ func FuzzMessages(f *testing.F) {
 		`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":99999999999}}`,
 		`{"jsonrpc":"2.0","method":"workspace/didChangeConfiguration","params":{"settings":{"faultline":{"top":-1,"formula":7}}}}`,
 		`{"jsonrpc":"2.0","method":"workspace/didChangeWorkspaceFolders","params":{"event":{"added":[{"uri":"untitled:x","name":"x"}],"removed":null}}}`,
-		`[{"jsonrpc":"2.0","id":3,"method":"github.com/faultline-go/faultline/ranking","params":{}},{}]`,
+		`[{"jsonrpc":"2.0","id":3,"method":"faultline/ranking","params":{}},{}]`,
 		`{"jsonrpc":"2.0","id":4,"method":"textDocument/inlayHint","params":{"textDocument":{"uri":"file:///x.go"},"range":{"start":{"line":4294967295,"character":0},"end":{"line":0,"character":0}}}}`,
 		`{"jsonrpc":"2.0","id":5,"method":"shutdown"}`,
 		`{"jsonrpc":"2.0","id":6,"result":null}`,
@@ -47,7 +47,7 @@ func FuzzMessages(f *testing.F) {
 		if bytes.Contains(body, []byte("exit")) {
 			return // the server may legitimately be gone
 		}
-		if err := r.send(`{"jsonrpc":"2.0","id":"final","method":"github.com/faultline-go/faultline/ranking","params":{}}`); err != nil {
+		if err := r.send(`{"jsonrpc":"2.0","id":"final","method":"faultline/ranking","params":{}}`); err != nil {
 			t.Fatalf("server gone after %q: %v", body, err)
 		}
 		m, err := r.response(`"final"`)

@@ -18,7 +18,7 @@ func TestRequestsBeforeInitialize(t *testing.T) {
 	}
 	err = c.call(methodRanking, map[string]string{}, nil)
 	if rpcCode(err) != jsonrpc2.ServerNotInitialized {
-		t.Fatalf("github.com/faultline-go/faultline/ranking before initialize: got %v, want ServerNotInitialized", err)
+		t.Fatalf("faultline/ranking before initialize: got %v, want ServerNotInitialized", err)
 	}
 	// A notification before initialize is dropped, and the server lives on.
 	c.notify(protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{})

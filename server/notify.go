@@ -13,8 +13,8 @@ import (
 // Custom server-to-client notifications, see the protocol contract shared
 // with the editor plug-ins.
 const (
-	methodStatus         = "github.com/faultline-go/faultline/status"
-	methodRankingChanged = "github.com/faultline-go/faultline/rankingChanged"
+	methodStatus         = "faultline/status"
+	methodRankingChanged = "faultline/rankingChanged"
 )
 
 type statusParams struct {

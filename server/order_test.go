@@ -79,7 +79,7 @@ func TestOrderSettingAndWhy(t *testing.T) {
 	wantHover(4, "Rank 1 of 3 under the combined order: it hosts a verified fix for the one analysed failing test (found by predicate switching), ochiai 0.577, executed by the one failing and all 2 passing tests.")
 	wantHover(5, "Rank 2 of 3 under the combined order: it hosts no verified fix and comes after the line that does, ochiai 1, executed by the one failing and none of the 2 passing tests.")
 	if r := rankingNow(); r.Order != "combined" || len(r.Lines) != 2 || r.Lines[0].Line != 5 || !strings.HasPrefix(r.Lines[0].Why, "Rank 1 of 3 under the combined order") {
-		t.Errorf("github.com/faultline-go/faultline/ranking under the combined order: %+v", r)
+		t.Errorf("faultline/ranking under the combined order: %+v", r)
 	}
 	collections, analyses := fake.collections(), loc.localizations()
 
@@ -88,7 +88,7 @@ func TestOrderSettingAndWhy(t *testing.T) {
 	c.waitDiagnostics("the formula's order", src, hasRanks(map[uint32]int{5: 1, 4: 2}))
 	wantHover(4, "Rank 2 of 3 by ochiai alone: ochiai 0.577, it hosts a verified fix for the one analysed failing test, which this order does not weigh, executed by the one failing and all 2 passing tests.")
 	if r := rankingNow(); r.Order != "formula" || r.Lines[0].Line != 6 {
-		t.Errorf("github.com/faultline-go/faultline/ranking under the formula order: %+v", r)
+		t.Errorf("faultline/ranking under the formula order: %+v", r)
 	}
 
 	// The learned order: the shipped model over every technique's
@@ -101,7 +101,7 @@ func TestOrderSettingAndWhy(t *testing.T) {
 		return learned.Order == "learned"
 	})
 	if learned.Model != model || len(learned.Lines) != 2 || len(learned.Lines[0].Because) == 0 {
-		t.Fatalf("github.com/faultline-go/faultline/ranking under the learned order: %+v", learned)
+		t.Fatalf("faultline/ranking under the learned order: %+v", learned)
 	}
 	top := learned.Lines[0]
 	text := hover(uint32(top.Line - 1))

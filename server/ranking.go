@@ -11,7 +11,7 @@ import (
 
 // methodRanking is the custom request returning the ranked list, for an
 // editor's tree view.
-const methodRanking = "github.com/faultline-go/faultline/ranking"
+const methodRanking = "faultline/ranking"
 
 type rankingParams struct {
 	URI string `json:"uri"` // restrict to the module of this file; "" for all

@@ -184,7 +184,7 @@ func TestCancelRequest(t *testing.T) {
 	r.send(`{"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"faultline.run"}}`)
 	fake.waitCollecting()
 	// The run is in progress and async: other requests are still answered.
-	r.send(`{"jsonrpc":"2.0","id":3,"method":"github.com/faultline-go/faultline/ranking","params":{}}`)
+	r.send(`{"jsonrpc":"2.0","id":3,"method":"faultline/ranking","params":{}}`)
 	if m, err := r.response("3"); err != nil || m.Error != nil {
 		t.Fatalf("ranking during a run: %+v %v", m, err)
 	}

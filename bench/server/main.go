@@ -173,12 +173,12 @@ func run(bin string, saves, requests int, keep, angelic bool) error {
 	var lat []time.Duration
 	for i := 0; i < min(requests, 200); i++ {
 		t0 := time.Now()
-		if _, err := c.call("github.com/faultline-go/faultline/ranking", map[string]any{}); err != nil {
-			return fmt.Errorf("github.com/faultline-go/faultline/ranking: %w", err)
+		if _, err := c.call("faultline/ranking", map[string]any{}); err != nil {
+			return fmt.Errorf("faultline/ranking: %w", err)
 		}
 		lat = append(lat, time.Since(t0))
 	}
-	fmt.Printf("github.com/faultline-go/faultline/ranking (every executed line, with why), %d requests: %s\n", len(lat), summarize(lat))
+	fmt.Printf("faultline/ranking (every executed line, with why), %d requests: %s\n", len(lat), summarize(lat))
 	if angelic {
 		if err := timeOrders(c, fileURI); err != nil {
 			return err
@@ -204,9 +204,9 @@ func timeOrders(c *client, fileURI string) error {
 	// Until the analysis has found a fix the combined order is the
 	// formula's, and a change between them shows nothing new.
 	for deadline := time.Now().Add(10 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
-		raw, err := c.call("github.com/faultline-go/faultline/ranking", map[string]any{})
+		raw, err := c.call("faultline/ranking", map[string]any{})
 		if err != nil {
-			return fmt.Errorf("github.com/faultline-go/faultline/ranking: %w", err)
+			return fmt.Errorf("faultline/ranking: %w", err)
 		}
 		var r struct{ Order string }
 		if json.Unmarshal(raw, &r) == nil && r.Order == "combined" {

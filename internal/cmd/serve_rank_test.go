@@ -91,14 +91,14 @@ func TestServeAgreesWithRank(t *testing.T) {
 	var got rankedLines
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
-		if err := json.Unmarshal(p.call("github.com/faultline-go/faultline/ranking", map[string]any{}), &got); err != nil {
+		if err := json.Unmarshal(p.call("faultline/ranking", map[string]any{}), &got); err != nil {
 			t.Fatal(err)
 		}
 		if got.String() == want.String() {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("github.com/faultline-go/faultline/ranking never agreed with rank -json; last:\n%s\nwant:\n%s", got, want)
+			t.Fatalf("faultline/ranking never agreed with rank -json; last:\n%s\nwant:\n%s", got, want)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -178,14 +178,14 @@ func TestServeAgreesWithRank(t *testing.T) {
 	want = combined.failingRun()
 	p.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"faultline": map[string]any{"order": "combined"}}})
 	for deadline = time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
-		if err := json.Unmarshal(p.call("github.com/faultline-go/faultline/ranking", map[string]any{}), &got); err != nil {
+		if err := json.Unmarshal(p.call("faultline/ranking", map[string]any{}), &got); err != nil {
 			t.Fatal(err)
 		}
 		if want.Order == localize.OrderCombined && got.String() == want.String() {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("github.com/faultline-go/faultline/ranking under the combined order never agreed with rank -json -order combined; last:\n%s\nwant:\n%s", got, want)
+			t.Fatalf("faultline/ranking under the combined order never agreed with rank -json -order combined; last:\n%s\nwant:\n%s", got, want)
 		}
 	}
 }

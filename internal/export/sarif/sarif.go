@@ -29,7 +29,7 @@ import (
 )
 
 // RuleID is the one rule every result reports.
-const RuleID = "github.com/faultline-go/faultline/suspicious-line"
+const RuleID = "faultline/suspicious-line"
 
 // SourceRoot is the base id every artifact URI is relative to.
 const SourceRoot = "%SRCROOT%"
