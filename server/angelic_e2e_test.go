@@ -12,7 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // TestVerifyOverLSP runs the whole path a user takes, with default
@@ -26,7 +26,7 @@ func TestVerifyOverLSP(t *testing.T) {
 	}
 	dir, cache := fooModule(t), t.TempDir()
 	c := startServer(t, Options{
-		Open: func(d string) (Workspace, error) { return spectra.Open(d, spectra.Options{CacheDir: cache}) },
+		Open: func(d string) (Workspace, error) { return localize.Open(d, localize.WorkspaceOptions{CacheDir: cache}) },
 	})
 	c.setAnswer(reply("Run this time"))
 	c.initialize(dir, "", protocol.ClientCapabilities{})

@@ -7,7 +7,8 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/internal/snapshot"
 )
 
 // showTestsArgs are the arguments of faultline.showFailingTests.
@@ -21,7 +22,7 @@ type showTestsArgs struct {
 // failing fuzz target, to add the inputs that sharpen the ranking.
 func codeAction(ctx context.Context, s *Server, p *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
 	snap, rel, ok := s.locate(p.TextDocument.URI)
-	if !ok || snap.ranking.Failed == 0 || snap.buildErrors != "" {
+	if !ok || snap.Ranking.Failed == 0 || snap.BuildErrors != "" {
 		return nil, nil
 	}
 	actions, err := suggestActions(s, snap, rel, p)
@@ -33,26 +34,26 @@ func codeAction(ctx context.Context, s *Server, p *protocol.CodeActionParams) ([
 		return actions, nil
 	}
 	kind := protocol.CodeActionKindQuickFix
-	for cur := int(p.Range.Start.Line); cur <= int(p.Range.End.Line) && cur < len(ft.lines); cur++ {
-		line, ok := ft.collected(cur)
+	for cur := int(p.Range.Start.Line); cur <= int(p.Range.End.Line) && cur < len(ft.Lines); cur++ {
+		line, ok := ft.Collected(cur)
 		if !ok {
 			continue
 		}
-		i, ok := snap.at[fileLine{rel, line}]
-		if !ok || snap.ranking.Lines[i].EF == 0 {
+		i, ok := snap.At[snapshot.FileLine{File: rel, Line: line}]
+		if !ok || snap.Ranking.Lines[i].EF == 0 {
 			continue
 		}
 		raw, err := protocol.Marshal(showTestsArgs{URI: string(p.TextDocument.URI), Line: cur})
 		if err != nil {
 			return nil, fmt.Errorf("encoding action arguments: %w", err)
 		}
-		title := fmt.Sprintf("Show failing tests that run this line (%d)", snap.ranking.Lines[i].EF)
+		title := fmt.Sprintf("Show failing tests that run this line (%d)", snap.Ranking.Lines[i].EF)
 		actions = append(actions, &protocol.CodeAction{
 			Title:   title,
 			Kind:    &kind,
 			Command: protocol.Command{Title: title, Command: commandShowFailingTests, Arguments: []protocol.LSPAny{raw}},
 		})
-		for _, fix := range snap.findings.fixes(rel, line) {
+		for _, fix := range snap.Findings.FixesAt(rel, line) {
 			edit, ok := s.fixEdit(snap, fix)
 			if !ok {
 				continue
@@ -62,7 +63,7 @@ func codeAction(ctx context.Context, s *Server, p *protocol.CodeActionParams) ([
 				Kind:  &kind,
 				Edit:  edit,
 			})
-			if _, _, ok := snap.findings.fix(fix.ID); ok {
+			if _, _, ok := snap.Findings.Fix(fix.ID); ok {
 				action, err := verifyFixAction(p.TextDocument.URI, fix, kind)
 				if err != nil {
 					return nil, err
@@ -76,7 +77,7 @@ func codeAction(ctx context.Context, s *Server, p *protocol.CodeActionParams) ([
 
 // fixEdit maps a fix candidate onto the current buffers; a candidate whose
 // lines were edited since collection is dropped.
-func (s *Server) fixEdit(snap *snapshot, fix FixCandidate) (*protocol.WorkspaceEdit, bool) {
+func (s *Server) fixEdit(snap *snapshot.Snapshot, fix snapshot.FixCandidate) (*protocol.WorkspaceEdit, bool) {
 	enc := s.encoding()
 	changes := make(map[uri.URI][]protocol.TextEdit)
 	for _, e := range fix.Edits {
@@ -87,13 +88,13 @@ func (s *Server) fixEdit(snap *snapshot, fix FixCandidate) (*protocol.WorkspaceE
 		if !ok {
 			return nil, false
 		}
-		start, ok1 := ft.current(e.StartLine)
-		end, ok2 := ft.current(e.EndLine)
+		start, ok1 := ft.Current(e.StartLine)
+		end, ok2 := ft.Current(e.EndLine)
 		if !ok1 || !ok2 {
 			return nil, false
 		}
 		pos := func(line, col int) protocol.Position {
-			text := ft.lines[line]
+			text := ft.Lines[line]
 			col = min(max(col-1, 0), len(text))
 			return protocol.Position{Line: uint32(line), Character: enc.width(text[:col])}
 		}
@@ -106,5 +107,5 @@ func (s *Server) fixEdit(snap *snapshot, fix FixCandidate) (*protocol.WorkspaceE
 }
 
 // writable reports whether an angelic value can stand in the source as it
-// is (see analysis.Writable).
-func writable(text string) bool { return analysis.Writable(text) }
+// is (see localize.Writable).
+func writable(text string) bool { return localize.Writable(text) }

@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"go.lsp.dev/protocol"
 )
 
@@ -28,22 +29,22 @@ func codeLens(ctx context.Context, s *Server, p *protocol.CodeLensParams) ([]pro
 	if !ok {
 		return nil, nil
 	}
-	base := snap.base
-	pkg := importPath(base.matrix.ModulePath, path.Dir(rel))
+	base := snap.Base
+	pkg := snapshot.ImportPath(base.Matrix.ModulePath, path.Dir(rel))
 	enc := s.encoding()
 	var lenses []protocol.CodeLens
-	for _, decl := range testDecls(f.text) {
-		failing := base.failingRuns(pkg, decl.name)
+	for _, decl := range snapshot.TestDecls(f.text) {
+		failing := base.FailingRuns(pkg, decl.Name)
 		if len(failing) == 0 {
 			continue
 		}
-		lines := base.linesRunBy(failing)
+		lines := base.LinesRunBy(failing)
 		title := fmt.Sprintf("faultline: %d failing · %d suspicious lines", len(failing), len(lines))
-		if n := base.findings.count(lines); n > 0 {
+		if n := base.Findings.Count(lines); n > 0 {
 			title += fmt.Sprintf(" · %d fix candidates", n)
 		}
-		args := localizeArgs{Test: decl.name, Package: pkg, URI: string(f.uri)}
-		if snap.focus == decl.name {
+		args := localizeArgs{Test: decl.Name, Package: pkg, URI: string(f.uri)}
+		if snap.Focus == decl.Name {
 			title = "faultline: localized to this test · show all failing tests"
 			args.Test = ""
 		} else {
@@ -53,12 +54,12 @@ func codeLens(ctx context.Context, s *Server, p *protocol.CodeLensParams) ([]pro
 		if err != nil {
 			return nil, fmt.Errorf("encoding lens arguments: %w", err)
 		}
-		cur := decl.line - 1
+		cur := decl.Line - 1
 		lenses = append(lenses, protocol.CodeLens{
 			Range:   lineRange(ft, cur, enc),
 			Command: protocol.Command{Title: title, Command: commandLocalizeTest, Arguments: []protocol.LSPAny{raw}},
 		})
-		if leaf, ok := firstLeaf(base, failing); ok && s.hasHistory(ctx, snap.root) {
+		if leaf, ok := firstLeaf(base, failing); ok && s.hasHistory(ctx, snap.Root) {
 			raw, err := protocol.Marshal(explainArgs{URI: string(f.uri), Test: leaf.Name, Package: leaf.Package})
 			if err != nil {
 				return nil, fmt.Errorf("encoding lens arguments: %w", err)
@@ -71,30 +72,4 @@ func codeLens(ctx context.Context, s *Server, p *protocol.CodeLensParams) ([]pro
 		}
 	}
 	return lenses, nil
-}
-
-// failingRuns returns the failing leaf tests of top-level test name in pkg.
-func (snap *snapshot) failingRuns(pkg, name string) map[int]bool {
-	out := make(map[int]bool)
-	for i, t := range snap.matrix.Tests {
-		if t.Package == pkg && t.Verdict.Failing() && topLevel(t.Name) == name {
-			out[i] = true
-		}
-	}
-	return out
-}
-
-// linesRunBy returns the suspicious lines that any of the given tests runs.
-func (snap *snapshot) linesRunBy(tests map[int]bool) map[fileLine]bool {
-	out := make(map[fileLine]bool)
-	for _, i := range snap.flagged {
-		l := snap.ranking.Lines[i]
-		for _, t := range snap.runs[i].failing {
-			if tests[t] {
-				out[fileLine{l.File, l.Line}] = true
-				break
-			}
-		}
-	}
-	return out
 }

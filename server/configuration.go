@@ -8,7 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/faultline-go/faultline/internal/settings"
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/snapshot"
 )
 
 // Settings are the user's choices; internal/settings owns the model and
@@ -67,11 +67,11 @@ func (s *Server) setSettings(raw []byte) error {
 				v.rebuild()
 			}
 			// SAT-TAR needs cores, and analyses that were off are wanted.
-			if next.Localizes() && (!old.Localizes() || spectra.IsSatTar(next.Formula) != spectra.IsSatTar(old.Formula)) {
+			if next.Localizes() && (!old.Localizes() || next.Technique().SatTar() != old.Technique().SatTar()) {
 				v.localize()
 			}
 			// BlockRank needs edge profiles, which a run collects.
-			if next.AutoRun && (!old.AutoRun || spectra.IsBlockRank(next.Formula) && !spectra.IsBlockRank(old.Formula)) {
+			if next.AutoRun && (!old.AutoRun || next.Technique().BlockRank() && !old.Technique().BlockRank()) {
 				v.runNow()
 			}
 		}
@@ -80,4 +80,9 @@ func (s *Server) setSettings(raw []byte) error {
 		return fmt.Errorf("settings: %w", err)
 	}
 	return nil
+}
+
+// choicesOf are what a snapshot reads of the settings.
+func choicesOf(s Settings) snapshot.Choices {
+	return snapshot.Choices{Formula: s.Formula, Top: s.Top, Threshold: s.Threshold, Angelic: s.Angelic, Order: s.Order, ShownOrder: s.ShownOrder(), Localize: s.LocalizeOptions()}
 }

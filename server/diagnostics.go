@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 )
@@ -37,7 +38,7 @@ func (s *Server) diagnose(v *view) {
 		defer cancel()
 		out := s.computeDiagnostics(ctx, snap)
 		if out != nil {
-			s.explanationDiagnostics(snap.root, explained, out)
+			s.explanationDiagnostics(snap.Root, explained, out)
 		}
 		s.publish(ctx, v, out)
 	})
@@ -54,19 +55,19 @@ func (s *Server) diagnoseFile(path string) {
 // computeDiagnostics maps the snapshot's suspicious lines onto the files as
 // they are now, and warns on fuzz targets whose failures share no line. A
 // line whose text was edited since collection is withdrawn.
-func (s *Server) computeDiagnostics(ctx context.Context, snap *snapshot) map[uri.URI]fileDiagnostics {
+func (s *Server) computeDiagnostics(ctx context.Context, snap *snapshot.Snapshot) map[uri.URI]fileDiagnostics {
 	enc := s.encoding()
 	out := make(map[uri.URI]fileDiagnostics)
-	for _, i := range snap.flagged {
+	for _, i := range snap.Flagged {
 		if ctx.Err() != nil {
 			return nil
 		}
-		l := snap.ranking.Lines[i]
+		l := snap.Ranking.Lines[i]
 		f, ft, ok := s.textOf(snap, l.File)
 		if !ok {
 			continue
 		}
-		cur, ok := ft.current(l.Line)
+		cur, ok := ft.Current(l.Line)
 		if !ok {
 			continue
 		}
@@ -75,7 +76,7 @@ func (s *Server) computeDiagnostics(ctx context.Context, snap *snapshot) map[uri
 		fd.diags = append(fd.diags, s.diagnostic(snap, i, ft, cur, enc))
 		out[f.uri] = fd
 	}
-	if snap.buildErrors == "" {
+	if snap.BuildErrors == "" {
 		s.severalFaults(ctx, snap, out)
 	}
 	return out

@@ -14,7 +14,7 @@ func didOpen(ctx context.Context, s *Server, p *protocol.DidOpenTextDocumentPara
 		return nil
 	}
 	text := []byte(p.TextDocument.Text)
-	s.cache.put(text)
+	s.cache.Put(text)
 	s.mu.Lock()
 	s.docs[path] = newDocument(path, p.TextDocument.Version, text)
 	s.mu.Unlock()

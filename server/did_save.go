@@ -17,7 +17,7 @@ func didSave(ctx context.Context, s *Server, p *protocol.DidSaveTextDocumentPara
 	}
 	s.mu.Lock()
 	if doc := s.docs[path]; doc != nil {
-		s.cache.put(doc.text) // the text the next collection will see
+		s.cache.Put(doc.text) // the text the next collection will see
 	}
 	s.mu.Unlock()
 	if !strings.HasSuffix(path, ".go") && filepath.Base(path) != "go.mod" {

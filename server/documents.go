@@ -6,6 +6,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"go.lsp.dev/protocol"
 )
 
@@ -14,11 +15,11 @@ type document struct {
 	path    string
 	version int32
 	text    []byte
-	hash    contentHash
+	hash    snapshot.ContentHash
 }
 
 func newDocument(path string, version int32, text []byte) *document {
-	return &document{path: path, version: version, text: text, hash: hashContent(text)}
+	return &document{path: path, version: version, text: text, hash: snapshot.HashContent(text)}
 }
 
 // encoding converts between LSP character offsets and byte offsets.
@@ -111,20 +112,4 @@ func (enc encoding) width(line []byte) uint32 {
 		i += size
 	}
 	return units
-}
-
-// lineSpans indexes the lines of a text: span i holds the bytes of line i+1
-// without its line terminator.
-func lineSpans(text []byte) [][]byte {
-	var lines [][]byte
-	for len(text) > 0 {
-		nl := bytes.IndexByte(text, '\n')
-		if nl < 0 {
-			lines = append(lines, text)
-			break
-		}
-		lines = append(lines, bytes.TrimSuffix(text[:nl], []byte("\r")))
-		text = text[nl+1:]
-	}
-	return lines
 }

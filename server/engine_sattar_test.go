@@ -10,8 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/faultline-go/faultline/analysis"
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // serveMinMax starts the server with the real engine on minmax with one
@@ -22,7 +21,7 @@ func serveMinMax(t *testing.T, settings string) (*testClient, string) {
 	if testing.Short() {
 		t.Skip("runs go test on a module; skipped with -short")
 	}
-	if err := analysis.Available(); err != nil {
+	if err := localize.AnalysisAvailable(); err != nil {
 		t.Skip(err)
 	}
 	archive, err := os.ReadFile(filepath.Join("..", "internal", "localize", "testdata", "minmax1.txtar"))
@@ -31,7 +30,7 @@ func serveMinMax(t *testing.T, settings string) (*testClient, string) {
 	}
 	dir, cache := t.TempDir(), t.TempDir()
 	writeArchive(t, dir, string(archive))
-	open := func(d string) (Workspace, error) { return spectra.Open(d, spectra.Options{CacheDir: cache}) }
+	open := func(d string) (Workspace, error) { return localize.Open(d, localize.WorkspaceOptions{CacheDir: cache}) }
 	c := startServer(t, Options{Open: open})
 	c.initialize(dir, settings, protocol.ClientCapabilities{})
 	return c, dir
@@ -170,7 +169,7 @@ func TestRealEngineSeveralFaults(t *testing.T) {
 	}
 	dir, cache := t.TempDir(), t.TempDir()
 	writeArchive(t, dir, twoFaults)
-	open := func(d string) (Workspace, error) { return spectra.Open(d, spectra.Options{CacheDir: cache}) }
+	open := func(d string) (Workspace, error) { return localize.Open(d, localize.WorkspaceOptions{CacheDir: cache}) }
 	testFile := uri.File(filepath.Join(dir, "two_test.go"))
 	c := startServer(t, Options{Open: open})
 	c.initialize(dir, `{"angelic":false}`, protocol.ClientCapabilities{})

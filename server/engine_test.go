@@ -10,7 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // buggyModule is a tiny module with one fault: Abs forgets to negate.
@@ -62,7 +62,7 @@ func TestRealEngine(t *testing.T) {
 	}
 	dir, cache := t.TempDir(), t.TempDir()
 	writeArchive(t, dir, buggyModule)
-	open := func(d string) (Workspace, error) { return spectra.Open(d, spectra.Options{CacheDir: cache}) }
+	open := func(d string) (Workspace, error) { return localize.Open(d, localize.WorkspaceOptions{CacheDir: cache}) }
 	src := uri.File(filepath.Join(dir, "abs", "abs.go"))
 	isBug := func(d []protocol.Diagnostic) bool {
 		return len(d) > 0 && d[0].Range.Start.Line == 5 && strings.Contains(string(d[0].Message.(protocol.String)), "TestAbsNegative")
@@ -190,7 +190,7 @@ func TestRealEngineBlockRank(t *testing.T) {
 	}
 	dir, cache := t.TempDir(), t.TempDir()
 	writeArchive(t, dir, crashModule)
-	open := func(d string) (Workspace, error) { return spectra.Open(d, spectra.Options{CacheDir: cache}) }
+	open := func(d string) (Workspace, error) { return localize.Open(d, localize.WorkspaceOptions{CacheDir: cache}) }
 	src := uri.File(filepath.Join(dir, "at", "at.go"))
 	c := startServer(t, Options{Open: open})
 	c.initialize(dir, `{"formula":"blockrank"}`, protocol.ClientCapabilities{})

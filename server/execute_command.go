@@ -9,7 +9,8 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/internal/snapshot"
 )
 
 // command runs one workspace/executeCommand command on its first argument.
@@ -108,7 +109,7 @@ func runCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, error
 				switch {
 				case t.Verdict.Failing():
 					mr.Failed++
-				case t.Verdict == spectra.Pass:
+				case t.Verdict == localize.VerdictPass:
 					mr.Passed++
 				}
 			}
@@ -138,23 +139,12 @@ func localizeCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, 
 	}
 	if args.Test != "" {
 		snap := v.snapshot()
-		if snap == nil || !snap.base.hasFailing(args.Package, args.Test) {
+		if snap == nil || !snap.Base.HasFailing(args.Package, args.Test) {
 			return nil, errorf("%s: %s is not a failing test of %s", commandLocalizeTest, args.Test, v.root)
 		}
 	}
 	v.setFocus(args.Test)
 	return rankingOf([]*view{v}, s), nil
-}
-
-// hasFailing reports whether top-level test name (of pkg, when given) has a
-// failing run.
-func (snap *snapshot) hasFailing(pkg, name string) bool {
-	for _, t := range snap.matrix.Tests {
-		if t.Verdict.Failing() && topLevel(t.Name) == name && (pkg == "" || t.Package == pkg) {
-			return true
-		}
-	}
-	return false
 }
 
 type failingTest struct {
@@ -181,15 +171,15 @@ func showFailingTestsCommand(ctx context.Context, s *Server, arg json.RawMessage
 	if !ok {
 		return nil, errorf("%s: %s changed since the tests ran", commandShowFailingTests, args.URI)
 	}
-	line, ok := ft.collected(args.Line)
-	i, ranked := snap.at[fileLine{rel, line}]
+	line, ok := ft.Collected(args.Line)
+	i, ranked := snap.At[snapshot.FileLine{File: rel, Line: line}]
 	if !ok || !ranked {
 		return nil, errorf("%s: line %d of %s was not run by the tests, or was edited since", commandShowFailingTests, args.Line+1, args.URI)
 	}
 	enc := s.encoding()
 	var out []failingTest
 	var names []string
-	for _, t := range snap.failingTests(i) {
+	for _, t := range snap.FailingTests(i) {
 		ft := failingTest{Name: t.Name, Package: t.Package, Verdict: string(t.Verdict), Message: firstLine(t.Output)}
 		if loc, ok := s.testLocation(snap, t, enc); ok {
 			ft.URI, ft.Line = string(loc.URI), int(loc.Range.Start.Line)

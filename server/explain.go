@@ -13,9 +13,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/internal/testbuild"
-	"github.com/faultline-go/faultline/regress"
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/snapshot"
 )
 
 // explainArgs are the arguments of faultline.explainTest.
@@ -42,18 +40,18 @@ func explainCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, e
 	if !ok {
 		return nil, errorf("%s: no results for %s", commandExplainTest, args.URI)
 	}
-	target, ok := snap.failingLeaf(args.Package, args.Test)
+	target, ok := snap.FailingLeaf(args.Package, args.Test)
 	if !ok {
-		return nil, errorf("%s: %s is not a failing test of %s in the latest results", commandExplainTest, args.Test, snap.root)
+		return nil, errorf("%s: %s is not a failing test of %s in the latest results", commandExplainTest, args.Test, snap.Root)
 	}
-	v := s.viewAt(snap.root)
+	v := s.viewAt(snap.Root)
 	if v == nil || v.localizer == nil {
-		return nil, errorf("%s: %s has no localization service to explain with", commandExplainTest, snap.root)
+		return nil, errorf("%s: %s has no localization service to explain with", commandExplainTest, snap.Root)
 	}
-	s.consent.give(snap.root)
+	s.consent.give(snap.Root)
 	prog := s.beginProgress(ctx, "faultline: explaining "+target.Test+" from the git history")
-	exs, err := v.localizer.Explain(ctx, snap.matrix, localize.ExplainOptions{Base: args.Base, Tests: []testbuild.Target{target},
-		Memory: snap.settings.Memory, TestMemory: snap.settings.TestMemory, Progress: func(msg string) { prog.report(msg, 0) }}, nil)
+	exs, err := v.localizer.Explain(ctx, snap.Matrix, localize.ExplainOptions{Base: args.Base, Tests: []localize.Target{target},
+		Memory: snap.Settings.Localize.Memory, TestMemory: snap.Settings.Localize.TestMemory, Progress: func(msg string) { prog.report(msg, 0) }}, nil)
 	if err == nil && len(exs.Tests) != 1 {
 		err = fmt.Errorf("no explanation came back for %s", target.Test)
 	}
@@ -68,7 +66,7 @@ func explainCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, e
 	prog.end("done")
 	v.mu.Lock()
 	if v.explained == nil {
-		v.explained = map[testbuild.Target]regress.Explanation{}
+		v.explained = map[localize.Target]localize.Explanation{}
 	}
 	v.explained[target] = ex
 	v.mu.Unlock()
@@ -79,9 +77,9 @@ func explainCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, e
 
 // firstLeaf is the first of the failing leaf tests (indices into the
 // matrix's tests) that ran, in the matrix's order.
-func firstLeaf(snap *snapshot, failing map[int]bool) (*spectra.TestRun, bool) {
-	for i := range snap.matrix.Tests {
-		if t := &snap.matrix.Tests[i]; failing[i] && t.Verdict != spectra.BuildError {
+func firstLeaf(snap *snapshot.Snapshot, failing map[int]bool) (*localize.TestRun, bool) {
+	for i := range snap.Matrix.Tests {
+		if t := &snap.Matrix.Tests[i]; failing[i] && t.Verdict != localize.VerdictBuildError {
 			return t, true
 		}
 	}
@@ -111,22 +109,8 @@ func (s *Server) hasHistory(ctx context.Context, root string) bool {
 	return *known
 }
 
-// failingLeaf finds a failing leaf test by name (and package, when given).
-func (snap *snapshot) failingLeaf(pkg, name string) (testbuild.Target, bool) {
-	var found []testbuild.Target
-	for _, t := range snap.matrix.Tests {
-		if t.Verdict.Failing() && t.Name == name && (pkg == "" || t.Package == pkg) {
-			found = append(found, testbuild.Target{Package: t.Package, Test: t.Name})
-		}
-	}
-	if len(found) != 1 {
-		return testbuild.Target{}, false
-	}
-	return found[0], true
-}
-
 // explainSummary is the one-line message of an explanation.
-func explainSummary(ex regress.Explanation) string {
+func explainSummary(ex localize.Explanation) string {
 	if ex.Message != "" {
 		return fmt.Sprintf("faultline: %s: %s", ex.Test, ex.Message)
 	}
@@ -159,9 +143,11 @@ func explainSummary(ex regress.Explanation) string {
 // shown only while its file is as it was explained (the explanation's
 // content hash), and a cause step only while its file is: an edited file
 // shows nothing of it rather than a wrong line.
-func (s *Server) explanationDiagnostics(root string, explained []regress.Explanation, out map[uri.URI]fileDiagnostics) {
-	slices.SortFunc(explained, func(a, b regress.Explanation) int { return strings.Compare(a.Package+" "+a.Test, b.Package+" "+b.Test) })
-	unchanged := func(ex regress.Explanation, rel string) (openFile, bool) {
+func (s *Server) explanationDiagnostics(root string, explained []localize.Explanation, out map[uri.URI]fileDiagnostics) {
+	slices.SortFunc(explained, func(a, b localize.Explanation) int {
+		return strings.Compare(a.Package+" "+a.Test, b.Package+" "+b.Test)
+	})
+	unchanged := func(ex localize.Explanation, rel string) (openFile, bool) {
 		f, ok := s.currentFile(filepath.Join(root, filepath.FromSlash(rel)))
 		return f, ok && ex.Hashes[rel] != "" && string(f.hash) == ex.Hashes[rel]
 	}
@@ -213,19 +199,21 @@ func (s *Server) explanationDiagnostics(root string, explained []regress.Explana
 // file rel, to preview the revert that made the test pass: the root and
 // auxiliary changes put back to the base's text, while their files are as
 // explained.
-func (s *Server) revertActions(snap *snapshot, rel string, r protocol.Range) []protocol.CommandOrCodeAction {
-	v := s.viewAt(snap.root)
+func (s *Server) revertActions(snap *snapshot.Snapshot, rel string, r protocol.Range) []protocol.CommandOrCodeAction {
+	v := s.viewAt(snap.Root)
 	if v == nil {
 		return nil
 	}
 	v.mu.Lock()
 	explained := slices.Collect(maps.Values(v.explained))
 	v.mu.Unlock()
-	slices.SortFunc(explained, func(a, b regress.Explanation) int { return strings.Compare(a.Package+" "+a.Test, b.Package+" "+b.Test) })
+	slices.SortFunc(explained, func(a, b localize.Explanation) int {
+		return strings.Compare(a.Package+" "+a.Test, b.Package+" "+b.Test)
+	})
 	kind := protocol.CodeActionKindQuickFix
 	var actions []protocol.CommandOrCodeAction
 	for _, ex := range explained {
-		if !slices.ContainsFunc(ex.Changes, func(c regress.Change) bool {
+		if !slices.ContainsFunc(ex.Changes, func(c localize.Change) bool {
 			return c.Role == "root" && c.File == rel && c.Line-1 <= int(r.End.Line) && max(c.EndLine, c.Line)-1 >= int(r.Start.Line)
 		}) {
 			continue
@@ -233,7 +221,7 @@ func (s *Server) revertActions(snap *snapshot, rel string, r protocol.Range) []p
 		changes := map[uri.URI][]protocol.TextEdit{}
 		complete := true
 		for _, c := range ex.Changes {
-			f, ok := s.currentFile(filepath.Join(snap.root, filepath.FromSlash(c.File)))
+			f, ok := s.currentFile(filepath.Join(snap.Root, filepath.FromSlash(c.File)))
 			if !ok || ex.Hashes[c.File] == "" || string(f.hash) != ex.Hashes[c.File] {
 				complete = false
 				break
@@ -253,7 +241,7 @@ func (s *Server) revertActions(snap *snapshot, rel string, r protocol.Range) []p
 }
 
 // otherRoots are the root changes of ex other than c, as file:line.
-func otherRoots(ex regress.Explanation, c regress.Change) []string {
+func otherRoots(ex localize.Explanation, c localize.Change) []string {
 	var out []string
 	for _, o := range ex.Changes {
 		if o.Role == "root" && o != c {

@@ -13,7 +13,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/regress"
 )
@@ -24,19 +24,19 @@ import (
 // a revert preview until the file is edited, a failure of the service is
 // the request's error, and bad arguments are refused before anything runs.
 func TestExplainCommand(t *testing.T) {
-	ex := &regress.Explanation{Base: "0123456789abcdef", Changes: []regress.Change{
+	ex := &localize.Explanation{Base: "0123456789abcdef", Changes: []localize.Change{
 		{File: "a.go", Line: 6, EndLine: 6, Role: "root", Old: "\treturn n + 1\n", New: "\treturn n + 2\n"},
 		{File: "a.go", Line: 3, EndLine: 3, Role: "auxiliary"},
 	}, Cause: []regress.CauseStep{{File: "a.go", Line: 6, Why: "returns 3", Change: 0}}}
-	loc := &fakeLocalizer{t: t, results: []analysis.TestResult{fakeFix(t, "1", true)}, explanation: ex}
+	loc := &fakeLocalizer{t: t, results: []localize.TestResult{fakeFix(t, "1", true)}, explanation: ex}
 	c, dir, src := startWithFindings(t, loc)
 	data, err := os.ReadFile(filepath.Join(dir, "a.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ex.Hashes = map[string]string{"a.go": testbuild.Bytes(data)}
-	explain := func(args string) (regress.Explanation, error) {
-		var res regress.Explanation
+	explain := func(args string) (localize.Explanation, error) {
+		var res localize.Explanation
 		err := c.call(protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: commandExplainTest,
 			Arguments: []protocol.LSPAny{protocol.LSPAny(args)}}, &res)
 		return res, err

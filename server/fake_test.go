@@ -13,8 +13,7 @@ import (
 
 	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/internal/testbuild"
-	"github.com/faultline-go/faultline/regress"
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"github.com/faultline-go/faultline/spectra"
 )
 
@@ -61,12 +60,12 @@ func TestNextNegative(t *testing.T) {
 
 // fakeMatrix is what the engine would record for fakeModule as on disk in
 // root: the failing test runs lines 5 and 6, the passing ones 5 and 8.
-func fakeMatrix(t testing.TB, root string) *spectra.Matrix {
+func fakeMatrix(t testing.TB, root string) *localize.Matrix {
 	text, err := os.ReadFile(filepath.Join(root, "a.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &spectra.Matrix{
+	return &localize.Matrix{
 		ModulePath: "example.com/fake",
 		Root:       root,
 		Blocks: []spectra.Block{
@@ -74,13 +73,13 @@ func fakeMatrix(t testing.TB, root string) *spectra.Matrix {
 			{File: "a.go", Start: spectra.Pos{Line: 6, Col: 3}, End: spectra.Pos{Line: 6, Col: 15}, Lines: []int{6}},
 			{File: "a.go", Start: spectra.Pos{Line: 8, Col: 2}, End: spectra.Pos{Line: 8, Col: 14}, Lines: []int{8}},
 		},
-		Tests: []spectra.TestRun{
-			{Package: "example.com/fake", Name: "TestNextPositive", Verdict: spectra.Fail, Output: "a_test.go:7: Next(1) != 2\n", FailSites: []spectra.Site{{File: "a_test.go", Line: 7}}, Hits: []int{0, 1}},
-			{Package: "example.com/fake", Name: "TestNextZero", Verdict: spectra.Pass, Hits: []int{0, 2}},
-			{Package: "example.com/fake", Name: "TestNextNegative", Verdict: spectra.Pass, Hits: []int{0, 2}},
+		Tests: []localize.TestRun{
+			{Package: "example.com/fake", Name: "TestNextPositive", Verdict: localize.VerdictFail, Output: "a_test.go:7: Next(1) != 2\n", FailSites: []spectra.Site{{File: "a_test.go", Line: 7}}, Hits: []int{0, 1}},
+			{Package: "example.com/fake", Name: "TestNextZero", Verdict: localize.VerdictPass, Hits: []int{0, 2}},
+			{Package: "example.com/fake", Name: "TestNextNegative", Verdict: localize.VerdictPass, Hits: []int{0, 2}},
 		},
 		BuildErrors: map[string]string{},
-		FileHashes:  map[string]string{"a.go": string(hashContent(text))},
+		FileHashes:  map[string]string{"a.go": string(snapshot.HashContent(text))},
 	}
 }
 
@@ -92,10 +91,10 @@ type fakeWorkspace struct {
 	store string
 
 	mu       sync.Mutex
-	block    bool                   // Collect waits until cancelled
-	hold     chan struct{}          // when set, Collect waits for it to close, cancelled or not
-	result   func() *spectra.Matrix // what Collect returns
-	stored   *spectra.Matrix        // what Load returns
+	block    bool                    // Collect waits until cancelled
+	hold     chan struct{}           // when set, Collect waits for it to close, cancelled or not
+	result   func() *localize.Matrix // what Collect returns
+	stored   *localize.Matrix        // what Load returns
 	collects int
 	loaded   chan struct{} // closed on the first Load
 	started  chan struct{} // signalled when Collect starts
@@ -112,7 +111,7 @@ func newFakeModule(t testing.TB) (string, *fakeWorkspace) {
 func newFakeWorkspace(t testing.TB, root string) *fakeWorkspace {
 	f := &fakeWorkspace{t: t, root: root, store: filepath.Join(t.TempDir(), "spectra.db"),
 		loaded: make(chan struct{}), started: make(chan struct{}, 16)}
-	f.result = func() *spectra.Matrix { return fakeMatrix(t, root) }
+	f.result = func() *localize.Matrix { return fakeMatrix(t, root) }
 	return f
 }
 
@@ -126,15 +125,15 @@ func (f *fakeWorkspace) open(dir string) (Workspace, error) {
 func (f *fakeWorkspace) Root() string      { return f.root }
 func (f *fakeWorkspace) StorePath() string { return f.store }
 
-func (f *fakeWorkspace) Collect(ctx context.Context, opts spectra.CollectOptions) (*spectra.Matrix, error) {
+func (f *fakeWorkspace) Collect(ctx context.Context, opts localize.CollectOptions) (*localize.Matrix, error) {
 	f.mu.Lock()
 	f.collects++
 	block, result, hold := f.block, f.result, f.hold
 	f.mu.Unlock()
 	f.started <- struct{}{}
 	if opts.Progress != nil {
-		opts.Progress(spectra.Progress{Phase: "build", Packages: 1})
-		opts.Progress(spectra.Progress{Phase: "run", Packages: 1, PackagesDone: 1, Tests: 3, Failing: 1})
+		opts.Progress(localize.Progress{Phase: "build", Packages: 1})
+		opts.Progress(localize.Progress{Phase: "run", Packages: 1, PackagesDone: 1, Tests: 3, Failing: 1})
 	}
 	if block {
 		<-ctx.Done()
@@ -152,7 +151,7 @@ func (f *fakeWorkspace) Collect(ctx context.Context, opts spectra.CollectOptions
 	return m, nil
 }
 
-func (f *fakeWorkspace) Load() (*spectra.Matrix, error) {
+func (f *fakeWorkspace) Load() (*localize.Matrix, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	select {
@@ -197,12 +196,12 @@ func noEngine(t testing.TB) OpenFunc {
 // verifies a candidate by its angelic value.
 type fakeLocalizer struct {
 	t       testing.TB
-	results []analysis.TestResult
+	results []localize.TestResult
 	passes  string // the angelic value Verify lets pass
 	panics  bool   // Localize panics
 
 	// explanation is what Explain answers for any test (nil: an error).
-	explanation *regress.Explanation
+	explanation *localize.Explanation
 
 	mu        sync.Mutex
 	verified  []string // the angelic value of each candidate verified
@@ -212,14 +211,14 @@ type fakeLocalizer struct {
 
 func (f *fakeLocalizer) open(Workspace) (Localizer, error) { return f, nil }
 
-func (f *fakeLocalizer) Localize(ctx context.Context, m *spectra.Matrix, opts localize.Options, progress func(*localize.Localization)) (*localize.Localization, error) {
+func (f *fakeLocalizer) Localize(ctx context.Context, m *localize.Matrix, opts localize.Options, progress func(*localize.Localization)) (*localize.Localization, error) {
 	if f.panics {
 		panic("a localizer that panics")
 	}
 	f.mu.Lock()
 	f.localized++
 	f.mu.Unlock()
-	r, err := spectra.RankLines(m, opts.Formula)
+	r, err := localize.RankFormula(m, opts.Formula)
 	if err != nil {
 		return nil, err
 	}
@@ -229,23 +228,23 @@ func (f *fakeLocalizer) Localize(ctx context.Context, m *spectra.Matrix, opts lo
 	return loc, nil
 }
 
-func (f *fakeLocalizer) Verify(ctx context.Context, t testbuild.Target, c analysis.Candidate, opts localize.Options) (analysis.Verification, error) {
+func (f *fakeLocalizer) Verify(ctx context.Context, t localize.Target, c localize.Candidate, opts localize.Options) (localize.Verification, error) {
 	value := c.Locations[0].Angelic
 	f.mu.Lock()
 	f.verified = append(f.verified, value)
 	f.mu.Unlock()
-	v := analysis.Verification{Test: t.Test, Passed: value == f.passes, Duration: 1500 * time.Millisecond}
+	v := localize.Verification{Test: t.Test, Passed: value == f.passes, Duration: 1500 * time.Millisecond}
 	if !v.Passed {
 		v.Output = "    a_test.go:7: Next(1) != 2"
 	}
 	return v, nil
 }
 
-func (f *fakeLocalizer) Suggest(context.Context, *spectra.Matrix, localize.SuggestOptions, func(localize.Suggestion)) ([]localize.Suggestion, error) {
+func (f *fakeLocalizer) Suggest(context.Context, *localize.Matrix, localize.SuggestOptions, func(localize.Suggestion)) ([]localize.Suggestion, error) {
 	return nil, errors.New("the fake localizer does not search inputs")
 }
 
-func (f *fakeLocalizer) Explain(ctx context.Context, m *spectra.Matrix, opts localize.ExplainOptions, each func(regress.Explanation)) (*localize.Explanations, error) {
+func (f *fakeLocalizer) Explain(ctx context.Context, m *localize.Matrix, opts localize.ExplainOptions, each func(localize.Explanation)) (*localize.Explanations, error) {
 	f.mu.Lock()
 	f.explain = append(f.explain, opts)
 	f.mu.Unlock()
@@ -257,7 +256,7 @@ func (f *fakeLocalizer) Explain(ctx context.Context, m *spectra.Matrix, opts loc
 	}
 	ex := *f.explanation
 	ex.Test, ex.Package = opts.Tests[0].Test, opts.Tests[0].Package
-	return &localize.Explanations{Failing: 1, Tests: []regress.Explanation{ex}}, nil
+	return &localize.Explanations{Failing: 1, Tests: []localize.Explanation{ex}}, nil
 }
 
 // CheckHistory: the fake module has a history when Explain has an answer.
@@ -289,7 +288,7 @@ func (f *fakeLocalizer) verifications() []string {
 // fakeFix is a candidate of fakeModule's TestNextPositive writing value in
 // place of the 2 of line 6, as the analysis reports it: with the forced
 // values that make it verifiable.
-func fakeFix(t testing.TB, value string, verified bool) analysis.TestResult {
+func fakeFix(t testing.TB, value string, verified bool) localize.TestResult {
 	t.Helper()
 	data := fmt.Sprintf(`{"Test":"TestNextPositive","Package":"example.com/fake","Candidates":[{"verified":%v,
 		"locations":[{"file":"a.go","line":6,"col":14,"endLine":6,"endCol":15,"expr":"2","original":"2","angelic":%q}],

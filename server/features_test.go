@@ -10,7 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // TestFeatures drives every request over a module whose results come from
@@ -172,7 +172,7 @@ func TestFeatures(t *testing.T) {
 
 	// All tests pass after a fix: earlier diagnostics are cleared.
 	fake.mu.Lock()
-	fake.result = func() *spectra.Matrix { return passingMatrix(t, dir) }
+	fake.result = func() *localize.Matrix { return passingMatrix(t, dir) }
 	fake.mu.Unlock()
 	c.mustCall(protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: commandRun}, nil)
 	c.waitDiagnostics("diagnostics cleared", src, func(d []protocol.Diagnostic) bool { return len(d) == 0 })
@@ -195,9 +195,9 @@ func didOpenFile(t *testing.T, u uri.URI) *protocol.DidOpenTextDocumentParams {
 }
 
 // passingMatrix is fakeMatrix after the fix: every test passes.
-func passingMatrix(t testing.TB, root string) *spectra.Matrix {
+func passingMatrix(t testing.TB, root string) *localize.Matrix {
 	m := fakeMatrix(t, root)
-	m.Tests[0].Verdict = spectra.Pass
+	m.Tests[0].Verdict = localize.VerdictPass
 	m.Tests[0].FailSites = nil
 	return m
 }

@@ -8,34 +8,35 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/internal/snapshot"
 )
 
 // severalFaults warns on each fuzz target whose failing entries share no
 // executed line: no one line can be the fault of all of them, so they
 // likely meet several faults, which spectrum formulas rank poorly
 // together (and sfo has no shared line to narrow).
-func (s *Server) severalFaults(ctx context.Context, snap *snapshot, out map[uri.URI]fileDiagnostics) {
-	m := snap.base.matrix
+func (s *Server) severalFaults(ctx context.Context, snap *snapshot.Snapshot, out map[uri.URI]fileDiagnostics) {
+	m := snap.Base.Matrix
 	enc := s.encoding()
 	type target struct {
 		pkg, name string
-		first     *spectra.TestRun
-		shared    map[fileLine]bool
+		first     *localize.TestRun
+		shared    map[snapshot.FileLine]bool
 		failing   int
 	}
 	var order []*target
 	byName := map[[2]string]*target{}
 	for i := range m.Tests {
 		t := &m.Tests[i]
-		top := topLevel(t.Name)
+		top := snapshot.TopLevel(t.Name)
 		if !t.Verdict.Failing() || !strings.HasPrefix(top, "Fuzz") || top == t.Name {
 			continue
 		}
-		lines := map[fileLine]bool{}
+		lines := map[snapshot.FileLine]bool{}
 		for _, b := range t.Hits {
 			for _, l := range m.Blocks[b].Lines {
-				lines[fileLine{m.Blocks[b].File, l}] = true
+				lines[snapshot.FileLine{File: m.Blocks[b].File, Line: l}] = true
 			}
 		}
 		k := [2]string{t.Package, top}
@@ -60,15 +61,15 @@ func (s *Server) severalFaults(ctx context.Context, snap *snapshot, out map[uri.
 		if tg.failing < 2 || len(tg.shared) > 0 {
 			continue
 		}
-		fn, ok := snap.testFunc(tg.first)
+		fn, ok := snap.TestFunc(tg.first)
 		if !ok {
 			continue
 		}
-		f, ft, ok := s.textOf(snap, fn.file)
+		f, ft, ok := s.textOf(snap, fn.File)
 		if !ok {
 			continue
 		}
-		cur, ok := ft.current(fn.line)
+		cur, ok := ft.Current(fn.Line)
 		if !ok {
 			continue
 		}

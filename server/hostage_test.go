@@ -13,7 +13,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // hangingModule's only test leaves a detached child holding its output and
@@ -76,7 +76,7 @@ func TestShutdownPastAHangingTest(t *testing.T) {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
-	open := func(d string) (Workspace, error) { return spectra.Open(d, spectra.Options{CacheDir: cache}) }
+	open := func(d string) (Workspace, error) { return localize.Open(d, localize.WorkspaceOptions{CacheDir: cache}) }
 	c := startServer(t, Options{Open: open})
 	c.initialize(dir, `{"timeout":"10m"}`, protocol.ClientCapabilities{})
 	for deadline := time.Now().Add(waitLimit); len(pids) < 2; time.Sleep(50 * time.Millisecond) {

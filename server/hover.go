@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"go.lsp.dev/protocol"
 )
 
@@ -13,7 +14,7 @@ import (
 // values mean.
 func hover(ctx context.Context, s *Server, p *protocol.HoverParams) (*protocol.Hover, error) {
 	snap, rel, ok := s.locate(p.TextDocument.URI)
-	if !ok || snap.ranking.Failed == 0 || snap.buildErrors != "" {
+	if !ok || snap.Ranking.Failed == 0 || snap.BuildErrors != "" {
 		return nil, nil
 	}
 	_, ft, ok := s.textOf(snap, rel)
@@ -21,15 +22,15 @@ func hover(ctx context.Context, s *Server, p *protocol.HoverParams) (*protocol.H
 		return nil, nil
 	}
 	cur := int(p.Position.Line)
-	line, ok := ft.collected(cur)
+	line, ok := ft.Collected(cur)
 	if !ok {
 		return nil, nil
 	}
 	var parts []string
-	if i, ok := snap.at[fileLine{rel, line}]; ok && snap.ranking.Lines[i].EF > 0 {
-		parts = append(parts, snap.hoverText(i))
+	if i, ok := snap.At[snapshot.FileLine{File: rel, Line: line}]; ok && snap.Ranking.Lines[i].EF > 0 {
+		parts = append(parts, snap.HoverText(i))
 	}
-	if text := angelicHoverText(snap.findings.fixesTouching(rel, line), rel, line); text != "" {
+	if text := angelicHoverText(snap.Findings.FixesTouching(rel, line), rel, line); text != "" {
 		parts = append(parts, text)
 	}
 	if len(parts) == 0 {
@@ -45,7 +46,7 @@ func hover(ctx context.Context, s *Server, p *protocol.HoverParams) (*protocol.H
 // angelicHoverText explains the fix candidates changing a collected line,
 // each as an edit of its source line: "`x > 2` → `x > 1` makes TestX pass
 // (verified by a forced run)", one line per candidate.
-func angelicHoverText(fixes []FixCandidate, rel string, line int) string {
+func angelicHoverText(fixes []snapshot.FixCandidate, rel string, line int) string {
 	var b strings.Builder
 	seen := make(map[string]bool)
 	for _, fix := range fixes {
@@ -57,7 +58,7 @@ func angelicHoverText(fixes []FixCandidate, rel string, line int) string {
 			}
 			changes = append(changes, fmt.Sprintf("`%s` → `%s`%s", e.Before, e.After, where))
 		}
-		sentence := fmt.Sprintf("- %s %s\n", strings.Join(changes, " and "), fix.effect())
+		sentence := fmt.Sprintf("- %s %s\n", strings.Join(changes, " and "), fix.Effect())
 		if !seen[sentence] {
 			seen[sentence] = true
 			b.WriteString(sentence)

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"go.lsp.dev/protocol"
 )
 
@@ -12,7 +13,7 @@ type hintKey struct {
 	root    string
 	seq     uint64
 	rel     string
-	content contentHash
+	content snapshot.ContentHash
 }
 
 // inlayHint shows score and rank at the end of each suspicious line in the
@@ -27,11 +28,11 @@ func inlayHint(ctx context.Context, s *Server, p *protocol.InlayHintParams) ([]p
 	if !ok {
 		return nil, nil
 	}
-	key := hintKey{snap.root, snap.seq, rel, f.hash}
-	all, ok := s.hints.get(key)
+	key := hintKey{snap.Root, snap.Seq, rel, f.hash}
+	all, ok := s.hints.Get(key)
 	if !ok {
 		all = s.fileHints(snap, rel, ft)
-		s.hints.put(key, all)
+		s.hints.Put(key, all)
 	}
 	var hints []protocol.InlayHint
 	for _, h := range all {
@@ -43,31 +44,31 @@ func inlayHint(ctx context.Context, s *Server, p *protocol.InlayHintParams) ([]p
 }
 
 // fileHints computes every hint of one file.
-func (s *Server) fileHints(snap *snapshot, rel string, ft *fileText) []protocol.InlayHint {
+func (s *Server) fileHints(snap *snapshot.Snapshot, rel string, ft *snapshot.FileText) []protocol.InlayHint {
 	enc := s.encoding()
 	yes := true
 	var hints []protocol.InlayHint
-	for _, i := range snap.flaggedIn[rel] {
-		l := snap.ranking.Lines[i]
-		cur, ok := ft.current(l.Line)
+	for _, i := range snap.FlaggedIn[rel] {
+		l := snap.Ranking.Lines[i]
+		cur, ok := ft.Current(l.Line)
 		if !ok {
 			continue
 		}
 		hints = append(hints, protocol.InlayHint{
-			Position:    protocol.Position{Line: uint32(cur), Character: enc.width(ft.lines[cur])},
-			Label:       protocol.String(hintLabel(l)),
-			Tooltip:     protocol.String(snap.diagnosticMessage(i)),
+			Position:    protocol.Position{Line: uint32(cur), Character: enc.width(ft.Lines[cur])},
+			Label:       protocol.String(snapshot.HintLabel(l)),
+			Tooltip:     protocol.String(snap.DiagnosticMessage(i)),
 			PaddingLeft: &yes,
 		})
 	}
-	for _, av := range snap.findings.valuesIn(rel) {
-		cur, ok := ft.current(av.Line)
+	for _, av := range snap.Findings.ValuesIn(rel) {
+		cur, ok := ft.Current(av.Line)
 		if !ok {
 			continue
 		}
-		col := min(max(av.Col-1, 0), len(ft.lines[cur]))
+		col := min(max(av.Col-1, 0), len(ft.Lines[cur]))
 		hints = append(hints, protocol.InlayHint{
-			Position:    protocol.Position{Line: uint32(cur), Character: enc.width(ft.lines[cur][:col])},
+			Position:    protocol.Position{Line: uint32(cur), Character: enc.width(ft.Lines[cur][:col])},
 			Label:       protocol.String(av.Label),
 			Tooltip:     protocol.String("angelic value: the failing tests pass if this expression takes this value"),
 			PaddingLeft: &yes,

@@ -7,7 +7,6 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // localize starts the localization of the view's current results in the
@@ -81,7 +80,7 @@ func (v *view) localize() {
 }
 
 // localized takes a new state of the localization of m.
-func (v *view) localized(m *spectra.Matrix, l *localize.Localization) {
+func (v *view) localized(m *localize.Matrix, l *localize.Localization) {
 	v.mu.Lock()
 	if v.matrix != m || v.ctx.Err() != nil {
 		v.mu.Unlock()
@@ -92,7 +91,7 @@ func (v *view) localized(m *spectra.Matrix, l *localize.Localization) {
 	v.rebuild()
 }
 
-func hasFailure(m *spectra.Matrix) bool {
+func hasFailure(m *localize.Matrix) bool {
 	for _, t := range m.Tests {
 		if t.Verdict.Failing() {
 			return true

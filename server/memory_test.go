@@ -10,7 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // memoryWorkspace is the fake engine whose module has, beside fakeMatrix's
@@ -22,7 +22,7 @@ type memoryWorkspace struct {
 	bounds []int64
 }
 
-func (w *memoryWorkspace) Collect(ctx context.Context, opts spectra.CollectOptions) (*spectra.Matrix, error) {
+func (w *memoryWorkspace) Collect(ctx context.Context, opts localize.CollectOptions) (*localize.Matrix, error) {
 	w.mu.Lock()
 	w.bounds = append(w.bounds, opts.TestMemory)
 	// Each run executes a little more, so that the server takes it as new.
@@ -32,7 +32,7 @@ func (w *memoryWorkspace) Collect(ctx context.Context, opts spectra.CollectOptio
 	if err != nil {
 		return nil, err
 	}
-	m.Tests = append(m.Tests, spectra.TestRun{Package: "example.com/fake", Name: "TestHoard", Verdict: spectra.Memory, Hits: hits,
+	m.Tests = append(m.Tests, localize.TestRun{Package: "example.com/fake", Name: "TestHoard", Verdict: localize.VerdictMemory, Hits: hits,
 		Output: "faultline: was stopped holding 300 MB, over the test memory bound of 256 MB\n"})
 	return m, nil
 }

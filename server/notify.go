@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"go.lsp.dev/protocol"
 )
 
@@ -46,29 +47,29 @@ type topLocation struct {
 
 // announce tells the editor a view has a new snapshot: its status, the
 // ranking summary, and a refresh of the pulled features.
-func (s *Server) announce(v *view, snap *snapshot) {
+func (s *Server) announce(v *view, snap *snapshot.Snapshot) {
 	st := statusParams{State: "idle", Root: v.root, Message: "no failing tests"}
 	failing := 0
-	for _, t := range snap.matrix.Tests {
+	for _, t := range snap.Matrix.Tests {
 		if t.Verdict.Failing() {
 			failing++
 		}
 	}
 	st.Failing = failing
 	switch {
-	case len(snap.matrix.Tests) == 0:
+	case len(snap.Matrix.Tests) == 0:
 		st.Message = "no test results yet"
-	case snap.buildErrors != "":
+	case snap.BuildErrors != "":
 		st.State, st.Message = "error", "tests do not build"
 	case failing > 0:
-		st.Message = summary(snap.matrix)
+		st.Message = summary(snap.Matrix)
 	}
 	s.status(st)
 
-	changed := rankingChangedParams{Root: v.root, Failed: snap.ranking.Failed, Passed: snap.ranking.Passed}
-	if len(snap.flagged) > 0 {
-		l := snap.ranking.Lines[snap.flagged[0]]
-		changed.Top = &topLocation{URI: string(snap.fileURI(l.File)), Line: l.Line, Score: l.Score}
+	changed := rankingChangedParams{Root: v.root, Failed: snap.Ranking.Failed, Passed: snap.Ranking.Passed}
+	if len(snap.Flagged) > 0 {
+		l := snap.Ranking.Lines[snap.Flagged[0]]
+		changed.Top = &topLocation{URI: string(fileURI(snap, l.File)), Line: l.Line, Score: l.Score}
 	}
 	if v.rankingChanged(snap) && s.wants(methodRankingChanged) {
 		s.client.notify(methodRankingChanged, &changed)
@@ -99,10 +100,10 @@ func (s *Server) refreshPulled() {
 
 // rankingChanged reports whether snap ranks differently from the snapshot
 // last announced, and remembers it.
-func (v *view) rankingChanged(snap *snapshot) bool {
+func (v *view) rankingChanged(snap *snapshot.Snapshot) bool {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s %d %d %d|", snap.ranking.Formula, snap.ranking.Order, snap.ranking.Failed, snap.ranking.Passed, len(snap.ranking.Lines))
-	for _, l := range snap.ranking.Lines {
+	fmt.Fprintf(&b, "%s %s %d %d %d|", snap.Ranking.Formula, snap.Ranking.Order, snap.Ranking.Failed, snap.Ranking.Passed, len(snap.Ranking.Lines))
+	for _, l := range snap.Ranking.Lines {
 		if l.EF > 0 {
 			fmt.Fprintf(&b, "%s:%d:%g:%d:%d;", l.File, l.Line, l.Score, l.Rank, l.Fixes)
 		}

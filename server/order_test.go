@@ -18,7 +18,7 @@ import (
 // `x > 0` made false, found by predicate switching: the combined order puts
 // line 5 above line 6, which Ochiai ranks first (line 6 runs in the failing
 // test alone, line 5 in every test).
-func switchFix(t testing.TB) analysis.TestResult {
+func switchFix(t testing.TB) localize.TestResult {
 	t.Helper()
 	r, err := analysis.UnmarshalResult([]byte(`{"Test":"TestNextPositive","Package":"example.com/fake","Candidates":[{"verified":true,"found":"switch",
 		"locations":[{"file":"a.go","line":5,"col":5,"endLine":5,"endCol":10,"expr":"x > 0","original":"true","angelic":"false"}],
@@ -50,7 +50,7 @@ func hasRanks(want map[uint32]int) func([]protocol.Diagnostic) bool {
 // analysis), and the hover says in a sentence which order put a line where
 // it is and on which evidence.
 func TestOrderSettingAndWhy(t *testing.T) {
-	loc := &fakeLocalizer{t: t, results: []analysis.TestResult{switchFix(t)}}
+	loc := &fakeLocalizer{t: t, results: []localize.TestResult{switchFix(t)}}
 	dir, fake := newFakeModule(t)
 	c := startServer(t, Options{Open: fake.open, Localizer: loc.open})
 	c.initialize(dir, `{"order":"combined"}`, protocol.ClientCapabilities{})

@@ -9,7 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // waitLogged waits for a window/logMessage containing text.
@@ -58,7 +58,7 @@ func TestPanickingLocalizerIsReported(t *testing.T) {
 func TestPanickingCollectionIsReported(t *testing.T) {
 	dir, fake := newFakeModule(t)
 	panics := true
-	fake.result = func() *spectra.Matrix {
+	fake.result = func() *localize.Matrix {
 		fake.mu.Lock()
 		p := panics
 		panics = false

@@ -6,7 +6,7 @@ import (
 
 	"go.lsp.dev/uri"
 
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // methodRanking is the custom request returning the ranked list, for an
@@ -47,8 +47,8 @@ type rankingLine struct {
 	// Because is the evidence that weighed most under the learned order,
 	// as in faultline rank -json; Why says in a sentence why the line
 	// stands where it does, as the hover does.
-	Because []spectra.Reason `json:"because,omitempty"`
-	Why     string           `json:"why"`
+	Because []localize.Reason `json:"because,omitempty"`
+	Why     string            `json:"why"`
 }
 
 func ranking(ctx context.Context, s *Server, p *rankingParams) (*rankingResult, error) {
@@ -67,24 +67,24 @@ func ranking(ctx context.Context, s *Server, p *rankingParams) (*rankingResult, 
 // rankingOf lists the lines the failing tests run, best first, across the
 // given views.
 func rankingOf(views []*view, s *Server) *rankingResult {
-	res := &rankingResult{Formula: s.currentSettings().Formula, Order: spectra.OrderFormula, Lines: []rankingLine{}}
+	res := &rankingResult{Formula: s.currentSettings().Formula, Order: localize.OrderFormula, Lines: []rankingLine{}}
 	for _, v := range views {
 		snap := v.snapshot()
-		if snap == nil || snap.buildErrors != "" {
+		if snap == nil || snap.BuildErrors != "" {
 			continue
 		}
-		res.Formula = snap.ranking.Formula
+		res.Formula = snap.Ranking.Formula
 		// One order is asked of every view; one still waiting for its
 		// analyses stands by the formula.
-		if snap.ranking.Order != spectra.OrderFormula {
-			res.Order, res.Model = snap.ranking.Order, snap.ranking.Model
+		if snap.Ranking.Order != localize.OrderFormula {
+			res.Order, res.Model = snap.Ranking.Order, snap.Ranking.Model
 		}
-		res.Failed += snap.ranking.Failed
-		res.Passed += snap.ranking.Passed
-		if snap.ranking.Failed == 0 {
+		res.Failed += snap.Ranking.Failed
+		res.Passed += snap.Ranking.Passed
+		if snap.Ranking.Failed == 0 {
 			continue
 		}
-		for i, l := range snap.ranking.Lines {
+		for i, l := range snap.Ranking.Lines {
 			if l.EF == 0 {
 				continue
 			}
@@ -92,14 +92,14 @@ func rankingOf(views []*view, s *Server) *rankingResult {
 			if !ok {
 				continue
 			}
-			cur, ok := ft.current(l.Line)
+			cur, ok := ft.Current(l.Line)
 			if !ok {
 				continue
 			}
 			res.Lines = append(res.Lines, rankingLine{
 				URI: string(f.uri), File: l.File, Line: cur + 1, Score: l.Score, Rank: l.Rank,
 				Tie: l.Tie, EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP, Fixes: l.Fixes,
-				Because: l.Because, Why: snap.whySentence(i),
+				Because: l.Because, Why: snap.WhySentence(i),
 			})
 		}
 	}

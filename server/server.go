@@ -16,6 +16,7 @@ import (
 
 	"github.com/faultline-go/faultline/internal/bug"
 	"github.com/faultline-go/faultline/internal/settings"
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"github.com/faultline-go/faultline/internal/trust"
 )
 
@@ -57,9 +58,9 @@ type Server struct {
 	cancels  *cancels
 	consent  *consent
 	client   *client
-	cache    *contentCache
-	mappings *lru[mappingKey, *fileText]
-	hints    *lru[hintKey, []protocol.InlayHint]
+	cache    *snapshot.ContentCache
+	mappings *snapshot.LRU[snapshot.MappingKey, *snapshot.FileText]
+	hints    *snapshot.LRU[hintKey, []protocol.InlayHint]
 
 	pubMu       sync.Mutex     // serializes diagnostics passes
 	analyses    sync.WaitGroup // localizations, which start processes; see startAnalysis
@@ -98,9 +99,9 @@ func New(opts Options) *Server {
 		opts:     opts,
 		cancels:  newCancels(),
 		consent:  newConsent(opts.Trust),
-		cache:    newContentCache(256),
-		mappings: newLRU[mappingKey, *fileText](256),
-		hints:    newLRU[hintKey, []protocol.InlayHint](64),
+		cache:    snapshot.NewContentCache(256),
+		mappings: snapshot.NewLRU[snapshot.MappingKey, *snapshot.FileText](256),
+		hints:    snapshot.NewLRU[hintKey, []protocol.InlayHint](64),
 		exited:   make(chan struct{}),
 		settings: settings.Default(),
 		views:    make(map[string]*view),
@@ -254,7 +255,7 @@ func (s *Server) allViews() []*view {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]*view, 0, len(s.views))
-	for _, root := range sortedKeys(s.views) {
+	for _, root := range snapshot.SortedKeys(s.views) {
 		out = append(out, s.views[root])
 	}
 	return out

@@ -12,7 +12,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/spectra/rank"
+	"github.com/faultline-go/faultline/internal/snapshot"
 )
 
 // suggestArgs are the arguments of faultline.suggestInputs, as the "Add
@@ -26,26 +26,26 @@ type suggestArgs struct {
 // suggestActions offers, on the declaration of a failing fuzz target in
 // the range, to add the inputs faultline suggest -write would add.
 // The declarations come from the file's current text.
-func suggestActions(s *Server, snap *snapshot, rel string, p *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
+func suggestActions(s *Server, snap *snapshot.Snapshot, rel string, p *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
 	if !strings.HasSuffix(rel, "_test.go") {
 		return nil, nil
 	}
-	f, ok := s.currentFile(filepath.Join(snap.root, filepath.FromSlash(rel)))
+	f, ok := s.currentFile(filepath.Join(snap.Root, filepath.FromSlash(rel)))
 	if !ok {
 		return nil, nil
 	}
-	pkg := importPath(snap.base.matrix.ModulePath, path.Dir(rel))
+	pkg := snapshot.ImportPath(snap.Base.Matrix.ModulePath, path.Dir(rel))
 	kind := protocol.CodeActionKind("source")
 	var actions []protocol.CommandOrCodeAction
-	for _, decl := range testDecls(f.text) {
-		cur := decl.line - 1
-		if !strings.HasPrefix(decl.name, "Fuzz") || cur < int(p.Range.Start.Line) || cur > int(p.Range.End.Line) {
+	for _, decl := range snapshot.TestDecls(f.text) {
+		cur := decl.Line - 1
+		if !strings.HasPrefix(decl.Name, "Fuzz") || cur < int(p.Range.Start.Line) || cur > int(p.Range.End.Line) {
 			continue
 		}
-		if len(snap.base.failingRuns(pkg, decl.name)) == 0 {
+		if len(snap.Base.FailingRuns(pkg, decl.Name)) == 0 {
 			continue
 		}
-		raw, err := protocol.Marshal(suggestArgs{URI: string(f.uri), Package: pkg, Target: decl.name})
+		raw, err := protocol.Marshal(suggestArgs{URI: string(f.uri), Package: pkg, Target: decl.Name})
 		if err != nil {
 			return nil, fmt.Errorf("encoding action arguments: %w", err)
 		}
@@ -75,21 +75,21 @@ func suggestCommand(ctx context.Context, s *Server, arg json.RawMessage) (any, e
 	if !ok {
 		return nil, errorf("%s: no results for %s", commandSuggestInputs, args.URI)
 	}
-	v := s.viewAt(snap.root)
+	v := s.viewAt(snap.Root)
 	if v == nil || v.localizer == nil {
-		return nil, errorf("%s: %s has no localization service to search inputs with", commandSuggestInputs, snap.root)
+		return nil, errorf("%s: %s has no localization service to search inputs with", commandSuggestInputs, snap.Root)
 	}
-	if len(snap.base.failingRuns(args.Package, args.Target)) == 0 {
+	if len(snap.Base.FailingRuns(args.Package, args.Target)) == 0 {
 		return nil, errorf("%s: %s is not a failing fuzz target of %s", commandSuggestInputs, args.Target, args.Package)
 	}
-	formula, err := rank.Lookup(snap.settings.Formula)
+	formula, err := localize.ParseFormula(snap.Settings.Formula)
 	if err != nil {
-		formula = rank.Default() // blockrank, sattar: compared beside op2 and SAT-TAR anyway
+		formula = localize.DefaultFormula() // blockrank, sattar: compared beside op2 and SAT-TAR anyway
 	}
-	s.consent.give(snap.root) // asking for inputs is consent to run the target
+	s.consent.give(snap.Root) // asking for inputs is consent to run the target
 	prog := s.beginProgress(ctx, "faultline: searching inputs for "+args.Target)
-	out, err := v.localizer.Suggest(ctx, snap.base.matrix, localize.SuggestOptions{
-		Formula: formula, Targets: []string{args.Target}, Packages: []string{args.Package}, Write: true, Memory: snap.settings.Memory, TestMemory: snap.settings.TestMemory,
+	out, err := v.localizer.Suggest(ctx, snap.Base.Matrix, localize.SuggestOptions{
+		Formula: formula, Targets: []string{args.Target}, Packages: []string{args.Package}, Write: true, Memory: snap.Settings.Localize.Memory, TestMemory: snap.Settings.Localize.TestMemory,
 	}, nil)
 	if err != nil {
 		prog.end("failed")

@@ -9,7 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // A workspace folder opened through a symbolic link is the module the link
@@ -30,7 +30,7 @@ func TestSymlinkedWorkspaceFolder(t *testing.T) {
 	if _, err := list.Add(dir); err != nil {
 		t.Fatal(err)
 	}
-	c := startServer(t, Options{Trust: list, Open: func(d string) (Workspace, error) { return spectra.Open(d, spectra.Options{CacheDir: cache}) }})
+	c := startServer(t, Options{Trust: list, Open: func(d string) (Workspace, error) { return localize.Open(d, localize.WorkspaceOptions{CacheDir: cache}) }})
 	c.setAnswer(func(p protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
 		t.Errorf("asked about a trusted module: %s", p.Message)
 		return nil, nil

@@ -17,7 +17,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/faultline-go/faultline/internal/fakeeditor"
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // markerModule writes testdata/marker.txtar into a new directory and
@@ -115,7 +115,7 @@ func TestNothingRunsBeforeConsent(t *testing.T) {
 	src := uri.File(filepath.Join(dir, "double.go"))
 
 	c := startServer(t, Options{Open: func(d string) (Workspace, error) {
-		return spectra.Open(d, spectra.Options{CacheDir: cache})
+		return localize.Open(d, localize.WorkspaceOptions{CacheDir: cache})
 	}, Debounce: 50 * time.Millisecond})
 	asked := make(chan protocol.ShowMessageRequestParams, 4)
 	decide := make(chan string)
@@ -174,12 +174,12 @@ func TestStoreShownWithoutRunning(t *testing.T) {
 		t.Skip("runs go test on a module; skipped with -short")
 	}
 	dir, cache := markerModule(t), t.TempDir()
-	open := func(d string) (Workspace, error) { return spectra.Open(d, spectra.Options{CacheDir: cache}) }
+	open := func(d string) (Workspace, error) { return localize.Open(d, localize.WorkspaceOptions{CacheDir: cache}) }
 	ws, err := open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ws.Collect(context.Background(), spectra.CollectOptions{Packages: []string{"./..."}}); err != nil {
+	if _, err := ws.Collect(context.Background(), localize.CollectOptions{Packages: []string{"./..."}}); err != nil {
 		t.Fatal(err)
 	}
 	marker := filepath.Join(dir, "ran-tests")

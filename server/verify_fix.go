@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/faultline-go/faultline/internal/snapshot"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -45,21 +46,21 @@ func verifyFixCommand(ctx context.Context, s *Server, arg json.RawMessage) (any,
 	if !ok {
 		return nil, errorf("%s: no results for %s", commandVerifyFix, args.URI)
 	}
-	fix, cand, ok := snap.findings.fix(args.ID)
+	fix, cand, ok := snap.Findings.Fix(args.ID)
 	if !ok {
-		return nil, errorf("%s: no fix candidate %q in the latest results of %s; ask for code actions again", commandVerifyFix, args.ID, snap.root)
+		return nil, errorf("%s: no fix candidate %q in the latest results of %s; ask for code actions again", commandVerifyFix, args.ID, snap.Root)
 	}
-	v := s.viewAt(snap.root)
+	v := s.viewAt(snap.Root)
 	if v == nil || v.localizer == nil {
-		return nil, errorf("%s: %s has no angelic analysis to verify %q with", commandVerifyFix, snap.root, args.ID)
+		return nil, errorf("%s: %s has no angelic analysis to verify %q with", commandVerifyFix, snap.Root, args.ID)
 	}
 	if file, changed := s.changedSince(snap, fix); changed {
 		return nil, failed("%s: %s changed since the tests ran, so the candidate may no longer apply; save and run the tests again", commandVerifyFix, file)
 	}
-	s.consent.give(snap.root) // asking for a verifying run is consent
+	s.consent.give(snap.Root) // asking for a verifying run is consent
 	forced := forcedValues(fix)
 	prog := s.beginProgress(ctx, "faultline: verifying an angelic fix")
-	ver, err := v.localizer.Verify(ctx, cand.target, cand.candidate, snap.settings.LocalizeOptions())
+	ver, err := v.localizer.Verify(ctx, cand.Target, cand.Candidate, snap.Settings.Localize)
 	if err != nil {
 		prog.end("failed")
 		if ctx.Err() != nil {
@@ -85,7 +86,7 @@ func verifyFixCommand(ctx context.Context, s *Server, arg json.RawMessage) (any,
 
 // verifyFixAction is the code action beside a fix's preview that runs
 // faultline.verifyFix on it.
-func verifyFixAction(u uri.URI, fix FixCandidate, kind protocol.CodeActionKind) (*protocol.CodeAction, error) {
+func verifyFixAction(u uri.URI, fix snapshot.FixCandidate, kind protocol.CodeActionKind) (*protocol.CodeAction, error) {
 	raw, err := protocol.Marshal(verifyFixArgs{URI: string(u), ID: fix.ID})
 	if err != nil {
 		return nil, fmt.Errorf("encoding action arguments: %w", err)
@@ -100,17 +101,17 @@ func verifyFixAction(u uri.URI, fix FixCandidate, kind protocol.CodeActionKind) 
 
 // changedSince reports a file of the candidate whose buffer or disk content
 // differs from what the tests ran on.
-func (s *Server) changedSince(snap *snapshot, fix FixCandidate) (string, bool) {
+func (s *Server) changedSince(snap *snapshot.Snapshot, fix snapshot.FixCandidate) (string, bool) {
 	files := []string{fix.File}
 	for _, e := range fix.Edits {
 		files = append(files, e.File)
 	}
 	for _, rel := range files {
-		collected, ok := snap.hashes[rel]
+		collected, ok := snap.Hashes[rel]
 		if !ok {
-			collected = collectedContent(snap.root, rel, snap.matrix.FileHashes[rel], s.cache)
+			collected = snapshot.CollectedContent(snap.Root, rel, snap.Matrix.FileHashes[rel], s.cache)
 		}
-		f, ok := s.currentFile(filepath.Join(snap.root, filepath.FromSlash(rel)))
+		f, ok := s.currentFile(filepath.Join(snap.Root, filepath.FromSlash(rel)))
 		if !ok || collected == "" || f.hash != collected {
 			return rel, true
 		}
@@ -119,10 +120,10 @@ func (s *Server) changedSince(snap *snapshot, fix FixCandidate) (string, bool) {
 }
 
 // forcedValues describes the values a candidate forces.
-func forcedValues(fix FixCandidate) []string {
+func forcedValues(fix snapshot.FixCandidate) []string {
 	var out []string
 	for _, e := range fix.Edits {
-		out = append(out, fmt.Sprintf("%s:%d %s = %s", e.File, e.StartLine, e.exprText(), e.NewText))
+		out = append(out, fmt.Sprintf("%s:%d %s = %s", e.File, e.StartLine, e.ExprText(), e.NewText))
 	}
 	return out
 }

@@ -4,8 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline-go/faultline/analysis"
-
+	"github.com/faultline-go/faultline/internal/localize"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 )
@@ -15,7 +14,7 @@ import (
 // the hover explaining the angelic value, bad arguments, and the refusal of
 // a candidate whose file changed since the tests ran.
 func TestVerifyFix(t *testing.T) {
-	loc := &fakeLocalizer{t: t, passes: "1", results: []analysis.TestResult{fakeFix(t, "1", true), fakeFix(t, "3", false)}}
+	loc := &fakeLocalizer{t: t, passes: "1", results: []localize.TestResult{fakeFix(t, "1", true), fakeFix(t, "3", false)}}
 	c, _, src := startWithFindings(t, loc)
 
 	actions := c.codeActions(src, 5)

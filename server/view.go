@@ -13,9 +13,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/internal/testbuild"
-	"github.com/faultline-go/faultline/regress"
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/snapshot"
 )
 
 // view is one module of the workspace and its spectrum engine. It owns the
@@ -34,10 +32,10 @@ type view struct {
 	cancel context.CancelFunc
 
 	mu          sync.Mutex
-	matrix      *spectra.Matrix        // latest engine result
+	matrix      *localize.Matrix       // latest engine result
 	digest      string                 // fingerprint of matrix
 	loc         *localize.Localization // the localization service's latest state for matrix
-	snap        *snapshot
+	snap        *snapshot.Snapshot
 	seq         uint64
 	focus       string
 	current     *run        // latest collection run, possibly finished
@@ -46,13 +44,13 @@ type view struct {
 	lastShown   string      // last build failure shown, not to repeat it
 	lastRanking string      // digest of the ranking last announced
 	diag        diagState
-	analysis    context.CancelFunc // of the localization of the current matrix
-	evidence    evidenceCache      // the learned order's evidence over matrix
+	analysis    context.CancelFunc     // of the localization of the current matrix
+	evidence    snapshot.EvidenceCache // the learned order's evidence over matrix
 	watcher     *fsnotify.Watcher
 	deferred    deferredWork // refused until the user agrees to run the module's code
 	// explained are the latest explanations from the git history, by
 	// package and test; shown while the files they name are unchanged.
-	explained map[testbuild.Target]regress.Explanation
+	explained map[localize.Target]localize.Explanation
 	history   *bool // whether the module lies in a git work tree, once asked
 	// stoppedShown are the tests ("package name") the memory bound stopped
 	// that the user was told of, not to repeat it on every save.
@@ -63,7 +61,7 @@ type view struct {
 type run struct {
 	cancel context.CancelFunc
 	done   chan struct{}
-	matrix *spectra.Matrix
+	matrix *localize.Matrix
 	err    error
 }
 
@@ -178,13 +176,13 @@ func (v *view) collect(ctx context.Context, r *run, prev *run) {
 	st := v.srv.currentSettings()
 	p := v.srv.beginProgress(ctx, "faultline: running tests in "+filepath.Base(v.root))
 	v.srv.status(statusParams{State: "building", Root: v.root, Message: "building tests"})
-	m, err := v.ws.Collect(ctx, spectra.CollectOptions{
+	m, err := v.ws.Collect(ctx, localize.CollectOptions{
 		Packages:   []string{"./..."},
 		Timeout:    st.Timeout,
 		Parallel:   st.Parallel,
 		TestMemory: st.TestMemory,
-		Edges:      spectra.IsBlockRank(st.Formula),
-		Progress:   func(pr spectra.Progress) { v.progress(p, pr) },
+		Edges:      st.Technique().BlockRank(),
+		Progress:   func(pr localize.Progress) { v.progress(p, pr) },
 	})
 	r.matrix, r.err = m, err
 	switch {
@@ -207,7 +205,7 @@ func (v *view) collect(ctx context.Context, r *run, prev *run) {
 
 // progress forwards the engine's progress to the editor: building takes the
 // first 30 percent, running the rest, both counted in packages.
-func (v *view) progress(p *progress, pr spectra.Progress) {
+func (v *view) progress(p *progress, pr localize.Progress) {
 	frac := 0
 	if pr.Packages > 0 {
 		frac = pr.PackagesDone * 100 / pr.Packages
@@ -223,13 +221,13 @@ func (v *view) progress(p *progress, pr spectra.Progress) {
 }
 
 // summary says in a few words how a collection went.
-func summary(m *spectra.Matrix) string {
+func summary(m *localize.Matrix) string {
 	failed, passed := 0, 0
 	for _, t := range m.Tests {
 		switch {
 		case t.Verdict.Failing():
 			failed++
-		case t.Verdict == spectra.Pass:
+		case t.Verdict == localize.VerdictPass:
 			passed++
 		}
 	}
@@ -245,8 +243,8 @@ func summary(m *spectra.Matrix) string {
 
 // update takes a new engine result. A result identical to the current one
 // (a store reload after our own run) changes nothing.
-func (v *view) update(m *spectra.Matrix) {
-	digest := fingerprint(m)
+func (v *view) update(m *localize.Matrix) {
+	digest := snapshot.Fingerprint(m)
 	v.mu.Lock()
 	if v.snap != nil && digest == v.digest {
 		v.mu.Unlock()
@@ -283,7 +281,7 @@ func (v *view) rebuild() {
 	if m == nil {
 		return
 	}
-	snap, err := buildSnapshot(seq, v.root, m, loc, st, focus, v.srv.cache, &v.evidence)
+	snap, err := snapshot.BuildSnapshot(seq, v.root, m, loc, choicesOf(st), focus, v.srv.cache, &v.evidence)
 	if err != nil {
 		v.srv.client.logf(protocol.MessageTypeError, "%s: %v", v.root, err)
 		return
@@ -294,19 +292,19 @@ func (v *view) rebuild() {
 		return
 	}
 	v.snap = snap
-	showBuild := snap.buildErrors != "" && snap.buildErrors != v.lastShown
-	v.lastShown = snap.buildErrors
+	showBuild := snap.BuildErrors != "" && snap.BuildErrors != v.lastShown
+	v.lastShown = snap.BuildErrors
 	v.mu.Unlock()
 
 	if showBuild {
 		v.srv.client.showMessage(protocol.MessageTypeError,
-			fmt.Sprintf("faultline: tests of %s do not build:\n%s", v.root, snap.buildErrors))
+			fmt.Sprintf("faultline: tests of %s do not build:\n%s", v.root, snap.BuildErrors))
 	}
 	v.srv.announce(v, snap)
 	v.srv.diagnose(v)
 }
 
-func (v *view) snapshot() *snapshot {
+func (v *view) snapshot() *snapshot.Snapshot {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return v.snap

@@ -13,8 +13,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/faultline-go/faultline/analysis"
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 func TestAutoRunOffAndStoreReload(t *testing.T) {
@@ -112,11 +111,11 @@ func TestBuildFailure(t *testing.T) {
 	c.waitDiagnostics("diagnostics", src, onLines(4, 5))
 
 	fake.mu.Lock()
-	fake.result = func() *spectra.Matrix {
+	fake.result = func() *localize.Matrix {
 		m := fakeMatrix(t, dir)
 		m.BuildErrors = map[string]string{"example.com/fake": "a.go:6:3: syntax error: unexpected return"}
 		for i := range m.Tests {
-			m.Tests[i].Verdict = spectra.BuildError
+			m.Tests[i].Verdict = localize.VerdictBuildError
 		}
 		return m
 	}
@@ -203,7 +202,7 @@ func startWithFindings(t *testing.T, l *fakeLocalizer) (*testClient, string, uri
 }
 
 func TestAngelicFindings(t *testing.T) {
-	c, _, src := startWithFindings(t, &fakeLocalizer{t: t, results: []analysis.TestResult{fakeFix(t, "1", true)}})
+	c, _, src := startWithFindings(t, &fakeLocalizer{t: t, results: []localize.TestResult{fakeFix(t, "1", true)}})
 	c.waitDiagnostics("the angelic fix in the diagnostic", src, func(ds []protocol.Diagnostic) bool {
 		return slices.ContainsFunc(ds, func(d protocol.Diagnostic) bool {
 			return d.Range.Start.Line == 5 && strings.Contains(fmt.Sprint(d.Message), "\nangelic fix: a.go:6  return x + 2  →  return x + 1  makes TestNextPositive pass (verified by a forced run)")

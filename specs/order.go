@@ -9,6 +9,31 @@ import (
 	"github.com/faultline-go/faultline/spectra/rank"
 )
 
+// SatTarName is the name SAT-TAR's ranking goes by where a formula's name
+// is expected. It is not a formula of the four counts: its bonus comes
+// from unsat cores of the failing tests' checks.
+const SatTarName = "sattar"
+
+// SatTarLine explains one line's score in SAT-TAR's order (Gopinath,
+// Nokhbeh Zaeem and Khurshid, ASE 2012): Tarantula plus a bonus of 1 for
+// a suspect, a line in the unsat core of a failing test's violated checks,
+// with Tarantula's confidence breaking ties.
+type SatTarLine struct {
+	Tarantula  float64 `json:"tarantula"`
+	Confidence float64 `json:"confidence"`
+	Bonus      float64 `json:"bonus"`
+	// Cores lists the failing tests whose unsat core holds the line.
+	Cores []string `json:"cores,omitempty"`
+	// Cleared says why the rating refinement took the line's bonus away.
+	Cleared string `json:"cleared,omitempty"`
+}
+
+// Ranking is SAT-TAR's order of a matrix's executed lines.
+type Ranking struct {
+	Scores *spectra.Scores // its Formula is SatTarName
+	Lines  []*SatTarLine   // Lines[i] explains Scores.Lines[i]
+}
+
 // Rank orders the matrix's executed lines by SAT-TAR (Gopinath, Nokhbeh
 // Zaeem and Khurshid, ASE 2012): Tarantula over every counted test, plus
 // a bonus of 1 for a suspect, a line in the core of a failing test, with
@@ -19,7 +44,7 @@ import (
 // suspiciousness and confidence both fall when one joins loses its bonus,
 // unless that test violates only some of the core's checks. Failing tests
 // that violate none of them meet another fault and take no part.
-func Rank(m *spectra.Matrix, cores []analysis.CoreResult) (*spectra.Ranking, error) {
+func Rank(m *spectra.Matrix, cores []analysis.CoreResult) (*Ranking, error) {
 	tar, err := rank.Lookup("tarantula")
 	if err != nil {
 		return nil, err
@@ -65,10 +90,10 @@ func Rank(m *spectra.Matrix, cores []analysis.CoreResult) (*spectra.Ranking, err
 	locs := make([]rank.Location, len(r.Lines))
 	scores := make([]float64, len(r.Lines))
 	confs := make([]float64, len(r.Lines))
-	explain := make([]*spectra.SatTarLine, len(r.Lines))
+	explain := make([]*SatTarLine, len(r.Lines))
 	for i, l := range r.Lines {
 		rt := tarantula(l.EF, l.EP, l.EF+l.NF, l.EP+l.NP)
-		e := &spectra.SatTarLine{Tarantula: rt.susp, Confidence: rt.conf}
+		e := &SatTarLine{Tarantula: rt.susp, Confidence: rt.conf}
 		id := index[lineKey{l.File, l.Line}]
 		if tests := bonus[id]; len(tests) > 0 {
 			e.Bonus, e.Cores = 1, tests
@@ -83,14 +108,15 @@ func Rank(m *spectra.Matrix, cores []analysis.CoreResult) (*spectra.Ranking, err
 		return nil, err
 	}
 	out := *r
-	out.Formula, out.Order = spectra.SatTarName, spectra.OrderFormula
-	out.Lines = make([]spectra.RankedLine, len(order))
+	out.Formula = SatTarName
+	out.Lines = make([]spectra.LineScore, len(order))
+	why := make([]*SatTarLine, len(order))
 	for p, rk := range order {
 		l := r.Lines[rk.Elem]
-		l.Score, l.Rank, l.Tie, l.SatTar = rk.Score, rk.Rank, [2]int{rk.TieFirst, rk.TieLast}, explain[rk.Elem]
-		out.Lines[p] = l
+		l.Score, l.Rank, l.Tie = rk.Score, rk.Rank, [2]int{rk.TieFirst, rk.TieLast}
+		out.Lines[p], why[p] = l, explain[rk.Elem]
 	}
-	return &out, nil
+	return &Ranking{Scores: &out, Lines: why}, nil
 }
 
 // refine replays the rating refinement for one core and returns the

@@ -62,7 +62,7 @@ const (
 )
 
 // lineOf finds a line of minmax.go in a ranking.
-func lineOf(t *testing.T, r *spectra.Ranking, line int) spectra.RankedLine {
+func lineOf(t *testing.T, r *spectra.Scores, line int) spectra.LineScore {
 	t.Helper()
 	for _, l := range r.Lines {
 		if l.File == "minmax.go" && l.Line == line {
@@ -70,7 +70,7 @@ func lineOf(t *testing.T, r *spectra.Ranking, line int) spectra.RankedLine {
 		}
 	}
 	t.Fatalf("minmax.go:%d is not ranked", line)
-	return spectra.RankedLine{}
+	return spectra.LineScore{}
 }
 
 // The paper's ten tests as the fuzz target's seeds give the spectra and
@@ -202,9 +202,10 @@ func TestSatTarCoreOfMinMax(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := lineOf(t, r, c4)
-	if l.Rank != 1 || l.SatTar == nil || l.SatTar.Bonus != 1 {
-		t.Errorf("C4 in SAT-TAR's order: rank %d, %+v; want first with the bonus", l.Rank, l.SatTar)
+	l := lineOf(t, r.Scores, c4)
+	why := r.Lines[slices.IndexFunc(r.Scores.Lines, func(s spectra.LineScore) bool { return s == l })]
+	if l.Rank != 1 || why == nil || why.Bonus != 1 {
+		t.Errorf("C4 in SAT-TAR's order: rank %d, %+v; want first with the bonus", l.Rank, why)
 	}
 }
 

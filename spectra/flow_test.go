@@ -104,7 +104,7 @@ func TestCollectEdgeProfiles(t *testing.T) {
 		// The hanging loop of Spin ranks first: failing runs (the hung
 		// test) go round it millions of times more. Get's crashing block
 		// comes next.
-		var fault *RankedLine
+		var fault *LineScore
 		for i := range r.Lines {
 			if l := &r.Lines[i]; l.File == "queue/queue.go" && l.Line == 31 {
 				fault = l

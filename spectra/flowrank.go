@@ -4,23 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/faultline-go/faultline/spectra/blockrank"
 	"github.com/faultline-go/faultline/spectra/rank"
 )
 
-// BlockRankName is the name BlockRank goes by where a formula's name is
-// expected (faultline rank -formula, the server's setting). It is not a
-// formula of the four counts: RankBlockRank computes it from the edge
-// profiles.
+// BlockRankName is the name a BlockRank ranking's Formula carries. It is
+// not a formula of the four counts: RankBlockRank computes it from the
+// edge profiles.
 const BlockRankName = "blockrank"
-
-// IsBlockRank reports whether a formula name asks for BlockRank, ignoring
-// case, dashes, underscores and spaces as rank.Lookup does.
-func IsBlockRank(name string) bool {
-	return strings.ToLower(strings.NewReplacer("-", "", "_", "", " ", "").Replace(name)) == BlockRankName
-}
 
 // ErrNoFlow says a matrix has no edge profiles: it was not collected with
 // CollectOptions.Edges.
@@ -67,7 +59,7 @@ type UnsettledFunc struct {
 // BlockRank of its block (blockrank.Solve over each function's graph, one
 // ranking over all of them). Lines of no block (none in practice) rank
 // last, as in the paper; ties are reported as by RankLines.
-func RankBlockRank(m *Matrix, opts blockrank.Options) (*Ranking, error) {
+func RankBlockRank(m *Matrix, opts blockrank.Options) (*Scores, error) {
 	if m.Flow == nil {
 		return nil, ErrNoFlow
 	}
@@ -132,7 +124,7 @@ func RankBlockRank(m *Matrix, opts blockrank.Options) (*Ranking, error) {
 		}
 	}
 
-	r := &Ranking{Formula: BlockRankName, Order: OrderFormula, Lines: []RankedLine{}, BlockRank: summary}
+	r := &Scores{Formula: BlockRankName, Lines: []LineScore{}, BlockRank: summary}
 	for _, run := range runs {
 		if run.Failing {
 			r.Failed++
@@ -166,7 +158,7 @@ func RankBlockRank(m *Matrix, opts blockrank.Options) (*Ranking, error) {
 	for _, rk := range ranked {
 		i := which[rk.Elem]
 		l, c := lines[i], counts[i]
-		line := RankedLine{
+		line := LineScore{
 			File: l.File, Line: l.Line, Rank: rk.Rank, Tie: [2]int{rk.TieFirst, rk.TieLast},
 			EF: c.EF, EP: c.EP, NF: c.NF, NP: c.NP, Block: l.Blocks[0],
 		}

@@ -105,92 +105,37 @@ func (m *Matrix) Executing(file string, line int) (failing, passing []int) {
 	return failing, passing
 }
 
-// Ranking is the suspiciousness ranking of a matrix's executed lines. Its
-// JSON form is the documented output of faultline rank -json.
-type Ranking struct {
-	Formula string `json:"formula"`
-	// Order is how the lines are ordered: "formula" (by score alone),
-	// "combined" (lines hosting verified angelic fixes for more failing
-	// tests first, then by score) or "learned" (by a learned model of all
-	// the evidence, Model naming it).
-	Order  string       `json:"order"`
-	Model  string       `json:"model,omitempty"` // the learned order's model
-	Failed int          `json:"failed"`          // counted failing tests
-	Passed int          `json:"passed"`          // passing tests
-	Lines  []RankedLine `json:"lines"`
+// Scores is a technique's ranking of a matrix's executed lines, most
+// suspicious first: a formula of the four counts (RankLines) or BlockRank
+// (RankBlockRank). The localization service orders and explains them.
+type Scores struct {
+	Formula string // the formula's or technique's name
+	Failed  int    // counted failing tests
+	Passed  int    // passing tests
+	Lines   []LineScore
 	// BlockRank describes the solve of a BlockRank ranking.
-	BlockRank *BlockRankSummary `json:"blockrank,omitempty"`
+	BlockRank *BlockRankSummary
 }
 
-// Orders of a Ranking's lines.
-const (
-	OrderFormula  = "formula"
-	OrderCombined = "combined"
-	// OrderLearned ranks by a model learned from every technique's
-	// evidence (each line's Evidence and Because say what it weighed).
-	OrderLearned = "learned"
-)
-
-// RankReport is the documented output of faultline rank -json: a ranking
-// and what explains an empty one.
-type RankReport struct {
-	Ranking
-	BuildErrors map[string]string `json:"buildErrors,omitempty"` // compiler message by package
-	Message     string            `json:"message,omitempty"`     // why there is nothing to rank
-}
-
-// RankedLine is one line's place in a ranking.
-type RankedLine struct {
-	File  string  `json:"file"` // relative to the module root, slash-separated
-	Line  int     `json:"line"`
-	Score float64 `json:"score"`
-	Rank  int     `json:"rank"` // 1-based, ties broken by code order
-	Tie   [2]int  `json:"tie"`  // first and last rank of the lines with the same score
-	EF    int     `json:"ef"`
-	EP    int     `json:"ep"`
-	NF    int     `json:"nf"`
-	NP    int     `json:"np"`
-	Block int     `json:"block"` // the line's first basic block: lines of one block always tie
-	// OrderScore is the line's score under the ranking's Order, the number
-	// that order sorts by, so it falls as Rank grows: Score under the
-	// formula order; the model's weighted evidence sum under the learned
-	// order (nil beyond the model's window, where the formula orders the
-	// lines); under the combined order the failing tests a verified fix on
-	// the line makes pass plus a fraction below 1 that falls with the
-	// line's place under the formula. Set by the localization service.
-	OrderScore *float64 `json:"orderScore,omitempty"`
-	// Fixes counts the analysed failing tests for which this line hosts a
-	// verified single-location angelic fix; set by the combined and the
-	// learned orders.
-	Fixes int `json:"fixes,omitempty"`
+// LineScore is one line's score and place under a technique.
+type LineScore struct {
+	File  string // relative to the module root, slash-separated
+	Line  int
+	Score float64
+	Rank  int    // 1-based, ties broken by code order
+	Tie   [2]int // first and last rank of the lines with the same score
+	EF    int
+	EP    int
+	NF    int
+	NP    int
+	Block int // the line's first basic block: lines of one block always tie
 	// BlockRank explains the score of a BlockRank ranking.
-	BlockRank *BlockRankLine `json:"blockrank,omitempty"`
-	// Evidence holds what every technique says of the line, one named
-	// number per technique's column (zeros left out); set by the
-	// localization service.
-	Evidence map[string]float64 `json:"evidence,omitempty"`
-	// Because names the evidence that put the line where it is, set with
-	// Evidence: under a learned order the largest contributions to its
-	// score, strongest first; under the combined order the searches that
-	// found the fixes it hosts, then the formula's rank; under the formula
-	// alone, the formula's rank.
-	Because []Reason `json:"because,omitempty"`
-	// SatTar explains the score of a SAT-TAR ranking.
-	SatTar *SatTarLine `json:"sattar,omitempty"`
-}
-
-// Reason is one piece of evidence's part in a line's place: its value on
-// the line times the weight a learned order gives it (a rule's reasons
-// contribute their value).
-type Reason struct {
-	Evidence     string  `json:"evidence"`
-	Value        float64 `json:"value"`
-	Contribution float64 `json:"contribution"`
+	BlockRank *BlockRankLine
 }
 
 // RankLines ranks every line executed by a counted test under f, most
 // suspicious first.
-func RankLines(m *Matrix, f rank.Formula) (*Ranking, error) {
+func RankLines(m *Matrix, f rank.Formula) (*Scores, error) {
 	if f == nil {
 		f = rank.Default()
 	}
@@ -200,7 +145,7 @@ func RankLines(m *Matrix, f rank.Formula) (*Ranking, error) {
 	if err != nil {
 		return nil, fmt.Errorf("counting spectra: %w", err)
 	}
-	r := &Ranking{Formula: f.Name(), Order: OrderFormula, Lines: []RankedLine{}}
+	r := &Scores{Formula: f.Name(), Lines: []LineScore{}}
 	for _, run := range runs {
 		if run.Failing {
 			r.Failed++
@@ -220,7 +165,7 @@ func RankLines(m *Matrix, f rank.Formula) (*Ranking, error) {
 	for _, rk := range rank.Rank(elems, f) {
 		l := lines[which[rk.Elem]]
 		c := elems[rk.Elem].Counts
-		r.Lines = append(r.Lines, RankedLine{
+		r.Lines = append(r.Lines, LineScore{
 			File: l.File, Line: l.Line, Score: rk.Score, Rank: rk.Rank, Tie: [2]int{rk.TieFirst, rk.TieLast},
 			EF: c.EF, EP: c.EP, NF: c.NF, NP: c.NP, Block: l.Blocks[0],
 		})

@@ -39,8 +39,8 @@ type fault struct {
 type outcome struct {
 	name             string
 	failing          int
-	fixedTests       int                // failing tests with the faulty line in a verified candidate
-	ochiai, combined spectra.RankedLine // the faulty line's place; Rank 0 when never executed
+	fixedTests       int                 // failing tests with the faulty line in a verified candidate
+	ochiai, combined localize.RankedLine // the faulty line's place; Rank 0 when never executed
 	lines            int
 	perTest          []analysis.TestResult
 	notes            []string
@@ -129,7 +129,7 @@ func measure(ctx context.Context, name, dir, cache string, budget time.Duration)
 	if err != nil {
 		return o, err
 	}
-	ranking, err := spectra.RankLines(m, formula)
+	ranking, err := localize.RankFormula(m, formula)
 	if err != nil {
 		return o, err
 	}
@@ -172,17 +172,17 @@ func hosts(r analysis.TestResult, f fault) bool {
 
 // position is the faulty line's place in r, with its tie group; Rank 0
 // when the line was never executed.
-func position(r *spectra.Ranking, f fault) spectra.RankedLine {
+func position(r *localize.Ranking, f fault) localize.RankedLine {
 	for _, l := range r.Lines {
 		if l.File == f.File && l.Line == f.Line {
 			return l
 		}
 	}
-	return spectra.RankedLine{}
+	return localize.RankedLine{}
 }
 
 // place prints a rank with its tie group.
-func place(l spectra.RankedLine) string {
+func place(l localize.RankedLine) string {
 	if l.Rank == 0 {
 		return "-"
 	}
@@ -200,7 +200,7 @@ type tops struct {
 	expected1   float64
 }
 
-func (t *tops) add(l spectra.RankedLine) {
+func (t *tops) add(l localize.RankedLine) {
 	if l.Rank == 0 {
 		return
 	}

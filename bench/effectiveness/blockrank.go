@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 
+	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/spectra"
 	"github.com/faultline-go/faultline/spectra/rank"
 )
@@ -76,7 +77,7 @@ func ScoreBlockRank(s *Scored, rep, calibrated *RankReport, fault Fault) {
 		}
 	}
 	var fixes []float64
-	if rep.Order == spectra.OrderCombined {
+	if rep.Order == localize.OrderCombined {
 		fixes = make([]float64, n)
 		for i, l := range rep.Lines {
 			fixes[i] = float64(l.Fixes)

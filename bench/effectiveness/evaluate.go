@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/bench/internal/mutation"
+	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/spectra"
 	"github.com/faultline-go/faultline/spectra/rank"
 )
@@ -319,7 +320,7 @@ func (c *Config) evaluateFault(ctx context.Context, subj *Subject, site *mutatio
 		// The same collection (the store is kept); the cores come from
 		// their own cache, so nothing but the cores runs again.
 		stf := fl
-		stf.Flags = append(slices.Clone(fl.Flags), "-formula", spectra.SatTarName, "-angelic=false")
+		stf.Flags = append(slices.Clone(fl.Flags), "-formula", localize.SatTarName, "-angelic=false")
 		st, _, err := stf.Rank(ctx, subj.Root, subj.Packages)
 		if err != nil {
 			c.logf("    faultline (SAT-TAR): %v", err)

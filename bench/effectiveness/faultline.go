@@ -12,14 +12,14 @@ import (
 	"sort"
 	"time"
 
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // RankReport is the object `faultline rank -json` prints. The harness
 // recomputes scores from the four counts, so Score, Rank and Tie are only
 // cross-checked.
 type RankReport struct {
-	spectra.RankReport
+	localize.RankReport
 	Angelic *AngelicSummary `json:"angelic,omitempty"`
 }
 

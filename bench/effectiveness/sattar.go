@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/spectra/rank"
 )
 
@@ -9,7 +9,7 @@ import (
 // ranking with -formula sattar (Tarantula plus the bonus of the failing
 // tests' unsat cores, confidence breaking ties), and with the angelic
 // fixes of the main run first.
-const satTarOrder = spectra.SatTarName
+const satTarOrder = localize.SatTarName
 
 // SatTarOrders are the names ScoreSatTar adds, in report order.
 func SatTarOrders(angelic bool) []string {
@@ -23,7 +23,7 @@ func SatTarOrders(angelic bool) []string {
 // SAT-TAR of the same collection as rep, whose fixes (when it ran the
 // angelic analysis) give the combined order.
 func ScoreSatTar(s *Scored, rep, st *RankReport, fault Fault) {
-	if st == nil || st.Formula != spectra.SatTarName {
+	if st == nil || st.Formula != localize.SatTarName {
 		return
 	}
 	n := len(st.Lines)
@@ -41,7 +41,7 @@ func ScoreSatTar(s *Scored, rep, st *RankReport, fault Fault) {
 	if ranked, err := rank.RankScores(locs, scores, confs); err == nil {
 		s.ByFormula[satTarOrder] = locate(ranked, isFaulty)
 	}
-	if rep.Order != spectra.OrderCombined {
+	if rep.Order != localize.OrderCombined {
 		return
 	}
 	fixesAt := map[rank.Location]float64{}

@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/spectra/rank"
 )
 
@@ -88,7 +88,7 @@ func Score(rep *RankReport, fault Fault, formulas []rank.Formula) Scored {
 	// formula within, for the formulas the combination is reported with.
 	var fixes []float64
 	var locs []rank.Location
-	if rep.Order == spectra.OrderCombined {
+	if rep.Order == localize.OrderCombined {
 		fixes = make([]float64, len(rep.Lines))
 		for i, l := range rep.Lines {
 			fixes[i] = float64(l.Fixes)

@@ -69,7 +69,7 @@ func run(runs, packages int, keep bool) error {
 	fmt.Printf("collection: %s, %d blocks, %d tests\n", time.Since(start).Round(time.Millisecond), len(m.Blocks), len(m.Tests))
 
 	out := filepath.Join(dir, "out")
-	var ranking *spectra.Ranking
+	var ranking *localize.Ranking
 	steps := []struct {
 		name  string
 		write func(loc *localize.Localization) error
@@ -91,7 +91,7 @@ func run(runs, packages int, keep bool) error {
 	times := make([][]time.Duration, len(steps)+1)
 	for round := 0; round < runs; round++ {
 		t0 := time.Now()
-		ranking, err = spectra.RankLines(m, rank.Default())
+		ranking, err = localize.RankFormula(m, rank.Default())
 		if err != nil {
 			return err
 		}

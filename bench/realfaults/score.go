@@ -13,7 +13,6 @@ import (
 	"sort"
 
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/spectra"
 	"github.com/faultline-go/faultline/spectra/rank"
 
 	"github.com/faultline-go/faultline/bench/internal/realfault"
@@ -28,7 +27,7 @@ type scoredCase struct {
 	Seeded  bool
 	HeldOut bool
 	Faulty  map[lineKey]bool
-	Report  *spectra.RankReport // nil when faultline gave no ranking
+	Report  *localize.RankReport // nil when faultline gave no ranking
 	// Funcs names the function holding a line of the faulty version,
 	// for function-level figures; nil when its source is not at hand
 	// (seeded faults).
@@ -89,12 +88,12 @@ func heldOutProject(repo string) bool {
 	return h.Sum32()%2 == 1
 }
 
-func readReport(path string, into **spectra.RankReport) error {
+func readReport(path string, into **localize.RankReport) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	var r spectra.RankReport
+	var r localize.RankReport
 	if err := json.Unmarshal(data, &r); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -113,8 +112,8 @@ type savedRanking struct {
 		File  string `json:"file"`
 		Lines []int  `json:"lines"`
 	} `json:"fault"`
-	HeldOut bool                `json:"heldOut"`
-	Report  *spectra.RankReport `json:"report"`
+	HeldOut bool                 `json:"heldOut"`
+	Report  *localize.RankReport `json:"report"`
 }
 
 // loadSeededCases reads bench/effectiveness' kept rankings; their split is
@@ -199,7 +198,7 @@ func orders(m *localize.Model) []order {
 	return out
 }
 
-func lineScores(c *scoredCase, f func(spectra.RankedLine) float64) []float64 {
+func lineScores(c *scoredCase, f func(localize.RankedLine) float64) []float64 {
 	s := make([]float64, len(c.Report.Lines))
 	for i, l := range c.Report.Lines {
 		s[i] = f(l)
@@ -208,7 +207,7 @@ func lineScores(c *scoredCase, f func(spectra.RankedLine) float64) []float64 {
 }
 
 func evidence(c *scoredCase, column string) []float64 {
-	return lineScores(c, func(l spectra.RankedLine) float64 { return l.Evidence[column] })
+	return lineScores(c, func(l localize.RankedLine) float64 { return l.Evidence[column] })
 }
 
 func byScores(c *scoredCase, scores ...[]float64) ([][2]int, error) {
@@ -230,9 +229,9 @@ func byScores(c *scoredCase, scores ...[]float64) ([][2]int, error) {
 // learnedInput is what the service's learned order reads for a case: the
 // Ochiai ranking of its lines (scores and tie groups recomputed from the
 // counts, in the report's line order) and the evidence they carry.
-func learnedInput(c *scoredCase) (*spectra.Ranking, *localize.Evidence) {
+func learnedInput(c *scoredCase) (*localize.Ranking, *localize.Evidence) {
 	n := len(c.Report.Lines)
-	base := &spectra.Ranking{Formula: "ochiai", Failed: c.Report.Failed, Passed: c.Report.Passed, Lines: slices.Clone(c.Report.Lines)}
+	base := &localize.Ranking{Formula: "ochiai", Failed: c.Report.Failed, Passed: c.Report.Passed, Lines: slices.Clone(c.Report.Lines)}
 	ochiai := rank.Default()
 	ev := &localize.Evidence{Columns: map[string][]float64{}}
 	elems := make([]rank.Element, n)
@@ -302,7 +301,7 @@ func functionPosition(c *scoredCase, ties [][2]int) (pos float64, functions int)
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return ties[a][0] - ties[b][0] })
-	lines := make([]spectra.RankedLine, len(order))
+	lines := make([]localize.RankedLine, len(order))
 	for k, i := range order {
 		lines[k] = c.Report.Lines[i]
 		lines[k].Rank, lines[k].Tie = k+1, ties[i]

@@ -7,19 +7,18 @@ import (
 	"testing"
 
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/spectra"
 )
 
-func lines(ev ...map[string]float64) []spectra.RankedLine {
-	out := make([]spectra.RankedLine, len(ev))
+func lines(ev ...map[string]float64) []localize.RankedLine {
+	out := make([]localize.RankedLine, len(ev))
 	for i, e := range ev {
-		out[i] = spectra.RankedLine{File: "a.go", Line: i + 1, EF: 1, NP: 1, Evidence: e}
+		out[i] = localize.RankedLine{File: "a.go", Line: i + 1, EF: 1, NP: 1, Evidence: e}
 	}
 	return out
 }
 
 func TestFaultPosition(t *testing.T) {
-	c := &scoredCase{Report: &spectra.RankReport{Ranking: spectra.Ranking{Lines: lines(nil, nil, nil, nil, nil)}},
+	c := &scoredCase{Report: &localize.RankReport{Ranking: localize.Ranking{Lines: lines(nil, nil, nil, nil, nil)}},
 		Faulty: map[lineKey]bool{{"a.go", 3}: true, {"a.go", 4}: true}}
 	for _, tc := range []struct {
 		ties [][2]int
@@ -49,7 +48,7 @@ func TestTrainModel(t *testing.T) {
 	for k := 0; k < 4; k++ {
 		ev := []map[string]float64{{"noise": 0.5, "decoy": 1}, {"noise": 0.2}, {"marker": 1, "noise": float64(k) / 4}, {"noise": 1}}
 		cases = append(cases, &scoredCase{
-			Report: &spectra.RankReport{Ranking: spectra.Ranking{Lines: lines(ev...)}},
+			Report: &localize.RankReport{Ranking: localize.Ranking{Lines: lines(ev...)}},
 			Faulty: map[lineKey]bool{{"a.go", 3}: true},
 		})
 	}
@@ -85,7 +84,7 @@ func TestFunctionPosition(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "p.go"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	report := &spectra.RankReport{Ranking: spectra.Ranking{Lines: []spectra.RankedLine{
+	report := &localize.RankReport{Ranking: localize.Ranking{Lines: []localize.RankedLine{
 		{File: "p.go", Line: 4}, {File: "p.go", Line: 6}, {File: "p.go", Line: 11}, {File: "p.go", Line: 13},
 	}}}
 	c := &scoredCase{Report: report, Faulty: map[lineKey]bool{{"p.go", 6}: true}, Funcs: localize.SourceFunctions(root)}

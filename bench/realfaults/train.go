@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/spectra"
 
 	"github.com/faultline-go/faultline/bench/internal/realfault"
 )
@@ -180,12 +179,12 @@ func decide(all []*scoredCase, ords []order, cv map[*scoredCase][]outcome, haveS
 			chosen = k
 		}
 	}
-	def := spectra.OrderFormula
+	def := localize.OrderFormula
 	switch chosen {
 	case combinedK:
-		def, name = spectra.OrderCombined, ords[chosen].name
+		def, name = localize.OrderCombined, ords[chosen].name
 	case learnedK:
-		def, name = spectra.OrderLearned, ords[chosen].name
+		def, name = localize.OrderLearned, ords[chosen].name
 	}
 	return def, fmt.Sprintf("Over both folds (each fault ranked by the model that did not learn from its project or module), against the best single technique, %s: %s; the default is %s",
 		ords[single].name, strings.Join(verdicts, "; "), name)
@@ -256,7 +255,7 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string) *
 		cols = append(cols, k)
 	}
 	sort.Strings(cols)
-	vec := func(l spectra.RankedLine) []float64 {
+	vec := func(l localize.RankedLine) []float64 {
 		x := make([]float64, len(cols))
 		for j, k := range cols {
 			x[j] = l.Evidence[k]
@@ -426,7 +425,7 @@ func median(xs []float64) float64 {
 
 // explained says a ranking was made by a faultline that tells the angelic
 // evidence apart by search and says which evidence put each line there.
-func explained(r *spectra.RankReport) bool {
+func explained(r *localize.RankReport) bool {
 	for _, l := range r.Lines {
 		if len(l.Because) > 0 {
 			return true

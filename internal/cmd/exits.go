@@ -7,8 +7,7 @@ import (
 	"io"
 	"regexp"
 
-	"github.com/faultline-go/faultline/internal/testbuild"
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // Exit codes follow go test: 1 when tests fail, packages do not build or a
@@ -42,7 +41,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 func exitCode(w io.Writer, name string, err error) int {
 	var code exitError
 	var usage usageError
-	var patterns *testbuild.PatternError
+	var patterns *localize.PatternError
 	switch {
 	case err == nil:
 		return 0
@@ -75,7 +74,7 @@ var testName = regexp.MustCompile(`^(Test|Benchmark|Fuzz|Example)([^\p{Ll}/.][\p
 // buildFailure prints the compiler's message for each package whose test
 // binary did not build, the way go test does, and then is the exit status
 // 1; it is nil when every package built.
-func buildFailure(w io.Writer, m *spectra.Matrix) error {
+func buildFailure(w io.Writer, m *localize.Matrix) error {
 	if len(m.BuildErrors) == 0 {
 		return nil
 	}
@@ -85,7 +84,7 @@ func buildFailure(w io.Writer, m *spectra.Matrix) error {
 
 // noFailureMessage is the one wording of "there is nothing to localize",
 // shared by every command.
-func noFailureMessage(m *spectra.Matrix) string {
+func noFailureMessage(m *localize.Matrix) string {
 	passed := 0
 	for _, t := range m.Tests {
 		if t.Verdict.Counted() && !t.Verdict.Failing() {
@@ -108,7 +107,7 @@ func noFailureMessage(m *spectra.Matrix) string {
 }
 
 // failingTests counts the failing leaf tests of a matrix.
-func failingTests(m *spectra.Matrix) int {
+func failingTests(m *localize.Matrix) int {
 	n := 0
 	for _, t := range m.Tests {
 		if t.Verdict.Failing() {

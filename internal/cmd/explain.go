@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/regress"
 )
 
 // explainCommand explains the failing tests from the git history: which
@@ -85,9 +84,9 @@ func (c *explainCommand) Run(ctx context.Context, args ...string) error {
 				progress.message(msg)
 			}
 		}}
-	var each func(regress.Explanation)
+	var each func(localize.Explanation)
 	if !c.asJSON {
-		each = func(ex regress.Explanation) {
+		each = func(ex localize.Explanation) {
 			progress.done()
 			writeExplanationText(os.Stdout, ex)
 		}
@@ -118,7 +117,7 @@ func (c *explainCommand) Run(ctx context.Context, args ...string) error {
 // writeExplanationText prints one explanation for a person: the base, the
 // changes with their old and new text, and the cause from the change to
 // the failed check.
-func writeExplanationText(w io.Writer, ex regress.Explanation) {
+func writeExplanationText(w io.Writer, ex localize.Explanation) {
 	fmt.Fprintf(w, "%s (%s)\n", ex.Test, ex.Package)
 	if ex.Base != "" {
 		how := ex.BaseFound
@@ -166,7 +165,7 @@ func writeExplanationText(w io.Writer, ex regress.Explanation) {
 
 // noRootLine says why the causes gave no root change and where the
 // changes shown come from instead; "" when the causes gave them.
-func noRootLine(ex regress.Explanation) string {
+func noRootLine(ex localize.Explanation) string {
 	if ex.NoRoot == "" {
 		return ""
 	}
@@ -182,7 +181,7 @@ func noRootLine(ex regress.Explanation) string {
 
 // changeRange is where a change lies in the working tree: file:line or
 // file:line-endLine, and for a deletion the line it was before.
-func changeRange(c regress.Change) string {
+func changeRange(c localize.Change) string {
 	switch {
 	case c.EndLine < c.Line:
 		return fmt.Sprintf("%s:%d (deleted before this line)", c.File, c.Line)

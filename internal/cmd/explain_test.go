@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/internal/txtartest"
 )
 
@@ -17,7 +17,7 @@ import (
 // root changes with their old and new lines and the cause down to the
 // failed check; -json gives the same changes, 1-based, endLine inclusive.
 func TestExplainRunningExample(t *testing.T) {
-	if err := analysis.Available(); err != nil {
+	if err := localize.AnalysisAvailable(); err != nil {
 		t.Skip(err)
 	}
 	dir := txtartest.History(t, filepath.Join("..", "..", "regress", "testdata", "running.txtar"))
@@ -113,7 +113,7 @@ func TestExplainWithoutFailures(t *testing.T) {
 // When the causes hold no root change, explain says why and that it fell
 // back to delta debugging, in the text and as noRoot in the JSON.
 func TestExplainSaysWhyItFellBack(t *testing.T) {
-	if err := analysis.Available(); err != nil {
+	if err := localize.AnalysisAvailable(); err != nil {
 		t.Skip(err)
 	}
 	dir := txtartest.History(t, filepath.Join("..", "..", "regress", "testdata", "outside.txtar"))

@@ -11,17 +11,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // rankJSON runs faultline rank -json with the given flags and decodes it.
-func rankJSON(t *testing.T, dir, store string, args ...string) spectra.Ranking {
+func rankJSON(t *testing.T, dir, store string, args ...string) localize.Ranking {
 	t.Helper()
 	stdout, stderr, code := faultlineWithStore(t, dir, store, append([]string{"rank", "-json"}, args...)...)
 	if code != 0 {
 		t.Fatalf("rank -json: exit %d\n%s", code, stderr)
 	}
-	var r spectra.Ranking
+	var r localize.Ranking
 	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
 )
 
@@ -45,7 +44,7 @@ with the values forced.`)
 }
 
 func (c *fixCommand) Run(ctx context.Context, args ...string) error {
-	if err := analysis.Available(); err != nil {
+	if err := localize.AnalysisAvailable(); err != nil {
 		return err
 	}
 	ws, m, err := c.cf.collect(ctx, args)
@@ -64,7 +63,7 @@ func (c *fixCommand) Run(ctx context.Context, args ...string) error {
 	if err != nil {
 		return err
 	}
-	var results []analysis.TestResult
+	var results []localize.TestResult
 	if a := loc.Angelic; a != nil {
 		results = a.Results
 		writeServiceNotes(os.Stderr, a.Notes)
@@ -78,15 +77,15 @@ func (c *fixCommand) Run(ctx context.Context, args ...string) error {
 	if failingTests(m) == 0 {
 		fmt.Println(noFailureMessage(m))
 	} else {
-		writeFixText(os.Stdout, results, analysis.FileLines(m.Root))
+		writeFixText(os.Stdout, results, localize.FileLines(m.Root))
 	}
 	return buildFailure(os.Stderr, m)
 }
 
-func writeFixJSON(w io.Writer, results []analysis.TestResult) error {
+func writeFixJSON(w io.Writer, results []localize.TestResult) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(analysis.NewReport(results)); err != nil {
+	if err := enc.Encode(localize.NewAnalysisReport(results)); err != nil {
 		return fmt.Errorf("writing JSON: %w", err)
 	}
 	return nil
@@ -94,7 +93,7 @@ func writeFixJSON(w io.Writer, results []analysis.TestResult) error {
 
 // writeFixText prints each test's candidates, each as edits of its source
 // lines (src reads the module's files), then the analysis's notes once each.
-func writeFixText(w io.Writer, results []analysis.TestResult, src analysis.SourceLines) {
+func writeFixText(w io.Writer, results []localize.TestResult, src localize.SourceLines) {
 	for _, r := range results {
 		fmt.Fprintf(w, "%s (%s)\n", r.Test, r.Package)
 		if len(r.Candidates) == 0 {
@@ -108,11 +107,11 @@ func writeFixText(w io.Writer, results []analysis.TestResult, src analysis.Sourc
 			case c.Avoids:
 				status = "verified, but it steers the run around the failing check: not a fix"
 			}
-			if how := analysis.FoundWords(c.Found); how != "" {
+			if how := localize.FoundWords(c.Found); how != "" {
 				status += ", found by " + how
 			}
 			fmt.Fprintf(w, "  candidate %d (%s):\n", i+1, status)
-			for _, e := range analysis.Edits(c.Locations, src) {
+			for _, e := range localize.Edits(c.Locations, src) {
 				fmt.Fprintf(w, "    %s\n", e)
 			}
 		}

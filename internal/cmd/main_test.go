@@ -14,7 +14,6 @@ import (
 	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/internal/txtartest"
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // faultlineBin is the faultline binary built for these tests.
@@ -79,7 +78,7 @@ func TestRankFindsExampleFaults(t *testing.T) {
 				t.Fatalf("exit %d\n%s", code, stderr)
 			}
 			var r struct {
-				spectra.Ranking
+				localize.Ranking
 				Angelic struct{ Failing, Analyzed int }
 			}
 			if err := json.Unmarshal([]byte(stdout), &r); err != nil {
@@ -177,6 +176,17 @@ func TestRankRejectsUnknownFormula(t *testing.T) {
 	}
 }
 
+// report ranks by formulas of the four counts alone, and says that rank
+// takes the techniques it does not.
+func TestReportTakesFormulasOnly(t *testing.T) {
+	for _, name := range []string{"blockrank", "SAT-TAR"} {
+		_, stderr, code := faultline(t, t.TempDir(), "report", "-formula", name)
+		if code != 2 || !strings.Contains(stderr, "faultline rank takes") {
+			t.Errorf("report -formula %s: exit %d, stderr %q; want exit 2 pointing to rank", name, code, stderr)
+		}
+	}
+}
+
 func TestNotAModule(t *testing.T) {
 	_, stderr, code := faultline(t, t.TempDir(), "rank")
 	if code != 1 || !strings.Contains(stderr, "no go.mod") {
@@ -243,7 +253,7 @@ func TestRankOrders(t *testing.T) {
 	dir := copyModule(t, "../../examples/booking")
 	store := t.TempDir()
 	type output struct {
-		spectra.Ranking
+		localize.Ranking
 		Angelic *struct {
 			Analyzed, Cached int
 			Fixes            []struct{ File string }
@@ -262,7 +272,7 @@ func TestRankOrders(t *testing.T) {
 		return out
 	}
 	pure := rank("-angelic=false")
-	if pure.Order != spectra.OrderFormula || pure.Angelic != nil {
+	if pure.Order != localize.OrderFormula || pure.Angelic != nil {
 		t.Errorf("-angelic=false: order %q, angelic %v; want the formula alone", pure.Order, pure.Angelic)
 	}
 	for _, l := range pure.Lines {
@@ -274,7 +284,7 @@ func TestRankOrders(t *testing.T) {
 		t.Errorf("default: order %q, angelic %+v; want the %s order with every failing test analysed", def.Order, def.Angelic, localize.ShippedModel().Default)
 	}
 	combined := rank("-order", "combined")
-	if combined.Order != spectra.OrderCombined || combined.Angelic == nil || combined.Angelic.Analyzed != combined.Failed {
+	if combined.Order != localize.OrderCombined || combined.Angelic == nil || combined.Angelic.Analyzed != combined.Failed {
 		t.Fatalf("-order combined: order %q, angelic %+v; want every failing test analysed", combined.Order, combined.Angelic)
 	}
 	// booking's fault (interval.go:88) alone fixes every failing test.
@@ -303,7 +313,7 @@ func TestRankOrders(t *testing.T) {
 	// The learned order ranks the same lines by the shipped model over
 	// their evidence and says what placed each.
 	learned := rank("-order", "learned")
-	if learned.Order != spectra.OrderLearned || learned.Model != localize.ShippedModel().Name || len(learned.Lines) != len(combined.Lines) {
+	if learned.Order != localize.OrderLearned || learned.Model != localize.ShippedModel().Name || len(learned.Lines) != len(combined.Lines) {
 		t.Fatalf("-order learned: order %q, model %q, %d lines; want learned by %q over %d lines",
 			learned.Order, learned.Model, len(learned.Lines), localize.ShippedModel().Name, len(combined.Lines))
 	}
@@ -332,7 +342,7 @@ func TestRankBlockRank(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: exit %d\n%s", mode, code, stderr)
 		}
-		var out spectra.Ranking
+		var out localize.Ranking
 		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
 			t.Fatalf("%s: %v\n%s", mode, err, stdout)
 		}

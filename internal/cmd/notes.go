@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // noteGroup is one note of the angelic analysis with the tests it applies
@@ -26,17 +26,17 @@ const stringsNote = "the failing check compares strings or byte slices, which th
 // each with the next step it suggests to the command cmd. A bound's next
 // step is given only when some test of the note was left without a
 // verified fix: the others have what the search is for.
-func groupNotes(results []analysis.TestResult, cmd string) []noteGroup {
+func groupNotes(results []localize.TestResult, cmd string) []noteGroup {
 	var groups []noteGroup
 	after := map[[2]int]bool{} // {a, b}: some test noted groups[a] before groups[b]
 	for _, r := range results {
 		verifiedBy := func(found string) bool {
-			return slices.ContainsFunc(r.Candidates, func(c analysis.Candidate) bool {
+			return slices.ContainsFunc(r.Candidates, func(c localize.Candidate) bool {
 				return c.Verified && (found == "" || c.Found == found)
 			})
 		}
 		notes := r.Notes
-		if r.StringsConcrete && !verifiedBy(analysis.FoundBySolver) {
+		if r.StringsConcrete && !verifiedBy(localize.FoundBySolver) {
 			// Said beside the formula's own "no fix" note, which it explains.
 			at := slices.IndexFunc(notes, func(n string) bool { return strings.HasPrefix(n, "no fix of at most ") }) + 1
 			if at == 0 {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // fix prints each note once with the tests it concerns, in the order the
@@ -15,14 +15,14 @@ func TestFixNotesOnceWithNextStep(t *testing.T) {
 	noFix := "no fix of at most 2 locations: the failing check does not depend on modelled values, or needs more locations"
 	fellBack := "fell back to predicate switching: one recorded Boolean flipped per run"
 	cut := "predicate switching cut by the run or time bound"
-	results := []analysis.TestResult{
+	results := []localize.TestResult{
 		{Test: "TestA", Package: "p", Notes: []string{noFix}, StringsConcrete: true},
 		{Test: "TestB", Package: "p", Notes: []string{noFix}, StringsConcrete: true},
 		{Test: "TestC", Package: "p", Notes: []string{cut}},
 		{Test: "TestD", Package: "p", Notes: []string{noFix, fellBack, cut}},
 		// A test with a verified fix needs no next step for its bound.
 		{Test: "TestE", Package: "p", Notes: []string{"run bound (150) reached"}, StringsConcrete: true,
-			Candidates: []analysis.Candidate{{Verified: true, Found: analysis.FoundBySolver}}},
+			Candidates: []localize.Candidate{{Verified: true, Found: localize.FoundBySolver}}},
 	}
 	var out bytes.Buffer
 	writeFixText(&out, results, nil)

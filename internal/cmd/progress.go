@@ -11,7 +11,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // progressLine shows how a command advances. On a terminal it rewrites one
@@ -43,7 +42,7 @@ func newProgressLine() *progressLine {
 }
 
 // update shows a collection's progress.
-func (p *progressLine) update(pr spectra.Progress) {
+func (p *progressLine) update(pr localize.Progress) {
 	if p.live {
 		p.mu.Lock()
 		defer p.mu.Unlock()

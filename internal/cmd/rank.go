@@ -13,11 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/internal/testbuild"
-	"github.com/faultline-go/faultline/spectra"
-	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // collectFlags are the flags shared by commands that collect spectra.
@@ -36,15 +32,15 @@ type collectFlags struct {
 
 func (c *collectFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.run, "run", "", "run only the tests matching the regular expression, as go test -run")
-	fs.DurationVar(&c.timeout, "timeout", spectra.DefaultTimeout, "kill a leaf test that runs longer than this")
+	fs.DurationVar(&c.timeout, "timeout", localize.DefaultTimeout, "kill a leaf test that runs longer than this")
 	fs.IntVar(&c.parallel, "parallel", 0, "test processes at once (0: one per CPU)")
 	fs.BoolVar(&c.edges, "edges", false, "record each test's edge profile too (BlockRank; implied by -formula blockrank)")
-	fs.Int64Var(&c.testMemory, "test-memory", 0, fmt.Sprintf("memory in MB the processes of one test may hold before the test is stopped with the verdict memory, in collection and analysis (0: the smaller of %d and half the machine's memory; enforced on Linux)", testbuild.MaxDefaultTestMemory>>20))
+	fs.Int64Var(&c.testMemory, "test-memory", 0, fmt.Sprintf("memory in MB the processes of one test may hold before the test is stopped with the verdict memory, in collection and analysis (0: the smaller of %d and half the machine's memory; enforced on Linux)", localize.MaxDefaultTestMemory>>20))
 }
 
 // collect opens the module around the working directory and collects the
 // packages' spectra, showing progress on a terminal.
-func (c *collectFlags) collect(ctx context.Context, packages []string) (*spectra.Workspace, *spectra.Matrix, error) {
+func (c *collectFlags) collect(ctx context.Context, packages []string) (*localize.Workspace, *localize.Matrix, error) {
 	ws, err := c.openWorkspace()
 	if err != nil {
 		return nil, nil, err
@@ -55,18 +51,18 @@ func (c *collectFlags) collect(ctx context.Context, packages []string) (*spectra
 
 // openWorkspace opens the module around the working directory, its tests
 // bounded by -test-memory.
-func (c *collectFlags) openWorkspace() (*spectra.Workspace, error) {
+func (c *collectFlags) openWorkspace() (*localize.Workspace, error) {
 	if c.testMemory < 0 {
 		return nil, fmt.Errorf("-test-memory: %d MB is negative", c.testMemory)
 	}
-	return spectra.Open(".", spectra.Options{Warn: func(msg string) { fmt.Fprintln(os.Stderr, msg) }, TestMemory: c.testMemory << 20})
+	return localize.Open(".", localize.WorkspaceOptions{Warn: func(msg string) { fmt.Fprintln(os.Stderr, msg) }, TestMemory: c.testMemory << 20})
 }
 
 // collectIn collects the packages' spectra in ws, showing progress on a
 // terminal.
-func (c *collectFlags) collectIn(ctx context.Context, ws *spectra.Workspace, packages []string) (*spectra.Matrix, error) {
+func (c *collectFlags) collectIn(ctx context.Context, ws *localize.Workspace, packages []string) (*localize.Matrix, error) {
 	progress := newProgressLine()
-	m, err := ws.Collect(ctx, spectra.CollectOptions{
+	m, err := ws.Collect(ctx, localize.CollectOptions{
 		Packages: packages, Run: c.run, Timeout: c.timeout, Parallel: c.parallel, Progress: progress.update,
 		BuildFlags: c.buildFlags, TestFlags: c.testFlags, Edges: c.edges,
 	})
@@ -83,7 +79,7 @@ func (c *collectFlags) collectIn(ctx context.Context, ws *spectra.Workspace, pac
 	if err != nil {
 		return nil, err
 	}
-	if c.run != "" && len(m.BuildErrors) == 0 && !slices.ContainsFunc(m.Tests, func(t spectra.TestRun) bool { return t.Verdict != spectra.BuildError }) {
+	if c.run != "" && len(m.BuildErrors) == 0 && !slices.ContainsFunc(m.Tests, func(t localize.TestRun) bool { return t.Verdict != localize.VerdictBuildError }) {
 		// go test's words, and like go test this is no failure.
 		fmt.Fprintf(os.Stderr, "faultline: warning: no tests to run: -run %q matches no test\n", c.run)
 	}
@@ -112,7 +108,7 @@ func (*rankCommand) ShortHelp() string {
 
 func (c *rankCommand) SetFlags(fs *flag.FlagSet) {
 	c.cf.register(fs)
-	fs.StringVar(&c.formulaName, "formula", "ochiai", "suspiciousness formula: "+strings.Join(rank.Names(), ", ")+", dstarN, opt-NAME, "+spectra.BlockRankName+" (from edge profiles), or "+spectra.SatTarName+" (Tarantula with a bonus for the unsat cores of the failing checks; needs Z3)")
+	fs.StringVar(&c.formulaName, "formula", "ochiai", "suspiciousness formula: "+localize.TechniqueHelp())
 	fs.StringVar(&c.blockRankMode, "blockrank-mode", "full", "how BlockRank solves its equations: full (one system) or calibrated (the paper's worked example)")
 	fs.BoolVar(&c.asJSON, "json", false, "the same as -format json")
 	fs.StringVar(&c.format, "format", "", "output format: "+formatNames()+" (default text)")
@@ -149,7 +145,7 @@ func (c *rankCommand) Run(ctx context.Context, args ...string) error {
 // localizeModule collects the packages' spectra and localizes their
 // failing tests through the localization service.
 func localizeModule(ctx context.Context, cf *collectFlags, af *angelicFlags, order lineOrder, packages []string) (rankResult, error) {
-	cf.edges = cf.edges || order.blockRank != nil
+	cf.edges = cf.edges || order.technique.BlockRank()
 	ws, m, err := cf.collect(ctx, packages)
 	if err != nil {
 		return rankResult{}, err
@@ -159,7 +155,7 @@ func localizeModule(ctx context.Context, cf *collectFlags, af *angelicFlags, ord
 		return rankResult{}, err
 	}
 	opts := af.options()
-	opts.Formula, opts.BlockRank, opts.SatTar = order.formula, order.blockRank, order.satTar
+	opts.Use(order.technique, order.mode)
 	progress := newProgressLine()
 	loc, err := svc.Localize(ctx, m, opts, progress.angelic)
 	progress.done()
@@ -180,7 +176,7 @@ func localizeModule(ctx context.Context, cf *collectFlags, af *angelicFlags, ord
 	return rankResult{loc: loc}, nil
 }
 
-func writeBuildErrors(w io.Writer, m *spectra.Matrix) {
+func writeBuildErrors(w io.Writer, m *localize.Matrix) {
 	var pkgs []string
 	for pkg := range m.BuildErrors {
 		pkgs = append(pkgs, pkg)
@@ -193,7 +189,7 @@ func writeBuildErrors(w io.Writer, m *spectra.Matrix) {
 
 // rankOutput is the JSON form of faultline rank -json.
 type rankOutput struct {
-	spectra.RankReport
+	localize.RankReport
 	Angelic *localize.Angelic `json:"angelic,omitempty"`
 	SatTar  *localize.SatTar  `json:"sattar,omitempty"`
 	// Functions ranks the functions holding the ranked lines by their
@@ -201,10 +197,10 @@ type rankOutput struct {
 	Functions []localize.RankedFunction `json:"functions,omitempty"`
 }
 
-func writeRankingJSON(w io.Writer, loc *localize.Localization, lines []spectra.RankedLine, functions []localize.RankedFunction) error {
+func writeRankingJSON(w io.Writer, loc *localize.Localization, lines []localize.RankedLine, functions []localize.RankedFunction) error {
 	r, m := loc.Ranking, loc.Matrix
-	out := rankOutput{RankReport: spectra.RankReport{Ranking: *r}, Angelic: loc.Angelic, SatTar: loc.SatTar, Functions: functions}
-	out.Lines = append([]spectra.RankedLine{}, lines...)
+	out := rankOutput{RankReport: localize.RankReport{Ranking: *r}, Angelic: loc.Angelic, SatTar: loc.SatTar, Functions: functions}
+	out.Lines = append([]localize.RankedLine{}, lines...)
 	if len(m.BuildErrors) > 0 {
 		out.BuildErrors = m.BuildErrors
 	}
@@ -216,7 +212,7 @@ func writeRankingJSON(w io.Writer, loc *localize.Localization, lines []spectra.R
 	return enc.Encode(out)
 }
 
-func writeRankingText(w io.Writer, loc *localize.Localization, lines []spectra.RankedLine, functions []localize.RankedFunction) error {
+func writeRankingText(w io.Writer, loc *localize.Localization, lines []localize.RankedLine, functions []localize.RankedFunction) error {
 	r, m, summary := loc.Ranking, loc.Matrix, loc.Angelic
 	if r.Failed == 0 {
 		_, err := fmt.Fprintln(w, noFailureMessage(m))
@@ -224,16 +220,16 @@ func writeRankingText(w io.Writer, loc *localize.Localization, lines []spectra.R
 	}
 	by := r.Formula
 	switch r.Order {
-	case spectra.OrderCombined:
+	case localize.OrderCombined:
 		by += " and verified angelic fixes"
-	case spectra.OrderLearned:
+	case localize.OrderLearned:
 		by = fmt.Sprintf("the learned order (model %s) over every technique's evidence", r.Model)
 	}
 	fmt.Fprintf(w, "%d failing and %d passing tests; most suspicious lines by %s:\n\n", r.Failed, r.Passed, by)
 	// Under an order other than the formula's, SCORE is that order's own
 	// and the formula's score gets a column of its own.
 	formulaColumn := ""
-	if r.Order != spectra.OrderFormula {
+	if r.Order != localize.OrderFormula {
 		formulaColumn = strings.ToUpper(r.Formula)
 	}
 	because := false
@@ -265,7 +261,7 @@ func writeRankingText(w io.Writer, loc *localize.Localization, lines []spectra.R
 		switch {
 		case l.OrderScore != nil:
 			score = fmt.Sprintf("%.4f", *l.OrderScore)
-		case r.Order == spectra.OrderFormula:
+		case r.Order == localize.OrderFormula:
 			score = fmt.Sprintf("%.4f", l.Score)
 		default:
 			unscored = true
@@ -294,7 +290,7 @@ func writeRankingText(w io.Writer, loc *localize.Localization, lines []spectra.R
 	if err := writeFunctionsText(w, functions); err != nil {
 		return err
 	}
-	writeAngelicText(w, summary, analysis.FileLines(m.Root))
+	writeAngelicText(w, summary, localize.FileLines(m.Root))
 	writeBlockRankText(w, r)
 	writeSatTarText(w, loc.SatTar)
 	failing := 0
@@ -315,23 +311,23 @@ func writeRankingText(w io.Writer, loc *localize.Localization, lines []spectra.R
 // writeRankingLegend explains the text table's columns under it, in the
 // words of the printed order, and each piece of evidence named under
 // BECAUSE.
-func writeRankingLegend(w io.Writer, r *spectra.Ranking, formulaColumn string, unscored bool, terms []string) {
+func writeRankingLegend(w io.Writer, r *localize.Ranking, formulaColumn string, unscored bool, terms []string) {
 	fmt.Fprintln(w)
 	switch r.Order {
-	case spectra.OrderLearned:
+	case localize.OrderLearned:
 		fmt.Fprintf(w, "SCORE: the learned model's weighted sum of the line's evidence, which orders the lines")
 		if unscored {
 			fmt.Fprintf(w, ";\n  -: past the lines the model may reorder, which keep %s's order", r.Formula)
 		}
 		fmt.Fprintln(w, ".")
-	case spectra.OrderCombined:
+	case localize.OrderCombined:
 		fmt.Fprintf(w, "SCORE: the analysed failing tests that a verified fix on the line makes pass (FIXES),\n  plus a fraction below 1 for the line's place under %s.\n", r.Formula)
 	default:
 		fmt.Fprintf(w, "SCORE: the line's %s score.\n", r.Formula)
 	}
 	switch {
 	case formulaColumn == "":
-	case r.Order == spectra.OrderCombined:
+	case r.Order == localize.OrderCombined:
 		fmt.Fprintf(w, "%s: the line's %s score, which orders the lines with as many fixes.\n", formulaColumn, r.Formula)
 	default:
 		fmt.Fprintf(w, "%s: the line's %s score, which breaks ties.\n", formulaColumn, r.Formula)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
 )
 
@@ -41,7 +40,7 @@ func (a *angelicFlags) options() localize.Options {
 
 // writeAngelicText prints the fixes behind a combined ranking, each as an
 // edit of its source line (src reads the module's files).
-func writeAngelicText(w io.Writer, s *localize.Angelic, src analysis.SourceLines) {
+func writeAngelicText(w io.Writer, s *localize.Angelic, src localize.SourceLines) {
 	if s == nil || s.Unavailable != "" {
 		return
 	}
@@ -53,11 +52,11 @@ func writeAngelicText(w io.Writer, s *localize.Angelic, src analysis.SourceLines
 			break
 		}
 		how := ""
-		if words := analysis.FoundWords(f.Found); words != "" {
+		if words := localize.FoundWords(f.Found); words != "" {
 			how = " (found by " + words + ")"
 		}
-		edit := analysis.Edits([]analysis.Location{f.Location}, src)[0]
-		fmt.Fprintf(w, "  %s  %s%s\n", edit, analysis.Effect(f.Test, f.Avoids), how)
+		edit := localize.Edits([]localize.Location{f.Location}, src)[0]
+		fmt.Fprintf(w, "  %s  %s%s\n", edit, localize.Effect(f.Test, f.Avoids), how)
 	}
 	for _, n := range s.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/faultline-go/faultline/spectra"
-	"github.com/faultline-go/faultline/spectra/blockrank"
-	"github.com/faultline-go/faultline/spectra/rank"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // lineOrder is how faultline rank orders lines beneath the angelic
@@ -14,34 +12,29 @@ import (
 // the edge profiles collected too, or by SAT-TAR, which needs the unsat
 // cores of the failing tests' checks.
 type lineOrder struct {
-	formula   rank.Formula
-	blockRank *blockrank.Options
-	satTar    bool
+	technique localize.Technique
+	mode      localize.BlockRankMode // BlockRank's
 }
 
 // lookupOrder returns the order a -formula name asks for; mode is
 // BlockRank's -blockrank-mode.
 func lookupOrder(name, mode string) (lineOrder, error) {
-	if spectra.IsSatTar(name) {
-		return lineOrder{satTar: true}, nil
-	}
-	if spectra.IsBlockRank(name) {
-		m, err := blockrank.ParseMode(mode)
-		if err != nil {
-			return lineOrder{}, err
-		}
-		return lineOrder{blockRank: &blockrank.Options{Mode: m}}, nil
-	}
-	f, err := rank.Lookup(name)
+	t, err := localize.ParseTechnique(name)
 	if err != nil {
 		return lineOrder{}, err
 	}
-	return lineOrder{formula: f}, nil
+	o := lineOrder{technique: t}
+	if t.BlockRank() {
+		if o.mode, err = localize.ParseBlockRankMode(mode); err != nil {
+			return lineOrder{}, err
+		}
+	}
+	return o, nil
 }
 
 // writeBlockRankText says how a BlockRank ranking was solved, naming the
 // functions whose loops did not settle.
-func writeBlockRankText(w io.Writer, r *spectra.Ranking) {
+func writeBlockRankText(w io.Writer, r *localize.Ranking) {
 	br := r.BlockRank
 	if br == nil {
 		return

@@ -13,7 +13,6 @@ import (
 	"github.com/faultline-go/faultline/internal/export/gzoltar"
 	"github.com/faultline-go/faultline/internal/export/sarif"
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // rankFormat is one output format of faultline rank.
@@ -43,7 +42,7 @@ type rankResult struct {
 }
 
 // lines returns the lines to write: down to top, none without a failure.
-func (r rankResult) lines() []spectra.RankedLine {
+func (r rankResult) lines() []localize.RankedLine {
 	if r.loc.Ranking.Failed == 0 {
 		return nil
 	}

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/faultline-go/faultline/analysis"
-
 	"github.com/faultline-go/faultline/internal/localize"
 )
 
@@ -31,7 +29,7 @@ func writeSatTarText(w io.Writer, st *localize.SatTar) {
 
 // suspectLines spells a core's lines once each: a core may hold several
 // expressions of one line.
-func suspectLines(sus []analysis.Suspect) string {
+func suspectLines(sus []localize.Suspect) string {
 	var out []string
 	for _, s := range sus {
 		l := fmt.Sprintf("%s:%d", s.File, s.Line)

@@ -10,9 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // tableRow is one row of the text table, by column name.
@@ -56,25 +54,25 @@ func parseRankTable(t *testing.T, text string) []tableRow {
 // two pairs of lines with the same counts.
 func tableLocalization(t *testing.T, order string) *localize.Localization {
 	t.Helper()
-	formula := &spectra.Ranking{Formula: "ochiai", Order: spectra.OrderFormula, Failed: 2, Passed: 4}
+	formula := &localize.Ranking{Formula: "ochiai", Order: localize.OrderFormula, Failed: 2, Passed: 4}
 	for i, s := range []struct {
 		score  float64
 		ef, ep int
 		tie    [2]int
 	}{{0.9, 2, 1, [2]int{1, 1}}, {0.8, 2, 2, [2]int{2, 3}}, {0.8, 2, 2, [2]int{2, 3}}, {0.6, 2, 3, [2]int{4, 5}}, {0.6, 2, 3, [2]int{4, 5}}, {0.4, 1, 3, [2]int{6, 6}}} {
-		formula.Lines = append(formula.Lines, spectra.RankedLine{File: "a.go", Line: i + 1, Score: s.score, Rank: i + 1, Tie: s.tie,
+		formula.Lines = append(formula.Lines, localize.RankedLine{File: "a.go", Line: i + 1, Score: s.score, Rank: i + 1, Tie: s.tie,
 			EF: s.ef, EP: s.ep, NF: 2 - s.ef, NP: 4 - s.ep})
 	}
-	fix := func(line int) analysis.Candidate {
-		return analysis.Candidate{Verified: true, Locations: []analysis.Location{{File: "a.go", Line: line, EndLine: line}}}
+	fix := func(line int) localize.Candidate {
+		return localize.Candidate{Verified: true, Locations: []localize.Location{{File: "a.go", Line: line, EndLine: line}}}
 	}
-	results := []analysis.TestResult{{Test: "T1", Candidates: []analysis.Candidate{fix(5), fix(6)}}, {Test: "T2", Candidates: []analysis.Candidate{fix(5)}}}
-	loc := &localize.Localization{Matrix: &spectra.Matrix{}, Formula: formula, Ranking: formula,
+	results := []localize.TestResult{{Test: "T1", Candidates: []localize.Candidate{fix(5), fix(6)}}, {Test: "T2", Candidates: []localize.Candidate{fix(5)}}}
+	loc := &localize.Localization{Matrix: &localize.Matrix{}, Formula: formula, Ranking: formula,
 		Angelic: &localize.Angelic{Failing: 2, Analyzed: 2, Results: results}}
 	switch order {
-	case spectra.OrderCombined:
+	case localize.OrderCombined:
 		loc.Ranking = localize.Combine(formula, results)
-	case spectra.OrderLearned:
+	case localize.OrderLearned:
 		// Lines 5 and 6 host fixes; 2 and 3 have the same evidence.
 		ev := &localize.Evidence{Columns: map[string][]float64{
 			"angelic.mcs":      {0, 0, 0, 0, 1, 0.5},
@@ -97,7 +95,7 @@ func tableLocalization(t *testing.T, order string) *localize.Localization {
 // order gives them the same score; BECAUSE speaks plain words, each
 // explained in the legend under the table.
 func TestRankTextTable(t *testing.T) {
-	for _, order := range []string{spectra.OrderFormula, spectra.OrderCombined, spectra.OrderLearned} {
+	for _, order := range []string{localize.OrderFormula, localize.OrderCombined, localize.OrderLearned} {
 		t.Run(order, func(t *testing.T) {
 			loc := tableLocalization(t, order)
 			var buf bytes.Buffer
@@ -110,7 +108,7 @@ func TestRankTextTable(t *testing.T) {
 				t.Fatalf("%d rows, want 6:\n%s", len(rows), text)
 			}
 			_, hasFormula := rows[0]["OCHIAI"]
-			if hasFormula != (order != spectra.OrderFormula) {
+			if hasFormula != (order != localize.OrderFormula) {
 				t.Errorf("an OCHIAI column: %v under the %s order\n%s", hasFormula, order, text)
 			}
 			prev, unscored := 0.0, false
@@ -156,7 +154,7 @@ func TestRankTextTable(t *testing.T) {
 					t.Errorf("the legend under the table does not explain %s:\n%s", want, text)
 				}
 			}
-			if order != spectra.OrderLearned {
+			if order != localize.OrderLearned {
 				return
 			}
 			for _, r := range rows {
@@ -180,8 +178,8 @@ func TestRankTextTable(t *testing.T) {
 // the lines, each placed by its best line, and -json gives them all in an
 // added "functions" field, or the -functions most suspicious.
 func TestRankFunctionsOutput(t *testing.T) {
-	loc := tableLocalization(t, spectra.OrderFormula)
-	loc.Matrix = &spectra.Matrix{Root: t.TempDir()}
+	loc := tableLocalization(t, localize.OrderFormula)
+	loc.Matrix = &localize.Matrix{Root: t.TempDir()}
 	// Ranked lines 1-6: line 1 outside functions, 2-4 in A, 5 in B, 6 in C.
 	src := "package p\nfunc A() {\n\t_ = 1\n}\nfunc B() { _ = 2 }\nfunc C() {}\n"
 	if err := os.WriteFile(filepath.Join(loc.Matrix.Root, "a.go"), []byte(src), 0o644); err != nil {
@@ -227,7 +225,7 @@ func TestRankFunctionsOutput(t *testing.T) {
 	}
 
 	var got struct {
-		Lines     []spectra.RankedLine      `json:"lines"`
+		Lines     []localize.RankedLine     `json:"lines"`
 		Functions []localize.RankedFunction `json:"functions"`
 	}
 	if err := json.Unmarshal([]byte(write("json", 0)), &got); err != nil {

@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/faultline-go/faultline/internal/export"
+	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/internal/report"
-	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // reportCommand writes the HTML report of the module's localization:
@@ -35,7 +34,7 @@ func (*reportCommand) ShortHelp() string {
 func (c *reportCommand) SetFlags(fs *flag.FlagSet) {
 	c.cf.register(fs)
 	c.af.register(fs)
-	fs.StringVar(&c.formulaName, "formula", "ochiai", "suspiciousness formula: "+strings.Join(rank.Names(), ", ")+", dstarN, opt-NAME")
+	fs.StringVar(&c.formulaName, "formula", "ochiai", "suspiciousness formula: "+localize.FormulaHelp())
 	fs.StringVar(&c.outPath, "o", "faultline-report.html", "the HTML file to write")
 	fs.IntVar(&c.files, "files", 5, "how many of the most suspicious files to show in full")
 	fs.IntVar(&c.lines, "lines", 20, "how many ranked lines the table lists")
@@ -56,11 +55,14 @@ func (c *reportCommand) Run(ctx context.Context, args ...string) error {
 	if err := checkOutputFile(c.outPath); err != nil {
 		return usageError{err}
 	}
-	formula, err := rank.Lookup(c.formulaName)
+	technique, err := localize.ParseTechnique(c.formulaName)
 	if err != nil {
 		return usageError{err}
 	}
-	res, err := localizeModule(ctx, &c.cf, &c.af, lineOrder{formula: formula}, args)
+	if technique.Formula == nil {
+		return usagef("-formula %s: faultline report ranks by a formula of the four counts; faultline rank takes %s", c.formulaName, technique.Name)
+	}
+	res, err := localizeModule(ctx, &c.cf, &c.af, lineOrder{technique: technique}, args)
 	if err != nil {
 		return err
 	}

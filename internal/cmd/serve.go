@@ -10,7 +10,7 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/server"
 )
 
@@ -52,7 +52,7 @@ func (c *serveCommand) Run(ctx context.Context, args ...string) error {
 		return fmt.Errorf("serve: -debounce must be positive, got %s", c.debounce)
 	}
 	opts := server.Options{Debounce: c.debounce}
-	if err := analysis.Available(); err != nil {
+	if err := localize.AnalysisAvailable(); err != nil {
 		fmt.Fprintf(os.Stderr, "faultline serve: serving formula rankings only: %v\n", err)
 	}
 	srv := server.New(opts)

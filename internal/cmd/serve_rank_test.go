@@ -10,9 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // rankedLine is what rank -json and faultline/ranking both say of a line.
@@ -75,7 +73,7 @@ func TestServeAgreesWithRank(t *testing.T) {
 		t.Fatalf("rank -json: %v\n%s", err, stdout)
 	}
 	want := ranked.failingRun()
-	angelic := analysis.Available() == nil
+	angelic := localize.AnalysisAvailable() == nil
 	// fixed is the first line that hosts a verified fix: the editor shows
 	// its angelic value.
 	var fixed *rankedLine
@@ -183,7 +181,7 @@ func TestServeAgreesWithRank(t *testing.T) {
 		if err := json.Unmarshal(p.call("faultline/ranking", map[string]any{}), &got); err != nil {
 			t.Fatal(err)
 		}
-		if want.Order == spectra.OrderCombined && got.String() == want.String() {
+		if want.Order == localize.OrderCombined && got.String() == want.String() {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/specs"
-	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // suggestCommand searches, for each failing fuzz target, the inputs that
@@ -26,7 +24,7 @@ type suggestCommand struct {
 	asJSON      bool
 	targets     string
 	formulaName string
-	so          specs.Options
+	so          localize.SearchOptions
 	memory      int64
 }
 
@@ -59,7 +57,7 @@ under the target's checks decides whether it fails.`)
 }
 
 func (c *suggestCommand) Run(ctx context.Context, args ...string) error {
-	formula, err := rank.Lookup(c.formulaName)
+	formula, err := localize.ParseFormula(c.formulaName)
 	if err != nil {
 		return usageError{err}
 	}
@@ -166,11 +164,11 @@ func writeSuggestText(w io.Writer, out []localize.Suggestion, written bool) erro
 }
 
 // statusText explains a status in a few words.
-func statusText(r *specs.Result) string {
+func statusText(r *localize.SearchResult) string {
 	switch r.Status {
-	case specs.Optimal:
+	case localize.SearchOptimal:
 		return "single-fault optimal: no failing input avoids a line every failing run executes"
-	case specs.Improved:
+	case localize.SearchImproved:
 		return "failing inputs added; the search was bounded before it could tell whether more exist"
 	default:
 		return "no failing input added within the bounds"

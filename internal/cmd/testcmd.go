@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // testCommand is a drop-in for go test that records spectra in the store,
@@ -67,8 +67,8 @@ func (c *testCommand) Run(ctx context.Context, args ...string) error {
 // writeTestReport prints results the way go test does: failing tests with
 // their output, one line per package, and a closing count. It reports
 // whether anything failed.
-func writeTestReport(w io.Writer, m *spectra.Matrix, verbose bool) bool {
-	byPkg := map[string][]spectra.TestRun{}
+func writeTestReport(w io.Writer, m *localize.Matrix, verbose bool) bool {
+	byPkg := map[string][]localize.TestRun{}
 	for _, t := range m.Tests {
 		byPkg[t.Package] = append(byPkg[t.Package], t)
 	}
@@ -77,7 +77,7 @@ func writeTestReport(w io.Writer, m *spectra.Matrix, verbose bool) bool {
 		pkgs = append(pkgs, pkg)
 	}
 	sort.Strings(pkgs)
-	counts := map[spectra.Verdict]int{}
+	counts := map[localize.Verdict]int{}
 	anyFailed := false
 	for _, pkg := range pkgs {
 		if msg, ok := m.BuildErrors[pkg]; ok {
@@ -90,11 +90,11 @@ func writeTestReport(w io.Writer, m *spectra.Matrix, verbose bool) bool {
 		for _, t := range byPkg[pkg] {
 			counts[t.Verdict]++
 			elapsed += t.Elapsed
-			label := map[spectra.Verdict]string{spectra.Pass: "PASS", spectra.Skip: "SKIP"}[t.Verdict]
+			label := map[localize.Verdict]string{localize.VerdictPass: "PASS", localize.VerdictSkip: "SKIP"}[t.Verdict]
 			// A test the memory bound stopped did not pass: the package
 			// is not ok, though the test counts as neither failing nor
 			// passing in the spectra.
-			if t.Verdict.Failing() || t.Verdict == spectra.Memory {
+			if t.Verdict.Failing() || t.Verdict == localize.VerdictMemory {
 				failed = true
 				label = "FAIL"
 			}
@@ -102,7 +102,7 @@ func writeTestReport(w io.Writer, m *spectra.Matrix, verbose bool) bool {
 				continue
 			}
 			suffix := ""
-			if t.Verdict == spectra.Timeout || t.Verdict == spectra.Panic || t.Verdict == spectra.Memory {
+			if t.Verdict == localize.VerdictTimeout || t.Verdict == localize.VerdictPanic || t.Verdict == localize.VerdictMemory {
 				suffix = " [" + string(t.Verdict) + "]"
 			}
 			fmt.Fprintf(w, "--- %s: %s (%.2fs)%s\n", label, t.Name, t.Elapsed.Seconds(), suffix)
@@ -123,13 +123,13 @@ func writeTestReport(w io.Writer, m *spectra.Matrix, verbose bool) bool {
 			fmt.Fprintf(w, "ok  \t%s\t%s\n", pkg, took)
 		}
 	}
-	failing := counts[spectra.Fail] + counts[spectra.Panic] + counts[spectra.Timeout]
-	summary := fmt.Sprintf("%d passed, %d failed", counts[spectra.Pass], failing)
-	if counts[spectra.Skip] > 0 {
-		summary += fmt.Sprintf(", %d skipped", counts[spectra.Skip])
+	failing := counts[localize.VerdictFail] + counts[localize.VerdictPanic] + counts[localize.VerdictTimeout]
+	summary := fmt.Sprintf("%d passed, %d failed", counts[localize.VerdictPass], failing)
+	if counts[localize.VerdictSkip] > 0 {
+		summary += fmt.Sprintf(", %d skipped", counts[localize.VerdictSkip])
 	}
-	if counts[spectra.Memory] > 0 {
-		summary += fmt.Sprintf(", %d stopped by the memory bound (-test-memory raises it)", counts[spectra.Memory])
+	if counts[localize.VerdictMemory] > 0 {
+		summary += fmt.Sprintf(", %d stopped by the memory bound (-test-memory raises it)", counts[localize.VerdictMemory])
 	}
 	fmt.Fprintln(w, summary)
 	return anyFailed

@@ -8,8 +8,6 @@ package export
 import (
 	"fmt"
 	"runtime/debug"
-
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // Version is faultline's module version as built, "devel" for a build from
@@ -34,10 +32,11 @@ func Version() string {
 	return v
 }
 
-// TieText describes a line's tie group: "-" alone, else "ranks a-b".
-func TieText(l spectra.RankedLine) string {
-	if l.Tie[0] == l.Tie[1] {
+// TieText describes a line's tie group, its first and last rank: "-"
+// alone, else "ranks a-b".
+func TieText(tie [2]int) string {
+	if tie[0] == tie[1] {
 		return "-"
 	}
-	return fmt.Sprintf("ranks %d-%d", l.Tie[0], l.Tie[1])
+	return fmt.Sprintf("ranks %d-%d", tie[0], tie[1])
 }

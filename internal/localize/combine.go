@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/faultline-go/faultline/analysis"
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // line is one source line, relative to the module root.
@@ -42,10 +41,10 @@ func fixCounts(results []analysis.TestResult) map[line]int {
 // line's Fixes and OrderScore set and its rank and tie group recomputed:
 // two lines tie when they host fixes for as many tests and tied under the
 // formula.
-func Combine(r *spectra.Ranking, results []analysis.TestResult) *spectra.Ranking {
+func Combine(r *Ranking, results []analysis.TestResult) *Ranking {
 	fixes := fixCounts(results)
 	out := *r
-	out.Order = spectra.OrderCombined
+	out.Order = OrderCombined
 	out.Lines = slices.Clone(r.Lines)
 	n := float64(len(out.Lines))
 	for i := range out.Lines {
@@ -57,7 +56,7 @@ func Combine(r *spectra.Ranking, results []analysis.TestResult) *spectra.Ranking
 		score := float64(l.Fixes) + 1 - place/(n+1)
 		l.OrderScore = &score
 	}
-	slices.SortStableFunc(out.Lines, func(a, b spectra.RankedLine) int { return b.Fixes - a.Fixes })
+	slices.SortStableFunc(out.Lines, func(a, b RankedLine) int { return b.Fixes - a.Fixes })
 	for start := 0; start < len(out.Lines); {
 		end := start + 1
 		for end < len(out.Lines) && out.Lines[end].Fixes == out.Lines[start].Fixes && out.Lines[end].Tie == out.Lines[start].Tie {
@@ -77,17 +76,17 @@ func Combine(r *spectra.Ranking, results []analysis.TestResult) *spectra.Ranking
 // that found the verified fixes a line hosts (angelic.solver, .switch,
 // .replace), then, under either rule, the formula's rank. A rule weighs
 // nothing, so each reason's contribution is its value.
-func ruleReasons(r *spectra.Ranking) {
+func ruleReasons(r *Ranking) {
 	formula := "spectrum." + r.Formula + ".rank"
 	for i := range r.Lines {
 		l := &r.Lines[i]
-		var why []spectra.Reason
+		var why []Reason
 		add := func(column string) {
 			if v := l.Evidence[column]; v != 0 {
-				why = append(why, spectra.Reason{Evidence: column, Value: v, Contribution: v})
+				why = append(why, Reason{Evidence: column, Value: v, Contribution: v})
 			}
 		}
-		if r.Order == spectra.OrderCombined && l.Fixes > 0 {
+		if r.Order == OrderCombined && l.Fixes > 0 {
 			for _, search := range []string{"solver", "switch", "replace"} {
 				add("angelic." + search)
 			}

@@ -5,14 +5,13 @@ import (
 	"testing"
 
 	"github.com/faultline-go/faultline/analysis"
-	"github.com/faultline-go/faultline/spectra"
 )
 
 func TestCombineRanksAndTies(t *testing.T) {
-	mk := func(file string, n int, score float64, tie [2]int) spectra.RankedLine {
-		return spectra.RankedLine{File: file, Line: n, Score: score, Tie: tie}
+	mk := func(file string, n int, score float64, tie [2]int) RankedLine {
+		return RankedLine{File: file, Line: n, Score: score, Tie: tie}
 	}
-	r := &spectra.Ranking{Formula: "ochiai", Order: spectra.OrderFormula, Lines: []spectra.RankedLine{
+	r := &Ranking{Formula: "ochiai", Order: OrderFormula, Lines: []RankedLine{
 		mk("a.go", 1, 0.9, [2]int{1, 1}),
 		mk("a.go", 2, 0.5, [2]int{2, 4}),
 		mk("a.go", 3, 0.5, [2]int{2, 4}),
@@ -39,7 +38,7 @@ func TestCombineRanksAndTies(t *testing.T) {
 	if !reflect.DeepEqual(rows, want) {
 		t.Errorf("combined rows:\n got %v\nwant %v", rows, want)
 	}
-	if got.Order != spectra.OrderCombined || r.Order != spectra.OrderFormula || r.Lines[0].Line != 1 {
+	if got.Order != OrderCombined || r.Order != OrderFormula || r.Lines[0].Line != 1 {
 		t.Errorf("Combine must return a new combined ranking and leave its input alone")
 	}
 }

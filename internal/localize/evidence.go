@@ -23,7 +23,7 @@ type Evidence struct {
 // evidenceInput is what the sources read.
 type evidenceInput struct {
 	matrix  *spectra.Matrix
-	lines   []spectra.RankedLine // the formula's ranking: every executed line with its counts
+	lines   []RankedLine // the formula's ranking: every executed line with its counts
 	results []analysis.TestResult
 	cores   []analysis.CoreResult // SAT-TAR's cores, when its order was asked for
 }
@@ -53,7 +53,7 @@ func evidenceSources() []evidenceSource {
 // formula ranking, taking those that do not depend on the analyses from
 // prior when it is set (an earlier gathering over the same lines). A
 // source that fails leaves its columns out and says why.
-func gatherEvidence(m *spectra.Matrix, lines []spectra.RankedLine, results []analysis.TestResult, cores []analysis.CoreResult, prior *Evidence) (*Evidence, []string) {
+func gatherEvidence(m *spectra.Matrix, lines []RankedLine, results []analysis.TestResult, cores []analysis.CoreResult, prior *Evidence) (*Evidence, []string) {
 	ev := &Evidence{Columns: map[string][]float64{}}
 	in := &evidenceInput{matrix: m, lines: lines, results: results, cores: cores}
 	var notes []string
@@ -167,7 +167,7 @@ func blockRankEvidence(in *evidenceInput, put func(string, int, float64)) error 
 	return nil
 }
 
-func lineIndex(lines []spectra.RankedLine) map[line]int {
+func lineIndex(lines []RankedLine) map[line]int {
 	index := make(map[line]int, len(lines))
 	for i, l := range lines {
 		index[line{l.File, l.Line}] = i

@@ -5,14 +5,13 @@ import (
 	"testing"
 
 	"github.com/faultline-go/faultline/analysis"
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // evidenceLines are five executed lines of f.go, 10 to 14.
-func evidenceLines() []spectra.RankedLine {
-	var lines []spectra.RankedLine
+func evidenceLines() []RankedLine {
+	var lines []RankedLine
 	for n := 10; n <= 14; n++ {
-		lines = append(lines, spectra.RankedLine{File: "f.go", Line: n, EF: 1, EP: n - 10, NP: 14 - n})
+		lines = append(lines, RankedLine{File: "f.go", Line: n, EF: 1, EP: n - 10, NP: 14 - n})
 	}
 	return lines
 }
@@ -101,7 +100,7 @@ func TestSatTarEvidence(t *testing.T) {
 
 // Under a rule, each line says which evidence put it where it is.
 func TestRuleReasons(t *testing.T) {
-	r := &spectra.Ranking{Formula: "ochiai", Order: spectra.OrderCombined, Lines: []spectra.RankedLine{
+	r := &Ranking{Formula: "ochiai", Order: OrderCombined, Lines: []RankedLine{
 		{File: "f.go", Line: 11, Fixes: 1, Evidence: map[string]float64{"angelic.fix": 1, "angelic.replace": 1, "spectrum.ochiai.rank": 0.5}},
 		{File: "f.go", Line: 10, Evidence: map[string]float64{"spectrum.ochiai.rank": 1}},
 	}}

@@ -2,7 +2,6 @@ package localize
 
 import (
 	"github.com/faultline-go/faultline/internal/export"
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // Function is a function of the module's source as the function ranking
@@ -56,7 +55,7 @@ type RankedFunction struct {
 // functions). Functions whose best lines tie under the order tie too.
 // Every line counts, not only a shown top, so that a function's place does
 // not depend on how many lines are shown.
-func RankFunctions(lines []spectra.RankedLine, of FunctionOf) []RankedFunction {
+func RankFunctions(lines []RankedLine, of FunctionOf) []RankedFunction {
 	var out []RankedFunction
 	var bestTie [][2]int // the line tie group of each function's best line
 	index := map[Function]int{}

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
-
-	"github.com/faultline-go/faultline/spectra"
 )
 
 const functionsSource = `package p
@@ -80,7 +78,7 @@ func TestSourceFunctions(t *testing.T) {
 func TestRankFunctions(t *testing.T) {
 	fn := map[int]string{1: "A", 2: "B", 3: "A", 4: "C", 5: "D", 6: "B", 7: "E"}
 	byName := func(file string, line int) Function { return Function{File: file, Name: fn[line]} }
-	lines := []spectra.RankedLine{
+	lines := []RankedLine{
 		{File: "a.go", Line: 2, Rank: 1, Tie: [2]int{1, 1}}, // B
 		{File: "a.go", Line: 1, Rank: 2, Tie: [2]int{2, 4}}, // A
 		{File: "a.go", Line: 4, Rank: 3, Tie: [2]int{2, 4}}, // C, tied with A

@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/faultline-go/faultline/internal/bug"
-	"github.com/faultline-go/faultline/spectra"
 	"github.com/faultline-go/faultline/spectra/rank"
 )
 
@@ -49,14 +48,14 @@ var ShippedModel = sync.OnceValue(func() *Model {
 	var m Model
 	if err := json.Unmarshal(modelJSON, &m); err != nil || m.Weights == nil {
 		bug.Reportf("the shipped model does not decode: %v", err)
-		return &Model{Name: "none", Default: spectra.OrderCombined, Weights: map[string]float64{}}
+		return &Model{Name: "none", Default: OrderCombined, Weights: map[string]float64{}}
 	}
 	return &m
 })
 
 // Score returns a line's learned score and the evidence behind it,
 // largest contribution first.
-func (m *Model) Score(ev *Evidence, i int) (float64, []spectra.Reason) {
+func (m *Model) Score(ev *Evidence, i int) (float64, []Reason) {
 	return m.score(m.names(), ev, i)
 }
 
@@ -65,9 +64,9 @@ func (m *Model) Score(ev *Evidence, i int) (float64, []spectra.Reason) {
 // call, and break ties at random.
 func (m *Model) names() []string { return slices.Sorted(maps.Keys(m.Weights)) }
 
-func (m *Model) score(names []string, ev *Evidence, i int) (float64, []spectra.Reason) {
+func (m *Model) score(names []string, ev *Evidence, i int) (float64, []Reason) {
 	score := 0.0
-	var why []spectra.Reason
+	var why []Reason
 	for _, name := range names {
 		w := m.Weights[name]
 		c, ok := ev.Columns[name]
@@ -75,9 +74,9 @@ func (m *Model) score(names []string, ev *Evidence, i int) (float64, []spectra.R
 			continue
 		}
 		score += w * c[i]
-		why = append(why, spectra.Reason{Evidence: name, Value: c[i], Contribution: w * c[i]})
+		why = append(why, Reason{Evidence: name, Value: c[i], Contribution: w * c[i]})
 	}
-	slices.SortFunc(why, func(a, b spectra.Reason) int {
+	slices.SortFunc(why, func(a, b Reason) int {
 		if a.Contribution != b.Contribution {
 			if a.Contribution > b.Contribution {
 				return -1
@@ -100,12 +99,12 @@ const maxReasons = 3
 // model's window; each line keeps its formula score and counts, and gets
 // its evidence, the reasons for its place and, within the window, the
 // model's score as its OrderScore.
-func Learned(formula *spectra.Ranking, ev *Evidence, m *Model) (*spectra.Ranking, error) {
+func Learned(formula *Ranking, ev *Evidence, m *Model) (*Ranking, error) {
 	n := len(formula.Lines)
 	locs := make([]rank.Location, n)
 	scores := make([]float64, n)
 	formulaScores := make([]float64, n)
-	because := make([][]spectra.Reason, n)
+	because := make([][]Reason, n)
 	names := m.names()
 	for i, l := range formula.Lines {
 		locs[i] = rank.Location{File: l.File, Line: l.Line}
@@ -139,8 +138,8 @@ func Learned(formula *spectra.Ranking, ev *Evidence, m *Model) (*spectra.Ranking
 		return nil, err
 	}
 	out := *formula
-	out.Order, out.Model = spectra.OrderLearned, m.Name
-	out.Lines = make([]spectra.RankedLine, n)
+	out.Order, out.Model = OrderLearned, m.Name
+	out.Lines = make([]RankedLine, n)
 	for p, r := range ranked {
 		l := formula.Lines[r.Elem]
 		l.Rank, l.Tie = r.Rank, [2]int{r.TieFirst, r.TieLast}
@@ -149,7 +148,7 @@ func Learned(formula *spectra.Ranking, ev *Evidence, m *Model) (*spectra.Ranking
 			l.OrderScore = &scores[r.Elem]
 		}
 		l.Evidence = ev.Line(r.Elem)
-		var why []spectra.Reason
+		var why []Reason
 		for _, b := range because[r.Elem] {
 			if b.Contribution > 0 && len(why) < maxReasons {
 				why = append(why, b)

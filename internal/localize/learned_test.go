@@ -6,23 +6,22 @@ import (
 	"testing"
 
 	"github.com/faultline-go/faultline/analysis"
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // TestLearnedReordersWithinTheWindow: the model may only reorder the lines
 // the formula ranks within its window; a line below it stays below however
 // much evidence it has.
 func TestLearnedReordersWithinTheWindow(t *testing.T) {
-	formula := &spectra.Ranking{Formula: "ochiai", Order: spectra.OrderFormula, Failed: 1, Passed: 3}
+	formula := &Ranking{Formula: "ochiai", Order: OrderFormula, Failed: 1, Passed: 3}
 	// a.go:1..6 with falling formula scores; 3 and 4 tie.
 	for i, s := range []float64{0.9, 0.8, 0.7, 0.7, 0.5, 0.4} {
-		formula.Lines = append(formula.Lines, spectra.RankedLine{File: "a.go", Line: i + 1, Score: s})
+		formula.Lines = append(formula.Lines, RankedLine{File: "a.go", Line: i + 1, Score: s})
 	}
 	// The model favours line 4 a little and line 6 most.
 	ev := &Evidence{Columns: map[string][]float64{"angelic.fix": {0, 0, 0, 0.5, 0, 1}}}
 	m := &Model{Name: "test", Weights: map[string]float64{"angelic.fix": 1}}
 
-	lines := func(r *spectra.Ranking) []int {
+	lines := func(r *Ranking) []int {
 		var out []int
 		for _, l := range r.Lines {
 			out = append(out, l.Line)
@@ -58,9 +57,9 @@ func TestLearnedReordersWithinTheWindow(t *testing.T) {
 // line the score they sort by, falling as the rank grows; the learned one
 // gives none past its window.
 func TestOrderScoresFall(t *testing.T) {
-	formula := &spectra.Ranking{Formula: "ochiai", Order: spectra.OrderFormula, Failed: 1, Passed: 3}
+	formula := &Ranking{Formula: "ochiai", Order: OrderFormula, Failed: 1, Passed: 3}
 	for i, s := range []float64{0.9, 0.8, 0.7, 0.7, 0.5, 0.4} {
-		formula.Lines = append(formula.Lines, spectra.RankedLine{File: "a.go", Line: i + 1, Score: s, Tie: [2]int{i + 1, i + 1}})
+		formula.Lines = append(formula.Lines, RankedLine{File: "a.go", Line: i + 1, Score: s, Tie: [2]int{i + 1, i + 1}})
 	}
 	formula.Lines[2].Tie, formula.Lines[3].Tie = [2]int{3, 4}, [2]int{3, 4}
 	ev := &Evidence{Columns: map[string][]float64{"angelic.fix": {0, 0, 0, 0.5, 0, 1}}}
@@ -70,7 +69,7 @@ func TestOrderScoresFall(t *testing.T) {
 	}
 	fix := analysis.Candidate{Verified: true, Locations: []analysis.Location{{File: "a.go", Line: 6, EndLine: 6}}}
 	combined := Combine(formula, []analysis.TestResult{{Test: "T", Candidates: []analysis.Candidate{fix}}})
-	for _, r := range []*spectra.Ranking{learned, combined} {
+	for _, r := range []*Ranking{learned, combined} {
 		prev := math.Inf(1)
 		for i, l := range r.Lines {
 			beyond := r == learned && l.Line > 4

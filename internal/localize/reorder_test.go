@@ -7,8 +7,6 @@ import (
 	"reflect"
 	"slices"
 	"testing"
-
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // InOrder makes, from what a localization holds, the very ranking
@@ -40,12 +38,12 @@ func TestInOrderMatchesLocalize(t *testing.T) {
 				t.Errorf("InOrder(a %s localization, %s) differs from Localize's:\n got %+v\nwant %+v", from, order, got.Ranking.Lines[:3], want.Ranking.Lines[:3])
 			}
 		}
-		if order == spectra.OrderLearned {
+		if order == OrderLearned {
 			learned = want
 		}
 	}
 
-	first, err := InOrder(learned, spectra.OrderLearned, nil)
+	first, err := InOrder(learned, OrderLearned, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +56,7 @@ func TestInOrderMatchesLocalize(t *testing.T) {
 	for i := range prior.Columns["angelic.fix"] {
 		prior.Columns["angelic.fix"][i] = 0 // the analyses': gathered again
 	}
-	again, err := InOrder(learned, spectra.OrderLearned, prior)
+	again, err := InOrder(learned, OrderLearned, prior)
 	if err != nil {
 		t.Fatal(err)
 	}

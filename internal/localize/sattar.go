@@ -24,17 +24,26 @@ const coreFormat = "faultline-sattar-core-1"
 
 // RankSatTar orders m's lines by SAT-TAR with the cores st holds (none
 // when st is nil: Tarantula's order), for a matrix focused on some tests.
-func RankSatTar(m *spectra.Matrix, st *SatTar) (*spectra.Ranking, error) {
+func RankSatTar(m *spectra.Matrix, st *SatTar) (*Ranking, error) {
 	var cores []analysis.CoreResult
 	if st != nil {
 		cores = st.Cores
 	}
-	return specs.Rank(m, cores)
+	return rankByCores(m, cores)
+}
+
+// rankByCores orders m's lines by SAT-TAR with the cores' bonus.
+func rankByCores(m *spectra.Matrix, cores []analysis.CoreResult) (*Ranking, error) {
+	r, err := specs.Rank(m, cores)
+	if err != nil {
+		return nil, err
+	}
+	return satTarRanking(r), nil
 }
 
 // rankSatTar orders m's lines by SAT-TAR: the cores of the failing tests
 // Select picks (from the cache, or computed in a worker) give the bonus.
-func (s *Service) rankSatTar(ctx context.Context, m *spectra.Matrix, opts Options) (*spectra.Ranking, *SatTar, error) {
+func (s *Service) rankSatTar(ctx context.Context, m *spectra.Matrix, opts Options) (*Ranking, *SatTar, error) {
 	st := &SatTar{Cores: []analysis.CoreResult{}}
 	targets, failing := Select(m, opts.MaxAnalyzed)
 	if len(targets) < failing {
@@ -55,7 +64,7 @@ func (s *Service) rankSatTar(ctx context.Context, m *spectra.Matrix, opts Option
 			st.Notes = append(st.Notes, fmt.Sprintf("%s: %s", c.Test, c.Note))
 		}
 	}
-	r, err := specs.Rank(m, st.Cores)
+	r, err := rankByCores(m, st.Cores)
 	return r, st, err
 }
 

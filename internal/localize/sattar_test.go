@@ -42,7 +42,7 @@ func TestSatTarOrder(t *testing.T) {
 		t.Fatalf("SAT-TAR's cores: %+v", loc.SatTar)
 	}
 	first := loc.Ranking.Lines[0]
-	if loc.Ranking.Formula != spectra.SatTarName || first.File != "minmax.go" || first.Line != 14 || first.Tie != [2]int{1, 1} {
+	if loc.Ranking.Formula != specs.SatTarName || first.File != "minmax.go" || first.Line != 14 || first.Tie != [2]int{1, 1} {
 		t.Errorf("%s puts %s:%d (ranks %v) first, want minmax.go:14 alone", loc.Ranking.Formula, first.File, first.Line, first.Tie)
 	}
 	if first.SatTar == nil || first.SatTar.Bonus != 1 || !slices.Contains(first.SatTar.Cores, "FuzzMinMax/seed#0") {

@@ -18,17 +18,6 @@ import (
 	"github.com/faultline-go/faultline/spectra/rank"
 )
 
-// Orders lists the orders Options.Order takes.
-var Orders = []string{spectra.OrderFormula, spectra.OrderCombined, spectra.OrderLearned}
-
-// CheckOrder reports an order name that is not one of Orders.
-func CheckOrder(order string) error {
-	if order != "" && !slices.Contains(Orders, order) {
-		return fmt.Errorf("unknown order %q; valid: %s", order, strings.Join(Orders, ", "))
-	}
-	return nil
-}
-
 // Options are the user's choices for one localization: the same flags in
 // faultline rank and settings in the language server.
 type Options struct {
@@ -41,7 +30,7 @@ type Options struct {
 	// violated checks, which come from workers like the analyses.
 	SatTar  bool
 	Angelic bool // analyse failing tests
-	// Order is how the lines are ordered: spectra.OrderFormula,
+	// Order is how the lines are ordered: OrderFormula,
 	// OrderCombined (verified angelic fixes first) or OrderLearned (the
 	// shipped model over every technique's evidence); "" is the shipped
 	// model's default.
@@ -84,14 +73,14 @@ const (
 // it weighs.
 func DefaultOrder(o Options) string {
 	order := ShippedModel().Default
-	if order != spectra.OrderLearned {
+	if order != OrderLearned {
 		return order
 	}
 	if o.BlockRank != nil || o.SatTar || o.Formula != nil && o.Formula.Name() != rank.Default().Name() {
-		return spectra.OrderCombined
+		return OrderCombined
 	}
 	if !o.Angelic || analysis.Available() != nil {
-		return spectra.OrderFormula
+		return OrderFormula
 	}
 	return order
 }
@@ -158,14 +147,14 @@ func (s *Service) Workspace() *spectra.Workspace { return s.ws }
 // in one order, and what the angelic analysis contributed to it.
 type Localization struct {
 	Matrix  *spectra.Matrix
-	Formula *spectra.Ranking // the formula's order alone
-	Ranking *spectra.Ranking // the order shown
-	Angelic *Angelic         // nil when the analysis was not asked for or there is no failing test
+	Formula *Ranking // the formula's order alone
+	Ranking *Ranking // the order shown
+	Angelic *Angelic // nil when the analysis was not asked for or there is no failing test
 	// Evidence is every technique's evidence over the lines of Base, when
 	// the order is learned or Options.Evidence asked for it.
 	Evidence *Evidence
-	Base     *spectra.Ranking // the formula ranking the evidence is gathered over
-	SatTar   *SatTar          // what SAT-TAR's order was made of, when it was asked for
+	Base     *Ranking // the formula ranking the evidence is gathered over
+	SatTar   *SatTar  // what SAT-TAR's order was made of, when it was asked for
 }
 
 // Angelic is what the analysis contributed. Its JSON form is the
@@ -325,16 +314,16 @@ func sharedHits(a, b []int) int {
 // stops the analyses; the state reached so far is returned with the error.
 func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options, progress func(*Localization)) (*Localization, error) {
 	opts.defaults()
-	var formula *spectra.Ranking
+	var formula *Ranking
 	var satTar *SatTar
 	var err error
 	switch {
 	case opts.BlockRank != nil:
-		formula, err = spectra.RankBlockRank(m, *opts.BlockRank)
+		formula, err = RankBlockRank(m, *opts.BlockRank)
 	case opts.SatTar:
 		formula, satTar, err = s.rankSatTar(ctx, m, opts)
 	default:
-		formula, err = spectra.RankLines(m, opts.Formula)
+		formula, err = RankFormula(m, opts.Formula)
 	}
 	if err != nil {
 		return nil, err
@@ -347,7 +336,7 @@ func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options,
 	if opts.BlockRank != nil || opts.SatTar {
 		// The evidence is gathered over the formula's ranking, which
 		// carries every line's counts; BlockRank's own is a column.
-		if loc.Base, err = spectra.RankLines(m, opts.Formula); err != nil {
+		if loc.Base, err = RankFormula(m, opts.Formula); err != nil {
 			return nil, err
 		}
 	}
@@ -538,8 +527,8 @@ func (st *state) order(loc *Localization, results []analysis.TestResult) {
 	if len(results) > 0 {
 		loc.Ranking = Combine(loc.Formula, results)
 	}
-	if st.opts.Order != spectra.OrderLearned && !st.opts.Evidence || loc.Formula.Failed == 0 {
-		if st.opts.Order == spectra.OrderFormula {
+	if st.opts.Order != OrderLearned && !st.opts.Evidence || loc.Formula.Failed == 0 {
+		if st.opts.Order == OrderFormula {
 			loc.Ranking = loc.Formula
 		}
 		return
@@ -560,7 +549,7 @@ func (st *state) order(loc *Localization, results []analysis.TestResult) {
 		loc.Angelic.Notes = append(loc.Angelic.Notes, notes...)
 	}
 	switch st.opts.Order {
-	case spectra.OrderLearned:
+	case OrderLearned:
 		learned, err := Learned(loc.Base, ev, ShippedModel())
 		if err != nil {
 			bug.Reportf("learned order: %v", err)
@@ -572,7 +561,7 @@ func (st *state) order(loc *Localization, results []analysis.TestResult) {
 			learned.Lines[i].Fixes = fixes[line{learned.Lines[i].File, learned.Lines[i].Line}]
 		}
 		loc.Ranking = learned
-	case spectra.OrderFormula:
+	case OrderFormula:
 		loc.Ranking = withEvidence(loc.Formula, loc.Base, ev)
 		ruleReasons(loc.Ranking)
 	default:
@@ -583,7 +572,7 @@ func (st *state) order(loc *Localization, results []analysis.TestResult) {
 
 // withFormulaScores returns r with each line's OrderScore its formula
 // score, the formula order's own.
-func withFormulaScores(r *spectra.Ranking) *spectra.Ranking {
+func withFormulaScores(r *Ranking) *Ranking {
 	out := *r
 	out.Lines = slices.Clone(r.Lines)
 	for i := range out.Lines {
@@ -594,7 +583,7 @@ func withFormulaScores(r *spectra.Ranking) *spectra.Ranking {
 
 // withEvidence returns r with each line's evidence, ev being gathered over
 // base's lines.
-func withEvidence(r, base *spectra.Ranking, ev *Evidence) *spectra.Ranking {
+func withEvidence(r, base *Ranking, ev *Evidence) *Ranking {
 	index := lineIndex(base.Lines)
 	out := *r
 	out.Lines = slices.Clone(r.Lines)

@@ -65,7 +65,7 @@ func collected(t *testing.T, dir string) (*Service, *spectra.Matrix) {
 func TestLocalizeCombinesAndCaches(t *testing.T) {
 	s, m := module(t, "foo.txtar")
 	var states []*Localization
-	loc, err := s.Localize(context.Background(), m, Options{Angelic: true, Order: spectra.OrderCombined}, func(l *Localization) { states = append(states, l) })
+	loc, err := s.Localize(context.Background(), m, Options{Angelic: true, Order: OrderCombined}, func(l *Localization) { states = append(states, l) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,13 +73,13 @@ func TestLocalizeCombinesAndCaches(t *testing.T) {
 	if a == nil || a.Failing != 1 || a.Analyzed != 1 || a.Cached != 0 || len(a.Fixes) == 0 || a.Pending != 0 {
 		t.Fatalf("angelic %+v", a)
 	}
-	if loc.Ranking.Order != spectra.OrderCombined || loc.Ranking.Lines[0].Fixes != 1 {
+	if loc.Ranking.Order != OrderCombined || loc.Ranking.Lines[0].Fixes != 1 {
 		t.Errorf("combined ranking starts with %+v", loc.Ranking.Lines[0])
 	}
 	if len(states) < 2 || states[0].Angelic.Pending != 1 || states[len(states)-1].Angelic.Analyzed != 1 {
 		t.Errorf("progress saw %d states", len(states))
 	}
-	again, err := s.Localize(context.Background(), m, Options{Angelic: true, Order: spectra.OrderCombined}, nil)
+	again, err := s.Localize(context.Background(), m, Options{Angelic: true, Order: OrderCombined}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestLocalizeCombinesAndCaches(t *testing.T) {
 // not analysed, with a note, and the formula's order stands.
 func TestMemoryBound(t *testing.T) {
 	s, m := module(t, "foo.txtar")
-	loc, err := s.Localize(context.Background(), m, Options{Angelic: true, Order: spectra.OrderCombined, Memory: 1 << 20}, nil)
+	loc, err := s.Localize(context.Background(), m, Options{Angelic: true, Order: OrderCombined, Memory: 1 << 20}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestTestMemoryBoundInAnalysis(t *testing.T) {
 }
 
 // lineOrder lists a ranking's lines in order.
-func lineOrder(r *spectra.Ranking) []string {
+func lineOrder(r *Ranking) []string {
 	var out []string
 	for _, l := range r.Lines {
 		out = append(out, fmt.Sprintf("%s:%d", l.File, l.Line))
@@ -180,7 +180,7 @@ func TestWorkerResumes(t *testing.T) {
 		}
 		return real(ctx, req, done)
 	}
-	opts := Options{Angelic: true, Order: spectra.OrderCombined, MaxAnalyzed: 2}
+	opts := Options{Angelic: true, Order: OrderCombined, MaxAnalyzed: 2}
 	loc, err := s.Localize(context.Background(), m, opts, nil)
 	if err != nil {
 		t.Fatal(err)

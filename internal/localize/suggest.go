@@ -250,11 +250,11 @@ func compare(m *spectra.Matrix, r *specs.Result, formula rank.Formula) ([]Compar
 	cores := []analysis.CoreResult{{Package: r.Package, Test: r.Seed, Suspects: r.Core}}
 	orders := []struct {
 		name string
-		rank func(*spectra.Matrix) (*spectra.Ranking, error)
+		rank func(*spectra.Matrix) (*Ranking, error)
 	}{
-		{formula.Name(), func(m *spectra.Matrix) (*spectra.Ranking, error) { return spectra.RankLines(m, formula) }},
-		{op2.Name(), func(m *spectra.Matrix) (*spectra.Ranking, error) { return spectra.RankLines(m, op2) }},
-		{spectra.SatTarName, func(m *spectra.Matrix) (*spectra.Ranking, error) { return specs.Rank(m, cores) }},
+		{formula.Name(), func(m *spectra.Matrix) (*Ranking, error) { return RankFormula(m, formula) }},
+		{op2.Name(), func(m *spectra.Matrix) (*Ranking, error) { return RankFormula(m, op2) }},
+		{specs.SatTarName, func(m *spectra.Matrix) (*Ranking, error) { return rankByCores(m, cores) }},
 	}
 	var out []Comparison
 	for _, o := range orders {

@@ -55,7 +55,7 @@ func StatementWords(kind string) string {
 }
 
 // EvidenceWords returns the plain words of an evidence column (a
-// spectra.Reason's Evidence); a column it does not know is named as it is.
+// Reason's Evidence); a column it does not know is named as it is.
 func EvidenceWords(column string) EvidenceTerm {
 	if t, ok := evidenceTerms[column]; ok {
 		return t

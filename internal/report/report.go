@@ -166,7 +166,7 @@ type pageBuilder struct {
 	opts    Options
 	sources *export.Sources
 	lines   []spectra.Line // every executable line, code order
-	rankOf  map[lineKey]*spectra.RankedLine
+	rankOf  map[lineKey]*localize.RankedLine
 	// lastFailing is the last rank of a line a failing test executes:
 	// lines ranked below are coloured as executed by passing tests only.
 	lastFailing int
@@ -176,7 +176,7 @@ type pageBuilder struct {
 
 func newPageBuilder(loc *localize.Localization, opts Options) *pageBuilder {
 	p := &pageBuilder{loc: loc, opts: opts, sources: export.NewSources(loc.Matrix.Root),
-		lines: loc.Matrix.Lines(), rankOf: map[lineKey]*spectra.RankedLine{}, fileAnchor: map[string]string{}}
+		lines: loc.Matrix.Lines(), rankOf: map[lineKey]*localize.RankedLine{}, fileAnchor: map[string]string{}}
 	for i := range loc.Ranking.Lines {
 		l := &loc.Ranking.Lines[i]
 		p.rankOf[lineKey{l.File, l.Line}] = l
@@ -348,7 +348,7 @@ func (p *pageBuilder) page() page {
 			sw := levelSwatch(p.level(l.File, l.Line))
 			src := p.sources.File(l.File)
 			row := rankedRow{Rank: l.Rank, Score: fmt.Sprintf("%.4f", l.Score), File: l.File, Anchor: anchor, Line: l.Line,
-				EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP, Fixes: l.Fixes, Tie: export.TieText(l), Color: sw.bg, TextColor: sw.fg,
+				EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP, Fixes: l.Fixes, Tie: export.TieText(l.Tie), Color: sw.bg, TextColor: sw.fg,
 				Function: src.Func(l.Line), Source: strings.TrimSpace(string(src.Line(l.Line))), OrderScore: "-"}
 			if l.OrderScore != nil {
 				row.OrderScore = fmt.Sprintf("%.4f", *l.OrderScore)
@@ -380,11 +380,11 @@ func (p *pageBuilder) page() page {
 
 // orderScoreHeader names the column of the order's own score, which
 // falls as the rank grows; the formula's score keeps its own column.
-func orderScoreHeader(r *spectra.Ranking) string {
+func orderScoreHeader(r *localize.Ranking) string {
 	switch r.Order {
-	case spectra.OrderCombined:
+	case localize.OrderCombined:
 		return "combined score"
-	case spectra.OrderLearned:
+	case localize.OrderLearned:
 		return "learned score"
 	}
 	return ""
@@ -392,11 +392,11 @@ func orderScoreHeader(r *spectra.Ranking) string {
 
 // orderPhrase says how the ranking orders its lines, to follow "lines
 // ranked by".
-func orderPhrase(r *spectra.Ranking) string {
+func orderPhrase(r *localize.Ranking) string {
 	switch r.Order {
-	case spectra.OrderCombined:
+	case localize.OrderCombined:
 		return "verified angelic fixes, then " + r.Formula
-	case spectra.OrderLearned:
+	case localize.OrderLearned:
 		model := ""
 		if r.Model != "" {
 			model = " (model " + r.Model + ")"

@@ -102,7 +102,7 @@ func TestPageWithoutFailures(t *testing.T) {
 				in.loc.Matrix.Tests[i].Verdict = spectra.Pass
 			}
 		}
-		r, err := spectra.RankLines(in.loc.Matrix, nil)
+		r, err := localize.RankFormula(in.loc.Matrix, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +130,7 @@ var (
 func TestColoursFollowTheNamedOrder(t *testing.T) {
 	page := render(t, func(t *testing.T, in *pageInput) {
 		learned := *in.loc.Ranking
-		learned.Order, learned.Model = spectra.OrderLearned, "test-model"
+		learned.Order, learned.Model = localize.OrderLearned, "test-model"
 		learned.Lines = nil
 		for i := len(in.loc.Ranking.Lines) - 1; i >= 0; i-- { // lowest score first
 			l := in.loc.Ranking.Lines[i]
@@ -267,8 +267,8 @@ func TestPageRanksFunctions(t *testing.T) {
 func TestRankingShowsTheOrdersScoreAndTheFix(t *testing.T) {
 	page := render(t, func(t *testing.T, in *pageInput) {
 		learned := *in.loc.Ranking
-		learned.Order = spectra.OrderLearned
-		learned.Lines = append([]spectra.RankedLine(nil), in.loc.Ranking.Lines...)
+		learned.Order = localize.OrderLearned
+		learned.Lines = append([]localize.RankedLine(nil), in.loc.Ranking.Lines...)
 		for i := range learned.Lines {
 			score := float64(len(learned.Lines) - i)
 			learned.Lines[i].OrderScore = &score

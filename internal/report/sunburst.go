@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/spectra"
 )
 
@@ -137,7 +138,7 @@ func (p *pageBuilder) linesTitle(lines []spectra.Line) string {
 	if last.Line != first.Line {
 		where += fmt.Sprintf("-%d", last.Line)
 	}
-	var best *spectra.RankedLine
+	var best *localize.RankedLine
 	for _, l := range lines {
 		if r, ok := p.rankOf[lineKey{l.File, l.Line}]; ok && (best == nil || r.Rank < best.Rank) {
 			best = r

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/spectra"
-	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // Type is the JSON type a setting's value has as the client sends it.
@@ -52,15 +50,16 @@ func (st Setting) Default() any { return st.value(Default()) }
 // FormulaNames are the named values of the "formula" setting: every
 // registered formula, then BlockRank and SAT-TAR.
 func FormulaNames() []string {
-	return append(rank.Names(), spectra.BlockRankName, spectra.SatTarName)
+	var names []string
+	for _, t := range localize.Techniques() {
+		names = append(names, t.Name)
+	}
+	return names
 }
 
 // checkFormula reports a name the "formula" setting does not take.
 func checkFormula(name string) error {
-	if spectra.IsBlockRank(name) || spectra.IsSatTar(name) {
-		return nil
-	}
-	_, err := rank.Lookup(name)
+	_, err := localize.ParseTechnique(name)
 	return err
 }
 

@@ -8,17 +8,13 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/internal/localize"
-
-	"github.com/faultline-go/faultline/spectra"
-	"github.com/faultline-go/faultline/spectra/blockrank"
-	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // Settings are the user's choices, read from initializationOptions,
 // workspace/configuration (section "faultline") and
 // workspace/didChangeConfiguration.
 type Settings struct {
-	Formula   string        // spectrum formula, a name rank.Lookup accepts, "blockrank" or "sattar"
+	Formula   string        // spectrum formula, a name localize.ParseTechnique accepts
 	Top       int           // how many suspicious lines to show
 	Threshold float64       // minimum score to show a line; 0 shows the top N
 	AutoRun   bool          // collect on start and on save
@@ -60,7 +56,7 @@ var ErrTrustFromSettings = errors.New("trust is not taken from settings, which a
 
 // Default returns the settings used until the client says otherwise.
 func Default() Settings {
-	return Settings{Formula: rank.Default().Name(), Top: 10, AutoRun: true, Timeout: 60 * time.Second, Angelic: true, Order: localize.ShippedModel().Default,
+	return Settings{Formula: localize.DefaultFormula().Name(), Top: 10, AutoRun: true, Timeout: 60 * time.Second, Angelic: true, Order: localize.ShippedModel().Default,
 		Budget: localize.DefaultBudget, MaxAnalyzed: localize.DefaultMaxAnalyzed, Memory: localize.DefaultMemory, Trust: TrustAsk}
 }
 
@@ -72,8 +68,8 @@ func Default() Settings {
 // no edge profiles. Under sattar the service computes the unsat cores the
 // order needs.
 func (s Settings) LocalizeOptions() localize.Options {
-	f, _ := rank.Lookup(s.Formula) // checked when the setting was taken; nil for blockrank and sattar
-	return localize.Options{Formula: f, SatTar: spectra.IsSatTar(s.Formula), Angelic: s.Angelic, Budget: s.Budget, MaxAnalyzed: s.MaxAnalyzed, Memory: s.Memory,
+	f := s.Technique().Formula // nil for blockrank and sattar
+	return localize.Options{Formula: f, SatTar: s.Technique().SatTar(), Angelic: s.Angelic, Budget: s.Budget, MaxAnalyzed: s.MaxAnalyzed, Memory: s.Memory,
 		TestMemory: s.TestMemory}
 }
 
@@ -85,15 +81,25 @@ func (s Settings) ShownOrder() string {
 		return s.Order
 	}
 	o := s.LocalizeOptions()
-	if spectra.IsBlockRank(s.Formula) {
-		o.BlockRank = &blockrank.Options{}
+	if s.Technique().BlockRank() {
+		o.BlockRank = &localize.BlockRankOptions{}
 	}
 	return localize.DefaultOrder(o)
 }
 
 // Localizes reports whether the settings ask the localization service for
 // anything beyond the formula: analyses, or SAT-TAR's cores.
-func (s Settings) Localizes() bool { return s.Angelic || spectra.IsSatTar(s.Formula) }
+func (s Settings) Localizes() bool { return s.Angelic || s.Technique().SatTar() }
+
+// Technique is the ranking technique the formula setting names, checked
+// when the setting was taken (the default formula should it not parse).
+func (s Settings) Technique() localize.Technique {
+	t, err := localize.ParseTechnique(s.Formula)
+	if err != nil {
+		return localize.Techniques()[0]
+	}
+	return t
+}
 
 // Section is the configuration section the settings live in.
 const Section = "faultline"

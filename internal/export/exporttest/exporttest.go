@@ -82,7 +82,7 @@ func Module(t testing.TB) *localize.Localization {
 			{Package: "example.com/shop/price", Name: "TestSkipped", Verdict: spectra.Skip},
 		},
 	}
-	r, err := spectra.RankLines(m, rank.Default())
+	r, err := localize.RankFormula(m, rank.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

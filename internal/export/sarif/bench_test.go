@@ -9,14 +9,14 @@ import (
 	"testing"
 
 	"github.com/faultline-go/faultline/internal/export/exporttest"
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // BenchmarkWriteEveryLine writes a log of 45,000 ranked lines over 45
 // files of 1,000 lines, the size of bench/export's generated module.
 func BenchmarkWriteEveryLine(b *testing.B) {
 	loc := exporttest.Module(b)
-	var lines []spectra.RankedLine
+	var lines []localize.RankedLine
 	for f := 0; f < 45; f++ {
 		var src strings.Builder
 		fmt.Fprintf(&src, "package p%d\n\nfunc F() {\n", f)
@@ -33,7 +33,7 @@ func BenchmarkWriteEveryLine(b *testing.B) {
 		}
 		for n := 1; n <= 1000; n++ {
 			r := len(lines) + 1
-			lines = append(lines, spectra.RankedLine{File: name, Line: n, Score: 1 / float64(r), Rank: r, Tie: [2]int{r, r}, EF: 1, EP: r % 1000, NP: 1000 - r%1000})
+			lines = append(lines, localize.RankedLine{File: name, Line: n, Score: 1 / float64(r), Rank: r, Tie: [2]int{r, r}, EF: 1, EP: r % 1000, NP: 1000 - r%1000})
 		}
 	}
 	loc.Ranking.Lines = lines

@@ -26,7 +26,6 @@ import (
 	"github.com/faultline-go/faultline/internal/bug"
 	"github.com/faultline-go/faultline/internal/export"
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/spectra"
 )
 
 // RuleID is the one rule every result reports.
@@ -267,7 +266,7 @@ func (b *builder) artifact(file string) artifactLocation {
 	return artifactLocation{URI: b.uri(file), URIBaseID: SourceRoot}
 }
 
-func (b *builder) result(l spectra.RankedLine) result {
+func (b *builder) result(l localize.RankedLine) result {
 	r := b.loc.Ranking
 	src := b.sources.File(l.File)
 	reg := region{StartLine: l.Line}
@@ -294,10 +293,10 @@ func (b *builder) result(l spectra.RankedLine) result {
 	return res
 }
 
-func (b *builder) message(l spectra.RankedLine) string {
+func (b *builder) message(l localize.RankedLine) string {
 	r := b.loc.Ranking
 	by := r.Formula
-	if r.Order == spectra.OrderCombined {
+	if r.Order == localize.OrderCombined {
 		by += " and verified angelic fixes"
 	}
 	var m strings.Builder

@@ -220,7 +220,7 @@ func TestNoFailureGivesAnEmptyLog(t *testing.T) {
 			loc.Matrix.Tests[i].Verdict = spectra.Pass
 		}
 	}
-	r, err := spectra.RankLines(loc.Matrix, nil)
+	r, err := localize.RankFormula(loc.Matrix, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

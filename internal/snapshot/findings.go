@@ -1,54 +1,12 @@
-package server
+package snapshot
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/internal/testbuild"
-	"github.com/faultline-go/faultline/regress"
-	"github.com/faultline-go/faultline/spectra"
 )
-
-// Localizer localizes a module's failing tests: the order of its lines and
-// the angelic analysis behind it (faultline/internal/localize, the service
-// faultline rank uses too). Localize reports each new state to progress
-// as analyses finish, and may take long; the server cancels it when a
-// newer result arrives.
-type Localizer interface {
-	Localize(ctx context.Context, m *spectra.Matrix, opts localize.Options, progress func(*localize.Localization)) (*localize.Localization, error)
-	// Verify runs a candidate's test again with its values forced,
-	// refusing a candidate whose sources changed.
-	Verify(ctx context.Context, t testbuild.Target, c analysis.Candidate, opts localize.Options) (analysis.Verification, error)
-	// Suggest searches the inputs that sharpen failing fuzz targets'
-	// rankings and, with opts.Write, adds them to their seed corpora.
-	Suggest(ctx context.Context, m *spectra.Matrix, opts localize.SuggestOptions, progress func(localize.Suggestion)) ([]localize.Suggestion, error)
-	// Explain explains failing tests from the git history.
-	Explain(ctx context.Context, m *spectra.Matrix, opts localize.ExplainOptions, each func(regress.Explanation)) (*localize.Explanations, error)
-	// CheckHistory says why the module cannot be explained from a git
-	// history, or nil.
-	CheckHistory(ctx context.Context) error
-}
-
-// OpenLocalizerFunc makes the localizer of a module's engine; a nil
-// Localizer means the module is ranked by the formula alone.
-type OpenLocalizerFunc func(ws Workspace) (Localizer, error)
-
-// openLocalizer makes the real service for the real engine.
-func openLocalizer(ws Workspace) (Localizer, error) {
-	sw, ok := ws.(*spectra.Workspace)
-	if !ok {
-		return nil, nil
-	}
-	svc, err := localize.New(sw)
-	if err != nil {
-		return nil, err
-	}
-	return svc, nil
-}
 
 // Findings are what the angelic analysis found, in the form the server
 // shows them. Positions refer to the source as it was collected
@@ -85,7 +43,7 @@ type FixCandidate struct {
 	ID string
 	// Shown is the candidate as edits of its source lines as they were
 	// collected, for the hover and Title.
-	Shown []analysis.LineEdit
+	Shown []localize.LineEdit
 	// Avoids says the fix steers the run around the failing check rather
 	// than fixing what it checks.
 	Avoids bool
@@ -102,8 +60,8 @@ type Edit struct {
 	Expr, Original string
 }
 
-// exprText is the replaced expression, quoted for a message.
-func (e Edit) exprText() string {
+// ExprText is the replaced expression, quoted for a message.
+func (e Edit) ExprText() string {
 	if e.Expr == "" {
 		return "the expression"
 	}
@@ -112,25 +70,25 @@ func (e Edit) exprText() string {
 
 // produced is a candidate with the test it makes pass, for verifying it.
 type produced struct {
-	target    testbuild.Target
-	candidate analysis.Candidate
+	Target    localize.Target
+	Candidate localize.Candidate
 }
 
 // angelicLabel is the hint beside an expression: its angelic value, and a
 // word when only an extreme value works.
-func angelicLabel(l analysis.Location) string {
+func angelicLabel(l localize.Location) string {
 	if l.Extreme {
 		return "⇒ " + l.Angelic + " (only an extreme value works)"
 	}
 	return "⇒ " + l.Angelic
 }
 
-// findingsOf turns analyses into what the server shows: each location's
+// FindingsOf turns analyses into what the server shows: each location's
 // angelic value just after its expression, and each candidate as an edit
 // that writes the angelic values in place of the expressions, titled by
 // the source lines it edits (src reads them as collected), with an ID
 // under which it can be verified.
-func findingsOf(results []analysis.TestResult, src analysis.SourceLines) (Findings, map[string]produced) {
+func FindingsOf(results []localize.TestResult, src localize.SourceLines) (Findings, map[string]produced) {
 	var f Findings
 	byID := map[string]produced{}
 	seen := make(map[AngelicValue]bool)
@@ -139,11 +97,11 @@ func findingsOf(results []analysis.TestResult, src analysis.SourceLines) (Findin
 			if len(c.Locations) == 0 {
 				continue
 			}
-			fix := FixCandidate{File: c.Locations[0].File, Line: c.Locations[0].Line, Verified: c.Verified, Test: r.Test, FoundBy: analysis.FoundWords(c.Found),
-				Shown: analysis.Edits(c.Locations, src), Avoids: c.Avoids}
+			fix := FixCandidate{File: c.Locations[0].File, Line: c.Locations[0].Line, Verified: c.Verified, Test: r.Test, FoundBy: localize.FoundWords(c.Found),
+				Shown: localize.Edits(c.Locations, src), Avoids: c.Avoids}
 			if c.Verifiable() {
 				fix.ID = fmt.Sprintf("%s %s #%d.%d", r.Package, r.Test, ri, ci)
-				byID[fix.ID] = produced{testbuild.Target{Package: r.Package, Test: r.Test}, c}
+				byID[fix.ID] = produced{localize.Target{Package: r.Package, Test: r.Test}, c}
 			}
 			for _, l := range c.Locations {
 				v := AngelicValue{File: l.File, Line: l.EndLine, Col: l.EndCol, Label: angelicLabel(l)}
@@ -156,7 +114,7 @@ func findingsOf(results []analysis.TestResult, src analysis.SourceLines) (Findin
 					Expr: l.Expr, Original: l.Original,
 				})
 			}
-			fix.Title = fmt.Sprintf("%s  %s", shownEdits(fix.Shown), fix.effect())
+			fix.Title = fmt.Sprintf("%s  %s", shownEdits(fix.Shown), fix.Effect())
 			f.Fixes = append(f.Fixes, fix)
 		}
 	}
@@ -164,7 +122,7 @@ func findingsOf(results []analysis.TestResult, src analysis.SourceLines) (Findin
 }
 
 // shownEdits joins a candidate's edits of its source lines.
-func shownEdits(edits []analysis.LineEdit) string {
+func shownEdits(edits []localize.LineEdit) string {
 	var parts []string
 	for _, e := range edits {
 		parts = append(parts, e.String())
@@ -172,9 +130,9 @@ func shownEdits(edits []analysis.LineEdit) string {
 	return strings.Join(parts, "; ")
 }
 
-// effect says what the candidate does and how that is known: "makes TestX
+// Effect says what the candidate does and how that is known: "makes TestX
 // pass (verified by a forced run, found by value replacement)".
-func (c FixCandidate) effect() string {
+func (c FixCandidate) Effect() string {
 	test := c.Test
 	if test == "" {
 		test = "the failing test"
@@ -186,7 +144,7 @@ func (c FixCandidate) effect() string {
 	if c.FoundBy != "" {
 		how += ", found by " + c.FoundBy
 	}
-	return fmt.Sprintf("%s (%s)", analysis.Effect(test, c.Avoids), how)
+	return fmt.Sprintf("%s (%s)", localize.Effect(test, c.Avoids), how)
 }
 
 // findingsSlot is a snapshot's findings, read by many requests.
@@ -195,8 +153,8 @@ type findingsSlot struct {
 	byID map[string]produced
 }
 
-// fix returns the fix candidate with the given ID and what verifies it.
-func (f *findingsSlot) fix(id string) (FixCandidate, produced, bool) {
+// Fix returns the fix candidate with the given ID and what verifies it.
+func (f *findingsSlot) Fix(id string) (FixCandidate, produced, bool) {
 	for _, c := range f.Fixes {
 		if c.ID != "" && c.ID == id {
 			p, ok := f.byID[id]
@@ -206,9 +164,9 @@ func (f *findingsSlot) fix(id string) (FixCandidate, produced, bool) {
 	return FixCandidate{}, produced{}, false
 }
 
-// fixesTouching returns the fix candidates with an edit on one file's
+// FixesTouching returns the fix candidates with an edit on one file's
 // collected line.
-func (f *findingsSlot) fixesTouching(file string, line int) []FixCandidate {
+func (f *findingsSlot) FixesTouching(file string, line int) []FixCandidate {
 	return f.fixesWhere(func(c FixCandidate) bool {
 		return slices.ContainsFunc(c.Edits, func(e Edit) bool {
 			return e.File == file && e.StartLine <= line && line <= e.EndLine
@@ -227,8 +185,8 @@ func (f *findingsSlot) fixesWhere(keep func(FixCandidate) bool) []FixCandidate {
 	return out
 }
 
-// valuesIn returns the angelic values in one file.
-func (f *findingsSlot) valuesIn(file string) []AngelicValue {
+// ValuesIn returns the angelic values in one file.
+func (f *findingsSlot) ValuesIn(file string) []AngelicValue {
 	var out []AngelicValue
 	for _, v := range f.Values {
 		if v.File == file {
@@ -238,16 +196,16 @@ func (f *findingsSlot) valuesIn(file string) []AngelicValue {
 	return out
 }
 
-// fixes returns the fix candidates for one file's collected line.
-func (f *findingsSlot) fixes(file string, line int) []FixCandidate {
+// FixesAt returns the fix candidates for one file's collected line.
+func (f *findingsSlot) FixesAt(file string, line int) []FixCandidate {
 	return f.fixesWhere(func(c FixCandidate) bool { return c.File == file && c.Line == line })
 }
 
-// count returns how many fix candidates concern the given lines.
-func (f *findingsSlot) count(lines map[fileLine]bool) int {
+// Count returns how many fix candidates concern the given lines.
+func (f *findingsSlot) Count(lines map[FileLine]bool) int {
 	n := 0
 	for _, c := range f.Fixes {
-		if lines[fileLine{c.File, c.Line}] {
+		if lines[FileLine{c.File, c.Line}] {
 			n++
 		}
 	}

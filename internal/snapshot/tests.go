@@ -1,4 +1,4 @@
-package server
+package snapshot
 
 import (
 	"go/ast"
@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/internal/localize"
 )
 
 // testKey names a top-level test function of a package.
@@ -17,25 +17,25 @@ type testKey struct{ pkg, name string }
 
 // testFunc is where a test function is declared.
 type testFunc struct {
-	file string // relative to the module root, slash-separated
-	line int    // 1-based line of the func keyword
+	File string // relative to the module root, slash-separated
+	Line int    // 1-based line of the func keyword
 }
 
-// topLevel is the test function a leaf test belongs to: TestX for TestX/case.
-func topLevel(name string) string {
+// TopLevel is the test function a leaf test belongs to: TestX for TestX/case.
+func TopLevel(name string) string {
 	top, _, _ := strings.Cut(name, "/")
 	return top
 }
 
-// testFunc finds the declaration of the function running t.
-func (snap *snapshot) testFunc(t *spectra.TestRun) (testFunc, bool) {
-	snap.testsOnce.Do(func() { snap.tests = findTestFuncs(snap.root, snap.matrix) })
-	fn, ok := snap.tests[testKey{t.Package, topLevel(t.Name)}]
+// TestFunc finds the declaration of the function running t.
+func (snap *Snapshot) TestFunc(t *localize.TestRun) (testFunc, bool) {
+	snap.testsOnce.Do(func() { snap.tests = findTestFuncs(snap.Root, snap.Matrix) })
+	fn, ok := snap.tests[testKey{t.Package, TopLevel(t.Name)}]
 	return fn, ok
 }
 
 // findTestFuncs parses the test files of the packages with failing tests.
-func findTestFuncs(root string, m *spectra.Matrix) map[testKey]testFunc {
+func findTestFuncs(root string, m *localize.Matrix) map[testKey]testFunc {
 	out := make(map[testKey]testFunc)
 	seen := make(map[string]bool)
 	for _, t := range m.Tests {
@@ -54,8 +54,8 @@ func findTestFuncs(root string, m *spectra.Matrix) map[testKey]testFunc {
 				continue
 			}
 			rel := path.Join(dir, filepath.Base(f))
-			for _, fn := range testDecls(src) {
-				out[testKey{t.Package, fn.name}] = testFunc{file: rel, line: fn.line}
+			for _, fn := range TestDecls(src) {
+				out[testKey{t.Package, fn.Name}] = testFunc{File: rel, Line: fn.Line}
 			}
 		}
 	}
@@ -72,8 +72,8 @@ func packageDir(modulePath, pkg string) (string, bool) {
 	return rest, ok
 }
 
-// importPath is the import path of the package in module directory dir.
-func importPath(modulePath, dir string) string {
+// ImportPath is the import path of the package in module directory dir.
+func ImportPath(modulePath, dir string) string {
 	if dir == "." || dir == "" {
 		return modulePath
 	}
@@ -81,13 +81,13 @@ func importPath(modulePath, dir string) string {
 }
 
 type testDecl struct {
-	name string
-	line int // 1-based
+	Name string
+	Line int // 1-based
 }
 
-// testDecls lists the Test and Fuzz functions declared in a Go source file. A file
+// TestDecls lists the Test and Fuzz functions declared in a Go source file. A file
 // that does not parse yields what could be parsed.
-func testDecls(src []byte) []testDecl {
+func TestDecls(src []byte) []testDecl {
 	fset := token.NewFileSet()
 	f, _ := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
 	if f == nil {
@@ -99,7 +99,7 @@ func testDecls(src []byte) []testDecl {
 		if !ok || fn.Recv != nil || !isTestName(fn.Name.Name) {
 			continue
 		}
-		out = append(out, testDecl{name: fn.Name.Name, line: fset.Position(fn.Pos()).Line})
+		out = append(out, testDecl{Name: fn.Name.Name, Line: fset.Position(fn.Pos()).Line})
 	}
 	return out
 }

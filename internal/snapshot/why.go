@@ -1,4 +1,4 @@
-package server
+package snapshot
 
 import (
 	"fmt"
@@ -6,18 +6,16 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/spectra"
 )
 
-// whySentence says in one sentence why ranked line i stands where it does:
+// WhySentence says in one sentence why ranked line i stands where it does:
 // the order that produced the ranking and the evidence that put the line
 // there, e.g. "Rank 2 of 41 under the combined order: it hosts a verified
 // fix for 2 of 3 analysed failing tests (found by the solver), ochiai
 // 0.71, executed by all 3 failing and 1 of 12 passing tests."
-func (snap *snapshot) whySentence(i int) string {
-	r := snap.ranking
+func (snap *Snapshot) WhySentence(i int) string {
+	r := snap.Ranking
 	l := r.Lines[i]
 	var b strings.Builder
 	if l.Tie[0] != l.Tie[1] {
@@ -26,16 +24,16 @@ func (snap *snapshot) whySentence(i int) string {
 		fmt.Fprintf(&b, "Rank %d of %d", l.Rank, len(r.Lines))
 	}
 	b.WriteString(" " + snap.orderWords())
-	if snap.focus != "" {
-		fmt.Fprintf(&b, ", localized to %s", snap.focus)
+	if snap.Focus != "" {
+		fmt.Fprintf(&b, ", localized to %s", snap.Focus)
 	}
 	b.WriteString(": ")
 	fixes := snap.angelicAt(l.File, l.Line)
 	switch r.Order {
-	case spectra.OrderLearned:
+	case localize.OrderLearned:
 		var why []string
 		for _, reason := range l.Because {
-			why = append(why, snap.reasonWords(reason))
+			why = append(why, snap.ReasonWords(reason))
 		}
 		if len(why) == 0 {
 			// Outside the part of the ranking a model reorders, or with no
@@ -45,7 +43,7 @@ func (snap *snapshot) whySentence(i int) string {
 			b.WriteString("weighed most by " + andList(why))
 		}
 		b.WriteString("; ")
-	case spectra.OrderCombined:
+	case localize.OrderCombined:
 		switch {
 		case l.Fixes > 0:
 			fmt.Fprintf(&b, "it hosts a verified fix for %s", snap.ofAnalysed(l.Fixes))
@@ -69,27 +67,27 @@ func (snap *snapshot) whySentence(i int) string {
 			fmt.Fprintf(&b, "it hosts a verified fix for %s, which this order does not weigh, ", snap.ofAnalysed(fixes.single))
 		}
 	}
-	b.WriteString("executed by " + snap.runWords(l) + ".")
+	b.WriteString("executed by " + snap.RunWords(l) + ".")
 	return b.String()
 }
 
 // orderWords names the order that produced the ranking, and when the
 // settings asked for an order beyond the formula's but it stands, why.
-func (snap *snapshot) orderWords() string {
-	r := snap.ranking
+func (snap *Snapshot) orderWords() string {
+	r := snap.Ranking
 	switch r.Order {
-	case spectra.OrderCombined:
+	case localize.OrderCombined:
 		return "under the combined order"
-	case spectra.OrderLearned:
+	case localize.OrderLearned:
 		return fmt.Sprintf("under the learned order (model %s)", r.Model)
 	}
 	alone := fmt.Sprintf("by %s alone", formulaWords(r.Formula))
-	if snap.settings.Order == spectra.OrderFormula {
+	if snap.Settings.Order == localize.OrderFormula {
 		return alone
 	}
-	a := snap.angelic
+	a := snap.Angelic
 	switch {
-	case !snap.settings.Angelic:
+	case !snap.Settings.Angelic:
 		return alone + " (the angelic analysis is off)"
 	case a == nil:
 		return alone + " until the angelic analysis reports"
@@ -103,18 +101,15 @@ func (snap *snapshot) orderWords() string {
 
 // formulaWords is how a sentence names a ranking's formula.
 func formulaWords(name string) string {
-	switch {
-	case spectra.IsBlockRank(name):
-		return "BlockRank"
-	case spectra.IsSatTar(name):
-		return "SAT-TAR"
+	if t, err := localize.ParseTechnique(name); err == nil && t.Formula == nil {
+		return t.Title
 	}
 	return name
 }
 
 // scoreWords gives a line's score under the ranking's formula: "ochiai
 // 0.71", or SAT-TAR's with what it is made of.
-func scoreWords(formula string, l spectra.RankedLine) string {
+func scoreWords(formula string, l localize.RankedLine) string {
 	s := fmt.Sprintf("%s %.3g", formulaWords(formula), l.Score)
 	if st := l.SatTar; st != nil {
 		switch {
@@ -127,13 +122,13 @@ func scoreWords(formula string, l spectra.RankedLine) string {
 	return s
 }
 
-// runWords says how many failing and passing tests execute a line.
-func (snap *snapshot) runWords(l spectra.RankedLine) string {
-	failing := countOf(l.EF, snap.ranking.Failed) + " failing"
-	if snap.ranking.Passed == 0 {
+// RunWords says how many failing and passing tests execute a line.
+func (snap *Snapshot) RunWords(l localize.RankedLine) string {
+	failing := countOf(l.EF, snap.Ranking.Failed) + " failing"
+	if snap.Ranking.Passed == 0 {
 		return failing + " tests (no test passes)"
 	}
-	return failing + " and " + countOf(l.EP, snap.ranking.Passed) + " passing tests"
+	return failing + " and " + countOf(l.EP, snap.Ranking.Passed) + " passing tests"
 }
 
 // countOf says k of n: "all 3", "none of the 12", "the one", "2 of 3".
@@ -150,8 +145,8 @@ func countOf(k, n int) string {
 }
 
 // ofAnalysed says k of the analysed failing tests behind the ranking.
-func (snap *snapshot) ofAnalysed(k int) string {
-	n := len(snap.results)
+func (snap *Snapshot) ofAnalysed(k int) string {
+	n := len(snap.Results)
 	if k == 1 && n == 1 {
 		return "the one analysed failing test"
 	}
@@ -160,9 +155,9 @@ func (snap *snapshot) ofAnalysed(k int) string {
 
 // hostsOfFixes counts the lines of a combined ranking that host a verified
 // fix, once per snapshot.
-func (snap *snapshot) hostsOfFixes() int {
+func (snap *Snapshot) hostsOfFixes() int {
 	snap.fixHostsOnce.Do(func() {
-		for _, l := range snap.ranking.Lines {
+		for _, l := range snap.Ranking.Lines {
 			if l.Fixes > 0 {
 				snap.fixHosts++
 			}
@@ -181,12 +176,12 @@ type lineFindings struct {
 }
 
 // angelicAt gathers the findings on one line.
-func (snap *snapshot) angelicAt(file string, line int) lineFindings {
+func (snap *Snapshot) angelicAt(file string, line int) lineFindings {
 	var f lineFindings
-	on := func(loc analysis.Location) bool {
+	on := func(loc localize.Location) bool {
 		return loc.File == file && loc.Line <= line && line <= max(loc.Line, loc.EndLine)
 	}
-	for _, r := range snap.results {
+	for _, r := range snap.Results {
 		fixed := false
 		for _, c := range r.Candidates {
 			touches := false
@@ -227,7 +222,7 @@ func (f lineFindings) uncounted() string {
 
 // foundWords names the search that found a candidate.
 func foundWords(found string) string {
-	if w := analysis.FoundWords(found); w != "" {
+	if w := localize.FoundWords(found); w != "" {
 		return w
 	}
 	return "the solver"
@@ -244,14 +239,14 @@ func andList(words []string) string {
 	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
-// reasonWords says what one piece of a learned order's evidence is (the
+// ReasonWords says what one piece of a learned order's evidence is (the
 // columns of internal/localize's evidence sources); a column it does not
 // know is named as it is.
-func (snap *snapshot) reasonWords(r spectra.Reason) string {
+func (snap *Snapshot) ReasonWords(r localize.Reason) string {
 	v := r.Value
 	column := r.Evidence
 	pct := func(x float64) int { return int(math.Round(100 * x)) }
-	analysed := float64(len(snap.results))
+	analysed := float64(len(snap.Results))
 	switch column {
 	case "spectrum.ochiai":
 		return fmt.Sprintf("ochiai %.3g", v)

@@ -1,12 +1,9 @@
-package server
+package snapshot
 
 import (
 	"sync"
 
-	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/spectra"
-	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // ordered puts the lines of formula, the ranking of m under the formula
@@ -17,19 +14,19 @@ import (
 // analyses in view (nil: none yet), cores SAT-TAR's. The learned order's
 // evidence is kept in evc under key, so that a new analysis or a change
 // of order gathers only what depends on the analyses again.
-func ordered(formula *spectra.Ranking, m *spectra.Matrix, angelic *localize.Angelic, results []analysis.TestResult, cores *localize.SatTar, st Settings, evc *evidenceCache, key evidenceKey) (*spectra.Ranking, error) {
+func ordered(formula *localize.Ranking, m *localize.Matrix, angelic *localize.Angelic, results []localize.TestResult, cores *localize.SatTar, st Choices, evc *EvidenceCache, key evidenceKey) (*localize.Ranking, error) {
 	loc := &localize.Localization{Matrix: m, Formula: formula, Base: formula, SatTar: cores}
 	if angelic != nil {
 		a := *angelic
 		a.Results = results
 		loc.Angelic = &a
 	}
-	order := st.ShownOrder()
-	if order == spectra.OrderLearned && (spectra.IsBlockRank(st.Formula) || spectra.IsSatTar(st.Formula)) {
+	order := st.ShownOrder
+	if t, err := localize.ParseTechnique(st.Formula); err == nil && order == localize.OrderLearned && (t.BlockRank() || t.SatTar()) {
 		// As in faultline rank: the evidence is gathered over the default
 		// formula's ranking, which carries every line's counts; BlockRank's
 		// and SAT-TAR's verdicts are columns of it.
-		base, err := spectra.RankLines(m, rank.Default())
+		base, err := localize.RankFormula(m, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -49,19 +46,19 @@ func ordered(formula *spectra.Ranking, m *spectra.Matrix, angelic *localize.Ange
 // view's matrix (before it is localized to a test), the focus, the formula
 // setting (the base ranking's order of lines) and SAT-TAR's cores.
 type evidenceKey struct {
-	matrix  *spectra.Matrix
+	matrix  *localize.Matrix
 	focus   string
 	formula string
 	cores   *localize.SatTar
 }
 
-// evidenceCache keeps a view's evidence for its current matrix.
-type evidenceCache struct {
+// EvidenceCache keeps a view's evidence for its current matrix.
+type EvidenceCache struct {
 	mu      sync.Mutex
 	entries map[evidenceKey]*localize.Evidence
 }
 
-func (c *evidenceCache) get(k evidenceKey) *localize.Evidence {
+func (c *EvidenceCache) get(k evidenceKey) *localize.Evidence {
 	if c == nil {
 		return nil
 	}
@@ -72,7 +69,7 @@ func (c *evidenceCache) get(k evidenceKey) *localize.Evidence {
 
 // put keeps ev under k, dropping what was gathered over other matrices:
 // the view only shows its latest.
-func (c *evidenceCache) put(k evidenceKey, ev *localize.Evidence) {
+func (c *EvidenceCache) put(k evidenceKey, ev *localize.Evidence) {
 	if c == nil {
 		return
 	}
