@@ -221,6 +221,13 @@ async function main() {
     ),
   );
 
+  // code-server is a remote window: a machine-scoped setting such as
+  // faultline.path is read from the remote machine's settings
+  // (Machine/settings.json), not from the user's, as with VS Code's remote
+  // extensions.
+  fs.mkdirSync(path.join(userData, 'Machine'), { recursive: true });
+  fs.writeFileSync(path.join(userData, 'Machine', 'settings.json'), JSON.stringify({ 'faultline.path': path.resolve(bin) }, null, 2));
+
   const install = spawnSync(
     process.execPath,
     [codeServer, '--install-extension', vsix, '--extensions-dir', extensions, '--user-data-dir', userData],
@@ -244,7 +251,7 @@ async function main() {
       '--disable-getting-started-override',
       '--ignore-last-opened',
     ],
-    { stdio: ['ignore', serverLog, serverLog], detached: true, env: { ...process.env, PATH: `${path.dirname(path.resolve(bin))}:${process.env.PATH}` } },
+    { stdio: ['ignore', serverLog, serverLog], detached: true },
   );
   let browser;
   const screenshot = path.join(artifacts, 'vscode-e2e.png');
@@ -320,9 +327,11 @@ async function main() {
       if (position === 0) fail(`the faulty line ${want} is not in the Suspicious lines view`);
       if (position > topN) fail(`the faulty line ${want} is row ${position}, want within the top ${topN}`);
       log(`faulty line is row ${position}`);
-      if (serverProcesses(server.pid, bin).length === 0) {
-        fail(`no faultline server process in the trusted workspace; processes naming faultline:\n${describeProcesses()}`);
+      const running = serverProcesses(server.pid, bin);
+      if (running.length === 0) {
+        fail(`no faultline server process runs the configured faultline.path ${bin}; processes naming faultline:\n${describeProcesses()}`);
       }
+      log(`server process runs faultline.path: ${fs.readFileSync(`/proc/${running[0]}/cmdline`, 'utf8').split('\0').join(' ').trim()}`);
 
       // Click the row: the editor must reveal the line, and it must be coloured.
       // A click on a view that has not had focus may only focus it: open
