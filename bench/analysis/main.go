@@ -22,9 +22,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/bench/internal/archive"
 	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/spectra"
@@ -69,7 +68,7 @@ func run(programs, examples string, budget time.Duration) error {
 	archives, _ := filepath.Glob(filepath.Join(programs, "*.txtar"))
 	for _, a := range archives {
 		dir := filepath.Join(scratch, strings.TrimSuffix(filepath.Base(a), ".txtar"))
-		if err := extract(a, dir); err != nil {
+		if err := archive.Extract(a, dir); err != nil {
 			return err
 		}
 		sources = append(sources, source{filepath.Base(a), dir})
@@ -88,22 +87,6 @@ func run(programs, examples string, budget time.Duration) error {
 		outs = append(outs, o)
 	}
 	report(outs)
-	return nil
-}
-
-// extract writes a txtar module into dir.
-func extract(archive, dir string) error {
-	ar, err := txtar.ParseFile(archive)
-	if err != nil {
-		return fmt.Errorf("reading %s: %w", archive, err)
-	}
-	fsys, err := txtar.FS(ar)
-	if err != nil {
-		return fmt.Errorf("reading %s: %w", archive, err)
-	}
-	if err := os.CopyFS(dir, fsys); err != nil {
-		return fmt.Errorf("extracting %s: %w", archive, err)
-	}
 	return nil
 }
 

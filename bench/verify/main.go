@@ -21,9 +21,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/bench/internal/archive"
 	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/spectra"
 )
@@ -61,7 +60,7 @@ func run(programs string, maxSize int) error {
 	for _, a := range archives {
 		name := strings.TrimSuffix(filepath.Base(a), ".txtar")
 		dir := filepath.Join(scratch, name)
-		if err := extract(a, dir); err != nil {
+		if err := archive.Extract(a, dir); err != nil {
 			return err
 		}
 		r, err := measure(ctx, name, dir, filepath.Join(scratch, "cache"), maxSize)
@@ -136,20 +135,4 @@ func median(ds []time.Duration) string {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[len(s)/2].Round(time.Millisecond).String()
-}
-
-// extract writes a txtar module into dir.
-func extract(archive, dir string) error {
-	ar, err := txtar.ParseFile(archive)
-	if err != nil {
-		return fmt.Errorf("reading %s: %w", archive, err)
-	}
-	fsys, err := txtar.FS(ar)
-	if err != nil {
-		return fmt.Errorf("reading %s: %w", archive, err)
-	}
-	if err := os.CopyFS(dir, fsys); err != nil {
-		return fmt.Errorf("extracting %s: %w", archive, err)
-	}
-	return nil
 }
