@@ -7,6 +7,7 @@ package bug
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 )
 
@@ -41,7 +42,36 @@ func (b *Bugs) reportf(skip int, format string, args ...any) {
 	}
 	buf := make([]byte, 16<<10)
 	r.Stack = string(buf[:runtime.Stack(buf, false)])
+	if site := panicSite(r.Stack); site != "" {
+		r.Location = site
+	}
 	b.Add(r)
+}
+
+// panicSite is where a panic being recovered was raised: the first frame
+// outside package runtime below the panic call in a stack taken while the
+// panic unwinds, or "" when the stack holds no panic. The report of a
+// recovered panic is made in the deferred function that recovers it, whose
+// own line says nothing of the fault.
+func panicSite(stack string) string {
+	lines := strings.Split(stack, "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "panic(") {
+			continue
+		}
+		// Frames are pairs of lines: the function, then "\tfile:line +0x…".
+		for j := i + 2; j+1 < len(lines); j += 2 {
+			if strings.HasPrefix(lines[j], "runtime.") {
+				continue
+			}
+			site := strings.TrimSpace(lines[j+1])
+			if k := strings.LastIndex(site, " +0x"); k >= 0 {
+				site = site[:k]
+			}
+			return site
+		}
+	}
+	return ""
 }
 
 // Add records a report made elsewhere (in a worker process, say), with

@@ -13,7 +13,7 @@ import (
 func TestPrintBug(t *testing.T) {
 	var out bytes.Buffer
 	var bugs bug.Bugs
-	stop := bugs.Handle(printBug(&out))
+	stop := bugs.Handle(printBug(&out, false))
 	bugs.Reportf("the width of %s, which is not a basic type", "*T")
 	stop()
 	bugs.Reportf("after the command")
@@ -24,5 +24,16 @@ func TestPrintBug(t *testing.T) {
 	}
 	if strings.Count(got, "\n") != 1 {
 		t.Errorf("printed %q, want one line for the one report made while handled", got)
+	}
+}
+
+// Under FAULTLINE_DEBUG the report carries its stack.
+func TestPrintBugWithStack(t *testing.T) {
+	var out bytes.Buffer
+	var bugs bug.Bugs
+	defer bugs.Handle(printBug(&out, true))()
+	bugs.Reportf("a bad state")
+	if got := out.String(); !strings.Contains(got, "a bad state (at ") || !strings.Contains(got, "goroutine ") || !strings.Contains(got, "TestPrintBugWithStack") {
+		t.Errorf("printed %q, want the report and its stack", got)
 	}
 }

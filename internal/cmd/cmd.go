@@ -9,15 +9,17 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/faultline-go/faultline/internal/bug"
-	"github.com/faultline-go/faultline/internal/localize"
-	"github.com/faultline-go/faultline/internal/scratch"
 	"io"
 	"os"
 	"os/signal"
 	"runtime/pprof"
 	"sort"
+	"strings"
 	"syscall"
+
+	"github.com/faultline-go/faultline/internal/bug"
+	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/internal/scratch"
 )
 
 // command is one subcommand of faultline, shaped like gopls's commands:
@@ -135,7 +137,7 @@ func run(ctx context.Context, args []string) int {
 		return 2
 	}
 	if args[0] != "serve" { // the server logs its reports to the client
-		defer bug.Default.Handle(printBug(os.Stderr))()
+		defer bug.Default.Handle(printBug(os.Stderr, os.Getenv("FAULTLINE_DEBUG") != ""))()
 	}
 	if path := os.Getenv("FAULTLINE_CPUPROFILE"); path != "" {
 		if stop, err := startCPUProfile(path); err != nil {
@@ -155,10 +157,14 @@ func run(ctx context.Context, args []string) int {
 }
 
 // printBug writes a bug report on one line: the command goes on with its
-// fallback, and the user learns of the bug and where to look.
-func printBug(w io.Writer) func(bug.Report) {
+// fallback, and the user learns of the bug and where to look. With stacks
+// (FAULTLINE_DEBUG set) the goroutine's stack follows, for the report.
+func printBug(w io.Writer, stacks bool) func(bug.Report) {
 	return func(r bug.Report) {
 		fmt.Fprintf(w, "faultline: internal bug (please report it): %s (at %s)\n", r.Message, r.Location)
+		if stacks && r.Stack != "" {
+			fmt.Fprintf(w, "%s\n", strings.TrimRight(r.Stack, "\n"))
+		}
 	}
 }
 
