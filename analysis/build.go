@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/faultline-go/faultline/analysis/instrument"
 	"github.com/faultline-go/faultline/internal/scratch"
@@ -29,13 +28,9 @@ func BuildInstrumented(ctx context.Context, mod *testbuild.Module, pkg string) e
 // buildInstrumented loads, instruments and builds pkg's test binary, whose
 // runs keep their files in work.
 func buildInstrumented(ctx context.Context, mod *testbuild.Module, pkg, work string) (*instrument.TestBinary, error) {
-	listing, err := mod.List(ctx)
+	listing, p, err := mod.ListPackage(ctx, pkg)
 	if err != nil {
 		return nil, err
-	}
-	p := listing.Package(pkg)
-	if p == nil {
-		return nil, fmt.Errorf("%s is not a package of module %s", pkg, mod.Path)
 	}
 	keys, err := mod.Keys(ctx, listing, "")
 	if err != nil {

@@ -221,13 +221,9 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 	if err != nil {
 		return nil, err
 	}
-	listing, err := mod.List(ctx)
+	_, pkg, err := mod.ListPackage(ctx, t.Package)
 	if err != nil {
 		return nil, err
-	}
-	pkg := listing.Package(t.Package)
-	if pkg == nil {
-		return nil, fmt.Errorf("%s is not a package of module %s", t.Package, mod.Path)
 	}
 	run, err := newRunner(mod, pkg, t.Test, opts.RunTimeout)
 	if err != nil {

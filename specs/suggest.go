@@ -130,13 +130,9 @@ func Suggest(ctx context.Context, mod *testbuild.Module, req Request, opts Optio
 	start := time.Now()
 	res := &Result{Target: req.Target, Package: req.Package, Status: Bounded, Inputs: []Input{}, Core: []analysis.Suspect{}, Suspects: []analysis.Suspect{}}
 	defer func() { res.Seconds = time.Since(start).Seconds() }()
-	listing, err := mod.List(ctx)
+	listing, pkg, err := mod.ListPackage(ctx, req.Package)
 	if err != nil {
 		return nil, err
-	}
-	pkg := listing.Package(req.Package)
-	if pkg == nil {
-		return nil, fmt.Errorf("%s is not a package of module %s", req.Package, mod.Path)
 	}
 	keys, err := mod.Keys(ctx, listing, "")
 	if err != nil {

@@ -102,13 +102,9 @@ type fileSyntax struct {
 // the test once and keeps its trace. It fails when the test passes.
 func RecordFailingRun(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opts result.Options) (*FailingRun, error) {
 	opts.Defaults()
-	listing, err := mod.List(ctx)
+	listing, pkg, err := mod.ListPackage(ctx, t.Package)
 	if err != nil {
 		return nil, err
-	}
-	pkg := listing.Package(t.Package)
-	if pkg == nil {
-		return nil, fmt.Errorf("%s is not a package of module %s", t.Package, mod.Path)
 	}
 	keys, err := mod.Keys(ctx, listing, "")
 	if err != nil {

@@ -76,13 +76,9 @@ func OpenInputs(ctx context.Context, mod *testbuild.Module, pkgPath string, cb C
 	if opts.RunTimeout <= 0 {
 		opts.RunTimeout = 10 * time.Second
 	}
-	listing, err := mod.List(ctx)
+	listing, pkg, err := mod.ListPackage(ctx, pkgPath)
 	if err != nil {
 		return nil, err
-	}
-	pkg := listing.Package(pkgPath)
-	if pkg == nil {
-		return nil, fmt.Errorf("%s is not a package of module %s", pkgPath, mod.Path)
 	}
 	keys, err := mod.Keys(ctx, listing, "")
 	if err != nil {

@@ -131,6 +131,21 @@ type cachedListing struct {
 	Requested   []string // import paths
 }
 
+// ListPackage lists the module (List with no patterns) and returns the
+// listing with its package of the given import path, an error naming the
+// module when it has no such package.
+func (m *Module) ListPackage(ctx context.Context, path string) (*Listing, *Package, error) {
+	listing, err := m.List(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	pkg := listing.Package(path)
+	if pkg == nil {
+		return nil, nil, fmt.Errorf("%s is not a package of module %s", path, m.Path)
+	}
+	return listing, pkg, nil
+}
+
 // List lists the module's packages and those the patterns select (in the
 // directory the module was opened in; none means ./...). A listing made
 // earlier is reused when the go command's environment, every directory of

@@ -411,3 +411,18 @@ func TestListMisses(t *testing.T) {
 		t.Errorf("./... of the module: misses %v, error %v", whole.Misses, err)
 	}
 }
+
+// ListPackage finds a listed package, and names the module for a path it
+// does not hold.
+func TestListPackage(t *testing.T) {
+	m := workspace(t, "verdicts.txtar")
+	ctx := context.Background()
+	l, p, err := m.ListPackage(ctx, "example.com/verdicts/v")
+	if err != nil || p == nil || p.ImportPath != "example.com/verdicts/v" || l.Package(p.ImportPath) != p {
+		t.Fatalf("ListPackage(v) = %v, %v, %v", l, p, err)
+	}
+	_, _, err = m.ListPackage(ctx, "example.com/verdicts/absent")
+	if err == nil || err.Error() != "example.com/verdicts/absent is not a package of module example.com/verdicts" {
+		t.Errorf("ListPackage(absent): error %v, want one naming the module", err)
+	}
+}
