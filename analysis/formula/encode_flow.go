@@ -187,30 +187,12 @@ func (e *encoder) reconverge(a *activation) error {
 	return nil
 }
 
+// opOfAssign is the binary operator of an op-assignment (+= is +), or
+// token.ILLEGAL. go/token declares the two runs of tokens in the same
+// order, as go/types relies on too; TestOpOfAssign checks it.
 func opOfAssign(op token.Token) token.Token {
-	switch op {
-	case token.ADD_ASSIGN:
-		return token.ADD
-	case token.SUB_ASSIGN:
-		return token.SUB
-	case token.MUL_ASSIGN:
-		return token.MUL
-	case token.QUO_ASSIGN:
-		return token.QUO
-	case token.REM_ASSIGN:
-		return token.REM
-	case token.AND_ASSIGN:
-		return token.AND
-	case token.OR_ASSIGN:
-		return token.OR
-	case token.XOR_ASSIGN:
-		return token.XOR
-	case token.SHL_ASSIGN:
-		return token.SHL
-	case token.SHR_ASSIGN:
-		return token.SHR
-	case token.AND_NOT_ASSIGN:
-		return token.AND_NOT
+	if token.ADD_ASSIGN <= op && op <= token.AND_NOT_ASSIGN {
+		return op + (token.ADD - token.ADD_ASSIGN)
 	}
 	return token.ILLEGAL
 }
