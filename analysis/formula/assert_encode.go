@@ -73,22 +73,25 @@ func (e *encoder) assertionTerm(as *instrument.Assertion, ops []sv) z3.Bool {
 	return holds
 }
 
+// comparisonChecks are the check kinds that compare their two operands,
+// by the operator that holds when the check passes.
+var comparisonChecks = map[string]token.Token{
+	"Equal":          token.EQL,
+	"Greater":        token.GTR,
+	"GreaterOrEqual": token.GEQ,
+	"Less":           token.LSS,
+	"LessOrEqual":    token.LEQ,
+}
+
 // checkTerm is the formula of an assertion's check kind, not negated.
 func (e *encoder) checkTerm(as *instrument.Assertion, ops []sv) z3.Bool {
 	t := as.Types[0]
 	zero := e.lit(t, instrument.Value{})
 	rel := func(op token.Token, x, y sv) z3.Bool { return e.binary(op, x, y, t, t).t.AsBool() }
+	if op, ok := comparisonChecks[as.Kind]; ok {
+		return rel(op, ops[0], ops[1])
+	}
 	switch as.Kind {
-	case "Equal":
-		return rel(token.EQL, ops[0], ops[1])
-	case "Greater":
-		return rel(token.GTR, ops[0], ops[1])
-	case "GreaterOrEqual":
-		return rel(token.GEQ, ops[0], ops[1])
-	case "Less":
-		return rel(token.LSS, ops[0], ops[1])
-	case "LessOrEqual":
-		return rel(token.LEQ, ops[0], ops[1])
 	case "True":
 		return ops[0].t.AsBool()
 	case "Empty":
@@ -148,17 +151,10 @@ func checkHolds(as *instrument.Assertion, v []instrument.Value) bool {
 		return !ok || r.N != 0
 	}
 	zero := instrument.Value{}
+	if op, ok := comparisonChecks[as.Kind]; ok {
+		return rel(op, v[0], v[1])
+	}
 	switch as.Kind {
-	case "Equal":
-		return rel(token.EQL, v[0], v[1])
-	case "Greater":
-		return rel(token.GTR, v[0], v[1])
-	case "GreaterOrEqual":
-		return rel(token.GEQ, v[0], v[1])
-	case "Less":
-		return rel(token.LSS, v[0], v[1])
-	case "LessOrEqual":
-		return rel(token.LEQ, v[0], v[1])
 	case "True":
 		return v[0].N != 0
 	case "Zero", "Empty":
