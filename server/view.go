@@ -491,8 +491,12 @@ func (v *view) watch() error {
 
 // storeChanged reloads the store once writes have settled. While a run of
 // our own is in progress the writes are its own, and its result arrives
-// through Collect.
+// through Collect: reading the whole store again after it would only cost
+// time and memory beside the analysis.
 func (v *view) storeChanged() {
+	if v.running() {
+		return
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.ctx.Err() != nil {
