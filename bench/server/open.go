@@ -30,16 +30,16 @@ type openTimes struct {
 // round. A first session and a first plain run, not timed, warm the build
 // cache for both.
 func runOpen(bins []string, faultsPath string, rounds int, keep bool) error {
+	faults, err := readFaults(faultsPath)
+	if err != nil {
+		return fmt.Errorf("faults: %w", err)
+	}
 	dir, err := os.MkdirTemp("", "faultline-bench-open-*")
 	if err != nil {
 		return err
 	}
 	if !keep {
 		defer os.RemoveAll(dir)
-	}
-	faults, err := readFaults(faultsPath)
-	if err != nil {
-		return fmt.Errorf("faults: %w", err)
 	}
 	fmt.Printf("Open → first diagnostics, one new `faultline serve` session each, empty store, default settings (angelic on), %d CPUs.\n\n", runtime.NumCPU())
 	fmt.Println("| module | fault | round | server | plain `go test -count=1 -cover ./...` | open → first diagnostics | → tests done | → last angelic finding | server peak RSS | workers peak RSS | load |")
