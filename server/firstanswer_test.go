@@ -33,6 +33,9 @@ func (w *stagedWorkspace) Collect(ctx context.Context, opts localize.CollectOpti
 	w.mu.Unlock()
 	opts.Progress(localize.Progress{Phase: "build", Packages: 2, PackagesDone: 2})
 	opts.Progress(localize.Progress{Phase: "run", Packages: 2})
+	opts.Progress(localize.Progress{Phase: "run", Packages: 2, Tests: 1, Failing: 1, Current: "example.com/fake"})
+	opts.Progress(localize.Progress{Phase: "run", Packages: 2, Tests: 2, Failing: 1, Current: "example.com/fake"})
+	opts.Progress(localize.Progress{Phase: "run", Packages: 2, Tests: 3, Failing: 1, Current: "example.com/fake"})
 	opts.Progress(localize.Progress{Phase: "run", Packages: 2, PackagesDone: 1, Tests: 3, Failing: 1, Current: "example.com/fake"})
 	select {
 	case <-w.finish:

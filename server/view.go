@@ -70,10 +70,11 @@ type run struct {
 	// Guarded by the view's mu: settled is set once the run's whole
 	// result is taken, after which results so far are stale; loading and
 	// loadAgain make the loads of results so far one at a time (see
-	// partial); packagesDone is how many packages had finished at the
-	// last progress.
+	// partial); packagesDone and failing are the counts of the last
+	// progress, failingIn the packages with a failing test so far.
 	settled, loading, loadAgain bool
-	packagesDone                int
+	packagesDone, failing       int
+	failingIn                   map[string]bool
 }
 
 func newView(srv *Server, ws Workspace, root string) *view {
@@ -242,20 +243,30 @@ func (v *view) progress(p *progress, pr localize.Progress) {
 }
 
 // packageDone follows a run's progress package by package: when a package
-// finishes while a test is failing, the results so far are shown.
+// with a failing test finishes before the others, the results so far are
+// shown. A package whose tests all pass changes little of what is shown,
+// and is left for the whole result.
 func (v *view) packageDone(r *run, pr localize.Progress, start time.Time) {
 	if pr.Phase != "run" {
 		return
 	}
 	v.mu.Lock()
+	if pr.Failing > r.failing && pr.Current != "" {
+		if r.failingIn == nil {
+			r.failingIn = map[string]bool{}
+		}
+		r.failingIn[pr.Current] = true // a leaf of Current failed
+	}
+	r.failing = max(r.failing, pr.Failing)
 	more := pr.PackagesDone > r.packagesDone
 	r.packagesDone = max(r.packagesDone, pr.PackagesDone)
+	show := more && r.failingIn[pr.Current] && pr.PackagesDone < pr.Packages
 	v.mu.Unlock()
 	if !more {
 		return
 	}
 	v.srv.trace.phase(v.root, "tests done", time.Since(start), fmt.Sprintf("%d/%d packages, last %s", pr.PackagesDone, pr.Packages, pr.Current))
-	if pr.Failing > 0 && pr.PackagesDone < pr.Packages {
+	if show {
 		v.partial(r)
 	}
 }
