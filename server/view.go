@@ -374,17 +374,21 @@ func (v *view) update(m *localize.Matrix) {
 		v.srv.client.showMessage(protocol.MessageTypeWarning, fmt.Sprintf("faultline: in %s, %s (the testMemory setting raises the bound)", v.root, strings.Join(stopped, "; ")))
 	}
 	// The first answer is the formula's: the learned order's evidence
-	// and the analysis come after it is published, and refine it.
+	// and the analysis start once it is published, and refine it.
+	first := rebuildFull
 	if choicesOf(v.srv.currentSettings()).ShownOrder == localize.OrderLearned && hasFailure(m) {
-		if published := v.rebuildAs(m, rebuildFirst); published != nil {
-			select {
-			case <-published:
-			case <-v.ctx.Done():
-			}
+		first = rebuildFirst
+	}
+	if published := v.rebuildAs(m, first); published != nil {
+		select {
+		case <-published:
+		case <-v.ctx.Done():
 		}
 	}
 	v.localize()
-	v.rebuild()
+	if first == rebuildFirst {
+		v.rebuild()
+	}
 }
 
 // rebuildKind says what a rebuild shows.
