@@ -138,10 +138,24 @@ func TestFirstAnswerFirst(t *testing.T) {
 	c.shutdown()
 
 	got := trace.String()
-	t.Logf("trace:\n%s", got)
 	for _, phase := range []string{"tests done", "load results so far", "rank", "publish", "collect", "analysis"} {
 		if !strings.Contains(got, "faultline serve: "+filepath.Base(dir)+": "+phase) {
 			t.Errorf("trace lacks %q:\n%s", phase, got)
+		}
+	}
+	// Under the learned order (the default where the analysis can run),
+	// the whole result is first ranked by the formula, which needs no
+	// evidence gathered.
+	if localize.AnalysisAvailable() == nil {
+		var ranks []string
+		_, after, _ := strings.Cut(got, ": collect ")
+		for _, line := range strings.Split(after, "\n") {
+			if _, how, ok := strings.Cut(line, ": rank "); ok {
+				ranks = append(ranks, strings.TrimSpace(how))
+			}
+		}
+		if len(ranks) < 2 || !strings.Contains(ranks[0], "(formula order") || !strings.Contains(ranks[len(ranks)-1], "(learned order") {
+			t.Errorf("rankings of the whole result %q, want the formula's first and the learned order last; trace:\n%s", ranks, got)
 		}
 	}
 }
