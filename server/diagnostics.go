@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/faultline-go/faultline/internal/snapshot"
 	"go.lsp.dev/protocol"
@@ -19,9 +21,11 @@ type diagState struct {
 }
 
 // diagnose recomputes and publishes a view's diagnostics in the background,
-// cancelling the pass in progress, whose results would be stale.
-func (s *Server) diagnose(v *view) {
+// cancelling the pass in progress, whose results would be stale. It
+// returns a channel closed when the pass is over, published or cancelled.
+func (s *Server) diagnose(v *view) <-chan struct{} {
 	ctx, cancel := context.WithCancel(v.ctx)
+	done := make(chan struct{})
 	v.mu.Lock()
 	if v.diag.cancel != nil {
 		v.diag.cancel()
@@ -32,16 +36,30 @@ func (s *Server) diagnose(v *view) {
 	v.mu.Unlock()
 	if snap == nil {
 		cancel()
-		return
+		close(done)
+		return done
 	}
 	s.spawn("publishing diagnostics", func() {
+		defer close(done)
 		defer cancel()
+		start := time.Now()
 		out := s.computeDiagnostics(ctx, snap)
 		if out != nil {
 			s.explanationDiagnostics(snap.Root, explained, out)
 		}
-		s.publish(ctx, v, out)
+		if s.publish(ctx, v, out) && s.trace.on() {
+			v.mu.Lock()
+			arrived := v.arrived
+			v.arrived = time.Time{}
+			v.mu.Unlock()
+			detail := fmt.Sprintf("%d files, %s order", len(out), snap.Ranking.Order)
+			if !arrived.IsZero() {
+				detail += fmt.Sprintf(", %v after the results arrived", time.Since(arrived).Round(time.Millisecond))
+			}
+			s.trace.phase(snap.Root, "publish", time.Since(start), detail)
+		}
 	})
+	return done
 }
 
 // diagnoseFile republishes the views showing diagnostics for path, after its
@@ -89,12 +107,12 @@ type fileDiagnostics struct {
 
 // publish sends the diagnostics that changed and clears files that no
 // longer have any. Passes are serialized, and a cancelled pass publishes
-// nothing more.
-func (s *Server) publish(ctx context.Context, v *view, next map[uri.URI]fileDiagnostics) {
+// nothing more; publish says whether the pass went through.
+func (s *Server) publish(ctx context.Context, v *view, next map[uri.URI]fileDiagnostics) bool {
 	s.pubMu.Lock()
 	defer s.pubMu.Unlock()
 	if ctx.Err() != nil {
-		return
+		return false
 	}
 	v.mu.Lock()
 	if v.diag.published == nil {
@@ -131,6 +149,7 @@ func (s *Server) publish(ctx context.Context, v *view, next map[uri.URI]fileDiag
 	v.mu.Lock()
 	v.diag.published = sent
 	v.mu.Unlock()
+	return true
 }
 
 // clearDiagnostics withdraws everything a view shows, when it goes away.

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -45,6 +46,8 @@ func (v *view) localize() {
 			title = "faultline: SAT-TAR's cores"
 		}
 		p := v.srv.beginProgress(ctx, title)
+		start := time.Now()
+		defer func() { v.srv.trace.phase(v.root, "analysis", time.Since(start), "") }()
 		loc, err := v.localizer.Localize(ctx, m, st.LocalizeOptions(), func(l *localize.Localization) {
 			if a := l.Angelic; a != nil && a.Analyzed+a.Pending > 0 {
 				p.report(fmt.Sprintf("%d of %d failing tests analysed", a.Analyzed, a.Analyzed+a.Pending), 100*a.Analyzed/(a.Analyzed+a.Pending))

@@ -45,9 +45,27 @@ type topLocation struct {
 	Score float64 `json:"score"`
 }
 
-// announce tells the editor a view has a new snapshot: its status, the
-// ranking summary, and a refresh of the pulled features.
-func (s *Server) announce(v *view, snap *snapshot.Snapshot) {
+// announce tells the editor a view has a new snapshot: its status (unless
+// withStatus is false), the ranking summary, and a refresh of the pulled
+// features.
+func (s *Server) announce(v *view, snap *snapshot.Snapshot, withStatus bool) {
+	if withStatus {
+		s.announceStatus(v, snap)
+	}
+	changed := rankingChangedParams{Root: v.root, Failed: snap.Ranking.Failed, Passed: snap.Ranking.Passed}
+	if len(snap.Flagged) > 0 {
+		l := snap.Ranking.Lines[snap.Flagged[0]]
+		changed.Top = &topLocation{URI: string(fileURI(snap, l.File)), Line: l.Line, Score: l.Score}
+	}
+	if v.rankingChanged(snap) && s.wants(methodRankingChanged) {
+		s.client.notify(methodRankingChanged, &changed)
+	}
+	s.refreshPulled()
+}
+
+// announceStatus tells the client the state the snapshot shows the module
+// in; results so far leave the run's own status standing.
+func (s *Server) announceStatus(v *view, snap *snapshot.Snapshot) {
 	st := statusParams{State: "idle", Root: v.root, Message: "no failing tests"}
 	failing := 0
 	for _, t := range snap.Matrix.Tests {
@@ -65,16 +83,6 @@ func (s *Server) announce(v *view, snap *snapshot.Snapshot) {
 		st.Message = summary(snap.Matrix)
 	}
 	s.status(st)
-
-	changed := rankingChangedParams{Root: v.root, Failed: snap.Ranking.Failed, Passed: snap.Ranking.Passed}
-	if len(snap.Flagged) > 0 {
-		l := snap.Ranking.Lines[snap.Flagged[0]]
-		changed.Top = &topLocation{URI: string(fileURI(snap, l.File)), Line: l.Line, Score: l.Score}
-	}
-	if v.rankingChanged(snap) && s.wants(methodRankingChanged) {
-		s.client.notify(methodRankingChanged, &changed)
-	}
-	s.refreshPulled()
 }
 
 // refreshPulled asks the client to re-request inlay hints and code lenses,

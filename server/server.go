@@ -37,6 +37,9 @@ type Options struct {
 	// Trust is the user's list of trusted modules; nil means the one in
 	// the user's configuration directory.
 	Trust *trust.Store
+	// Trace receives the phase trace of every module's results (see
+	// phaseTrace); nil means standard error when FAULTLINE_DEBUG is set.
+	Trace io.Writer
 }
 
 type lifecycleState int
@@ -65,6 +68,7 @@ type Server struct {
 	pubMu       sync.Mutex     // serializes diagnostics passes
 	analyses    sync.WaitGroup // localizations, which start processes; see startAnalysis
 	progressSeq atomic.Int64
+	trace       *phaseTrace
 
 	ctx    context.Context // the session's lifetime; background work hangs off it
 	cancel context.CancelFunc
@@ -106,6 +110,7 @@ func New(opts Options) *Server {
 		settings: settings.Default(),
 		views:    make(map[string]*view),
 		docs:     make(map[string]*document),
+		trace:    newPhaseTrace(opts.Trace),
 	}
 	s.registry = s.methods()
 	return s

@@ -55,6 +55,9 @@ type view struct {
 	// stoppedShown are the tests ("package name") the memory bound stopped
 	// that the user was told of, not to repeat it on every save.
 	stoppedShown map[string]bool
+	// arrived is when the results matrix holds arrived, until diagnostics
+	// over them are published: for the trace.
+	arrived time.Time
 }
 
 // run is one collection.
@@ -63,6 +66,15 @@ type run struct {
 	done   chan struct{}
 	matrix *localize.Matrix
 	err    error
+
+	// Guarded by the view's mu: settled is set once the run's whole
+	// result is taken, after which results so far are stale; loading and
+	// loadAgain make the loads of results so far one at a time (see
+	// partial); packagesDone and failing are the counts of the last
+	// progress, failingIn the packages with a failing test so far.
+	settled, loading, loadAgain bool
+	packagesDone, failing       int
+	failingIn                   map[string]bool
 }
 
 func newView(srv *Server, ws Workspace, root string) *view {
@@ -82,7 +94,9 @@ func (v *view) start(autoRun bool) {
 	if err := v.watch(); err != nil {
 		v.srv.client.logf(protocol.MessageTypeWarning, "%s: not watching the store: %v", v.root, err)
 	}
+	start := time.Now()
 	if m, err := v.ws.Load(); err == nil && m != nil {
+		v.srv.trace.phase(v.root, "load the store", time.Since(start), fmt.Sprintf("%d tests", len(m.Tests)))
 		v.update(m)
 	}
 	if autoRun {
@@ -176,14 +190,22 @@ func (v *view) collect(ctx context.Context, r *run, prev *run) {
 	st := v.srv.currentSettings()
 	p := v.srv.beginProgress(ctx, "faultline: running tests in "+filepath.Base(v.root))
 	v.srv.status(statusParams{State: "building", Root: v.root, Message: "building tests"})
+	start := time.Now()
 	m, err := v.ws.Collect(ctx, localize.CollectOptions{
 		Packages:   []string{"./..."},
 		Timeout:    st.Timeout,
 		Parallel:   st.Parallel,
 		TestMemory: st.TestMemory,
 		Edges:      st.Technique().BlockRank(),
-		Progress:   func(pr localize.Progress) { v.progress(p, pr) },
+		Progress: func(pr localize.Progress) {
+			v.progress(p, pr)
+			v.packageDone(r, pr, start)
+		},
 	})
+	v.srv.trace.phase(v.root, "collect", time.Since(start), "")
+	v.mu.Lock()
+	r.settled = true
+	v.mu.Unlock()
 	r.matrix, r.err = m, err
 	switch {
 	case ctx.Err() != nil:
@@ -220,6 +242,92 @@ func (v *view) progress(p *progress, pr localize.Progress) {
 	v.srv.status(statusParams{State: state, Root: v.root, Done: pr.PackagesDone, Total: pr.Packages, Failing: pr.Failing, Message: msg})
 }
 
+// packageDone follows a run's progress package by package: when a package
+// with a failing test finishes before the others, the results so far are
+// shown. A package whose tests all pass changes little of what is shown,
+// and is left for the whole result.
+func (v *view) packageDone(r *run, pr localize.Progress, start time.Time) {
+	if pr.Phase != "run" {
+		return
+	}
+	v.mu.Lock()
+	if pr.Failing > r.failing && pr.Current != "" {
+		if r.failingIn == nil {
+			r.failingIn = map[string]bool{}
+		}
+		r.failingIn[pr.Current] = true // a leaf of Current failed
+	}
+	r.failing = max(r.failing, pr.Failing)
+	more := pr.PackagesDone > r.packagesDone
+	r.packagesDone = max(r.packagesDone, pr.PackagesDone)
+	show := more && r.failingIn[pr.Current] && pr.PackagesDone < pr.Packages
+	v.mu.Unlock()
+	if !more {
+		return
+	}
+	v.srv.trace.phase(v.root, "tests done", time.Since(start), fmt.Sprintf("%d/%d packages, last %s", pr.PackagesDone, pr.Packages, pr.Current))
+	if show {
+		v.partial(r)
+	}
+}
+
+// partial shows the results of the packages done so far while the others
+// run: the store takes each package's results as soon as they are
+// complete, so loading it gives them beside the earlier results of the
+// packages that did not change. They are shown in the formula's order and
+// not analysed: the analysis waits for the run's whole result. Loads go
+// one at a time, and asking while one is under way asks for one more.
+func (v *view) partial(r *run) {
+	v.mu.Lock()
+	if r.settled || r.loading {
+		r.loadAgain = !r.settled
+		v.mu.Unlock()
+		return
+	}
+	r.loading = true
+	v.mu.Unlock()
+	v.srv.spawn("showing the results so far of "+v.root, func() {
+		for v.loadPartial(r) {
+		}
+	})
+}
+
+// loadPartial loads and shows the results so far once, and says whether
+// they were asked for again meanwhile.
+func (v *view) loadPartial(r *run) bool {
+	start := time.Now()
+	m, err := v.ws.Load()
+	loaded := time.Since(start)
+	v.mu.Lock()
+	again := r.loadAgain && !r.settled
+	r.loadAgain, r.loading = false, again
+	take := err == nil && m != nil && hasFailure(m) && v.current == r && !r.settled && v.ctx.Err() == nil
+	if take {
+		// The analysis of the previous results would only be dropped.
+		if v.analysis != nil {
+			v.analysis()
+			v.analysis = nil
+		}
+		// No digest: results so far never stand for a whole result,
+		// which must replace them even when equal.
+		v.matrix, v.digest, v.loc, v.arrived = m, "", nil, time.Now()
+	}
+	v.mu.Unlock()
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			v.srv.client.logf(protocol.MessageTypeLog, "%s: loading the results so far: %v", v.root, err)
+		}
+		return again
+	}
+	if m != nil {
+		v.srv.trace.phase(v.root, "load results so far", loaded, fmt.Sprintf("%d tests", len(m.Tests)))
+	}
+	if take {
+		v.rebuildAs(m, rebuildPartial)
+	}
+	return again
+}
+
 // summary says in a few words how a collection went.
 func summary(m *localize.Matrix) string {
 	failed, passed := 0, 0
@@ -250,7 +358,7 @@ func (v *view) update(m *localize.Matrix) {
 		v.mu.Unlock()
 		return
 	}
-	v.matrix, v.digest, v.loc = m, digest, nil
+	v.matrix, v.digest, v.loc, v.arrived = m, digest, nil, time.Now()
 	var stopped []string
 	for _, t := range m.Tests {
 		if n, key := t.MemoryNote(), t.Package+" "+t.Name; n != "" && !v.stoppedShown[key] {
@@ -265,31 +373,72 @@ func (v *view) update(m *localize.Matrix) {
 	if len(stopped) > 0 {
 		v.srv.client.showMessage(protocol.MessageTypeWarning, fmt.Sprintf("faultline: in %s, %s (the testMemory setting raises the bound)", v.root, strings.Join(stopped, "; ")))
 	}
-	v.rebuild()
+	// The first answer is the formula's: the learned order's evidence
+	// and the analysis start once it is published, and refine it.
+	first := rebuildFull
+	if choicesOf(v.srv.currentSettings()).ShownOrder == localize.OrderLearned && hasFailure(m) {
+		first = rebuildFirst
+	}
+	if published := v.rebuildAs(m, first); published != nil {
+		select {
+		case <-published:
+		case <-v.ctx.Done():
+		}
+	}
 	v.localize()
+	if first == rebuildFirst {
+		v.rebuild()
+	}
 }
+
+// rebuildKind says what a rebuild shows.
+type rebuildKind int
+
+const (
+	rebuildFull    rebuildKind = iota // the latest result under the settings
+	rebuildFirst                      // the same in the formula's order, which needs no evidence gathered
+	rebuildPartial                    // a run's results so far, as rebuildFirst
+)
 
 // rebuild derives a new snapshot from the latest result and the current
 // settings, then republishes everything shown.
-func (v *view) rebuild() {
-	st := v.srv.currentSettings()
+func (v *view) rebuild() { v.rebuildAs(nil, rebuildFull) }
+
+// rebuildAs derives a new snapshot of the kind asked for, from the latest
+// result when it is want (any, for nil), and republishes everything
+// shown. It returns a channel closed once the diagnostics are published,
+// or nil when it shows nothing.
+func (v *view) rebuildAs(want *localize.Matrix, kind rebuildKind) <-chan struct{} {
+	choices := choicesOf(v.srv.currentSettings())
+	if kind != rebuildFull {
+		choices.ShownOrder = localize.OrderFormula
+	}
 	v.mu.Lock()
 	m, loc, focus := v.matrix, v.loc, v.focus
+	if m == nil || want != nil && m != want {
+		v.mu.Unlock()
+		return nil
+	}
 	v.seq++
 	seq := v.seq
 	v.mu.Unlock()
-	if m == nil {
-		return
-	}
-	snap, err := snapshot.BuildSnapshot(seq, v.root, m, loc, choicesOf(st), focus, v.srv.cache, &v.evidence)
+	start := time.Now()
+	snap, err := snapshot.BuildSnapshot(seq, v.root, m, loc, choices, focus, v.srv.cache, &v.evidence)
 	if err != nil {
 		v.srv.client.logf(protocol.MessageTypeError, "%s: %v", v.root, err)
-		return
+		return nil
+	}
+	if v.srv.trace.on() {
+		analysed := ""
+		if loc != nil && loc.Angelic != nil {
+			analysed = fmt.Sprintf(", %d failing tests analysed", loc.Angelic.Analyzed)
+		}
+		v.srv.trace.phase(v.root, "rank", time.Since(start), fmt.Sprintf("%s order, %d tests, %d lines%s", choices.ShownOrder, len(m.Tests), len(snap.Ranking.Lines), analysed))
 	}
 	v.mu.Lock()
 	if v.seq != seq { // a newer rebuild overtook this one
 		v.mu.Unlock()
-		return
+		return nil
 	}
 	v.snap = snap
 	showBuild := snap.BuildErrors != "" && snap.BuildErrors != v.lastShown
@@ -300,8 +449,8 @@ func (v *view) rebuild() {
 		v.srv.client.showMessage(protocol.MessageTypeError,
 			fmt.Sprintf("faultline: tests of %s do not build:\n%s", v.root, snap.BuildErrors))
 	}
-	v.srv.announce(v, snap)
-	v.srv.diagnose(v)
+	v.srv.announce(v, snap, kind != rebuildPartial)
+	return v.srv.diagnose(v)
 }
 
 func (v *view) snapshot() *snapshot.Snapshot {
@@ -357,8 +506,12 @@ func (v *view) watch() error {
 
 // storeChanged reloads the store once writes have settled. While a run of
 // our own is in progress the writes are its own, and its result arrives
-// through Collect.
+// through Collect: reading the whole store again after it would only cost
+// time and memory beside the analysis.
 func (v *view) storeChanged() {
+	if v.running() {
+		return
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.ctx.Err() != nil {
@@ -378,6 +531,7 @@ func (v *view) reloadStore() {
 	if v.running() || v.pending() {
 		return
 	}
+	start := time.Now()
 	m, err := v.ws.Load()
 	if err != nil {
 		if !errors.Is(err, context.Canceled) {
@@ -385,6 +539,7 @@ func (v *view) reloadStore() {
 		}
 		return
 	}
+	v.srv.trace.phase(v.root, "reload the store", time.Since(start), "")
 	v.update(m)
 }
 

@@ -17,6 +17,18 @@
 // analysis workers:
 //
 //	go run ./bench/server -bin /tmp/faultline -workspaces
+//
+// With -open it opens modules with a seeded fault each (large.txt, in the
+// format of faults.txt), a new session per module, binary and round, and
+// reports open → first diagnostics, → the end of the test run and → the
+// end of the analysis, against plain go test -count=1 -cover ./... timed
+// in the same run; -compare adds a second binary, for a before and after:
+//
+//	go run ./bench/server -bin /tmp/faultline -open bench/server/large.txt [-compare /tmp/faultline-before]
+//
+// With FAULTLINE_DEBUG=1 in its environment the server prints its phase
+// trace (tests done per package, store reads, ranking, publishing, the
+// analysis) to standard error, which the benchmark passes through.
 package main
 
 import (
@@ -50,10 +62,24 @@ func main() {
 	workspaces := flag.Bool("workspaces", false, "measure the examples and seeded faults of real modules instead of the generated module")
 	examples := flag.String("examples", "examples", "with -workspaces: directory of the example modules")
 	faults := flag.String("faults", "bench/server/faults.txt", "with -workspaces: seeded faults of real modules")
+	open := flag.String("open", "", "seeded faults of real modules (as in faults.txt) to open one by one, each in a new session, instead of the generated module")
+	compare := flag.String("compare", "", "with -open: a second faultline binary, measured in the same rounds")
+	rounds := flag.Int("rounds", 1, "with -open: rounds per fault")
 	flag.Parse()
 	if *bin == "" {
 		fmt.Fprintln(os.Stderr, "usage: server -bin path/to/faultline [-saves n] [-requests n] [-workspaces]")
 		os.Exit(2)
+	}
+	if *open != "" {
+		bins := []string{*bin}
+		if *compare != "" {
+			bins = append(bins, *compare)
+		}
+		if err := runOpen(bins, *open, *rounds, *keep); err != nil {
+			fmt.Fprintln(os.Stderr, "bench/server:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if *workspaces {
 		if err := runWorkspaces(*bin, *examples, *faults, min(*requests, 500), *keep); err != nil {
