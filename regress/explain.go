@@ -39,6 +39,12 @@ type Options struct {
 	Strategy string
 	// Progress, when set, hears what the explanation is doing.
 	Progress func(string)
+	// SkipCauses, when set, leaves AFTER's semantic step out and gives
+	// the reason: the explanation falls back to delta debugging at once
+	// and reports this reason for having no root among the causes. A
+	// caller whose earlier attempt ran out of memory computing the causes
+	// sets it to NoRootMemory.
+	SkipCauses NoRootReason
 }
 
 // Line is one source line, relative to the module root.
@@ -140,6 +146,9 @@ const (
 	// NoRootNoCause: the semantic step computed no cause (the notes say
 	// why).
 	NoRootNoCause NoRootReason = "no-cause"
+	// NoRootMemory: the process explaining reached its memory bound while
+	// computing the causes, so they were left out.
+	NoRootMemory NoRootReason = "memory-bound"
 )
 
 // Text says the reason in a sentence.
@@ -153,6 +162,8 @@ func (r NoRootReason) Text() string {
 		return "the budget ran out"
 	case NoRootNoCause:
 		return "no semantic cause was found"
+	case NoRootMemory:
+		return "the memory bound ran out while the causes were computed"
 	}
 	return string(r)
 }
@@ -458,10 +469,14 @@ func (x *explainer) after(ctx context.Context, all []int) ([]int, error) {
 		}
 		return root, err
 	}
-	run, err := x.record(ctx)
-	if err != nil {
+	var run *analysis.FailingRun
+	if x.opts.SkipCauses != "" {
+		x.ex.NoRoot = x.opts.SkipCauses
+	} else if r, err := x.record(ctx); err != nil {
 		x.ex.Notes = append(x.ex.Notes, "no semantic cause: "+err.Error())
 		x.ex.NoRoot = semanticMiss(err)
+	} else {
+		run = r
 	}
 	if run != nil {
 		defer run.Close()
