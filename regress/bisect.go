@@ -46,9 +46,11 @@ func newHistory(r *repo, run *runner, mod *testbuild.Module, modRel string, pkg 
 	}
 	h := &history{repo: r, run: run, mod: mod, modRel: modRel, testDir: filepath.ToSlash(rel),
 		cache: &verdictCache{files: mod.FileCache()}}
-	// The verdict at a commit depends on the test files it runs with.
+	// The verdict at a commit depends on the test files it runs with (and
+	// on the other files being read as at the commit, which verdicts
+	// cached before they were have not).
 	d := sha256.New()
-	fmt.Fprintf(d, "%s\n%s\n", pkg.ImportPath, run.test)
+	fmt.Fprintf(d, "%s\n%s\nfiles read at run time as at the commit\n", pkg.ImportPath, run.test)
 	for _, name := range append(slices.Clone(pkg.TestGoFiles), pkg.XTestGoFiles...) {
 		data, _ := os.ReadFile(filepath.Join(pkg.Dir, name))
 		fmt.Fprintf(d, "%s %s\n", name, testbuild.Bytes(data))

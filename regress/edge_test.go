@@ -204,3 +204,26 @@ func TestMergeCommit(t *testing.T) {
 		t.Errorf("no note of the merge: %v", ex.Notes)
 	}
 }
+
+// TestReadsInputsAtTheBase runs the test at an older commit with the
+// files it reads at run time (a golden file next to it) as they were
+// there, not as in the working tree: commit 0 passes with its own golden
+// file and is the base. Reverts keep the working tree's golden file, so
+// reverting every change still fails, and the explanation says so.
+func TestReadsInputsAtTheBase(t *testing.T) {
+	t.Parallel()
+	dir := txtartest.History(t, filepath.Join("testdata", "golden.txtar"))
+	ex, err := Explain(context.Background(), openModule(t, dir), testbuild.Target{Package: "example.com/golden", Test: "TestRender"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := txtartest.Git(t, dir, "rev-parse", "HEAD~1"); ex.Base != want || ex.BaseFound != "bisected" {
+		t.Fatalf("base %q (%s), want HEAD~1 %s bisected; message %q", ex.Base, ex.BaseFound, want, ex.Message)
+	}
+	if !strings.Contains(ex.Message, "unless by the files kept as they are: render.golden") {
+		t.Errorf("message %q does not name the golden file kept", ex.Message)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "render.golden")); err != nil || string(data) != "v2\n" {
+		t.Errorf("the working tree's golden file is now %q (%v)", data, err)
+	}
+}

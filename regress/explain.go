@@ -245,6 +245,11 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 		return nil, err
 	}
 	defer run.close()
+	defer func() {
+		if run.note != "" {
+			ex.Notes = append(ex.Notes, run.note)
+		}
+	}()
 
 	say("running %s in the working tree", t.Test)
 	now, err := run.run(ctx, nil)

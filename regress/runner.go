@@ -2,6 +2,7 @@ package regress
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -51,6 +52,9 @@ type runner struct {
 	runs    int
 	// removeWork removes work.
 	removeWork func() error
+	// note, when set, says that runs at older commits read the working
+	// tree's files.
+	note string
 }
 
 func newRunner(mod *testbuild.Module, pkg *testbuild.Package, test string, timeout time.Duration) (*runner, error) {
@@ -131,7 +135,10 @@ func (r *runner) exec(ctx context.Context, bin *testbuild.Binary) (outcome, erro
 	return o, nil
 }
 
-// run builds and runs the test with the files replaced.
+// run builds and runs the test with the files replaced. When they
+// replace a file the test reads at run time, it runs in a copy of the
+// module that holds them, in the copy's package directory: the overlay
+// reaches only the build.
 func (r *runner) run(ctx context.Context, files map[string]replacement) (outcome, error) {
 	bin, msg, err := r.build(ctx, files)
 	if err != nil {
@@ -141,5 +148,25 @@ func (r *runner) run(ctx context.Context, files map[string]replacement) (outcome
 		return outcome{Verdict: noBuild, Message: msg}, nil
 	}
 	defer os.Remove(bin.Path)
-	return r.exec(ctx, bin)
+	if !readAtRunTime(files) {
+		return r.exec(ctx, bin)
+	}
+	r.seq++
+	tree := filepath.Join(r.work, fmt.Sprintf("tree%d", r.seq))
+	defer os.RemoveAll(tree)
+	err = copyTree(r.mod.Root, tree, files)
+	if errors.Is(err, errTreeTooLarge) {
+		r.note = fmt.Sprintf("older commits ran with the working tree's files other than Go source (%v): the module is too large to copy", err)
+		return r.exec(ctx, bin)
+	}
+	if err != nil {
+		return outcome{}, err
+	}
+	rel, err := filepath.Rel(r.mod.Root, bin.Package.Dir)
+	if err != nil {
+		return outcome{}, fmt.Errorf("locating %s in the module: %w", bin.Package.ImportPath, err)
+	}
+	pkg := *bin.Package
+	pkg.Dir = filepath.Join(tree, rel)
+	return r.exec(ctx, &testbuild.Binary{Package: &pkg, Path: bin.Path})
 }
