@@ -130,44 +130,6 @@ type Explanation struct {
 	SemanticSeconds float64 `json:"semanticSeconds"`
 }
 
-// NoRootReason says why AFTER's causes gave no root change.
-type NoRootReason string
-
-const (
-	// NoRootOutside: the causes' statements touch no changed line, or
-	// reverting the changes they touch leaves the test failing.
-	NoRootOutside NoRootReason = "causes-outside-changes"
-	// NoRootNoBuild: a revert of the causes' changes did not compile
-	// alone, and none tried made the test pass.
-	NoRootNoBuild NoRootReason = "revert-did-not-compile"
-	// NoRootBudget: the semantic step's time budget, the bound on the
-	// causes, or the dynamic step's budget ran out.
-	NoRootBudget NoRootReason = "budget"
-	// NoRootNoCause: the semantic step computed no cause (the notes say
-	// why).
-	NoRootNoCause NoRootReason = "no-cause"
-	// NoRootMemory: the process explaining reached its memory bound while
-	// computing the causes, so they were left out.
-	NoRootMemory NoRootReason = "memory-bound"
-)
-
-// Text says the reason in a sentence.
-func (r NoRootReason) Text() string {
-	switch r {
-	case NoRootOutside:
-		return "the causes lay outside the changed lines"
-	case NoRootNoBuild:
-		return "a revert of the causes' changes did not compile"
-	case NoRootBudget:
-		return "the budget ran out"
-	case NoRootNoCause:
-		return "no semantic cause was found"
-	case NoRootMemory:
-		return "the memory bound ran out while the causes were computed"
-	}
-	return string(r)
-}
-
 // Change is one hunk of an explanation, in the working tree's lines.
 type Change struct {
 	File    string `json:"file"`
@@ -266,6 +228,9 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 	case noTest:
 		ex.Message = fmt.Sprintf("%s does not run in %s: %s", t.Test, t.Package, firstLines(now.Message, 2))
 		return ex, nil
+	case memoryStopped:
+		ex.Message = fmt.Sprintf("the test %s in the working tree (-test-memory raises the bound)", now.Message)
+		return ex, nil
 	}
 
 	hist, err := newHistory(r, run, mod, modRel, pkg)
@@ -318,7 +283,12 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 	o := newOracle(cs, run, mod.Root, time.Now().Add(opts.Budget), opts.MaxReruns)
 	o.log = opts.Progress
 	x := &explainer{ex: ex, cs: cs, o: o, mod: mod, target: t, opts: opts, say: say, neutral: neutral}
-	defer func() { ex.Reruns, ex.Builds = o.reruns, o.builds }()
+	defer func() {
+		ex.Reruns, ex.Builds = o.reruns, o.builds
+		if o.memoryStops > 0 {
+			ex.Notes = append(ex.Notes, fmt.Sprintf("the test memory bound stopped %s, which count as failing (-test-memory raises the bound)", count(o.memoryStops, "run with a revert", "runs with reverts")))
+		}
+	}()
 	ok, err := o.passes(ctx, all)
 	if err != nil {
 		return x.stopped(err)
@@ -388,6 +358,8 @@ func findBase(ctx context.Context, r *repo, hist *history, head, modRel string, 
 			return "", &EdgeError{fmt.Sprintf("the test does not run at the base %s", short(base))}
 		case fail, timedOut:
 			return "", &EdgeError{fmt.Sprintf("the test fails at the base %s too: it is not a regression since then", short(base))}
+		case memoryStopped:
+			return "", &EdgeError{fmt.Sprintf("the test %s at the base %s, so it cannot be compared with the working tree (-test-memory raises the bound)", v.Message, short(base))}
 		}
 		if ms, err := r.merges(ctx, base, head); err == nil && len(ms) > 0 {
 			ex.Notes = append(ex.Notes, fmt.Sprintf("%d merge commits lie between the base and HEAD (the first: %s %s): their changes are explained as part of the whole diff", len(ms), short(ms[0].Hash), ms[0].Subject))
@@ -529,6 +501,9 @@ func (x *explainer) after(ctx context.Context, all []int) ([]int, error) {
 func semanticMiss(err error) NoRootReason {
 	if analysis.BudgetExhausted(err) {
 		return NoRootBudget
+	}
+	if errors.As(err, new(*testbuild.MemoryStop)) {
+		return NoRootMemory
 	}
 	return NoRootNoCause
 }

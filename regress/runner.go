@@ -22,6 +22,9 @@ const (
 	noBuild  verdict = "no build"
 	noTest   verdict = "no test" // the binary built but has no such test
 	timedOut verdict = "timeout"
+	// memoryStopped: the test memory bound stopped the run, which says
+	// nothing of the code (a larger bound lets it go on).
+	memoryStopped verdict = "memory"
 )
 
 // outcome is a run of the test with some files replaced.
@@ -124,6 +127,9 @@ func (r *runner) exec(ctx context.Context, bin *testbuild.Binary) (outcome, erro
 		o.Verdict = pass
 	case out.Verdict == testbuild.Timeout:
 		o.Verdict = timedOut
+	case out.Verdict == testbuild.Memory:
+		o.Verdict = memoryStopped
+		o.Message = out.Memory.String()
 	case out.Verdict == testbuild.Panic && out.ExitCode == 0 && strings.Contains(out.Output, "no tests to run"):
 		o.Verdict = noTest
 	case out.Verdict == testbuild.Skip:
