@@ -130,6 +130,46 @@ type Explanation struct {
 	SemanticSeconds float64 `json:"semanticSeconds"`
 }
 
+// NoRootReason says why AFTER's causes gave no root change.
+type NoRootReason string
+
+const (
+	// NoRootOutside: the causes' statements touch no changed line, or
+	// reverting the changes they touch leaves the test failing.
+	NoRootOutside NoRootReason = "causes-outside-changes"
+	// NoRootNoBuild: a revert of the causes' changes did not compile
+	// alone, and none tried made the test pass.
+	NoRootNoBuild NoRootReason = "revert-did-not-compile"
+	// NoRootBudget: the semantic step's time budget, the bound on the
+	// causes, or the dynamic step's budget ran out.
+	NoRootBudget NoRootReason = "budget"
+	// NoRootNoCause: the semantic step computed no cause (the notes say
+	// why).
+	NoRootNoCause NoRootReason = "no-cause"
+)
+
+// NoRootMemory: computing the causes reached a memory bound: the process
+// explaining was stopped (and the causes left out when it explained
+// again), or the test memory bound stopped the recorded run.
+const NoRootMemory NoRootReason = "memory-bound"
+
+// Text says the reason in a sentence.
+func (r NoRootReason) Text() string {
+	switch r {
+	case NoRootOutside:
+		return "the causes lay outside the changed lines"
+	case NoRootNoBuild:
+		return "a revert of the causes' changes did not compile"
+	case NoRootBudget:
+		return "the budget ran out"
+	case NoRootNoCause:
+		return "no semantic cause was found"
+	case NoRootMemory:
+		return "the memory bound ran out while the causes were computed"
+	}
+	return string(r)
+}
+
 // Change is one hunk of an explanation, in the working tree's lines.
 type Change struct {
 	File    string `json:"file"`
@@ -714,51 +754,4 @@ func (x *explainer) hash(rel string) {
 	if data, err := os.ReadFile(filepath.Join(x.mod.Root, filepath.FromSlash(rel))); err == nil {
 		x.ex.Hashes[rel] = testbuild.Bytes(data)
 	}
-}
-
-// edgeText says how a critical predicate bears on the cause it hangs from.
-func edgeText(p *analysis.Predicate) string {
-	if p.Kind == "potential" {
-		return fmt.Sprintf("its other direction would have assigned %s, which line %d reads", p.Var, p.Of.Line)
-	}
-	return fmt.Sprintf("decides whether line %d runs", p.Of.Line)
-}
-
-// chain flattens the tree into the statements from the changes to the
-// failed check: the deepest causes first, each followed by the predicate
-// it explains, down to the failed check's cause and the check.
-func chain(tree []CauseNode) []CauseStep {
-	depth := func(i int) int {
-		d := 0
-		for ; tree[i].Parent >= 0; i = tree[i].Parent {
-			d++
-		}
-		return d
-	}
-	order := make([]int, len(tree))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return depth(b) - depth(a) })
-	out := []CauseStep{}
-	at := map[string]int{}
-	add := func(s CauseStep) int {
-		k := fmt.Sprintf("%s:%d", s.File, s.Line)
-		if i, ok := at[k]; ok {
-			return i
-		}
-		at[k] = len(out)
-		out = append(out, s)
-		return len(out) - 1
-	}
-	for _, i := range order {
-		for _, s := range tree[i].Statements {
-			add(s)
-		}
-		j := add(tree[i].Outcome)
-		if tree[i].Parent >= 0 && tree[i].Edge != "" {
-			out[j].Why = strings.TrimSpace(out[j].Why + "; " + tree[i].Edge)
-		}
-	}
-	return out
 }
