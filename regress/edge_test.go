@@ -78,8 +78,8 @@ func TestUncommittedEdit(t *testing.T) {
 	if want := txtartest.Git(t, dir, "rev-parse", "HEAD"); ex.Base != want || ex.FirstBad != "" {
 		t.Errorf("base %s (first bad %q), want HEAD %s", ex.Base, ex.FirstBad, want)
 	}
-	if len(ex.Changes) != 1 || ex.Changes[0].New != "\treturn a * b\n" {
-		t.Errorf("changes = %+v (%s)", ex.Changes, ex.Message)
+	if len(ex.Changes) != 1 || ex.Changes[0].New != "\treturn a * b\n" || ex.Changes[0].Commit != nil {
+		t.Errorf("changes = %+v (%s), want one, not committed", ex.Changes, ex.Message)
 	}
 	if out := txtartest.Git(t, dir, "status", "--porcelain"); !strings.Contains(out, "M edge.go") {
 		t.Errorf("the working tree changed: %s", out)

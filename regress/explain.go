@@ -179,6 +179,10 @@ type Change struct {
 	Old     string `json:"old"`
 	New     string `json:"new"`
 	OldLine int    `json:"oldLine"` // where the old text starts at the base
+	// Commit is the commit the change came with: the newest commit that
+	// last touched its lines, or for a change that only deletes the first
+	// failing commit; nil for an uncommitted change.
+	Commit *ChangeCommit `json:"commit,omitempty"`
 }
 
 // CauseStep is one statement of a cause.
@@ -367,6 +371,7 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 		return x.stopped(err)
 	}
 	x.assemble(root, aux)
+	attributeChanges(ctx, r, modRel, ex)
 	return ex, nil
 }
 
