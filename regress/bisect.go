@@ -46,9 +46,11 @@ func newHistory(r *repo, run *runner, mod *testbuild.Module, modRel string, pkg 
 	}
 	h := &history{repo: r, run: run, mod: mod, modRel: modRel, testDir: filepath.ToSlash(rel),
 		cache: &verdictCache{files: mod.FileCache()}}
-	// The verdict at a commit depends on the test files it runs with.
+	// The verdict at a commit depends on the test files it runs with (and
+	// on the other files being read as at the commit, which verdicts
+	// cached before they were have not).
 	d := sha256.New()
-	fmt.Fprintf(d, "%s\n%s\n", pkg.ImportPath, run.test)
+	fmt.Fprintf(d, "%s\n%s\nfiles read at run time as at the commit\n", pkg.ImportPath, run.test)
 	for _, name := range append(slices.Clone(pkg.TestGoFiles), pkg.XTestGoFiles...) {
 		data, _ := os.ReadFile(filepath.Join(pkg.Dir, name))
 		fmt.Fprintf(d, "%s %s\n", name, testbuild.Bytes(data))
@@ -121,6 +123,10 @@ func (h *history) verdictAt(ctx context.Context, c string) (commitVerdict, error
 	if h.log != nil {
 		h.log(fmt.Sprintf("%s: %s", short(c), v.Verdict))
 	}
+	if o.Verdict == memoryStopped {
+		v.Message = o.Message
+		return v, nil // the machine's bound, not the commit's verdict
+	}
 	h.cache.put(k, v)
 	return v, nil
 }
@@ -152,6 +158,8 @@ func (h *history) bisect(ctx context.Context, head string, dirty bool, maxCommit
 	good := -1
 	var firstBuildFailure, firstMissing *commitVerdict
 	var failureAt, missingAt int
+	var firstStopped *commitVerdict // the newest commit tried that the test memory bound stopped
+	var stoppedAt int
 	for step := 1; ; step *= 2 {
 		i := min(bad+step, len(commits)-1)
 		if i <= bad {
@@ -164,6 +172,9 @@ func (h *history) bisect(ctx context.Context, head string, dirty bool, maxCommit
 		if v.Verdict == pass {
 			good = i
 			break
+		}
+		if v.Verdict == memoryStopped && firstStopped == nil {
+			firstStopped, stoppedAt = &v, i
 		}
 		if v.Verdict == noBuild || v.Verdict == noTest {
 			// Older commits know the test's code even less, but the
@@ -199,6 +210,9 @@ func (h *history) bisect(ctx context.Context, head string, dirty bool, maxCommit
 	if good < 0 {
 		last := commits[len(commits)-1]
 		switch {
+		case firstStopped != nil:
+			return nil, &EdgeError{fmt.Sprintf("the test %s at %s (%s), and passes at no commit tried: -test-memory raises the bound, or give -base with a commit where it passes",
+				firstStopped.Message, short(commits[stoppedAt].Hash), commits[stoppedAt].Subject)}
 		case firstBuildFailure != nil:
 			return nil, &EdgeError{fmt.Sprintf("the test does not build at %s (%s) with the working tree's test files, and passes at no newer commit: %s; give -base with a commit where it builds and passes",
 				short(commits[failureAt].Hash), commits[failureAt].Subject, firstBuildFailure.Message)}

@@ -78,8 +78,8 @@ func TestUncommittedEdit(t *testing.T) {
 	if want := txtartest.Git(t, dir, "rev-parse", "HEAD"); ex.Base != want || ex.FirstBad != "" {
 		t.Errorf("base %s (first bad %q), want HEAD %s", ex.Base, ex.FirstBad, want)
 	}
-	if len(ex.Changes) != 1 || ex.Changes[0].New != "\treturn a * b\n" {
-		t.Errorf("changes = %+v (%s)", ex.Changes, ex.Message)
+	if len(ex.Changes) != 1 || ex.Changes[0].New != "\treturn a * b\n" || ex.Changes[0].Commit != nil {
+		t.Errorf("changes = %+v (%s), want one, not committed", ex.Changes, ex.Message)
 	}
 	if out := txtartest.Git(t, dir, "status", "--porcelain"); !strings.Contains(out, "M edge.go") {
 		t.Errorf("the working tree changed: %s", out)
@@ -202,5 +202,102 @@ func TestMergeCommit(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no note of the merge: %v", ex.Notes)
+	}
+}
+
+// TestReadsInputsAtTheBase runs the test at an older commit with the
+// files it reads at run time (a golden file next to it) as they were
+// there, not as in the working tree: commit 0 passes with its own golden
+// file and is the base. Reverts keep the working tree's golden file, so
+// reverting every change still fails, and the explanation says so.
+func TestReadsInputsAtTheBase(t *testing.T) {
+	t.Parallel()
+	dir := txtartest.History(t, filepath.Join("testdata", "golden.txtar"))
+	ex, err := Explain(context.Background(), openModule(t, dir), testbuild.Target{Package: "example.com/golden", Test: "TestRender"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := txtartest.Git(t, dir, "rev-parse", "HEAD~1"); ex.Base != want || ex.BaseFound != "bisected" {
+		t.Fatalf("base %q (%s), want HEAD~1 %s bisected; message %q", ex.Base, ex.BaseFound, want, ex.Message)
+	}
+	if !strings.Contains(ex.Message, "unless by the files kept as they are: render.golden") {
+		t.Errorf("message %q does not name the golden file kept", ex.Message)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "render.golden")); err != nil || string(data) != "v2\n" {
+		t.Errorf("the working tree's golden file is now %q (%v)", data, err)
+	}
+}
+
+// hoardTest is the failing test of hoard.txtar.
+var hoardTest = testbuild.Target{Package: "example.com/hoard", Test: "TestScale"}
+
+// explainHoard explains hoard.txtar's test with a test memory bound of
+// 64 MB, which a revert of the hoard's change alone goes over.
+func explainHoard(t *testing.T, dir string, opts Options) *Explanation {
+	t.Helper()
+	mod, err := testbuild.Open(dir, testbuild.Config{CacheDir: t.TempDir(), TestMemory: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Progress = func(s string) { t.Log(s) }
+	ex, err := Explain(context.Background(), mod, hoardTest, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ex
+}
+
+// TestRevertStoppedByTestMemory: a revert that the test memory bound
+// stops counts as failing, and the explanation says how many were
+// stopped; delta debugging still finds the fault.
+func TestRevertStoppedByTestMemory(t *testing.T) {
+	if !testbuild.MemoryBoundEnforced {
+		t.Skip("the test memory bound is enforced on Linux only")
+	}
+	t.Parallel()
+	dir := txtartest.History(t, filepath.Join("testdata", "hoard.txtar"))
+	ex := explainHoard(t, dir, Options{Strategy: "ddmin"})
+	if ex.Message != "" {
+		t.Fatalf("message: %s", ex.Message)
+	}
+	if len(ex.Changes) != 1 || ex.Changes[0].New != "\treturn 2*x + 2\n" {
+		t.Errorf("changes = %+v, want the fault alone", ex.Changes)
+	}
+	if notes := strings.Join(ex.Notes, "\n"); !strings.Contains(notes, "the test memory bound stopped 1 run with a revert, which count as failing") {
+		t.Errorf("notes %q do not say that the bound stopped a revert", notes)
+	}
+}
+
+// TestBaseStoppedByTestMemory: a base where the test memory bound stops
+// the test is no verdict on the code: explain says so, given the base or
+// bisecting, rather than that the test fails there too.
+func TestBaseStoppedByTestMemory(t *testing.T) {
+	if !testbuild.MemoryBoundEnforced {
+		t.Skip("the test memory bound is enforced on Linux only")
+	}
+	t.Parallel()
+	dir := txtartest.History(t, filepath.Join("testdata", "hoard.txtar"))
+	// A commit where the test hoards, then the working tree without it.
+	hoarding := "package hoard\n\nimport \"time\"\n\nvar hoard = 192 << 20\n\nvar enabled = true\n\n" +
+		"func Scale(x int) int {\n\tif enabled && hoard > 0 {\n\t\tb := make([]byte, hoard)\n\t\tfor i := range b {\n\t\t\tb[i] = 1\n\t\t}\n" +
+		"\t\ttime.Sleep(3 * time.Second)\n\t\tx += int(b[0]) - 1\n\t}\n\treturn 2*x + 1\n}\n"
+	orig, err := os.ReadFile(filepath.Join(dir, "hoard.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hoard.go"), []byte(hoarding), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	txtartest.Git(t, dir, "commit", "-q", "-am", "hoard")
+	if err := os.WriteFile(filepath.Join(dir, "hoard.go"), orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ex := explainHoard(t, dir, Options{Base: "HEAD"})
+	if want := "the test was stopped holding "; !strings.HasPrefix(ex.Message, want) || !strings.Contains(ex.Message, "over the test memory bound of 64 MB at the base ") {
+		t.Errorf("given the base: message %q", ex.Message)
+	}
+	ex = explainHoard(t, dir, Options{MaxCommits: 1})
+	if !strings.Contains(ex.Message, "over the test memory bound of 64 MB at ") || !strings.Contains(ex.Message, "(hoard), and passes at no commit tried: -test-memory raises the bound") {
+		t.Errorf("bisecting: message %q", ex.Message)
 	}
 }

@@ -39,6 +39,12 @@ type Options struct {
 	Strategy string
 	// Progress, when set, hears what the explanation is doing.
 	Progress func(string)
+	// SkipCauses, when set, leaves AFTER's semantic step out and gives
+	// the reason: the explanation falls back to delta debugging at once
+	// and reports this reason for having no root among the causes. A
+	// caller whose earlier attempt ran out of memory computing the causes
+	// sets it to NoRootMemory.
+	SkipCauses NoRootReason
 }
 
 // Line is one source line, relative to the module root.
@@ -142,6 +148,11 @@ const (
 	NoRootNoCause NoRootReason = "no-cause"
 )
 
+// NoRootMemory: computing the causes reached a memory bound: the process
+// explaining was stopped (and the causes left out when it explained
+// again), or the test memory bound stopped the recorded run.
+const NoRootMemory NoRootReason = "memory-bound"
+
 // Text says the reason in a sentence.
 func (r NoRootReason) Text() string {
 	switch r {
@@ -153,6 +164,8 @@ func (r NoRootReason) Text() string {
 		return "the budget ran out"
 	case NoRootNoCause:
 		return "no semantic cause was found"
+	case NoRootMemory:
+		return "the memory bound ran out while the causes were computed"
 	}
 	return string(r)
 }
@@ -166,6 +179,10 @@ type Change struct {
 	Old     string `json:"old"`
 	New     string `json:"new"`
 	OldLine int    `json:"oldLine"` // where the old text starts at the base
+	// Commit is the commit the change came with: the newest commit that
+	// last touched its lines, or for a change that only deletes the first
+	// failing commit; nil for an uncommitted change.
+	Commit *ChangeCommit `json:"commit,omitempty"`
 }
 
 // CauseStep is one statement of a cause.
@@ -230,6 +247,11 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 		return nil, err
 	}
 	defer run.close()
+	defer func() {
+		if run.note != "" {
+			ex.Notes = append(ex.Notes, run.note)
+		}
+	}()
 
 	say("running %s in the working tree", t.Test)
 	now, err := run.run(ctx, nil)
@@ -245,6 +267,9 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 		return ex, nil
 	case noTest:
 		ex.Message = fmt.Sprintf("%s does not run in %s: %s", t.Test, t.Package, firstLines(now.Message, 2))
+		return ex, nil
+	case memoryStopped:
+		ex.Message = fmt.Sprintf("the test %s in the working tree (-test-memory raises the bound)", now.Message)
 		return ex, nil
 	}
 
@@ -298,7 +323,12 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 	o := newOracle(cs, run, mod.Root, time.Now().Add(opts.Budget), opts.MaxReruns)
 	o.log = opts.Progress
 	x := &explainer{ex: ex, cs: cs, o: o, mod: mod, target: t, opts: opts, say: say, neutral: neutral}
-	defer func() { ex.Reruns, ex.Builds = o.reruns, o.builds }()
+	defer func() {
+		ex.Reruns, ex.Builds = o.reruns, o.builds
+		if o.memoryStops > 0 {
+			ex.Notes = append(ex.Notes, fmt.Sprintf("the test memory bound stopped %s, which count as failing (-test-memory raises the bound)", count(o.memoryStops, "run with a revert", "runs with reverts")))
+		}
+	}()
 	ok, err := o.passes(ctx, all)
 	if err != nil {
 		return x.stopped(err)
@@ -337,6 +367,7 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 		return x.stopped(err)
 	}
 	x.assemble(root, aux)
+	attributeChanges(ctx, r, modRel, ex)
 	return ex, nil
 }
 
@@ -368,6 +399,8 @@ func findBase(ctx context.Context, r *repo, hist *history, head, modRel string, 
 			return "", &EdgeError{fmt.Sprintf("the test does not run at the base %s", short(base))}
 		case fail, timedOut:
 			return "", &EdgeError{fmt.Sprintf("the test fails at the base %s too: it is not a regression since then", short(base))}
+		case memoryStopped:
+			return "", &EdgeError{fmt.Sprintf("the test %s at the base %s, so it cannot be compared with the working tree (-test-memory raises the bound)", v.Message, short(base))}
 		}
 		if ms, err := r.merges(ctx, base, head); err == nil && len(ms) > 0 {
 			ex.Notes = append(ex.Notes, fmt.Sprintf("%d merge commits lie between the base and HEAD (the first: %s %s): their changes are explained as part of the whole diff", len(ms), short(ms[0].Hash), ms[0].Subject))
@@ -454,10 +487,14 @@ func (x *explainer) after(ctx context.Context, all []int) ([]int, error) {
 		}
 		return root, err
 	}
-	run, err := x.record(ctx)
-	if err != nil {
+	var run *analysis.FailingRun
+	if x.opts.SkipCauses != "" {
+		x.ex.NoRoot = x.opts.SkipCauses
+	} else if r, err := x.record(ctx); err != nil {
 		x.ex.Notes = append(x.ex.Notes, "no semantic cause: "+err.Error())
 		x.ex.NoRoot = semanticMiss(err)
+	} else {
+		run = r
 	}
 	if run != nil {
 		defer run.Close()
@@ -505,6 +542,9 @@ func (x *explainer) after(ctx context.Context, all []int) ([]int, error) {
 func semanticMiss(err error) NoRootReason {
 	if analysis.BudgetExhausted(err) {
 		return NoRootBudget
+	}
+	if errors.As(err, new(*testbuild.MemoryStop)) {
+		return NoRootMemory
 	}
 	return NoRootNoCause
 }
@@ -715,51 +755,4 @@ func (x *explainer) hash(rel string) {
 	if data, err := os.ReadFile(filepath.Join(x.mod.Root, filepath.FromSlash(rel))); err == nil {
 		x.ex.Hashes[rel] = testbuild.Bytes(data)
 	}
-}
-
-// edgeText says how a critical predicate bears on the cause it hangs from.
-func edgeText(p *analysis.Predicate) string {
-	if p.Kind == "potential" {
-		return fmt.Sprintf("its other direction would have assigned %s, which line %d reads", p.Var, p.Of.Line)
-	}
-	return fmt.Sprintf("decides whether line %d runs", p.Of.Line)
-}
-
-// chain flattens the tree into the statements from the changes to the
-// failed check: the deepest causes first, each followed by the predicate
-// it explains, down to the failed check's cause and the check.
-func chain(tree []CauseNode) []CauseStep {
-	depth := func(i int) int {
-		d := 0
-		for ; tree[i].Parent >= 0; i = tree[i].Parent {
-			d++
-		}
-		return d
-	}
-	order := make([]int, len(tree))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return depth(b) - depth(a) })
-	out := []CauseStep{}
-	at := map[string]int{}
-	add := func(s CauseStep) int {
-		k := fmt.Sprintf("%s:%d", s.File, s.Line)
-		if i, ok := at[k]; ok {
-			return i
-		}
-		at[k] = len(out)
-		out = append(out, s)
-		return len(out) - 1
-	}
-	for _, i := range order {
-		for _, s := range tree[i].Statements {
-			add(s)
-		}
-		j := add(tree[i].Outcome)
-		if tree[i].Parent >= 0 && tree[i].Edge != "" {
-			out[j].Why = strings.TrimSpace(out[j].Why + "; " + tree[i].Edge)
-		}
-	}
-	return out
 }

@@ -68,6 +68,13 @@ func TestRunningExample(t *testing.T) {
 	if ex.Cause[0].Change != 0 || ex.Cause[2].Change != 1 {
 		t.Errorf("cause steps do not name their changes: %+v", ex.Cause)
 	}
+	// Both changes came with commit 1.
+	want := ChangeCommit{Hash: txtartest.Git(t, dir, "rev-parse", "HEAD"), Date: txtartest.Git(t, dir, "log", "-1", "--format=%as"), Subject: "commit 1"}
+	for _, c := range ex.Changes {
+		if c.Commit == nil || *c.Commit != want {
+			t.Errorf("%s:%d came with %+v, want %+v", c.File, c.Line, c.Commit, want)
+		}
+	}
 }
 
 // TestDodgingChange checks the GNU find shape: the change that only

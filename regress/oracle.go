@@ -37,6 +37,9 @@ type oracle struct {
 	// unbuildable counts the reverts asked about that did not compile
 	// alone.
 	unbuildable int
+	// memoryStops counts the runs with a revert that the test memory
+	// bound stopped: only a pass counts, so they count as failing.
+	memoryStops int
 	log         func(string)
 }
 
@@ -136,6 +139,9 @@ func (o *oracle) outcome(ctx context.Context, set []int) (outcome, error) {
 	os.Remove(b.bin.Path)
 	if len(set) > 0 {
 		o.reruns++
+		if v.Verdict == memoryStopped {
+			o.memoryStops++
+		}
 	}
 	if o.log != nil {
 		o.log(fmt.Sprintf("reverting %d hunks: %s", len(set), v.Verdict))

@@ -2,6 +2,7 @@ package regress
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,6 +22,9 @@ const (
 	noBuild  verdict = "no build"
 	noTest   verdict = "no test" // the binary built but has no such test
 	timedOut verdict = "timeout"
+	// memoryStopped: the test memory bound stopped the run, which says
+	// nothing of the code (a larger bound lets it go on).
+	memoryStopped verdict = "memory"
 )
 
 // outcome is a run of the test with some files replaced.
@@ -51,6 +55,9 @@ type runner struct {
 	runs    int
 	// removeWork removes work.
 	removeWork func() error
+	// note, when set, says that runs at older commits read the working
+	// tree's files.
+	note string
 }
 
 func newRunner(mod *testbuild.Module, pkg *testbuild.Package, test string, timeout time.Duration) (*runner, error) {
@@ -120,6 +127,9 @@ func (r *runner) exec(ctx context.Context, bin *testbuild.Binary) (outcome, erro
 		o.Verdict = pass
 	case out.Verdict == testbuild.Timeout:
 		o.Verdict = timedOut
+	case out.Verdict == testbuild.Memory:
+		o.Verdict = memoryStopped
+		o.Message = out.Memory.String()
 	case out.Verdict == testbuild.Panic && out.ExitCode == 0 && strings.Contains(out.Output, "no tests to run"):
 		o.Verdict = noTest
 	case out.Verdict == testbuild.Skip:
@@ -131,7 +141,10 @@ func (r *runner) exec(ctx context.Context, bin *testbuild.Binary) (outcome, erro
 	return o, nil
 }
 
-// run builds and runs the test with the files replaced.
+// run builds and runs the test with the files replaced. When they
+// replace a file the test reads at run time, it runs in a copy of the
+// module that holds them, in the copy's package directory: the overlay
+// reaches only the build.
 func (r *runner) run(ctx context.Context, files map[string]replacement) (outcome, error) {
 	bin, msg, err := r.build(ctx, files)
 	if err != nil {
@@ -141,5 +154,25 @@ func (r *runner) run(ctx context.Context, files map[string]replacement) (outcome
 		return outcome{Verdict: noBuild, Message: msg}, nil
 	}
 	defer os.Remove(bin.Path)
-	return r.exec(ctx, bin)
+	if !readAtRunTime(files) {
+		return r.exec(ctx, bin)
+	}
+	r.seq++
+	tree := filepath.Join(r.work, fmt.Sprintf("tree%d", r.seq))
+	defer os.RemoveAll(tree)
+	err = copyTree(r.mod.Root, tree, files)
+	if errors.Is(err, errTreeTooLarge) {
+		r.note = fmt.Sprintf("older commits ran with the working tree's files other than Go source (%v): the module is too large to copy", err)
+		return r.exec(ctx, bin)
+	}
+	if err != nil {
+		return outcome{}, err
+	}
+	rel, err := filepath.Rel(r.mod.Root, bin.Package.Dir)
+	if err != nil {
+		return outcome{}, fmt.Errorf("locating %s in the module: %w", bin.Package.ImportPath, err)
+	}
+	pkg := *bin.Package
+	pkg.Dir = filepath.Join(tree, rel)
+	return r.exec(ctx, &testbuild.Binary{Package: &pkg, Path: bin.Path})
 }

@@ -182,6 +182,10 @@ func (s *Server) explanationDiagnostics(root string, explained []localize.Explan
 				}
 				d.Severity = protocol.DiagnosticSeverityWarning
 				d.Message = protocol.String(fmt.Sprintf("this change since %s makes %s fail: %s makes the test pass (was: %s)", shortCommit(ex.Base), ex.Test, revert, was))
+				if cm := c.Commit; cm != nil {
+					d.Message = protocol.String(fmt.Sprintf("this change at %s, from commit %s of %s %q, makes %s fail: %s makes the test pass (was: %s)",
+						c.Where(), shortCommit(cm.Hash), cm.Date, cm.Subject, ex.Test, revert, was))
+				}
 				d.RelatedInformation = related
 			} else {
 				d.Severity = protocol.DiagnosticSeverityInformation

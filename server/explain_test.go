@@ -25,7 +25,8 @@ import (
 // the request's error, and bad arguments are refused before anything runs.
 func TestExplainCommand(t *testing.T) {
 	ex := &localize.Explanation{Base: "0123456789abcdef", Changes: []localize.Change{
-		{File: "a.go", Line: 6, EndLine: 6, Role: "root", Old: "\treturn n + 1\n", New: "\treturn n + 2\n"},
+		{File: "a.go", Line: 6, EndLine: 6, Role: "root", Old: "\treturn n + 1\n", New: "\treturn n + 2\n",
+			Commit: &regress.ChangeCommit{Hash: "fedcba9876543210", Date: "2026-11-20", Subject: "next: count from two"}},
 		{File: "a.go", Line: 3, EndLine: 3, Role: "auxiliary"},
 	}, Cause: []regress.CauseStep{{File: "a.go", Line: 6, Why: "returns 3", Change: 0}}}
 	loc := &fakeLocalizer{t: t, results: []localize.TestResult{fakeFix(t, "1", true)}, explanation: ex}
@@ -82,6 +83,13 @@ func TestExplainCommand(t *testing.T) {
 			}
 		}
 		return slices.Equal(got, []string{"5-6 2 1", "2-3 3 0"}) // a warning with the cause, an information
+	})
+	// The root change's warning names the change, its commit, the commit's
+	// author date and subject.
+	c.waitDiagnostics("the commit of the root change", src, func(ds []protocol.Diagnostic) bool {
+		return slices.ContainsFunc(ds, func(d protocol.Diagnostic) bool {
+			return isRegression(d) && d.Message == protocol.String(`this change at a.go:6, from commit fedcba987654 of 2026-11-20 "next: count from two", makes TestNextPositive fail: reverting it makes the test pass (was: return n + 1)`)
+		})
 	})
 	reverts := func() []protocol.CodeAction {
 		var out []protocol.CodeAction

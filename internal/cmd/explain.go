@@ -136,7 +136,7 @@ func writeExplanationText(w io.Writer, ex localize.Explanation) {
 		fmt.Fprintf(w, "  %s\n", line)
 	}
 	for i, c := range ex.Changes {
-		fmt.Fprintf(w, "  [%d] %s change %s\n", i+1, c.Role, changeRange(c))
+		fmt.Fprintf(w, "  [%d] %s change %s\n", i+1, c.Role, c.Where())
 		writeDiffLines(w, "-", c.Old)
 		writeDiffLines(w, "+", c.New)
 	}
@@ -177,18 +177,6 @@ func noRootLine(ex localize.Explanation) string {
 		line += "; fell back to delta debugging (ddmin) over every change: the smallest set whose revert passes"
 	}
 	return line
-}
-
-// changeRange is where a change lies in the working tree: file:line or
-// file:line-endLine, and for a deletion the line it was before.
-func changeRange(c localize.Change) string {
-	switch {
-	case c.EndLine < c.Line:
-		return fmt.Sprintf("%s:%d (deleted before this line)", c.File, c.Line)
-	case c.EndLine == c.Line:
-		return fmt.Sprintf("%s:%d", c.File, c.Line)
-	}
-	return fmt.Sprintf("%s:%d-%d", c.File, c.Line, c.EndLine)
 }
 
 func writeDiffLines(w io.Writer, mark, text string) {

@@ -139,3 +139,16 @@ func TestExplainSaysWhyItFellBack(t *testing.T) {
 		t.Errorf("%+v", out)
 	}
 }
+
+// An explanation that reaches the memory bound, even with the causes left
+// out, is reported unexplained with the reason, and explain exits 0.
+func TestExplainAtMemoryBound(t *testing.T) {
+	dir := txtartest.History(t, filepath.Join("..", "..", "regress", "testdata", "running.txtar"))
+	stdout, stderr, code := faultlineWithStore(t, dir, t.TempDir(), "explain", "-memory", "1")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if want := "TestMaxPlus (example.com/after)\n  not explained: the explanation reached its memory bound (1 MB) even without the causes (-memory raises it)\n"; !strings.Contains(stdout, want) {
+		t.Errorf("output lacks %q:\n%s", want, stdout)
+	}
+}

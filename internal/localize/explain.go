@@ -3,6 +3,7 @@ package localize
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -81,6 +82,9 @@ type explainWork struct {
 	// Executed are the lines the failing test executed in the collected
 	// spectra: where the explanation looks when no cause holds the change.
 	Executed []regress.Line
+	// SkipCauses leaves the causes out, for this reason
+	// (regress.Options.SkipCauses).
+	SkipCauses regress.NoRootReason `json:",omitempty"`
 }
 
 // CheckHistory reports why the module cannot be explained from a git
@@ -92,7 +96,9 @@ func (s *Service) CheckHistory(ctx context.Context) error {
 // Explain explains the failing tests of m that Select picks from the git
 // history (regress.Explain), in a worker process bounded in memory and
 // time like the analyses. each, when set, gets each explanation as it
-// comes. A cancelled ctx stops the worker; the explanations made so far
+// comes. A test whose worker reaches the memory bound is explained again
+// without the causes, or else reported unexplained, saying why. A
+// cancelled ctx stops the worker; the explanations made so far
 // are returned with the error.
 func (s *Service) Explain(ctx context.Context, m *spectra.Matrix, opts ExplainOptions, each func(regress.Explanation)) (*Explanations, error) {
 	opts.defaults()
@@ -112,35 +118,65 @@ func (s *Service) Explain(ctx context.Context, m *spectra.Matrix, opts ExplainOp
 		work[i] = explainWork{Target: t, Base: opts.Base, Budget: opts.Budget, MaxReruns: opts.MaxReruns,
 			RunTimeout: opts.RunTimeout, Strategy: opts.Strategy, Executed: executedLines(m, t)}
 	}
-	err := s.worker(ctx, workRequest{Root: s.ws.Root(), CacheRoot: s.ws.Module().CacheRoot(), Explain: work,
-		Memory: opts.Memory, TestMemory: s.testMemory(opts.TestMemory), Env: s.ws.Module().Env(),
-		Deadline: time.Now().Add(time.Duration(len(work)) * (opts.Budget + explainSlack))},
-		func(reply workReply) {
-			switch {
-			case reply.Progress != "":
-				if opts.Progress != nil {
-					opts.Progress(reply.Progress)
+	deadline := time.Now().Add(time.Duration(len(work)) * (opts.Budget + explainSlack))
+	add := func(ex regress.Explanation) {
+		out.Tests = append(out.Tests, ex)
+		if each != nil {
+			each(ex)
+		}
+	}
+	// A worker stopped at its memory bound loses the test it was on: that
+	// test is explained again, by a new worker, without the causes (the
+	// recorded run and its formulas are what grows); if that worker is
+	// stopped too, the test is reported unexplained, saying why.
+	for left := work; len(left) > 0; {
+		got := 0
+		err := s.worker(ctx, workRequest{Root: s.ws.Root(), CacheRoot: s.ws.Module().CacheRoot(), Explain: left,
+			Memory: opts.Memory, TestMemory: s.testMemory(opts.TestMemory), Env: s.ws.Module().Env(), Deadline: deadline},
+			func(reply workReply) {
+				switch {
+				case reply.Progress != "":
+					if opts.Progress != nil {
+						opts.Progress(reply.Progress)
+					}
+				case reply.Explanation != nil:
+					got++
+					var ex regress.Explanation
+					if err := json.Unmarshal(reply.Explanation, &ex); err != nil {
+						out.Notes = append(out.Notes, fmt.Sprintf("reading an explanation: %v", err))
+						return
+					}
+					if ex.NoRoot == regress.NoRootMemory {
+						ex.Notes = append(ex.Notes, fmt.Sprintf("the causes were left out: computing them, the explanation reached its memory bound (%d MB; -memory raises it)", opts.Memory>>20))
+					}
+					add(ex)
 				}
-			case reply.Explanation != nil:
-				var ex regress.Explanation
-				if err := json.Unmarshal(reply.Explanation, &ex); err != nil {
-					out.Notes = append(out.Notes, fmt.Sprintf("reading an explanation: %v", err))
-					return
-				}
-				out.Tests = append(out.Tests, ex)
-				if each != nil {
-					each(ex)
-				}
-			}
-		})
-	if err != nil {
+			})
+		if err == nil {
+			return out, nil
+		}
 		if ctx.Err() != nil {
 			return out, ctx.Err()
 		}
-		if n := len(out.Tests); n < len(targets) {
-			return out, fmt.Errorf("explaining %s: %w", targets[n].Test, err)
+		var bound *memoryBoundError
+		if got >= len(left) || !errors.As(err, &bound) || !time.Now().Before(deadline) {
+			if got < len(left) {
+				return out, fmt.Errorf("explaining %s: %w", left[got].Target.Test, err)
+			}
+			return out, err
 		}
-		return out, err
+		stopped := left[got]
+		left = left[got+1:]
+		if stopped.SkipCauses == "" {
+			if opts.Progress != nil {
+				opts.Progress(fmt.Sprintf("%s: %v; explaining it again without the causes", stopped.Target.Test, err))
+			}
+			stopped.SkipCauses = regress.NoRootMemory
+			left = append([]explainWork{stopped}, left...)
+			continue
+		}
+		add(regress.Explanation{Test: stopped.Target.Test, Package: stopped.Target.Package, Changes: []regress.Change{}, Cause: []regress.CauseStep{},
+			Message: fmt.Sprintf("not explained: the explanation reached its memory bound (%d MB) even without the causes (-memory raises it)", opts.Memory>>20)})
 	}
 	return out, nil
 }
@@ -177,7 +213,7 @@ func explainEach(ctx context.Context, mod *testbuild.Module, work []explainWork,
 	}
 	for _, w := range work {
 		opts := regress.Options{Base: w.Base, Budget: w.Budget, MaxReruns: w.MaxReruns, RunTimeout: w.RunTimeout,
-			Strategy: w.Strategy, Executed: w.Executed,
+			Strategy: w.Strategy, Executed: w.Executed, SkipCauses: w.SkipCauses,
 			Progress: func(msg string) { reply(workReply{Progress: w.Target.Test + ": " + msg}) }}
 		ex, err := regress.Explain(ctx, mod, w.Target, opts)
 		if err != nil {

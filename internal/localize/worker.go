@@ -221,7 +221,7 @@ func processWorker(exe string) workerFunc {
 					return
 				case <-tick.C:
 					if rss, ok := residentBytes(cmd.Process.Pid); ok && rss > req.Memory {
-						bound = fmt.Errorf("memory bound (%d MB) reached: the analysis was stopped", req.Memory>>20)
+						bound = &memoryBoundError{bound: req.Memory}
 						cmd.Process.Kill()
 						return
 					}
@@ -267,6 +267,14 @@ func processWorker(exe string) workerFunc {
 		}
 		return nil
 	}
+}
+
+// memoryBoundError says that a worker was stopped for holding more memory
+// than its request's bound.
+type memoryBoundError struct{ bound int64 }
+
+func (e *memoryBoundError) Error() string {
+	return fmt.Sprintf("memory bound (%d MB) reached: the analysis was stopped", e.bound>>20)
 }
 
 // residentBytes reads a process's resident memory (Linux); false where the

@@ -53,17 +53,8 @@ local ok, err = pcall(function()
     return uv.now() - started
   end
 
-  local client_id
-  local attached = vim.wait(30000, function()
-    for _, client in ipairs(faultline.clients()) do
-      if client.initialized ~= false and vim.lsp.buf_is_attached(bufnr, client.id) then
-        client_id = client.id
-        return true
-      end
-    end
-    return false
-  end, 100)
-  if not attached then
+  local client_id = harness.attached(faultline, bufnr, 30000)
+  if not client_id then
     finish(1, "the server did not start and attach within 30 s (cmd " .. table.concat(cmd, " ") .. ")")
   end
   out(string.format("server attached after %d ms", elapsed()))

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end test of the Neovim plugin: headless Neovim, the real faultline
 # server, an example module with known ground truth (examples/<name>/fault.json),
-# then workspace trust on a module whose tests leave a marker (test/trust.lua).
+# then workspace trust on a module whose tests leave a marker (test/trust.lua),
+# then :FaultlineExplain on a module whose git history holds a regression
+# (test/explain.lua).
 #
 # usage: editors/nvim/test/e2e.sh [example ...]     (default: booking)
 # env:   FAULTLINE_BIN     server binary (default: build one from the repo root)
@@ -102,6 +104,25 @@ awk -v dir="$mod" '/^-- .* --$/ { file = dir "/" substr($0, 4, length($0) - 6); 
 echo "e2e: trust: the server asks before running the tests of $mod"
 run_case trust "$mod" trust.lua MODULE="$mod" \
   STORE_DIR="$work/state-trust/cache/faultline" TRUST_LIST="$work/state-trust/config/faultline/trusted.json"
+
+# Explaining a regression: the running example of regress/testdata/running.txtar
+# committed step by step, so that commit 1 breaks TestMaxPlus
+# (test/explain.lua says what is checked).
+mod="$work/history"
+mkdir -p "$mod"
+git -C "$mod" init -q -b main
+for step in 0 1; do
+  awk -v dir="$mod" -v step="$step/" '
+    /^-- .* --$/ { name = substr($0, 4, length($0) - 6); file = ""
+                   if (index(name, step) == 1) file = dir "/" substr(name, length(step) + 1)
+                   next }
+    file { print > file }' "$repo/regress/testdata/running.txtar"
+  git -C "$mod" add -A
+  git -C "$mod" -c user.name=faultline -c user.email=faultline@example.com -c commit.gpgsign=false commit -q -m "commit $step"
+done
+echo "e2e: explain: :FaultlineExplain TestMaxPlus on the history in $mod"
+run_case explain "$mod" explain.lua MODULE="$mod" COMMIT="$(git -C "$mod" rev-parse HEAD)" \
+  COMMIT_DATE="$(git -C "$mod" log -1 --format=%as)"
 
 echo "nvim-e2e: $passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -1,6 +1,7 @@
--- Helpers of the headless end-to-end scripts (e2e.lua, trust.lua): output,
--- the verdict line with Neovim's exit code, and required environment
--- variables. Load with dofile from the script's own directory.
+-- Helpers of the headless end-to-end scripts (e2e.lua, trust.lua,
+-- explain.lua): output, the verdict line with Neovim's exit code, required
+-- environment variables, and waiting for the server to attach. Load with
+-- dofile from the script's own directory.
 local M = {}
 
 function M.out(msg)
@@ -21,6 +22,22 @@ function M.env(name)
     M.finish(2, "environment variable " .. name .. " is not set")
   end
   return v
+end
+
+-- attached waits up to ms for a faultline client to be initialized and
+-- attached to bufnr, and returns its id (nil if none came).
+function M.attached(faultline, bufnr, ms)
+  local id
+  vim.wait(ms, function()
+    for _, client in ipairs(faultline.clients()) do
+      if client.initialized ~= false and vim.lsp.buf_is_attached(bufnr, client.id) then
+        id = client.id
+        return true
+      end
+    end
+    return false
+  end, 100)
+  return id
 end
 
 return M
