@@ -116,6 +116,15 @@ func (h *history) verdictAt(ctx context.Context, c string) (commitVerdict, error
 	if err != nil {
 		return commitVerdict{}, err
 	}
+	if o.Verdict == noTest && readAtRunTime(files) {
+		// With the commit's own run-time files the test does not exist:
+		// they define it (a table of cases outside testdata that the
+		// working tree extends), so they stay as in the working tree.
+		o, err = h.run.run(ctx, withoutRunTimeFiles(files))
+		if err != nil {
+			return commitVerdict{}, err
+		}
+	}
 	v := commitVerdict{Verdict: o.Verdict}
 	if o.Verdict == noBuild {
 		v.Message = firstLines(o.Message, 3)

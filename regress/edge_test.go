@@ -301,3 +301,22 @@ func TestBaseStoppedByTestMemory(t *testing.T) {
 		t.Errorf("bisecting: message %q", ex.Message)
 	}
 }
+
+// TestReadsCasesOfTheWorkingTree runs the test at an older commit with the
+// working tree's run-time files when, with that commit's own, the failing
+// test does not exist there: its cases live in a file outside testdata
+// that the working tree extends.
+func TestReadsCasesOfTheWorkingTree(t *testing.T) {
+	t.Parallel()
+	dir := txtartest.History(t, filepath.Join("testdata", "cases.txtar"))
+	ex, err := Explain(context.Background(), openModule(t, dir), testbuild.Target{Package: "example.com/cases", Test: "TestDouble/3"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := txtartest.Git(t, dir, "rev-parse", "HEAD~1"); ex.Base != want || ex.BaseFound != "bisected" {
+		t.Fatalf("base %q (%s), want HEAD~1 %s bisected; message %q", ex.Base, ex.BaseFound, want, ex.Message)
+	}
+	if len(ex.Changes) == 0 || ex.Changes[0].Role != "root" || ex.Changes[0].File != "double.go" {
+		t.Errorf("changes %+v, want the root change in double.go", ex.Changes)
+	}
+}

@@ -21,12 +21,31 @@ var errTreeTooLarge = fmt.Errorf("the module holds more than %d MB", maxTreeByte
 // source nor go.mod or go.sum, which the build reads through the overlay.
 func readAtRunTime(files map[string]replacement) bool {
 	for p := range files {
-		base := filepath.Base(p)
-		if !strings.HasSuffix(base, ".go") && base != "go.mod" && base != "go.sum" && base != "go.work" && base != "go.work.sum" {
+		if !readByBuild(p) {
 			return true
 		}
 	}
 	return false
+}
+
+// readByBuild reports whether the build reads the file at path p: Go
+// source, go.mod, go.sum and the workspace files.
+func readByBuild(p string) bool {
+	base := filepath.Base(p)
+	return strings.HasSuffix(base, ".go") || base == "go.mod" || base == "go.sum" || base == "go.work" || base == "go.work.sum"
+}
+
+// withoutRunTimeFiles returns the replacements that the build reads
+// (Go source, go.mod, go.sum), leaving the other files as in the working
+// tree.
+func withoutRunTimeFiles(files map[string]replacement) map[string]replacement {
+	out := make(map[string]replacement, len(files))
+	for p, r := range files {
+		if readByBuild(p) {
+			out[p] = r
+		}
+	}
+	return out
 }
 
 // copyTree writes a copy of the module at root into dst with the
