@@ -277,13 +277,7 @@ func (m *miner) validate(ctx context.Context, c candidate) (*realfault.Fault, er
 	// verdict: which test reads which input is not known.
 	inputsChanged := map[string]bool{}
 	for _, f := range c.TestInputs {
-		dir := path.Dir(f)
-		if before, _, ok := strings.Cut("/"+f, "/testdata/"); ok {
-			dir = strings.TrimPrefix(before, "/")
-			if dir == "" {
-				dir = "."
-			}
-		}
+		dir := inputPackageDir(f)
 		if inNested(f) || !hasGoFiles(files, dir) {
 			continue
 		}
@@ -375,6 +369,24 @@ func (m *miner) validate(ctx context.Context, c candidate) (*realfault.Fault, er
 		return a.Package < b.Package || a.Package == b.Package && a.Test < b.Test
 	})
 	return fault, nil
+}
+
+// inputPackageDir is the directory of the package a test input belongs
+// to: the input's own directory, or, when it lies under a directory the go
+// command ignores (testdata, or a name starting with _ or .: goldmark keeps
+// its cases in _test/), the directory holding that one.
+func inputPackageDir(file string) string {
+	parts := strings.Split(path.Dir(file), "/")
+	for i, p := range parts {
+		if p == "testdata" || strings.HasPrefix(p, "_") || strings.HasPrefix(p, ".") && p != "." {
+			parts = parts[:i]
+			break
+		}
+	}
+	if len(parts) == 0 {
+		return "."
+	}
+	return path.Join(parts...)
 }
 
 // hasGoFiles says whether a directory of the tree holds Go files.
