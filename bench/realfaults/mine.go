@@ -311,7 +311,7 @@ func (m *miner) validate(ctx context.Context, c candidate) (*realfault.Fault, er
 		return nil, err
 	}
 	pkgs := patterns(fault.Packages)
-	env := []string{"GOFLAGS=-mod=mod -buildvcs=false"}
+	env := append([]string{"GOFLAGS=-mod=mod -buildvcs=false"}, m.project.Env...)
 	bad, err := gocmd.RunGoTest(ctx, faulty, pkgs, m.timeout, env, "-vet=off")
 	if err != nil {
 		return nil, reject("faulty version: " + realfault.FirstLine(err.Error()))
