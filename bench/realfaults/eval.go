@@ -112,7 +112,8 @@ func runEval(ctx context.Context, args []string) error {
 				continue
 			}
 			did++
-			err := evalFault(ctx, f, dir, *mirrors, bin, *testTimeout, *deadline)
+			p, _ := b.Project(f.Repo)
+			err := evalFault(ctx, f, p.Env, dir, *mirrors, bin, *testTimeout, *deadline)
 			release()
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "%s: %v\n", f.ID, err)
@@ -133,7 +134,8 @@ func runEval(ctx context.Context, args []string) error {
 }
 
 // evalFault materializes a fault's faulty version and runs faultline on it.
-func evalFault(ctx context.Context, f *realfault.Fault, dir, mirrors, bin, testTimeout string, deadline time.Duration) error {
+// projectEnv are the variables the project's tests need (Project.Env).
+func evalFault(ctx context.Context, f *realfault.Fault, projectEnv []string, dir, mirrors, bin, testTimeout string, deadline time.Duration) error {
 	src := filepath.Join(dir, "src")
 	if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
 		s, err := newSource(mirrors, f)
@@ -149,7 +151,7 @@ func evalFault(ctx context.Context, f *realfault.Fault, dir, mirrors, bin, testT
 	os.RemoveAll(store)
 	defer os.RemoveAll(store)
 	meta := runMeta{Seconds: map[string]float64{}, Errors: map[string]string{}}
-	env := []string{"FAULTLINE_CACHE=" + store, "GOFLAGS=-mod=mod -buildvcs=false"}
+	env := append([]string{"FAULTLINE_CACHE=" + store, "GOFLAGS=-mod=mod -buildvcs=false"}, projectEnv...)
 	for _, r := range evalRuns {
 		args := append([]string{"rank", "-json", "-timeout", testTimeout}, r.flags...)
 		args = append(args, patterns(f.Packages)...)

@@ -51,28 +51,22 @@ const (
 
 // candidates lists the history's candidate fixes, newest first.
 func candidates(ctx context.Context, g realfault.Repo, p realfault.Project) ([]candidate, error) {
-	out, err := g.Run(ctx, "log", "--no-merges", "--no-renames", "--numstat", "--date=short",
-		"--format=%x1e%H %P%x1f%ad%x1f%s%x1f%b%x1f", "HEAD")
-	records := bytes.Split(out, []byte{0x1e})
+	records, err := logRecords(ctx, g)
 	if err != nil {
-		// A fetched history may lack its oldest objects: git log stops
-		// where one is missing. The newest commits it printed are whole
-		// but for the last, whose file list may be cut short.
-		if ctx.Err() != nil || len(records) < 3 {
-			return nil, err
-		}
-		records = records[:len(records)-1]
+		return nil, err
 	}
 	var cs []candidate
+	seen := map[string]bool{}
 	for _, rec := range records {
 		fields := strings.Split(string(rec), "\x1f")
 		if len(fields) < 5 {
 			continue
 		}
 		ids := strings.Fields(fields[0])
-		if len(ids) != 2 {
-			continue // a root commit
+		if len(ids) != 2 || seen[ids[0]] {
+			continue // a root commit, or one met again after a resumed log
 		}
+		seen[ids[0]] = true
 		c := candidate{Fix: ids[0], Parent: ids[1], Date: fields[1], Subject: fields[2]}
 		if !fixWords.MatchString(fields[2]) && !fixesIssue.MatchString(fields[3]) {
 			continue
@@ -110,6 +104,45 @@ func candidates(ctx context.Context, g realfault.Repo, p realfault.Project) ([]c
 		cs = append(cs, c)
 	}
 	return cs, nil
+}
+
+// logRecords gives git log's records of the history, newest first: per
+// commit its ids, date, subject, body and file statistics.
+//
+// A fetched history may lack objects: its oldest commits, or a blob too
+// large to fetch. git log stops where one is missing, in the middle of the
+// last commit it printed; the commits before it are whole. The log then
+// resumes at that commit's parents, skipping it, and ends where it cannot
+// go on (the history cut short there).
+func logRecords(ctx context.Context, g realfault.Repo) ([][]byte, error) {
+	var records [][]byte
+	revs := []string{"HEAD"}
+	for {
+		args := append([]string{"log", "--no-merges", "--no-renames", "--numstat", "--date=short",
+			"--format=%x1e%H %P%x1f%ad%x1f%s%x1f%b%x1f"}, revs...)
+		out, err := g.Run(ctx, args...)
+		recs := bytes.Split(out, []byte{0x1e})
+		if err == nil {
+			return append(records, recs...), nil
+		}
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		if len(recs) < 2 {
+			if len(records) == 0 {
+				return nil, err
+			}
+			return records, nil
+		}
+		last := recs[len(recs)-1]
+		records = append(records, recs[:len(recs)-1]...)
+		head, _, _ := bytes.Cut(last, []byte{0x1f})
+		ids := strings.Fields(string(head))
+		if len(ids) < 2 {
+			return records, nil // the cut commit is a root
+		}
+		revs = ids[1:]
+	}
 }
 
 // verdict is the outcome of validating one candidate, kept in the miner's
@@ -277,13 +310,7 @@ func (m *miner) validate(ctx context.Context, c candidate) (*realfault.Fault, er
 	// verdict: which test reads which input is not known.
 	inputsChanged := map[string]bool{}
 	for _, f := range c.TestInputs {
-		dir := path.Dir(f)
-		if before, _, ok := strings.Cut("/"+f, "/testdata/"); ok {
-			dir = strings.TrimPrefix(before, "/")
-			if dir == "" {
-				dir = "."
-			}
-		}
+		dir := inputPackageDir(f)
 		if inNested(f) || !hasGoFiles(files, dir) {
 			continue
 		}
@@ -317,7 +344,7 @@ func (m *miner) validate(ctx context.Context, c candidate) (*realfault.Fault, er
 		return nil, err
 	}
 	pkgs := patterns(fault.Packages)
-	env := []string{"GOFLAGS=-mod=mod -buildvcs=false"}
+	env := append([]string{"GOFLAGS=-mod=mod -buildvcs=false"}, m.project.Env...)
 	bad, err := gocmd.RunGoTest(ctx, faulty, pkgs, m.timeout, env, "-vet=off")
 	if err != nil {
 		return nil, reject("faulty version: " + realfault.FirstLine(err.Error()))
@@ -375,6 +402,24 @@ func (m *miner) validate(ctx context.Context, c candidate) (*realfault.Fault, er
 		return a.Package < b.Package || a.Package == b.Package && a.Test < b.Test
 	})
 	return fault, nil
+}
+
+// inputPackageDir is the directory of the package a test input belongs
+// to: the input's own directory, or, when it lies under a directory the go
+// command ignores (testdata, or a name starting with _ or .: goldmark keeps
+// its cases in _test/), the directory holding that one.
+func inputPackageDir(file string) string {
+	parts := strings.Split(path.Dir(file), "/")
+	for i, p := range parts {
+		if p == "testdata" || strings.HasPrefix(p, "_") || strings.HasPrefix(p, ".") && p != "." {
+			parts = parts[:i]
+			break
+		}
+	}
+	if len(parts) == 0 {
+		return "."
+	}
+	return path.Join(parts...)
 }
 
 // hasGoFiles says whether a directory of the tree holds Go files.

@@ -19,6 +19,10 @@ type Project struct {
 	// TestFiles are path patterns (path.Match) of test inputs a project
 	// keeps outside _test.go files and testdata directories.
 	TestFiles []string `json:"testFiles,omitempty"`
+	// Env are variables (NAME=value) the project's tests run with when
+	// mined and ranked, such as goldmark's multiplier of its timed tests'
+	// limits, which a loaded machine exceeds.
+	Env []string `json:"env,omitempty"`
 }
 
 // IsTest says whether a repository file belongs to the project's tests: a
