@@ -368,7 +368,7 @@ func writeFunctionsText(w io.Writer, functions []localize.RankedFunction) error 
 	}
 	fmt.Fprintln(w, "\nLINES: the function's ranked lines; a function literal's lines count in the function around it.")
 	if formula != "" {
-		fmt.Fprintf(w, "OWN SPECTRUM: the function's rank (its tie range) and score under %s when a test runs the function\n  if it runs any of its lines.\n", formula)
+		fmt.Fprintf(w, "OWN SPECTRUM: the function's rank (or tie range) and %s score over its own spectrum,\n  in which a test runs the function if it runs any of its lines.\n", formula)
 	}
 	return nil
 }
