@@ -31,10 +31,13 @@ type scoredCase struct {
 	// Funcs names the function holding a line of the faulty version,
 	// for function-level figures; nil when its source is not at hand
 	// (seeded faults).
-	Funcs   localize.FunctionOf
-	Err     string
-	Seconds float64
-	Load    float64
+	Funcs localize.FunctionOf
+	// OwnSpectra are the functions with their own spectra's ranking, as
+	// faultline rank -json gives them; nil when the ranking predates it.
+	OwnSpectra []localize.RankedFunction
+	Err        string
+	Seconds    float64
+	Load       float64
 }
 
 type lineKey struct {
@@ -75,6 +78,8 @@ func loadRealCases(b *realfault.Benchmark, work string) ([]*scoredCase, error) {
 			c.Err = e
 		} else if err := readReport(filepath.Join(dir, "evidence.json"), &c.Report); err != nil {
 			c.Err = err.Error()
+		} else if c.OwnSpectra, err = readOwnSpectra(filepath.Join(dir, "evidence.json")); err != nil {
+			return nil, err
 		}
 		out = append(out, c)
 	}
@@ -102,6 +107,25 @@ func readReport(path string, into **localize.RankReport) error {
 	}
 	*into = &r
 	return nil
+}
+
+// readOwnSpectra reads the functions of a faultline rank -json output that
+// carry their own spectra's ranking; nil when none does.
+func readOwnSpectra(path string) ([]localize.RankedFunction, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		Functions []localize.RankedFunction `json:"functions"`
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if !slices.ContainsFunc(r.Functions, func(f localize.RankedFunction) bool { return f.Spectrum != nil }) {
+		return nil, nil
+	}
+	return r.Functions, nil
 }
 
 // savedRanking is what bench/effectiveness -rankings writes per fault.
@@ -306,10 +330,7 @@ func functionPosition(c *scoredCase, ties [][2]int) (pos float64, functions int)
 		lines[k] = c.Report.Lines[i]
 		lines[k].Rank, lines[k].Tie = k+1, ties[i]
 	}
-	faulty := map[localize.Function]bool{}
-	for l := range c.Faulty {
-		faulty[c.Funcs(l.File, l.Line)] = true
-	}
+	faulty := faultyFunctions(c)
 	fns := localize.RankFunctions(lines, c.Funcs)
 	faultyIn := map[[2]int]int{}
 	for _, f := range fns {
@@ -318,6 +339,47 @@ func functionPosition(c *scoredCase, ties [][2]int) (pos float64, functions int)
 		}
 	}
 	return expectedPosition(faultyIn), len(fns)
+}
+
+// faultyFunctions are the functions holding a case's faulty lines.
+func faultyFunctions(c *scoredCase) map[localize.Function]bool {
+	faulty := map[localize.Function]bool{}
+	for l := range c.Faulty {
+		faulty[c.Funcs(l.File, l.Line)] = true
+	}
+	return faulty
+}
+
+// ownSpectrumPosition is the faulty function's position when the functions
+// are ranked by the formula of their own spectra; ok is false when the
+// case's ranking does not carry them or its source is not at hand.
+func ownSpectrumPosition(c *scoredCase) (pos float64, ok bool) {
+	if c.OwnSpectra == nil || c.Funcs == nil {
+		return 0, false
+	}
+	faulty := faultyFunctions(c)
+	faultyIn := map[[2]int]int{}
+	for _, f := range c.OwnSpectra {
+		if f.Spectrum != nil && faulty[f.Function] {
+			faultyIn[f.Spectrum.Tie]++
+		}
+	}
+	return expectedPosition(faultyIn), true
+}
+
+// ownSpectrumSummary gives the function-level figures of ranking the
+// functions by their own spectra over the cases keep selects.
+func ownSpectrumSummary(cases []*scoredCase, keep func(*scoredCase) bool) summary {
+	var s summary
+	for _, c := range cases {
+		if c.Report == nil || !keep(c) {
+			continue
+		}
+		if pos, ok := ownSpectrumPosition(c); ok {
+			s.add(outcome{pos: pos, lines: len(c.OwnSpectra), fnPos: pos, fnScored: true})
+		}
+	}
+	return s
 }
 
 // expectedPosition is the expected first position of a faulty element

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -125,5 +126,45 @@ func TestFunctionPosition(t *testing.T) {
 	s := summarize(res, cases, 0, func(c *scoredCase) bool { return c.Funcs == nil })
 	if top1, top5 := s.fnCells(); top1 != "-" || top5 != "-" {
 		t.Errorf("without source: %s, %s; want -", top1, top5)
+	}
+}
+
+// Functions ranked by their own spectra place the fault's function by its
+// tie group there; a ranking without them counts in no figure.
+func TestOwnSpectrumPosition(t *testing.T) {
+	root := t.TempDir()
+	src := "package p\n\nfunc A() {\n\ta()\n}\n\nfunc B() {\n\tb()\n}\n\nfunc C() {\n\tc()\n}\n"
+	if err := os.WriteFile(filepath.Join(root, "p.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fn := func(name string, line int, tie [2]int) string {
+		return fmt.Sprintf(`{"file": "p.go", "name": %q, "line": %d, "spectrum": {"rank": %d, "tie": [%d, %d]}}`, name, line, tie[0], tie[0], tie[1])
+	}
+	withSpectra := filepath.Join(root, "with.json")
+	body := `{"functions": [` + fn("B", 7, [2]int{1, 1}) + `, ` + fn("A", 3, [2]int{2, 3}) + `, ` + fn("C", 11, [2]int{2, 3}) + `]}`
+	if err := os.WriteFile(withSpectra, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	without := filepath.Join(root, "without.json")
+	if err := os.WriteFile(without, []byte(`{"functions": [{"file": "p.go", "name": "A", "line": 3}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	own, err := readOwnSpectra(withSpectra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := readOwnSpectra(without)
+	if err != nil || old != nil {
+		t.Fatalf("a ranking without spectra: %v, %v; want none", old, err)
+	}
+	report := &localize.RankReport{Ranking: localize.Ranking{Lines: []localize.RankedLine{{File: "p.go", Line: 4}}}}
+	c := &scoredCase{Report: report, Faulty: map[lineKey]bool{{"p.go", 4}: true}, Funcs: localize.SourceFunctions(root), OwnSpectra: own}
+	if pos, ok := ownSpectrumPosition(c); !ok || pos != 2.5 {
+		t.Errorf("position %v (%v), want 2.5: A tied with C behind B", pos, ok)
+	}
+	unscored := &scoredCase{Report: report, Faulty: c.Faulty, Funcs: c.Funcs}
+	s := ownSpectrumSummary([]*scoredCase{c, unscored}, func(*scoredCase) bool { return true })
+	if top1, top5 := s.fnCells(); top1 != "0/1 (0 %)" || top5 != "1/1 (100 %)" {
+		t.Errorf("function Top-1 %s, Top-5 %s; want 0/1 and 1/1", top1, top5)
 	}
 }

@@ -409,6 +409,12 @@ func writeTable(w io.Writer, title string, all []*scoredCase, ords []order, res 
 		fmt.Fprintf(w, "| %s | %d (%.0f %%) | %d (%.0f %%) | %d (%.0f %%) | %d (%.0f %%) | %.4f | %d | %s | %s |\n", o.name,
 			s.Top[0], s.pct(0), s.Top[1], s.pct(1), s.Top[2], s.pct(2), s.Top[3], s.pct(3), s.EXAM(), s.Unranked, fn1, fn5)
 	}
+	// Ranking functions by their own spectra has no line-level figures;
+	// rankings made before faultline gave them count in none.
+	if own := ownSpectrumSummary(all, keep); own.FnFaults > 0 {
+		fn1, fn5 := own.fnCells()
+		fmt.Fprintf(w, "| functions by their own spectra (ochiai) | - | - | - | - | - | - | %s | %s |\n", fn1, fn5)
+	}
 }
 
 func median(xs []float64) float64 {

@@ -193,7 +193,7 @@ type rankOutput struct {
 	Angelic *localize.Angelic `json:"angelic,omitempty"`
 	SatTar  *localize.SatTar  `json:"sattar,omitempty"`
 	// Functions ranks the functions holding the ranked lines by their
-	// best line.
+	// best line, each with its own spectrum's place.
 	Functions []localize.RankedFunction `json:"functions,omitempty"`
 }
 
@@ -354,19 +354,39 @@ func writeFunctionsText(w io.Writer, functions []localize.RankedFunction) error 
 	}
 	fmt.Fprintf(w, "\nmost suspicious functions, each placed by its best line:\n\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RANK\tFUNCTION\tDECLARED\tBEST LINE\tLINES\tTIED")
+	fmt.Fprintln(tw, "RANK\tFUNCTION\tDECLARED\tBEST LINE\tLINES\tTIED\tOWN SPECTRUM")
+	formula := ""
 	for _, f := range functions {
-		tied := "-"
-		if f.Tie[0] != f.Tie[1] {
-			tied = fmt.Sprintf("ranks %d-%d", f.Tie[0], f.Tie[1])
+		own := "-"
+		if s := f.Spectrum; s != nil {
+			own, formula = fmt.Sprintf("rank %s (%.4f)", rankRange(f.Spectrum.Rank, s.Tie), s.Score), s.Formula
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d (rank %d)\t%d\t%s\n", f.Rank, functionName(f.Function), functionPlace(f.Function), f.BestLine, f.BestRank, f.Lines, tied)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d (rank %d)\t%d\t%s\t%s\n", f.Rank, functionName(f.Function), functionPlace(f.Function), f.BestLine, f.BestRank, f.Lines, tiedRanks(f.Tie), own)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "\nLINES: the function's ranked lines; a function literal's lines count in the function around it.")
+	if formula != "" {
+		fmt.Fprintf(w, "OWN SPECTRUM: the function's rank (or tie range) and %s score over its own spectrum,\n  in which a test runs the function if it runs any of its lines.\n", formula)
+	}
 	return nil
+}
+
+// tiedRanks shows a tie group as TIED columns do: "-" for none.
+func tiedRanks(tie [2]int) string {
+	if tie[0] == tie[1] {
+		return "-"
+	}
+	return fmt.Sprintf("ranks %d-%d", tie[0], tie[1])
+}
+
+// rankRange is a rank, or its tie range when it ties.
+func rankRange(rank int, tie [2]int) string {
+	if tie[0] == tie[1] {
+		return fmt.Sprint(rank)
+	}
+	return fmt.Sprintf("%d-%d", tie[0], tie[1])
 }
 
 // functionName names a ranked function for a reader.

@@ -54,16 +54,20 @@ func (r rankResult) lines() []localize.RankedLine {
 }
 
 // functions returns the functions to write, ranked over every ranked line
-// (not only those written): down to r.topFunctions, none without a failure.
-func (r rankResult) functions() []localize.RankedFunction {
+// (not only those written), each with its own spectrum: down to
+// r.topFunctions, none without a failure.
+func (r rankResult) functions() ([]localize.RankedFunction, error) {
 	if r.loc.Ranking.Failed == 0 {
-		return nil
+		return nil, nil
 	}
-	fns := localize.RankFunctions(r.loc.Ranking.Lines, localize.SourceFunctions(r.loc.Matrix.Root))
+	fns, err := r.loc.Functions(localize.SourceFunctions(r.loc.Matrix.Root))
+	if err != nil {
+		return nil, fmt.Errorf("ranking functions: %w", err)
+	}
 	if r.topFunctions > 0 && len(fns) > r.topFunctions {
 		fns = fns[:r.topFunctions]
 	}
-	return fns
+	return fns, nil
 }
 
 func one(write func(io.Writer) error) map[string]func(io.Writer) error {
@@ -75,12 +79,20 @@ func rankFormats() map[string]rankFormat {
 	return map[string]rankFormat{
 		"text": {defaultTop: 20, defaultFunctions: 5, files: func(r rankResult) map[string]func(io.Writer) error {
 			return one(func(w io.Writer) error {
-				return writeRankingText(w, r.loc, r.lines(), r.functions())
+				fns, err := r.functions()
+				if err != nil {
+					return err
+				}
+				return writeRankingText(w, r.loc, r.lines(), fns)
 			})
 		}},
 		"json": {files: func(r rankResult) map[string]func(io.Writer) error {
 			return one(func(w io.Writer) error {
-				return writeRankingJSON(w, r.loc, r.lines(), r.functions())
+				fns, err := r.functions()
+				if err != nil {
+					return err
+				}
+				return writeRankingJSON(w, r.loc, r.lines(), fns)
 			})
 		}},
 		"sarif": {export: true, defaultTop: 20, files: func(r rankResult) map[string]func(io.Writer) error {

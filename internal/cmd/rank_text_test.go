@@ -179,8 +179,18 @@ func TestRankTextTable(t *testing.T) {
 // added "functions" field, or the -functions most suspicious.
 func TestRankFunctionsOutput(t *testing.T) {
 	loc := tableLocalization(t, localize.OrderFormula)
-	loc.Matrix = &localize.Matrix{Root: t.TempDir()}
-	// Ranked lines 1-6: line 1 outside functions, 2-4 in A, 5 in B, 6 in C.
+	// Ranked lines 1-6: line 1 outside functions, 2-4 in A, 5 in B, 6 in C,
+	// block i holding line i+1. Only the failing tests run B, so B comes
+	// first by its own spectrum, the other three tie.
+	loc.Matrix = &localize.Matrix{Root: t.TempDir(), Tests: []localize.TestRun{
+		{Name: "F1", Verdict: localize.VerdictFail, Hits: []int{4}},
+		{Name: "F2", Verdict: localize.VerdictFail, Hits: []int{4}},
+		{Name: "P1", Verdict: localize.VerdictPass, Hits: []int{1, 2, 3}},
+		{Name: "P2", Verdict: localize.VerdictPass, Hits: []int{0, 5}},
+	}}
+	for line := 1; line <= 6; line++ {
+		loc.Matrix.Blocks = append(loc.Matrix.Blocks, localize.Block{File: "a.go", Lines: []int{line}})
+	}
 	src := "package p\nfunc A() {\n\t_ = 1\n}\nfunc B() { _ = 2 }\nfunc C() {}\n"
 	if err := os.WriteFile(filepath.Join(loc.Matrix.Root, "a.go"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
@@ -220,6 +230,9 @@ func TestRankFunctionsOutput(t *testing.T) {
 	if rows[1]["LINES"] != "3" || rows[1]["BEST LINE"] != "2 (rank 2)" {
 		t.Errorf("A's row %v: want 3 lines, best line 2 at rank 2", rows[1])
 	}
+	if rows[2]["OWN SPECTRUM"] != "rank 1 (1.0000)" || rows[1]["OWN SPECTRUM"] != "rank 2-4 (0.0000)" {
+		t.Errorf("own spectra: B %q, A %q; want rank 1 (1.0000) and rank 2-4 (0.0000)", rows[2]["OWN SPECTRUM"], rows[1]["OWN SPECTRUM"])
+	}
 	if lines := parseRankTable(t, text); len(lines) != 6 {
 		t.Errorf("the line table has %d rows, want 6", len(lines))
 	}
@@ -233,6 +246,8 @@ func TestRankFunctionsOutput(t *testing.T) {
 	}
 	if len(got.Lines) != 6 || len(got.Functions) != 4 || got.Functions[3].Name != "C" || got.Functions[1].Lines != 3 {
 		t.Errorf("json: %d lines, functions %+v; want 6 lines and the four functions", len(got.Lines), got.Functions)
+	} else if s := got.Functions[2].Spectrum; s == nil || s.Rank != 1 || s.EF != 2 || s.EP != 0 || s.Formula != "ochiai" {
+		t.Errorf("json: B's spectrum %+v, want rank 1 by ochiai, EF 2, EP 0", s)
 	}
 	if err := json.Unmarshal([]byte(write("json", 2)), &got); err != nil {
 		t.Fatal(err)

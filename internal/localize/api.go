@@ -27,6 +27,9 @@ type (
 	Matrix = spectra.Matrix
 	// TestRun is one test's verdict and coverage in a Matrix.
 	TestRun = spectra.TestRun
+	// Block is one basic block of a Matrix, the lines a coverage counter
+	// owns.
+	Block = spectra.Block
 	// Verdict is how a test ended.
 	Verdict = testbuild.Verdict
 	// PatternError says which package patterns matched nothing.

@@ -47,6 +47,9 @@ type RankedFunction struct {
 	BestLine int `json:"bestLine"`
 	BestRank int `json:"bestRank"`
 	Lines    int `json:"lines"` // its lines in the ranking
+	// Spectrum is the function's own spectrum and its place under the
+	// formula of it (Localization.Functions sets it; nil when unknown).
+	Spectrum *FunctionSpectrum `json:"spectrum,omitempty"`
 }
 
 // RankFunctions ranks the functions holding lines, a ranking's lines in

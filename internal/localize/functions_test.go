@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/faultline-go/faultline/spectra"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 const functionsSource = `package p
@@ -100,5 +103,68 @@ func TestRankFunctions(t *testing.T) {
 	}
 	if got := RankFunctions(nil, byName); len(got) != 0 {
 		t.Errorf("no lines: got %+v", got)
+	}
+}
+
+// A function's own spectrum counts a test once however many of its lines
+// the test runs, and the functions rank by the formula of that spectrum.
+func TestRankFunctionSpectra(t *testing.T) {
+	fn := map[int]string{1: "A", 2: "A", 3: "B", 4: "C"}
+	byName := func(file string, line int) Function { return Function{File: file, Name: fn[line]} }
+	m := &spectra.Matrix{
+		Blocks: []spectra.Block{{File: "a.go", Lines: []int{1}}, {File: "a.go", Lines: []int{2}}, {File: "a.go", Lines: []int{3}}, {File: "a.go", Lines: []int{4}}},
+		Tests: []spectra.TestRun{
+			{Name: "F1", Verdict: spectra.Fail, Hits: []int{0, 1}}, // both of A's lines: once for A
+			{Name: "F2", Verdict: spectra.Fail, Hits: []int{1}},
+			{Name: "P1", Verdict: spectra.Pass, Hits: []int{0, 2}},
+			{Name: "P2", Verdict: spectra.Pass, Hits: []int{2}},
+			{Name: "S", Verdict: spectra.Skip, Hits: []int{3}}, // not counted: C is never executed
+		},
+	}
+	got, err := RankFunctionSpectra(m, nil, byName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ochiai := rank.Default()
+	want := map[Function]FunctionSpectrum{
+		{File: "a.go", Name: "A"}: {Formula: ochiai.Name(), Score: ochiai.Score(rank.Counts{EF: 2, EP: 1, NF: 0, NP: 1}), Rank: 1, Tie: [2]int{1, 1}, EF: 2, EP: 1, NF: 0, NP: 1},
+		{File: "a.go", Name: "B"}: {Formula: ochiai.Name(), Score: 0, Rank: 2, Tie: [2]int{2, 2}, EF: 0, EP: 2, NF: 2, NP: 0},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+// Localization.Functions gives each function ranked by its best line its
+// own spectrum under the ranking's formula.
+func TestLocalizationFunctions(t *testing.T) {
+	fn := map[int]string{1: "A", 2: "B"}
+	byName := func(file string, line int) Function { return Function{File: file, Name: fn[line]} }
+	m := &spectra.Matrix{
+		Blocks: []spectra.Block{{File: "a.go", Lines: []int{1}}, {File: "a.go", Lines: []int{2}}},
+		Tests: []spectra.TestRun{
+			{Name: "F", Verdict: spectra.Fail, Hits: []int{0, 1}},
+			{Name: "P", Verdict: spectra.Pass, Hits: []int{1}},
+		},
+	}
+	r, err := RankFormula(m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc := &Localization{Matrix: m, Formula: r, Ranking: r}
+	fns, err := loc.Functions(byName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fns) != 2 || fns[0].Name != "A" || fns[1].Name != "B" {
+		t.Fatalf("functions %+v, want A then B", fns)
+	}
+	for i, f := range fns {
+		if f.Spectrum == nil || f.Spectrum.Rank != i+1 || f.Spectrum.Formula != r.Formula {
+			t.Errorf("%s: spectrum %+v, want rank %d under %s", f.Name, f.Spectrum, i+1, r.Formula)
+		}
+	}
+	if s := fns[1].Spectrum; s != nil && (s.EF != 1 || s.EP != 1) {
+		t.Errorf("B's spectrum %+v, want EF 1 EP 1", s)
 	}
 }

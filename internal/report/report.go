@@ -54,7 +54,11 @@ func Write(w io.Writer, loc *localize.Localization, opts Options) error {
 		opts.Functions = 10
 	}
 	p := newPageBuilder(loc, opts)
-	if err := tmpl.Execute(w, p.page()); err != nil {
+	pg, err := p.page()
+	if err != nil {
+		return err
+	}
+	if err := tmpl.Execute(w, pg); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
 	return nil
@@ -238,7 +242,8 @@ type page struct {
 	Ranked         []rankedRow
 	More           int // ranked lines not in the table
 	Functions      []functionRow
-	MoreFunctions  int // ranked functions not in the table
+	MoreFunctions  int    // ranked functions not in the table
+	OwnFormula     string // the formula of the functions' own spectra
 	Files          []fileView
 	Failing        []testView
 	Diagnosability diagnosabilityView
@@ -270,6 +275,9 @@ type functionRow struct {
 	Best, BestAt         string // the best line, the same way
 	BestRank, Lines      int
 	Tie                  string
+	// Own is the function's place by its own spectrum: rank or tie range
+	// and score ("-" when unknown).
+	Own string
 }
 
 type fileView struct {
@@ -311,7 +319,7 @@ type diagnosabilityView struct {
 	Advice []advice
 }
 
-func (p *pageBuilder) page() page {
+func (p *pageBuilder) page() (page, error) {
 	loc := p.loc
 	r := loc.Ranking
 	pg := page{
@@ -362,7 +370,10 @@ func (p *pageBuilder) page() page {
 		}
 	}
 	if r.Failed > 0 {
-		pg.Functions, pg.MoreFunctions = p.functionRows()
+		var err error
+		if pg.Functions, pg.MoreFunctions, pg.OwnFormula, err = p.functionRows(); err != nil {
+			return page{}, err
+		}
 	}
 	for _, f := range p.shown {
 		pg.Files = append(pg.Files, p.fileView(f))
@@ -375,7 +386,7 @@ func (p *pageBuilder) page() page {
 		pg.BuildErrors = append(pg.BuildErrors, pkg+": "+msg)
 	}
 	sort.Strings(pg.BuildErrors)
-	return pg
+	return pg, nil
 }
 
 // orderScoreHeader names the column of the order's own score, which
@@ -468,9 +479,13 @@ func (p *pageBuilder) edit(f localize.Fix) analysis.LineEdit {
 }
 
 // functionRows ranks the functions of the page's ranking by their best
-// lines, down to the table's length, and counts the rest.
-func (p *pageBuilder) functionRows() (rows []functionRow, more int) {
-	fns := localize.RankFunctions(p.loc.Ranking.Lines, localize.FunctionsIn(p.sources))
+// lines, down to the table's length, and counts the rest; formula names
+// the formula of the functions' own spectra.
+func (p *pageBuilder) functionRows() (rows []functionRow, more int, formula string, err error) {
+	fns, err := p.loc.Functions(localize.FunctionsIn(p.sources))
+	if err != nil {
+		return nil, 0, "", fmt.Errorf("ranking functions: %w", err)
+	}
 	if len(fns) > p.opts.Functions {
 		fns, more = fns[:p.opts.Functions], len(fns)-p.opts.Functions
 	}
@@ -485,9 +500,17 @@ func (p *pageBuilder) functionRows() (rows []functionRow, more int) {
 		if f.Tie[0] != f.Tie[1] {
 			row.Tie = fmt.Sprintf("ranks %d-%d", f.Tie[0], f.Tie[1])
 		}
+		row.Own = "-"
+		if s := f.Spectrum; s != nil {
+			own := fmt.Sprint(s.Rank)
+			if s.Tie[0] != s.Tie[1] {
+				own = fmt.Sprintf("%d-%d", s.Tie[0], s.Tie[1])
+			}
+			row.Own, formula = fmt.Sprintf("%s (%.4f)", own, s.Score), s.Formula
+		}
 		rows = append(rows, row)
 	}
-	return rows, more
+	return rows, more, formula, nil
 }
 
 // href links a line to its place in the page, when its file is shown.

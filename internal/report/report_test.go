@@ -249,12 +249,15 @@ func TestPageRanksFunctions(t *testing.T) {
 		t.Fatalf("no functions section in:\n%s", page)
 	}
 	section, _, _ = strings.Cut(section, "</section>")
-	row := `<tr><td class="rank">1</td><td>Total</td><td><a href="#file-1-L4">price/price.go:4</a></td><td><a href="#file-1-L9">price/price.go:9</a></td><td>1</td><td>6</td><td>-</td></tr>`
+	row := `<tr><td class="rank">1</td><th scope="row">Total</th><td><a href="#file-1-L4">price/price.go:4</a></td><td><a href="#file-1-L9">price/price.go:9</a></td><td>1</td><td>6</td><td>-</td><td>1 (`
 	if !strings.Contains(section, row) {
 		t.Errorf("no row %s in:\n%s", row, section)
 	}
-	if strings.Count(section, "<tr>") != 2 || strings.Count(section, "<th>") != 5 {
-		t.Errorf("want a header row and one function:\n%s", section)
+	if strings.Count(section, "<tr>") != 2 || strings.Count(section, `<th scope="col"`) != 8 {
+		t.Errorf("want a header row of 8 column headers and one function:\n%s", section)
+	}
+	if !strings.Contains(section, "<caption>") || !strings.Contains(section, "by ochiai over the tests that run any of their lines</caption>") {
+		t.Errorf("no caption naming the own spectrum's formula:\n%s", section)
 	}
 	if !strings.Contains(page, `<a href="#functions">Functions</a>`) {
 		t.Error("no link to the functions section")
