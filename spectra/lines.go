@@ -71,6 +71,61 @@ func (m *Matrix) LineRuns(lines []Line) []rank.Run {
 	return runs
 }
 
+// CountGroups returns the spectrum of each of groups groups of lines,
+// where groupOf[i] is the group of lines[i] (the line itself, or its
+// function), and how many counted tests failed and passed. It goes test
+// by test and keeps no test's line list, so its memory is that of the
+// lines and groups, not of the matrix's hits: LineRuns of a module of many
+// tests holds orders of magnitude more.
+func (m *Matrix) CountGroups(lines []Line, groupOf []int32, groups int) (counts []rank.Counts, failed, passed int, err error) {
+	if len(groupOf) != len(lines) {
+		return nil, 0, 0, fmt.Errorf("count groups: %d groups given for %d lines", len(groupOf), len(lines))
+	}
+	groupsOfBlock := make([][]int32, len(m.Blocks))
+	for li, l := range lines {
+		g := groupOf[li]
+		if g < 0 || int(g) >= groups {
+			return nil, 0, 0, fmt.Errorf("count groups: line %s:%d in group %d, outside [0, %d)", l.File, l.Line, g, groups)
+		}
+		for _, b := range l.Blocks {
+			if !slices.Contains(groupsOfBlock[b], g) {
+				groupsOfBlock[b] = append(groupsOfBlock[b], g)
+			}
+		}
+	}
+	ef, ep := make([]int32, groups), make([]int32, groups)
+	stamp := make([]int, groups)
+	for ti, t := range m.Tests {
+		if !t.Verdict.Counted() {
+			continue
+		}
+		into := ep
+		if t.Verdict.Failing() {
+			into = ef
+			failed++
+		} else {
+			passed++
+		}
+		for _, b := range t.Hits {
+			if b < 0 || b >= len(groupsOfBlock) {
+				return nil, 0, 0, fmt.Errorf("count groups: test %s hit block %d, outside [0, %d)", t.Name, b, len(groupsOfBlock))
+			}
+			for _, g := range groupsOfBlock[b] {
+				if stamp[g] != ti+1 {
+					stamp[g] = ti + 1
+					into[g]++
+				}
+			}
+		}
+	}
+	counts = make([]rank.Counts, groups)
+	for g := range counts {
+		f, p := int(ef[g]), int(ep[g])
+		counts[g] = rank.Counts{EF: f, EP: p, NF: failed - f, NP: passed - p}
+	}
+	return counts, failed, passed, nil
+}
+
 // Executing returns the counted tests (indices into m.Tests) that execute
 // the line, failing and passing apart.
 func (m *Matrix) Executing(file string, line int) (failing, passing []int) {
@@ -140,19 +195,15 @@ func RankLines(m *Matrix, f rank.Formula) (*Scores, error) {
 		f = rank.Default()
 	}
 	lines := m.Lines()
-	runs := m.LineRuns(lines)
-	counts, err := rank.CountMatrix(len(lines), runs)
+	self := make([]int32, len(lines))
+	for i := range self {
+		self[i] = int32(i)
+	}
+	counts, failed, passed, err := m.CountGroups(lines, self, len(lines))
 	if err != nil {
 		return nil, fmt.Errorf("counting spectra: %w", err)
 	}
-	r := &Scores{Formula: f.Name(), Lines: []LineScore{}}
-	for _, run := range runs {
-		if run.Failing {
-			r.Failed++
-		} else {
-			r.Passed++
-		}
-	}
+	r := &Scores{Formula: f.Name(), Lines: []LineScore{}, Failed: failed, Passed: passed}
 	var elems []rank.Element
 	var which []int
 	for i, c := range counts {

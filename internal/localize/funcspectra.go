@@ -2,7 +2,6 @@ package localize
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/faultline-go/faultline/spectra"
 	"github.com/faultline-go/faultline/spectra/rank"
@@ -46,16 +45,7 @@ func RankFunctionSpectra(m *spectra.Matrix, f rank.Formula, of FunctionOf) (map[
 		}
 		fnOfLine[i] = k
 	}
-	runs := m.LineRuns(lines)
-	for r := range runs {
-		var hit []int32
-		for _, li := range runs[r].Hits {
-			hit = append(hit, fnOfLine[li])
-		}
-		slices.Sort(hit)
-		runs[r].Hits = slices.Compact(hit)
-	}
-	counts, err := rank.CountMatrix(len(fns), runs)
+	counts, _, _, err := m.CountGroups(lines, fnOfLine, len(fns))
 	if err != nil {
 		return nil, fmt.Errorf("counting function spectra: %w", err)
 	}

@@ -1,0 +1,64 @@
+package spectra
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/faultline-go/faultline/spectra/rank"
+)
+
+// TestCountGroupsAgreesWithLineRuns checks the streaming count against
+// counting the materialized runs, on random matrices whose blocks share
+// lines and whose tests include uncounted ones.
+func TestCountGroupsAgreesWithLineRuns(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	for trial := range 50 {
+		m := &Matrix{}
+		for b := range 1 + r.IntN(40) {
+			first := 1 + r.IntN(30)
+			lines := slices.Compact([]int{first, first + r.IntN(3)})
+			m.Blocks = append(m.Blocks, Block{File: []string{"a.go", "b.go"}[b%2], Lines: lines})
+		}
+		slices.Reverse(m.Blocks) // blocks in no code order
+		verdicts := []Verdict{Pass, Fail, Skip}
+		for ti := range r.IntN(30) {
+			tr := TestRun{Name: "T" + string(rune('a'+ti%26)), Verdict: verdicts[r.IntN(len(verdicts))]}
+			for b := range m.Blocks {
+				if r.IntN(3) == 0 {
+					tr.Hits = append(tr.Hits, b)
+				}
+			}
+			m.Tests = append(m.Tests, tr)
+		}
+		lines := m.Lines()
+		want, err := rank.CountMatrix(len(lines), m.LineRuns(lines))
+		if err != nil {
+			t.Fatal(err)
+		}
+		self := make([]int32, len(lines))
+		for i := range self {
+			self[i] = int32(i)
+		}
+		got, _, _, err := m.CountGroups(lines, self, len(lines))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d: CountGroups = %v, counting LineRuns = %v", trial, got, want)
+		}
+	}
+}
+
+// TestCountGroupsRejectsBadInput: a hit outside the blocks or a group out
+// of range is an error, not a wrong count.
+func TestCountGroupsRejectsBadInput(t *testing.T) {
+	m := &Matrix{Blocks: []Block{{File: "a.go", Lines: []int{1}}}, Tests: []TestRun{{Name: "T", Verdict: Fail, Hits: []int{3}}}}
+	lines := m.Lines()
+	if _, _, _, err := m.CountGroups(lines, []int32{0}, 1); err == nil {
+		t.Error("a hit outside the blocks was counted")
+	}
+	if _, _, _, err := m.CountGroups(lines, []int32{1}, 1); err == nil {
+		t.Error("a group out of range was counted")
+	}
+}
