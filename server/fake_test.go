@@ -74,9 +74,9 @@ func fakeMatrix(t testing.TB, root string) *localize.Matrix {
 			{File: "a.go", Start: spectra.Pos{Line: 8, Col: 2}, End: spectra.Pos{Line: 8, Col: 14}, Lines: []int{8}},
 		},
 		Tests: []localize.TestRun{
-			{Package: "example.com/fake", Name: "TestNextPositive", Verdict: localize.VerdictFail, Output: "a_test.go:7: Next(1) != 2\n", FailSites: []spectra.Site{{File: "a_test.go", Line: 7}}, Hits: []int{0, 1}},
-			{Package: "example.com/fake", Name: "TestNextZero", Verdict: localize.VerdictPass, Hits: []int{0, 2}},
-			{Package: "example.com/fake", Name: "TestNextNegative", Verdict: localize.VerdictPass, Hits: []int{0, 2}},
+			{Package: "example.com/fake", Name: "TestNextPositive", Verdict: localize.VerdictFail, Output: "a_test.go:7: Next(1) != 2\n", FailSites: []spectra.Site{{File: "a_test.go", Line: 7}}, Hits: spectra.NewHits(0, 1)},
+			{Package: "example.com/fake", Name: "TestNextZero", Verdict: localize.VerdictPass, Hits: spectra.NewHits(0, 2)},
+			{Package: "example.com/fake", Name: "TestNextNegative", Verdict: localize.VerdictPass, Hits: spectra.NewHits(0, 2)},
 		},
 		BuildErrors: map[string]string{},
 		FileHashes:  map[string]string{"a.go": string(snapshot.HashContent(text))},

@@ -34,7 +34,7 @@ func (s *Server) severalFaults(ctx context.Context, snap *snapshot.Snapshot, out
 			continue
 		}
 		lines := map[snapshot.FileLine]bool{}
-		for _, b := range t.Hits {
+		for b := range t.Hits.All() {
 			for _, l := range m.Blocks[b].Lines {
 				lines[snapshot.FileLine{File: m.Blocks[b].File, Line: l}] = true
 			}

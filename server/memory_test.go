@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/faultline-go/faultline/internal/localize"
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // memoryWorkspace is the fake engine whose module has, beside fakeMatrix's
@@ -26,7 +27,11 @@ func (w *memoryWorkspace) Collect(ctx context.Context, opts localize.CollectOpti
 	w.mu.Lock()
 	w.bounds = append(w.bounds, opts.TestMemory)
 	// Each run executes a little more, so that the server takes it as new.
-	hits := make([]int, len(w.bounds))
+	var blocks []int
+	for b := range w.bounds {
+		blocks = append(blocks, b)
+	}
+	hits := spectra.NewHits(blocks...)
 	w.mu.Unlock()
 	m, err := w.fakeWorkspace.Collect(ctx, opts)
 	if err != nil {

@@ -163,7 +163,7 @@ func TestSfoAddsTheRunOfExample8(t *testing.T) {
 			failing.Tests = append(failing.Tests, tr)
 		}
 	}
-	failing.Tests = append(failing.Tests, spectra.TestRun{Package: "example.com/minmax", Name: "FuzzMinMax/added", Verdict: spectra.Fail, Hits: added.Hits})
+	failing.Tests = append(failing.Tests, spectra.TestRun{Package: "example.com/minmax", Name: "FuzzMinMax/added", Verdict: spectra.Fail, Hits: spectra.NewHits(added.Hits...)})
 	op2, _ := rank.Lookup("op2")
 	r, err := spectra.RankLines(failing, op2)
 	if err != nil {
@@ -220,8 +220,8 @@ func TestCoverBuildMatchesTheSpectra(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out.Verdict != tr.Verdict || !slices.Equal(out.Hits, tr.Hits) {
-			t.Errorf("%s: %s %v in the cover build, %s %v in the spectra", tr.Name, out.Verdict, out.Hits, tr.Verdict, tr.Hits)
+		if out.Verdict != tr.Verdict || !slices.Equal(out.Hits, tr.Hits.Slice()) {
+			t.Errorf("%s: %s %v in the cover build, %s %v in the spectra", tr.Name, out.Verdict, out.Hits, tr.Verdict, tr.Hits.Slice())
 		}
 		if len(out.Args) != 3 || out.Args[1].Type != "int" {
 			t.Errorf("%s: arguments %+v, want three ints", tr.Name, out.Args)

@@ -1,7 +1,6 @@
 package spectra
 
 import (
-	"slices"
 	"sort"
 )
 
@@ -38,17 +37,16 @@ func assemble(root, modulePath string, pkgs []*storedPackage, stored storedFiles
 				local = append(local, start+i)
 			}
 		}
+		var hits []int // reused: only the packed set stays
 		for _, t := range p.Tests {
 			run := t.TestRun
-			run.Hits = make([]int, 0, len(t.Hits))
+			hits = hits[:0]
 			unpackHits(t.Hits, func(h int32) {
 				if int(h) < len(local) {
-					run.Hits = append(run.Hits, local[h])
+					hits = append(hits, local[h])
 				}
 			})
-			if !slices.IsSorted(run.Hits) {
-				slices.Sort(run.Hits)
-			}
+			run.Hits = NewHits(hits...)
 			m.Tests = append(m.Tests, run)
 		}
 	}

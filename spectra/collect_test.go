@@ -66,7 +66,7 @@ func collect(t *testing.T, ws *Workspace, timeout time.Duration) (*Matrix, Progr
 // executedLines returns the lines of file a test executed.
 func executedLines(m *Matrix, test TestRun, file string) []int {
 	var lines []int
-	for _, h := range test.Hits {
+	for h := range test.Hits.All() {
 		if b := m.Blocks[h]; b.File == file {
 			lines = append(lines, b.Lines...)
 		}

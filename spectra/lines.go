@@ -57,7 +57,7 @@ func (m *Matrix) LineRuns(lines []Line) []rank.Run {
 			continue
 		}
 		run := rank.Run{Failing: t.Verdict.Failing()}
-		for _, b := range t.Hits {
+		for b := range t.Hits.All() {
 			for _, li := range linesOfBlock[b] {
 				if stamp[li] != ti+1 {
 					stamp[li] = ti + 1
@@ -106,7 +106,7 @@ func (m *Matrix) CountGroups(lines []Line, groupOf []int32, groups int) (counts 
 		} else {
 			passed++
 		}
-		for _, b := range t.Hits {
+		for b := range t.Hits.All() {
 			if b < 0 || b >= len(groupsOfBlock) {
 				return nil, 0, 0, fmt.Errorf("count groups: test %s hit block %d, outside [0, %d)", t.Name, b, len(groupsOfBlock))
 			}
@@ -146,7 +146,7 @@ func (m *Matrix) Executing(file string, line int) (failing, passing []int) {
 		if !t.Verdict.Counted() {
 			continue
 		}
-		for _, h := range t.Hits {
+		for h := range t.Hits.All() {
 			if h >= 0 && h < len(blocks) && blocks[h] {
 				if t.Verdict.Failing() {
 					failing = append(failing, ti)

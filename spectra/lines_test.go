@@ -24,11 +24,13 @@ func TestCountGroupsAgreesWithLineRuns(t *testing.T) {
 		verdicts := []Verdict{Pass, Fail, Skip}
 		for ti := range r.IntN(30) {
 			tr := TestRun{Name: "T" + string(rune('a'+ti%26)), Verdict: verdicts[r.IntN(len(verdicts))]}
+			var hits []int
 			for b := range m.Blocks {
 				if r.IntN(3) == 0 {
-					tr.Hits = append(tr.Hits, b)
+					hits = append(hits, b)
 				}
 			}
+			tr.Hits = NewHits(hits...)
 			m.Tests = append(m.Tests, tr)
 		}
 		lines := m.Lines()
@@ -53,12 +55,42 @@ func TestCountGroupsAgreesWithLineRuns(t *testing.T) {
 // TestCountGroupsRejectsBadInput: a hit outside the blocks or a group out
 // of range is an error, not a wrong count.
 func TestCountGroupsRejectsBadInput(t *testing.T) {
-	m := &Matrix{Blocks: []Block{{File: "a.go", Lines: []int{1}}}, Tests: []TestRun{{Name: "T", Verdict: Fail, Hits: []int{3}}}}
+	m := &Matrix{Blocks: []Block{{File: "a.go", Lines: []int{1}}}, Tests: []TestRun{{Name: "T", Verdict: Fail, Hits: NewHits(3)}}}
 	lines := m.Lines()
 	if _, _, _, err := m.CountGroups(lines, []int32{0}, 1); err == nil {
 		t.Error("a hit outside the blocks was counted")
 	}
 	if _, _, _, err := m.CountGroups(lines, []int32{1}, 1); err == nil {
 		t.Error("a group out of range was counted")
+	}
+}
+
+// TestHitsRoundTrip: the packed set gives back its blocks through every
+// encoding the matrix goes through.
+func TestHitsRoundTrip(t *testing.T) {
+	h := NewHits(300, 2, 0, 2, 70000, -1)
+	if got, want := h.Slice(), []int{0, 2, 300, 70000}; !slices.Equal(got, want) || h.Len() != 4 {
+		t.Fatalf("NewHits = %v (len %d), want %v", got, h.Len(), want)
+	}
+	if !h.Contains(300) || h.Contains(3) {
+		t.Errorf("Contains(300), Contains(3) = %v, %v", h.Contains(300), h.Contains(3))
+	}
+	data, err := h.GobEncode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Hits
+	if err := back.GobDecode(data); err != nil || !slices.Equal(back.Slice(), h.Slice()) || back.Len() != 4 {
+		t.Errorf("gob round trip = %v (len %d), %v", back, back.Len(), err)
+	}
+	if err := back.GobDecode([]byte{0x80}); err == nil {
+		t.Error("a damaged set decoded")
+	}
+	js, err := h.MarshalJSON()
+	if err != nil || string(js) != "[0,2,300,70000]" {
+		t.Fatalf("MarshalJSON = %s, %v", js, err)
+	}
+	if err := back.UnmarshalJSON(js); err != nil || !slices.Equal(back.Slice(), h.Slice()) {
+		t.Errorf("JSON round trip = %v, %v", back, err)
 	}
 }

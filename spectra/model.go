@@ -46,7 +46,7 @@ type TestRun struct {
 	// FailSites are the file:line locations the test reported its failure at
 	// (t.Error and friends, or the innermost module frame of a panic).
 	FailSites []Site
-	Hits      []int // indices into Matrix.Blocks executed by this test, ascending
+	Hits      Hits // the blocks (indices into Matrix.Blocks) this test executed
 }
 
 // Site is a source location inside the module.

@@ -183,10 +183,10 @@ func TestRankFunctionsOutput(t *testing.T) {
 	// block i holding line i+1. Only the failing tests run B, so B comes
 	// first by its own spectrum, the other three tie.
 	loc.Matrix = &localize.Matrix{Root: t.TempDir(), Tests: []localize.TestRun{
-		{Name: "F1", Verdict: localize.VerdictFail, Hits: []int{4}},
-		{Name: "F2", Verdict: localize.VerdictFail, Hits: []int{4}},
-		{Name: "P1", Verdict: localize.VerdictPass, Hits: []int{1, 2, 3}},
-		{Name: "P2", Verdict: localize.VerdictPass, Hits: []int{0, 5}},
+		{Name: "F1", Verdict: localize.VerdictFail, Hits: localize.NewHits(4)},
+		{Name: "F2", Verdict: localize.VerdictFail, Hits: localize.NewHits(4)},
+		{Name: "P1", Verdict: localize.VerdictPass, Hits: localize.NewHits(1, 2, 3)},
+		{Name: "P2", Verdict: localize.VerdictPass, Hits: localize.NewHits(0, 5)},
 	}}
 	for line := 1; line <= 6; line++ {
 		loc.Matrix.Blocks = append(loc.Matrix.Blocks, localize.Block{File: "a.go", Lines: []int{line}})

@@ -27,6 +27,8 @@ type (
 	Matrix = spectra.Matrix
 	// TestRun is one test's verdict and coverage in a Matrix.
 	TestRun = spectra.TestRun
+	// Hits is the set of blocks a TestRun executed.
+	Hits = spectra.Hits
 	// Block is one basic block of a Matrix, the lines a coverage counter
 	// owns.
 	Block = spectra.Block
@@ -56,6 +58,10 @@ const (
 	// processes.
 	MaxDefaultTestMemory = testbuild.MaxDefaultTestMemory
 )
+
+// NewHits returns the set of the given block indices, as a TestRun holds
+// them.
+func NewHits(blocks ...int) Hits { return spectra.NewHits(blocks...) }
 
 // Open opens the module containing dir for collection.
 func Open(dir string, opts WorkspaceOptions) (*Workspace, error) { return spectra.Open(dir, opts) }

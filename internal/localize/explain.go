@@ -189,7 +189,7 @@ func executedLines(m *spectra.Matrix, t testbuild.Target) []regress.Line {
 	}
 	out := []regress.Line{}
 	seen := map[regress.Line]bool{}
-	for _, h := range m.Tests[i].Hits {
+	for h := range m.Tests[i].Hits.All() {
 		b := m.Blocks[h]
 		for _, l := range b.Lines {
 			line := regress.Line{File: b.File, Line: l}

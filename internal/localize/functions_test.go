@@ -114,11 +114,11 @@ func TestRankFunctionSpectra(t *testing.T) {
 	m := &spectra.Matrix{
 		Blocks: []spectra.Block{{File: "a.go", Lines: []int{1}}, {File: "a.go", Lines: []int{2}}, {File: "a.go", Lines: []int{3}}, {File: "a.go", Lines: []int{4}}},
 		Tests: []spectra.TestRun{
-			{Name: "F1", Verdict: spectra.Fail, Hits: []int{0, 1}}, // both of A's lines: once for A
-			{Name: "F2", Verdict: spectra.Fail, Hits: []int{1}},
-			{Name: "P1", Verdict: spectra.Pass, Hits: []int{0, 2}},
-			{Name: "P2", Verdict: spectra.Pass, Hits: []int{2}},
-			{Name: "S", Verdict: spectra.Skip, Hits: []int{3}}, // not counted: C is never executed
+			{Name: "F1", Verdict: spectra.Fail, Hits: spectra.NewHits(0, 1)}, // both of A's lines: once for A
+			{Name: "F2", Verdict: spectra.Fail, Hits: spectra.NewHits(1)},
+			{Name: "P1", Verdict: spectra.Pass, Hits: spectra.NewHits(0, 2)},
+			{Name: "P2", Verdict: spectra.Pass, Hits: spectra.NewHits(2)},
+			{Name: "S", Verdict: spectra.Skip, Hits: spectra.NewHits(3)}, // not counted: C is never executed
 		},
 	}
 	got, err := RankFunctionSpectra(m, nil, byName)
@@ -143,8 +143,8 @@ func TestLocalizationFunctions(t *testing.T) {
 	m := &spectra.Matrix{
 		Blocks: []spectra.Block{{File: "a.go", Lines: []int{1}}, {File: "a.go", Lines: []int{2}}},
 		Tests: []spectra.TestRun{
-			{Name: "F", Verdict: spectra.Fail, Hits: []int{0, 1}},
-			{Name: "P", Verdict: spectra.Pass, Hits: []int{1}},
+			{Name: "F", Verdict: spectra.Fail, Hits: spectra.NewHits(0, 1)},
+			{Name: "P", Verdict: spectra.Pass, Hits: spectra.NewHits(1)},
 		},
 	}
 	r, err := RankFormula(m, nil)

@@ -13,12 +13,12 @@ import (
 // package and those sharing no block are left out.
 func TestSelectNamesSimilarPassingTests(t *testing.T) {
 	m := &spectra.Matrix{Tests: []spectra.TestRun{
-		{Package: "a", Name: "TestFail", Verdict: spectra.Fail, Hits: []int{1, 2, 3, 4}},
-		{Package: "a", Name: "TestSome", Verdict: spectra.Pass, Hits: []int{1, 5}},
-		{Package: "a", Name: "TestMost", Verdict: spectra.Pass, Hits: []int{2, 3, 4, 6}},
-		{Package: "a", Name: "TestNone", Verdict: spectra.Pass, Hits: []int{7}},
-		{Package: "a", Name: "TestOtherFail", Verdict: spectra.Fail, Hits: []int{1, 2, 3, 4}},
-		{Package: "b", Name: "TestElsewhere", Verdict: spectra.Pass, Hits: []int{1, 2, 3, 4}},
+		{Package: "a", Name: "TestFail", Verdict: spectra.Fail, Hits: spectra.NewHits(1, 2, 3, 4)},
+		{Package: "a", Name: "TestSome", Verdict: spectra.Pass, Hits: spectra.NewHits(1, 5)},
+		{Package: "a", Name: "TestMost", Verdict: spectra.Pass, Hits: spectra.NewHits(2, 3, 4, 6)},
+		{Package: "a", Name: "TestNone", Verdict: spectra.Pass, Hits: spectra.NewHits(7)},
+		{Package: "a", Name: "TestOtherFail", Verdict: spectra.Fail, Hits: spectra.NewHits(1, 2, 3, 4)},
+		{Package: "b", Name: "TestElsewhere", Verdict: spectra.Pass, Hits: spectra.NewHits(1, 2, 3, 4)},
 	}}
 	selected, failing := Select(m, 1)
 	if failing != 2 || len(selected) != 1 {

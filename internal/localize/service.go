@@ -273,11 +273,22 @@ func passingLike(m *spectra.Matrix, i int) []string {
 		overlap int
 	}
 	var like []scored
+	var ran []bool // the failing test's blocks
+	for b := range failing.Hits.All() {
+		ran = append(ran, make([]bool, max(0, b+1-len(ran)))...)
+		ran[b] = true
+	}
 	for _, t := range m.Tests {
 		if t.Package != failing.Package || t.Verdict != spectra.Pass {
 			continue
 		}
-		if n := sharedHits(failing.Hits, t.Hits); n > 0 {
+		n := 0
+		for b := range t.Hits.All() {
+			if b < len(ran) && ran[b] {
+				n++
+			}
+		}
+		if n > 0 {
 			like = append(like, scored{t.Name, n})
 		}
 	}
@@ -287,24 +298,6 @@ func passingLike(m *spectra.Matrix, i int) []string {
 		out = append(out, s.name)
 	}
 	return out
-}
-
-// sharedHits counts the blocks two ascending hit lists share.
-func sharedHits(a, b []int) int {
-	n := 0
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			n++
-			i++
-			j++
-		}
-	}
-	return n
 }
 
 // Localize ranks m's executed lines and, with opts.Angelic, analyses the

@@ -232,7 +232,7 @@ func WithInputs(m *spectra.Matrix, results ...*specs.Result) *spectra.Matrix {
 			if in.Outcome == "fail" {
 				v = spectra.Fail
 			}
-			after.Tests = append(after.Tests, spectra.TestRun{Package: r.Package, Name: r.Target + "/" + filepath.Base(in.File), Verdict: v, Hits: in.Hits})
+			after.Tests = append(after.Tests, spectra.TestRun{Package: r.Package, Name: r.Target + "/" + filepath.Base(in.File), Verdict: v, Hits: spectra.NewHits(in.Hits...)})
 		}
 	}
 	return &after

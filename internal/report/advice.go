@@ -63,7 +63,7 @@ func (p *pageBuilder) unexecutedFiles() string {
 	executed := make([]bool, len(p.loc.Matrix.Blocks))
 	for _, t := range p.loc.Matrix.Tests {
 		if t.Verdict.Counted() {
-			for _, b := range t.Hits {
+			for b := range t.Hits.All() {
 				executed[b] = true
 			}
 		}

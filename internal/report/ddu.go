@@ -53,7 +53,7 @@ func Measure(m *spectra.Matrix) Diagnosability {
 	rows := map[string][]int{}
 	columns := make([][]int32, len(m.Blocks)) // the tests executing each block
 	for k, ti := range tests {
-		hits := m.Tests[ti].Hits
+		hits := m.Tests[ti].Hits.Slice()
 		ones += len(hits)
 		rows[key(hits)] = append(rows[key(hits)], ti)
 		for _, b := range hits {

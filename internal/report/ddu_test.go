@@ -11,10 +11,10 @@ func TestMeasure(t *testing.T) {
 	m := &spectra.Matrix{
 		Blocks: make([]spectra.Block, 4),
 		Tests: []spectra.TestRun{
-			{Name: "A", Verdict: spectra.Pass, Hits: []int{0, 1}},
-			{Name: "B", Verdict: spectra.Fail, Hits: []int{0, 1}},
-			{Name: "C", Verdict: spectra.Pass, Hits: []int{2}},
-			{Name: "skipped", Verdict: spectra.Skip, Hits: []int{3}},
+			{Name: "A", Verdict: spectra.Pass, Hits: spectra.NewHits(0, 1)},
+			{Name: "B", Verdict: spectra.Fail, Hits: spectra.NewHits(0, 1)},
+			{Name: "C", Verdict: spectra.Pass, Hits: spectra.NewHits(2)},
+			{Name: "skipped", Verdict: spectra.Skip, Hits: spectra.NewHits(3)},
 		},
 	}
 	d := Measure(m)
@@ -42,8 +42,8 @@ func TestMeasureIdeal(t *testing.T) {
 	m := &spectra.Matrix{
 		Blocks: make([]spectra.Block, 2),
 		Tests: []spectra.TestRun{
-			{Verdict: spectra.Pass, Hits: []int{0}},
-			{Verdict: spectra.Fail, Hits: []int{1}},
+			{Verdict: spectra.Pass, Hits: spectra.NewHits(0)},
+			{Verdict: spectra.Fail, Hits: spectra.NewHits(1)},
 		},
 	}
 	if d := Measure(m); d.DDU != 1 {

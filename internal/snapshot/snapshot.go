@@ -301,8 +301,8 @@ func Fingerprint(m *localize.Matrix) string {
 		str(t.Package)
 		str(t.Name)
 		str(string(t.Verdict))
-		num(len(t.Hits))
-		for _, b := range t.Hits {
+		num(t.Hits.Len())
+		for b := range t.Hits.All() {
 			num(b)
 		}
 	}

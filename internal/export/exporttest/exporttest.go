@@ -74,11 +74,11 @@ func Module(t testing.TB) *localize.Localization {
 		},
 		Tests: []spectra.TestRun{
 			{Package: "example.com/shop/price", Name: TestNames[0], Verdict: spectra.Fail, Elapsed: 3 * time.Millisecond,
-				FailSites: []spectra.Site{{File: "price/price_test.go", Line: 21}}, Hits: []int{0, 1, 2, 4}},
-			{Package: "example.com/shop/price", Name: TestNames[1], Verdict: spectra.Panic, Elapsed: time.Millisecond, Hits: []int{0, 1, 2, 4}},
-			{Package: "example.com/shop/price", Name: TestNames[2], Verdict: spectra.Pass, Elapsed: time.Millisecond, Hits: []int{0, 1, 2, 4}},
-			{Package: "example.com/shop/price", Name: TestNames[3], Verdict: spectra.Pass, Elapsed: time.Millisecond, Hits: []int{0, 1, 2, 3, 4}},
-			{Package: "example.com/shop/price", Name: TestNames[4], Verdict: spectra.Pass, Hits: []int{0, 2, 4}},
+				FailSites: []spectra.Site{{File: "price/price_test.go", Line: 21}}, Hits: spectra.NewHits(0, 1, 2, 4)},
+			{Package: "example.com/shop/price", Name: TestNames[1], Verdict: spectra.Panic, Elapsed: time.Millisecond, Hits: spectra.NewHits(0, 1, 2, 4)},
+			{Package: "example.com/shop/price", Name: TestNames[2], Verdict: spectra.Pass, Elapsed: time.Millisecond, Hits: spectra.NewHits(0, 1, 2, 4)},
+			{Package: "example.com/shop/price", Name: TestNames[3], Verdict: spectra.Pass, Elapsed: time.Millisecond, Hits: spectra.NewHits(0, 1, 2, 3, 4)},
+			{Package: "example.com/shop/price", Name: TestNames[4], Verdict: spectra.Pass, Hits: spectra.NewHits(0, 2, 4)},
 			{Package: "example.com/shop/price", Name: "TestSkipped", Verdict: spectra.Skip},
 		},
 	}

@@ -43,7 +43,7 @@ func hardNames(t *testing.T) *localize.Localization {
 		}
 	}
 	for ; i < len(names); i++ {
-		m.Tests = append(m.Tests, spectra.TestRun{Package: m.Tests[0].Package, Name: names[i], Verdict: spectra.Pass, Hits: []int{0, 2, 4}})
+		m.Tests = append(m.Tests, spectra.TestRun{Package: m.Tests[0].Package, Name: names[i], Verdict: spectra.Pass, Hits: spectra.NewHits(0, 2, 4)})
 	}
 	return loc
 }
