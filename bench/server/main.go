@@ -261,10 +261,18 @@ func timeOrders(c *client, fileURI string) error {
 func pos(line, char int) map[string]int { return map[string]int{"line": line, "character": char} }
 
 func summarize(d []time.Duration) string {
+	q := func(p float64) time.Duration { return percentile(d, p) }
+	return fmt.Sprintf("p50 %s, p99 %s, max %s", q(0.5).Round(time.Microsecond), q(0.99).Round(time.Microsecond), q(1).Round(time.Microsecond))
+}
+
+// percentile returns the p-quantile (0 ≤ p ≤ 1) of d by rank; 0 for none.
+func percentile(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
 	s := slices.Clone(d)
 	slices.Sort(s)
-	q := func(p float64) time.Duration { return s[min(len(s)-1, int(p*float64(len(s))))] }
-	return fmt.Sprintf("p50 %s, p99 %s, max %s", q(0.5).Round(time.Microsecond), q(0.99).Round(time.Microsecond), s[len(s)-1].Round(time.Microsecond))
+	return s[min(len(s)-1, int(p*float64(len(s))))]
 }
 
 // memory reads the resident set size and its peak, in KiB.

@@ -2,12 +2,15 @@ package main
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
+
+	"go.lsp.dev/uri"
 )
 
 // openTimes is one session opening a module with a seeded fault.
@@ -17,15 +20,27 @@ type openTimes struct {
 	tests       time.Duration // open → the end of the server's test run
 	angelic     time.Duration // open → the end of the angelic analysis
 	summary     string        // the analysis's closing message
-	serverHWM   int           // KiB
-	workersHWM  int           // KiB, sampled
+	// After the analysis: a save of the faulty file with a comment line
+	// appended (its package rebuilt and its tests run again).
+	saveDiagnostics time.Duration // save → first non-empty diagnostics
+	saveAngelic     time.Duration // save → the end of the analysis it starts
+	hintP99         time.Duration // inlay hints on the whole faulty file
+	hoverP99        time.Duration // hover on random lines of it
+	serverHWM       int           // KiB
+	workersHWM      int           // KiB, sampled
 }
+
+// latencyRequests is how many inlay-hint and hover requests each session
+// times on the faulty file once the analysis is done.
+const latencyRequests = 300
 
 // runOpen measures, for each seeded fault, a new `faultline serve` session
 // of each binary opening the module with the fault in, into an empty store
 // with default settings (the angelic analysis on): open → first
-// diagnostics, → the end of the test run, → the end of the analysis, and
-// the peak resident memory of the server and of its workers. Plain
+// diagnostics, → the end of the test run, → the end of the analysis; then
+// inlay-hint and hover latency on the faulty file, save → first
+// diagnostics and save → the end of the analysis again; and the peak
+// resident memory of the server and of its workers over the session. Plain
 // `go test -count=1 -cover ./...` on the same tree is timed before each
 // round. A first session and a first plain run, not timed, warm the build
 // cache for both.
@@ -42,8 +57,8 @@ func runOpen(bins []string, faultsPath string, rounds int, keep bool) error {
 		defer os.RemoveAll(dir)
 	}
 	fmt.Printf("Open → first diagnostics, one new `faultline serve` session each, empty store, default settings (angelic on), %d CPUs.\n\n", runtime.NumCPU())
-	fmt.Println("| module | fault | round | server | plain `go test -count=1 -cover ./...` | open → first diagnostics | → tests done | → last angelic finding | server peak RSS | workers peak RSS | load |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| module | fault | round | server | plain `go test -count=1 -cover ./...` | open → first diagnostics | → tests done | → last angelic finding | save → first diagnostics | save → last angelic finding | hint p99 | hover p99 | server peak RSS | workers peak RSS | load |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for i, f := range faults {
 		root, err := materialize(f.module, filepath.Join(dir, fmt.Sprintf("fault%d", i)))
 		if err != nil {
@@ -66,7 +81,11 @@ func runOpen(bins []string, faultsPath string, rounds int, keep bool) error {
 		if _, err := plainTests(root); err != nil {
 			return err
 		}
-		if _, err := openSession(bins[0], root, filepath.Join(dir, "warm")); err != nil {
+		_, err = openSession(bins[0], root, path, filepath.Join(dir, "warm"))
+		if werr := os.WriteFile(path, mutated, 0o644); err == nil {
+			err = werr
+		}
+		if err != nil {
 			return fmt.Errorf("%s: warming up: %w", f.module, err)
 		}
 		for round := 1; round <= rounds; round++ {
@@ -75,13 +94,19 @@ func runOpen(bins []string, faultsPath string, rounds int, keep bool) error {
 				return err
 			}
 			for j, bin := range bins {
-				t, err := openSession(bin, root, filepath.Join(dir, fmt.Sprintf("session%d-%d-%d", i, round, j)))
+				t, err := openSession(bin, root, path, filepath.Join(dir, fmt.Sprintf("session%d-%d-%d", i, round, j)))
+				// The save appended a line: the next session opens the
+				// fault as this one did.
+				if werr := os.WriteFile(path, mutated, 0o644); err == nil {
+					err = werr
+				}
 				if err != nil {
 					return fmt.Errorf("%s with %s: %w", f.module, bin, err)
 				}
-				fmt.Printf("| %s | %s | %d | %s | %s | %s | %s | %s (%s) | %d MB | %d MB | %s |\n", f.module, strings.ReplaceAll(what, "|", "\\|"), round, bin,
-					plain.Round(10*time.Millisecond), t.diagnostics.Round(10*time.Millisecond), t.tests.Round(10*time.Millisecond),
-					t.angelic.Round(10*time.Millisecond), t.summary, t.serverHWM>>10, t.workersHWM>>10, loadAverage())
+				ms := func(d time.Duration) time.Duration { return d.Round(10 * time.Millisecond) }
+				fmt.Printf("| %s | %s | %d | %s | %s | %s | %s | %s (%s) | %s | %s | %s | %s | %d MB | %d MB | %s |\n", f.module, strings.ReplaceAll(what, "|", "\\|"), round, bin,
+					ms(plain), ms(t.diagnostics), ms(t.tests), ms(t.angelic), t.summary, ms(t.saveDiagnostics), ms(t.saveAngelic),
+					t.hintP99.Round(10*time.Microsecond), t.hoverP99.Round(10*time.Microsecond), t.serverHWM>>10, t.workersHWM>>10, loadAverage())
 			}
 		}
 	}
@@ -103,8 +128,10 @@ func plainTests(root string) (time.Duration, error) {
 }
 
 // openSession starts a server with its own cache under state, opens root
-// and waits for its first diagnostics and the end of its analysis.
-func openSession(bin, root, state string) (openTimes, error) {
+// and waits for its first diagnostics and the end of its analysis, times
+// requests on faulty, then saves faulty with a line appended and waits
+// again.
+func openSession(bin, root, faulty, state string) (openTimes, error) {
 	t0 := time.Now()
 	c, err := startServer(bin, state)
 	if err != nil {
@@ -119,6 +146,13 @@ func openSession(bin, root, state string) (openTimes, error) {
 		return openTimes{}, err
 	}
 	c.notify("initialized", map[string]any{})
+	text, err := os.ReadFile(faulty)
+	if err != nil {
+		return openTimes{}, err
+	}
+	if err := c.OpenFile(uri.URI("file://"+faulty), string(text)); err != nil {
+		return openTimes{}, err
+	}
 	found, _, err := waitFindings(c, t0, root)
 	if err != nil {
 		return openTimes{}, err
@@ -127,7 +161,26 @@ func openSession(bin, root, state string) (openTimes, error) {
 	if err != nil {
 		return openTimes{}, fmt.Errorf("end of the test run: %w", err)
 	}
-	t := openTimes{bin: bin, diagnostics: found.diagnostics, tests: ran.at.Sub(t0), angelic: found.angelic, summary: found.summary, workersHWM: c.childPeak()}
+	t := openTimes{bin: bin, diagnostics: found.diagnostics, tests: ran.at.Sub(t0), angelic: found.angelic, summary: found.summary}
+	hints, hovers, err := requestLatencies(c, "file://"+faulty, latencyRequests, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		return openTimes{}, fmt.Errorf("requests: %w", err)
+	}
+	t.hintP99, t.hoverP99 = percentile(hints, 0.99), percentile(hovers, 0.99)
+	edited := string(text) + "\n// saved by bench/server\n"
+	t1 := time.Now()
+	if err := c.ChangeFile(uri.URI("file://"+faulty), edited); err != nil {
+		return openTimes{}, err
+	}
+	if err := save(c, faulty, []byte(edited)); err != nil {
+		return openTimes{}, err
+	}
+	again, _, err := waitFindings(c, t1, root)
+	if err != nil {
+		return openTimes{}, fmt.Errorf("after the save: %w", err)
+	}
+	t.saveDiagnostics, t.saveAngelic = again.diagnostics, again.angelic
+	t.workersHWM = c.childPeak()
 	if _, t.serverHWM, err = memory(c.cmd.Process.Pid); err != nil {
 		return openTimes{}, err
 	}
