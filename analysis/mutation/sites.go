@@ -74,10 +74,10 @@ type fileMutator struct {
 	info  *types.Info
 	src   []byte
 	rel   string
-	rt    string         // the runtime's import name
-	lines map[int]bool   // the lines to mutate
-	next  *int           // the next mutant id
-	limit int            // no more mutants than this in all
+	rt    string       // the runtime's import name
+	lines map[int]bool // the lines to mutate
+	next  *int         // the next mutant id
+	limit int          // no more mutants than this in all
 	edits []testbuild.Edit
 	muts  []Mutant
 }
