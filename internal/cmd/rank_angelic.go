@@ -72,7 +72,7 @@ func writeMutationText(w io.Writer, m *localize.Mutation) {
 		return
 	}
 	fmt.Fprintf(w, "\nmutation analysis: %d of %d mutants run in %.1fs, %d verified operator fixes\n",
-		m.Run, m.Generated, m.Elapsed.Seconds(), len(m.Fixes))
+		m.Run, m.Generated, m.Seconds, len(m.Fixes))
 	for _, f := range m.Fixes {
 		tests := "test"
 		if f.Fixed != 1 {

@@ -14,7 +14,7 @@ import (
 type Mutation struct {
 	Generated int           `json:"generated"` // mutants compiled into the schemata
 	Run       int           `json:"run"`       // mutants run against their covering tests
-	Elapsed   time.Duration `json:"elapsedNs"`
+	Seconds   float64       `json:"seconds"`   // its time, generation and builds included
 	// Fixes are the verified operator fixes: mutants that make every
 	// covering failing test pass and keep every covering passing test
 	// passing.
@@ -73,7 +73,7 @@ func (s *Service) mutate(ctx context.Context, loc *Localization, opts Options) *
 		out.Notes = append(out.Notes, fmt.Sprintf("mutation analysis failed: %v", err))
 		return out
 	}
-	out.Generated, out.Run, out.Elapsed, out.Lines = res.Generated, res.Run, res.Elapsed, res.Lines
+	out.Generated, out.Run, out.Seconds, out.Lines = res.Generated, res.Run, res.Elapsed.Seconds(), res.Lines
 	for pkg, msg := range res.BuildErrors {
 		out.Notes = append(out.Notes, fmt.Sprintf("the mutants of %s did not build: %s", pkg, msg))
 	}
