@@ -12,9 +12,9 @@ import (
 // Mutation is what the mutation analysis contributed. Its JSON form is
 // the "mutation" object of faultline rank -json.
 type Mutation struct {
-	Generated int           `json:"generated"` // mutants compiled into the schemata
-	Run       int           `json:"run"`       // mutants run against their covering tests
-	Seconds   float64       `json:"seconds"`   // its time, generation and builds included
+	Generated int     `json:"generated"` // mutants compiled into the schemata
+	Run       int     `json:"run"`       // mutants run against their covering tests
+	Seconds   float64 `json:"seconds"`   // its time, generation and builds included
 	// Fixes are the verified operator fixes: mutants that make every
 	// covering failing test pass and keep every covering passing test
 	// passing.

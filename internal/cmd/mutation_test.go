@@ -1,0 +1,64 @@
+package cmd
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/faultline-go/faultline/internal/txtartest"
+)
+
+// operatorModule is a module with three operator faults (a*b for a/b,
+// += for -=, < for <=), which no replaced value expresses.
+const operatorModule = "../../analysis/mutation/testdata/operators.txtar"
+
+// wantOperatorFixes are the verified operator fixes of operatorModule.
+var wantOperatorFixes = []string{"ops.go:5: return a / b", "ops.go:10: level -= n", "ops.go:16: return lo <= x && x <= hi"}
+
+// TestRankShowsOperatorFixes: rank -mutants lists the verified operator
+// fixes in text and json, and without -mutants nothing of mutation shows.
+func TestRankShowsOperatorFixes(t *testing.T) {
+	dir := txtartest.Extract(t, operatorModule)
+	stdout, stderr, code := faultline(t, dir, "rank", "-angelic=false", "-mutants", "50", ".")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "3 verified operator fixes") {
+		t.Errorf("no count of operator fixes:\n%s", stdout)
+	}
+	for _, want := range wantOperatorFixes {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("no operator fix %q in:\n%s", want, stdout)
+		}
+	}
+	stdout, stderr, _ = faultline(t, dir, "rank", "-angelic=false", "-mutants", "50", "-json", "-evidence", ".")
+	var out struct {
+		Lines []struct {
+			File     string
+			Line     int
+			Evidence map[string]float64
+		}
+		Mutation *struct {
+			Fixes []struct {
+				File   string
+				Line   int
+				Edited string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("%v: %s", err, stderr)
+	}
+	if out.Mutation == nil || len(out.Mutation.Fixes) != len(wantOperatorFixes) {
+		t.Fatalf("mutation in json: %+v", out.Mutation)
+	}
+	for _, l := range out.Lines {
+		if l.Line == 5 && l.Evidence["mutation.fix"] != 1 {
+			t.Errorf("line 5's evidence has no mutation.fix: %v", l.Evidence)
+		}
+	}
+	stdout, _, _ = faultline(t, dir, "rank", "-angelic=false", "-json", ".")
+	if strings.Contains(stdout, `"mutation"`) {
+		t.Errorf("mutation without -mutants:\n%s", stdout)
+	}
+}
