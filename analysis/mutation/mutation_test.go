@@ -48,12 +48,12 @@ func TestOperatorFixes(t *testing.T) {
 	mod := openModule(t, "operators.txtar")
 	const pkg = "example.com/ops"
 	tests := []Test{
-		{pkg, "TestRatio", true, covering(5)},
-		{pkg, "TestRatioOne", false, covering(5)},
-		{pkg, "TestDrain", true, covering(10, 11)},
-		{pkg, "TestDrainNothing", false, covering(10, 11)},
-		{pkg, "TestInRangeTop", true, covering(16)},
-		{pkg, "TestInRangeMiddle", false, covering(16)},
+		{pkg, "TestRatio", true, covering(5), 0},
+		{pkg, "TestRatioOne", false, covering(5), 0},
+		{pkg, "TestDrain", true, covering(10, 11), 0},
+		{pkg, "TestDrainNothing", false, covering(10, 11), 0},
+		{pkg, "TestInRangeTop", true, covering(16), 0},
+		{pkg, "TestInRangeMiddle", false, covering(16), 0},
 	}
 	res, err := Analyze(context.Background(), mod, fileLines(t, mod, "ops.go"), tests, Options{MaxMutants: 100})
 	if err != nil {

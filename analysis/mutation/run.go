@@ -19,13 +19,16 @@ type Test struct {
 	Name    string
 	Failing bool
 	Lines   map[Loc]bool
+	Elapsed time.Duration // its run in the collection, which bounds its runs here
 }
 
 // Options bound a mutation analysis.
 type Options struct {
-	MaxMutants int           // mutants generated at most
-	Timeout    time.Duration // one run of a mutant's covering tests at most
-	Deadline   time.Time     // no run starts after it; zero for none
+	MaxMutants int // mutants generated at most
+	// Timeout bounds one run of a mutant's covering tests, together with
+	// ten times their time in the collection, whichever is longer.
+	Timeout  time.Duration
+	Deadline time.Time // no run starts after it; zero for none
 }
 
 // Kill is what one mutant did to the tests that cover its line.
@@ -80,9 +83,19 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 		res.Lines = map[Loc]Scores{}
 		return res, nil
 	}
+	// Only the tests that cover a mutant run.
+	mutated := map[Loc]bool{}
+	for _, m := range s.Mutants {
+		mutated[Loc{m.File, m.Line}] = true
+	}
 	byPkg := map[string][]Test{}
 	for _, t := range tests {
-		byPkg[t.Package] = append(byPkg[t.Package], t)
+		for l := range t.Lines {
+			if mutated[l] {
+				byPkg[t.Package] = append(byPkg[t.Package], t)
+				break
+			}
+		}
 	}
 	pkgs := make([]string, 0, len(byPkg))
 	for p := range byPkg {
@@ -245,7 +258,11 @@ func (r *runner) run(ctx context.Context, id int, tests []Test) (map[string]outc
 	if err != nil {
 		return nil, fmt.Errorf("running mutant %d: %w", id, err)
 	}
-	timeout := r.opts.Timeout
+	var spent time.Duration
+	for _, t := range tests {
+		spent += t.Elapsed
+	}
+	timeout := max(r.opts.Timeout, 10*spent)
 	if !r.opts.Deadline.IsZero() {
 		timeout = max(min(timeout, time.Until(r.opts.Deadline)), time.Second)
 	}

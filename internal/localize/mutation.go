@@ -46,7 +46,6 @@ func (s *Service) mutate(ctx context.Context, loc *Localization, opts Options) *
 		}
 	}
 	var tests []mutation.Test
-	longest := time.Duration(0)
 	failing := 0
 	for _, t := range m.Tests {
 		if t.Verdict == VerdictSkip || t.Verdict == VerdictBuildError {
@@ -62,10 +61,9 @@ func (s *Service) mutate(ctx context.Context, loc *Localization, opts Options) *
 		if t.Verdict.Failing() {
 			failing++
 		}
-		longest = max(longest, t.Elapsed)
-		tests = append(tests, mutation.Test{Package: t.Package, Name: t.Name, Failing: t.Verdict.Failing(), Lines: covered})
+		tests = append(tests, mutation.Test{Package: t.Package, Name: t.Name, Failing: t.Verdict.Failing(), Lines: covered, Elapsed: t.Elapsed})
 	}
-	mopts := mutation.Options{MaxMutants: opts.Mutants, Timeout: max(2*time.Second, 10*longest),
+	mopts := mutation.Options{MaxMutants: opts.Mutants, Timeout: 2 * time.Second,
 		Deadline: time.Now().Add(time.Duration(min(failing, opts.MaxAnalyzed)) * opts.Budget)}
 	out := &Mutation{Fixes: []OperatorFix{}}
 	res, err := mutation.Analyze(ctx, s.ws.Module(), lines, tests, mopts)
