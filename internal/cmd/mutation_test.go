@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,5 +62,33 @@ func TestRankShowsOperatorFixes(t *testing.T) {
 	stdout, _, _ = faultline(t, dir, "rank", "-angelic=false", "-json", ".")
 	if strings.Contains(stdout, `"mutation"`) {
 		t.Errorf("mutation without -mutants:\n%s", stdout)
+	}
+}
+
+// TestMutantsKeepTheDefaultOrder: the mutation columns have no weight in
+// the shipped model, so -mutants leaves the default ranking as it is.
+func TestMutantsKeepTheDefaultOrder(t *testing.T) {
+	dir := txtartest.Extract(t, operatorModule)
+	order := func(args ...string) []string {
+		stdout, stderr, _ := faultline(t, dir, append([]string{"rank", "-json"}, args...)...)
+		var out struct {
+			Order string
+			Lines []struct {
+				File string
+				Line int
+			}
+		}
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+			t.Fatalf("%v: %s", err, stderr)
+		}
+		lines := []string{out.Order}
+		for _, l := range out.Lines {
+			lines = append(lines, fmt.Sprintf("%s:%d", l.File, l.Line))
+		}
+		return lines
+	}
+	without, with := order("."), order("-mutants", "50", ".")
+	if !slices.Equal(without, with) {
+		t.Errorf("-mutants changed the order:\n%v\nwithout it:\n%v", with, without)
 	}
 }
