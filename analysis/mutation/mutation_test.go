@@ -2,6 +2,7 @@ package mutation
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,5 +112,27 @@ func TestTrickySitesCompile(t *testing.T) {
 	}
 	if !out["TestAll"].passed {
 		t.Errorf("the unmutated schemata fails: %s", out["TestAll"].output)
+	}
+}
+
+// TestScore checks both formulas on kills worked out by hand: one failing
+// and two passing tests; mutant 0 on line 1 makes the failing test pass,
+// mutant 1 on line 2 changes its failure and fails both passing tests.
+func TestScore(t *testing.T) {
+	kills := []Kill{
+		{Mutant: Mutant{ID: 0, File: "f.go", Line: 1}, FailToPass: 1, FailChanged: 1},
+		{Mutant: Mutant{ID: 1, File: "f.go", Line: 2}, FailChanged: 1, PassToFail: 2},
+	}
+	got := Score(kills, 1, 2)
+	// f2p 1, p2f 2, α = 1·2/(1·2) = 1.
+	want := map[Loc]Scores{
+		{"f.go", 1}: {Metallaxis: 1, MUSE: (1.0 / 2) / 2, Mutants: 1},
+		{"f.go", 2}: {Metallaxis: 1 / math.Sqrt(3), MUSE: -(2.0 / 3) / 2, Mutants: 1},
+	}
+	for l, w := range want {
+		g := got[l]
+		if math.Abs(g.Metallaxis-w.Metallaxis) > 1e-9 || math.Abs(g.MUSE-w.MUSE) > 1e-9 || g.Mutants != w.Mutants {
+			t.Errorf("%v: %+v, want %+v", l, g, w)
+		}
 	}
 }

@@ -156,10 +156,12 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 			}
 		}
 	}
-	failing := 0
+	failing, passing := 0, 0
 	for _, t := range tests {
 		if t.Failing {
 			failing++
+		} else {
+			passing++
 		}
 	}
 	for i := range kills {
@@ -172,7 +174,7 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 		res.Kills = append(res.Kills, k)
 	}
 	res.Run = len(res.Kills)
-	res.Lines = Score(res.Kills, failing)
+	res.Lines = Score(res.Kills, failing, passing)
 	res.Elapsed = time.Since(start)
 	return res, nil
 }
@@ -188,24 +190,26 @@ func coveringFailing(tests []Test, m Mutant) int {
 }
 
 // Score computes each mutated line's Metallaxis-FL and MUSE scores from
-// the kills, failing being the number of failing tests.
+// the kills, failing and passing being the numbers of failing and passing
+// tests.
 //
 // Metallaxis-FL (Papadakis and Le Traon, STVR 2015) scores a mutant as
 // Ochiai over its kills, a failing test killing it when its failure
 // changes and a passing one when it fails, and a line by its best mutant.
 // MUSE (Moon et al., ICST 2014) averages, over the line's mutants and one
-// more, the failing tests each makes pass over all such changes, less α
-// times the passing tests each makes fail over all such changes, α
-// weighing the two totals against each other.
-func Score(kills []Kill, failing int) map[Loc]Scores {
+// more, the failing tests each makes pass over all such changes (f2p),
+// less α times the passing tests each makes fail over all such changes
+// (p2f), where α = f2p·passing / (failing·p2f) weighs the two rates
+// against each other.
+func Score(kills []Kill, failing, passing int) map[Loc]Scores {
 	f2p, p2f := 0, 0
 	for _, k := range kills {
 		f2p += k.FailToPass
 		p2f += k.PassToFail
 	}
 	alpha := 0.0
-	if p2f > 0 {
-		alpha = float64(f2p) / float64(p2f)
+	if p2f > 0 && failing > 0 {
+		alpha = float64(f2p) * float64(passing) / (float64(failing) * float64(p2f))
 	}
 	out := map[Loc]Scores{}
 	muse := map[Loc]float64{}

@@ -78,7 +78,11 @@ func writeMutationText(w io.Writer, m *localize.Mutation) {
 		if f.Fixed != 1 {
 			tests += "s"
 		}
-		fmt.Fprintf(w, "  %s:%d: %s  (%s; makes %d failing %s pass)\n", f.File, f.Line, f.Edited, f.Change, f.Fixed, tests)
+		edited := f.Edited
+		if edited == "" {
+			edited = "(the line's statement removed)"
+		}
+		fmt.Fprintf(w, "  %s:%d: %s  (%s; makes %d failing %s pass)\n", f.File, f.Line, edited, f.Change, f.Fixed, tests)
 	}
 	for _, n := range m.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
