@@ -6,7 +6,10 @@
 // pass as the plain build's do. It prints, per package, the mutants by
 // operator, the generation and build times and the outcome.
 //
-//	go run ./bench/mutants DIR...
+//	go run ./bench/mutants [-run REGEXP] DIR...
+//
+// -run selects the tests of the unmutated runs (and of the plain one);
+// the output of a test that fails is written to standard error.
 //
 // The directories must be writable copies (the module cache's are not).
 package main
@@ -26,6 +29,7 @@ import (
 )
 
 func main() {
+	run := flag.String("run", "", "run only the tests matching the regular expression")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: mutants DIR...")
@@ -36,7 +40,7 @@ func main() {
 	fmt.Println("|---|---|---|---|---|---|---|---|")
 	failures := 0
 	for _, dir := range flag.Args() {
-		n, err := checkModule(ctx, dir)
+		n, err := checkModule(ctx, dir, *run)
 		failures += n
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", dir, err)
@@ -50,7 +54,7 @@ func main() {
 
 // checkModule checks every package with tests of one module and returns
 // the number of packages whose schemata failed.
-func checkModule(ctx context.Context, dir string) (int, error) {
+func checkModule(ctx context.Context, dir, run string) (int, error) {
 	cache, err := os.MkdirTemp("", "faultline-mutbench-")
 	if err != nil {
 		return 0, err
@@ -69,7 +73,7 @@ func checkModule(ctx context.Context, dir string) (int, error) {
 		if !p.HasTests() || p.Error != nil {
 			continue
 		}
-		plain := exec.CommandContext(ctx, "go", "test", "-count=1", "-vet=off", p.ImportPath)
+		plain := exec.CommandContext(ctx, "go", "test", "-count=1", "-vet=off", "-run="+run, p.ImportPath)
 		plain.Dir = mod.Root
 		if plain.Run() != nil {
 			continue // a package whose own tests fail plainly says nothing here
@@ -118,7 +122,7 @@ func checkModule(ctx context.Context, dir string) (int, error) {
 			continue
 		}
 		verdict := "pass"
-		out, err := failingTests(ctx, mod, bin)
+		out, err := failingTests(ctx, mod, bin, run)
 		if err != nil {
 			verdict = "error: " + firstLine(err.Error())
 			failures++
@@ -134,9 +138,9 @@ func checkModule(ctx context.Context, dir string) (int, error) {
 
 // failingTests runs every test of a schemata binary with no mutant active
 // and names those that did not pass ("" when all did).
-func failingTests(ctx context.Context, mod *testbuild.Module, bin *testbuild.Binary) (string, error) {
+func failingTests(ctx context.Context, mod *testbuild.Module, bin *testbuild.Binary, run string) (string, error) {
 	p, err := mod.Start(ctx, testbuild.RunConfig{Binary: bin.Path, Package: bin.Package.ImportPath, Dir: bin.Package.Dir,
-		Args: []string{"-test.count=1", "-test.timeout=0", "-test.paniconexit0"}})
+		Args: []string{"-test.count=1", "-test.timeout=0", "-test.paniconexit0", "-test.run=" + run}})
 	if err != nil {
 		return "", err
 	}
@@ -150,6 +154,7 @@ func failingTests(ctx context.Context, mod *testbuild.Module, bin *testbuild.Bin
 	for _, name := range res.Order {
 		if v := res.Verdict(name); name != "" && v != testbuild.Pass && v != testbuild.Skip {
 			failed = append(failed, name)
+			fmt.Fprintf(os.Stderr, "%s %s (%s):\n%s\n", bin.Package.ImportPath, name, v, res.Output(name))
 		}
 	}
 	return strings.Join(failed, ", "), nil
