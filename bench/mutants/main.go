@@ -30,6 +30,7 @@ import (
 
 func main() {
 	run := flag.String("run", "", "run only the tests matching the regular expression")
+	skipPlain := flag.Bool("skip-plain", false, "do not run the plain tests first (when they are known to pass)")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: mutants DIR...")
@@ -40,7 +41,7 @@ func main() {
 	fmt.Println("|---|---|---|---|---|---|---|---|")
 	failures := 0
 	for _, dir := range flag.Args() {
-		n, err := checkModule(ctx, dir, *run)
+		n, err := checkModule(ctx, dir, *run, !*skipPlain)
 		failures += n
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", dir, err)
@@ -54,7 +55,7 @@ func main() {
 
 // checkModule checks every package with tests of one module and returns
 // the number of packages whose schemata failed.
-func checkModule(ctx context.Context, dir, run string) (int, error) {
+func checkModule(ctx context.Context, dir, run string, plainFirst bool) (int, error) {
 	cache, err := os.MkdirTemp("", "faultline-mutbench-")
 	if err != nil {
 		return 0, err
@@ -75,7 +76,7 @@ func checkModule(ctx context.Context, dir, run string) (int, error) {
 		}
 		plain := exec.CommandContext(ctx, "go", "test", "-count=1", "-vet=off", "-run="+run, p.ImportPath)
 		plain.Dir = mod.Root
-		if plain.Run() != nil {
+		if plainFirst && plain.Run() != nil {
 			continue // a package whose own tests fail plainly says nothing here
 		}
 		plainDir := p.Dir
