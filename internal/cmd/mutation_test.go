@@ -18,7 +18,8 @@ const operatorModule = "../../analysis/mutation/testdata/operators.txtar"
 var wantOperatorFixes = []string{"ops.go:5: return a / b", "ops.go:10: level -= n", "ops.go:16: return lo <= x && x <= hi"}
 
 // TestRankShowsOperatorFixes: rank -mutants lists the verified operator
-// fixes in text and json, and without -mutants nothing of mutation shows.
+// fixes in text and json, and without -mutants nothing of mutation shows;
+// fix -mutants -json lists them too.
 func TestRankShowsOperatorFixes(t *testing.T) {
 	dir := txtartest.Extract(t, operatorModule)
 	stdout, stderr, code := faultline(t, dir, "rank", "-angelic=false", "-mutants", "50", ".")
@@ -62,6 +63,14 @@ func TestRankShowsOperatorFixes(t *testing.T) {
 	stdout, _, _ = faultline(t, dir, "rank", "-angelic=false", "-json", ".")
 	if strings.Contains(stdout, `"mutation"`) {
 		t.Errorf("mutation without -mutants:\n%s", stdout)
+	}
+	stdout, stderr, _ = faultline(t, dir, "fix", "-mutants", "50", "-json", ".")
+	var fix struct{ OperatorFixes []struct{ Edited string } }
+	if err := json.Unmarshal([]byte(stdout), &fix); err != nil {
+		t.Fatalf("%v: %s", err, stderr)
+	}
+	if len(fix.OperatorFixes) != len(wantOperatorFixes) {
+		t.Errorf("fix -json operatorFixes: %+v", fix.OperatorFixes)
 	}
 }
 
