@@ -106,7 +106,17 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 	for i, m := range s.Mutants {
 		kills[i].Mutant = m
 	}
+	// A mutant's fix is verified only when it ran in every package with
+	// tests covering its line, against all of them (needed, runs, partial).
 	ran := make([]bool, len(s.Mutants))
+	needed, runs, partial := make([]int, len(s.Mutants)), make([]int, len(s.Mutants)), make([]bool, len(s.Mutants))
+	for _, pkg := range pkgs {
+		for i, m := range s.Mutants {
+			if slices.ContainsFunc(byPkg[pkg], func(t Test) bool { return t.Lines[Loc{m.File, m.Line}] }) {
+				needed[i]++
+			}
+		}
+	}
 	for _, pkg := range pkgs {
 		bin, err := s.Build(ctx, pkg)
 		if err != nil {
@@ -127,10 +137,16 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 			}
 			var covering []Test
 			for _, t := range byPkg[pkg] {
-				// A failing test that passes unmutated says nothing.
-				if t.Lines[Loc{m.File, m.Line}] && base[t.Name].passed != t.Failing {
-					covering = append(covering, t)
+				if !t.Lines[Loc{m.File, m.Line}] {
+					continue
 				}
+				// A test whose unmutated verdict differs from the
+				// collection's says nothing.
+				if base[t.Name].passed == t.Failing {
+					partial[i] = true
+					continue
+				}
+				covering = append(covering, t)
 			}
 			if len(covering) == 0 {
 				continue
@@ -140,6 +156,7 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 				return nil, err
 			}
 			ran[i] = true
+			runs[i]++
 			k := &kills[i]
 			for _, t := range covering {
 				o := out[t.Name]
@@ -170,7 +187,8 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 		}
 		k := kills[i]
 		// Each package's kills add up; a fix must hold in all of them.
-		k.Fix = k.FailToPass > 0 && k.PassToFail == 0 && k.FailToPass == coveringFailing(tests, k.Mutant)
+		k.Fix = k.FailToPass > 0 && k.PassToFail == 0 && k.FailToPass == coveringFailing(tests, k.Mutant) &&
+			runs[i] == needed[i] && !partial[i]
 		res.Kills = append(res.Kills, k)
 	}
 	res.Run = len(res.Kills)
