@@ -69,7 +69,7 @@ func (c *fixCommand) Run(ctx context.Context, args ...string) error {
 		writeServiceNotes(os.Stderr, a.Notes)
 	}
 	if c.asJSON {
-		if err := writeFixJSON(os.Stdout, results); err != nil {
+		if err := writeFixJSON(os.Stdout, results, loc.Mutation); err != nil {
 			return err
 		}
 		return buildFailure(os.Stderr, m)
@@ -78,14 +78,26 @@ func (c *fixCommand) Run(ctx context.Context, args ...string) error {
 		fmt.Println(noFailureMessage(m))
 	} else {
 		writeFixText(os.Stdout, results, localize.FileLines(m.Root))
+		writeMutationText(os.Stdout, loc.Mutation)
 	}
 	return buildFailure(os.Stderr, m)
 }
 
-func writeFixJSON(w io.Writer, results []localize.TestResult) error {
+// fixOutput is the JSON form of faultline fix -json: the analyses, and the
+// verified operator fixes when -mutants asked for them.
+type fixOutput struct {
+	localize.AnalysisReport
+	OperatorFixes []localize.OperatorFix `json:"operatorFixes,omitempty"`
+}
+
+func writeFixJSON(w io.Writer, results []localize.TestResult, mut *localize.Mutation) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(localize.NewAnalysisReport(results)); err != nil {
+	out := fixOutput{AnalysisReport: localize.NewAnalysisReport(results)}
+	if mut != nil {
+		out.OperatorFixes = mut.Fixes
+	}
+	if err := enc.Encode(out); err != nil {
 		return fmt.Errorf("writing JSON: %w", err)
 	}
 	return nil

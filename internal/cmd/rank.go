@@ -192,6 +192,8 @@ type rankOutput struct {
 	localize.RankReport
 	Angelic *localize.Angelic `json:"angelic,omitempty"`
 	SatTar  *localize.SatTar  `json:"sattar,omitempty"`
+	// Mutation is the mutation analysis, when -mutants asked for it.
+	Mutation *localize.Mutation `json:"mutation,omitempty"`
 	// Functions ranks the functions holding the ranked lines by their
 	// best line, each with its own spectrum's place.
 	Functions []localize.RankedFunction `json:"functions,omitempty"`
@@ -199,7 +201,7 @@ type rankOutput struct {
 
 func writeRankingJSON(w io.Writer, loc *localize.Localization, lines []localize.RankedLine, functions []localize.RankedFunction) error {
 	r, m := loc.Ranking, loc.Matrix
-	out := rankOutput{RankReport: localize.RankReport{Ranking: *r}, Angelic: loc.Angelic, SatTar: loc.SatTar, Functions: functions}
+	out := rankOutput{RankReport: localize.RankReport{Ranking: *r}, Angelic: loc.Angelic, SatTar: loc.SatTar, Mutation: loc.Mutation, Functions: functions}
 	out.Lines = append([]localize.RankedLine{}, lines...)
 	if len(m.BuildErrors) > 0 {
 		out.BuildErrors = m.BuildErrors
@@ -291,6 +293,7 @@ func writeRankingText(w io.Writer, loc *localize.Localization, lines []localize.
 		return err
 	}
 	writeAngelicText(w, summary, localize.FileLines(m.Root))
+	writeMutationText(w, loc.Mutation)
 	writeBlockRankText(w, r)
 	writeSatTarText(w, loc.SatTar)
 	failing := 0

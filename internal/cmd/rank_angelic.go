@@ -19,6 +19,7 @@ type angelicFlags struct {
 	order    string
 	evidence bool
 	strings  bool
+	mutants  int
 }
 
 func (a *angelicFlags) register(fs *flag.FlagSet) {
@@ -30,12 +31,13 @@ func (a *angelicFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&a.maxTests, "max-analyzed", localize.DefaultMaxAnalyzed, "analyse at most this many failing tests (results are cached per test)")
 	fs.Int64Var(&a.memory, "memory", localize.DefaultMemory>>20, "memory in MB one analysis may hold before it is stopped")
 	fs.BoolVar(&a.strings, "strings", false, "model strings and byte slices in the angelic analysis for tests that check them (slower)")
+	fs.IntVar(&a.mutants, "mutants", 0, "run at most N mutants of the lines the failing tests execute, the most suspicious first, for mutation evidence and verified operator fixes (0: off)")
 }
 
 // options are the service's options for these flags.
 func (a *angelicFlags) options() localize.Options {
 	return localize.Options{Angelic: a.enabled, Budget: a.budget, MaxAnalyzed: a.maxTests, Memory: a.memory << 20,
-		Order: a.order, Evidence: a.evidence, Strings: a.strings}
+		Order: a.order, Evidence: a.evidence, Strings: a.strings, Mutants: a.mutants}
 }
 
 // writeAngelicText prints the fixes behind a combined ranking, each as an
@@ -59,6 +61,30 @@ func writeAngelicText(w io.Writer, s *localize.Angelic, src localize.SourceLines
 		fmt.Fprintf(w, "  %s  %s%s\n", edit, localize.Effect(f.Test, f.Avoids), how)
 	}
 	for _, n := range s.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+}
+
+// writeMutationText prints what the mutation analysis ran and its verified
+// operator fixes, each as its edited source line.
+func writeMutationText(w io.Writer, m *localize.Mutation) {
+	if m == nil {
+		return
+	}
+	fmt.Fprintf(w, "\nmutation analysis: %d of %d mutants run in %.1fs, %d verified operator fixes\n",
+		m.Run, m.Generated, m.Seconds, len(m.Fixes))
+	for _, f := range m.Fixes {
+		tests := "test"
+		if f.Fixed != 1 {
+			tests += "s"
+		}
+		edited := f.Edited
+		if edited == "" {
+			edited = "(the line's statement removed)"
+		}
+		fmt.Fprintf(w, "  %s:%d: %s  (%s; makes %d failing %s pass)\n", f.File, f.Line, edited, f.Change, f.Fixed, tests)
+	}
+	for _, n := range m.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
 }

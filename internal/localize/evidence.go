@@ -22,10 +22,11 @@ type Evidence struct {
 
 // evidenceInput is what the sources read.
 type evidenceInput struct {
-	matrix  *spectra.Matrix
-	lines   []RankedLine // the formula's ranking: every executed line with its counts
-	results []analysis.TestResult
-	cores   []analysis.CoreResult // SAT-TAR's cores, when its order was asked for
+	matrix   *spectra.Matrix
+	lines    []RankedLine // the formula's ranking: every executed line with its counts
+	results  []analysis.TestResult
+	cores    []analysis.CoreResult // SAT-TAR's cores, when its order was asked for
+	mutation *Mutation             // the mutation analysis, when it ran
 }
 
 // evidenceSource is one technique's columns.
@@ -46,6 +47,7 @@ func evidenceSources() []evidenceSource {
 		{"angelic", true, angelicEvidence},
 		{"sattar", false, satTarEvidence},
 		{"static", false, staticEvidence},
+		{"mutation", false, mutationEvidence},
 	}
 }
 
@@ -53,9 +55,9 @@ func evidenceSources() []evidenceSource {
 // formula ranking, taking those that do not depend on the analyses from
 // prior when it is set (an earlier gathering over the same lines). A
 // source that fails leaves its columns out and says why.
-func gatherEvidence(m *spectra.Matrix, lines []RankedLine, results []analysis.TestResult, cores []analysis.CoreResult, prior *Evidence) (*Evidence, []string) {
+func gatherEvidence(m *spectra.Matrix, lines []RankedLine, results []analysis.TestResult, cores []analysis.CoreResult, mut *Mutation, prior *Evidence) (*Evidence, []string) {
 	ev := &Evidence{Columns: map[string][]float64{}}
-	in := &evidenceInput{matrix: m, lines: lines, results: results, cores: cores}
+	in := &evidenceInput{matrix: m, lines: lines, results: results, cores: cores, mutation: mut}
 	var notes []string
 	for _, src := range evidenceSources() {
 		if prior != nil && !src.analysed {

@@ -56,6 +56,10 @@ type Options struct {
 	// Strings models strings and byte slices in the angelic analysis's
 	// formula (analysis.Options.Strings).
 	Strings bool
+	// Mutants, when positive, runs the mutation analysis on at most this
+	// many mutants of the lines the failing tests execute (off by default:
+	// it costs test runs per mutant).
+	Mutants int
 }
 
 // Defaults of Options.
@@ -155,6 +159,9 @@ type Localization struct {
 	Evidence *Evidence
 	Base     *Ranking // the formula ranking the evidence is gathered over
 	SatTar   *SatTar  // what SAT-TAR's order was made of, when it was asked for
+	// Mutation is what the mutation analysis found, when Options.Mutants
+	// asked for it.
+	Mutation *Mutation
 }
 
 // Angelic is what the analysis contributed. Its JSON form is the
@@ -331,6 +338,12 @@ func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options,
 		// carries every line's counts; BlockRank's own is a column.
 		if loc.Base, err = RankFormula(m, opts.Formula); err != nil {
 			return nil, err
+		}
+	}
+	if opts.Mutants > 0 && formula.Failed > 0 {
+		loc.Mutation = s.mutate(ctx, loc, opts)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
 	}
 	st := &state{loc: loc, opts: opts}
@@ -533,7 +546,7 @@ func (st *state) order(loc *Localization, results []analysis.TestResult) {
 	if loc.SatTar != nil {
 		cores = loc.SatTar.Cores
 	}
-	ev, notes := gatherEvidence(loc.Matrix, loc.Base.Lines, results, cores, prior)
+	ev, notes := gatherEvidence(loc.Matrix, loc.Base.Lines, results, cores, loc.Mutation, prior)
 	st.mu.Lock()
 	st.prior = ev
 	st.mu.Unlock()

@@ -89,4 +89,8 @@ type fixProps struct {
 	// AvoidsCheck: the fix steers the run around the failing check rather
 	// than fixing what it checks.
 	AvoidsCheck bool `json:"avoidsCheck,omitempty"`
+	// Operator and Change describe a verified operator fix (a mutant),
+	// which has no test, expression or value of its own.
+	Operator string `json:"operator,omitempty"`
+	Change   string `json:"change,omitempty"`
 }

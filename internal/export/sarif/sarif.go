@@ -290,7 +290,32 @@ func (b *builder) result(l localize.RankedLine) result {
 	for _, f := range b.loc.FixesAt(l.File, l.Line) {
 		res.Fixes = append(res.Fixes, b.fix(f))
 	}
+	for _, f := range b.loc.OperatorFixesAt(l.File, l.Line) {
+		res.Fixes = append(res.Fixes, b.operatorFix(f))
+	}
 	return res
+}
+
+// operatorFixText is a verified operator fix as its edited line: "ops.go:5
+// return a / b (* → /, verified by the mutant's runs)".
+func operatorFixText(f localize.OperatorFix) string {
+	return fmt.Sprintf("%s:%d  %s  (%s, verified by the mutant's test runs)", f.File, f.Line, f.Edited, f.Change)
+}
+
+// operatorFix is a verified operator fix as a replacement of its line's
+// text after the indentation.
+func (b *builder) operatorFix(f localize.OperatorFix) fix {
+	line := b.sources.File(f.File).Line(f.Line)
+	indent := len(line) - len(bytes.TrimLeft(line, " \t"))
+	deleted := region{StartLine: f.Line, StartColumn: column(line, indent+1), EndLine: f.Line, EndColumn: column(line, len(line)+1)}
+	return fix{
+		Description: message{Text: operatorFixText(f) + "."},
+		ArtifactChanges: []artifactChange{{
+			ArtifactLocation: b.artifact(f.File),
+			Replacements:     []replacement{{DeletedRegion: deleted, InsertedContent: message{Text: f.Edited}}},
+		}},
+		Properties: fixProps{Operator: f.Operator, Change: f.Change},
+	}
 }
 
 func (b *builder) message(l localize.RankedLine) string {
@@ -307,6 +332,9 @@ func (b *builder) message(l localize.RankedLine) string {
 	fmt.Fprintf(&m, "): executed by %d of %d failing and %d of %d passing tests.", l.EF, l.EF+l.NF, l.EP, l.EP+l.NP)
 	for _, f := range b.loc.FixesAt(l.File, l.Line) {
 		fmt.Fprintf(&m, " Fix: %s.", b.fixText(f))
+	}
+	for _, f := range b.loc.OperatorFixesAt(l.File, l.Line) {
+		fmt.Fprintf(&m, " Operator fix: %s.", operatorFixText(f))
 	}
 	return m.String()
 }

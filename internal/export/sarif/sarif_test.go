@@ -261,3 +261,27 @@ func TestPrune(t *testing.T) {
 		t.Errorf("prune:\n got %s\nwant %s", got, want)
 	}
 }
+
+// A verified operator fix is a fix of its line after the indentation.
+func TestOperatorFixesAreFixes(t *testing.T) {
+	loc := exporttest.Module(t)
+	loc.Mutation = &localize.Mutation{Fixes: []localize.OperatorFix{{File: "price/price.go", Line: 9, Operator: "boundary",
+		Change: "> → >=", Edited: "if tötal >= 100 {", Fixed: 1}}}
+	l, _ := write(t, loc, Options{})
+	results := *l.Runs[0].Results
+	fixes := results[0].Fixes
+	if len(fixes) != 2 {
+		t.Fatalf("fixes %+v", fixes)
+	}
+	repl := fixes[1].ArtifactChanges[0].Replacements[0]
+	// "\tif tötal > 100 {": the tab kept, up to code point 18.
+	if r := repl.DeletedRegion; r.StartLine != 9 || r.StartColumn != 2 || r.EndLine != 9 || r.EndColumn != 18 {
+		t.Errorf("deleted region %+v, want 9:2-9:18", r)
+	}
+	if repl.InsertedContent.Text != "if tötal >= 100 {" || fixes[1].Properties["change"] != "> → >=" {
+		t.Errorf("operator fix %+v", fixes[1])
+	}
+	if !strings.Contains(results[0].Message.Text, "Operator fix: price/price.go:9  if tötal >= 100 {") {
+		t.Errorf("message %q does not show the operator fix", results[0].Message.Text)
+	}
+}

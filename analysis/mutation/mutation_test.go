@@ -1,0 +1,138 @@
+package mutation
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/txtartest"
+)
+
+func openModule(t *testing.T, archive string) *testbuild.Module {
+	t.Helper()
+	dir := txtartest.Extract(t, filepath.Join("testdata", archive))
+	mod, err := testbuild.Open(dir, testbuild.Config{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mod
+}
+
+// fileLines are every line of a module file.
+func fileLines(t *testing.T, mod *testbuild.Module, file string) []Loc {
+	data, err := os.ReadFile(filepath.Join(mod.Root, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []Loc
+	for i := range strings.Count(string(data), "\n") {
+		out = append(out, Loc{file, i + 1})
+	}
+	return out
+}
+
+func covering(lines ...int) map[Loc]bool {
+	out := map[Loc]bool{}
+	for _, l := range lines {
+		out[Loc{"ops.go", l}] = true
+	}
+	return out
+}
+
+// TestOperatorFixes finds the verified operator fix of each fault, and
+// the faulty lines score highest.
+func TestOperatorFixes(t *testing.T) {
+	mod := openModule(t, "operators.txtar")
+	const pkg = "example.com/ops"
+	tests := []Test{
+		{pkg, "TestRatio", true, covering(5), 0},
+		{pkg, "TestRatioOne", false, covering(5), 0},
+		{pkg, "TestDrain", true, covering(10, 11), 0},
+		{pkg, "TestDrainNothing", false, covering(10, 11), 0},
+		{pkg, "TestInRangeTop", true, covering(16), 0},
+		{pkg, "TestInRangeMiddle", false, covering(16), 0},
+	}
+	res, err := Analyze(context.Background(), mod, fileLines(t, mod, "ops.go"), tests, Options{MaxMutants: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.BuildErrors) > 0 {
+		t.Fatalf("schemata did not build: %v", res.BuildErrors)
+	}
+	fixes := map[string]bool{}
+	for _, k := range res.Kills {
+		if k.Fix {
+			fixes[k.Mutant.Edited] = true
+		}
+	}
+	for _, want := range []string{"return a / b", "level -= n", "return lo <= x && x <= hi"} {
+		if !fixes[want] {
+			t.Errorf("no verified operator fix %q; fixes: %v", want, fixes)
+		}
+	}
+	for _, l := range []int{5, 10, 16} {
+		s := res.Lines[Loc{"ops.go", l}]
+		if s.Fixes == 0 || s.Metallaxis <= 0 {
+			t.Errorf("line %d: %+v", l, s)
+		}
+	}
+	t.Logf("scores: %+v", res.Lines)
+}
+
+// TestTrickySitesCompile builds the schemata of every line of a file full
+// of sites a careless rewrite breaks, and the unmutated binary passes.
+func TestTrickySitesCompile(t *testing.T) {
+	mod := openModule(t, "tricky.txtar")
+	s, err := Generate(mod, fileLines(t, mod, "tricky.go"), 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := map[string]int{}
+	for _, m := range s.Mutants {
+		ops[m.Operator]++
+	}
+	for _, op := range []string{OpArithmetic, OpBoundary, OpNegation, OpLogical, OpConstant, OpAssignment, OpRemoval} {
+		if ops[op] == 0 {
+			t.Errorf("no %s mutant; mutants: %v", op, ops)
+		}
+	}
+	ctx := context.Background()
+	bin, err := s.Build(ctx, "example.com/tricky")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &runner{mod: mod, bin: bin, opts: Options{Timeout: 20e9}}
+	out, err := r.run(ctx, -1, []Test{{Name: "TestAll"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out["TestAll"].passed {
+		t.Errorf("the unmutated schemata fails: %s", out["TestAll"].output)
+	}
+}
+
+// TestScore checks both formulas on kills worked out by hand: one failing
+// and two passing tests; mutant 0 on line 1 makes the failing test pass,
+// mutant 1 on line 2 changes its failure and fails both passing tests.
+func TestScore(t *testing.T) {
+	kills := []Kill{
+		{Mutant: Mutant{ID: 0, File: "f.go", Line: 1}, FailToPass: 1, FailChanged: 1},
+		{Mutant: Mutant{ID: 1, File: "f.go", Line: 2}, FailChanged: 1, PassToFail: 2},
+	}
+	got := Score(kills, 1, 2)
+	// f2p 1, p2f 2, α = 1·2/(1·2) = 1.
+	want := map[Loc]Scores{
+		{"f.go", 1}: {Metallaxis: 1, MUSE: (1.0 / 2) / 2, Mutants: 1},
+		{"f.go", 2}: {Metallaxis: 1 / math.Sqrt(3), MUSE: -(2.0 / 3) / 2, Mutants: 1},
+	}
+	for l, w := range want {
+		g := got[l]
+		if math.Abs(g.Metallaxis-w.Metallaxis) > 1e-9 || math.Abs(g.MUSE-w.MUSE) > 1e-9 || g.Mutants != w.Mutants {
+			t.Errorf("%v: %+v, want %+v", l, g, w)
+		}
+	}
+}

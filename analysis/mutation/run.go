@@ -1,0 +1,310 @@
+package mutation
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/faultline-go/faultline/analysis/mutation/faultlinemut"
+	"github.com/faultline-go/faultline/internal/testbuild"
+)
+
+// Test is one leaf test of the spectra and the lines it executed.
+type Test struct {
+	Package string
+	Name    string
+	Failing bool
+	Lines   map[Loc]bool
+	Elapsed time.Duration // its run in the collection, which bounds its runs here
+}
+
+// Options bound a mutation analysis.
+type Options struct {
+	MaxMutants int // mutants generated at most
+	// Timeout bounds one run of a mutant's covering tests, together with
+	// ten times their time in the collection, whichever is longer.
+	Timeout  time.Duration
+	Deadline time.Time // no run starts after it; zero for none
+}
+
+// Kill is what one mutant did to the tests that cover its line.
+type Kill struct {
+	Mutant Mutant `json:"mutant"`
+	// FailToPass and PassToFail count the covering failing tests it made
+	// pass and the covering passing tests it made fail (or crash, or hang);
+	// FailChanged the failing tests whose failure it changed (passing
+	// included).
+	FailToPass  int `json:"failToPass"`
+	PassToFail  int `json:"passToFail"`
+	FailChanged int `json:"failChanged"`
+	Covering    int `json:"covering"` // covering tests run
+	// Fix says every covering failing test passed and every covering
+	// passing test still passed: a verified operator fix.
+	Fix bool `json:"fix,omitempty"`
+}
+
+// Result is a mutation analysis: each mutant run, and the lines' scores.
+type Result struct {
+	Kills     []Kill         `json:"kills"`
+	Generated int            `json:"generated"`
+	Run       int            `json:"run"`
+	Elapsed   time.Duration  `json:"elapsed"`
+	Lines     map[Loc]Scores `json:"-"`
+	// BuildErrors are the packages whose schemata binary did not build.
+	BuildErrors map[string]string `json:"buildErrors,omitempty"`
+}
+
+// Scores are a line's mutation-based suspiciousness.
+type Scores struct {
+	Metallaxis float64 // the best Ochiai score of its mutants' kills
+	MUSE       float64
+	Mutants    int // mutants run on the line
+	Fixes      int // verified operator fixes on the line
+}
+
+// Analyze generates mutants for lines (most suspicious first), builds one
+// schemata binary per package whose tests cover them, runs each mutant
+// against its covering tests and scores the lines.
+func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Test, opts Options) (*Result, error) {
+	start := time.Now()
+	if opts.Timeout <= 0 {
+		opts.Timeout = 10 * time.Second
+	}
+	s, err := Generate(mod, lines, opts.MaxMutants)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Generated: len(s.Mutants), BuildErrors: map[string]string{}}
+	if len(s.Mutants) == 0 {
+		res.Lines = map[Loc]Scores{}
+		return res, nil
+	}
+	// Only the tests that cover a mutant run.
+	mutated := map[Loc]bool{}
+	for _, m := range s.Mutants {
+		mutated[Loc{m.File, m.Line}] = true
+	}
+	byPkg := map[string][]Test{}
+	for _, t := range tests {
+		for l := range t.Lines {
+			if mutated[l] {
+				byPkg[t.Package] = append(byPkg[t.Package], t)
+				break
+			}
+		}
+	}
+	pkgs := make([]string, 0, len(byPkg))
+	for p := range byPkg {
+		pkgs = append(pkgs, p)
+	}
+	slices.Sort(pkgs)
+	kills := make([]Kill, len(s.Mutants))
+	for i, m := range s.Mutants {
+		kills[i].Mutant = m
+	}
+	// A mutant's fix is verified only when it ran in every package with
+	// tests covering its line, against all of them (needed, runs, partial).
+	ran := make([]bool, len(s.Mutants))
+	needed, runs, partial := make([]int, len(s.Mutants)), make([]int, len(s.Mutants)), make([]bool, len(s.Mutants))
+	for _, pkg := range pkgs {
+		for i, m := range s.Mutants {
+			if slices.ContainsFunc(byPkg[pkg], func(t Test) bool { return t.Lines[Loc{m.File, m.Line}] }) {
+				needed[i]++
+			}
+		}
+	}
+	for _, pkg := range pkgs {
+		bin, err := s.Build(ctx, pkg)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			res.BuildErrors[pkg] = err.Error()
+			continue
+		}
+		r := &runner{mod: mod, bin: bin, opts: opts}
+		base, err := r.run(ctx, -1, byPkg[pkg])
+		if err != nil {
+			return nil, err
+		}
+		for i, m := range s.Mutants {
+			if !opts.Deadline.IsZero() && time.Now().After(opts.Deadline) {
+				break
+			}
+			var covering []Test
+			for _, t := range byPkg[pkg] {
+				if !t.Lines[Loc{m.File, m.Line}] {
+					continue
+				}
+				// A test whose unmutated verdict differs from the
+				// collection's says nothing.
+				if base[t.Name].passed == t.Failing {
+					partial[i] = true
+					continue
+				}
+				covering = append(covering, t)
+			}
+			if len(covering) == 0 {
+				continue
+			}
+			out, err := r.run(ctx, m.ID, covering)
+			if err != nil {
+				return nil, err
+			}
+			ran[i] = true
+			runs[i]++
+			k := &kills[i]
+			for _, t := range covering {
+				o := out[t.Name]
+				k.Covering++
+				switch {
+				case t.Failing && o.passed:
+					k.FailToPass++
+					k.FailChanged++
+				case t.Failing && o.output != base[t.Name].output:
+					k.FailChanged++
+				case !t.Failing && !o.passed:
+					k.PassToFail++
+				}
+			}
+		}
+	}
+	failing, passing := 0, 0
+	for _, t := range tests {
+		if t.Failing {
+			failing++
+		} else {
+			passing++
+		}
+	}
+	for i := range kills {
+		if !ran[i] {
+			continue
+		}
+		k := kills[i]
+		// Each package's kills add up; a fix must hold in all of them.
+		k.Fix = k.FailToPass > 0 && k.PassToFail == 0 && k.FailToPass == coveringFailing(tests, k.Mutant) &&
+			runs[i] == needed[i] && !partial[i]
+		res.Kills = append(res.Kills, k)
+	}
+	res.Run = len(res.Kills)
+	res.Lines = Score(res.Kills, failing, passing)
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+func coveringFailing(tests []Test, m Mutant) int {
+	n := 0
+	for _, t := range tests {
+		if t.Failing && t.Lines[Loc{m.File, m.Line}] {
+			n++
+		}
+	}
+	return n
+}
+
+// Score computes each mutated line's Metallaxis-FL and MUSE scores from
+// the kills, failing and passing being the numbers of failing and passing
+// tests.
+//
+// Metallaxis-FL (Papadakis and Le Traon, STVR 2015) scores a mutant as
+// Ochiai over its kills, a failing test killing it when its failure
+// changes and a passing one when it fails, and a line by its best mutant.
+// MUSE (Moon et al., ICST 2014) averages, over the line's mutants and one
+// more, the failing tests each makes pass over all such changes (f2p),
+// less α times the passing tests each makes fail over all such changes
+// (p2f), where α = f2p·passing / (failing·p2f) weighs the two rates
+// against each other.
+func Score(kills []Kill, failing, passing int) map[Loc]Scores {
+	f2p, p2f := 0, 0
+	for _, k := range kills {
+		f2p += k.FailToPass
+		p2f += k.PassToFail
+	}
+	alpha := 0.0
+	if p2f > 0 && failing > 0 {
+		alpha = float64(f2p) * float64(passing) / (float64(failing) * float64(p2f))
+	}
+	out := map[Loc]Scores{}
+	muse := map[Loc]float64{}
+	for _, k := range kills {
+		l := Loc{k.Mutant.File, k.Mutant.Line}
+		s := out[l]
+		s.Mutants++
+		if k.Fix {
+			s.Fixes++
+		}
+		if killed := k.FailChanged + k.PassToFail; failing > 0 && killed > 0 {
+			s.Metallaxis = max(s.Metallaxis, float64(k.FailChanged)/math.Sqrt(float64(failing*killed)))
+		}
+		muse[l] += float64(k.FailToPass)/float64(f2p+1) - alpha*float64(k.PassToFail)/float64(p2f+1)
+		out[l] = s
+	}
+	for l, s := range out {
+		s.MUSE = muse[l] / float64(s.Mutants+1)
+		out[l] = s
+	}
+	return out
+}
+
+// runner runs one package's schemata binary.
+type runner struct {
+	mod  *testbuild.Module
+	bin  *testbuild.Binary
+	opts Options
+}
+
+// outcome is one test's run under a mutant.
+type outcome struct {
+	passed bool
+	output string // its output without timings
+}
+
+// run runs tests under mutant id (-1 for none) in one process: a mutant
+// that hangs or crashes it fails every test that did not finish.
+func (r *runner) run(ctx context.Context, id int, tests []Test) (map[string]outcome, error) {
+	var tops []string
+	for _, t := range tests {
+		top, _, _ := strings.Cut(t.Name, "/")
+		if top = regexp.QuoteMeta(top); !slices.Contains(tops, top) {
+			tops = append(tops, top)
+		}
+	}
+	args := []string{"-test.run=^(" + strings.Join(tops, "|") + ")$", "-test.count=1", "-test.timeout=0", "-test.paniconexit0"}
+	p, err := r.mod.Start(ctx, testbuild.RunConfig{Binary: r.bin.Path, Package: r.bin.Package.ImportPath, Dir: r.bin.Package.Dir,
+		Args: args, Env: []string{fmt.Sprintf("%s=%d", faultlinemut.Env, id)}})
+	if err != nil {
+		return nil, fmt.Errorf("running mutant %d: %w", id, err)
+	}
+	var spent time.Duration
+	for _, t := range tests {
+		spent += t.Elapsed
+	}
+	timeout := max(r.opts.Timeout, 10*spent)
+	if !r.opts.Deadline.IsZero() {
+		timeout = max(min(timeout, time.Until(r.opts.Deadline)), time.Second)
+	}
+	timer := time.AfterFunc(timeout, p.Kill)
+	res, err := p.Wait()
+	timer.Stop()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("running mutant %d: %w", id, err)
+	}
+	out := map[string]outcome{}
+	for _, t := range tests {
+		out[t.Name] = outcome{passed: res.Verdict(t.Name) == testbuild.Pass, output: stripTimings(res.Output(t.Name))}
+	}
+	return out, nil
+}
+
+// timing matches the durations go test prints.
+var timing = regexp.MustCompile(`\(\d+\.\d+s\)`)
+
+func stripTimings(s string) string { return timing.ReplaceAllString(s, "") }
