@@ -52,7 +52,7 @@ func (s *Service) mutate(ctx context.Context, loc *Localization, opts Options) *
 			continue
 		}
 		covered := map[mutation.Loc]bool{}
-		for _, b := range t.Hits {
+		for b := range t.Hits.All() {
 			blk := m.Blocks[b]
 			for _, n := range blk.Lines {
 				covered[mutation.Loc{File: blk.File, Line: n}] = true
