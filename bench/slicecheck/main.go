@@ -7,9 +7,11 @@
 // It reads the rankings realfaults eval wrote (-eval, each fault's
 // evidence.json and src/), picks faults one project at a time whose best
 // faulty line shares its Ochiai score with other lines, copies each
-// fault's source into -work (the eval directory is left as it is), runs
-// faultline rank -json there with the analysis on and a store of its own,
-// and reads each analysed test's slice from the output.
+// fault's source into -work (the eval directory is left as it is),
+// records the failing run of up to -tests of the fault's failing tests
+// as the analysis does (no spectra are collected: the tie groups are the
+// eval run's) and computes each one's slice. The analysis's own time per
+// test is the eval run's (its rank -json "seconds").
 package main
 
 import (
@@ -22,10 +24,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
-	"github.com/faultline-go/faultline/bench/internal/gocmd"
+	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/bench/internal/realfault"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 func main() {
@@ -101,11 +105,8 @@ func run(args []string) error {
 	bench := fs.String("bench", "bench/realfaults/faults.json", "the benchmark file")
 	eval := fs.String("eval", "/tmp/rf/eval", "realfaults eval's directory of rankings (read only)")
 	work := fs.String("work", filepath.Join(os.TempDir(), "slicecheck"), "directory for the copies of the faults' sources and the rankings")
-	bin := fs.String("faultline", "faultline", "the faultline binary")
 	n := fs.Int("n", 25, "faults to measure")
-	budget := fs.Duration("budget", 10*time.Second, "rank -budget: analysis time per failing test")
-	maxAnalyzed := fs.Int("max-analyzed", 3, "rank -max-analyzed")
-	deadline := fs.Duration("deadline", 5*time.Minute, "limit on one rank run")
+	tests := fs.Int("tests", 3, "failing tests per fault whose slices are computed")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -113,27 +114,25 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	picked, groups, err := pick(b, *eval, *n)
+	picked, groups, analysisSeconds, err := pick(b, *eval, *n)
 	if err != nil {
 		return err
 	}
 	ctx := context.Background()
 	var measured, inSlice, withSlice int
 	var keptShare, sliceSec, analysisSec float64
-	fmt.Println("fault\ttie\tslice∩tie\tfaulty in slice\tslice s\tanalysis s")
+	fmt.Println("fault\ttie\tslice\tslice∩tie\tfaulty in slice\tslice s/test\tanalysis s/test")
 	for i, f := range picked {
-		out, err := rank(ctx, b, f, *eval, *work, *bin, *budget, *maxAnalyzed, *deadline)
+		found, ss, err := record(ctx, f, projectEnv(b, f), *eval, *work, *tests)
 		if err != nil {
 			fmt.Printf("%s\terror: %v\n", f.ID, err)
 			continue
 		}
+		as := analysisSeconds[i]
 		measured++
 		slice := map[key]bool{}
-		var ss, as float64
-		for _, t := range out.Angelic.Tests {
-			ss += t.SliceSeconds
-			as += t.Seconds
-			for _, l := range t.Slice {
+		for _, sl := range found {
+			for _, l := range sl {
 				slice[key{l.File, l.Line}] = true
 			}
 		}
@@ -153,20 +152,20 @@ func run(args []string) error {
 		if faulty {
 			inSlice++
 		}
-		fmt.Printf("%s\t%d\t%d\t%v\t%.3f\t%.1f\n", f.ID, len(groups[i]), kept, faulty, ss, as)
+		fmt.Printf("%s\t%d\t%d\t%d\t%v\t%.3f\t%.1f\n", f.ID, len(groups[i]), len(slice), kept, faulty, ss, as)
 	}
 	if measured == 0 {
 		return fmt.Errorf("no fault measured")
 	}
-	fmt.Printf("\n%d faults measured (%d with a slice): a faulty line of the tie group in the slice for %d; the slice keeps on average %.0f %% of the tie group (faults with a slice); slices took %.2f s of %.0f s of analysis (%.2f %%)\n",
-		measured, withSlice, inSlice, 100*keptShare/float64(max(withSlice, 1)), sliceSec, analysisSec, 100*sliceSec/max(analysisSec, 1e-9))
+	fmt.Printf("\n%d faults measured (%d with a slice): a faulty line of the tie group in the slice for %d; the slice keeps on average %.0f %% of the tie group (faults with a slice); a slice took %.3f s per test against the analysis's %.1f s (%.2f %%)\n",
+		measured, withSlice, inSlice, 100*keptShare/float64(max(withSlice, 1)), sliceSec/float64(measured), analysisSec/float64(measured), 100*sliceSec/max(analysisSec, 1e-9))
 	return nil
 }
 
 // pick returns up to n faults, one project at a time, whose best faulty
 // line ties with other lines under Ochiai in the eval run's ranking, with
 // their tie groups.
-func pick(b *realfault.Benchmark, eval string, n int) ([]*realfault.Fault, [][]key, error) {
+func pick(b *realfault.Benchmark, eval string, n int) ([]*realfault.Fault, [][]key, []float64, error) {
 	byProject := map[string][]*realfault.Fault{}
 	var projects []string
 	for i := range b.Faults {
@@ -177,7 +176,7 @@ func pick(b *realfault.Benchmark, eval string, n int) ([]*realfault.Fault, [][]k
 		}
 		var out rankOutput
 		if err := json.Unmarshal(data, &out); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", f.ID, err)
+			return nil, nil, nil, fmt.Errorf("%s: %w", f.ID, err)
 		}
 		if g := tieGroup(f, out.Lines); len(g) > 1 {
 			if byProject[f.Repo] == nil {
@@ -201,58 +200,76 @@ func pick(b *realfault.Benchmark, eval string, n int) ([]*realfault.Fault, [][]k
 		}
 	}
 	groups := make([][]key, len(picked))
+	seconds := make([]float64, len(picked))
 	for i, f := range picked {
 		data, err := os.ReadFile(filepath.Join(eval, f.ID, "evidence.json"))
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		var out rankOutput
 		if err := json.Unmarshal(data, &out); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", f.ID, err)
+			return nil, nil, nil, fmt.Errorf("%s: %w", f.ID, err)
 		}
 		groups[i] = tieGroup(f, out.Lines)
+		if out.Angelic != nil && len(out.Angelic.Tests) > 0 {
+			for _, t := range out.Angelic.Tests {
+				seconds[i] += t.Seconds
+			}
+			seconds[i] /= float64(len(out.Angelic.Tests))
+		}
 	}
-	return picked, groups, nil
+	return picked, groups, seconds, nil
 }
 
-// rank copies a fault's source and ranks it with the analysis on.
-func rank(ctx context.Context, b *realfault.Benchmark, f *realfault.Fault, eval, work, bin string, budget time.Duration, maxAnalyzed int, deadline time.Duration) (*rankOutput, error) {
-	dir := filepath.Join(work, f.ID)
-	src := filepath.Join(dir, "src")
-	if err := os.RemoveAll(dir); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	if out, err := exec.CommandContext(ctx, "cp", "-r", filepath.Join(eval, f.ID, "src"), src).CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("copying the source: %v: %s", err, out)
-	}
-	env := append(gocmd.GoEnv(), "FAULTLINE_CACHE="+filepath.Join(dir, "store"), "GOFLAGS=-mod=mod -buildvcs=false")
+// projectEnv is the environment a fault's tests run in, as realfaults
+// eval gives it.
+func projectEnv(b *realfault.Benchmark, f *realfault.Fault) []string {
+	env := append(os.Environ(), "GOFLAGS=-mod=mod -buildvcs=false")
 	if p, ok := b.Project(f.Repo); ok {
 		env = append(env, p.Env...)
 	}
-	args := []string{"rank", "-json", "-timeout", "30s", "-budget", budget.String(), "-max-analyzed", fmt.Sprint(maxAnalyzed)}
-	for _, p := range f.Packages {
-		if p == "." {
-			args = append(args, ".")
-		} else {
-			args = append(args, "./"+p)
+	return env
+}
+
+// record copies a fault's source, records the failing run of up to limit
+// of its failing tests and returns their slices and the mean time a slice
+// took.
+func record(ctx context.Context, f *realfault.Fault, env []string, eval, work string, limit int) ([][]analysis.SliceLine, float64, error) {
+	dir := filepath.Join(work, f.ID)
+	src := filepath.Join(dir, "src")
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, 0, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, 0, err
+	}
+	if out, err := exec.CommandContext(ctx, "cp", "-r", filepath.Join(eval, f.ID, "src"), src).CombinedOutput(); err != nil {
+		return nil, 0, fmt.Errorf("copying the source: %v: %s", err, out)
+	}
+	defer os.RemoveAll(dir)
+	mod, err := testbuild.Open(src, testbuild.Config{CacheDir: filepath.Join(dir, "cache"), Env: env})
+	if err != nil {
+		return nil, 0, err
+	}
+	var out [][]analysis.SliceLine
+	var took time.Duration
+	var errs []string
+	for _, t := range f.Failing {
+		if len(out) == limit {
+			break
 		}
+		run, err := analysis.RecordFailingRun(ctx, mod, testbuild.Target{Package: t.Package, Test: t.Test}, analysis.Options{})
+		if err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		start := time.Now()
+		out = append(out, run.Slice())
+		took += time.Since(start)
+		run.Close()
 	}
-	res, err := gocmd.Run(ctx, src, env, deadline, bin, args...)
-	if err != nil && len(res.Stdout) == 0 {
-		return nil, fmt.Errorf("%v: %s", err, gocmd.Tail(res.Stderr, 300))
+	if len(out) == 0 {
+		return nil, 0, fmt.Errorf("no failing run recorded: %s", strings.Join(errs, "; "))
 	}
-	var out rankOutput
-	if err := json.Unmarshal(res.Stdout, &out); err != nil {
-		return nil, err
-	}
-	if out.Angelic == nil {
-		return nil, fmt.Errorf("no analysis in the output")
-	}
-	if err := os.WriteFile(filepath.Join(dir, "rank.json"), res.Stdout, 0o644); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return out, took.Seconds() / float64(len(out)), nil
 }
