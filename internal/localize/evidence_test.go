@@ -2,6 +2,7 @@ package localize
 
 import (
 	"maps"
+	"strings"
 	"testing"
 
 	"github.com/faultline-go/faultline/analysis"
@@ -142,4 +143,18 @@ func equalFloats(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// The shipped model has no weight for the slice's columns, so the slice
+// leaves every default ranking as it was until a model is trained on it.
+func TestShippedModelIgnoresSlice(t *testing.T) {
+	for column := range ShippedModel().Weights {
+		if strings.HasPrefix(column, "slice.") {
+			t.Errorf("the shipped model weighs %s: default rankings change with the slice", column)
+		}
+	}
+	ev := &Evidence{Columns: map[string][]float64{"slice.member": {1}, "slice.distance": {1}}}
+	if score, reasons := ShippedModel().Score(ev, 0); score != 0 || len(reasons) != 0 {
+		t.Errorf("a line with only slice evidence scores %v (%v)", score, reasons)
+	}
 }
