@@ -77,10 +77,12 @@ func TestSliceOfFailingCheck(t *testing.T) {
 }
 
 // TestSliceOfTestifyCheck: the operands of a testify assertion are the
-// check.
+// check; an assertion on values the analysis does not record falls back
+// on the last statement of the test it recorded.
 func TestSliceOfTestifyCheck(t *testing.T) {
 	dir := extractWithModules(t, "slicetestify.txtar", "testify")
 	checkSlices(t, dir, "example.com/mean", "mean.go", []sliceCase{
+		{test: "TestLabel", in: []int{9, 10}, out: []int{7, 8}},
 		{test: "TestMean", in: []int{9, 10}, out: []int{7, 8}, nearerOf: [2]int{10, 9}},
 	})
 }

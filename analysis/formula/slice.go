@@ -64,10 +64,20 @@ func within(n, outer ast.Node) bool {
 }
 
 // Slice returns the lines of non-test code in the dynamic backward slice
-// of the run's failed check, with their distance from it; nil when the run
-// failed no check the analysis recognises.
+// of the run's failed check, with their distance from it. When the run
+// failed no check the analysis recognises (an assertion on values it does
+// not record, a check in a helper of another package), the slice starts
+// at the last instance of test code the run recorded: with t.Fatal and
+// require the failing check, else a statement after it.
 func (r *FailingRun) Slice() []result.SliceLine {
 	check := r.failedCheck()
+	for i := len(r.trace) - 1; check < 0 && i >= 0; i-- {
+		if ev := r.trace[i]; ev.Site >= 0 && int(ev.Site) < len(r.prog.Sites) {
+			if s := r.prog.Sites[ev.Site]; s.Hard && s.Expr != nil {
+				check = i
+			}
+		}
+	}
 	if check < 0 {
 		return nil
 	}
