@@ -38,6 +38,7 @@ type (
 	Location   = result.Location
 	Options    = result.Options
 	Report     = result.Report
+	SliceLine  = result.SliceLine
 	TestResult = result.TestResult
 )
 

@@ -31,7 +31,7 @@ const resultKind = "analysis"
 
 // cacheFormat changes when cachedResult does, or when the analysis finds
 // more than it did (a cached result would hide what it finds now).
-const cacheFormat = "faultline-angelic-cache-8"
+const cacheFormat = "faultline-angelic-cache-9"
 
 // OpenResultCache opens (creating) a file cache of its own under dir, with
 // the default bound.
@@ -59,6 +59,9 @@ type cachedResult struct {
 	Total      time.Duration
 	// StringsConcrete is TestResult's.
 	StringsConcrete bool `json:",omitempty"`
+	// Slice and SliceTime are TestResult's.
+	Slice     []SliceLine   `json:",omitempty"`
+	SliceTime time.Duration `json:",omitempty"`
 }
 
 type cachedCandidate struct {
@@ -110,7 +113,8 @@ func (c *ResultCache) Put(key string, r TestResult) error {
 // processes.
 func MarshalResult(r TestResult) ([]byte, error) {
 	cr := cachedResult{Test: r.Test, Package: r.Package, Notes: r.Notes, Ended: r.Ended,
-		Switched: r.Switched, Runs: r.Runs, Solve: r.Solve, Total: r.Total, StringsConcrete: r.StringsConcrete}
+		Switched: r.Switched, Runs: r.Runs, Solve: r.Solve, Total: r.Total, StringsConcrete: r.StringsConcrete,
+		Slice: r.Slice, SliceTime: r.SliceTime}
 	for _, cand := range r.Candidates {
 		cr.Candidates = append(cr.Candidates, cachedCandidate{Candidate: cand, Force: cand.Force, Sources: cand.Sources})
 	}
@@ -128,7 +132,8 @@ func UnmarshalResult(data []byte) (TestResult, error) {
 		return TestResult{}, fmt.Errorf("decoding an analysis result: %w", err)
 	}
 	r := TestResult{Test: cr.Test, Package: cr.Package, Notes: cr.Notes, Ended: cr.Ended,
-		Switched: cr.Switched, Runs: cr.Runs, Solve: cr.Solve, Total: cr.Total, StringsConcrete: cr.StringsConcrete}
+		Switched: cr.Switched, Runs: cr.Runs, Solve: cr.Solve, Total: cr.Total, StringsConcrete: cr.StringsConcrete,
+		Slice: cr.Slice, SliceTime: cr.SliceTime}
 	for _, cc := range cr.Candidates {
 		cand := cc.Candidate
 		cand.Force, cand.Sources = cc.Force, cc.Sources

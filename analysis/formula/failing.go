@@ -85,6 +85,7 @@ type FailingRun struct {
 	output string
 	panic  int // trace index of the guard the run panicked at, or -1
 	files  map[string]*fileSyntax
+	conds  *conditionIndex // built when first asked (conditions)
 	// semantic holds the formula once encoded (cause.go).
 	semantic *semanticState
 	deadline time.Time
@@ -307,9 +308,30 @@ func (r *FailingRun) CriticalPredicates(c *Cause) []Predicate {
 // decided whether the instance at i ran, or -1.
 func (r *FailingRun) controlling(i int) int {
 	s := r.prog.Sites[r.trace[i].Site]
+	act := r.trace[i].Inst.Act
+	for _, cs := range r.controlGroups(s) {
+		for j := i - 1; j >= 0; j-- {
+			ev := r.trace[j]
+			if ev.Inst.Act != act {
+				continue
+			}
+			for _, c := range cs {
+				if ev.Site == c.Id && c.Fn == s.Fn {
+					return j
+				}
+			}
+		}
+	}
+	return -1
+}
+
+// controlGroups returns the condition sites that may control a site,
+// nearest first: the conditions of an earlier if of an enclosing block
+// that may leave it, or of the statement whose branch holds the site.
+func (r *FailingRun) controlGroups(s *instrument.Site) [][]*instrument.Site {
 	fs := r.syntax(s)
 	if fs == nil || s.Expr == nil {
-		return -1
+		return nil
 	}
 	path, _ := astutil.PathEnclosingInterval(fs.file, s.Expr.Pos(), s.Expr.End())
 	// The conditions that control the site, nearest first: an if that
@@ -359,21 +381,7 @@ func (r *FailingRun) controlling(i int) int {
 			k = len(path)
 		}
 	}
-	act := r.trace[i].Inst.Act
-	for _, cs := range conds {
-		for j := i - 1; j >= 0; j-- {
-			ev := r.trace[j]
-			if ev.Inst.Act != act {
-				continue
-			}
-			for _, c := range cs {
-				if ev.Site == c.Id && c.Fn == s.Fn {
-					return j
-				}
-			}
-		}
-	}
-	return -1
+	return conds
 }
 
 func inBody(list []ast.Stmt, n ast.Node) bool {
@@ -387,12 +395,13 @@ func inBody(list []ast.Stmt, n ast.Node) bool {
 
 // condSitesOf returns the condition sites of an if or for statement.
 func (r *FailingRun) condSitesOf(stmt ast.Stmt) []*instrument.Site {
+	if _, isSwitch := stmt.(*ast.SwitchStmt); isSwitch {
+		return nil
+	}
 	var out []*instrument.Site
-	for _, s := range r.prog.Sites {
-		if s.Kind == instrument.KindCond && s.Stmt == stmt && s.Tag == nil {
-			if _, isSwitch := stmt.(*ast.SwitchStmt); !isSwitch {
-				out = append(out, s)
-			}
+	for _, s := range r.conditions().byStmt[stmt] {
+		if s.Tag == nil {
+			out = append(out, s)
 		}
 	}
 	return out
@@ -401,12 +410,34 @@ func (r *FailingRun) condSitesOf(stmt ast.Stmt) []*instrument.Site {
 // condSiteOfExpr returns the condition site recording x, a case
 // expression.
 func (r *FailingRun) condSiteOfExpr(x ast.Expr) *instrument.Site {
+	return r.conditions().byExpr[x]
+}
+
+// conditionIndex finds condition sites by statement and by expression.
+type conditionIndex struct {
+	byStmt map[ast.Stmt][]*instrument.Site
+	byExpr map[ast.Expr]*instrument.Site
+}
+
+// conditions indexes the program's condition sites the first time it is
+// asked: a lookup per executed site would otherwise scan every site.
+func (r *FailingRun) conditions() *conditionIndex {
+	if r.conds != nil {
+		return r.conds
+	}
+	r.conds = &conditionIndex{byStmt: map[ast.Stmt][]*instrument.Site{}, byExpr: map[ast.Expr]*instrument.Site{}}
 	for _, s := range r.prog.Sites {
-		if s.Kind == instrument.KindCond && s.Expr == x {
-			return s
+		if s.Kind != instrument.KindCond {
+			continue
+		}
+		if s.Stmt != nil {
+			r.conds.byStmt[s.Stmt] = append(r.conds.byStmt[s.Stmt], s)
+		}
+		if _, ok := r.conds.byExpr[s.Expr]; !ok && s.Expr != nil {
+			r.conds.byExpr[s.Expr] = s
 		}
 	}
-	return nil
+	return r.conds
 }
 
 type potentialDep struct {

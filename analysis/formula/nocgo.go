@@ -60,3 +60,7 @@ func CheckReachOf(*instrument.Program, *instrument.RunResult) checkReach { retur
 
 //lint:ignore U1000 the untagged callers of steers run only with cgo
 func (checkReach) steers([]instrument.ForcedValue, *instrument.RunResult) bool { return false }
+
+// Slice is built with the rest of the analysis, which needs cgo: without
+// it a run has no slice.
+func (r *FailingRun) Slice() []result.SliceLine { return nil }

@@ -56,6 +56,16 @@ func Search(ctx context.Context, prog *instrument.Program, bin *instrument.TestB
 		res.Notes = append(res.Notes, "the test recorded nothing (did it run?)")
 		return nil
 	}
+	sliceStart := time.Now()
+	failing := &FailingRun{Target: t, prog: prog, trace: first.Trace, output: first.Output,
+		panic: instrument.PanicAt(prog, first), files: map[string]*fileSyntax{}}
+	res.Slice = failing.Slice()
+	res.SliceTime = time.Since(sliceStart)
+	if !bin.Deadline.IsZero() {
+		// The slice is evidence beside the search, not part of it: the
+		// search keeps its whole budget.
+		bin.Deadline = bin.Deadline.Add(res.SliceTime)
+	}
 	deadline := bin.Deadline
 	formulaOpts, formulaEnd := budgetShare(bin, opts, deadline, formulaShare, 4)
 	reached, err := searchFormula(ctx, prog, bin, t, first, formulaOpts, res, formulaEnd)

@@ -148,12 +148,29 @@ type TestResult struct {
 	// Ended says why the analysis ended, which decides whether the
 	// result may be cached.
 	Ended Ending `json:"ended,omitempty"`
+	// Slice is the dynamic backward slice of the failing check: the lines
+	// of non-test code the failing run's check depends on, through data
+	// and control, each with its distance from the check.
+	Slice []SliceLine `json:"slice,omitempty"`
+	// SliceTime is what computing Slice took.
+	SliceTime time.Duration `json:"-"`
 	// Switched counts the candidates found by predicate switching rather
 	// than by the formula.
 	Switched int           `json:"-"`
 	Runs     int           `json:"-"`
 	Solve    time.Duration `json:"-"` // time in the solver
 	Total    time.Duration `json:"-"`
+}
+
+// SliceLine is one line of non-test code in a failing check's dynamic
+// backward slice.
+type SliceLine struct {
+	File string `json:"file"` // slash path relative to the module root
+	Line int    `json:"line"`
+	// Distance counts the dependences, data or control, on the shortest
+	// chain from the check to an instance of the line (1: the check reads
+	// what the line computed, or the line decided that the check ran).
+	Distance int `json:"distance"`
 }
 
 func Describe(c Candidate) string {

@@ -11,9 +11,9 @@
 // Each binary gets its own empty store per module (FAULTLINE_CACHE), so
 // both analyse from scratch, and the -order formula run finds the first
 // run's analyses in the store on both sides alike ("cached" agrees).
-// normalise sets the wall-clock timings of the angelic analysis ("seconds"
-// and "solveSeconds") to 0 before comparing. -self runs the working tree's
-// binary on both sides: it shows what else varies between two runs of one
+// normalise sets the wall-clock timings of the angelic analysis
+// ("seconds", "solveSeconds" and "sliceSeconds") to 0 before comparing.
+// -self runs the working tree's binary on both sides: it shows what else varies between two runs of one
 // binary (bench/README.md, "Same rankings across a refactor"): the angelic
 // analysis, whose search is bounded by time, and on one module a line's
 // spectrum. -flags=-angelic=false leaves the analysis out.
@@ -156,9 +156,9 @@ func rankIn(ctx context.Context, bin, dir, cache string, timeout time.Duration, 
 }
 
 // timing matches the wall-clock fields of rank -json: the angelic
-// analysis's time per failing test and its share in the solver, which
-// differ on every run.
-var timing = regexp.MustCompile(`("(?:seconds|solveSeconds)": )-?[0-9][0-9.eE+-]*`)
+// analysis's time per failing test and its shares in the solver and in
+// the slice, which differ on every run.
+var timing = regexp.MustCompile(`("(?:seconds|solveSeconds|sliceSeconds)": )-?[0-9][0-9.eE+-]*`)
 
 // normalise sets the timings of rank -json to 0 and leaves every other
 // byte as it was.

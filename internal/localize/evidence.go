@@ -45,6 +45,7 @@ func evidenceSources() []evidenceSource {
 		{"spectrum", false, spectrumEvidence},
 		{"blockrank", false, blockRankEvidence},
 		{"angelic", true, angelicEvidence},
+		{"slice", true, sliceEvidence},
 		{"sattar", false, satTarEvidence},
 		{"static", false, staticEvidence},
 		{"mutation", false, mutationEvidence},
@@ -281,6 +282,33 @@ func angelicEvidence(in *evidenceInput, put func(string, int, float64)) error {
 	}
 	return nil
 }
+
+// sliceEvidence: for each line, whether it is in the dynamic backward
+// slice of some analysed failing test's check (member), and how near the
+// check it is there (distance: 1 for the check's own line, falling
+// towards 0 with the dependences between them, 0 outside every slice; the
+// nearest of the tests). Lines a check does not depend on, which coverage
+// ties with those it does, get neither.
+func sliceEvidence(in *evidenceInput, put func(string, int, float64)) error {
+	index := lineIndex(in.lines)
+	nearest := map[int]float64{}
+	for _, r := range in.results {
+		for _, l := range r.Slice {
+			if i, ok := index[line{l.File, l.Line}]; ok {
+				nearest[i] = max(nearest[i], sliceNearness(l.Distance))
+			}
+		}
+	}
+	for i, v := range nearest {
+		put("member", i, 1)
+		put("distance", i, v)
+	}
+	return nil
+}
+
+// sliceNearness maps a distance from the check to (0, 1], the check
+// itself to 1.
+func sliceNearness(distance int) float64 { return 1 / float64(1+max(distance, 0)) }
 
 // satTarEvidence gives, when SAT-TAR's order was asked for, the share of
 // the failing tests with a core whose core holds the line (suspect) and 1

@@ -2,6 +2,7 @@ package localize
 
 import (
 	"maps"
+	"strings"
 	"testing"
 
 	"github.com/faultline-go/faultline/analysis"
@@ -76,6 +77,25 @@ func TestAngelicEvidenceSearches(t *testing.T) {
 	}
 }
 
+// A line is a slice member when some test's slice holds it, at the
+// nearest distance any slice gives it; lines of no slice get nothing.
+func TestSliceEvidence(t *testing.T) {
+	lines := evidenceLines()
+	results := []analysis.TestResult{
+		{Test: "TestA", Slice: []analysis.SliceLine{{File: "f.go", Line: 12, Distance: 0}, {File: "f.go", Line: 10, Distance: 3}}},
+		{Test: "TestB", Slice: []analysis.SliceLine{{File: "f.go", Line: 10, Distance: 1}, {File: "other.go", Line: 11, Distance: 1}}},
+		{Test: "TestC"},
+	}
+	cols := fill(t, sliceEvidence, &evidenceInput{lines: lines, results: results})
+	want := map[string][]float64{
+		"member":   {1, 0, 1, 0, 0},
+		"distance": {0.5, 0, 1, 0, 0},
+	}
+	if !maps.EqualFunc(cols, want, equalFloats) {
+		t.Errorf("slice columns = %v, want %v", cols, want)
+	}
+}
+
 // SAT-TAR's suspects are evidence only when cores are present; a test
 // without a core does not dilute the shares.
 func TestSatTarEvidence(t *testing.T) {
@@ -123,4 +143,18 @@ func equalFloats(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// The shipped model has no weight for the slice's columns, so the slice
+// leaves every default ranking as it was until a model is trained on it.
+func TestShippedModelIgnoresSlice(t *testing.T) {
+	for column := range ShippedModel().Weights {
+		if strings.HasPrefix(column, "slice.") {
+			t.Errorf("the shipped model weighs %s: default rankings change with the slice", column)
+		}
+	}
+	ev := &Evidence{Columns: map[string][]float64{"slice.member": {1}, "slice.distance": {1}}}
+	if score, reasons := ShippedModel().Score(ev, 0); score != 0 || len(reasons) != 0 {
+		t.Errorf("a line with only slice evidence scores %v (%v)", score, reasons)
+	}
 }

@@ -229,6 +229,11 @@ type AnalyzedTest struct {
 	SolveSeconds float64 `json:"solveSeconds"` // of which in the solver
 	Runs         int     `json:"runs"`         // test runs, refinement and verification
 	Cached       bool    `json:"cached"`
+	// Slice is the dynamic backward slice of the test's failed check:
+	// the lines of non-test code it depends on, nearest first, and
+	// SliceSeconds what computing it took (part of Seconds).
+	Slice        []analysis.SliceLine `json:"slice,omitempty"`
+	SliceSeconds float64              `json:"sliceSeconds,omitempty"`
 }
 
 // Select is the one policy for which failing tests are analysed: the first
@@ -502,7 +507,7 @@ func (st *state) publish(progress func(*Localization)) *Localization {
 		}
 		a.Results = append(a.Results, *r)
 		a.Tests = append(a.Tests, AnalyzedTest{Test: r.Test, Package: r.Package, Seconds: r.Total.Seconds(),
-			SolveSeconds: r.Solve.Seconds(), Runs: r.Runs, Cached: st.cached[i]})
+			SolveSeconds: r.Solve.Seconds(), Runs: r.Runs, Cached: st.cached[i], Slice: r.Slice, SliceSeconds: r.SliceTime.Seconds()})
 		for _, c := range r.Candidates {
 			if c.Verified && len(c.Locations) == 1 {
 				a.Fixes = append(a.Fixes, Fix{Test: r.Test, Package: r.Package, Location: c.Locations[0], Found: c.Found, Avoids: c.Avoids})

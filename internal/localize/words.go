@@ -31,6 +31,8 @@ var evidenceTerms = map[string]EvidenceTerm{
 	"angelic.fixAll":       {"fixes every failing test", "a verified fix on the line makes every analysed failing test pass"},
 	"angelic.exclusive":    {"one of few fixable lines", "few lines host a verified fix, and this is one of them"},
 	"angelic.mcs":          {"fix needs few lines", "a verified fix on the line needs no other line changed, or only a few"},
+	"slice.member":         {"in the failing check's slice", "what a failing test checks depends on the line, through data or control, in the failing run"},
+	"slice.distance":       {"near the failing check", "few dependences lead from a failing test's check to the line"},
 	"sattar.suspect":       {"in unsat cores", "the line is in the unsat cores of the failing tests' checks (SAT-TAR)"},
 	"sattar.core":          {"in a small unsat core", "the line is in a small unsat core of a failing check (SAT-TAR)"},
 	"static.depth":         {"nesting depth", "how deeply the line is nested in its function"},

@@ -283,6 +283,17 @@ func (snap *Snapshot) ReasonWords(r localize.Reason) string {
 			return fmt.Sprintf("part of a verified fix over %d lines", n)
 		}
 		return "a verified fix needing no other line"
+	case "slice.member":
+		return "in a failing check's slice"
+	case "slice.distance":
+		switch d := int(math.Round(1/v)) - 1; d {
+		case 0:
+			return "being a failing check"
+		case 1:
+			return "1 dependence from a failing check"
+		default:
+			return fmt.Sprintf("%d dependences from a failing check", d)
+		}
 	case "sattar.suspect":
 		return fmt.Sprintf("in the unsat cores of %d %% of the failing tests' checks", pct(v))
 	case "sattar.core":

@@ -62,6 +62,8 @@ func TestWhySentence(t *testing.T) {
 		"angelic.mcs":        "part of a verified fix over 2 lines",
 		"spectrum.failShare": "run by 50 % of the failing tests",
 		"sattar.suspect":     "in the unsat cores of 50 % of the failing tests' checks",
+		"slice.member":       "in a failing check's slice",
+		"slice.distance":     "1 dependence from a failing check",
 		"invented.column":    "invented.column 0.5",
 	} {
 		v := 0.5
