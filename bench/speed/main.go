@@ -120,9 +120,7 @@ func measure(dir, faultline string, runs int) error {
 		return err
 	}
 	defer os.RemoveAll(cache)
-	plain := func() (time.Duration, string, error) {
-		return timed(dir, nil, "go", "test", "-count=1", "-cover", "./...")
-	}
+	plain := func() (time.Duration, string, error) { return plainTests(dir) }
 	collect := func(store string) (time.Duration, string, error) {
 		return timed(dir, []string{"FAULTLINE_CACHE=" + store}, faultline, "test", "./...")
 	}
@@ -202,9 +200,7 @@ func compareBinaries(dir string, bins []string, runs int) error {
 		return err
 	}
 	defer os.RemoveAll(cache)
-	plain := func() (time.Duration, string, error) {
-		return timed(dir, nil, "go", "test", "-count=1", "-cover", "./...")
-	}
+	plain := func() (time.Duration, string, error) { return plainTests(dir) }
 	collect := func(bin, store string) (time.Duration, string, error) {
 		return timed(dir, []string{"FAULTLINE_CACHE=" + store}, bin, "test", "./...")
 	}
@@ -264,6 +260,11 @@ func pickEditFile(dir string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("no Go file in the root package of %s", dir)
+}
+
+// plainTests runs the baseline, go test -count=1 -cover ./..., in dir.
+func plainTests(dir string) (time.Duration, string, error) {
+	return timed(dir, nil, "go", "test", "-count=1", "-cover", "./...")
 }
 
 // timed runs a command in dir; a test failure (exit 1) is not an error.
