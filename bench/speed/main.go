@@ -7,6 +7,12 @@
 //
 //	go run ./bench/speed -faultline /tmp/faultline -runs 5 DIR...
 //	go run ./bench/speed -faultline /tmp/faultline -modules github.com/BurntSushi/toml@v1.5.0,github.com/spf13/cast@v1.9.2
+//
+// With -compare, several faultline binaries (say, one per change to
+// measure) are set side by side instead: each round runs the plain tests
+// and then, for each binary, a full collection and a rerun with no change.
+//
+//	go run ./bench/speed -compare /tmp/before,/tmp/after -runs 7 -modules github.com/spf13/cast@v1.9.2
 package main
 
 import (
@@ -27,6 +33,7 @@ func main() {
 	faultline := flag.String("faultline", "faultline", "path of the faultline binary")
 	runs := flag.Int("runs", 5, "measured rounds per subject")
 	modules := flag.String("modules", "", "comma-separated module@version to fetch through the module proxy as subjects")
+	compare := flag.String("compare", "", "comma-separated faultline binaries to compare, full collection and no-change rerun only")
 	flag.Parse()
 	dirs := flag.Args()
 	for _, mod := range strings.Split(*modules, ",") {
@@ -41,6 +48,17 @@ func main() {
 	}
 	if len(dirs) == 0 {
 		fail(fmt.Errorf("no subjects: give module directories or -modules"))
+	}
+	if *compare != "" {
+		bins := strings.Split(*compare, ",")
+		fmt.Println("| subject | leaf tests | go test -count=1 -cover | faultline | full | ratio | no change | ratio |")
+		fmt.Println("|---|---|---|---|---|---|---|---|")
+		for _, dir := range dirs {
+			if err := compareBinaries(dir, bins, *runs); err != nil {
+				fail(fmt.Errorf("%s: %w", dir, err))
+			}
+		}
+		return
 	}
 	fmt.Println("| subject | leaf tests | go test -count=1 -cover | faultline, full | ratio | full with edges | ratio | edges on/off | no change | ratio | one-line edit | ratio |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -102,9 +120,7 @@ func measure(dir, faultline string, runs int) error {
 		return err
 	}
 	defer os.RemoveAll(cache)
-	plain := func() (time.Duration, string, error) {
-		return timed(dir, nil, "go", "test", "-count=1", "-cover", "./...")
-	}
+	plain := func() (time.Duration, string, error) { return plainTests(dir) }
 	collect := func(store string) (time.Duration, string, error) {
 		return timed(dir, []string{"FAULTLINE_CACHE=" + store}, faultline, "test", "./...")
 	}
@@ -175,6 +191,62 @@ func measure(dir, faultline string, runs int) error {
 	return nil
 }
 
+// compareBinaries measures several faultline binaries against the plain
+// tests in one run: each round runs the plain tests, then each binary's
+// full collection into an empty store and its rerun with no change.
+func compareBinaries(dir string, bins []string, runs int) error {
+	cache, err := os.MkdirTemp("", "faultline-speed-cache")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(cache)
+	plain := func() (time.Duration, string, error) { return plainTests(dir) }
+	collect := func(bin, store string) (time.Duration, string, error) {
+		return timed(dir, []string{"FAULTLINE_CACHE=" + store}, bin, "test", "./...")
+	}
+	if _, _, err := plain(); err != nil {
+		return err
+	}
+	for k, bin := range bins {
+		if _, _, err := collect(bin, filepath.Join(cache, fmt.Sprint("warm", k))); err != nil {
+			return err
+		}
+	}
+	var tPlain []time.Duration
+	tFull := make([][]time.Duration, len(bins))
+	tSame := make([][]time.Duration, len(bins))
+	tests := ""
+	for i := 0; i < runs; i++ {
+		d, _, err := plain()
+		if err != nil {
+			return err
+		}
+		tPlain = append(tPlain, d)
+		for k, bin := range bins {
+			store := filepath.Join(cache, fmt.Sprint("round", i, "-", k))
+			d, out, err := collect(bin, store)
+			if err != nil {
+				return err
+			}
+			tFull[k] = append(tFull[k], d)
+			if m := summary.FindStringSubmatch(out); m != nil {
+				tests = fmt.Sprintf("%s pass, %s fail", m[1], m[2])
+			}
+			if d, _, err = collect(bin, store); err != nil {
+				return err
+			}
+			tSame[k] = append(tSame[k], d)
+		}
+	}
+	p := median(tPlain)
+	for k, bin := range bins {
+		f, s := median(tFull[k]), median(tSame[k])
+		fmt.Printf("| %s | %s | %s | %s | %s | %.2f | %s | %.2f |\n", filepath.Base(dir), tests, round(p), filepath.Base(bin),
+			round(f), f.Seconds()/p.Seconds(), round(s), s.Seconds()/p.Seconds())
+	}
+	return nil
+}
+
 // pickEditFile returns the first non-test Go file of the module's root
 // package: its tests, and those of every package importing it, rerun.
 func pickEditFile(dir string) (string, error) {
@@ -188,6 +260,11 @@ func pickEditFile(dir string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("no Go file in the root package of %s", dir)
+}
+
+// plainTests runs the baseline, go test -count=1 -cover ./..., in dir.
+func plainTests(dir string) (time.Duration, string, error) {
+	return timed(dir, nil, "go", "test", "-count=1", "-cover", "./...")
 }
 
 // timed runs a command in dir; a test failure (exit 1) is not an error.

@@ -3,7 +3,6 @@ package testbuild
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -133,7 +132,7 @@ func (r *eventReader) read(in io.Reader) {
 		}
 		if len(line) > 0 {
 			var ev Event
-			if json.Unmarshal(line, &ev) == nil {
+			if decodeEvent(line, &ev) {
 				r.event(ev)
 			}
 		}

@@ -1,13 +1,17 @@
 package testbuild
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
+	"debug/elf"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -53,11 +57,75 @@ func (m *Module) SelfHash() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("locating the faultline executable: %w", err)
 	}
+	if id := goBuildID(path); id != "" {
+		return "buildid " + id, nil
+	}
 	sum, err := m.hashes.File(path)
 	if err != nil {
 		return "", fmt.Errorf("hashing the faultline executable: %w", err)
 	}
 	return sum, nil
+}
+
+// buildIDPrefix starts the build ID the go linker writes near the start of
+// the text of executables other than ELF ones, as `go tool buildid` reads
+// it; ELF executables carry it in a note instead.
+const buildIDPrefix = "\xff Go build ID: \""
+
+// goBuildID returns the go command's build ID of an executable, or "" when
+// it has none the go command made: action IDs and content IDs, the last
+// the hash of the linked file, so that the ID names the content as its
+// hash would. Reading it costs a page where hashing the executable (tens
+// of MB, on a first run with a new cache) cost tens of milliseconds.
+func goBuildID(path string) string {
+	var id string
+	if f, err := elf.Open(path); err == nil {
+		defer f.Close()
+		id = elfBuildID(f)
+	} else if f, err := os.Open(path); err == nil {
+		defer f.Close()
+		head := make([]byte, 64<<10)
+		n, _ := io.ReadFull(f, head)
+		head = head[:n]
+		if i := bytes.Index(head, []byte(buildIDPrefix)); i >= 0 {
+			rest := head[i+len(buildIDPrefix):]
+			if end := bytes.Index(rest, []byte("\"\n \xff")); end >= 0 {
+				id = string(rest[:end])
+			}
+		}
+	}
+	// IDs separated by slashes, each non-empty and of the go command's
+	// base64 alphabet: anything else was not written by the go command.
+	parts := strings.Split(id, "/")
+	if len(parts) < 2 {
+		return ""
+	}
+	for _, p := range parts {
+		if p == "" || strings.Trim(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != "" {
+			return ""
+		}
+	}
+	return id
+}
+
+// elfBuildID reads the Go build ID note of an ELF executable: name "Go",
+// type 4, the ID as its description.
+func elfBuildID(f *elf.File) string {
+	sect := f.Section(".note.go.buildid")
+	if sect == nil {
+		return ""
+	}
+	note, err := sect.Data()
+	if err != nil || len(note) < 16 {
+		return ""
+	}
+	nameSize := f.ByteOrder.Uint32(note[0:])
+	descSize := f.ByteOrder.Uint32(note[4:])
+	kind := f.ByteOrder.Uint32(note[8:])
+	if nameSize != 4 || kind != 4 || string(note[12:16]) != "Go\x00\x00" || uint64(descSize) > uint64(len(note)-16) {
+		return ""
+	}
+	return string(note[16 : 16+descSize])
 }
 
 // digest hashes a package's non-test files (and its error, if any).
