@@ -46,6 +46,7 @@ func evidenceSources() []evidenceSource {
 		{"angelic", true, angelicEvidence},
 		{"sattar", false, satTarEvidence},
 		{"static", false, staticEvidence},
+		{identitySource, false, identityEvidence},
 	}
 }
 
