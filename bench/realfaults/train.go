@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -44,6 +45,7 @@ func runTrain(args []string) error {
 	fs.IntVar(&opt.Negatives, "negatives", trainNegatives, "a fault's top non-faulty lines paired with its faulty ones")
 	fs.IntVar(&opt.Spread, "spread", 0, "more non-faulty lines paired, evenly spread over the rest of the ranking")
 	fs.BoolVar(&opt.EqualProjects, "equal-projects", false, "weigh projects (modules) equally in the loss, not faults")
+	fs.StringVar(&opt.Without, "without", "", "learn no weight for the columns with this prefix (identity.: what they add, by leaving them out)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -247,6 +249,8 @@ type trainOptions struct {
 	// EqualProjects weighs each group (project or module) equally, its
 	// faults sharing its weight, so a large project does not decide.
 	EqualProjects bool
+	// Without is a prefix of columns left out of the model ("" for none).
+	Without string
 }
 
 // trainingCase is one fault's pairs: each faulty line's evidence against
@@ -262,7 +266,7 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, o
 		if keep(c) && c.Report != nil {
 			for _, l := range c.Report.Lines {
 				for k := range l.Evidence {
-					if !collectedByDefault(k) {
+					if !collectedByDefault(k) || (opt.Without != "" && strings.HasPrefix(k, opt.Without)) {
 						continue
 					}
 					colSet[k] = true
@@ -463,14 +467,15 @@ func writeTable(w io.Writer, title string, all []*scoredCase, ords []order, res 
 	if n == 0 {
 		return
 	}
-	fmt.Fprintf(w, "| order | Top-1 | Top-3 | Top-5 | Top-10 | EXAM | not ranked | function Top-1 | function Top-5 | worse than Ochiai |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| order | Top-1 | Top-3 | Top-5 | Top-10 | EXAM | not ranked | function Top-1 | function Top-5 | worse than Ochiai | projects weighed equally: Top-1 / Top-5 / EXAM |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for k, o := range ords {
 		s := summarize(res, all, k, keep)
 		fn1, fn5 := s.fnCells()
 		worse := worseThan(res, all, k, 0, keep)
-		fmt.Fprintf(w, "| %s | %d (%.0f %%) | %d (%.0f %%) | %d (%.0f %%) | %d (%.0f %%) | %.4f | %d | %s | %s | %d (%.0f %%) |\n", o.name,
+		t1, t5, exam := perGroup(res, all, k, keep)
+		fmt.Fprintf(w, "| %s | %d (%.0f %%) | %d (%.0f %%) | %d (%.0f %%) | %d (%.0f %%) | %.4f | %d | %s | %s | %d (%.0f %%) | %.0f %% / %.0f %% / %.4f |\n", o.name,
 			s.Top[0], s.pct(0), s.Top[1], s.pct(1), s.Top[2], s.pct(2), s.Top[3], s.pct(3), s.EXAM(), s.Unranked, fn1, fn5,
-			worse, 100*float64(worse)/float64(s.Faults))
+			worse, 100*float64(worse)/float64(s.Faults), t1, t5, exam)
 	}
 	// Ranking functions by their own spectra has no line-level figures;
 	// rankings made before faultline gave them count in none.
@@ -496,6 +501,26 @@ func worseThan(res map[*scoredCase][]outcome, cases []*scoredCase, k, base int, 
 		}
 	}
 	return n
+}
+
+// perGroup gives order k's Top-1 and Top-5 (per cent) and EXAM over the
+// cases keep selects with every group (project or module) weighing the
+// same, its faults sharing its weight.
+func perGroup(res map[*scoredCase][]outcome, cases []*scoredCase, k int, keep func(*scoredCase) bool) (top1, top5, exam float64) {
+	groups := map[string]bool{}
+	for _, c := range cases {
+		if _, ok := res[c]; ok && keep(c) {
+			groups[c.Group] = true
+		}
+	}
+	// In name order: sums in map order would differ in their last bits.
+	for _, g := range slices.Sorted(maps.Keys(groups)) {
+		s := summarize(res, cases, k, func(c *scoredCase) bool { return keep(c) && c.Group == g })
+		top1 += s.pct(0) / float64(len(groups))
+		top5 += s.pct(2) / float64(len(groups))
+		exam += s.EXAM() / float64(len(groups))
+	}
+	return top1, top5, exam
 }
 
 func median(xs []float64) float64 {
