@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -215,5 +216,26 @@ func TestTrainEqualProjects(t *testing.T) {
 	equal := trainModel(cases, all, "projects", trainOptions{Negatives: 10, EqualProjects: true})
 	if equal.Weights["big"] != equal.Weights["small"] {
 		t.Errorf("weights %v: want the two projects' columns equal when projects weigh equally", equal.Weights)
+	}
+}
+
+// A fault counts as worse than the base order when its faulty line is met
+// later, an unranked one later than any; projects weigh equally in
+// perGroup whatever their sizes.
+func TestWorseThanAndPerGroup(t *testing.T) {
+	a, b, c := &scoredCase{Group: "big"}, &scoredCase{Group: "big"}, &scoredCase{Group: "small"}
+	res := map[*scoredCase][]outcome{
+		a: {{pos: 2, lines: 10}, {pos: 1, lines: 10}},
+		b: {{pos: 1, lines: 10}, {pos: 3, lines: 10}},
+		c: {{pos: 4, lines: 10}, {pos: 0, lines: 10}},
+	}
+	cases := []*scoredCase{a, b, c}
+	all := func(*scoredCase) bool { return true }
+	if n := worseThan(res, cases, 1, 0, all); n != 2 {
+		t.Errorf("worse than the base: %d, want 2 (b later, c unranked)", n)
+	}
+	top1, top5, exam := perGroup(res, cases, 1, all)
+	if top1 != 25 || top5 != 50 || math.Abs(exam-0.6) > 1e-9 {
+		t.Errorf("per group: Top-1 %v %%, Top-5 %v %%, EXAM %v; want 25, 50, 0.6 (big: 50 %%, 100 %%, 0.2; small: 0, 0, 1)", top1, top5, exam)
 	}
 }
