@@ -12,6 +12,8 @@
 //	mine         find and validate faults in fetched histories (resumable)
 //	materialize  write a fault's faulty (or fixed) version into a directory
 //	eval         run faultline on every fault's faulty version (resumable)
+//	augment      copy eval's rankings with the evidence computed from
+//	             source alone (the failing tests' identity) added
 //	train        score every technique and order on the rankings eval kept
 //	             (and on bench/effectiveness' seeded faults), learn the
 //	             order's model on the tuning halves, decide the default
@@ -53,7 +55,7 @@ func defaultWork() string {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: realfaults mine|materialize|eval|train|score [flags]")
+		return fmt.Errorf("usage: realfaults mine|materialize|eval|augment|train|score [flags]")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -66,10 +68,12 @@ func run(args []string) error {
 		return runEval(ctx, args[1:])
 	case "train":
 		return runTrain(args[1:])
+	case "augment":
+		return runAugment(args[1:])
 	case "score":
 		return runScore(args[1:])
 	}
-	return fmt.Errorf("unknown subcommand %q: want mine, materialize, eval, train or score", args[0])
+	return fmt.Errorf("unknown subcommand %q: want mine, materialize, eval, augment, train or score", args[0])
 }
 
 func runMine(ctx context.Context, args []string) error {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -54,7 +55,7 @@ func TestTrainModel(t *testing.T) {
 		})
 	}
 	all := func(*scoredCase) bool { return true }
-	m := trainModel(cases, all, "test")
+	m := trainModel(cases, all, "test", trainOptions{Window: learnedWindow, Negatives: trainNegatives})
 	if m.Weights["marker"] <= 0 || m.Weights["decoy"] >= 0 {
 		t.Fatalf("weights %v: want marker > 0 > decoy", m.Weights)
 	}
@@ -71,7 +72,7 @@ func TestTrainModel(t *testing.T) {
 	if learned.Top[0] != len(cases) {
 		t.Errorf("learned order puts %d of %d faults first", learned.Top[0], len(cases))
 	}
-	if again := trainModel(cases, all, "test"); !reflect.DeepEqual(again, m) {
+	if again := trainModel(cases, all, "test", trainOptions{Window: learnedWindow, Negatives: trainNegatives}); !reflect.DeepEqual(again, m) {
 		t.Errorf("training again gave %v, want %v", again.Weights, m.Weights)
 	}
 }
@@ -166,5 +167,75 @@ func TestOwnSpectrumPosition(t *testing.T) {
 	s := ownSpectrumSummary([]*scoredCase{c, unscored}, func(*scoredCase) bool { return true })
 	if top1, top5 := s.fnCells(); top1 != "0/1 (0 %)" || top5 != "1/1 (100 %)" {
 		t.Errorf("function Top-1 %s, Top-5 %s; want 0/1 and 1/1", top1, top5)
+	}
+}
+
+// Spread pairs the faulty lines with non-faulty lines beyond the top ones:
+// a column found only far down the ranking learns a weight only then.
+func TestTrainSpread(t *testing.T) {
+	var cases []*scoredCase
+	for k := 0; k < 3; k++ {
+		ev := []map[string]float64{{"marker": 1}, {"noise": 0.5}, {}, {}, {"far": 1}, {}}
+		cases = append(cases, &scoredCase{
+			Report: &localize.RankReport{Ranking: localize.Ranking{Lines: lines(ev...)}},
+			Faulty: map[lineKey]bool{{"a.go", 1}: true},
+		})
+	}
+	all := func(*scoredCase) bool { return true }
+	top := trainModel(cases, all, "top", trainOptions{Negatives: 2})
+	if w, ok := top.Weights["far"]; ok {
+		t.Errorf("far weighs %v though no paired line has it", w)
+	}
+	spread := trainModel(cases, all, "spread", trainOptions{Negatives: 2, Spread: 4})
+	if spread.Weights["far"] >= 0 {
+		t.Errorf("weights %v: want far < 0 once the far lines are paired", spread.Weights)
+	}
+}
+
+// Weighing projects equally gives a project of one fault as much say as
+// one of many: its marker column weighs as much as the large project's.
+func TestTrainEqualProjects(t *testing.T) {
+	var cases []*scoredCase
+	add := func(group, marker string) {
+		ev := []map[string]float64{{marker: 1}, {"noise": 0.5}, {"noise": 1}}
+		cases = append(cases, &scoredCase{
+			Group:  group,
+			Report: &localize.RankReport{Ranking: localize.Ranking{Lines: lines(ev...)}},
+			Faulty: map[lineKey]bool{{"a.go", 1}: true},
+		})
+	}
+	for k := 0; k < 6; k++ {
+		add("large", "big")
+	}
+	add("small", "small")
+	all := func(*scoredCase) bool { return true }
+	byFault := trainModel(cases, all, "faults", trainOptions{Negatives: 10})
+	if byFault.Weights["big"] <= byFault.Weights["small"] {
+		t.Fatalf("weights %v: want the large project's column above the small one's when faults weigh equally", byFault.Weights)
+	}
+	equal := trainModel(cases, all, "projects", trainOptions{Negatives: 10, EqualProjects: true})
+	if equal.Weights["big"] != equal.Weights["small"] {
+		t.Errorf("weights %v: want the two projects' columns equal when projects weigh equally", equal.Weights)
+	}
+}
+
+// A fault counts as worse than the base order when its faulty line is met
+// later, an unranked one later than any; projects weigh equally in
+// perGroup whatever their sizes.
+func TestWorseThanAndPerGroup(t *testing.T) {
+	a, b, c := &scoredCase{Group: "big"}, &scoredCase{Group: "big"}, &scoredCase{Group: "small"}
+	res := map[*scoredCase][]outcome{
+		a: {{pos: 2, lines: 10}, {pos: 1, lines: 10}},
+		b: {{pos: 1, lines: 10}, {pos: 3, lines: 10}},
+		c: {{pos: 4, lines: 10}, {pos: 0, lines: 10}},
+	}
+	cases := []*scoredCase{a, b, c}
+	all := func(*scoredCase) bool { return true }
+	if n := worseThan(res, cases, 1, 0, all); n != 2 {
+		t.Errorf("worse than the base: %d, want 2 (b later, c unranked)", n)
+	}
+	top1, top5, exam := perGroup(res, cases, 1, all)
+	if top1 != 25 || top5 != 50 || math.Abs(exam-0.6) > 1e-9 {
+		t.Errorf("per group: Top-1 %v %%, Top-5 %v %%, EXAM %v; want 25, 50, 0.6 (big: 50 %%, 100 %%, 0.2; small: 0, 0, 1)", top1, top5, exam)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -39,6 +40,12 @@ func runTrain(args []string) error {
 	seeded := fs.String("seeded", "", "directory of bench/effectiveness -rankings output (seeded faults); empty: real faults only")
 	modelPath := fs.String("model", "", "write the model trained on the tuning halves here (internal/localize/model.json ships it)")
 	out := fs.String("out", "-", "markdown report (- for standard output)")
+	var opt trainOptions
+	fs.IntVar(&opt.Window, "window", learnedWindow, "the formula's first lines the model may reorder (0: every line)")
+	fs.IntVar(&opt.Negatives, "negatives", trainNegatives, "a fault's top non-faulty lines paired with its faulty ones")
+	fs.IntVar(&opt.Spread, "spread", 0, "more non-faulty lines paired, evenly spread over the rest of the ranking")
+	fs.BoolVar(&opt.EqualProjects, "equal-projects", false, "weigh projects (modules) equally in the loss, not faults")
+	fs.StringVar(&opt.Without, "without", "", "learn no weight for the columns with this prefix (identity.: what they add, by leaving them out)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -52,8 +59,8 @@ func runTrain(args []string) error {
 	// The shipped model learns from the tuning halves only; the swapped
 	// fold (learning from the held-out halves, scoring the tuning ones)
 	// says how much the figures depend on which half is which.
-	model := trainModel(all, tuning, "pairwise-tuning-halves")
-	swapped := trainModel(all, heldOut, "pairwise-heldout-halves")
+	model := trainModel(all, tuning, "pairwise-tuning-halves", opt)
+	swapped := trainModel(all, heldOut, "pairwise-heldout-halves", opt)
 
 	ords := orders(model)
 	res, err := evaluate(all, ords)
@@ -224,25 +231,42 @@ func collectedByDefault(column string) bool {
 }
 
 // learnedWindow is how many of the formula's first lines a trained model
-// may reorder. Fixed, not learned: it is the horizon developers inspect
+// may reorder, unless train is told otherwise (-window). Fixed, not learned: it is the horizon developers inspect
 // (most practitioners asked by Kochhar et al., ISSTA 2016, would not look
 // beyond the first five to ten), and a model that may move any line can
 // bury a faulty one that the formula had near the top.
 const learnedWindow = 10
 
-// trainingCase is one fault's pairs: each faulty line's evidence against
-// the non-faulty lines'.
-type trainingCase struct {
-	pos, neg [][]float64
+// trainOptions are what train may vary: the model's window and which
+// pairs it learns from.
+type trainOptions struct {
+	Window int // the model's Window
+	// Negatives are a fault's top non-faulty lines paired with its faulty
+	// ones, Spread as many more evenly spread over the rest of the
+	// ranking (lines with angelic evidence are paired wherever they
+	// stand).
+	Negatives, Spread int
+	// EqualProjects weighs each group (project or module) equally, its
+	// faults sharing its weight, so a large project does not decide.
+	EqualProjects bool
+	// Without is a prefix of columns left out of the model ("" for none).
+	Without string
 }
 
-func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string) *localize.Model {
+// trainingCase is one fault's pairs: each faulty line's evidence against
+// the non-faulty lines', and the fault's weight in the loss.
+type trainingCase struct {
+	pos, neg [][]float64
+	weight   float64
+}
+
+func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, opt trainOptions) *localize.Model {
 	colSet := map[string]bool{}
 	for _, c := range cases {
 		if keep(c) && c.Report != nil {
 			for _, l := range c.Report.Lines {
 				for k := range l.Evidence {
-					if !collectedByDefault(k) {
+					if !collectedByDefault(k) || (opt.Without != "" && strings.HasPrefix(k, opt.Without)) {
 						continue
 					}
 					colSet[k] = true
@@ -263,25 +287,42 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string) *
 		return x
 	}
 	var data []trainingCase
+	var groups []string
 	for _, c := range cases {
 		if !keep(c) || c.Report == nil {
 			continue
 		}
 		var tc trainingCase
+		stride := 0
+		if rest := len(c.Report.Lines) - opt.Negatives; opt.Spread > 0 && rest > 0 {
+			stride = max(1, rest/opt.Spread)
+		}
 		for i, l := range c.Report.Lines {
 			angelic := false
 			for k := range l.Evidence {
 				angelic = angelic || strings.HasPrefix(k, "angelic.")
 			}
+			spread := stride > 0 && i >= opt.Negatives && (i-opt.Negatives)%stride == 0
 			switch {
 			case c.Faulty[lineKey{l.File, l.Line}]:
 				tc.pos = append(tc.pos, vec(l))
-			case i < trainNegatives || angelic:
+			case i < opt.Negatives || angelic || spread:
 				tc.neg = append(tc.neg, vec(l))
 			}
 		}
 		if len(tc.pos) > 0 && len(tc.neg) > 0 {
 			data = append(data, tc)
+			groups = append(groups, c.Group)
+		}
+	}
+	perGroup := map[string]int{}
+	for _, g := range groups {
+		perGroup[g]++
+	}
+	for i := range data {
+		data[i].weight = 1 / float64(len(data))
+		if opt.EqualProjects {
+			data[i].weight = 1 / float64(len(perGroup)*perGroup[groups[i]])
 		}
 	}
 	w := make([]float64, len(cols))
@@ -291,31 +332,55 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string) *
 			grad[j] = 2 * trainL2 * w[j]
 		}
 		for _, tc := range data {
-			scale := 1 / float64(len(data)*len(tc.pos)*len(tc.neg))
-			for _, p := range tc.pos {
-				for _, n := range tc.neg {
-					m := 0.0
-					for j := range w {
-						m += w[j] * (p[j] - n[j])
-					}
-					g := -scale / (1 + math.Exp(m)) // d/dm log(1+e^-m)
-					for j := range w {
-						grad[j] += g * (p[j] - n[j])
-					}
+			// Each pair's gradient is g·(p-n): summed per line, one pass
+			// over the lines' columns, not one per pair.
+			scale := tc.weight / float64(len(tc.pos)*len(tc.neg))
+			sp, sn := scoresOf(w, tc.pos), scoresOf(w, tc.neg)
+			gp, gn := make([]float64, len(sp)), make([]float64, len(sn))
+			for a := range sp {
+				for b := range sn {
+					g := -scale / (1 + math.Exp(sp[a]-sn[b])) // d/dm log(1+e^-m)
+					gp[a] += g
+					gn[b] -= g
 				}
 			}
+			addScaled(grad, tc.pos, gp)
+			addScaled(grad, tc.neg, gn)
 		}
 		for j := range w {
 			w[j] -= trainRate * grad[j]
 		}
 	}
-	m := &localize.Model{Name: name, Weights: map[string]float64{}, Window: learnedWindow}
+	m := &localize.Model{Name: name, Weights: map[string]float64{}, Window: opt.Window}
 	for j, k := range cols {
 		if math.Abs(w[j]) >= 1e-4 {
 			m.Weights[k] = math.Round(w[j]*1e4) / 1e4
 		}
 	}
 	return m
+}
+
+// scoresOf is each line's weighted sum under w.
+func scoresOf(w []float64, lines [][]float64) []float64 {
+	out := make([]float64, len(lines))
+	for i, x := range lines {
+		for j, v := range x {
+			out[i] += w[j] * v
+		}
+	}
+	return out
+}
+
+// addScaled adds each line's vector times its factor to grad.
+func addScaled(grad []float64, lines [][]float64, factor []float64) {
+	for i, x := range lines {
+		if factor[i] == 0 {
+			continue
+		}
+		for j, v := range x {
+			grad[j] += factor[i] * v
+		}
+	}
 }
 
 // writeReport prints the figures: the benchmark, each order on each half,
@@ -402,12 +467,15 @@ func writeTable(w io.Writer, title string, all []*scoredCase, ords []order, res 
 	if n == 0 {
 		return
 	}
-	fmt.Fprintf(w, "| order | Top-1 | Top-3 | Top-5 | Top-10 | EXAM | not ranked | function Top-1 | function Top-5 |\n|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| order | Top-1 | Top-3 | Top-5 | Top-10 | EXAM | not ranked | function Top-1 | function Top-5 | worse than Ochiai | projects weighed equally: Top-1 / Top-5 / EXAM |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for k, o := range ords {
 		s := summarize(res, all, k, keep)
 		fn1, fn5 := s.fnCells()
-		fmt.Fprintf(w, "| %s | %d (%.0f %%) | %d (%.0f %%) | %d (%.0f %%) | %d (%.0f %%) | %.4f | %d | %s | %s |\n", o.name,
-			s.Top[0], s.pct(0), s.Top[1], s.pct(1), s.Top[2], s.pct(2), s.Top[3], s.pct(3), s.EXAM(), s.Unranked, fn1, fn5)
+		worse := worseThan(res, all, k, 0, keep)
+		t1, t5, exam := perGroup(res, all, k, keep)
+		fmt.Fprintf(w, "| %s | %d (%.0f %%) | %d (%.0f %%) | %d (%.0f %%) | %d (%.0f %%) | %.4f | %d | %s | %s | %d (%.0f %%) | %.0f %% / %.0f %% / %.4f |\n", o.name,
+			s.Top[0], s.pct(0), s.Top[1], s.pct(1), s.Top[2], s.pct(2), s.Top[3], s.pct(3), s.EXAM(), s.Unranked, fn1, fn5,
+			worse, 100*float64(worse)/float64(s.Faults), t1, t5, exam)
 	}
 	// Ranking functions by their own spectra has no line-level figures;
 	// rankings made before faultline gave them count in none.
@@ -415,6 +483,44 @@ func writeTable(w io.Writer, title string, all []*scoredCase, ords []order, res 
 		fn1, fn5 := own.fnCells()
 		fmt.Fprintf(w, "| functions by their own spectra (ochiai) | - | - | - | - | - | - | %s | %s |\n", fn1, fn5)
 	}
+}
+
+// worseThan counts the cases keep selects on which order k meets the
+// first faulty line later than order base does (an unranked fault being
+// met last of all).
+func worseThan(res map[*scoredCase][]outcome, cases []*scoredCase, k, base int, keep func(*scoredCase) bool) int {
+	n := 0
+	for _, c := range cases {
+		os, ok := res[c]
+		if !ok || !keep(c) {
+			continue
+		}
+		a, b := os[k].pos, os[base].pos
+		if (a == 0 && b != 0) || (a != 0 && b != 0 && a > b) {
+			n++
+		}
+	}
+	return n
+}
+
+// perGroup gives order k's Top-1 and Top-5 (per cent) and EXAM over the
+// cases keep selects with every group (project or module) weighing the
+// same, its faults sharing its weight.
+func perGroup(res map[*scoredCase][]outcome, cases []*scoredCase, k int, keep func(*scoredCase) bool) (top1, top5, exam float64) {
+	groups := map[string]bool{}
+	for _, c := range cases {
+		if _, ok := res[c]; ok && keep(c) {
+			groups[c.Group] = true
+		}
+	}
+	// In name order: sums in map order would differ in their last bits.
+	for _, g := range slices.Sorted(maps.Keys(groups)) {
+		s := summarize(res, cases, k, func(c *scoredCase) bool { return keep(c) && c.Group == g })
+		top1 += s.pct(0) / float64(len(groups))
+		top5 += s.pct(2) / float64(len(groups))
+		exam += s.EXAM() / float64(len(groups))
+	}
+	return top1, top5, exam
 }
 
 func median(xs []float64) float64 {

@@ -49,6 +49,7 @@ func evidenceSources() []evidenceSource {
 		{"sattar", false, satTarEvidence},
 		{"static", false, staticEvidence},
 		{"mutation", false, mutationEvidence},
+		{identitySource, false, identityEvidence},
 	}
 }
 

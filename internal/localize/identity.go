@@ -1,0 +1,415 @@
+package localize
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"golang.org/x/mod/modfile"
+)
+
+// FailingTest names a failing leaf test: its package's import path and
+// its full name as go test prints it (TestX/case_3).
+type FailingTest struct {
+	Package string
+	Name    string
+}
+
+// identitySource is the evidence source of the failing tests' identity.
+const identitySource = "identity"
+
+// maxCallDistance bounds the search of the static call graph from a
+// failing test: farther functions get no call-distance evidence.
+const maxCallDistance = 4
+
+// IdentityEvidence computes, from the source of the module at root alone
+// (no build, no types), what the failing tests' own identity says of each
+// line: whether the line's function is called directly from a failing
+// test's body (direct: the share of the failing test functions that do;
+// their subtests' closures are part of the body), its static call
+// distance from the nearest failing test (callDistance: 1/d for d ≤
+// maxCallDistance), and how much of the names of its function, its
+// method's receiver type, its file and its package the failing tests'
+// and subtests' names hold (funcName, typeName, fileName, pkgName: the
+// share of the name's words, camelCase and underscores split, found in
+// a failing test's words). Calls are resolved by name over the packages
+// holding the lines and the tests: a method call reaches every method of
+// that name, a cheap over-approximation. Columns are named
+// "identity.<column>", each in [0, 1].
+func IdentityEvidence(root string, failing []FailingTest, lines []RankedLine) (*Evidence, error) {
+	ev := &Evidence{Columns: map[string][]float64{}}
+	put := func(column string, i int, v float64) {
+		name := identitySource + "." + column
+		c := ev.Columns[name]
+		if c == nil {
+			c = make([]float64, len(lines))
+			ev.Columns[name] = c
+		}
+		c[i] = v
+	}
+	if len(failing) == 0 || len(lines) == 0 {
+		return ev, nil
+	}
+	modPath, err := modulePath(root)
+	if err != nil {
+		return nil, err
+	}
+	dirs := map[string]bool{}
+	for _, l := range lines {
+		dirs[path.Dir(l.File)] = true
+	}
+	for _, t := range failing {
+		if d, ok := packageDir(modPath, t.Package); ok {
+			dirs[d] = true
+		}
+	}
+	g := &callGraph{funcs: map[string][]int{}, methods: map[string][]int{}, modPath: modPath}
+	for d := range dirs {
+		if err := g.parseDir(root, d); err != nil {
+			return nil, err
+		}
+	}
+	g.link()
+
+	// The failing tests' functions and words, each top-level test once
+	// for the call evidence.
+	var tests []int
+	seen := map[int]bool{}
+	var words []map[string]bool
+	for _, t := range failing {
+		top, _, _ := strings.Cut(t.Name, "/")
+		words = append(words, wordSet(strings.TrimPrefix(strings.ReplaceAll(t.Name, "/", "_"), "Test")))
+		d, ok := packageDir(modPath, t.Package)
+		if !ok {
+			continue
+		}
+		for _, n := range g.funcs[d+"\x00"+top] {
+			if strings.HasSuffix(g.nodes[n].file, "_test.go") && !seen[n] {
+				seen[n] = true
+				tests = append(tests, n)
+			}
+		}
+	}
+	direct := make([]int, len(g.nodes)) // failing test functions calling each function
+	nearest := make([]int, len(g.nodes))
+	for _, t := range tests {
+		for n, d := range g.distances(t) {
+			if d == 1 {
+				direct[n]++
+			}
+			if nearest[n] == 0 || d < nearest[n] {
+				nearest[n] = d
+			}
+		}
+	}
+	fileNodes := map[string][]int{}
+	for n, node := range g.nodes {
+		fileNodes[node.file] = append(fileNodes[node.file], n)
+	}
+	for i, l := range lines {
+		fn := -1
+		for _, n := range fileNodes[l.File] {
+			if g.nodes[n].start <= l.Line && l.Line <= g.nodes[n].end {
+				fn = n
+				break
+			}
+		}
+		base := strings.TrimSuffix(path.Base(l.File), ".go")
+		names := map[string]string{"fileName": base, "pkgName": g.pkgNames[l.File]}
+		if fn >= 0 {
+			node := g.nodes[fn]
+			names["funcName"], names["typeName"] = node.name, node.recv
+			if len(tests) > 0 && direct[fn] > 0 {
+				put("direct", i, float64(direct[fn])/float64(len(tests)))
+			}
+			if d := nearest[fn]; d > 0 {
+				put("callDistance", i, 1/float64(d))
+			}
+		}
+		for column, name := range names {
+			if s := bestOverlap(wordSet(name), words); s > 0 {
+				put(column, i, s)
+			}
+		}
+	}
+	return ev, nil
+}
+
+// identityEvidence is the identity source: the failing tests are the
+// collection's failing leaf tests.
+func identityEvidence(in *evidenceInput, put func(string, int, float64)) error {
+	var failing []FailingTest
+	for _, t := range in.matrix.Tests {
+		if t.Verdict.Failing() {
+			failing = append(failing, FailingTest{Package: t.Package, Name: t.Name})
+		}
+	}
+	ev, err := IdentityEvidence(in.matrix.Root, failing, in.lines)
+	if err != nil {
+		return err
+	}
+	for name, c := range ev.Columns {
+		column := strings.TrimPrefix(name, identitySource+".")
+		for i, v := range c {
+			if v != 0 {
+				put(column, i, v)
+			}
+		}
+	}
+	return nil
+}
+
+// modulePath reads the module path from root's go.mod.
+func modulePath(root string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return "", fmt.Errorf("identity evidence: %w", err)
+	}
+	p := modfile.ModulePath(data)
+	if p == "" {
+		return "", fmt.Errorf("identity evidence: %s/go.mod names no module", root)
+	}
+	return p, nil
+}
+
+// packageDir is the slash-separated, module-relative directory of a
+// package of the module; ok is false for a package outside it.
+func packageDir(modPath, importPath string) (string, bool) {
+	if importPath == modPath {
+		return ".", true
+	}
+	rest, ok := strings.CutPrefix(importPath, modPath+"/")
+	return rest, ok
+}
+
+// callGraph is the module's declared functions, found by name, and the
+// functions each one's body names.
+type callGraph struct {
+	modPath string
+	nodes   []funcNode
+	// funcs are the functions (not methods) by directory and name,
+	// methods the methods by name alone.
+	funcs, methods map[string][]int
+	pkgNames       map[string]string // package name by module-relative file
+	calls          [][]int
+}
+
+// funcNode is one declared function.
+type funcNode struct {
+	dir, file, name, recv string
+	start, end            int
+	body                  *ast.BlockStmt
+	imports               map[string]string // package name in the file → import path
+}
+
+// parseDir parses the Go files of a module-relative directory; a file
+// that does not parse is left out, as the static evidence leaves it.
+func (g *callGraph) parseDir(root, dir string) error {
+	entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(dir)))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil
+		}
+		return fmt.Errorf("identity evidence: %w", err)
+	}
+	if g.pkgNames == nil {
+		g.pkgNames = map[string]string{}
+	}
+	fset := token.NewFileSet()
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") {
+			continue
+		}
+		file := path.Join(dir, e.Name())
+		f, err := parser.ParseFile(fset, filepath.Join(root, filepath.FromSlash(file)), nil, parser.SkipObjectResolution)
+		if err != nil {
+			continue
+		}
+		g.pkgNames[file] = f.Name.Name
+		imports := map[string]string{}
+		for _, s := range f.Imports {
+			p, err := strconv.Unquote(s.Path.Value)
+			if err != nil {
+				continue
+			}
+			name := importName(p)
+			if s.Name != nil {
+				name = s.Name.Name
+			}
+			imports[name] = p
+		}
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			n := funcNode{dir: dir, file: file, name: fd.Name.Name, body: fd.Body, imports: imports,
+				start: fset.Position(fd.Pos()).Line, end: fset.Position(fd.End()).Line}
+			id := len(g.nodes)
+			if fd.Recv != nil && len(fd.Recv.List) > 0 {
+				n.recv = receiverName(fd.Recv.List[0].Type)
+				g.methods[n.name] = append(g.methods[n.name], id)
+			} else {
+				g.funcs[dir+"\x00"+n.name] = append(g.funcs[dir+"\x00"+n.name], id)
+			}
+			g.nodes = append(g.nodes, n)
+		}
+	}
+	return nil
+}
+
+// importName guesses the package name of an import path: its last
+// element, or the one before a major version suffix.
+func importName(p string) string {
+	parts := strings.Split(p, "/")
+	last := parts[len(parts)-1]
+	if len(parts) > 1 && len(last) > 1 && last[0] == 'v' && strings.Trim(last[1:], "0123456789") == "" {
+		last = parts[len(parts)-2]
+	}
+	return strings.NewReplacer("-", "_", ".", "_").Replace(last)
+}
+
+// receiverName is a receiver's type name, pointer and type parameters
+// dropped.
+func receiverName(e ast.Expr) string {
+	for {
+		switch t := e.(type) {
+		case *ast.StarExpr:
+			e = t.X
+		case *ast.IndexExpr:
+			e = t.X
+		case *ast.IndexListExpr:
+			e = t.X
+		case *ast.ParenExpr:
+			e = t.X
+		case *ast.Ident:
+			return t.Name
+		default:
+			return ""
+		}
+	}
+}
+
+// link finds, for each function, the functions its body names: an
+// identifier naming a function of its directory (called or passed on),
+// pkg.F for a package of the module, and x.M for every method M.
+func (g *callGraph) link() {
+	g.calls = make([][]int, len(g.nodes))
+	for id, n := range g.nodes {
+		to := map[int]bool{}
+		ast.Inspect(n.body, func(c ast.Node) bool {
+			switch c := c.(type) {
+			case *ast.SelectorExpr:
+				if x, ok := c.X.(*ast.Ident); ok {
+					if p, ok := n.imports[x.Name]; ok {
+						if d, ok := packageDir(g.modPath, p); ok {
+							for _, t := range g.funcs[d+"\x00"+c.Sel.Name] {
+								to[t] = true
+							}
+						}
+						return false
+					}
+				}
+				for _, t := range g.methods[c.Sel.Name] {
+					to[t] = true
+				}
+			case *ast.Ident:
+				for _, t := range g.funcs[n.dir+"\x00"+c.Name] {
+					to[t] = true
+				}
+			}
+			return true
+		})
+		delete(to, id)
+		for t := range to {
+			g.calls[id] = append(g.calls[id], t)
+		}
+	}
+}
+
+// distances are the call distances from a function to those it reaches
+// within maxCallDistance calls.
+func (g *callGraph) distances(from int) map[int]int {
+	dist := map[int]int{}
+	frontier := []int{from}
+	for d := 1; d <= maxCallDistance && len(frontier) > 0; d++ {
+		var next []int
+		for _, n := range frontier {
+			for _, t := range g.calls[n] {
+				if _, ok := dist[t]; !ok && t != from {
+					dist[t] = d
+					next = append(next, t)
+				}
+			}
+		}
+		frontier = next
+	}
+	return dist
+}
+
+// wordSet splits a name into its lowercased words: at underscores and
+// other non-letters, at a lower-to-upper change and before the last
+// capital of a run followed by a lower-case letter (HTTPServer: http,
+// server); a final s is dropped from words longer than three letters so
+// that plurals match, and one-letter words and "test" say nothing.
+func wordSet(name string) map[string]bool {
+	set := map[string]bool{}
+	rs := []rune(name)
+	var word []rune
+	flush := func() {
+		w := strings.ToLower(string(word))
+		word = word[:0]
+		if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+			w = w[:len(w)-1]
+		}
+		if len(w) > 1 && w != "test" {
+			set[w] = true
+		}
+	}
+	for i, r := range rs {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			flush()
+			continue
+		}
+		if len(word) > 0 {
+			prev := rs[i-1]
+			switch {
+			case unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)):
+				flush()
+			case unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(rs) && unicode.IsLower(rs[i+1]):
+				flush()
+			case unicode.IsDigit(r) != unicode.IsDigit(prev):
+				flush()
+			}
+		}
+		word = append(word, r)
+	}
+	flush()
+	return set
+}
+
+// bestOverlap is the largest share of name's words that one of the tests'
+// word sets holds; 0 for a name without words.
+func bestOverlap(name map[string]bool, tests []map[string]bool) float64 {
+	if len(name) == 0 {
+		return 0
+	}
+	best := 0
+	for _, t := range tests {
+		n := 0
+		for w := range name {
+			if t[w] {
+				n++
+			}
+		}
+		best = max(best, n)
+	}
+	return float64(best) / float64(len(name))
+}
