@@ -578,7 +578,7 @@ func (x *explainer) semantic(ctx context.Context, run *analysis.FailingRun, dd f
 			return root, err
 		}
 		last := len(x.causes) - 1
-		for _, p := range run.CriticalPredicates(x.causes[last].c) {
+		for _, p := range run.CriticalPredicates(withOutcome(x.causes[last].c)) {
 			if !explored[p.Key()] {
 				explored[p.Key()] = true
 				queue = append(queue, pending{p, last})
@@ -612,10 +612,29 @@ func (x *explainer) timeSemantic(start time.Time) {
 	x.ex.SemanticSeconds += time.Since(start).Seconds()
 }
 
-// addCause records a cause and the hunks its statements fall in.
+// withOutcome is the cause with the statement whose outcome it forces
+// among its statements: in AFTER the failed check belongs to its cause (a
+// panic in a changed statement, whose operands the recorded inputs alone
+// give, has an empty core but its change is the cause's), and the
+// conditions controlling it are critical predicates. A check in test code
+// is left out: no change holds it, and the test's loops over its cases
+// would only add causes.
+func withOutcome(c *analysis.Cause) *analysis.Cause {
+	if c.Outcome.Test || slices.ContainsFunc(c.Statements, func(s analysis.Statement) bool {
+		return s.File == c.Outcome.File && s.Line == c.Outcome.Line
+	}) {
+		return c
+	}
+	out := *c
+	out.Statements = append(slices.Clone(c.Statements), c.Outcome)
+	return &out
+}
+
+// addCause records a cause and the hunks its statements, and the
+// statement whose outcome it forces, fall in.
 func (x *explainer) addCause(c *analysis.Cause, parent int) {
 	var hunks []int
-	for _, s := range c.Statements {
+	for _, s := range withOutcome(c).Statements {
 		hunks = append(hunks, x.hunksAt(s.File, s.Line, s.EndLine)...)
 	}
 	x.causes = append(x.causes, causeRec{c: c, hunks: sorted(hunks), parent: parent})

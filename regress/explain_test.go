@@ -98,3 +98,24 @@ func TestDodgingChange(t *testing.T) {
 		t.Errorf("ddmin changes = %v, want %v", got, want)
 	}
 }
+
+// TestPanicInChange checks that the statement where the failure happens
+// is part of the first cause: in panics.txtar the changed index panics on
+// operands the test's inputs alone give, so the cause's core holds no
+// statement, and the root is found from the causes (not by the fallback)
+// without the executed Label change.
+func TestPanicInChange(t *testing.T) {
+	if err := analysis.Available(); err != nil {
+		t.Skip(err)
+	}
+	ex, _ := explainArchive(t, "panics.txtar", testbuild.Target{Package: "example.com/panics", Test: "TestMaskedEmpty"}, Options{})
+	if ex.Message != "" {
+		t.Fatalf("message: %s", ex.Message)
+	}
+	if got, want := describeChanges(ex), []string{"root panics.go:5-5"}; !slices.Equal(got, want) {
+		t.Errorf("changes = %v, want %v", got, want)
+	}
+	if ex.Found != "cause" || ex.NoRoot != "" {
+		t.Errorf("found by %q (no root: %q), want the causes", ex.Found, ex.NoRoot)
+	}
+}

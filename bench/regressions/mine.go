@@ -174,9 +174,13 @@ type blamedLine struct {
 
 var blameHeader = regexp.MustCompile(`^([0-9a-f]{40}) (\d+) (\d+)`)
 
-// blame attributes lines of file at commit.
-func blame(ctx context.Context, g realfault.Repo, commit, file string, lines []int) ([]blamedLine, error) {
+// blame attributes lines of file at commit, passing over the ignored
+// commits (their lines go to the commit that wrote them before).
+func blame(ctx context.Context, g realfault.Repo, commit, file string, lines []int, ignore []string) ([]blamedLine, error) {
 	args := []string{"blame", "-w", "--line-porcelain"}
+	for _, c := range ignore {
+		args = append(args, "--ignore-rev", c)
+	}
 	for _, r := range ranges(lines) {
 		args = append(args, "-L", fmt.Sprintf("%d,%d", r[0], r[1]))
 	}
@@ -214,6 +218,75 @@ func blame(ctx context.Context, g realfault.Repo, commit, file string, lines []i
 	return res, sc.Err()
 }
 
+// maxReblames bounds how many times a fault's lines are blamed again
+// past the candidates at whose parent the test fails too.
+const maxReblames = 2
+
+// parentFails starts the reason of a candidate at whose parent the test
+// does not pass.
+const parentFails = "the test does not pass at the candidate's parent: "
+
+// blameFaulty blames the lines the fix deletes or changes at the fix's
+// parent, passing over the ignored commits: the candidates, with the
+// lines blamed on each, and how many lines were blamed.
+func blameFaulty(ctx context.Context, g realfault.Repo, f realfault.Fault, ignore []string) (map[string][]blamedLine, int, error) {
+	blamed := map[string][]blamedLine{}
+	changed := 0
+	for _, ff := range f.Faulty {
+		if len(ff.Lines) == 0 {
+			continue
+		}
+		changed += len(ff.Lines)
+		bl, err := blame(ctx, g, f.Parent, ff.File, ff.Lines, ignore)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, b := range bl {
+			if !b.boundary {
+				blamed[b.commit] = append(blamed[b.commit], b)
+			}
+		}
+	}
+	return blamed, changed, nil
+}
+
+// byBlame orders candidates most blamed lines first.
+func byBlame(blamed map[string][]blamedLine) []string {
+	cands := make([]string, 0, len(blamed))
+	for c := range blamed {
+		cands = append(cands, c)
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		a, b := cands[i], cands[j]
+		return len(blamed[a]) > len(blamed[b]) || len(blamed[a]) == len(blamed[b]) && a < b
+	})
+	return cands
+}
+
+// blameEarlier blames the faulty lines again passing over the candidates
+// at whose parent the test fails too (passedOver), and returns the commits that wrote
+// those lines before them, not yet candidates, with their lines added to
+// blamed.
+func (m *miner) blameEarlier(ctx context.Context, g realfault.Repo, f realfault.Fault, blamed map[string][]blamedLine, cands, passedOver []string) ([]string, error) {
+	if len(passedOver) == 0 {
+		return nil, nil
+	}
+	again, _, err := blameFaulty(ctx, g, f, passedOver)
+	if err != nil {
+		return nil, err
+	}
+	var earlier []string
+	for _, c := range byBlame(again) {
+		if slices.Contains(cands, c) {
+			continue
+		}
+		// Only the lines the passed-over commits held.
+		blamed[c] = again[c]
+		earlier = append(earlier, c)
+	}
+	return earlier, nil
+}
+
 // ranges turns sorted line numbers into inclusive runs.
 func ranges(lines []int) [][2]int {
 	var out [][2]int
@@ -242,23 +315,9 @@ func (m *miner) mineFault(ctx context.Context, p realfault.Project, f realfault.
 	if err != nil {
 		return nil, err
 	}
-	// The candidates: blamed commits, with the lines blamed on each.
-	blamed := map[string][]blamedLine{}
-	changed := 0
-	for _, ff := range f.Faulty {
-		if len(ff.Lines) == 0 {
-			continue
-		}
-		changed += len(ff.Lines)
-		bl, err := blame(ctx, g, f.Parent, ff.File, ff.Lines)
-		if err != nil {
-			return nil, err
-		}
-		for _, b := range bl {
-			if !b.boundary {
-				blamed[b.commit] = append(blamed[b.commit], b)
-			}
-		}
+	blamed, changed, err := blameFaulty(ctx, g, f, nil)
+	if err != nil {
+		return nil, err
 	}
 	if changed == 0 {
 		return drop("the fix only adds code (no line to blame)")
@@ -267,14 +326,7 @@ func (m *miner) mineFault(ctx context.Context, p realfault.Project, f realfault.
 		return drop("every blamed line comes from the history's first commit")
 	}
 	v.Candidates = len(blamed)
-	cands := make([]string, 0, len(blamed))
-	for c := range blamed {
-		cands = append(cands, c)
-	}
-	sort.Slice(cands, func(i, j int) bool {
-		a, b := cands[i], cands[j]
-		return len(blamed[a]) > len(blamed[b]) || len(blamed[a]) == len(blamed[b]) && a < b
-	})
+	cands := byBlame(blamed)
 
 	// The fix's test files.
 	names, err := g.Run(ctx, "diff", "--name-only", "--no-renames", f.Parent, f.Fix)
@@ -304,8 +356,17 @@ func (m *miner) mineFault(ctx context.Context, p realfault.Project, f realfault.
 	if err != nil {
 		return nil, err
 	}
-	for i, c := range cands {
-		if i >= m.maxCandidates {
+	// A candidate at whose parent the test fails too only touched the
+	// faulty lines: they are blamed again past it (the SZZ refinement
+	// that skips such commits), once, and the commits that wrote them
+	// before join the candidates.
+	var passedOver, skipped []string
+	earlierBlame := map[string]bool{}
+	rounds := 0
+	limit := m.maxCandidates
+	for i := 0; i < len(cands); i++ {
+		c := cands[i]
+		if i >= limit {
 			v.Dropped = append(v.Dropped, "not tested (beyond -max-candidates)")
 			continue
 		}
@@ -346,6 +407,25 @@ func (m *miner) mineFault(ctx context.Context, p realfault.Project, f realfault.
 		}
 		if !confirmed {
 			v.Dropped = append(v.Dropped, reason)
+			if strings.HasPrefix(reason, parentFails) {
+				passedOver = append(passedOver, c)
+			}
+			if (i == len(cands)-1 || i == limit-1) && rounds < maxReblames {
+				rounds++
+				earlier, err := m.blameEarlier(ctx, g, f, blamed, cands, append(slices.Clone(skipped), passedOver...))
+				if err != nil {
+					return nil, err
+				}
+				// Tried next, before the untried ones blamed first.
+				cands = slices.Insert(cands, i+1, earlier...)
+				limit += len(earlier)
+				skipped = append(skipped, passedOver...)
+				for _, e := range earlier {
+					earlierBlame[e] = true
+				}
+				v.Candidates += len(earlier)
+				passedOver = nil
+			}
 			continue
 		}
 		r, err := describe(ctx, g, p, f, c, base, blamed[c])
@@ -353,6 +433,9 @@ func (m *miner) mineFault(ctx context.Context, p realfault.Project, f realfault.
 			return nil, err
 		}
 		r.Test, r.Dir, r.TestFiles, r.Migrated, r.ModFromFix = setup.Test, setup.Dir, tests, setup.Migrate, modFrom
+		if earlierBlame[c] {
+			r.PassedOver = skipped
+		}
 		if len(r.Truth) == 0 {
 			v.Dropped = append(v.Dropped, "no hunk of the candidate holds a blamed line")
 			continue
@@ -413,7 +496,7 @@ func (m *miner) confirm(ctx context.Context, co *checkout, f realfault.Fault, c,
 		return setup, nil, "", err
 	}
 	if before, detail := co.testVerdict(ctx, dir, test.Test, m.timeout); before != verdictPass {
-		return setup, modFrom, withDetail("the test does not pass at the candidate's parent: "+before, detail), nil
+		return setup, modFrom, withDetail(parentFails+before, detail), nil
 	}
 	return setup, modFrom, "", nil
 }

@@ -34,6 +34,10 @@ type Regression struct {
 	// ModFromFix names go.mod and go.sum when the introducing commit had
 	// none and the fix's are put in (untracked, ignored by git).
 	ModFromFix []string `json:"modFromFix,omitempty"`
+	// PassedOver are the commits blamed first at whose parent the test
+	// failed too, when the introducing commit was found by blaming the
+	// lines again past them.
+	PassedOver []string `json:"passedOver,omitempty"`
 	// Truth are the introducing commit's hunks that hold lines the fix
 	// deletes or changes.
 	Truth []TruthHunk `json:"truth"`

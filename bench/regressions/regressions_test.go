@@ -1,9 +1,15 @@
 package main
 
 import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/faultline-go/faultline/bench/internal/realfault"
 )
 
 func TestMigrateTestMovesTheTestWithWhatItNeeds(t *testing.T) {
@@ -175,5 +181,54 @@ func TestHalfIsStable(t *testing.T) {
 	}
 	if !seen["tuning"] || !seen["held-out"] {
 		t.Errorf("six projects all fall in one half: %v", seen)
+	}
+}
+
+// TestBlameEarlierPassesOverACommitThatOnlyTouchedTheLine checks the SZZ
+// refinement: the faulty line, written by one commit and then only
+// re-indented with a changed comment by another, is blamed on the second,
+// and again past it on the first.
+func TestBlameEarlierPassesOverACommitThatOnlyTouchedTheLine(t *testing.T) {
+	dir := t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-C", dir}, args...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v: %s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	write := func(src string) {
+		if err := os.WriteFile(filepath.Join(dir, "a.go"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q")
+	write("package a\n\nfunc F() int {\n\treturn 1\n}\n")
+	git("add", "a.go")
+	git("commit", "-qm", "root")
+	write("package a\n\nfunc F() int {\n\treturn 2 // wrong\n}\n")
+	git("commit", "-qam", "introduces the fault")
+	intro := git("rev-parse", "HEAD")
+	write("package a\n\nfunc F() int {\n\treturn 2 // the answer\n}\n")
+	git("commit", "-qam", "touches the line")
+	touch := git("rev-parse", "HEAD")
+	g := realfault.Repo{Dir: filepath.Join(dir, ".git")}
+	f := realfault.Fault{Parent: touch, Faulty: []realfault.FaultyFile{{File: "a.go", Lines: []int{4}}}}
+	blamed, changed, err := blameFaulty(context.Background(), g, f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := byBlame(blamed); changed != 1 || !slices.Equal(got, []string{touch}) {
+		t.Fatalf("blamed %v (%d lines), want the touching commit %s", got, changed, touch)
+	}
+	m := &miner{}
+	earlier, err := m.blameEarlier(context.Background(), g, f, blamed, []string{touch}, []string{touch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(earlier, []string{intro}) || len(blamed[intro]) != 1 || blamed[intro][0].line != 4 {
+		t.Errorf("blamed again: %v with lines %+v, want %s line 4", earlier, blamed[intro], intro)
 	}
 }
