@@ -20,13 +20,17 @@ type Hits struct {
 // NewHits returns the set of the given block indices, in any order,
 // repeats and negative indices dropped.
 func NewHits(blocks ...int) Hits {
-	s := slices.Clone(blocks)
-	slices.Sort(s)
-	s = slices.Compact(s)
+	s := blocks
+	if !slices.IsSorted(s) {
+		// Sorted is the common case (the store keeps hits ascending):
+		// only other input pays for a copy.
+		s = slices.Clone(blocks)
+		slices.Sort(s)
+	}
 	var h Hits
 	prev := -1
 	for _, b := range s {
-		if b < 0 {
+		if b < 0 || b == prev {
 			continue
 		}
 		h.packed = binary.AppendUvarint(h.packed, uint64(b-prev))
