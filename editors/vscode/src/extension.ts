@@ -2,7 +2,9 @@
 // gopls), colours suspicious lines by score, lists them in the "Suspicious
 // lines" view and shows the server's progress in the status bar. Nothing is
 // started in an untrusted workspace, because the server runs the tests.
+import * as fs from 'fs';
 import * as os from 'os';
+import * as path from 'path';
 import * as vscode from 'vscode';
 import {
   ExecuteCommandRequest,
@@ -16,23 +18,18 @@ import { LEVELS, RankingResult, byUri, parseRanking, rows, RowModel } from './ra
 import { FaultlineNotifications } from './notifications';
 import { serverCommand, serverSettings } from './settings';
 import { ServerStatus, TopSuspect, runSummary, statusView } from './status';
-import { ClientLifecycle, ServerClient } from './lifecycle';
+import { ClientLifecycle, LOCAL_COMMANDS, ServerClient } from './lifecycle';
+import { firstRoot, moduleRoot } from './explain';
 
 const SECTION = 'faultline';
 const VIEW_ID = 'faultline.suspiciousLines';
-
-/**
- * Commands the extension implements itself; the server may advertise the
- * same ids, so the client's automatic command registration is replaced by
- * ClientLifecycle, which forwards only the others.
- */
-const LOCAL_COMMANDS = new Set(['faultline.run', 'faultline.showRanking', 'faultline.openLocation']);
 
 class FaultlineClient extends LanguageClient implements ServerClient {
   // The built-in ExecuteCommandFeature registers every server command as a
   // VS Code command for each client, which collides with faultline.run
   // contributed by this extension and, after a restart, with the previous
-  // client's registrations; ClientLifecycle registers them once instead.
+  // client's registrations; ClientLifecycle registers them once instead,
+  // all but LOCAL_COMMANDS.
   public override registerFeature(feature: StaticFeature | DynamicFeature<unknown>): void {
     const method = (feature as { registrationType?: { method?: string } }).registrationType?.method;
     if (method === ExecuteCommandRequest.method) {
@@ -123,6 +120,7 @@ class Faultline implements vscode.Disposable {
       vscode.commands.registerCommand('faultline.run', () => this.run()),
       vscode.commands.registerCommand('faultline.showRanking', () => this.showRanking()),
       vscode.commands.registerCommand('faultline.openLocation', (uri: string, line: number) => this.open(uri, line)),
+      vscode.commands.registerCommand('faultline.explain', (test?: unknown) => this.explain(test)),
       vscode.window.onDidChangeVisibleTextEditors(() => this.paint()),
       vscode.workspace.onDidChangeConfiguration((e) => this.configurationChanged(e)),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.start()),
@@ -233,6 +231,48 @@ class Faultline implements vscode.Disposable {
     } catch (err) {
       void vscode.window.showErrorMessage(`faultline.run failed: ${String(err)}`);
     }
+  }
+
+  /**
+   * explain explains a failing test from the git history through the
+   * server's faultline.explainTest, as the test's code lens does, asking
+   * for the test's name unless given; it then reveals the first root change
+   * and the Problems view, where the server's diagnostics name each change.
+   */
+  async explain(given?: unknown): Promise<void> {
+    const client = await this.requireClient();
+    if (!client) return;
+    const test =
+      typeof given === 'string' && given.trim() !== ''
+        ? given.trim()
+        : (
+            await vscode.window.showInputBox({
+              title: 'faultline: explain a failing test from the git history',
+              prompt: 'The failing test, as go test names it (TestX or TestX/case)',
+              placeHolder: 'TestX',
+            })
+          )?.trim();
+    if (!test) return;
+    // Any file of the module names it to the server: the active one, or
+    // the first folder's go.mod.
+    const active = vscode.window.activeTextEditor?.document.uri;
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const uri = active?.scheme === 'file' ? active : folder && vscode.Uri.joinPath(folder, 'go.mod');
+    if (!uri) {
+      void vscode.window.showWarningMessage('faultline: open a file of the Go module whose test to explain.');
+      return;
+    }
+    let result: unknown;
+    try {
+      result = await client.execute('faultline.explainTest', [{ uri: uri.toString(), test }]);
+    } catch (err) {
+      void vscode.window.showErrorMessage(`faultline: explaining ${test} failed: ${String(err)}`);
+      return;
+    }
+    const root = moduleRoot(path.dirname(uri.fsPath), fs.existsSync);
+    const at = root && firstRoot(result, root);
+    if (at) await this.open(vscode.Uri.file(at.file).toString(), at.line);
+    await vscode.commands.executeCommand('workbench.panel.markers.view.focus');
   }
 
   async showRanking(): Promise<void> {

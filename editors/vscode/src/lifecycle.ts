@@ -2,6 +2,18 @@
 // tested: start, stop and restart, and the VS Code commands that forward the
 // server's own commands (code lenses, code actions) to it.
 
+/**
+ * LOCAL_COMMANDS are the commands the extension implements itself (those
+ * package.json contributes); the server advertises some of the same ids
+ * (faultline.run), and they are not forwarded to it.
+ */
+export const LOCAL_COMMANDS: ReadonlySet<string> = new Set([
+  'faultline.run',
+  'faultline.showRanking',
+  'faultline.openLocation',
+  'faultline.explain',
+]);
+
 /** Disposable is what registering a command returns. */
 export interface Disposable {
   dispose(): void;

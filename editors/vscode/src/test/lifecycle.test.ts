@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { ClientLifecycle, LifecycleHost, ServerClient } from '../lifecycle';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ClientLifecycle, LOCAL_COMMANDS, LifecycleHost, ServerClient } from '../lifecycle';
 
 const ADVERTISED = ['faultline.run', 'faultline.localizeTest', 'faultline.explainTest'];
 const LOCAL = new Set(['faultline.run']);
@@ -130,4 +132,10 @@ test('a client that fails to start is reported and a later start tries again', a
   assert.equal(host.commands.size, 0);
   await assert.rejects(life.execute('faultline.localizeTest', []), /server is not running/);
   assert.equal(host.failures.length, 2);
+});
+
+test('the extension implements exactly the commands package.json contributes, and forwards none of them', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
+  const contributed = pkg.contributes.commands.map((c: { command: string }) => c.command).sort();
+  assert.deepEqual([...LOCAL_COMMANDS].sort(), contributed);
 });

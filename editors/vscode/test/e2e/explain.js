@@ -5,9 +5,11 @@
 // it). In a trusted window on it, the failing test's "explain" code lens
 // must run faultline.explainTest; the Problems panel must then show a
 // warning on each root change naming the change, the commit, its author
-// date and subject, and the line it replaced; and the "Preview revert" code
-// action must put back the root changes alone, leaving the other edits of
-// the same commit as they are.
+// date and subject, and the line it replaced. The palette command
+// "faultline: Explain a failing test from the git history" must explain it
+// again and reveal the first root change, and the "Preview revert" code
+// action there must put back the root changes alone, leaving the other
+// edits of the same commit as they are.
 'use strict';
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -19,6 +21,7 @@ const { runCommand, openFile, openTrusted, goToLine, codeActions, chooseAction }
 const SUBJECT = 'MaxPlus: unsorted inputs by default, new sum rules';
 const AUTHOR_DATE = '2024-05-17T10:00:00+00:00';
 const TEST = 'TestMaxPlus';
+const COMMAND = 'faultline: Explain a failing test from the git history';
 // Lines of after.go the explanation must name as root changes (the
 // running example's c2 and c3), and lines the same commit changed that
 // must survive the revert (c1 and c4).
@@ -118,9 +121,22 @@ async function explainScenario(ctx) {
   const others = rows.filter((r) => OTHER_LINES.some((line) => r.includes(`after.go:${line},`)));
   if (others.length) fail(`changes that do not break ${TEST} are blamed:\n${others.join('\n')}`);
 
+  // The palette command explains the test again, from after_test.go, and
+  // reveals the first root change.
+  const again = Date.now();
+  await runCommand(page, COMMAND);
+  const input = page.locator('.quick-input-widget', { hasText: /explain a failing test/i }).locator('input');
+  await input.waitFor({ state: 'visible', timeout: 15000 }).catch(() => fail(`"${COMMAND}" did not ask for the test`));
+  await input.fill(TEST);
+  await page.keyboard.press('Enter');
+  const active = page.locator('.tab.active', { has: page.locator('.label-name', { hasText: /^after\.go$/ }) });
+  const cursor = page.locator('.statusbar-item', { hasText: new RegExp(`^Ln ${ROOT_LINES[0]}, Col 1`) });
+  const revealed = await Promise.all([active.first().waitFor({ timeout }), cursor.first().waitFor({ timeout })]).then(() => true, () => false);
+  if (!revealed) fail(`"${COMMAND}" did not reveal after.go:${ROOT_LINES[0]} within ${timeout / 1000}s`);
+  log(`explain: "${COMMAND}" revealed after.go:${ROOT_LINES[0]} after ${((Date.now() - again) / 1000).toFixed(1)}s`);
+
   // The revert preview on a root change: applied and saved, after.go must
   // be the broken commit's with exactly the root lines put back.
-  await openFile(page, 'after.go');
   await goToLine(page, ROOT_LINES[0]);
   const { menu, titles } = await codeActions(page, 10000);
   log(`explain: code actions on after.go:${ROOT_LINES[0]}: ${titles.join(' | ') || '(none)'}`);
