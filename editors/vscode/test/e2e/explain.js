@@ -163,4 +163,4 @@ async function explainScenario(ctx) {
   log(`explain: the revert put back after.go:${ROOT_LINES.join(', ')} alone`);
 }
 
-module.exports = { explainScenario, buildHistory, readTxtar };
+module.exports = { explainScenario };
