@@ -2,7 +2,9 @@
 // gopls), colours suspicious lines by score, lists them in the "Suspicious
 // lines" view and shows the server's progress in the status bar. Nothing is
 // started in an untrusted workspace, because the server runs the tests.
+import * as fs from 'fs';
 import * as os from 'os';
+import * as path from 'path';
 import * as vscode from 'vscode';
 import {
   ExecuteCommandRequest,
@@ -16,27 +18,32 @@ import { LEVELS, RankingResult, byUri, parseRanking, rows, RowModel } from './ra
 import { FaultlineNotifications } from './notifications';
 import { serverCommand, serverSettings } from './settings';
 import { ServerStatus, TopSuspect, runSummary, statusView } from './status';
+import { ClientLifecycle, LOCAL_COMMANDS, ServerClient } from './lifecycle';
+import { firstRoot, moduleRoot } from './explain';
 
 const SECTION = 'faultline';
 const VIEW_ID = 'faultline.suspiciousLines';
 
-/**
- * Commands the extension implements itself; the server may advertise the
- * same ids, so the client's automatic command registration is replaced by
- * forwarding only the others (see FaultlineClient).
- */
-const LOCAL_COMMANDS = new Set(['faultline.run', 'faultline.showRanking', 'faultline.openLocation']);
-
-class FaultlineClient extends LanguageClient {
+class FaultlineClient extends LanguageClient implements ServerClient {
   // The built-in ExecuteCommandFeature registers every server command as a
-  // VS Code command, which collides with faultline.run contributed by this
-  // extension; server commands are forwarded by forwardServerCommands instead.
+  // VS Code command for each client, which collides with faultline.run
+  // contributed by this extension and, after a restart, with the previous
+  // client's registrations; ClientLifecycle registers them once instead,
+  // all but LOCAL_COMMANDS.
   public override registerFeature(feature: StaticFeature | DynamicFeature<unknown>): void {
     const method = (feature as { registrationType?: { method?: string } }).registrationType?.method;
     if (method === ExecuteCommandRequest.method) {
       return;
     }
     super.registerFeature(feature);
+  }
+
+  advertisedCommands(): readonly string[] {
+    return this.initializeResult?.capabilities.executeCommandProvider?.commands ?? [];
+  }
+
+  execute(command: string, args: unknown[]): Promise<unknown> {
+    return this.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
   }
 }
 
@@ -73,9 +80,8 @@ class SuspiciousLinesView implements vscode.TreeDataProvider<RowModel> {
 }
 
 class Faultline implements vscode.Disposable {
-  private client: FaultlineClient | undefined;
+  private readonly lifecycle: ClientLifecycle<FaultlineClient>;
   private readonly disposables: vscode.Disposable[] = [];
-  private serverCommandDisposables: vscode.Disposable[] = [];
   private readonly decorations: vscode.TextEditorDecorationType[] = [];
   private readonly view = new SuspiciousLinesView();
   private readonly statusItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
@@ -85,6 +91,15 @@ class Faultline implements vscode.Disposable {
   private top: TopSuspect | null = null;
 
   constructor() {
+    this.lifecycle = new ClientLifecycle<FaultlineClient>(
+      {
+        create: () => this.createClient(),
+        registerCommand: (id, run) => vscode.commands.registerCommand(id, run),
+        startFailed: (err) => this.startFailed(err),
+        log: (line) => this.output.appendLine(line),
+      },
+      LOCAL_COMMANDS,
+    );
     for (let lv = 1; lv <= LEVELS; lv++) {
       this.decorations.push(
         vscode.window.createTextEditorDecorationType({
@@ -105,25 +120,30 @@ class Faultline implements vscode.Disposable {
       vscode.commands.registerCommand('faultline.run', () => this.run()),
       vscode.commands.registerCommand('faultline.showRanking', () => this.showRanking()),
       vscode.commands.registerCommand('faultline.openLocation', (uri: string, line: number) => this.open(uri, line)),
+      vscode.commands.registerCommand('faultline.explain', (test?: unknown) => this.explain(test)),
       vscode.window.onDidChangeVisibleTextEditors(() => this.paint()),
       vscode.workspace.onDidChangeConfiguration((e) => this.configurationChanged(e)),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.start()),
     );
   }
 
+  /** start starts the server unless the workspace is untrusted or it runs already. */
   async start(): Promise<void> {
-    if (this.client) {
-      return;
-    }
     if (!vscode.workspace.isTrusted) {
       this.statusItem.text = '$(shield) faultline: off (untrusted workspace)';
       this.statusItem.tooltip = 'faultline runs the tests of this workspace; trust the workspace to enable it.';
       this.statusItem.show();
       return;
     }
+    if (this.lifecycle.current) return;
+    if (await this.lifecycle.start()) await this.refresh();
+  }
+
+  /** createClient makes a client for the current settings, with the server's notifications wired. */
+  private createClient(): FaultlineClient {
     const config = vscode.workspace.getConfiguration(SECTION);
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const command = serverCommand(config.get<string>('path'), folder, os.homedir());
+    const command = this.serverPath();
     const serverOptions: ServerOptions = { command, args: ['serve'], options: { cwd: folder } };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [
@@ -135,7 +155,6 @@ class Faultline implements vscode.Disposable {
       outputChannel: this.output,
     };
     const client = new FaultlineClient('faultline', 'faultline', serverOptions, clientOptions);
-    this.client = client;
     // The server only runs here once VS Code trusts the workspace: the
     // capability says so, and the server does not ask again.
     client.registerFeature(new FaultlineNotifications(vscode.workspace.isTrusted));
@@ -149,50 +168,41 @@ class Faultline implements vscode.Disposable {
       this.renderStatus();
     });
     this.renderStatus();
-    try {
-      await client.start();
-    } catch (err) {
-      this.client = undefined;
-      this.statusItem.text = '$(error) faultline: not started';
-      this.statusItem.tooltip = `Could not start "${command} serve": ${String(err)}`;
-      void vscode.window.showErrorMessage(
-        `faultline: could not start "${command} serve" (${String(err)}). Set "faultline.path" to the faultline binary.`,
-      );
-      return;
-    }
-    this.forwardServerCommands(client);
-    await this.refresh();
+    return client;
   }
 
-  /** forwardServerCommands makes the server's other commands (code lenses, code actions) runnable. */
-  private forwardServerCommands(client: FaultlineClient): void {
-    const advertised = client.initializeResult?.capabilities.executeCommandProvider?.commands ?? [];
-    for (const id of advertised) {
-      if (LOCAL_COMMANDS.has(id)) continue;
-      this.serverCommandDisposables.push(
-        vscode.commands.registerCommand(id, (...args: unknown[]) =>
-          client.sendRequest(ExecuteCommandRequest.type, { command: id, arguments: args }),
-        ),
-      );
-    }
+  /** serverPath is the faultline binary faultline.path names, resolved against the workspace. */
+  private serverPath(): string {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    return serverCommand(vscode.workspace.getConfiguration(SECTION).get<string>('path'), folder, os.homedir());
   }
 
-  async stop(): Promise<void> {
-    const client = this.client;
-    this.client = undefined;
-    this.serverCommandDisposables.forEach((d) => d.dispose());
-    this.serverCommandDisposables = [];
+  private startFailed(err: unknown): void {
+    const command = this.serverPath();
+    this.statusItem.text = '$(error) faultline: not started';
+    this.statusItem.tooltip = `Could not start "${command} serve": ${String(err)}`;
+    void vscode.window.showErrorMessage(
+      `faultline: could not start "${command} serve" (${String(err)}). Set "faultline.path" to the faultline binary.`,
+    );
+  }
+
+  /** clearRanking forgets what a stopped server showed. */
+  private clearRanking(): void {
     this.ranking = undefined;
     this.view.set([]);
     this.paint();
-    if (client) {
-      await client.stop();
-    }
+  }
+
+  async stop(): Promise<void> {
+    this.clearRanking();
+    await this.lifecycle.stop();
   }
 
   private configurationChanged(e: vscode.ConfigurationChangeEvent): void {
     if (e.affectsConfiguration(`${SECTION}.path`)) {
-      void this.stop().then(() => this.start());
+      if (!vscode.workspace.isTrusted) return;
+      this.clearRanking();
+      void this.lifecycle.restart().then((client) => client && this.refresh());
     } else if (e.affectsConfiguration(`${SECTION}.highlight`) || e.affectsConfiguration(`${SECTION}.top`)) {
       this.paint();
     }
@@ -204,24 +214,65 @@ class Faultline implements vscode.Disposable {
       void vscode.window.showWarningMessage('faultline: the workspace is not trusted, so no test is run.');
       return undefined;
     }
-    if (!this.client) {
-      await this.start();
-    }
-    if (!this.client) {
+    await this.start();
+    const client = this.lifecycle.current;
+    if (!client) {
       void vscode.window.showWarningMessage('faultline: the server is not running (see the faultline output).');
     }
-    return this.client;
+    return client;
   }
 
   async run(): Promise<void> {
     const client = await this.requireClient();
     if (!client) return;
     try {
-      const result = await client.sendRequest(ExecuteCommandRequest.type, { command: 'faultline.run', arguments: [] });
+      const result = await client.execute('faultline.run', []);
       vscode.window.setStatusBarMessage(`faultline: ${runSummary(result)}`, 10000);
     } catch (err) {
       void vscode.window.showErrorMessage(`faultline.run failed: ${String(err)}`);
     }
+  }
+
+  /**
+   * explain explains a failing test from the git history through the
+   * server's faultline.explainTest, as the test's code lens does, asking
+   * for the test's name unless given; it then reveals the first root change
+   * and the Problems view, where the server's diagnostics name each change.
+   */
+  async explain(given?: unknown): Promise<void> {
+    const client = await this.requireClient();
+    if (!client) return;
+    const test =
+      typeof given === 'string' && given.trim() !== ''
+        ? given.trim()
+        : (
+            await vscode.window.showInputBox({
+              title: 'faultline: explain a failing test from the git history',
+              prompt: 'The failing test, as go test names it (TestX or TestX/case)',
+              placeHolder: 'TestX',
+            })
+          )?.trim();
+    if (!test) return;
+    // Any file of the module names it to the server: the active one, or
+    // the first folder's go.mod.
+    const active = vscode.window.activeTextEditor?.document.uri;
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const uri = active?.scheme === 'file' ? active : folder && vscode.Uri.joinPath(folder, 'go.mod');
+    if (!uri) {
+      void vscode.window.showWarningMessage('faultline: open a file of the Go module whose test to explain.');
+      return;
+    }
+    let result: unknown;
+    try {
+      result = await client.execute('faultline.explainTest', [{ uri: uri.toString(), test }]);
+    } catch (err) {
+      void vscode.window.showErrorMessage(`faultline: explaining ${test} failed: ${String(err)}`);
+      return;
+    }
+    const root = moduleRoot(path.dirname(uri.fsPath), fs.existsSync);
+    const at = root && firstRoot(result, root);
+    if (at) await this.open(vscode.Uri.file(at.file).toString(), at.line);
+    await vscode.commands.executeCommand('workbench.panel.markers.view.focus');
   }
 
   async showRanking(): Promise<void> {
@@ -231,7 +282,7 @@ class Faultline implements vscode.Disposable {
   }
 
   private async refresh(): Promise<void> {
-    const client = this.client;
+    const client = this.lifecycle.current;
     if (!client) return;
     try {
       this.ranking = parseRanking(await client.sendRequest('faultline/ranking', {}));
@@ -279,7 +330,7 @@ class Faultline implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.serverCommandDisposables.forEach((d) => d.dispose());
+    this.lifecycle.dispose();
     this.decorations.forEach((d) => d.dispose());
     this.disposables.forEach((d) => d.dispose());
   }

@@ -7,7 +7,10 @@
 // "Suspicious lines" view lists the faulty line first (or within the top N),
 // that the line is highlighted, and, with default settings, that the angelic
 // value is shown as an inlay hint and the "Preview angelic fix" action is
-// offered on the line where faultline fix finds a verified candidate.
+// offered on the line where faultline fix finds a verified candidate. Then
+// explain a regression from a git history through its code lens and revert
+// its root changes (explain.js). Any error notification or dialog other
+// than the workspace-trust question fails the test.
 // Screenshots are kept in the artifacts directory.
 //
 // usage: node e2e.js [example-dir]   (default: <repo>/examples/booking)
@@ -24,6 +27,8 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { chromium } = require('playwright-core');
+const { watchErrors, unexpectedShown, runCommand, openFile, openTrusted, goToLine, codeActions, chooseAction } = require('./workbench');
+const { explainScenario } = require('./explain');
 
 const here = __dirname;
 const repo = path.resolve(here, '..', '..', '..', '..');
@@ -147,28 +152,26 @@ function serverProcesses(root, bin) {
   return pids.filter(runsBin);
 }
 
-// describeProcesses names every process whose command line mentions
-// faultline, for a failure message.
-function describeProcesses() {
+// commandLines returns the command lines of the processes whose command
+// line mentions word, as "pid: command line".
+function commandLines(word) {
   const lines = [];
   for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
       const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
-      if (cmd.includes('faultline')) lines.push(`${pid}: ${cmd.slice(0, 200)}`);
+      if (cmd.includes(word)) lines.push(`${pid}: ${cmd.slice(0, 200)}`);
     } catch {
       // exited
     }
   }
-  return lines.length ? lines.join('\n') : '(none)';
+  return lines;
 }
 
-async function runCommand(page, title) {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 15000 });
-  await input.fill(`>${title}`);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15000 });
-  await page.keyboard.press('Enter');
+// describeProcesses names every process whose command line mentions
+// faultline, for a failure message.
+function describeProcesses() {
+  const lines = commandLines('faultline');
+  return lines.length ? lines.join('\n') : '(none)';
 }
 
 async function main() {
@@ -225,8 +228,25 @@ async function main() {
   // faultline.path is read from the remote machine's settings
   // (Machine/settings.json), not from the user's, as with VS Code's remote
   // extensions.
+  const setServerPath = (file) =>
+    fs.writeFileSync(path.join(userData, 'Machine', 'settings.json'), JSON.stringify({ 'faultline.path': path.resolve(file) }, null, 2));
+  // faultline.path first names a server slow to start (a script that waits
+  // before it runs a copy of bin), and is changed while it starts to
+  // another copy: the server processes of either are this run's alone and
+  // can be told apart.
+  fs.mkdirSync(path.join(work, 'bin'));
+  const copyBin = (name) => {
+    const file = path.join(work, 'bin', name);
+    fs.copyFileSync(bin, file);
+    fs.chmodSync(file, 0o755);
+    return file;
+  };
+  const firstBin = copyBin('first-faultline');
+  const restartedBin = copyBin('faultline');
+  const slowBin = path.join(work, 'bin', 'slow-faultline');
+  fs.writeFileSync(slowBin, `#!/bin/sh\nsleep 5\nexec '${firstBin}' "$@"\n`, { mode: 0o755 });
   fs.mkdirSync(path.join(userData, 'Machine'), { recursive: true });
-  fs.writeFileSync(path.join(userData, 'Machine', 'settings.json'), JSON.stringify({ 'faultline.path': path.resolve(bin) }, null, 2));
+  setServerPath(slowBin);
 
   const install = spawnSync(
     process.execPath,
@@ -261,6 +281,13 @@ async function main() {
     log(`code-server on ${base}`);
     browser = await chromium.launch({ executablePath: browserPath, headless: true, args: chromiumFlags });
     const page = await browser.newPage({ viewport: { width: 1500, height: 900 } });
+    await watchErrors(page);
+    // noErrorsShown fails the test on any error notification or dialog but
+    // the trust question, before the page leaves a folder and at the end.
+    const noErrorsShown = async (where) => {
+      const shown = await unexpectedShown(page);
+      if (shown.length) fail(`the workbench showed, ${where}:\n${shown.join('\n')}`);
+    };
     try {
       // Untrusted first: the extension must stay off and run nothing,
       // whatever the workspace's .vscode/settings.json says.
@@ -274,24 +301,23 @@ async function main() {
       await off.first().waitFor({ timeout: 60000 }).catch(() => fail('no "faultline: off" status in the untrusted workspace'));
       if (serverProcesses(server.pid, bin).length > 0) fail('a faultline server runs in the untrusted workspace');
       log('untrusted workspace with faultline.trust "always" in .vscode/settings.json: extension off, no server process');
+      await noErrorsShown('in the untrusted workspace');
 
-      await page.goto(`${base}/?folder=${encodeURIComponent(workspace)}`);
-      await page.locator('.monaco-workbench').waitFor({ timeout: 120000 });
+      await openTrusted(page, base, workspace, fail);
+      const slowDeadline = Date.now() + 60000;
+      while (commandLines(slowBin).length === 0) {
+        if (Date.now() > slowDeadline) fail(`the trusted workspace started no server (${slowBin}) within a minute`);
+        await page.waitForTimeout(100);
+      }
+      // faultline.path changes while the server starts: the extension must
+      // restart it on the new binary, register the server's commands once
+      // (a second registration fails with "command ... already exists") and
+      // leave no server of the old binary running.
+      setServerPath(restartedBin);
+      log(`workspace trusted; faultline.path changed from ${slowBin} to ${restartedBin} while the server starts`);
 
-      const trust = page.getByRole('button', { name: /Yes, I trust the authors/i });
-      await trust.waitFor({ timeout: 60000 }).catch(() => fail('the workspace-trust dialog did not appear'));
-      await trust.click();
-      log('workspace trusted');
-
-      // Open the faulty file through Quick Open.
-      await page.keyboard.press('Control+P');
-      const input = page.locator('.quick-input-widget input');
-      await input.waitFor({ state: 'visible', timeout: 15000 });
-      await input.fill(fault.file);
-      await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 30000 });
-      await page.keyboard.press('Enter');
+      await openFile(page, fault.file);
       const tabName = path.basename(fault.file);
-      await page.locator('.tab', { hasText: tabName }).first().waitFor({ timeout: 30000 });
       log(`opened ${fault.file}`);
 
       // The extension may still be starting after the trust reload: retry.
@@ -327,10 +353,19 @@ async function main() {
       if (position === 0) fail(`the faulty line ${want} is not in the Suspicious lines view`);
       if (position > topN) fail(`the faulty line ${want} is row ${position}, want within the top ${topN}`);
       log(`faulty line is row ${position}`);
-      const running = serverProcesses(server.pid, bin);
+      let running = [];
+      let stale = [];
+      const restartDeadline = Date.now() + 60000;
+      do {
+        running = serverProcesses(server.pid, restartedBin);
+        stale = serverProcesses(server.pid, firstBin);
+        if (running.length > 0 && stale.length === 0) break;
+        await page.waitForTimeout(500);
+      } while (Date.now() < restartDeadline);
       if (running.length === 0) {
-        fail(`no faultline server process runs the configured faultline.path ${bin}; processes naming faultline:\n${describeProcesses()}`);
+        fail(`no faultline server process runs the configured faultline.path ${restartedBin}; processes naming faultline:\n${describeProcesses()}`);
       }
+      if (stale.length > 0) fail(`a server of the previous faultline.path ${slowBin} still runs after the restart:\n${describeProcesses()}`);
       log(`server process runs faultline.path: ${fs.readFileSync(`/proc/${running[0]}/cmdline`, 'utf8').split('\0').join(' ').trim()}`);
 
       // Click the row: the editor must reveal the line, and it must be coloured.
@@ -359,12 +394,7 @@ async function main() {
 
       // Code actions on the faulty line (cursor is there after the click).
       await page.locator('.editor-instance .monaco-editor textarea').first().focus();
-      await page.keyboard.press('Control+.');
-      const menu = page.locator('.action-widget');
-      let actions = [];
-      if (await menu.waitFor({ timeout: 10000 }).then(() => true, () => false)) {
-        actions = await menu.locator('.monaco-list-row').evaluateAll((rows) => rows.map((r) => r.innerText.trim()));
-      }
+      const { menu, titles: actions } = await codeActions(page, 10000);
       log(`code actions: ${actions.length ? actions.join(' | ') : '(none)'}`);
       if (actions.length) {
         const actionsShot = path.join(artifacts, 'vscode-e2e-actions.png');
@@ -374,13 +404,7 @@ async function main() {
       // Server commands behind code actions are forwarded by the extension:
       // running one must not end in "command not found".
       if (actions.some((a) => /Show failing tests/.test(a))) {
-        // Keyboard selection: the menu re-renders under the pointer.
-        for (let i = 0; i < 10; i++) {
-          const focused = await menu.locator('.monaco-list-row.focused').innerText().catch(() => '');
-          if (/Show failing tests/.test(focused)) break;
-          await page.keyboard.press('ArrowDown');
-        }
-        await page.keyboard.press('Enter');
+        if (!(await chooseAction(page, menu, /Show failing tests/))) fail('could not select "Show failing tests" in the code-action menu');
         await page.waitForTimeout(3000);
         const toasts = await page.locator('.notifications-toasts').innerText().catch(() => '');
         if (/command .* not found/i.test(toasts)) fail(`running a server code action failed: ${toasts.trim()}`);
@@ -399,7 +423,12 @@ async function main() {
       log(`inlay hint on line ${angelicLine}: ${hint}`);
       await page.screenshot({ path: screenshot });
       log(`screenshot: ${screenshot}`);
+      await noErrorsShown(`in ${path.basename(moduleSrc)}`);
+
+      await explainScenario({ page, base, repo, work, artifacts, log, fail, timeout: rankingTimeout });
+      await noErrorsShown('while explaining a regression');
     } catch (err) {
+      for (const shown of await unexpectedShown(page).catch(() => [])) log(`the workbench showed ${shown}`);
       await page.screenshot({ path: screenshot }).catch(() => {});
       // VS Code's logs hold the extension's output channel and host errors.
       fs.cpSync(path.join(userData, 'logs'), path.join(artifacts, 'logs'), { recursive: true });
@@ -448,15 +477,10 @@ async function angelicActionAt(page, line) {
   const deadline = Date.now() + 180000;
   let seen = [];
   while (Date.now() < deadline) {
-    await page.locator('.editor-instance .monaco-editor textarea').first().focus();
-    await page.keyboard.press('Control+g');
-    await page.keyboard.type(String(line));
-    await page.keyboard.press('Enter');
-    await page.waitForTimeout(300);
-    await page.keyboard.press('Control+.');
-    const menu = page.locator('.action-widget');
-    if (await menu.waitFor({ timeout: 5000 }).then(() => true, () => false)) {
-      seen = await menu.locator('.monaco-list-row').evaluateAll((rows) => rows.map((r) => r.innerText.trim()));
+    await goToLine(page, line);
+    const { titles } = await codeActions(page, 5000);
+    if (titles.length) {
+      seen = titles;
       const angelic = seen.find((a) => /angelic/i.test(a));
       if (angelic) {
         await page.screenshot({ path: path.join(artifacts, 'vscode-e2e-angelic.png') });
