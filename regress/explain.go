@@ -27,6 +27,11 @@ type Options struct {
 	Budget     time.Duration
 	MaxReruns  int
 	MaxCommits int
+	// RecordTimeout bounds recording the failing run for the semantic
+	// step (default half of Budget, which it counts against): on a large
+	// package instrumenting and building can take the whole budget, and
+	// the fallback then has none left.
+	RecordTimeout time.Duration
 	// Executed are the lines the failing test executed (its spectrum), for
 	// the fallback when no cause holds the responsible change; nil takes
 	// the statements the recorded run executed.
@@ -65,6 +70,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxCommits <= 0 {
 		o.MaxCommits = 5000
+	}
+	if o.RecordTimeout <= 0 {
+		o.RecordTimeout = o.Budget / 2
 	}
 	if o.Strategy == "" {
 		o.Strategy = "after"
@@ -540,7 +548,7 @@ func (x *explainer) after(ctx context.Context, all []int) ([]int, error) {
 // semanticMiss is the reason an error of the semantic step leaves no
 // root change.
 func semanticMiss(err error) NoRootReason {
-	if analysis.BudgetExhausted(err) {
+	if analysis.BudgetExhausted(err) || errors.Is(err, errRecordTimeout) {
 		return NoRootBudget
 	}
 	if errors.As(err, new(*testbuild.MemoryStop)) {
@@ -549,11 +557,22 @@ func semanticMiss(err error) NoRootReason {
 	return NoRootNoCause
 }
 
-// record records the failing run for the semantic step.
+// errRecordTimeout says that recording the failing run ran out of its
+// share of the budget.
+var errRecordTimeout = errors.New("recording the failing run ran out of its share of the budget")
+
+// record records the failing run for the semantic step, within
+// RecordTimeout.
 func (x *explainer) record(ctx context.Context) (*analysis.FailingRun, error) {
 	x.say("recording the failing run")
 	defer x.timeSemantic(time.Now())
-	return analysis.RecordFailingRun(ctx, x.mod, x.target, x.opts.Semantic)
+	rctx, cancel := context.WithTimeout(ctx, x.opts.RecordTimeout)
+	defer cancel()
+	run, err := analysis.RecordFailingRun(rctx, x.mod, x.target, x.opts.Semantic)
+	if err != nil && ctx.Err() == nil && rctx.Err() != nil {
+		return nil, fmt.Errorf("%w (%s)", errRecordTimeout, x.opts.RecordTimeout)
+	}
+	return run, err
 }
 
 // semantic runs the loop of Algorithm 1 over the causes.
