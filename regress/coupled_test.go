@@ -1,0 +1,47 @@
+package regress
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/testbuild"
+)
+
+// TestCoupledHunksFirst checks that a revert which compiles only with
+// other hunks of its own function gets them as its auxiliary changes
+// without shrinking every other hunk of the file: in coupled.txtar the
+// compiler's error names nothing, and Sum's and Pos's hunks would each
+// cost builds.
+func TestCoupledHunksFirst(t *testing.T) {
+	if err := analysis.Available(); err != nil {
+		t.Skip(err)
+	}
+	target := testbuild.Target{Package: "example.com/coupled", Test: "TestTotal"}
+	for _, c := range []struct {
+		strategy string
+		builds   int // 14 and 11 when every other hunk was shrunk
+	}{{"after", 12}, {"ddmin", 9}} {
+		t.Run(c.strategy, func(t *testing.T) {
+			ex, _ := explainArchive(t, "coupled.txtar", target, Options{Strategy: c.strategy})
+			if ex.Message != "" {
+				t.Fatalf("message: %s", ex.Message)
+			}
+			// Which of Total's three hunks is the root and which are
+			// auxiliary is delta debugging's choice: they revert only
+			// together.
+			var got []string
+			for _, ch := range ex.Changes {
+				got = append(got, fmt.Sprintf("%s:%d-%d", ch.File, ch.Line, ch.EndLine))
+			}
+			slices.Sort(got)
+			if want := []string{"coupled.go:4-4", "coupled.go:5-4", "coupled.go:8-8"}; !slices.Equal(got, want) {
+				t.Errorf("changes = %v, want %v", got, want)
+			}
+			if ex.Builds > c.builds {
+				t.Errorf("%d builds, want at most %d", ex.Builds, c.builds)
+			}
+		})
+	}
+}
