@@ -45,3 +45,19 @@ func TestCoupledHunksFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestSingleChange checks that the one change between the base and the
+// working tree is the root without a search: no failing run recorded, one
+// rerun (reverting it).
+func TestSingleChange(t *testing.T) {
+	ex, _ := explainArchive(t, "single.txtar", testbuild.Target{Package: "example.com/single", Test: "TestScale"}, Options{})
+	if ex.Message != "" {
+		t.Fatalf("message: %s", ex.Message)
+	}
+	if got, want := describeChanges(ex), []string{"root single.go:5-5"}; !slices.Equal(got, want) {
+		t.Errorf("changes = %v, want %v", got, want)
+	}
+	if ex.Found != "only" || ex.SemanticSeconds != 0 || ex.Reruns != 1 {
+		t.Errorf("found by %q with %.1fs semantic and %d reruns, want the only change without a search", ex.Found, ex.SemanticSeconds, ex.Reruns)
+	}
+}

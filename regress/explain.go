@@ -119,7 +119,8 @@ type Explanation struct {
 	Builds int `json:"builds"`
 	// Found says which step found the root changes: "cause" (the
 	// semantic causes' changes), "executed" (the changes the failing run
-	// executes), "all" (every change), or "ddmin".
+	// executes), "all" (every change), "ddmin", or "only" (the one
+	// change there is, without a search).
 	Found string `json:"found,omitempty"`
 	// NoRoot says why AFTER's causes gave no root change, when they gave
 	// none: the changes, if any, then come from plain delta debugging
@@ -352,8 +353,13 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 	}
 
 	var root []int
-	switch opts.Strategy {
-	case "ddmin":
+	switch {
+	case len(all) == 1:
+		// The one change, whose revert passes, is the root: there is
+		// nothing to search, and recording the failing run for causes
+		// would cost more than the rest of the explanation.
+		ex.Found, root = "only", all
+	case opts.Strategy == "ddmin":
 		ex.Found = "ddmin"
 		root, err = ddmin(ctx, all, o.passes)
 	default:
