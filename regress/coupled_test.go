@@ -61,3 +61,24 @@ func TestSingleChange(t *testing.T) {
 		t.Errorf("found by %q with %.1fs semantic and %d reruns, want the only change without a search", ex.Found, ex.SemanticSeconds, ex.Reruns)
 	}
 }
+
+// TestRootInAddedCode checks that a root change which only calls a
+// function the change adds gives way to that function when the failing
+// run executes it: reverting the call only dodges the new code.
+func TestRootInAddedCode(t *testing.T) {
+	if err := analysis.Available(); err != nil {
+		t.Skip(err)
+	}
+	target := testbuild.Target{Package: "example.com/newcode", Test: "TestLabel"}
+	ex, _ := explainArchive(t, "newcode.txtar", target, Options{})
+	if ex.Message != "" {
+		t.Fatalf("message: %s", ex.Message)
+	}
+	if got, want := describeChanges(ex), []string{"root pad.go:4-8", "auxiliary newcode.go:7-7", "auxiliary pad.go:1-3"}; !slices.Equal(got, want) {
+		t.Errorf("changes = %v, want %v", got, want)
+	}
+	plain, _ := explainArchive(t, "newcode.txtar", target, Options{Strategy: "ddmin"})
+	if got, want := describeChanges(plain), []string{"root newcode.go:7-7"}; !slices.Equal(got, want) {
+		t.Errorf("ddmin changes = %v, want %v", got, want)
+	}
+}
