@@ -3,6 +3,7 @@ package regress
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/faultline-go/faultline/analysis"
@@ -80,5 +81,20 @@ func TestRootInAddedCode(t *testing.T) {
 	plain, _ := explainArchive(t, "newcode.txtar", target, Options{Strategy: "ddmin"})
 	if got, want := describeChanges(plain), []string{"root newcode.go:7-7"}; !slices.Equal(got, want) {
 		t.Errorf("ddmin changes = %v, want %v", got, want)
+	}
+}
+
+// TestBudgetKeepsSmallestPass checks that a search stopped by its budget
+// reports the smallest set it tried whose revert passes, and says so.
+func TestBudgetKeepsSmallestPass(t *testing.T) {
+	ex, _ := explainArchive(t, "budget.txtar", testbuild.Target{Package: "example.com/budget", Test: "TestArea"}, Options{Strategy: "ddmin", MaxReruns: 2})
+	if ex.Message != "" {
+		t.Fatalf("message: %s", ex.Message)
+	}
+	if got, want := describeChanges(ex), []string{"root budget.go:4-4", "root budget.go:5-5"}; !slices.Equal(got, want) {
+		t.Errorf("changes = %v, want %v", got, want)
+	}
+	if ex.Found != "partial" || len(ex.Notes) == 0 || !strings.Contains(ex.Notes[0], "not a minimal one") {
+		t.Errorf("found by %q, notes %q: want the smallest set tried, said so", ex.Found, ex.Notes)
 	}
 }

@@ -119,8 +119,9 @@ type Explanation struct {
 	Builds int `json:"builds"`
 	// Found says which step found the root changes: "cause" (the
 	// semantic causes' changes), "executed" (the changes the failing run
-	// executes), "all" (every change), "ddmin", or "only" (the one
-	// change there is, without a search).
+	// executes), "all" (every change), "ddmin", "only" (the one
+	// change there is, without a search), or "partial" (the smallest set
+	// tried whose revert passes, when the budget ran out first).
 	Found string `json:"found,omitempty"`
 	// NoRoot says why AFTER's causes gave no root change, when they gave
 	// none: the changes, if any, then come from plain delta debugging
@@ -327,6 +328,11 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 		if err == nil && len(root) > 0 {
 			root, err = x.undodge(ctx, root)
 		}
+	}
+	if errors.Is(err, errBudget) && len(o.best) > 0 && len(o.best) < len(all) {
+		// A smaller revert that passes is an answer, if not a minimal one.
+		root, err, ex.Found = o.best, nil, "partial"
+		ex.Notes = append(ex.Notes, fmt.Sprintf("the budget (%s, %d reruns) ran out before the search ended: the root changes are the smallest set tried whose revert passes, not a minimal one", opts.Budget, opts.MaxReruns))
 	}
 	if err != nil {
 		return x.stopped(err)

@@ -44,6 +44,9 @@ type oracle struct {
 	// decls couples hunks by the declarations they touch, parsed when a
 	// revert first fails to compile.
 	decls *declHunks
+	// best is the smallest set whose revert passed, for an answer when
+	// the budget runs out before a search ends.
+	best []int
 }
 
 // build is one partial revert compiled: its binary, or the compiler's
@@ -161,6 +164,7 @@ func (o *oracle) passes(ctx context.Context, set []int) (bool, error) {
 		return false, err
 	}
 	if v.Verdict != noBuild {
+		o.notePass(set, v)
 		return v.Verdict == pass, nil
 	}
 	o.unbuildable++
@@ -169,7 +173,16 @@ func (o *oracle) passes(ctx context.Context, set []int) (bool, error) {
 		return false, err
 	}
 	v, err = o.outcome(ctx, union(set, aux))
+	o.notePass(set, v)
 	return v.Verdict == pass, err
+}
+
+// notePass keeps set as the best answer so far when its revert passed
+// and it is the smallest such set.
+func (o *oracle) notePass(set []int, v outcome) {
+	if v.Verdict == pass && (o.best == nil || len(set) < len(o.best)) {
+		o.best = sorted(set)
+	}
 }
 
 // auxFor returns the auxiliary hunks a revert of set needs to compile:
