@@ -546,11 +546,34 @@ func (x *explainer) record(ctx context.Context) (*analysis.FailingRun, error) {
 	defer x.timeSemantic(time.Now())
 	rctx, cancel := context.WithTimeout(ctx, x.opts.RecordTimeout)
 	defer cancel()
-	run, err := analysis.RecordFailingRun(rctx, x.mod, x.target, x.opts.Semantic)
-	if err != nil && ctx.Err() == nil && rctx.Err() != nil {
+	type recorded struct {
+		run *analysis.FailingRun
+		err error
+	}
+	// Loading the program does not heed the context: past the timeout
+	// the recording is left to end on its own, and closed.
+	done := make(chan recorded, 1)
+	go func() {
+		run, err := analysis.RecordFailingRun(rctx, x.mod, x.target, x.opts.Semantic)
+		done <- recorded{run, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil && ctx.Err() == nil && rctx.Err() != nil {
+			return nil, fmt.Errorf("%w (%s)", errRecordTimeout, x.opts.RecordTimeout)
+		}
+		return r.run, r.err
+	case <-rctx.Done():
+		go func() {
+			if r := <-done; r.run != nil {
+				r.run.Close()
+			}
+		}()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%w (%s)", errRecordTimeout, x.opts.RecordTimeout)
 	}
-	return run, err
 }
 
 // semantic runs the loop of Algorithm 1 over the causes.
