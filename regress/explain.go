@@ -27,6 +27,11 @@ type Options struct {
 	Budget     time.Duration
 	MaxReruns  int
 	MaxCommits int
+	// RecordTimeout bounds recording the failing run for the semantic
+	// step (default half of Budget, which it counts against): on a large
+	// package instrumenting and building can take the whole budget, and
+	// the fallback then has none left.
+	RecordTimeout time.Duration
 	// Executed are the lines the failing test executed (its spectrum), for
 	// the fallback when no cause holds the responsible change; nil takes
 	// the statements the recorded run executed.
@@ -65,6 +70,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxCommits <= 0 {
 		o.MaxCommits = 5000
+	}
+	if o.RecordTimeout <= 0 {
+		o.RecordTimeout = o.Budget / 2
 	}
 	if o.Strategy == "" {
 		o.Strategy = "after"
@@ -111,7 +119,9 @@ type Explanation struct {
 	Builds int `json:"builds"`
 	// Found says which step found the root changes: "cause" (the
 	// semantic causes' changes), "executed" (the changes the failing run
-	// executes), "all" (every change), or "ddmin".
+	// executes), "all" (every change), "ddmin", "only" (the one
+	// change there is, without a search), or "partial" (the smallest set
+	// tried whose revert passes, when the budget ran out first).
 	Found string `json:"found,omitempty"`
 	// NoRoot says why AFTER's causes gave no root change, when they gave
 	// none: the changes, if any, then come from plain delta debugging
@@ -128,46 +138,6 @@ type Explanation struct {
 	// recording the failing run and computing its causes.
 	Seconds         float64 `json:"seconds"`
 	SemanticSeconds float64 `json:"semanticSeconds"`
-}
-
-// NoRootReason says why AFTER's causes gave no root change.
-type NoRootReason string
-
-const (
-	// NoRootOutside: the causes' statements touch no changed line, or
-	// reverting the changes they touch leaves the test failing.
-	NoRootOutside NoRootReason = "causes-outside-changes"
-	// NoRootNoBuild: a revert of the causes' changes did not compile
-	// alone, and none tried made the test pass.
-	NoRootNoBuild NoRootReason = "revert-did-not-compile"
-	// NoRootBudget: the semantic step's time budget, the bound on the
-	// causes, or the dynamic step's budget ran out.
-	NoRootBudget NoRootReason = "budget"
-	// NoRootNoCause: the semantic step computed no cause (the notes say
-	// why).
-	NoRootNoCause NoRootReason = "no-cause"
-)
-
-// NoRootMemory: computing the causes reached a memory bound: the process
-// explaining was stopped (and the causes left out when it explained
-// again), or the test memory bound stopped the recorded run.
-const NoRootMemory NoRootReason = "memory-bound"
-
-// Text says the reason in a sentence.
-func (r NoRootReason) Text() string {
-	switch r {
-	case NoRootOutside:
-		return "the causes lay outside the changed lines"
-	case NoRootNoBuild:
-		return "a revert of the causes' changes did not compile"
-	case NoRootBudget:
-		return "the budget ran out"
-	case NoRootNoCause:
-		return "no semantic cause was found"
-	case NoRootMemory:
-		return "the memory bound ran out while the causes were computed"
-	}
-	return string(r)
 }
 
 // Change is one hunk of an explanation, in the working tree's lines.
@@ -344,12 +314,25 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 	}
 
 	var root []int
-	switch opts.Strategy {
-	case "ddmin":
+	switch {
+	case len(all) == 1:
+		// The one change, whose revert passes, is the root: there is
+		// nothing to search, and recording the failing run for causes
+		// would cost more than the rest of the explanation.
+		ex.Found, root = "only", all
+	case opts.Strategy == "ddmin":
 		ex.Found = "ddmin"
 		root, err = ddmin(ctx, all, o.passes)
 	default:
 		root, err = x.after(ctx, all)
+		if err == nil && len(root) > 0 {
+			root, err = x.undodge(ctx, root)
+		}
+	}
+	if errors.Is(err, errBudget) && len(o.best) > 0 && len(o.best) < len(all) {
+		// A smaller revert that passes is an answer, if not a minimal one.
+		root, err, ex.Found = o.best, nil, "partial"
+		ex.Notes = append(ex.Notes, fmt.Sprintf("the budget (%s, %d reruns) ran out before the search ended: the root changes are the smallest set tried whose revert passes, not a minimal one", opts.Budget, opts.MaxReruns))
 	}
 	if err != nil {
 		return x.stopped(err)
@@ -453,6 +436,8 @@ type explainer struct {
 	tried  map[string]bool
 	// neutral are the hunks that change no behaviour, never reverted.
 	neutral []int
+	// executed are the hunks the failing run executes.
+	executed []int
 }
 
 // causeRec is one cause found, the hunks its statements fall in, and the
@@ -496,6 +481,7 @@ func (x *explainer) after(ctx context.Context, all []int) ([]int, error) {
 	} else {
 		run = r
 	}
+	x.executed = x.executedHunks(run)
 	if run != nil {
 		defer run.Close()
 		unbuildable := x.o.unbuildable
@@ -540,7 +526,7 @@ func (x *explainer) after(ctx context.Context, all []int) ([]int, error) {
 // semanticMiss is the reason an error of the semantic step leaves no
 // root change.
 func semanticMiss(err error) NoRootReason {
-	if analysis.BudgetExhausted(err) {
+	if analysis.BudgetExhausted(err) || errors.Is(err, errRecordTimeout) {
 		return NoRootBudget
 	}
 	if errors.As(err, new(*testbuild.MemoryStop)) {
@@ -549,11 +535,45 @@ func semanticMiss(err error) NoRootReason {
 	return NoRootNoCause
 }
 
-// record records the failing run for the semantic step.
+// errRecordTimeout says that recording the failing run ran out of its
+// share of the budget.
+var errRecordTimeout = errors.New("recording the failing run ran out of its share of the budget")
+
+// record records the failing run for the semantic step, within
+// RecordTimeout.
 func (x *explainer) record(ctx context.Context) (*analysis.FailingRun, error) {
 	x.say("recording the failing run")
 	defer x.timeSemantic(time.Now())
-	return analysis.RecordFailingRun(ctx, x.mod, x.target, x.opts.Semantic)
+	rctx, cancel := context.WithTimeout(ctx, x.opts.RecordTimeout)
+	defer cancel()
+	type recorded struct {
+		run *analysis.FailingRun
+		err error
+	}
+	// Loading the program does not heed the context: past the timeout
+	// the recording is left to end on its own, and closed.
+	done := make(chan recorded, 1)
+	go func() {
+		run, err := analysis.RecordFailingRun(rctx, x.mod, x.target, x.opts.Semantic)
+		done <- recorded{run, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil && ctx.Err() == nil && rctx.Err() != nil {
+			return nil, fmt.Errorf("%w (%s)", errRecordTimeout, x.opts.RecordTimeout)
+		}
+		return r.run, r.err
+	case <-rctx.Done():
+		go func() {
+			if r := <-done; r.run != nil {
+				r.run.Close()
+			}
+		}()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w (%s)", errRecordTimeout, x.opts.RecordTimeout)
+	}
 }
 
 // semantic runs the loop of Algorithm 1 over the causes.

@@ -150,6 +150,9 @@ func TestNoRootFallsBack(t *testing.T) {
 		{"budget", "outside.txtar", Options{Semantic: analysis.Options{Budget: time.Nanosecond}}, NoRootBudget, []string{"root outside.go:3-3", "root outside.go:12-12"}},
 		{"nobuild", "nobuild.txtar", Options{}, NoRootNoBuild, []string{"root nobuild.go:3-3"}},
 		{"memory", "outside.txtar", Options{SkipCauses: NoRootMemory}, NoRootMemory, []string{"root outside.go:3-3", "root outside.go:12-12"}},
+		// Recording the failing run out of its share of the budget leaves
+		// the fallback the rest.
+		{"record", "outside.txtar", Options{RecordTimeout: time.Nanosecond}, NoRootBudget, []string{"root outside.go:3-3", "root outside.go:12-12"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pkg := "example.com/" + strings.TrimSuffix(c.archive, ".txtar")

@@ -41,6 +41,12 @@ type oracle struct {
 	// bound stopped: only a pass counts, so they count as failing.
 	memoryStops int
 	log         func(string)
+	// decls couples hunks by the declarations they touch, parsed when a
+	// revert first fails to compile.
+	decls *declHunks
+	// best is the smallest set whose revert passed, for an answer when
+	// the budget runs out before a search ends.
+	best []int
 }
 
 // build is one partial revert compiled: its binary, or the compiler's
@@ -158,6 +164,7 @@ func (o *oracle) passes(ctx context.Context, set []int) (bool, error) {
 		return false, err
 	}
 	if v.Verdict != noBuild {
+		o.notePass(set, v)
 		return v.Verdict == pass, nil
 	}
 	o.unbuildable++
@@ -166,15 +173,25 @@ func (o *oracle) passes(ctx context.Context, set []int) (bool, error) {
 		return false, err
 	}
 	v, err = o.outcome(ctx, union(set, aux))
+	o.notePass(set, v)
 	return v.Verdict == pass, err
+}
+
+// notePass keeps set as the best answer so far when its revert passed
+// and it is the smallest such set.
+func (o *oracle) notePass(set []int, v outcome) {
+	if v.Verdict == pass && (o.best == nil || len(set) < len(o.best)) {
+		o.best = sorted(set)
+	}
 }
 
 // auxFor returns the auxiliary hunks a revert of set needs to compile:
 // none when it compiles alone, nil when nothing makes it compile. The
-// compiler's errors point at hunks first (those holding the lines it
-// complains about, and those adding or removing the names it names);
-// failing that every other hunk is taken. Either set is then shrunk by
-// AFTER's Algorithm 4.
+// other hunks of the declarations set touches are tried first; then the
+// compiler's errors point at hunks (those holding the lines it complains
+// about, and those adding or removing the names it names); failing that
+// every other hunk is taken. The set found is then shrunk by AFTER's
+// Algorithm 4.
 func (o *oracle) auxFor(ctx context.Context, set []int) ([]int, error) {
 	set = sorted(set)
 	k := key(set)
@@ -191,6 +208,16 @@ func (o *oracle) auxFor(ctx context.Context, set []int) ([]int, error) {
 	}
 	var aux []int
 	msg := b.msg
+	if o.decls == nil {
+		o.decls = newDeclHunks(o.cs)
+	}
+	if same := o.decls.sameDecl(set); len(same) > 0 {
+		b, err := o.compile(ctx, union(set, same))
+		if err != nil {
+			return nil, err
+		}
+		aux, msg = same, b.msg
+	}
 	for round := 0; round < 8 && msg != ""; round++ {
 		more := without(o.errorHunks(union(set, aux), msg), union(set, aux))
 		if len(more) == 0 {

@@ -175,6 +175,8 @@ func noRootLine(ex localize.Explanation) string {
 		line += "; fell back to delta debugging (ddmin) over the changes the failing run executes: the smallest set whose revert passes"
 	case "all":
 		line += "; fell back to delta debugging (ddmin) over every change: the smallest set whose revert passes"
+	case "partial":
+		line += "; fell back to delta debugging (ddmin), whose budget ran out: the smallest set tried whose revert passes"
 	}
 	return line
 }

@@ -1,0 +1,100 @@
+package regress
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/testbuild"
+)
+
+// TestCoupledHunksFirst checks that a revert which compiles only with
+// other hunks of its own function gets them as its auxiliary changes
+// without shrinking every other hunk of the file: in coupled.txtar the
+// compiler's error names nothing, and Sum's and Pos's hunks would each
+// cost builds.
+func TestCoupledHunksFirst(t *testing.T) {
+	if err := analysis.Available(); err != nil {
+		t.Skip(err)
+	}
+	target := testbuild.Target{Package: "example.com/coupled", Test: "TestTotal"}
+	for _, c := range []struct {
+		strategy string
+		builds   int // 14 and 11 when every other hunk was shrunk
+	}{{"after", 12}, {"ddmin", 9}} {
+		t.Run(c.strategy, func(t *testing.T) {
+			ex, _ := explainArchive(t, "coupled.txtar", target, Options{Strategy: c.strategy})
+			if ex.Message != "" {
+				t.Fatalf("message: %s", ex.Message)
+			}
+			// Which of Total's three hunks is the root and which are
+			// auxiliary is delta debugging's choice: they revert only
+			// together.
+			var got []string
+			for _, ch := range ex.Changes {
+				got = append(got, fmt.Sprintf("%s:%d-%d", ch.File, ch.Line, ch.EndLine))
+			}
+			slices.Sort(got)
+			if want := []string{"coupled.go:4-4", "coupled.go:5-4", "coupled.go:8-8"}; !slices.Equal(got, want) {
+				t.Errorf("changes = %v, want %v", got, want)
+			}
+			if ex.Builds > c.builds {
+				t.Errorf("%d builds, want at most %d", ex.Builds, c.builds)
+			}
+		})
+	}
+}
+
+// TestSingleChange checks that the one change between the base and the
+// working tree is the root without a search: no failing run recorded, one
+// rerun (reverting it).
+func TestSingleChange(t *testing.T) {
+	ex, _ := explainArchive(t, "single.txtar", testbuild.Target{Package: "example.com/single", Test: "TestScale"}, Options{})
+	if ex.Message != "" {
+		t.Fatalf("message: %s", ex.Message)
+	}
+	if got, want := describeChanges(ex), []string{"root single.go:5-5"}; !slices.Equal(got, want) {
+		t.Errorf("changes = %v, want %v", got, want)
+	}
+	if ex.Found != "only" || ex.SemanticSeconds != 0 || ex.Reruns != 1 {
+		t.Errorf("found by %q with %.1fs semantic and %d reruns, want the only change without a search", ex.Found, ex.SemanticSeconds, ex.Reruns)
+	}
+}
+
+// TestRootInAddedCode checks that a root change which only calls a
+// function the change adds gives way to that function when the failing
+// run executes it: reverting the call only dodges the new code.
+func TestRootInAddedCode(t *testing.T) {
+	if err := analysis.Available(); err != nil {
+		t.Skip(err)
+	}
+	target := testbuild.Target{Package: "example.com/newcode", Test: "TestLabel"}
+	ex, _ := explainArchive(t, "newcode.txtar", target, Options{})
+	if ex.Message != "" {
+		t.Fatalf("message: %s", ex.Message)
+	}
+	if got, want := describeChanges(ex), []string{"root pad.go:4-8", "auxiliary newcode.go:7-7", "auxiliary pad.go:1-3"}; !slices.Equal(got, want) {
+		t.Errorf("changes = %v, want %v", got, want)
+	}
+	plain, _ := explainArchive(t, "newcode.txtar", target, Options{Strategy: "ddmin"})
+	if got, want := describeChanges(plain), []string{"root newcode.go:7-7"}; !slices.Equal(got, want) {
+		t.Errorf("ddmin changes = %v, want %v", got, want)
+	}
+}
+
+// TestBudgetKeepsSmallestPass checks that a search stopped by its budget
+// reports the smallest set it tried whose revert passes, and says so.
+func TestBudgetKeepsSmallestPass(t *testing.T) {
+	ex, _ := explainArchive(t, "budget.txtar", testbuild.Target{Package: "example.com/budget", Test: "TestArea"}, Options{Strategy: "ddmin", MaxReruns: 2})
+	if ex.Message != "" {
+		t.Fatalf("message: %s", ex.Message)
+	}
+	if got, want := describeChanges(ex), []string{"root budget.go:4-4", "root budget.go:5-5"}; !slices.Equal(got, want) {
+		t.Errorf("changes = %v, want %v", got, want)
+	}
+	if ex.Found != "partial" || len(ex.Notes) == 0 || !strings.Contains(ex.Notes[0], "not a minimal one") {
+		t.Errorf("found by %q, notes %q: want the smallest set tried, said so", ex.Found, ex.Notes)
+	}
+}
