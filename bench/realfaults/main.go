@@ -53,10 +53,10 @@ func defaultWork() string {
 	return filepath.Join(dir, "faultline-realfaults")
 }
 
-// rankingsFlagSet is the flag set of a subcommand that reads eval's
-// rankings (augment, train, score) with the flags they share: -bench, the
-// benchmark file, and -work, eval's directory, whose help (workHelp) says
-// how the subcommand uses it.
+// rankingsFlagSet is the flag set of a subcommand that writes or reads
+// eval's rankings (eval, augment, train, score) with the flags they share:
+// -bench, the benchmark file, and -work, eval's directory, whose help
+// (workHelp) says how the subcommand uses it.
 func rankingsFlagSet(name, workHelp string) (fs *flag.FlagSet, benchPath, work *string) {
 	fs = flag.NewFlagSet(name, flag.ContinueOnError)
 	benchPath = fs.String("bench", defaultBenchmark, "the benchmark file")
