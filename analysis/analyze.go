@@ -37,11 +37,7 @@ func AnalyzeEach(ctx context.Context, mod *testbuild.Module, targets []testbuild
 		return err
 	}
 	defer remove()
-	listing, err := mod.List(ctx)
-	if err != nil {
-		return err
-	}
-	keys, err := mod.Keys(ctx, listing, "")
+	listing, keys, err := mod.ListKeys(ctx)
 	if err != nil {
 		return err
 	}

@@ -28,18 +28,10 @@ func BuildInstrumented(ctx context.Context, mod *testbuild.Module, pkg string) e
 // buildInstrumented loads, instruments and builds pkg's test binary, whose
 // runs keep their files in work.
 func buildInstrumented(ctx context.Context, mod *testbuild.Module, pkg, work string) (*instrument.TestBinary, error) {
-	listing, p, err := mod.ListPackage(ctx, pkg)
-	if err != nil {
-		return nil, err
-	}
-	keys, err := mod.Keys(ctx, listing, "")
+	p, keys, prog, err := instrument.LoadPackage(ctx, mod, pkg)
 	if err != nil {
 		return nil, err
 	}
 	defer mod.Hasher().Save()
-	prog, err := instrument.LoadProgram(mod, pkg, testbuild.SortedPaths(listing.Closure(p)))
-	if err != nil {
-		return nil, err
-	}
 	return instrument.BuildTestBinary(ctx, mod, keys, prog, p, work)
 }

@@ -159,11 +159,7 @@ func AnalyzeCached(ctx context.Context, c *ResultCache, mod *testbuild.Module, t
 	var missing []testbuild.Target
 	var missingAt []int
 	if c != nil {
-		listing, err := mod.List(ctx)
-		if err != nil {
-			return Cached{}, err
-		}
-		contentKeys, err := mod.Keys(ctx, listing, "")
+		listing, contentKeys, err := mod.ListKeys(ctx)
 		if err != nil {
 			return Cached{}, err
 		}

@@ -39,11 +39,7 @@ func instrumentedBinary(t *testing.T, dir, pkgPath string) (*instrument.Program,
 	if err != nil {
 		t.Fatal(err)
 	}
-	listing, err := mod.List(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := mod.Keys(ctx, listing, "")
+	listing, keys, err := mod.ListKeys(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

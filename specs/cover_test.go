@@ -30,11 +30,7 @@ func TestRunKilledFromOutside(t *testing.T) {
 func coverBuildOf(t *testing.T, mod *testbuild.Module, pkgPath string, blocks []BlockRef) *coverBuild {
 	t.Helper()
 	ctx := context.Background()
-	listing, err := mod.List(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := mod.Keys(ctx, listing, "")
+	listing, keys, err := mod.ListKeys(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

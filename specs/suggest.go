@@ -130,11 +130,7 @@ func Suggest(ctx context.Context, mod *testbuild.Module, req Request, opts Optio
 	start := time.Now()
 	res := &Result{Target: req.Target, Package: req.Package, Status: Bounded, Inputs: []Input{}, Core: []analysis.Suspect{}, Suspects: []analysis.Suspect{}}
 	defer func() { res.Seconds = time.Since(start).Seconds() }()
-	listing, pkg, err := mod.ListPackage(ctx, req.Package)
-	if err != nil {
-		return nil, err
-	}
-	keys, err := mod.Keys(ctx, listing, "")
+	listing, pkg, keys, err := mod.ListPackageKeys(ctx, req.Package)
 	if err != nil {
 		return nil, err
 	}

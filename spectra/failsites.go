@@ -42,13 +42,24 @@ func reportSites(output, pkgDir, root string) []Site {
 func panicSites(output, root string) []Site {
 	var sites []Site
 	for _, block := range strings.Split(output, "\ngoroutine ") {
-		for _, m := range traceLine.FindAllStringSubmatch(block, -1) {
-			if strings.Contains(m[1], "/internal/faultlinert/") {
-				continue
-			}
-			if rel, ok := relToRoot(m[1], root); ok {
-				line, _ := strconv.Atoi(m[2])
-				sites = appendSite(sites, Site{rel, line})
+		sites = appendModuleFrames(sites, block, root, true)
+	}
+	return sites
+}
+
+// appendModuleFrames appends to sites the frames inside the module of one
+// goroutine trace, innermost first and each site once, skipping
+// faultline's own runtime; with innermost, only the first such frame
+// (even when sites holds it already).
+func appendModuleFrames(sites []Site, trace, root string, innermost bool) []Site {
+	for _, m := range traceLine.FindAllStringSubmatch(trace, -1) {
+		if strings.Contains(m[1], "/internal/faultlinert/") {
+			continue
+		}
+		if rel, ok := relToRoot(m[1], root); ok {
+			line, _ := strconv.Atoi(m[2])
+			sites = appendSite(sites, Site{rel, line})
+			if innermost {
 				break
 			}
 		}
@@ -82,15 +93,5 @@ func StackSites(output, root string) []Site {
 		return nil
 	}
 	trace, _, _ = strings.Cut(trace, "\ngoroutine ")
-	var sites []Site
-	for _, m := range traceLine.FindAllStringSubmatch(trace, -1) {
-		if strings.Contains(m[1], "/internal/faultlinert/") {
-			continue
-		}
-		if rel, ok := relToRoot(m[1], root); ok {
-			line, _ := strconv.Atoi(m[2])
-			sites = appendSite(sites, Site{rel, line})
-		}
-	}
-	return sites
+	return appendModuleFrames(nil, trace, root, false)
 }

@@ -103,19 +103,11 @@ type fileSyntax struct {
 // the test once and keeps its trace. It fails when the test passes.
 func RecordFailingRun(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opts result.Options) (*FailingRun, error) {
 	opts.Defaults()
-	listing, pkg, err := mod.ListPackage(ctx, t.Package)
-	if err != nil {
-		return nil, err
-	}
-	keys, err := mod.Keys(ctx, listing, "")
+	pkg, keys, prog, err := instrument.LoadPackage(ctx, mod, t.Package)
 	if err != nil {
 		return nil, err
 	}
 	defer mod.Hasher().Save()
-	prog, err := instrument.LoadProgram(mod, t.Package, testbuild.SortedPaths(listing.Closure(pkg)))
-	if err != nil {
-		return nil, err
-	}
 	work, remove, err := scratch.MkdirTemp("cause-")
 	if err != nil {
 		return nil, err

@@ -76,19 +76,11 @@ func OpenInputs(ctx context.Context, mod *testbuild.Module, pkgPath string, cb C
 	if opts.RunTimeout <= 0 {
 		opts.RunTimeout = 10 * time.Second
 	}
-	listing, pkg, err := mod.ListPackage(ctx, pkgPath)
-	if err != nil {
-		return nil, err
-	}
-	keys, err := mod.Keys(ctx, listing, "")
+	pkg, keys, prog, err := instrument.LoadPackage(ctx, mod, pkgPath)
 	if err != nil {
 		return nil, err
 	}
 	defer mod.Hasher().Save()
-	prog, err := instrument.LoadProgram(mod, pkgPath, testbuild.SortedPaths(listing.Closure(pkg)))
-	if err != nil {
-		return nil, err
-	}
 	s := &InputSession{prog: prog, params: map[int]*instrument.Site{}}
 	if cb.File != "" {
 		if err := s.callback(cb); err != nil {

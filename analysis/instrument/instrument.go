@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"context"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -150,6 +151,25 @@ func LoadProgram(mod *testbuild.Module, pkgPath string, roots []string) (*Progra
 		}
 	}
 	return prog, nil
+}
+
+// LoadPackage lists package pkgPath of mod, computes the listing's keys
+// and loads the program of pkgPath's test binary (LoadProgram over the
+// module packages it is built from): what a technique needs before
+// BuildTestBinary. On success the caller saves mod's file hash index
+// (mod.Hasher().Save()) once it has built what it needs; on a failure
+// after the keys, LoadPackage saves it.
+func LoadPackage(ctx context.Context, mod *testbuild.Module, pkgPath string) (*testbuild.Package, *testbuild.Keys, *Program, error) {
+	listing, pkg, keys, err := mod.ListPackageKeys(ctx, pkgPath)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	prog, err := LoadProgram(mod, pkgPath, testbuild.SortedPaths(listing.Closure(pkg)))
+	if err != nil {
+		mod.Hasher().Save()
+		return nil, nil, nil, err
+	}
+	return pkg, keys, prog, nil
 }
 
 func (p *Program) funcKey(pos token.Pos) string {

@@ -186,11 +186,7 @@ func editedLine(src []byte, e testbuild.Edit) string {
 // Build builds the test binary of package pkg (an import path) with every
 // mutant compiled in.
 func (s *Schemata) Build(ctx context.Context, pkg string) (*testbuild.Binary, error) {
-	listing, p, err := s.mod.ListPackage(ctx, pkg)
-	if err != nil {
-		return nil, err
-	}
-	keys, err := s.mod.Keys(ctx, listing, "")
+	_, p, keys, err := s.mod.ListPackageKeys(ctx, pkg)
 	if err != nil {
 		return nil, err
 	}

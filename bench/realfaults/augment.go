@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -22,9 +21,7 @@ import (
 // would give without running any test again: today the failing tests'
 // identity (localize.IdentityEvidence).
 func runAugment(args []string) error {
-	fs := flag.NewFlagSet("augment", flag.ContinueOnError)
-	benchPath := fs.String("bench", defaultBenchmark, "the benchmark file")
-	work := fs.String("work", defaultWork(), "eval's directory (rankings under work/eval), only read")
+	fs, benchPath, work := rankingsFlagSet("augment", "eval's directory (rankings under work/eval), only read")
 	out := fs.String("out", "", "directory to write the augmented copies under (out/eval/<fault>; src is linked, not copied)")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -38,10 +37,8 @@ type runMeta struct {
 }
 
 func runEval(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
-	benchPath := fs.String("bench", defaultBenchmark, "the benchmark file")
+	fs, benchPath, work := rankingsFlagSet("eval", "directory of the materialized faults and faultline's reports (a run resumes)")
 	mirrors := fs.String("mirrors", "", "directory of the projects' git histories (empty: the Go module proxy)")
-	work := fs.String("work", defaultWork(), "directory of the materialized faults and faultline's reports (a run resumes)")
 	faultline := fs.String("faultline", "faultline", "the faultline binary")
 	only := fs.String("faults", "", "comma-separated fault ids (default: every fault)")
 	testTimeout := fs.String("timeout", "30s", "faultline's per-test timeout")

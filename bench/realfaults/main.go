@@ -53,6 +53,17 @@ func defaultWork() string {
 	return filepath.Join(dir, "faultline-realfaults")
 }
 
+// rankingsFlagSet is the flag set of a subcommand that writes or reads
+// eval's rankings (eval, augment, train, score) with the flags they share:
+// -bench, the benchmark file, and -work, eval's directory, whose help
+// (workHelp) says how the subcommand uses it.
+func rankingsFlagSet(name, workHelp string) (fs *flag.FlagSet, benchPath, work *string) {
+	fs = flag.NewFlagSet(name, flag.ContinueOnError)
+	benchPath = fs.String("bench", defaultBenchmark, "the benchmark file")
+	work = fs.String("work", defaultWork(), workHelp)
+	return fs, benchPath, work
+}
+
 func run(args []string) error {
 	if len(args) == 0 {
 		return fmt.Errorf("usage: realfaults mine|materialize|eval|augment|train|score [flags]")

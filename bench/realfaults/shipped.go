@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 
 	"github.com/faultline-go/faultline/internal/localize"
@@ -12,9 +11,7 @@ import (
 // rankings made after the model was trained, such as new evidence from a
 // changed analysis.
 func runScore(args []string) error {
-	fs := flag.NewFlagSet("score", flag.ContinueOnError)
-	benchPath := fs.String("bench", defaultBenchmark, "the benchmark file")
-	work := fs.String("work", defaultWork(), "eval's directory (rankings under work/eval); faults not evaluated there are left out")
+	fs, benchPath, work := rankingsFlagSet("score", "eval's directory (rankings under work/eval); faults not evaluated there are left out")
 	seeded := fs.String("seeded", "", "directory of bench/effectiveness -rankings output (seeded faults)")
 	out := fs.String("out", "-", "markdown report (- for standard output)")
 	if err := fs.Parse(args); err != nil {

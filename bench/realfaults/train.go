@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -34,9 +33,7 @@ const (
 )
 
 func runTrain(args []string) error {
-	fs := flag.NewFlagSet("train", flag.ContinueOnError)
-	benchPath := fs.String("bench", defaultBenchmark, "the benchmark file")
-	work := fs.String("work", defaultWork(), "eval's directory (rankings under work/eval)")
+	fs, benchPath, work := rankingsFlagSet("train", "eval's directory (rankings under work/eval)")
 	seeded := fs.String("seeded", "", "directory of bench/effectiveness -rankings output (seeded faults); empty: real faults only")
 	modelPath := fs.String("model", "", "write the model trained on the tuning halves here (internal/localize/model.json ships it)")
 	out := fs.String("out", "-", "markdown report (- for standard output)")

@@ -16,9 +16,8 @@ import (
 // explainCommand explains the failing tests from the git history: which
 // changes since a commit where the test passed make it fail, and how.
 type explainCommand struct {
-	cf        collectFlags
+	resultFlags
 	base      string
-	asJSON    bool
 	maxTests  int
 	budget    time.Duration
 	maxReruns int
@@ -34,9 +33,8 @@ func (*explainCommand) ShortHelp() string {
 }
 
 func (c *explainCommand) SetFlags(fs *flag.FlagSet) {
-	c.cf.register(fs)
+	c.resultFlags.register(fs, "print the explanations as one JSON object")
 	fs.StringVar(&c.base, "base", "", "compare with this revision (default: bisect the first-parent history for the latest commit where the test passes)")
-	fs.BoolVar(&c.asJSON, "json", false, "print the explanations as one JSON object")
 	fs.IntVar(&c.maxTests, "max-explained", localize.DefaultMaxExplained, "explain at most this many failing tests")
 	fs.DurationVar(&c.budget, "budget", 10*time.Minute, "time for reverting and rerunning, per failing test")
 	fs.IntVar(&c.maxReruns, "max-reruns", 200, "reruns of the test with changes reverted, per failing test")

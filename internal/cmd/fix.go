@@ -14,9 +14,8 @@ import (
 // fixCommand prints the angelic fix candidates of the failing leaf tests,
 // as the localization service selects and analyses them.
 type fixCommand struct {
-	cf         collectFlags
+	resultFlags
 	af         angelicFlags
-	asJSON     bool
 	maxSize    int
 	maxRuns    int
 	unverified bool
@@ -29,9 +28,8 @@ func (*fixCommand) ShortHelp() string {
 }
 
 func (c *fixCommand) SetFlags(fs *flag.FlagSet) {
-	c.cf.register(fs)
+	c.resultFlags.register(fs, "print the candidates as one JSON object")
 	c.af.register(fs)
-	fs.BoolVar(&c.asJSON, "json", false, "print the candidates as one JSON object")
 	fs.IntVar(&c.maxSize, "max-size", 2, "largest candidate, in locations")
 	fs.IntVar(&c.maxRuns, "max-runs", 150, "test processes per failing test (refinement, verification, replacement)")
 	fs.BoolVar(&c.unverified, "unverified", false, "also print candidates whose forced run did not pass")

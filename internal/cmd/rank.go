@@ -38,6 +38,19 @@ func (c *collectFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&c.testMemory, "test-memory", 0, fmt.Sprintf("memory in MB the processes of one test may hold before the test is stopped with the verdict memory, in collection and analysis (0: the smaller of %d and half the machine's memory; enforced on Linux)", localize.MaxDefaultTestMemory>>20))
 }
 
+// resultFlags are the flags shared by the commands that collect spectra
+// and print a result (rank, fix, explain, suggest): the collection's and
+// -json, whose help says what the JSON holds.
+type resultFlags struct {
+	cf     collectFlags
+	asJSON bool
+}
+
+func (r *resultFlags) register(fs *flag.FlagSet, jsonHelp string) {
+	r.cf.register(fs)
+	fs.BoolVar(&r.asJSON, "json", false, jsonHelp)
+}
+
 // collect opens the module around the working directory and collects the
 // packages' spectra, showing progress on a terminal.
 func (c *collectFlags) collect(ctx context.Context, packages []string) (*localize.Workspace, *localize.Matrix, error) {
@@ -89,11 +102,10 @@ func (c *collectFlags) collectIn(ctx context.Context, ws *localize.Workspace, pa
 // rankCommand collects spectra and prints the ranked suspicious lines:
 // `faultline rank [flags] [packages]`.
 type rankCommand struct {
-	cf            collectFlags
+	resultFlags
 	af            angelicFlags
 	formulaName   string
 	blockRankMode string
-	asJSON        bool
 	format        string
 	outPath       string
 	top           int
@@ -107,10 +119,9 @@ func (*rankCommand) ShortHelp() string {
 }
 
 func (c *rankCommand) SetFlags(fs *flag.FlagSet) {
-	c.cf.register(fs)
+	c.resultFlags.register(fs, "the same as -format json")
 	fs.StringVar(&c.formulaName, "formula", "ochiai", "suspiciousness formula: "+localize.TechniqueHelp())
 	fs.StringVar(&c.blockRankMode, "blockrank-mode", "full", "how BlockRank solves its equations: full (one system) or calibrated (the paper's worked example)")
-	fs.BoolVar(&c.asJSON, "json", false, "the same as -format json")
 	fs.StringVar(&c.format, "format", "", "output format: "+formatNames()+" (default text)")
 	fs.StringVar(&c.outPath, "o", "", "write the output to this file (for gzoltar: this directory) instead of standard output")
 	fs.IntVar(&c.top, "top", 0, "write only the N most suspicious lines (0: every executed line in json, 20 in text and sarif)")

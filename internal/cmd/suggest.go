@@ -19,9 +19,8 @@ import (
 // coverage (sfo_p) and SAT-TAR's inputs, and with -write adds them to the
 // targets' seed corpora.
 type suggestCommand struct {
-	cf          collectFlags
+	resultFlags
 	write       bool
-	asJSON      bool
 	targets     string
 	formulaName string
 	so          localize.SearchOptions
@@ -35,9 +34,8 @@ func (*suggestCommand) ShortHelp() string {
 }
 
 func (c *suggestCommand) SetFlags(fs *flag.FlagSet) {
-	c.cf.register(fs)
+	c.resultFlags.register(fs, "print the result as one JSON object")
 	fs.BoolVar(&c.write, "write", false, "add the inputs to the seed corpora (testdata/fuzz/FuzzX/NAME), so that go test and every later rank run them")
-	fs.BoolVar(&c.asJSON, "json", false, "print the result as one JSON object")
 	fs.StringVar(&c.targets, "target", "", "comma-separated fuzz targets to work on (default: every failing one)")
 	fs.StringVar(&c.formulaName, "formula", "ochiai", "the formula whose ranking is compared before and after, beside op2's and SAT-TAR's")
 	fs.DurationVar(&c.so.Budget, "budget", defaultSuggestBudget, "search time per fuzz target")

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/faultline-go/faultline/internal/receiver"
+
 	"golang.org/x/mod/modfile"
 )
 
@@ -254,7 +256,7 @@ func (g *callGraph) parseDir(root, dir string) error {
 				start: fset.Position(fd.Pos()).Line, end: fset.Position(fd.End()).Line}
 			id := len(g.nodes)
 			if fd.Recv != nil && len(fd.Recv.List) > 0 {
-				n.recv = receiverName(fd.Recv.List[0].Type)
+				n.recv = receiver.TypeName(fd.Recv.List[0].Type)
 				g.methods[n.name] = append(g.methods[n.name], id)
 			} else {
 				g.funcs[dir+"\x00"+n.name] = append(g.funcs[dir+"\x00"+n.name], id)
@@ -274,27 +276,6 @@ func importName(p string) string {
 		last = parts[len(parts)-2]
 	}
 	return strings.NewReplacer("-", "_", ".", "_").Replace(last)
-}
-
-// receiverName is a receiver's type name, pointer and type parameters
-// dropped.
-func receiverName(e ast.Expr) string {
-	for {
-		switch t := e.(type) {
-		case *ast.StarExpr:
-			e = t.X
-		case *ast.IndexExpr:
-			e = t.X
-		case *ast.IndexListExpr:
-			e = t.X
-		case *ast.ParenExpr:
-			e = t.X
-		case *ast.Ident:
-			return t.Name
-		default:
-			return ""
-		}
-	}
 }
 
 // link finds, for each function, the functions its body names: an

@@ -72,11 +72,7 @@ func (s *Service) rankSatTar(ctx context.Context, m *spectra.Matrix, opts Option
 // lacks in a worker.
 func (s *Service) cores(ctx context.Context, targets []testbuild.Target, opts Options, st *SatTar) error {
 	mod := s.ws.Module()
-	listing, err := mod.List(ctx)
-	if err != nil {
-		return err
-	}
-	keys, err := mod.Keys(ctx, listing, "")
+	listing, keys, err := mod.ListKeys(ctx)
 	if err != nil {
 		return err
 	}

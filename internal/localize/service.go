@@ -425,11 +425,7 @@ const workerSlack = 2 * time.Minute
 // and the indices of the targets to analyse.
 func (s *Service) lookup(ctx context.Context, st *state, opts Options) ([]string, []int, error) {
 	mod := s.ws.Module()
-	listing, err := mod.List(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	keys, err := mod.Keys(ctx, listing, "")
+	listing, keys, err := mod.ListKeys(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -115,11 +115,7 @@ func (s *Service) Suggest(ctx context.Context, m *spectra.Matrix, opts SuggestOp
 		opts.Memory = DefaultMemory
 	}
 	mod := s.ws.Module()
-	listing, err := mod.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	keys, err := mod.Keys(ctx, listing, "")
+	listing, keys, err := mod.ListKeys(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,20 @@ func newTestContext(t testing.TB) *Context {
 	return ctx
 }
 
+// satModel checks s, which the test made satisfiable, and returns its
+// model.
+func satModel(t testing.TB, s *Solver) *Model {
+	t.Helper()
+	if r, err := s.Check(); err != nil || r != Sat {
+		t.Fatalf("check: %v %v", r, err)
+	}
+	m, err := s.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 func mask(bits uint) uint64 {
 	if bits >= 64 {
 		return math.MaxUint64
@@ -120,13 +134,7 @@ func checkIntType[T goInt](t *testing.T, ctx *Context, rng *rand.Rand, trials in
 		); err != nil {
 			t.Fatal(err)
 		}
-		if r, err := s.Check(); err != nil || r != Sat {
-			t.Fatalf("check: %v %v", r, err)
-		}
-		m, err := s.Model()
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := satModel(t, s)
 		for _, c := range cases {
 			got, err := m.Uint64(c.term)
 			if err != nil {
@@ -183,10 +191,7 @@ func TestBVNumerals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err := s.Check(); err != nil || r != Sat {
-		t.Fatal(r, err)
-	}
-	m, _ := s.Model()
+	m := satModel(t, s)
 	for _, tc := range []struct {
 		v    int64
 		bits uint

@@ -70,10 +70,7 @@ func TestFloatMatchesGo(t *testing.T) {
 		if err := s.Assert(x.Eq(ctx.Float64Val(a)), y.Eq(ctx.Float64Val(b)), i.Eq(ctx.BVInt(n, 64))); err != nil {
 			t.Fatal(err)
 		}
-		if r, err := s.Check(); err != nil || r != Sat {
-			t.Fatal(r, err)
-		}
-		m, _ := s.Model()
+		m := satModel(t, s)
 		for _, c := range arith {
 			got, err := m.Float64(c.term)
 			if err != nil {
@@ -132,10 +129,7 @@ func TestArraysIntsReals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err := s.Check(); err != nil || r != Sat {
-		t.Fatal(r, err)
-	}
-	m, _ := s.Model()
+	m := satModel(t, s)
 	iv, _ := m.Uint64(i)
 	jv, _ := m.Uint64(j)
 	if iv != jv {

@@ -21,13 +21,7 @@ func TestSeqMatchesGo(t *testing.T) {
 	if err := s.Assert(x.Eq(ctx.BytesVal([]byte("a\x00\xffz")))); err != nil {
 		t.Fatal(err)
 	}
-	if r, err := s.Check(); err != nil || r != Sat {
-		t.Fatalf("check: %v %v", r, err)
-	}
-	m, err := s.Model()
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := satModel(t, s)
 	if got, err := m.Bytes(x); err != nil || string(got) != "a\x00\xffz" {
 		t.Errorf("Model.Bytes(x) = %q, %v", got, err)
 	}
@@ -117,13 +111,7 @@ func TestSeqSolve(t *testing.T) {
 	if err := s.Assert(x.HasPrefix(pre), x.Len().Eq(ctx.IntVal(9)), x.HasSuffix(ctx.BytesVal([]byte("00")))); err != nil {
 		t.Fatal(err)
 	}
-	if r, err := s.Check(); err != nil || r != Sat {
-		t.Fatalf("check: %v %v", r, err)
-	}
-	m, err := s.Model()
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := satModel(t, s)
 	got, err := m.Bytes(x)
 	if err != nil || len(got) != 9 || !strings.HasPrefix(string(got), "1,000") || !strings.HasSuffix(string(got), "00") {
 		t.Errorf("model x = %q, %v", got, err)

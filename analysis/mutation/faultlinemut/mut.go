@@ -49,22 +49,25 @@ type Ordered interface{ Integer | Float | ~string }
 // Int is a op b on integers, op being ops[0] (one of + - * / %) or, when
 // mutant first+k is active, ops[k+1].
 func Int[T Integer](a, b T, ops string, first int) T {
-	switch pick(ops, first) {
-	case '+':
-		return a + b
-	case '-':
-		return a - b
-	case '*':
-		return a * b
-	case '/':
-		return a / b
+	switch op := pick(ops, first); op {
+	case '+', '-', '*', '/':
+		return arith(a, b, op)
 	}
 	return a % b
 }
 
 // Flt is Int on floating-point numbers (no %).
 func Flt[T Float](a, b T, ops string, first int) T {
-	switch pick(ops, first) {
+	return arith(a, b, pick(ops, first))
+}
+
+// number is every type the operators + - * / apply to.
+type number interface{ Integer | Float }
+
+// arith is a op b for the operators integers and floats share, op being
+// one of + - * (anything else is /): Int and Flt differ only in %.
+func arith[T number](a, b T, op byte) T {
+	switch op {
 	case '+':
 		return a + b
 	case '-':
