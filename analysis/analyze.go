@@ -107,7 +107,7 @@ func analyzeTest(ctx context.Context, prog *instrument.Program, bin *instrument.
 	res := &TestResult{Test: t.Test}
 	bin.Runs = 0
 	bin.Timeout = opts.RunTimeout
-	bin.Deadline = start.Add(opts.Budget)
+	bin.Deadline = start.Add(opts.WallCap())
 	defer func() {
 		bin.Deadline = time.Time{}
 		res.Runs = bin.Runs

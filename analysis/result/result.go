@@ -14,7 +14,7 @@ import (
 // Options bound the analysis of each failing test.
 type Options struct {
 	MaxSize        int           // largest fix candidate, in locations (default 2)
-	Budget         time.Duration // wall-clock time per failing test (default 30s)
+	Budget         time.Duration // the work per failing test, as time on an unloaded machine (default 30s; see SolverWork and WallCap)
 	MaxRuns        int           // test processes per failing test: refinement, verification, replacement batches (default 150)
 	RunTimeout     time.Duration // one run of the test (default 10s)
 	KeepUnverified bool          // also report candidates whose forced run failed
@@ -39,6 +39,28 @@ type Options struct {
 	// would: the tests' way to check that a panic costs only its test.
 	panicIn string
 }
+
+// SolverWorkPerSecond converts Budget into solver work (Z3's resource
+// units, see z3.Context.Work): about what Z3 does in a second of CPU on
+// the formulas of a failing run. Work, unlike time, does not depend on
+// the machine's load, so the same test gets the same answer run to run.
+const SolverWorkPerSecond = 400_000
+
+// wallCapFactor is WallCap's multiple of the budget.
+const wallCapFactor = 3
+
+// SolverWork is the solver work of one failing test's analysis.
+func (o Options) SolverWork() uint64 { return uint64(o.Budget.Seconds() * SolverWorkPerSecond) }
+
+// WorkOf converts a time bound of one solver call into work.
+func WorkOf(d time.Duration) uint64 { return uint64(d.Seconds() * SolverWorkPerSecond) }
+
+// WallCap bounds the wall-clock time of one failing test's analysis. The
+// analysis is bounded by work (solver work, test runs), which ends it in
+// about Budget on an unloaded machine; the cap is only a safety net for a
+// machine so loaded that the same work takes three times as long. An
+// analysis it stops ends with EndedBudget and a note, and is not cached.
+func (o Options) WallCap() time.Duration { return wallCapFactor * o.Budget }
 
 // PassingKey is a failing test's key in Options.Passing.
 func PassingKey(t testbuild.Target) string { return t.Package + " " + t.Test }
