@@ -104,7 +104,7 @@ const formulaShare = 3
 // solver context, and the
 // memory it holds, is freed when it returns, before the fallbacks run.
 func searchFormula(ctx context.Context, prog *instrument.Program, bin *instrument.TestBinary, t testbuild.Target, first *instrument.RunResult, opts result.Options, res *result.TestResult, deadline time.Time) (bool, error) {
-	z, err := z3.NewContext(z3.Config{Timeout: max(time.Until(deadline), time.Millisecond), Work: opts.SolverWork() * formulaShare / 4})
+	z, err := z3.NewContext(z3.Config{Timeout: max(time.Until(deadline), time.Millisecond), Work: opts.SolverWork() * formulaShare / 4, Hold: true})
 	if err != nil {
 		return false, err
 	}

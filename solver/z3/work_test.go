@@ -94,3 +94,24 @@ func TestCheckWorkBoundsOneCheck(t *testing.T) {
 		t.Fatalf("optimize: got %v, %v (%q)", r, err, o.ReasonUnknown())
 	}
 }
+
+// TestHoldKeepsObjectsUntilClose checks that a holding context releases
+// nothing Go drops: Z3 would reuse the ids of released terms.
+func TestHoldKeepsObjectsUntilClose(t *testing.T) {
+	for _, hold := range []bool{false, true} {
+		ctx, err := NewContext(Config{Hold: hold})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := ctx.liveRefs()
+		for i := range 100 {
+			_ = ctx.BVConst("x", 32).Add(ctx.BVUint(uint64(i), 32))
+		}
+		made := ctx.liveRefs()
+		after := waitReleased(t, ctx, before)
+		if hold && after != made || !hold && after > before {
+			t.Errorf("hold %v: %d references before, %d made, %d after collecting", hold, before, made, after)
+		}
+		ctx.Close()
+	}
+}
