@@ -38,6 +38,8 @@ type Options struct {
 	// panicIn names a test whose analysis panics, as a bug of faultline's
 	// would: the tests' way to check that a panic costs only its test.
 	panicIn string
+	// wallCap replaces WallCap's multiple of the budget (WithWallCap).
+	wallCap time.Duration
 }
 
 // SolverWorkPerSecond converts Budget into solver work (Z3's resource
@@ -60,7 +62,19 @@ func WorkOf(d time.Duration) uint64 { return uint64(d.Seconds() * SolverWorkPerS
 // about Budget on an unloaded machine; the cap is only a safety net for a
 // machine so loaded that the same work takes three times as long. An
 // analysis it stops ends with EndedBudget and a note, and is not cached.
-func (o Options) WallCap() time.Duration { return wallCapFactor * o.Budget }
+func (o Options) WallCap() time.Duration {
+	if o.wallCap > 0 {
+		return o.wallCap
+	}
+	return wallCapFactor * o.Budget
+}
+
+// WithWallCap returns o with the wall-clock cap set to d: for tests that
+// compare answers on a loaded machine, which the cap would cut short.
+func (o Options) WithWallCap(d time.Duration) Options {
+	o.wallCap = d
+	return o
+}
 
 // PassingKey is a failing test's key in Options.Passing.
 func PassingKey(t testbuild.Target) string { return t.Package + " " + t.Test }
