@@ -43,9 +43,11 @@ type Options struct {
 }
 
 // SolverWorkPerSecond converts Budget into solver work (Z3's resource
-// units, see z3.Context.Work): about what Z3 does in a second of CPU on
-// the formulas of a failing run. Work, unlike time, does not depend on
-// the machine's load, so the same test gets the same answer run to run.
+// units, see z3.Context.Work). Z3 did about 3 million a CPU second on
+// bit-vector formulas here; the rate leaves most of the budget to the
+// test runs, and keeps the examples' analyses about as long as when the
+// budget was time. Work, unlike time, does not depend on the machine's
+// load, so the same test gets the same answer run to run.
 const SolverWorkPerSecond = 400_000
 
 // wallCapFactor is WallCap's multiple of the budget.
