@@ -103,7 +103,7 @@ func analyzeTest(ctx context.Context, prog *instrument.Program, bin *instrument.
 	res := &TestResult{Test: t.Test}
 	bin.Runs = 0
 	bin.Timeout = opts.RunTimeout
-	bin.Deadline = start.Add(opts.Budget)
+	bin.Deadline = start.Add(opts.WallCap())
 	defer func() {
 		bin.Deadline = time.Time{}
 		res.Runs = bin.Runs
@@ -120,7 +120,9 @@ func analyzeTest(ctx context.Context, prog *instrument.Program, bin *instrument.
 	if err != nil {
 		return nil, err
 	}
-	if result.HasVerified(res) {
+	if result.HasVerified(res) && res.Ended != EndedBudget {
+		// A result the wall-clock cap cut keeps EndedBudget, findings or
+		// not: how far it got depends on the load, so it is not cached.
 		res.Ended = EndedFinding
 	}
 	result.SortCandidates(res.Candidates)

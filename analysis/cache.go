@@ -31,7 +31,7 @@ const resultKind = "analysis"
 
 // cacheFormat changes when cachedResult does, or when the analysis finds
 // more than it did (a cached result would hide what it finds now).
-const cacheFormat = "faultline-angelic-cache-9"
+const cacheFormat = "faultline-angelic-cache-10"
 
 // OpenResultCache opens (creating) a file cache of its own under dir, with
 // the default bound.

@@ -57,8 +57,9 @@ func TestReplacementInTheAnalysis(t *testing.T) {
 }
 
 // With hundreds of value sites (complex numbers, which the formula does
-// not model) and a forced run that takes 20ms, value replacement stops
-// within the budget (more than it can try in it) and says so.
+// not model) and a forced run that takes 20ms, value replacement stops at
+// its bound on replacements (more than the budget's work) and says so, or,
+// on a machine too loaded for that work, at the wall-clock cap.
 func TestReplacementHoldsTheBudget(t *testing.T) {
 	dir := t.TempDir()
 	var src strings.Builder
@@ -107,10 +108,10 @@ func TestAll(t *testing.T) {
 	}
 	r := res[0]
 	t.Logf("%s, %d runs: %v", r.Total, r.Runs, r.Notes)
-	if r.Total > budget+time.Second {
-		t.Errorf("analysis took %s, budget %s; notes %v", r.Total, budget, r.Notes)
+	if cap := 3 * budget; r.Total > cap+time.Second {
+		t.Errorf("analysis took %s, wall-clock cap %s; notes %v", r.Total, cap, r.Notes)
 	}
-	if !strings.Contains(strings.Join(r.Notes, "\n"), "value replacement cut by") {
+	if notes := strings.Join(r.Notes, "\n"); !strings.Contains(notes, "value replacement cut by") && !strings.Contains(notes, "time budget exhausted") {
 		t.Errorf("value replacement did not run, or was not cut: notes %v", r.Notes)
 	}
 }

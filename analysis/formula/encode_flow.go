@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/analysis/instrument"
+	"github.com/faultline-go/faultline/analysis/result"
 
 	"github.com/faultline-go/faultline/solver/z3"
 )
@@ -305,18 +306,18 @@ func (e *encoder) settleSpecs() error {
 	if err != nil {
 		return fmt.Errorf("creating solver: %w", err)
 	}
-	// Each check is bounded by what is left of the test's budget too: a
-	// forced run can bring many specifications, and 5 s each would overrun
-	// the budget many times over.
-	timeout := 5 * time.Second
+	// Each check's work is bounded, and within the context's bound, the
+	// test's: a forced run can bring many specifications. The time left
+	// of the wall-clock cap is a safety net.
+	s.SetCheckWork(result.WorkOf(5 * time.Second))
 	if !e.deadline.IsZero() {
-		timeout = min(timeout, time.Until(e.deadline))
-		if timeout <= 0 {
+		left := time.Until(e.deadline)
+		if left <= 0 {
 			return instrument.ErrBudget
 		}
-	}
-	if err := s.SetTimeout(timeout); err != nil {
-		return err
+		if err := s.SetTimeout(left); err != nil {
+			return err
+		}
 	}
 	if err := s.Assert(e.hards...); err != nil {
 		return err

@@ -30,9 +30,12 @@ const maxRefinements = 4
 // failing forced run reaches that the formula lacks and enumerate again,
 // and report the candidates whose forced run passed.
 //
-// The budget bounds the whole analysis, whatever phase the time goes to:
-// no run, encoding or solver call goes past it, and a result cut short
-// keeps the candidates verified so far, with a note.
+// Work bounds the analysis, so that it finds the same candidates however
+// loaded the machine is: the runs (Options.MaxRuns) and the solver's work
+// (Options.SolverWork), shared between the phases. bin.Deadline, the
+// wall-clock cap, is only a safety net: no run, encoding or solver call
+// goes past it, and a result it cuts short keeps the candidates verified
+// so far and returns instrument.ErrBudget.
 // search fills res with the candidates of one failing test.
 func Search(ctx context.Context, prog *instrument.Program, bin *instrument.TestBinary, t testbuild.Target, opts result.Options, res *result.TestResult) error {
 	first, err := bin.Run(ctx, t.Test, nil)
@@ -67,11 +70,11 @@ func Search(ctx context.Context, prog *instrument.Program, bin *instrument.TestB
 		bin.Deadline = bin.Deadline.Add(res.SliceTime)
 	}
 	deadline := bin.Deadline
-	formulaOpts, formulaEnd := budgetShare(bin, opts, deadline, formulaShare, 4)
-	reached, err := searchFormula(ctx, prog, bin, t, first, formulaOpts, res, formulaEnd)
+	formulaOpts := runShare(bin, opts, formulaShare, 4)
+	reached, err := searchFormula(ctx, prog, bin, t, first, formulaOpts, res, deadline)
 	cut := errors.Is(err, instrument.ErrBudget) || bin.Runs >= formulaOpts.MaxRuns
 	if errors.Is(err, instrument.ErrBudget) && time.Now().Before(deadline) {
-		res.Notes = append(res.Notes, fmt.Sprintf("the formula used its share (%d/4) of the time budget; value replacement has the rest", formulaShare))
+		res.Notes = append(res.Notes, fmt.Sprintf("the formula used its solver work (%d/4 of the budget's); value replacement has the runs left", formulaShare))
 		err = nil
 	}
 	if err != nil {
@@ -88,18 +91,20 @@ func Search(ctx context.Context, prog *instrument.Program, bin *instrument.TestB
 	return MarkAvoiding(ctx, bin, t, CheckReachOf(prog, first), opts, res)
 }
 
-// formulaShare is the formula's share of the time and of the runs left,
-// in quarters: when it runs out, value replacement and predicate
-// switching still have the rest, which is where a fault the formula
-// cannot reach is found.
+// formulaShare is the formula's share of the runs left, and of the
+// budget's solver work, in quarters: when it runs out, value replacement
+// and predicate switching still have the rest of the runs, which is where
+// a fault the formula cannot reach is found.
 const formulaShare = 3
 
 // searchFormula encodes the failing run and enumerates and verifies its
-// corrections until deadline, reporting whether the formula reached the
-// failing check (found a correction to try). Its solver context, and the
+// corrections until its solver work (formulaShare/4 of the budget's) or
+// its runs are spent, reporting whether the formula reached the failing
+// check (found a correction to try); deadline is the wall-clock cap. Its
+// solver context, and the
 // memory it holds, is freed when it returns, before the fallbacks run.
 func searchFormula(ctx context.Context, prog *instrument.Program, bin *instrument.TestBinary, t testbuild.Target, first *instrument.RunResult, opts result.Options, res *result.TestResult, deadline time.Time) (bool, error) {
-	z, err := z3.NewContext(z3.Config{Timeout: min(10*time.Second, max(time.Until(deadline), time.Millisecond))})
+	z, err := z3.NewContext(z3.Config{Timeout: max(time.Until(deadline), time.Millisecond), Work: opts.SolverWork() * formulaShare / 4, Hold: true})
 	if err != nil {
 		return false, err
 	}
@@ -196,12 +201,12 @@ func searchFormula(ctx context.Context, prog *instrument.Program, bin *instrumen
 			break
 		}
 		solveStart = time.Now()
-		m, err := enc.closestModel(c, min(enc.optimizeBound(), max(time.Until(deadline), time.Millisecond)))
+		m, err := enc.closestModel(c, max(time.Until(deadline), time.Millisecond))
 		if err == nil && m != nil {
 			c.Model = m
 		}
 		if err == nil {
-			m, err = enc.narrow(c, c.Model, time.Now().Add(min(time.Second, time.Until(deadline)/4)))
+			m, err = enc.narrow(c, c.Model, deadline)
 		}
 		res.Solve += time.Since(solveStart)
 		if stopped = outgrown(); stopped {
@@ -402,28 +407,22 @@ func fallBack(ctx context.Context, prog *instrument.Program, bin *instrument.Tes
 	case reached:
 		scope = replace.ScopeUnmodelled
 	}
-	saved := bin.Deadline
 	share := opts
 	if scope != replace.ScopeIntegerValues {
-		// Predicate switching follows: it keeps a third of the time and of
-		// the runs left.
-		share, bin.Deadline = budgetShare(bin, opts, deadline, 2, 3)
+		// Predicate switching follows: it keeps a third of the runs left.
+		share = runShare(bin, opts, 2, 3)
 	}
 	err := replace.ReplaceValues(ctx, prog, bin, t, share, scope, res)
-	bin.Deadline = saved
-	if errors.Is(err, instrument.ErrBudget) && time.Now().Before(deadline) {
-		res.Notes = append(res.Notes, "value replacement cut by its share of the time budget")
-		err = nil
-	}
 	if err != nil || scope == replace.ScopeIntegerValues || scope == replace.ScopeUnmodelled && result.HasVerified(res) {
 		return err
 	}
 	return switchPredicates(ctx, prog, bin, t, first, deadline, opts, res)
 }
 
-// budgetShare is num/den of the runs and of the time left before deadline: the
-// options bounding that many more runs, and the time it ends.
-func budgetShare(b *instrument.TestBinary, opts result.Options, deadline time.Time, num, den int) (result.Options, time.Time) {
+// runShare is num/den of the runs left: the options bounding that many
+// more runs. Phases share runs, not time, so that a loaded machine does
+// not shift work from one phase to the next.
+func runShare(b *instrument.TestBinary, opts result.Options, num, den int) result.Options {
 	opts.MaxRuns = b.Runs + max(opts.MaxRuns-b.Runs, 0)*num/den
-	return opts, time.Now().Add(time.Until(deadline) * time.Duration(num) / time.Duration(den))
+	return opts
 }

@@ -39,14 +39,18 @@ func switchPredicates(ctx context.Context, prog *instrument.Program, bin *instru
 		flips = append(flips, flip{s, ev.Inst, ev.Value})
 	}
 	reach := CheckReachOf(prog, first)
-	tried, cut := 0, false
+	tried, cut, capped := 0, false, false
 	fixed := map[int32]bool{} // one candidate per site is enough
 	for _, f := range flips {
 		if fixed[f.s.Id] {
 			continue
 		}
-		if bin.Runs >= opts.MaxRuns || time.Now().After(deadline) {
+		if bin.Runs >= opts.MaxRuns {
 			cut = true
+			break
+		}
+		if time.Now().After(deadline) {
+			capped = true // the wall-clock cap: the caller notes it
 			break
 		}
 		tried++
@@ -72,6 +76,9 @@ func switchPredicates(ctx context.Context, prog *instrument.Program, bin *instru
 	}
 	if cut {
 		res.Notes = append(res.Notes, "predicate switching cut by the run or time bound")
+	}
+	if capped {
+		return instrument.ErrBudget
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/analysis/instrument"
+	"github.com/faultline-go/faultline/analysis/result"
 	"github.com/faultline-go/faultline/solver/mcs"
 	"github.com/faultline-go/faultline/solver/z3"
 )
@@ -20,6 +21,8 @@ import (
 // significant bits: 100 rather than 99.99999999998568) instead of near. Arbitrary solver values are hard to read and tend to
 // send loops astray in the verifying run. It returns nil when the optimiser
 // gives up, and the correction's own model is used.
+// The optimiser's work is bounded (optimizeBound); timeout is what is
+// left of the wall-clock cap.
 func (e *encoder) closestModel(c mcs.Correction[int32], timeout time.Duration) (*z3.Model, error) {
 	opt, err := e.z.NewOptimize()
 	if err != nil {
@@ -28,6 +31,7 @@ func (e *encoder) closestModel(c mcs.Correction[int32], timeout time.Duration) (
 	if err := opt.SetTimeout(timeout); err != nil {
 		return nil, err
 	}
+	opt.SetCheckWork(e.optimizeBound())
 	if err := opt.Assert(e.hards...); err != nil {
 		return nil, err
 	}
@@ -35,7 +39,8 @@ func (e *encoder) closestModel(c mcs.Correction[int32], timeout time.Duration) (
 	for _, id := range c.Tags {
 		in[id] = true
 	}
-	for id, ab := range e.ab {
+	for _, id := range e.abIDs() {
+		ab := e.ab[id]
 		if in[id] {
 			err = opt.Assert(ab)
 		} else {
@@ -93,11 +98,27 @@ func (e *encoder) closestModel(c mcs.Correction[int32], timeout time.Duration) (
 // optimizeBound bounds one search for the nearest angelic values: the
 // optimiser is slow on strings, and its answer only makes the values
 // easier to read.
-func (e *encoder) optimizeBound() time.Duration {
+func (e *encoder) optimizeBound() uint64 {
 	if e.seqs {
-		return time.Second
+		return result.WorkOf(time.Second)
 	}
-	return 5 * time.Second
+	return result.WorkOf(5 * time.Second)
+}
+
+// narrowWork bounds the solver work of one narrowing, all its steps
+// together.
+var narrowWork = result.WorkOf(time.Second)
+
+// abIDs lists the sites of the abnormality literals in order: the
+// constraints a solver is given are asserted in the same order every run,
+// and so give the same models.
+func (e *encoder) abIDs() []int32 {
+	ids := make([]int32, 0, len(e.ab))
+	for id := range e.ab {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // readableSeq prefers a string close to the recorded one o: of about its
@@ -164,7 +185,8 @@ func (e *encoder) readableFloat(opt *z3.Optimize, v z3.Float, t types.Type) erro
 // exactly the correction's locations abnormal. The soft constraints of
 // closestModel only reach so far; a loop bound that needs another hundred
 // thousand gets exactly that rather than any larger value. It returns m
-// unchanged when there is nothing to narrow or time runs out first.
+// unchanged when there is nothing to narrow. Its work is bounded
+// (narrowWork); deadline is the wall-clock cap.
 func (e *encoder) narrow(c mcs.Correction[int32], m *z3.Model, deadline time.Time) (*z3.Model, error) {
 	type changed struct {
 		v    z3.BV
@@ -213,17 +235,32 @@ func (e *encoder) narrow(c mcs.Correction[int32], m *z3.Model, deadline time.Tim
 	for _, id := range c.Tags {
 		in[id] = true
 	}
-	for id, ab := range e.ab {
-		b := ab
+	for _, id := range e.abIDs() {
+		b := e.ab[id]
 		if !in[id] {
-			b = ab.Not()
+			b = b.Not()
 		}
 		if err := s.Assert(b); err != nil {
 			return nil, err
 		}
 	}
+	if err := s.SetTimeout(max(time.Until(deadline), time.Millisecond)); err != nil {
+		return nil, err
+	}
+	start, err := e.z.Work()
+	if err != nil {
+		return nil, err
+	}
 	lo, hi, best := uint64(0), widest, m
 	for lo < hi && time.Now().Before(deadline) {
+		done, err := e.z.Work()
+		if err != nil {
+			return nil, err
+		}
+		if done-start >= narrowWork {
+			break
+		}
+		s.SetCheckWork(narrowWork - (done - start))
 		mid := lo + (hi-lo)/2
 		if err := s.Push(); err != nil {
 			return nil, err
@@ -251,7 +288,7 @@ func (e *encoder) narrow(c mcs.Correction[int32], m *z3.Model, deadline time.Tim
 		case z3.Unsat:
 			lo = mid + 1
 		default:
-			lo = hi // out of time: keep the best so far
+			lo = hi // out of work or time: keep the best so far
 		}
 		if err := s.Pop(1); err != nil {
 			return nil, err

@@ -32,6 +32,7 @@ type Program struct {
 	rt         string                       // import name of the runtime in instrumented files
 	tuple      string                       // prefix of the tuple helpers declared in instrumented files
 	Sentinels  *sentinelTable               // error codes of sentinels (errors_is.go)
+	sortRanges bool                         // ranges over maps run in key order (sortrange.go)
 }
 
 // loadProgram loads pkgPath with its tests and the module packages its test
@@ -74,7 +75,7 @@ func LoadProgram(mod *testbuild.Module, pkgPath string, roots []string) (*Progra
 		return nil, err
 	}
 	prog := &Program{root: root, LeafOf: map[ast.Expr]int32{}, Funcs: map[string]*Function{}, Overlay: overlay,
-		diffs: map[*types.Var]*ast.CallExpr{}, resultOf: map[*ast.CallExpr]bool{}}
+		diffs: map[*types.Var]*ast.CallExpr{}, resultOf: map[*ast.CallExpr]bool{}, sortRanges: canSortRanges(mod)}
 	// Every module package in the graph; test variants first, since they
 	// hold the package's test files and type the other files identically.
 	var inModule []*packages.Package
@@ -143,9 +144,9 @@ func LoadProgram(mod *testbuild.Module, pkgPath string, roots []string) (*Progra
 	for _, u := range units {
 		rel, _ := filepath.Rel(root, u.path)
 		fi := &fileInstrumenter{prog: prog, info: u.p.TypesInfo, pkg: u.p.Types, file: u.file, rel: filepath.ToSlash(rel), src: u.src,
-			hard: strings.HasSuffix(u.path, "_test.go"), tf: prog.Fset.File(u.file.Pos())}
+			hard: strings.HasSuffix(u.path, "_test.go"), tf: prog.Fset.File(u.file.Pos()), lang: genericsVersion}
 		if edits := fi.Run(u.file, runtimePath); len(edits) > 0 {
-			if err := overlay.Edit(u.path, u.src, edits, genericsVersion); err != nil {
+			if err := overlay.Edit(u.path, u.src, edits, fi.lang); err != nil {
 				return nil, err
 			}
 		}
@@ -356,6 +357,7 @@ type fileInstrumenter struct {
 	hard  bool
 	tf    *token.File
 	edits []testbuild.Edit
+	lang  string // the language version the edits need
 }
 
 func (fi *fileInstrumenter) off(p token.Pos) int { return fi.tf.Offset(p) }

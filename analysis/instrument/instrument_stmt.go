@@ -420,6 +420,7 @@ func (fi *fileInstrumenter) stmt(fn *Function, s ast.Stmt, inList bool) {
 		if !rangeUnevaluated(fi.info, s) {
 			fi.calls(fn, s.X)
 		}
+		fi.sortRange(s)
 		fi.stmt(fn, s.Body, false)
 	case *ast.SwitchStmt:
 		fi.switchStmt(fn, s, "", inList)

@@ -7,7 +7,7 @@ import (
 	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
-//go:embed faultlineagx/rt.go faultlineagx/replace.go faultlineagx/guards.go faultlineagx/list.go faultlineagx/maps.go
+//go:embed faultlineagx/rt.go faultlineagx/replace.go faultlineagx/guards.go faultlineagx/list.go faultlineagx/maps.go faultlineagx/sortedrange.go
 var runtimeFS embed.FS
 
 // Environment variables the runtime reads (see package faultlineagx).

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/faultline-go/faultline/analysis/instrument"
 	"github.com/faultline-go/faultline/analysis/result"
@@ -174,9 +173,10 @@ func integerValueSites(sites []*replaceable, res *result.TestResult) []*replacea
 // the target names (the most similar first), or else the top-level tests
 // whose names share the longest prefix with the failing one's. It returns
 // the distinct values per site with their counts, and how many passing
-// runs gave them. Recording takes at most a third of the time left.
+// runs gave them. Recording takes at most a third of the runs left (a
+// count, not a time, so that load does not change what is recorded).
 func passingValues(ctx context.Context, bin *instrument.TestBinary, t testbuild.Target, opts result.Options) (map[int32]map[string]int, int, error) {
-	stop := time.Now().Add(time.Until(bin.Deadline) / 3)
+	stop := bin.Runs + max(opts.MaxRuns-bin.Runs, 0)/3
 	names := opts.Passing[result.PassingKey(t)]
 	if len(names) == 0 {
 		listed, err := bin.ListTests(ctx)
@@ -188,7 +188,7 @@ func passingValues(ctx context.Context, bin *instrument.TestBinary, t testbuild.
 	out := map[int32]map[string]int{}
 	runs := 0
 	for _, name := range names {
-		if runs >= maxPassingRuns || bin.Runs >= opts.MaxRuns || time.Now().After(stop) {
+		if runs >= maxPassingRuns || bin.Runs >= opts.MaxRuns || bin.Runs >= stop {
 			break
 		}
 		run, sum, err := bin.RecordValues(ctx, name, false)

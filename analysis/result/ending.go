@@ -23,8 +23,10 @@ const (
 	// or the code gave it nothing to search (the test passes, no
 	// recognised check failed, the code does not build instrumented).
 	EndedNoCandidate Ending = "no candidate"
-	// EndedBudget: a time, run or solver-memory bound ran out on the
-	// code's own work.
+	// EndedBudget: the wall-clock cap (Options.WallCap) stopped the
+	// analysis: how far it got depends on the machine's load, so it is
+	// not cached. The work bounds (runs, solver work) end an analysis
+	// with one of the endings above, the same every time.
 	EndedBudget Ending = "budget"
 	// EndedEnvironment: the machine failed the analysis.
 	EndedEnvironment Ending = "environment"
@@ -35,7 +37,7 @@ const (
 // Cacheable reports whether a result that ended so may be replayed from a
 // cache. The zero Ending (a result that never said) may not.
 func (e Ending) Cacheable() bool {
-	return e == EndedFinding || e == EndedNoCandidate || e == EndedBudget
+	return e == EndedFinding || e == EndedNoCandidate
 }
 
 // endingOf says how an analysis that failed with err ended: a panic's is

@@ -14,7 +14,7 @@ import (
 // Options bound the analysis of each failing test.
 type Options struct {
 	MaxSize        int           // largest fix candidate, in locations (default 2)
-	Budget         time.Duration // wall-clock time per failing test (default 30s)
+	Budget         time.Duration // the work per failing test, as time on an unloaded machine (default 30s; see SolverWork and WallCap)
 	MaxRuns        int           // test processes per failing test: refinement, verification, replacement batches (default 150)
 	RunTimeout     time.Duration // one run of the test (default 10s)
 	KeepUnverified bool          // also report candidates whose forced run failed
@@ -38,6 +38,44 @@ type Options struct {
 	// panicIn names a test whose analysis panics, as a bug of faultline's
 	// would: the tests' way to check that a panic costs only its test.
 	panicIn string
+	// wallCap replaces WallCap's multiple of the budget (WithWallCap).
+	wallCap time.Duration
+}
+
+// SolverWorkPerSecond converts Budget into solver work (Z3's resource
+// units, see z3.Context.Work). Z3 did about 3 million a CPU second on
+// bit-vector formulas here; the rate leaves most of the budget to the
+// test runs, and keeps the examples' analyses about as long as when the
+// budget was time. Work, unlike time, does not depend on the machine's
+// load, so the same test gets the same answer run to run.
+const SolverWorkPerSecond = 400_000
+
+// wallCapFactor is WallCap's multiple of the budget.
+const wallCapFactor = 3
+
+// SolverWork is the solver work of one failing test's analysis.
+func (o Options) SolverWork() uint64 { return uint64(o.Budget.Seconds() * SolverWorkPerSecond) }
+
+// WorkOf converts a time bound of one solver call into work.
+func WorkOf(d time.Duration) uint64 { return uint64(d.Seconds() * SolverWorkPerSecond) }
+
+// WallCap bounds the wall-clock time of one failing test's analysis. The
+// analysis is bounded by work (solver work, test runs), which ends it in
+// about Budget on an unloaded machine; the cap is only a safety net for a
+// machine so loaded that the same work takes three times as long. An
+// analysis it stops ends with EndedBudget and a note, and is not cached.
+func (o Options) WallCap() time.Duration {
+	if o.wallCap > 0 {
+		return o.wallCap
+	}
+	return wallCapFactor * o.Budget
+}
+
+// WithWallCap returns o with the wall-clock cap set to d: for tests that
+// compare answers on a loaded machine, which the cap would cut short.
+func (o Options) WithWallCap(d time.Duration) Options {
+	o.wallCap = d
+	return o
 }
 
 // PassingKey is a failing test's key in Options.Passing.

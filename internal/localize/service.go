@@ -38,7 +38,9 @@ type Options struct {
 	// Evidence attaches every line's evidence to the ranking whatever the
 	// order (the learned order always does).
 	Evidence bool
-	// Budget is the analysis time of one failing test (default 10s);
+	// Budget is the analysis work of one failing test, as time on an
+	// unloaded machine (default 10s; a loaded one may take up to
+	// analysis.Options.WallCap, three times as long);
 	// MaxAnalyzed how many failing tests are analysed (default 10).
 	Budget      time.Duration
 	MaxAnalyzed int
@@ -379,7 +381,7 @@ func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options,
 	aopts.Passing = passingFor(m, targets)
 	werr := s.eachTarget(ctx, workRequest{Root: s.ws.Root(), CacheRoot: s.ws.Module().CacheRoot(), Targets: pick(targets, missing),
 		Options: aopts, Memory: opts.Memory, TestMemory: s.testMemory(opts.TestMemory), Env: s.ws.Module().Env(),
-		Deadline: time.Now().Add(time.Duration(len(missing))*opts.Budget + workerSlack)},
+		Deadline: time.Now().Add(time.Duration(len(missing))*aopts.WallCap() + workerSlack)},
 		func(reply workReply) (testbuild.Target, bool) {
 			r, err := analysis.UnmarshalResult(reply.Result)
 			if err != nil {

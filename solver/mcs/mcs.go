@@ -114,7 +114,8 @@ type Bounds struct {
 }
 
 // ErrBudgetExhausted is yielded when the budget (or the context's
-// deadline) runs out before the enumeration is complete.
+// deadline, or the z3.Context's work bound) runs out before the
+// enumeration is complete.
 var ErrBudgetExhausted = errors.New("mcs: time budget exhausted")
 
 // Correction is one minimal correction subset.
@@ -400,7 +401,7 @@ var errOutsideLogic = errors.New("mcs: constraints outside the solver's logic")
 
 // unknown explains an Unknown solver answer.
 func (r *run) unknown(reason string) error {
-	if r.hasDeadline && !time.Now().Before(r.deadline) {
+	if r.hasDeadline && !time.Now().Before(r.deadline) || reason == z3.ReasonWorkSpent {
 		return ErrBudgetExhausted
 	}
 	if strings.Contains(reason, "sat.giveup") { // Z3's finite-domain solver

@@ -36,6 +36,17 @@ type Config struct {
 	// context; zero means no bound. A check that runs out of time returns
 	// Unknown.
 	Timeout time.Duration
+	// Work bounds the work of all the checks of the context together, in
+	// Z3's resource units (see Context.Work); zero means no bound. A check
+	// that reaches it returns Unknown, ReasonWorkSpent. Unlike Timeout it
+	// gives the same answers however loaded the machine is.
+	Work uint64
+	// Hold keeps every object made through the context until Close,
+	// rather than releasing those Go drops as it goes: Z3 reuses the ids
+	// of released terms, and orders some of its work by id, so releases
+	// timed by Go's garbage collector make the same checks do different
+	// work, and find different models, from run to run.
+	Hold bool
 	// Params are Z3 context parameters (Z3_set_param_value), e.g.
 	// {"model_validate": "true"}. Unknown names make NewContext fail.
 	Params map[string]string
@@ -49,6 +60,9 @@ type Config struct {
 type Context struct {
 	c       C.Z3_context
 	timeout time.Duration
+	work    uint64  // Config.Work
+	hold    bool    // Config.Hold
+	counter *Solver // whose statistics Work reads, made on first use
 	rel     *releaseQueue
 	// mu orders Close against Interrupt, the one method other goroutines
 	// may call: Z3 must not be interrupted after the context is deleted.
@@ -118,7 +132,7 @@ func NewContext(cfg Config) (*Context, error) {
 		return nil, errors.New("z3: Z3_mk_context_rc failed")
 	}
 	C.faultline_z3_install_error_handler(c)
-	return &Context{c: c, timeout: cfg.Timeout, rel: &releaseQueue{}}, nil
+	return &Context{c: c, timeout: cfg.Timeout, work: cfg.Work, hold: cfg.Hold, rel: &releaseQueue{}}, nil
 }
 
 // knownContextParam lists the parameters Z3_set_param_value accepts on a
@@ -212,7 +226,9 @@ type handle struct {
 func (ctx *Context) own(kind objKind, ptr unsafe.Pointer) *handle {
 	h := &handle{ptr: ptr}
 	ctx.rel.live.Add(1)
-	runtime.AddCleanup(h, ctx.rel.push, pendingRelease{kind: kind, ptr: ptr})
+	if !ctx.hold {
+		runtime.AddCleanup(h, ctx.rel.push, pendingRelease{kind: kind, ptr: ptr})
+	}
 	return h
 }
 

@@ -272,18 +272,7 @@ func TestTimeoutGivesUnknown(t *testing.T) {
 	for _, logic := range []string{"", "QF_FD"} {
 		// Factoring a 128-bit semiprime by bit-blasting is out of reach in
 		// 1ms on any machine (a 64-bit one sometimes fell within it).
-		p, _ := new(big.Int).SetString("18446744073709551557", 10) // 2^64-59, prime
-		q, _ := new(big.Int).SetString("18446744073709551533", 10) // 2^64-83, prime
-		n := new(big.Int).Mul(p, q)
-		limit := new(big.Int).Lsh(big.NewInt(1), 64)
-		a, b := ctx.BVConst("a", 128), ctx.BVConst("b", 128)
-		one := ctx.BVUint(1, 128)
-		s, err := ctx.NewSolverForLogic(logic)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = s.Assert(a.Mul(b).Eq(ctx.BVBig(n, 128)), one.ULT(a), one.ULT(b),
-			a.ULT(ctx.BVBig(limit, 128)), b.ULT(ctx.BVBig(limit, 128)))
+		s := factoringSolver(t, ctx, logic)
 		r, err := s.CheckAssumptions(ctx.BoolConst("p"))
 		if err != nil {
 			t.Fatal(err)

@@ -44,8 +44,10 @@ func resultOf(b C.Z3_lbool) Result {
 // Solver is an incremental SMT solver (assertions, scopes, checks under
 // assumptions, unsat cores, models).
 type Solver struct {
-	ctx *Context
-	h   *handle
+	ctx       *Context
+	h         *handle
+	checkWork uint64 // SetCheckWork's bound
+	spent     bool   // the last check was refused or stopped by a work bound
 }
 
 func (s *Solver) ptr() C.Z3_solver { return C.Z3_solver(s.h.ptr) }
@@ -167,6 +169,11 @@ func (s *Solver) CheckAssumptions(assumptions ...Bool) (Result, error) {
 	if err := s.ctx.ready(boolExprs(assumptions)...); err != nil {
 		return Unknown, fmt.Errorf("z3: Solver.Check: %w", err)
 	}
+	w, err := s.ctx.limitWork(s.checkWork, s.SetParams)
+	s.spent = w.spent
+	if err != nil || w.spent {
+		return Unknown, err
+	}
 	var r C.Z3_lbool
 	if len(assumptions) == 0 {
 		r = C.Z3_solver_check(s.ctx.c, s.ptr())
@@ -178,6 +185,7 @@ func (s *Solver) CheckAssumptions(assumptions ...Bool) (Result, error) {
 	if err := s.ctx.lastError("Solver.Check"); err != nil {
 		return Unknown, err
 	}
+	s.spent = r == C.Z3_L_UNDEF && s.ctx.reached(w)
 	return resultOf(r), nil
 }
 
@@ -196,6 +204,9 @@ func astArray(bs []Bool) *C.Z3_ast {
 func (s *Solver) ReasonUnknown() string {
 	if s.ctx.enter() != nil {
 		return ErrClosed.Error()
+	}
+	if s.spent {
+		return ReasonWorkSpent
 	}
 	return C.GoString(C.Z3_solver_get_reason_unknown(s.ctx.c, s.ptr()))
 }
@@ -247,8 +258,10 @@ func (s *Solver) String() string {
 // Optimize is Z3's optimizing solver, used here for weighted soft
 // constraints (MaxSMT).
 type Optimize struct {
-	ctx *Context
-	h   *handle
+	ctx       *Context
+	h         *handle
+	checkWork uint64 // SetCheckWork's bound
+	spent     bool   // the last check was refused or stopped by a work bound
 }
 
 func (o *Optimize) ptr() C.Z3_optimize { return C.Z3_optimize(o.h.ptr) }
@@ -347,6 +360,11 @@ func (o *Optimize) Check(assumptions ...Bool) (Result, error) {
 	if err := o.ctx.ready(boolExprs(assumptions)...); err != nil {
 		return Unknown, fmt.Errorf("z3: Optimize.Check: %w", err)
 	}
+	w, err := o.ctx.limitWork(o.checkWork, o.SetParams)
+	o.spent = w.spent
+	if err != nil || w.spent {
+		return Unknown, err
+	}
 	var arr *C.Z3_ast
 	if len(assumptions) > 0 {
 		arr = astArray(assumptions)
@@ -356,6 +374,7 @@ func (o *Optimize) Check(assumptions ...Bool) (Result, error) {
 	if err := o.ctx.lastError("Optimize.Check"); err != nil {
 		return Unknown, err
 	}
+	o.spent = r == C.Z3_L_UNDEF && o.ctx.reached(w)
 	return resultOf(r), nil
 }
 
@@ -363,6 +382,9 @@ func (o *Optimize) Check(assumptions ...Bool) (Result, error) {
 func (o *Optimize) ReasonUnknown() string {
 	if o.ctx.enter() != nil {
 		return ErrClosed.Error()
+	}
+	if o.spent {
+		return ReasonWorkSpent
 	}
 	return C.GoString(C.Z3_optimize_get_reason_unknown(o.ctx.c, o.ptr()))
 }

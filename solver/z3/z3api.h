@@ -26,6 +26,7 @@ typedef struct _Z3_solver *Z3_solver;
 typedef struct _Z3_optimize *Z3_optimize;
 typedef struct _Z3_model *Z3_model;
 typedef struct _Z3_ast_vector *Z3_ast_vector;
+typedef struct _Z3_stats *Z3_stats;
 
 typedef const char *Z3_string;
 typedef bool Z3_bool; // C99 bool since Z3 4.8

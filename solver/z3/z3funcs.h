@@ -169,6 +169,15 @@
 	F(Z3_ast_vector, Z3_solver_get_unsat_core, (Z3_context c, Z3_solver s), (c, s)) \
 	F(Z3_model, Z3_solver_get_model, (Z3_context c, Z3_solver s), (c, s)) \
 	F(Z3_string, Z3_solver_to_string, (Z3_context c, Z3_solver s), (c, s)) \
+	F(Z3_stats, Z3_solver_get_statistics, (Z3_context c, Z3_solver s), (c, s)) \
+	/* statistics (the resource counter) */ \
+	V(Z3_stats_inc_ref, (Z3_context c, Z3_stats s), (c, s)) \
+	V(Z3_stats_dec_ref, (Z3_context c, Z3_stats s), (c, s)) \
+	F(unsigned, Z3_stats_size, (Z3_context c, Z3_stats s), (c, s)) \
+	F(Z3_string, Z3_stats_get_key, (Z3_context c, Z3_stats s, unsigned idx), (c, s, idx)) \
+	F(Z3_bool, Z3_stats_is_uint, (Z3_context c, Z3_stats s, unsigned idx), (c, s, idx)) \
+	F(unsigned, Z3_stats_get_uint_value, (Z3_context c, Z3_stats s, unsigned idx), (c, s, idx)) \
+	F(double, Z3_stats_get_double_value, (Z3_context c, Z3_stats s, unsigned idx), (c, s, idx)) \
 	F(unsigned, Z3_ast_vector_size, (Z3_context c, Z3_ast_vector v), (c, v)) \
 	F(Z3_ast, Z3_ast_vector_get, (Z3_context c, Z3_ast_vector v, unsigned i), (c, v, i)) \
 	/* optimization */ \
