@@ -42,6 +42,7 @@ func runMine(ctx context.Context, args []string) error {
 	timeout := fs.Duration("timeout", 3*time.Minute, "go test's timeout for one run of the failing test")
 	budget := fs.Duration("budget", 8*time.Hour, "stop trying new faults after this long")
 	only := fs.String("only", "", "comma-separated fault ids to mine (default: every fault)")
+	named := fs.String("named", "", "also mine the second source (fixes whose message names the breaking commit) in these histories: comma-separated owner/name, or \"all\" for every history under -mirrors")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -78,6 +79,17 @@ func runMine(ctx context.Context, args []string) error {
 			status = "kept " + v.Regression.ID
 		}
 		fmt.Fprintf(os.Stderr, "%s %.0fs: %d candidates: %s\n", f.ID, time.Since(start).Seconds(), v.Candidates, status)
+	}
+	if *named != "" {
+		repos := strings.Split(*named, ",")
+		if *named == "all" {
+			if repos, err = mirrorRepos(*mirrors); err != nil {
+				return err
+			}
+		}
+		if err := m.mineNamed(ctx, b, repos, func() bool { return time.Now().After(deadline) }); err != nil {
+			return err
+		}
 	}
 	return m.write(b, *out)
 }
@@ -150,6 +162,28 @@ func (m *miner) write(b *realfault.Benchmark, out string) error {
 		res.Candidates += v.Candidates
 		for _, d := range v.Dropped {
 			res.Dropped[reasonClass(d)]++
+		}
+		if v.Regression != nil {
+			r := *v.Regression
+			r.Source = sourceSZZ
+			res.Regressions = append(res.Regressions, r)
+		}
+	}
+	// The second source's verdicts, in name order.
+	res.Named.Dropped = map[string]int{}
+	names, err := filepath.Glob(filepath.Join(m.work, "verdicts", "named", "*.json"))
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		v, err := m.loadVerdict("named/" + strings.TrimSuffix(filepath.Base(n), ".json"))
+		if err != nil {
+			return err
+		}
+		res.Named.Fixes++
+		res.Named.Candidates += v.Candidates
+		for _, d := range v.Dropped {
+			res.Named.Dropped[reasonClass(d)]++
 		}
 		if v.Regression != nil {
 			res.Regressions = append(res.Regressions, *v.Regression)
