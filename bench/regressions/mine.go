@@ -427,7 +427,7 @@ func (m *miner) mineFault(ctx context.Context, p realfault.Project, f realfault.
 		confirmed, reason := false, ""
 		for i, test := range tried {
 			var why string
-			setup, modFrom, why, err = m.confirm(ctx, co, f, c, base, tests, test)
+			setup, modFrom, why, err = m.confirm(ctx, co, f, c, base, testSetup{Files: tests}, test)
 			if err != nil {
 				return nil, err
 			}
@@ -481,9 +481,11 @@ func (m *miner) mineFault(ctx context.Context, p realfault.Project, f realfault.
 
 // confirm runs a failing test of the fault at a candidate and its parent:
 // why is "" when it fails at the candidate and passes at the parent, else
-// why not. setup says how the test was put in; modFrom which module files
-// came from the fix.
-func (m *miner) confirm(ctx context.Context, co *checkout, f realfault.Fault, c, base string, tests []string, test gocmd.TestID) (setup testSetup, modFrom []string, why string, err error) {
+// why not. setup says how the test was put in (given: the fix's test
+// files, and where go.mod comes from); modFrom which module files came
+// from the fix.
+func (m *miner) confirm(ctx context.Context, co *checkout, f realfault.Fault, c, base string, given testSetup, test gocmd.TestID) (setup testSetup, modFrom []string, why string, err error) {
+	tests := given.Files
 	dir := "."
 	if test.Package != f.Module {
 		rel, ok := strings.CutPrefix(test.Package, f.Module+"/")
@@ -492,7 +494,7 @@ func (m *miner) confirm(ctx context.Context, co *checkout, f realfault.Fault, c,
 		}
 		dir = rel
 	}
-	setup = testSetup{Fix: f.Fix, Files: tests, Dir: dir, Test: test.Test}
+	setup = testSetup{Fix: f.Fix, Files: tests, Dir: dir, Test: test.Test, GoModFrom: given.GoModFrom}
 	if modFrom, err = co.at(ctx, c, setup); err != nil {
 		return setup, nil, "", err
 	}
@@ -526,7 +528,7 @@ func (m *miner) confirm(ctx context.Context, co *checkout, f realfault.Fault, c,
 			kept[f] = data
 		}
 	}
-	if err := co.atWithTests(ctx, base, f.Fix, dir, kept); err != nil {
+	if err := co.atWithTests(ctx, base, setup, kept); err != nil {
 		return setup, nil, "", err
 	}
 	if before, detail := co.testVerdict(ctx, dir, test.Test, m.timeout); before != verdictPass {

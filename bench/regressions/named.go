@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -200,20 +201,38 @@ func (m *miner) mineNamed(ctx context.Context, b *realfault.Benchmark, repos []s
 // code lines it deletes or changes (faulty), its test files and, found by
 // running them, the tests it changed that fail at its parent and pass at
 // it. reason is why the fix is dropped, when it is.
-func (m *miner) namedFault(ctx context.Context, g realfault.Repo, co *checkout, p realfault.Project, nf namedFix) (f realfault.Fault, tests []string, reason string, err error) {
+func (m *miner) namedFault(ctx context.Context, g realfault.Repo, co *checkout, p realfault.Project, nf namedFix) (f realfault.Fault, tests []string, goModFrom, reason string, err error) {
 	f = realfault.Fault{ID: p.Name() + "-" + nf.Fix[:7], Repo: p.Repo, Domain: p.Domain, Fix: nf.Fix, Parent: nf.Parent, Subject: nf.Subject}
-	mod, err := co.modulePath(ctx, nf.Fix)
+	// A fix from before the project had a go.mod builds with the first
+	// one the history added after it.
+	if _, ok, err := g.Show(ctx, nf.Fix, "go.mod"); err != nil {
+		return f, nil, goModFrom, "", err
+	} else if !ok {
+		added, err := g.Run(ctx, "log", "--diff-filter=A", "--format=%H", "HEAD", "--", "go.mod")
+		if err != nil {
+			return f, nil, goModFrom, "", err
+		}
+		ids := strings.Fields(string(added))
+		if len(ids) == 0 {
+			return f, nil, goModFrom, "the fix has no go.mod, nor any later commit", nil
+		}
+		goModFrom = ids[len(ids)-1]
+		if _, err := g.Run(ctx, "merge-base", "--is-ancestor", nf.Fix, goModFrom); err != nil {
+			return f, nil, goModFrom, "the fix has no go.mod, nor any later commit", nil
+		}
+	}
+	mod, err := co.modulePath(ctx, cmp.Or(goModFrom, nf.Fix))
 	if err != nil || mod == "" {
-		return f, nil, "the fix has no go.mod", nil
+		return f, nil, goModFrom, "the fix has no go.mod", nil
 	}
 	f.Module = mod
 	diff, err := g.Run(ctx, "diff", "-U0", "--no-renames", "--no-color", nf.Parent, nf.Fix)
 	if err != nil {
-		return f, nil, "", err
+		return f, nil, goModFrom, "", err
 	}
 	hunks, err := realfault.ParseHunks(diff)
 	if err != nil {
-		return f, nil, "", err
+		return f, nil, goModFrom, "", err
 	}
 	byFile := map[string][]realfault.Hunk{}
 	var files []string
@@ -242,7 +261,7 @@ func (m *miner) namedFault(ctx context.Context, g realfault.Repo, co *checkout, 
 		case strings.HasSuffix(file, ".go"):
 			old, ok, err := g.Show(ctx, nf.Parent, file)
 			if err != nil {
-				return f, nil, "", err
+				return f, nil, goModFrom, "", err
 			}
 			if !ok {
 				continue
@@ -254,10 +273,10 @@ func (m *miner) namedFault(ctx context.Context, g realfault.Repo, co *checkout, 
 		}
 	}
 	if len(touched) == 0 {
-		return f, nil, "the fix changes no test file", nil
+		return f, nil, goModFrom, "the fix changes no test file", nil
 	}
 	if len(f.Faulty) == 0 {
-		return f, nil, "the fix only adds code (no line to blame)", nil
+		return f, nil, goModFrom, "the fix only adds code (no line to blame)", nil
 	}
 	// The tests the fix changed, at the fix and at its parent.
 	var changed []gocmd.TestID
@@ -266,13 +285,13 @@ func (m *miner) namedFault(ctx context.Context, g realfault.Repo, co *checkout, 
 		dirs = append(dirs, d)
 	}
 	sort.Strings(dirs)
-	if _, err := co.at(ctx, nf.Fix, testSetup{Fix: nf.Fix, Files: tests}); err != nil {
-		return f, nil, "", err
+	if _, err := co.at(ctx, nf.Fix, testSetup{Fix: nf.Fix, Files: tests, GoModFrom: goModFrom}); err != nil {
+		return f, nil, goModFrom, "", err
 	}
 	for _, d := range dirs {
 		names, err := realfault.ChangedTests(filepath.Join(co.dir, filepath.FromSlash(d)), touched[d])
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return f, nil, "", err
+			return f, nil, goModFrom, "", err
 		}
 		var sorted []string
 		for n := range names {
@@ -290,7 +309,7 @@ func (m *miner) namedFault(ctx context.Context, g realfault.Repo, co *checkout, 
 		}
 	}
 	if len(changed) == 0 {
-		return f, nil, "the fix changes no test function", nil
+		return f, nil, goModFrom, "the fix changes no test function", nil
 	}
 	const maxChanged = 4 // tests run per fix: a larger change is rarely one fault's
 	changed = changed[:min(len(changed), maxChanged)]
@@ -307,10 +326,10 @@ func (m *miner) namedFault(ctx context.Context, g realfault.Repo, co *checkout, 
 		}
 	}
 	if len(passing) == 0 {
-		return f, nil, "no changed test passes at the fix", nil
+		return f, nil, goModFrom, "no changed test passes at the fix", nil
 	}
-	if _, err := co.at(ctx, nf.Parent, testSetup{Fix: nf.Fix, Files: tests}); err != nil {
-		return f, nil, "", err
+	if _, err := co.at(ctx, nf.Parent, testSetup{Fix: nf.Fix, Files: tests, GoModFrom: goModFrom}); err != nil {
+		return f, nil, goModFrom, "", err
 	}
 	for _, t := range passing {
 		if v, _ := co.testVerdict(ctx, dirOf(t), t.Test, m.timeout); v == verdictFail {
@@ -318,9 +337,9 @@ func (m *miner) namedFault(ctx context.Context, g realfault.Repo, co *checkout, 
 		}
 	}
 	if len(f.Failing) == 0 {
-		return f, nil, "no changed test fails at the fix's parent", nil
+		return f, nil, goModFrom, "no changed test fails at the fix's parent", nil
 	}
-	return f, tests, "", nil
+	return f, tests, goModFrom, "", nil
 }
 
 // mineNamedFix tries the commits a fix names as its introducing commit:
@@ -333,7 +352,7 @@ func (m *miner) mineNamedFix(ctx context.Context, g realfault.Repo, p realfault.
 	if err != nil {
 		return nil, err
 	}
-	f, tests, reason, err := m.namedFault(ctx, g, co, p, nf)
+	f, tests, goModFrom, reason, err := m.namedFault(ctx, g, co, p, nf)
 	if err != nil || reason != "" {
 		v.Dropped = append(v.Dropped, reason)
 		return v, err
@@ -372,7 +391,7 @@ func (m *miner) mineNamedFix(ctx context.Context, g realfault.Repo, p realfault.
 		confirmed, why := false, ""
 		for j, test := range tried {
 			var w string
-			setup, modFrom, w, err = m.confirm(ctx, co, f, c, base, tests, test)
+			setup, modFrom, w, err = m.confirm(ctx, co, f, c, base, testSetup{Files: tests, GoModFrom: goModFrom}, test)
 			if err != nil {
 				return nil, err
 			}
@@ -394,7 +413,7 @@ func (m *miner) mineNamedFix(ctx context.Context, g realfault.Repo, p realfault.
 		}
 		r.Fault = ""
 		r.Source, r.NamedAs = sourceNamed, nf.Refs[i]
-		r.Test, r.Dir, r.TestFiles, r.Migrated, r.ModFromFix = setup.Test, setup.Dir, tests, setup.Migrate, modFrom
+		r.Test, r.Dir, r.TestFiles, r.Migrated, r.ModFromFix, r.GoModFrom = setup.Test, setup.Dir, tests, setup.Migrate, modFrom, goModFrom
 		if len(r.Truth) == 0 {
 			v.Dropped = append(v.Dropped, "no hunk of the candidate holds a blamed line")
 			continue

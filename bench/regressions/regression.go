@@ -39,6 +39,9 @@ type Regression struct {
 	// ModFromFix names go.mod and go.sum when the introducing commit had
 	// none and the fix's are put in (untracked, ignored by git).
 	ModFromFix []string `json:"modFromFix,omitempty"`
+	// GoModFrom is the commit those come from when the fix has none
+	// either (the commit that added go.mod).
+	GoModFrom string `json:"goModFrom,omitempty"`
 	// PassedOver are the commits blamed first at whose parent the test
 	// failed too, when the introducing commit was found by blaming the
 	// lines again past them.
