@@ -300,7 +300,7 @@ func (m *miner) validate(ctx context.Context, c candidate) (*realfault.Fault, er
 		if !ok {
 			continue // a file the fix added: no faulty line in it
 		}
-		changed, around, ch := faultyLines(byFile[f], codeLines(old), bytes.Count(old, []byte("\n"))+1)
+		changed, around, ch := realfault.FaultyLines(byFile[f], realfault.CodeLines(old), bytes.Count(old, []byte("\n"))+1)
 		if len(changed)+len(around) > 0 {
 			fault.Faulty = append(fault.Faulty, realfault.FaultyFile{File: f, Lines: changed, Around: around})
 			codeHunks = append(codeHunks, ch...)
@@ -371,7 +371,7 @@ func (m *miner) validate(ctx context.Context, c candidate) (*realfault.Fault, er
 	}
 	changed := map[string]map[string]bool{} // import path → changed top-level tests
 	for dir, touched := range touchedTests {
-		tests, err := changedTests(filepath.Join(fixed, filepath.FromSlash(dir)), touched)
+		tests, err := realfault.ChangedTests(filepath.Join(fixed, filepath.FromSlash(dir)), touched)
 		if err != nil {
 			return nil, err
 		}

@@ -61,10 +61,14 @@ func (c *checkout) gitCmd(ctx context.Context, args ...string) error {
 // testsFrom lacks): the working tree a regression's test runs in. A
 // commit from before the project had a go.mod (or a go.sum) gets
 // testsFrom's, untracked and ignored, so that the go command builds it
-// as a module and faultline explain sees no change in them; modFrom says
-// which files came so.
+// as a module and faultline explain sees no change in them (those of
+// t.GoModFrom, when the fix has none); modFrom says which files came so.
 func (c *checkout) at(ctx context.Context, commit string, t testSetup) (modFrom []string, err error) {
 	testsFrom := t.Fix
+	modsFrom := t.Fix
+	if t.GoModFrom != "" {
+		modsFrom = t.GoModFrom
+	}
 	if err := c.gitCmd(ctx, "checkout", "-q", "-f", "--detach", commit); err != nil {
 		return nil, err
 	}
@@ -83,7 +87,7 @@ func (c *checkout) at(ctx context.Context, commit string, t testSetup) (modFrom 
 		if _, err := os.Stat(dst); err == nil {
 			continue
 		}
-		data, ok, err := c.git.Show(ctx, testsFrom, f)
+		data, ok, err := c.git.Show(ctx, modsFrom, f)
 		if err != nil {
 			return nil, err
 		}
@@ -146,6 +150,10 @@ type testSetup struct {
 	Dir     string // the test's package directory
 	Test    string // the leaf test
 	Migrate bool
+	// GoModFrom is the commit whose go.mod and go.sum a commit without
+	// them gets, when not the fix (a fix from before the project had a
+	// go.mod: the commit that added it).
+	GoModFrom string
 }
 
 // migrate writes the test's function from the fix's test file that
@@ -414,8 +422,9 @@ func (c *checkout) testFiles(dir string) (map[string][]byte, error) {
 // atWithTests puts the clone at commit with the package's test files
 // replaced by tests (as testFiles read them from another working tree):
 // the base as faultline explain builds it.
-func (c *checkout) atWithTests(ctx context.Context, commit, fix, dir string, tests map[string][]byte) error {
-	modFrom, err := c.at(ctx, commit, testSetup{Fix: fix})
+func (c *checkout) atWithTests(ctx context.Context, commit string, t testSetup, tests map[string][]byte) error {
+	dir := t.Dir
+	modFrom, err := c.at(ctx, commit, testSetup{Fix: t.Fix, GoModFrom: t.GoModFrom})
 	if err != nil {
 		return err
 	}

@@ -150,7 +150,7 @@ func runMeasure(ctx context.Context, args []string) error {
 // introducing commit, with its parent as the base and a cache of its own.
 func measure(ctx context.Context, co *checkout, bin, work string, r Regression, strategy string, budget, timeout time.Duration) (Measurement, error) {
 	m := Measurement{ID: r.ID, Strategy: strategy, Roots: []Span{}}
-	if _, err := co.at(ctx, r.Introducing, testSetup{Fix: r.Fix, Files: r.TestFiles, Dir: r.Dir, Test: r.Test, Migrate: r.Migrated}); err != nil {
+	if _, err := co.at(ctx, r.Introducing, testSetup{Fix: r.Fix, Files: r.TestFiles, Dir: r.Dir, Test: r.Test, Migrate: r.Migrated, GoModFrom: r.GoModFrom}); err != nil {
 		return m, err
 	}
 	cache := filepath.Join(work, "caches", r.ID+"-"+strategy)

@@ -42,6 +42,7 @@ func runMine(ctx context.Context, args []string) error {
 	timeout := fs.Duration("timeout", 3*time.Minute, "go test's timeout for one run of the failing test")
 	budget := fs.Duration("budget", 8*time.Hour, "stop trying new faults after this long")
 	only := fs.String("only", "", "comma-separated fault ids to mine (default: every fault)")
+	named := fs.String("named", "", "also mine the second source (fixes whose message names the breaking commit) in these histories: comma-separated owner/name, or \"all\" for every history under -mirrors")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -78,6 +79,17 @@ func runMine(ctx context.Context, args []string) error {
 			status = "kept " + v.Regression.ID
 		}
 		fmt.Fprintf(os.Stderr, "%s %.0fs: %d candidates: %s\n", f.ID, time.Since(start).Seconds(), v.Candidates, status)
+	}
+	if *named != "" {
+		repos := strings.Split(*named, ",")
+		if *named == "all" {
+			if repos, err = mirrorRepos(*mirrors); err != nil {
+				return err
+			}
+		}
+		if err := m.mineNamed(ctx, b, repos, func() bool { return time.Now().After(deadline) }); err != nil {
+			return err
+		}
 	}
 	return m.write(b, *out)
 }
@@ -150,6 +162,28 @@ func (m *miner) write(b *realfault.Benchmark, out string) error {
 		res.Candidates += v.Candidates
 		for _, d := range v.Dropped {
 			res.Dropped[reasonClass(d)]++
+		}
+		if v.Regression != nil {
+			r := *v.Regression
+			r.Source = sourceSZZ
+			res.Regressions = append(res.Regressions, r)
+		}
+	}
+	// The second source's verdicts, in name order.
+	res.Named.Dropped = map[string]int{}
+	names, err := filepath.Glob(filepath.Join(m.work, "verdicts", "named", "*.json"))
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		v, err := m.loadVerdict("named/" + strings.TrimSuffix(filepath.Base(n), ".json"))
+		if err != nil {
+			return err
+		}
+		res.Named.Fixes++
+		res.Named.Candidates += v.Candidates
+		for _, d := range v.Dropped {
+			res.Named.Dropped[reasonClass(d)]++
 		}
 		if v.Regression != nil {
 			res.Regressions = append(res.Regressions, *v.Regression)
@@ -393,7 +427,7 @@ func (m *miner) mineFault(ctx context.Context, p realfault.Project, f realfault.
 		confirmed, reason := false, ""
 		for i, test := range tried {
 			var why string
-			setup, modFrom, why, err = m.confirm(ctx, co, f, c, base, tests, test)
+			setup, modFrom, why, err = m.confirm(ctx, co, f, c, base, testSetup{Files: tests}, test)
 			if err != nil {
 				return nil, err
 			}
@@ -447,9 +481,11 @@ func (m *miner) mineFault(ctx context.Context, p realfault.Project, f realfault.
 
 // confirm runs a failing test of the fault at a candidate and its parent:
 // why is "" when it fails at the candidate and passes at the parent, else
-// why not. setup says how the test was put in; modFrom which module files
-// came from the fix.
-func (m *miner) confirm(ctx context.Context, co *checkout, f realfault.Fault, c, base string, tests []string, test gocmd.TestID) (setup testSetup, modFrom []string, why string, err error) {
+// why not. setup says how the test was put in (given: the fix's test
+// files, and where go.mod comes from); modFrom which module files came
+// from the fix.
+func (m *miner) confirm(ctx context.Context, co *checkout, f realfault.Fault, c, base string, given testSetup, test gocmd.TestID) (setup testSetup, modFrom []string, why string, err error) {
+	tests := given.Files
 	dir := "."
 	if test.Package != f.Module {
 		rel, ok := strings.CutPrefix(test.Package, f.Module+"/")
@@ -458,7 +494,7 @@ func (m *miner) confirm(ctx context.Context, co *checkout, f realfault.Fault, c,
 		}
 		dir = rel
 	}
-	setup = testSetup{Fix: f.Fix, Files: tests, Dir: dir, Test: test.Test}
+	setup = testSetup{Fix: f.Fix, Files: tests, Dir: dir, Test: test.Test, GoModFrom: given.GoModFrom}
 	if modFrom, err = co.at(ctx, c, setup); err != nil {
 		return setup, nil, "", err
 	}
@@ -492,7 +528,7 @@ func (m *miner) confirm(ctx context.Context, co *checkout, f realfault.Fault, c,
 			kept[f] = data
 		}
 	}
-	if err := co.atWithTests(ctx, base, f.Fix, dir, kept); err != nil {
+	if err := co.atWithTests(ctx, base, setup, kept); err != nil {
 		return setup, nil, "", err
 	}
 	if before, detail := co.testVerdict(ctx, dir, test.Test, m.timeout); before != verdictPass {

@@ -9,11 +9,16 @@ import (
 // Regression is one real regression: a fault of bench/realfaults whose
 // bug-introducing commit SZZ found and the fix's failing test confirmed.
 type Regression struct {
-	ID     string `json:"id"`    // project name and introducing commit
-	Fault  string `json:"fault"` // the fault's id in bench/realfaults
-	Repo   string `json:"repo"`
-	Domain string `json:"domain"`
-	Fix    string `json:"fix"`
+	ID    string `json:"id"`              // project name and introducing commit
+	Fault string `json:"fault,omitempty"` // the fault's id in bench/realfaults (source szz)
+	// Source says how the introducing commit was found: "szz" (blamed
+	// for a real fault's lines) or "message" (named by the fix's commit
+	// message, as NamedAs: an id or a pull request number).
+	Source  string `json:"source"`
+	NamedAs string `json:"namedAs,omitempty"`
+	Repo    string `json:"repo"`
+	Domain  string `json:"domain"`
+	Fix     string `json:"fix"`
 	// Failing is the fix's parent: the commit where the test fails.
 	Failing string `json:"failing"`
 	// Introducing is the bug-introducing commit, Base its parent.
@@ -34,6 +39,9 @@ type Regression struct {
 	// ModFromFix names go.mod and go.sum when the introducing commit had
 	// none and the fix's are put in (untracked, ignored by git).
 	ModFromFix []string `json:"modFromFix,omitempty"`
+	// GoModFrom is the commit those come from when the fix has none
+	// either (the commit that added go.mod).
+	GoModFrom string `json:"goModFrom,omitempty"`
 	// PassedOver are the commits blamed first at whose parent the test
 	// failed too, when the introducing commit was found by blaming the
 	// lines again past them.
@@ -76,10 +84,18 @@ type Benchmark struct {
 	// Faults counts the faults mined; Dropped the faults (or, for the
 	// test filters, the candidate introducing commits) each filter
 	// dropped, by reason.
-	Faults      int            `json:"faults"`
-	Candidates  int            `json:"candidates"`
-	Dropped     map[string]int `json:"dropped"`
-	Regressions []Regression   `json:"regressions"`
+	Faults     int            `json:"faults"`
+	Candidates int            `json:"candidates"`
+	Dropped    map[string]int `json:"dropped"`
+	// Named counts the fixes of the second source (commits whose message
+	// names the breaking commit) tried, the commits they name, and what
+	// each filter dropped.
+	Named struct {
+		Fixes      int            `json:"fixes"`
+		Candidates int            `json:"candidates"`
+		Dropped    map[string]int `json:"dropped"`
+	} `json:"named"`
+	Regressions []Regression `json:"regressions"`
 }
 
 const convention = "SZZ on bench/realfaults: the code lines each fix deletes or changes in non-test Go files are blamed with git blame -w at the fix's parent; " +
@@ -87,7 +103,9 @@ const convention = "SZZ on bench/realfaults: the code lines each fix deletes or 
 	"At the candidate the fix's test files are written as at the fix; if they do not compile there, only the failing test's function moves, with the declarations of the fix's test files it needs that the older ones lack, and the imports they use. " +
 	"A commit without go.mod gets the fix's, with the module path its code imports itself by, tidied (untracked and ignored by git). " +
 	"The candidate is kept when one of the fix's failing leaf tests (at most -max-tests) fails at it (go test -run, -timeout) and passes at its parent with the same test files. " +
-	"Truth: the candidate's zero-context hunks holding a blamed line."
+	"Truth: the candidate's zero-context hunks holding a blamed line. " +
+	"Second source (source \"message\"): commits outside the real faults whose message holds a regression word and names an earlier commit (an id, or a pull request number resolved to its squashed commit); " +
+	"the tests the fix changed (at most 4) that pass at the fix and fail at its parent are its failing tests, and the named commit is the only candidate, tested and given its truth as above (its blamed lines: those blamed to it)."
 
 func loadRegressions(path string) (*Benchmark, error) {
 	data, err := os.ReadFile(path)

@@ -189,22 +189,12 @@ func TestHalfIsStable(t *testing.T) {
 // re-indented with a changed comment by another, is blamed on the second,
 // and again past it on the first.
 func TestBlameEarlierPassesOverACommitThatOnlyTouchedTheLine(t *testing.T) {
-	dir := t.TempDir()
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-C", dir}, args...)...)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v: %s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	dir, git := testRepo(t)
 	write := func(src string) {
 		if err := os.WriteFile(filepath.Join(dir, "a.go"), []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	git("init", "-q")
 	write("package a\n\nfunc F() int {\n\treturn 1\n}\n")
 	git("add", "a.go")
 	git("commit", "-qm", "root")
@@ -231,4 +221,21 @@ func TestBlameEarlierPassesOverACommitThatOnlyTouchedTheLine(t *testing.T) {
 	if !slices.Equal(earlier, []string{intro}) || len(blamed[intro]) != 1 || blamed[intro][0].line != 4 {
 		t.Errorf("blamed again: %v with lines %+v, want %s line 4", earlier, blamed[intro], intro)
 	}
+}
+
+// testRepo makes an empty git repository and returns its directory and a
+// function that runs git in it, giving its trimmed output.
+func testRepo(t *testing.T) (string, func(args ...string) string) {
+	dir := t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-C", dir}, args...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v: %s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	return dir, git
 }

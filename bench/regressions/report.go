@@ -109,15 +109,16 @@ func writeSummary(w io.Writer, b *Benchmark, byID map[string]Regression, ms []Me
 	for _, k := range reasons {
 		fmt.Fprintf(w, "- %d: %s\n", b.Dropped[k], k)
 	}
+	writeNamed(w, b)
 	fmt.Fprintf(w, "\n| half | strategy | measured | contains a true hunk | only true hunks | precision | recall | no root reported | median time | mean reruns | mean builds |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, h := range []string{"all", "tuning", "held-out"} {
+	for _, h := range []string{"all", "tuning", "held-out", sourceSZZ, sourceNamed} {
 		for _, strategy := range []string{"after", "ddmin"} {
 			var n, contains, only, none, reruns, builds int
 			var prec, rec float64
 			var times []float64
 			for _, m := range ms {
 				r, ok := byID[m.ID]
-				if !ok || m.Strategy != strategy || h != "all" && half(r.Repo) != h {
+				if !ok || m.Strategy != strategy || !inRow(h, r) {
 					continue
 				}
 				n++
@@ -152,13 +153,60 @@ func writeSummary(w io.Writer, b *Benchmark, byID map[string]Regression, ms []Me
 	}
 }
 
+// inRow says whether a regression counts in a row of the figures: all,
+// a half, or a source.
+func inRow(row string, r Regression) bool {
+	switch row {
+	case "all":
+		return true
+	case sourceSZZ, sourceNamed:
+		return r.Source == row
+	}
+	return half(r.Repo) == row
+}
+
+// writeNamed prints the regressions by source and by project, and what
+// the second source's filters dropped.
+func writeNamed(w io.Writer, b *Benchmark) {
+	bySource, byProject := map[string]int{}, map[string]int{}
+	for _, r := range b.Regressions {
+		bySource[r.Source]++
+		byProject[r.Repo[strings.LastIndex(r.Repo, "/")+1:]]++
+	}
+	fmt.Fprintf(w, "\nBy source: %d szz, %d message. Second source: %d fixes naming %d commits.\n\nDropped:\n\n",
+		bySource[sourceSZZ], bySource[sourceNamed], b.Named.Fixes, b.Named.Candidates)
+	reasons := make([]string, 0, len(b.Named.Dropped))
+	for k := range b.Named.Dropped {
+		reasons = append(reasons, k)
+	}
+	slices.SortFunc(reasons, func(x, y string) int { return b.Named.Dropped[y] - b.Named.Dropped[x] })
+	for _, k := range reasons {
+		fmt.Fprintf(w, "- %d: %s\n", b.Named.Dropped[k], k)
+	}
+	projects := make([]string, 0, len(byProject))
+	for p := range byProject {
+		projects = append(projects, p)
+	}
+	slices.SortFunc(projects, func(x, y string) int {
+		if d := byProject[y] - byProject[x]; d != 0 {
+			return d
+		}
+		return strings.Compare(x, y)
+	})
+	fmt.Fprintf(w, "\nBy project:")
+	for _, p := range projects {
+		fmt.Fprintf(w, " %s %d", p, byProject[p])
+	}
+	fmt.Fprintln(w)
+}
+
 // writeTable writes the per-regression table.
 func writeTable(w io.Writer, b *Benchmark, ms []Measurement) {
 	fmt.Fprintf(w, "# Real regressions: faultline explain against the SZZ truth\n\n")
 	fmt.Fprintf(w, "Mined and measured by bench/regressions (see bench/README.md, \"Real regressions (faultline explain)\"). ")
-	fmt.Fprintf(w, "Truth: the introducing commit's hunks holding lines the fix deletes or changes. ")
+	fmt.Fprintf(w, "Introducing commits blamed for a real fault's lines (SZZ; source: the fault) or named by the fix's message (source: the fix and the reference). Truth: the introducing commit's hunks holding lines the fix deletes or changes. ")
 	fmt.Fprintf(w, "For each strategy: root changes reported (true ones), truth hunks found, reruns, builds, time; or why nothing was reported.\n\n")
-	fmt.Fprintf(w, "| regression | half | fault | introducing commit | test | commits to failure | diff (files/hunks/lines) | truth hunks | AFTER | ddmin |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| regression | half | source | introducing commit | test | commits to failure | diff (files/hunks/lines) | truth hunks | AFTER | ddmin |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range b.Regressions {
 		cell := map[string]string{}
 		for _, m := range ms {
@@ -179,11 +227,15 @@ func writeTable(w io.Writer, b *Benchmark, ms []Measurement) {
 				cell[m.Strategy] = c
 			}
 		}
+		source := r.Fault
+		if r.Source == sourceNamed {
+			source = fmt.Sprintf("fix %s names %s", r.Fix[:7], r.NamedAs)
+		}
 		migrated := ""
 		if r.Migrated {
 			migrated = " (migrated)"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s %s %q | %s%s | %d | %d/%d/%d | %d | %s | %s |\n", r.ID, half(r.Repo), r.Fault, r.Introducing[:10], r.Date[:10],
+		fmt.Fprintf(w, "| %s | %s | %s | %s %s %q | %s%s | %d | %d/%d/%d | %d | %s | %s |\n", r.ID, half(r.Repo), source, r.Introducing[:10], r.Date[:10],
 			cutText(r.Subject, 50), strings.ReplaceAll(r.Test, "|", "\\|"), migrated, r.Between, r.Diff.GoFiles, r.Diff.Hunks, r.Diff.Lines, len(r.Truth), cell["after"], cell["ddmin"])
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package realfault
 
 import (
 	"go/ast"
@@ -9,12 +9,12 @@ import (
 	"strings"
 )
 
-// changedTests returns the top-level tests of a package directory that the
+// ChangedTests returns the top-level tests of a package directory that the
 // fix added or changed: test functions whose lines the fix touched, and
 // those that use, directly or through other declarations of the test
 // files, a declaration the fix touched (a shared table, a helper). touched
 // maps each test file of dir (base name) to its added or changed lines.
-func changedTests(dir string, touched map[string][]int) (map[string]bool, error) {
+func ChangedTests(dir string, touched map[string][]int) (map[string]bool, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
