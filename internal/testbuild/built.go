@@ -105,8 +105,9 @@ func (m *Module) BuildTestsEach(ctx context.Context, o *Overlay, pkgs []*Package
 			conn.Close()
 		}
 	}()
-	// -count=1: a cached result would not run the helper.
-	args := append([]string{"test", "-count=1", "-vet=off", "-exec", "'" + helper + "' " + BuildHelperArg, "-overlay", overlay}, linkFlags(flags)...)
+	// -count=1: a cached result would not run the helper. -timeout=0: the
+	// helper waits while faultline's test processes are all busy.
+	args := append([]string{"test", "-count=1", "-timeout=0", "-vet=off", "-exec", "'" + helper + "' " + BuildHelperArg, "-overlay", overlay}, linkFlags(flags)...)
 	for _, p := range pkgs {
 		args = append(args, p.ImportPath)
 	}
