@@ -184,32 +184,32 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 	}
 	trace.done("instrument")
 	report.phase("build")
-	binaries, failed, err := w.mod.BuildTests(ctx, overlay, toRun, co.BuildFlags, filepath.Join(work, "bin"))
-	if err != nil {
-		return nil, storedFiles{}, err
-	}
-	trace.done("build")
-	report.phase("run")
 	// Cores the packages leave idle go to sharding each package's tests.
-	shards := max(1, co.Parallel/max(1, len(binaries)))
+	shards := max(1, co.Parallel/max(1, len(toRun)))
 	results := map[string]*storedPackage{}
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(co.Parallel)
-	for _, p := range toRun {
+	// Each binary runs as soon as it is linked, while the others build.
+	binaries := make(chan *testbuild.Binary)
+	var failed map[string]string
+	var buildErr error
+	buildStart := time.Now()
+	go func() {
+		defer close(binaries)
+		failed, buildErr = w.mod.BuildTestsEach(gctx, overlay, toRun, co.BuildFlags, filepath.Join(work, "bin"), func(b *testbuild.Binary) { binaries <- b })
+		trace.since(buildStart, "build")
+	}()
+	built := map[string]bool{}
+	for bin := range binaries {
+		if len(built) == 0 {
+			report.phase("run")
+		}
+		built[bin.Package.ImportPath] = true
+		p := bin.Package
 		result := &storedPackage{Package: p.ImportPath, Key: keyOf[p.ImportPath], Collected: time.Now()}
 		table := b.fileTable(listing.Closure(p), result)
 		profiles := b.edgeProfiler(listing.Closure(p), result)
-		bin := binaries[p.ImportPath]
-		if bin == nil {
-			result.BuildErr = w.mod.PlainBuildError(ctx, p, co.BuildFlags, failed[p.ImportPath])
-			if err := w.store.putResult(result); err != nil {
-				return nil, storedFiles{}, err
-			}
-			results[result.Key] = result
-			report.packageDone(p.ImportPath)
-			continue
-		}
 		g.Go(func() error {
 			start := time.Now()
 			leaves, err := pertest.Run(gctx, w.mod, bin, pertest.RunOptions{
@@ -260,6 +260,29 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 			report.packageDone(p.ImportPath)
 			return nil
 		})
+	}
+	if buildErr != nil {
+		if err := g.Wait(); err != nil {
+			return nil, storedFiles{}, err // what cancelled the build
+		}
+		return nil, storedFiles{}, buildErr
+	}
+	for _, p := range toRun {
+		if built[p.ImportPath] {
+			continue
+		}
+		result := &storedPackage{Package: p.ImportPath, Key: keyOf[p.ImportPath], Collected: time.Now()}
+		b.fileTable(listing.Closure(p), result)
+		b.edgeProfiler(listing.Closure(p), result)
+		result.BuildErr = w.mod.PlainBuildError(ctx, p, co.BuildFlags, failed[p.ImportPath])
+		if err := w.store.putResult(result); err != nil {
+			g.Wait()
+			return nil, storedFiles{}, err
+		}
+		mu.Lock()
+		results[result.Key] = result
+		mu.Unlock()
+		report.packageDone(p.ImportPath)
 	}
 	if err := g.Wait(); err != nil {
 		return nil, storedFiles{}, err

@@ -15,6 +15,9 @@
 //     runtimes, reused across builds and processes, for go test -overlay;
 //   - Build: test binaries built through the overlay, kept under their
 //     content key so that an unchanged instrumented binary is not relinked;
+//     BuildTestsEach hands each binary over as soon as it is linked (go
+//     test -exec runs faultline's executable as the build helper), so that
+//     tests run while the other packages build, as under go test;
 //   - Run: a test binary run through test2json, its events read as they
 //     arrive, with a verdict per test (pass, fail, skip, panic, timeout)
 //     taken from the events and the process's exit, never from output text;

@@ -57,6 +57,7 @@ type state struct {
 	mu       sync.Mutex
 	counters []uint32          // every registered counter, mapped from the counters file
 	layout   map[string][2]int // registered name (a package path) -> offset, length
+	linked   [][2]int          // ranges registered by this binary, by offset: first, end
 	counting [][2]int          // ranges whose records carry counts, by offset: first, end
 	out      *os.File          // the collector's pipe; nil when run outside a collection
 	stack    []T               // the tests running, outermost first
@@ -127,6 +128,7 @@ func Register(pkg string, n int) []uint32 {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if place, ok := rt.layout[pkg]; ok && place[1] == n && place[0]+n <= len(rt.counters) {
+		rt.link(place[0], place[0]+n)
 		return rt.counters[place[0] : place[0]+n : place[0]+n]
 	}
 	rt.emitError("no counter layout for package " + pkg)
@@ -210,8 +212,10 @@ func (s *state) boundary(kind, name, flags string) {
 	// Atomic accesses: other goroutines of the test may still be counting,
 	// and a build with the race detector must not report faultline itself.
 	if s.out == nil {
-		for i := range s.counters {
-			atomic.StoreUint32(&s.counters[i], 0)
+		for _, r := range s.linked {
+			for i := r[0]; i < r[1]; i++ {
+				atomic.StoreUint32(&s.counters[i], 0)
+			}
 		}
 		return
 	}
@@ -223,8 +227,12 @@ func (s *state) boundary(kind, name, flags string) {
 		b = append(b, flags...)
 	}
 	next := 0 // the first counting range not yet passed
-	for i := range s.counters {
-		if c := atomic.LoadUint32(&s.counters[i]); c != 0 {
+	for _, r := range s.linked {
+		for i := r[0]; i < r[1]; i++ {
+			c := atomic.LoadUint32(&s.counters[i])
+			if c == 0 {
+				continue
+			}
 			b = append(b, ' ')
 			b = strconv.AppendInt(b, int64(i), 10)
 			for next < len(s.counting) && s.counting[next][1] <= i {
@@ -244,6 +252,23 @@ func (s *state) boundary(kind, name, flags string) {
 	b = append(b, '\n')
 	s.out.Write(b)
 	s.buf = b
+}
+
+// link adds the counters [first, end) to those a boundary scans: the layout
+// covers every package of the build, a binary links only some of them, and
+// the counters of the others stay zero. Ranges stay sorted by offset, so
+// that records list counters in increasing order. The caller holds rt.mu.
+func (s *state) link(first, end int) {
+	i := len(s.linked)
+	for i > 0 && s.linked[i-1][0] > first {
+		i--
+	}
+	if i > 0 && s.linked[i-1][0] == first {
+		return // registered again
+	}
+	s.linked = append(s.linked, [2]int{})
+	copy(s.linked[i+1:], s.linked[i:])
+	s.linked[i] = [2]int{first, end}
 }
 
 func (s *state) emitError(msg string) {
