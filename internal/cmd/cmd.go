@@ -149,6 +149,11 @@ func run(ctx context.Context, args []string) int {
 	if path := os.Getenv("FAULTLINE_MEMPROFILE"); path != "" {
 		defer writeAllocProfile(path)
 	}
+	if path := os.Getenv("FAULTLINE_HEAPPROFILE"); path != "" {
+		watchCtx, stopWatch := context.WithCancel(ctx)
+		defer stopWatch()
+		go watchHeapPeak(watchCtx, path)
+	}
 	// What a faultline killed before it could clean up left behind.
 	if _, err := scratch.RemoveStale(); err != nil {
 		fmt.Fprintf(os.Stderr, "faultline: removing stale temporary directories: %v\n", err)
