@@ -152,7 +152,8 @@ func run(ctx context.Context, args []string) int {
 	if path := os.Getenv("FAULTLINE_HEAPPROFILE"); path != "" {
 		watchCtx, stopWatch := context.WithCancel(ctx)
 		defer stopWatch()
-		go watchHeapPeak(watchCtx, path)
+		// One file per process: a bench starts many servers.
+		go watchHeapPeak(watchCtx, fmt.Sprintf("%s.%d", path, os.Getpid()))
 	}
 	// What a faultline killed before it could clean up left behind.
 	if _, err := scratch.RemoveStale(); err != nil {
