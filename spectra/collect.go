@@ -222,7 +222,8 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 			trace.since(start, "run "+p.ImportPath)
 			start = time.Now()
 			var hits []int32 // reused: only the packed set stays
-			for _, leaf := range leaves {
+			for i, leaf := range leaves {
+				leaves[i] = pertest.Leaf{} // its counters are garbage once converted
 				t := storedTest{TestRun: TestRun{Package: p.ImportPath, Name: leaf.Name, Verdict: leaf.Verdict, Elapsed: leaf.Elapsed, Output: leaf.Output}}
 				switch {
 				case leaf.Verdict == Panic || leaf.Verdict == Timeout:
