@@ -1,11 +1,14 @@
 package spectra
 
 import (
+	"slices"
 	"sort"
 )
 
 // assemble builds the matrix of the given package results. Every file a
-// result refers to must be in files.
+// result refers to must be in files. It takes the results' tests: each
+// package's Tests are emptied once the matrix holds them, so that a large
+// module's hits are not held twice, as stored and as assembled.
 func assemble(root, modulePath string, pkgs []*storedPackage, stored storedFiles) *Matrix {
 	files := stored.blocks
 	m := &Matrix{ModulePath: modulePath, Root: root, FileHashes: map[string]string{}, BuildErrors: map[string]string{}, Cached: map[string]bool{}}
@@ -22,6 +25,15 @@ func assemble(root, modulePath string, pkgs []*storedPackage, stored storedFiles
 		offset[k] = len(m.Blocks)
 		m.Blocks = append(m.Blocks, f.Blocks...)
 		m.FileHashes[f.Path] = f.Hash
+	}
+	// The edge profiles first: they read the tests the loop below takes.
+	m.Flow = assembleFlow(pkgs, stored.flows)
+	n := 0
+	for _, p := range pkgs {
+		n += max(1, len(p.Tests))
+	}
+	if n > 0 {
+		m.Tests = make([]TestRun, 0, n)
 	}
 	for _, p := range pkgs {
 		if p.BuildErr != "" {
@@ -46,11 +58,12 @@ func assemble(root, modulePath string, pkgs []*storedPackage, stored storedFiles
 					hits = append(hits, local[h])
 				}
 			})
+			slices.Sort(hits) // in place: NewHits would copy them to sort
 			run.Hits = NewHits(hits...)
 			m.Tests = append(m.Tests, run)
 		}
+		p.Tests = nil
 	}
-	m.Flow = assembleFlow(pkgs, stored.flows)
 	return m
 }
 

@@ -221,7 +221,9 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 			}
 			trace.since(start, "run "+p.ImportPath)
 			start = time.Now()
-			for _, leaf := range leaves {
+			var hits []int32 // reused: only the packed set stays
+			for i, leaf := range leaves {
+				leaves[i] = pertest.Leaf{} // its counters are garbage once converted
 				t := storedTest{TestRun: TestRun{Package: p.ImportPath, Name: leaf.Name, Verdict: leaf.Verdict, Elapsed: leaf.Elapsed, Output: leaf.Output}}
 				switch {
 				case leaf.Verdict == Panic || leaf.Verdict == Timeout:
@@ -231,9 +233,9 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 				case leaf.Verdict == Memory:
 					result.MemoryBound = co.TestMemory
 				}
-				hits := make([]int32, 0, len(leaf.Counters))
-				for _, c := range leaf.Counters {
-					if c >= 0 && c < len(table) && table[c] >= 0 {
+				hits = hits[:0]
+				for c := range leaf.Counters.All() {
+					if c < len(table) && table[c] >= 0 {
 						hits = append(hits, table[c])
 					}
 				}

@@ -1,20 +1,19 @@
 package spectra
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"iter"
 	"slices"
+
+	"github.com/faultline-go/faultline/internal/packed"
 )
 
 // Hits is the set of blocks one test executed, kept packed as varint gaps
 // between ascending indices (as the store keeps them): a module's matrix
-// holds every test's hits for as long as an editor is open, and most gaps
-// fit a byte where an int takes eight.
+// holds every test's hits for as long as an editor is open.
 type Hits struct {
-	packed []byte
-	n      int
+	set packed.Set
 }
 
 // NewHits returns the set of the given block indices, in any order,
@@ -28,42 +27,21 @@ func NewHits(blocks ...int) Hits {
 		slices.Sort(s)
 	}
 	var h Hits
-	prev := -1
 	for _, b := range s {
-		if b < 0 || b == prev {
-			continue
-		}
-		h.packed = binary.AppendUvarint(h.packed, uint64(b-prev))
-		prev = b
-		h.n++
+		h.set.Append(b)
 	}
 	return h
 }
 
 // All yields the block indices in ascending order.
-func (h Hits) All() iter.Seq[int] {
-	return func(yield func(int) bool) {
-		prev, p := -1, h.packed
-		for len(p) > 0 {
-			gap, k := binary.Uvarint(p)
-			if k <= 0 {
-				return // cannot happen: only NewHits packs
-			}
-			p = p[k:]
-			prev += int(gap)
-			if !yield(prev) {
-				return
-			}
-		}
-	}
-}
+func (h Hits) All() iter.Seq[int] { return h.set.All() }
 
 // Len is the number of blocks executed.
-func (h Hits) Len() int { return h.n }
+func (h Hits) Len() int { return h.set.Len() }
 
 // Slice returns the block indices, ascending, in a new slice.
 func (h Hits) Slice() []int {
-	out := make([]int, 0, h.n)
+	out := make([]int, 0, h.Len())
 	for b := range h.All() {
 		out = append(out, b)
 	}
@@ -97,20 +75,15 @@ func (h *Hits) UnmarshalJSON(data []byte) error {
 func (h Hits) String() string { return fmt.Sprint(h.Slice()) }
 
 // GobEncode writes the packed set (the store's records embed TestRun).
-func (h Hits) GobEncode() ([]byte, error) { return slices.Clone(h.packed), nil }
+func (h Hits) GobEncode() ([]byte, error) { return slices.Clone(h.set.Bytes()), nil }
 
 // GobDecode reads what GobEncode wrote, rejecting a damaged set rather
 // than misreading it.
 func (h *Hits) GobDecode(data []byte) error {
-	n, p := 0, data
-	for len(p) > 0 {
-		gap, k := binary.Uvarint(p)
-		if k <= 0 || gap == 0 {
-			return fmt.Errorf("decoding hits: damaged at byte %d", len(data)-len(p))
-		}
-		p = p[k:]
-		n++
+	set, err := packed.Decode(slices.Clone(data))
+	if err != nil {
+		return fmt.Errorf("decoding hits: %w", err)
 	}
-	*h = Hits{packed: slices.Clone(data), n: n}
+	*h = Hits{set: set}
 	return nil
 }

@@ -129,6 +129,18 @@ func (m *Matrix) CountGroups(lines []Line, groupOf []int32, groups int) (counts 
 // Executing returns the counted tests (indices into m.Tests) that execute
 // the line, failing and passing apart.
 func (m *Matrix) Executing(file string, line int) (failing, passing []int) {
+	return m.executing(file, line, true)
+}
+
+// ExecutingFailing returns the failing tests (indices into m.Tests) that
+// execute the line. A hover names only these: it reads the hits of the few
+// failing tests, not of the tens of thousands passing in a large module.
+func (m *Matrix) ExecutingFailing(file string, line int) []int {
+	failing, _ := m.executing(file, line, false)
+	return failing
+}
+
+func (m *Matrix) executing(file string, line int, withPassing bool) (failing, passing []int) {
 	// A slice, not a map: a hover asks this of every test's every hit.
 	var blocks []bool
 	for bi, b := range m.Blocks {
@@ -143,7 +155,7 @@ func (m *Matrix) Executing(file string, line int) (failing, passing []int) {
 		return nil, nil
 	}
 	for ti, t := range m.Tests {
-		if !t.Verdict.Counted() {
+		if !t.Verdict.Counted() || !withPassing && !t.Verdict.Failing() {
 			continue
 		}
 		for h := range t.Hits.All() {

@@ -94,3 +94,24 @@ func TestHitsRoundTrip(t *testing.T) {
 		t.Errorf("JSON round trip = %v, %v", back, err)
 	}
 }
+
+// TestExecutingFailingAgreesWithExecuting: the failing tests a hover names
+// are those Executing finds, on a matrix with panicking and skipped tests.
+func TestExecutingFailingAgreesWithExecuting(t *testing.T) {
+	m := &Matrix{Blocks: []Block{{File: "a.go", Lines: []int{1, 2}}, {File: "a.go", Lines: []int{3}}, {File: "b.go", Lines: []int{1}}}}
+	for i, v := range []Verdict{Pass, Fail, Panic, Skip, Fail, Pass} {
+		m.Tests = append(m.Tests, TestRun{Name: "T" + string(rune('a'+i)), Verdict: v, Hits: NewHits(i%3, (i+1)%3)})
+	}
+	for _, at := range []struct {
+		file string
+		line int
+	}{{"a.go", 1}, {"a.go", 3}, {"b.go", 1}, {"b.go", 2}} {
+		failing, _ := m.Executing(at.file, at.line)
+		if got := m.ExecutingFailing(at.file, at.line); !slices.Equal(got, failing) {
+			t.Errorf("%s:%d: ExecutingFailing %v, Executing's failing %v", at.file, at.line, got, failing)
+		}
+	}
+	if got := m.ExecutingFailing("a.go", 3); !slices.Equal(got, []int{1, 4}) {
+		t.Errorf("a.go:3: failing %v, want [1 4]", got)
+	}
+}

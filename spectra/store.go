@@ -421,13 +421,30 @@ func (s *store) current() (storedState, error) {
 
 // packHits packs ascending block indices as varint gaps.
 func packHits(hits []int32) []byte {
-	out := make([]byte, 0, len(hits)+len(hits)/2)
-	prev := int32(-1)
+	// Sized exactly: a large module's packed hits are all held at once
+	// until they are assembled.
+	size, prev := 0, int32(-1)
+	for _, h := range hits {
+		size += uvarintLen(uint64(h - prev))
+		prev = h
+	}
+	out := make([]byte, 0, size)
+	prev = -1
 	for _, h := range hits {
 		out = binary.AppendUvarint(out, uint64(h-prev))
 		prev = h
 	}
 	return out
+}
+
+// uvarintLen is the length of x written as a uvarint.
+func uvarintLen(x uint64) int {
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
 }
 
 // packCounts packs counts as uvarints.

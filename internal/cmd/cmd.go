@@ -161,6 +161,12 @@ func run(ctx context.Context, args []string) int {
 	if path := os.Getenv("FAULTLINE_MEMPROFILE"); path != "" {
 		defer writeAllocProfile(path)
 	}
+	if path := os.Getenv("FAULTLINE_HEAPPROFILE"); path != "" {
+		watchCtx, stopWatch := context.WithCancel(ctx)
+		defer stopWatch()
+		// One file per process: a bench starts many servers.
+		go watchHeapPeak(watchCtx, fmt.Sprintf("%s.%d", path, os.Getpid()))
+	}
 	// What a faultline killed before it could clean up left behind.
 	if _, err := scratch.RemoveStale(); err != nil {
 		fmt.Fprintf(os.Stderr, "faultline: removing stale temporary directories: %v\n", err)

@@ -274,10 +274,21 @@ func (snap *Snapshot) Executing(i int) lineRuns {
 	return snap.computeRuns(i)
 }
 
+// executingFailing returns the failing tests running ranked line i
+// (indices into Matrix.Tests), without the passing ones Executing also
+// finds.
+func (snap *Snapshot) executingFailing(i int) []int {
+	if r, ok := snap.Runs[i]; ok {
+		return r.Failing
+	}
+	l := snap.Ranking.Lines[i]
+	return snap.Matrix.ExecutingFailing(l.File, l.Line)
+}
+
 // FailingTests returns the failing tests that execute ranked line i.
 func (snap *Snapshot) FailingTests(i int) []*localize.TestRun {
 	var out []*localize.TestRun
-	for _, t := range snap.Executing(i).Failing {
+	for _, t := range snap.executingFailing(i) {
 		out = append(out, &snap.Matrix.Tests[t])
 	}
 	return out

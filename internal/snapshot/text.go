@@ -108,7 +108,7 @@ func (snap *Snapshot) HoverText(i int) string {
 	if l.SatTar != nil {
 		b.WriteString(satTarText(l.Score, l.SatTar))
 	}
-	if names := testNames(snap.Matrix, snap.Executing(i).Failing, 10); names != "" {
+	if names := testNames(snap.Matrix, snap.executingFailing(i), 10); names != "" {
 		fmt.Fprintf(&b, "\nFailing tests that run this line: %s\n", names)
 	}
 	return b.String()

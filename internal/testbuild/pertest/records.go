@@ -1,24 +1,33 @@
 package pertest
 
 import (
+	"iter"
 	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/faultline-go/faultline/internal/packed"
 )
 
 // counterSet is a set of counter indices.
 type counterSet []uint64
 
-func (s *counterSet) add(c int) {
+// add adds c and reports whether it was not there yet.
+func (s *counterSet) add(c int) bool {
 	if c < 0 {
-		return
+		return false
 	}
 	w := c / 64
 	if w >= len(*s) {
 		*s = append(*s, make([]uint64, w+1-len(*s))...)
 	}
-	(*s)[w] |= 1 << (c % 64)
+	bit := uint64(1) << (c % 64)
+	if (*s)[w]&bit != 0 {
+		return false
+	}
+	(*s)[w] |= bit
+	return true
 }
 
 // appendTo appends the members, ascending.
@@ -32,6 +41,43 @@ func (s counterSet) appendTo(out []int) []int {
 	}
 	return out
 }
+
+// Counters is a set of counter indices, packed: a binary's leaf tests are
+// all held until its process ends, tens of thousands of them in a large
+// package.
+type Counters struct {
+	set packed.Set
+}
+
+// packUnion packs the union of an ascending list and a set.
+func packUnion(list []int, set counterSet) Counters {
+	var c Counters
+	i := 0
+	for w, word := range set {
+		for word != 0 {
+			b := bits.TrailingZeros64(word)
+			word &^= 1 << b
+			x := w*64 + b
+			for ; i < len(list) && list[i] < x; i++ {
+				c.set.Append(list[i])
+			}
+			c.set.Append(x) // a repeat in list is dropped
+		}
+	}
+	for ; i < len(list); i++ {
+		c.set.Append(list[i])
+	}
+	return c
+}
+
+// All yields the counter indices in ascending order.
+func (c Counters) All() iter.Seq[int] { return c.set.All() }
+
+// Len is the number of counters in the set.
+func (c Counters) Len() int { return c.set.Len() }
+
+// Size is the number of bytes the packed set takes.
+func (c Counters) Size() int { return len(c.set.Bytes()) }
 
 // union merges two ascending lists.
 func union(a, b []int) []int {
@@ -76,10 +122,15 @@ func (c counts) sorted() []Count {
 
 // frame is one test running in the process being read.
 type frame struct {
-	name     string
-	own      counterSet // counters executed by the test itself so far
-	context  []int      // counters executed before it started (package init, its ancestors), ascending
-	children bool
+	name    string
+	own     counterSet // counters executed by the test itself so far
+	context []int      // counters executed before it started (package init, its ancestors), ascending; shared, never changed
+	// inherited is context and own merged, the context of its subtests:
+	// shared by them until own gains a counter (stale), so that a
+	// parent's thousands of subtests do not each merge it again.
+	inherited []int
+	stale     bool
+	children  bool
 	// Counts are charged once: to the leaf test running when they were
 	// made or, outside any leaf test (package init, a parent's setup or
 	// teardown around its subtests), to the next leaf test to start. A
@@ -92,7 +143,7 @@ type frame struct {
 // leafRecord is what the records say about one leaf test.
 type leafRecord struct {
 	name     string
-	hits     []int // ascending
+	hits     Counters
 	counts   counts
 	panicked bool
 	finished bool // an exit record was read
@@ -140,7 +191,7 @@ func (rr *recordReader) line(line string) {
 		if n := len(rr.stack); n > 0 {
 			parent = rr.stack[n-1]
 			parent.children = true
-			ctx = union(parent.context, parent.own.appendTo(nil))
+			ctx = parent.subtestContext()
 		} else {
 			ctx = rr.prelude.appendTo(nil)
 		}
@@ -170,6 +221,16 @@ func (rr *recordReader) line(line string) {
 	}
 }
 
+// subtestContext is the context of a subtest starting now: the frame's
+// context and its own counters so far.
+func (f *frame) subtestContext() []int {
+	if f.inherited == nil || f.stale {
+		f.inherited = union(f.context, f.own.appendTo(nil))
+		f.stale = false
+	}
+	return f.inherited
+}
+
 // top is the innermost running test, or the root.
 func (rr *recordReader) top() *frame {
 	if n := len(rr.stack); n > 0 {
@@ -181,10 +242,10 @@ func (rr *recordReader) top() *frame {
 // charge adds the counters listed in s to the running test, or to the
 // prelude.
 func (rr *recordReader) charge(s string) {
-	target, targetCounts := &rr.prelude, rr.root.pending
+	target, targetCounts, stale := &rr.prelude, rr.root.pending, new(bool)
 	if n := len(rr.stack); n > 0 {
-		target = &rr.stack[n-1].own
-		targetCounts = rr.stack[n-1].pending
+		f := rr.stack[n-1]
+		target, targetCounts, stale = &f.own, f.pending, &f.stale
 	}
 	for _, f := range strings.Fields(s) {
 		index, count, counting := strings.Cut(f, ":")
@@ -193,7 +254,9 @@ func (rr *recordReader) charge(s string) {
 			continue
 		}
 		if !counting {
-			target.add(c)
+			if target.add(c) {
+				*stale = true
+			}
 			continue
 		}
 		if n, err := strconv.ParseUint(count, 10, 64); err == nil && c >= 0 {
@@ -206,7 +269,7 @@ func (rr *recordReader) finish(f *frame, panicked, finished bool) {
 	if f.children {
 		return
 	}
-	rr.leaves = append(rr.leaves, leafRecord{name: f.name, hits: union(f.context, f.own.appendTo(nil)), counts: f.pending, panicked: panicked, finished: finished})
+	rr.leaves = append(rr.leaves, leafRecord{name: f.name, hits: packUnion(f.context, f.own), counts: f.pending, panicked: panicked, finished: finished})
 }
 
 // interrupted closes the record stream of a process that died or was
@@ -223,7 +286,7 @@ func (rr *recordReader) interrupted(leftover []int, leftoverCounts []Count) stri
 	}
 	f := rr.stack[n-1]
 	for _, c := range leftover {
-		f.own.add(c)
+		f.own.add(c) // the frame is finished next: its subtests' context no longer matters
 	}
 	for _, c := range leftoverCounts {
 		f.pending[c.Index] += c.N

@@ -1,7 +1,10 @@
 package pertest
 
 import (
+	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -46,8 +49,65 @@ func TestCountsOfSubtests(t *testing.T) {
 		if got := l.counts.sorted(); !reflect.DeepEqual(got, want[l.name]) {
 			t.Errorf("%s: counts %v, want %v", l.name, got, want[l.name])
 		}
-		if !reflect.DeepEqual(l.hits, hits[l.name]) {
-			t.Errorf("%s: hits %v, want %v", l.name, l.hits, hits[l.name])
+		if got := slices.Collect(l.hits.All()); !reflect.DeepEqual(got, hits[l.name]) || l.hits.Len() != len(got) {
+			t.Errorf("%s: hits %v (%d), want %v", l.name, got, l.hits.Len(), hits[l.name])
 		}
+	}
+}
+
+// TestLeafCountersPacked: a leaf's counters are held packed, a byte per
+// counter when they are dense, not eight, since every leaf of a binary is
+// held until its process ends; its context (the parent's counters) and its
+// own merge without repeats.
+func TestLeafCountersPacked(t *testing.T) {
+	const n = 10000
+	var parent, own strings.Builder
+	for i := range n {
+		if i%2 == 0 {
+			fmt.Fprintf(&parent, " %d", i)
+		} else {
+			fmt.Fprintf(&own, " %d", i)
+		}
+	}
+	rr := read(
+		`enter "TestT"`,
+		`enter "TestT/a"`+parent.String(), // the parent's counters: a's context
+		`exit "TestT/a" -`+own.String()+` 0 1 2`,
+		`exit "TestT" -`,
+	)
+	if len(rr.leaves) != 1 {
+		t.Fatalf("%d leaves, want 1", len(rr.leaves))
+	}
+	hits := rr.leaves[0].hits
+	got := slices.Collect(hits.All())
+	if len(got) != n || hits.Len() != n || got[0] != 0 || got[n-1] != n-1 || !slices.IsSorted(got) {
+		t.Fatalf("hits: %d counters (Len %d), from %d to %d, want 0 to %d", len(got), hits.Len(), got[0], got[len(got)-1], n-1)
+	}
+	if hits.Size() > n {
+		t.Errorf("%d counters take %d bytes, want at most %d", n, hits.Size(), n)
+	}
+}
+
+// TestSubtestContextFollowsParent: subtests share their parent's context
+// until the parent runs a counter it had not run, between two subtests.
+func TestSubtestContextFollowsParent(t *testing.T) {
+	rr := read(
+		`enter "TestT" 1`,
+		`enter "TestT/a" 2`,
+		`exit "TestT/a" - 10`,
+		`enter "TestT/b" 2`, // nothing new: a's context serves
+		`exit "TestT/b" - 11`,
+		`enter "TestT/c" 3`, // the parent's loop ran 3 first
+		`exit "TestT/c" - 12`,
+		`exit "TestT" -`,
+	)
+	want := map[string][]int{"TestT/a": {1, 2, 10}, "TestT/b": {1, 2, 11}, "TestT/c": {1, 2, 3, 12}}
+	for _, l := range rr.leaves {
+		if got := slices.Collect(l.hits.All()); !reflect.DeepEqual(got, want[l.name]) {
+			t.Errorf("%s: hits %v, want %v", l.name, got, want[l.name])
+		}
+	}
+	if len(rr.leaves) != len(want) {
+		t.Errorf("%d leaves, want %d", len(rr.leaves), len(want))
 	}
 }

@@ -21,14 +21,14 @@ import (
 )
 
 // Leaf is one leaf test's run: its verdict and output, the counters it
-// executed (indices into the build's layout), in no particular order, and
-// the counts of the counting counters it executed, by ascending index.
+// executed (indices into the build's layout), and the counts of the
+// counting counters it executed, by ascending index.
 type Leaf struct {
 	Name     string
 	Verdict  testbuild.Verdict
 	Elapsed  time.Duration
 	Output   string
-	Counters []int
+	Counters Counters
 	Counts   []Count
 }
 
@@ -210,7 +210,7 @@ type processResult struct {
 	interrupted   string // the test to blame, when it had not finished
 	abnormal      bool   // the process ended by a signal, a crash or os.Exit
 	output        string // printed outside any test
-	prelude       []int
+	prelude       Counters
 	preludeCounts []Count
 	started       time.Time
 	// death is the verdict of a test the process died in: Panic, or
@@ -365,7 +365,7 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 	case pr.abnormal && len(rr.leaves) > 0:
 		pr.restart = true
 	}
-	pr.prelude = rr.prelude.appendTo(nil)
+	pr.prelude = packUnion(nil, rr.prelude)
 	pr.preludeCounts = rr.root.pending.sorted()
 	for _, rec := range rr.leaves {
 		if done[rec.name] {
