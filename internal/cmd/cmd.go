@@ -20,7 +20,6 @@ import (
 	"github.com/faultline-go/faultline/internal/bug"
 	"github.com/faultline-go/faultline/internal/localize"
 	"github.com/faultline-go/faultline/internal/scratch"
-	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // command is one subcommand of faultline, shaped like gopls's commands:
@@ -107,17 +106,11 @@ func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e))
 // Main runs faultline with the given arguments (without the program name)
 // and returns the process exit code.
 func Main(args []string) int {
-	if len(args) > 0 && args[0] == testbuild.BuildHelperArg {
+	if localize.IsBuildHelper(args) {
 		// Run by go test in place of a test binary that it just linked.
-		return testbuild.BuildHelper(args[1:])
+		return localize.RunBuildHelper(args)
 	}
-	// Builds started from here (the worker's too) hand over each test
-	// binary as soon as it is linked, through this executable.
-	if os.Getenv(testbuild.BuildHelperEnv) == "" {
-		if exe, err := os.Executable(); err == nil {
-			os.Setenv(testbuild.BuildHelperEnv, exe)
-		}
-	}
+	localize.OfferBuildHelper()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if localize.IsWorker(args) {
