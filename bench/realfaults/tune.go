@@ -93,11 +93,18 @@ var tailWeights = map[string]map[string]float64{
 // the spread tail's.
 type trainedModels struct{ head, spread *localize.Model }
 
-func learnModels(cases []*scoredCase, keep func(*scoredCase) bool) trainedModels {
-	return trainedModels{
-		head:   trainModel(cases, keep, "pairwise-tuning-halves", trainOptions{Negatives: trainNegatives}),
-		spread: trainModel(cases, keep, "pairwise-tuning-halves-spread", trainOptions{Negatives: trainNegatives, Spread: 300}),
+func learnModels(cases []*scoredCase, keep func(*scoredCase) bool, vs []variant) trainedModels {
+	var t trainedModels
+	for _, v := range vs {
+		// Training is the slow part: only the models some variant uses.
+		if v.Head == "trained" && t.head == nil {
+			t.head = trainModel(cases, keep, "pairwise-tuning-halves", trainOptions{Negatives: trainNegatives})
+		}
+		if v.Tail == "spread" && t.spread == nil {
+			t.spread = trainModel(cases, keep, "pairwise-tuning-halves-spread", trainOptions{Negatives: trainNegatives, Spread: 300})
+		}
 	}
+	return t
 }
 
 // model builds the variant's model from the learned ones.
@@ -153,7 +160,7 @@ func runTune(args []string) error {
 		// Inner folds: each fault ranked by models learned from the other.
 		var byFold [2]trainedModels
 		for f := range byFold {
-			byFold[f] = learnModels(all, func(c *scoredCase) bool { return tuning(c) && innerFold(c.Group) != f })
+			byFold[f] = learnModels(all, func(c *scoredCase) bool { return tuning(c) && innerFold(c.Group) != f }, vs)
 		}
 		modelOf := func(v variant) func(*scoredCase) *localize.Model {
 			ms := [2]*localize.Model{v.model(byFold[0]), v.model(byFold[1])}
@@ -162,7 +169,7 @@ func runTune(args []string) error {
 		cases := filterCases(all, tuning)
 		return writeVariants(w, "Tuning half, inner folds", cases, vs, modelOf)
 	}
-	models := learnModels(all, tuning)
+	models := learnModels(all, tuning, vs)
 	b, err := realfault.LoadBenchmark(*benchPath)
 	if err != nil {
 		return err
