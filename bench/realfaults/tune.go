@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -269,5 +270,31 @@ func writeVariants(w io.Writer, title string, cases []*scoredCase, vs []variant,
 				s.Top[0], s.pct(0), s.Top[2], s.pct(2), s.EXAM(), worse, 100*float64(worse)/float64(s.Faults), fn1, fn5, t1, t5, exam)
 		}
 	}
+	writeVariantProjects(w, cases, ords, res)
 	return nil
+}
+
+// writeVariantProjects gives each project's real faults under every
+// order: Top-1 / Top-5 / EXAM, then function Top-1 / Top-5.
+func writeVariantProjects(w io.Writer, cases []*scoredCase, ords []order, res map[*scoredCase][]outcome) {
+	groups := map[string]bool{}
+	for _, c := range cases {
+		if _, ok := res[c]; ok && !c.Seeded {
+			groups[c.Group] = true
+		}
+	}
+	fmt.Fprintf(w, "\n### Real faults by project (Top-1 / Top-5 / EXAM; function Top-1 / Top-5)\n\n| project | faults |")
+	for _, o := range ords {
+		fmt.Fprintf(w, " %s |", o.name)
+	}
+	fmt.Fprintf(w, "\n|---|---|%s\n", strings.Repeat("---|", len(ords)))
+	for _, g := range slices.Sorted(maps.Keys(groups)) {
+		keep := func(c *scoredCase) bool { return !c.Seeded && c.Group == g }
+		fmt.Fprintf(w, "| %s | %d |", g, summarize(res, cases, 0, keep).Faults)
+		for k := range ords {
+			s := summarize(res, cases, k, keep)
+			fmt.Fprintf(w, " %d / %d / %.4f; %d / %d |", s.Top[0], s.Top[2], s.EXAM(), s.FnTop[0], s.FnTop[1])
+		}
+		fmt.Fprintln(w)
+	}
 }
