@@ -18,6 +18,9 @@
 //	             (and on bench/effectiveness' seeded faults), learn the
 //	             order's model on the tuning halves, decide the default
 //	score        rank every fault with the shipped model, learning nothing
+//	tune         compare variants of the learned order (window, guard,
+//	             the order below the window) on the tuning half alone,
+//	             then score the chosen ones on the held-out half (-final)
 package main
 
 import (
@@ -66,7 +69,7 @@ func rankingsFlagSet(name, workHelp string) (fs *flag.FlagSet, benchPath, work *
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: realfaults mine|materialize|eval|augment|train|score [flags]")
+		return fmt.Errorf("usage: realfaults mine|materialize|eval|augment|train|score|tune [flags]")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -83,8 +86,10 @@ func run(args []string) error {
 		return runAugment(args[1:])
 	case "score":
 		return runScore(args[1:])
+	case "tune":
+		return runTune(args[1:])
 	}
-	return fmt.Errorf("unknown subcommand %q: want mine, materialize, eval, augment, train or score", args[0])
+	return fmt.Errorf("unknown subcommand %q: want mine, materialize, eval, augment, train, score or tune", args[0])
 }
 
 func runMine(ctx context.Context, args []string) error {

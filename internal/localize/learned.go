@@ -36,6 +36,12 @@ type Model struct {
 	// which costs EXAM, while developers look at the first few lines
 	// only. 0 reorders every line.
 	Window int `json:"window,omitempty"`
+	// Tail, when the model has a window, orders the lines below it: a
+	// weight per evidence column, the formula breaking ties. Empty: the
+	// formula's order. The formula's order near the top is what the
+	// window protects; further down another weighing of the same counts
+	// (Tarantula's, say) can meet a fault sooner.
+	Tail map[string]float64 `json:"tail,omitempty"`
 	// Evaluation says how the model was trained and how it did on
 	// held-out folds.
 	Evaluation string `json:"evaluation"`
@@ -96,7 +102,8 @@ const maxReasons = 3
 
 // Learned orders the lines of a formula ranking by the model's score over
 // their evidence, the formula breaking ties, then code order, within the
-// model's window; each line keeps its formula score and counts, and gets
+// model's window (below it, by the model's Tail weights when it has them,
+// else by the formula); each line keeps its formula score and counts, and gets
 // its evidence, the reasons for its place and, within the window, the
 // model's score as its OrderScore.
 func Learned(formula *Ranking, ev *Evidence, m *Model) (*Ranking, error) {
@@ -121,11 +128,17 @@ func Learned(formula *Ranking, ev *Evidence, m *Model) (*Ranking, error) {
 		if err != nil {
 			return nil, err
 		}
+		tail := &Model{Weights: m.Tail}
+		tailNames := tail.names()
 		for _, r := range byFormula {
 			if r.TieFirst <= m.Window {
 				inWindow[r.Elem] = 1
 			} else {
-				scores[r.Elem], because[r.Elem] = 0, nil
+				scores[r.Elem], _ = tail.score(tailNames, ev, r.Elem)
+				because[r.Elem] = nil
+				if math.IsNaN(scores[r.Elem]) {
+					return nil, fmt.Errorf("model %s's tail scores %s:%d as NaN", m.Name, locs[r.Elem].File, locs[r.Elem].Line)
+				}
 			}
 		}
 	} else {

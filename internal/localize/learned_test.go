@@ -87,3 +87,43 @@ func TestOrderScoresFall(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnedTailOrdersBelowTheWindow: a model's tail weights order the
+// lines below its window among themselves, the formula breaking their ties,
+// and never lift one into the window; without a tail the formula's order
+// stays there.
+func TestLearnedTailOrdersBelowTheWindow(t *testing.T) {
+	formula := &Ranking{Formula: "ochiai", Order: OrderFormula, Failed: 1, Passed: 3}
+	for i, s := range []float64{0.9, 0.8, 0.7, 0.7, 0.5, 0.4} {
+		formula.Lines = append(formula.Lines, RankedLine{File: "a.go", Line: i + 1, Score: s})
+	}
+	ev := &Evidence{Columns: map[string][]float64{
+		"angelic.fix":        {0, 0, 0, 0.5, 0, 1},
+		"spectrum.tarantula": {0, 1, 0.2, 0.2, 0.1, 0.9},
+	}}
+	for _, tc := range []struct {
+		tail map[string]float64
+		want []int
+	}{
+		{nil, []int{2, 1, 3, 4, 5, 6}},
+		{map[string]float64{"angelic.fix": 1}, []int{2, 1, 6, 4, 3, 5}},
+		// 3 and 4 tie on Tarantula and on the formula: code order.
+		{map[string]float64{"spectrum.tarantula": 1}, []int{2, 1, 6, 3, 4, 5}},
+	} {
+		m := &Model{Name: "test", Window: 2, Weights: map[string]float64{"spectrum.tarantula": 1}, Tail: tc.tail}
+		r, err := Learned(formula, ev, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, l := range r.Lines {
+			got = append(got, l.Line)
+			if l.Rank > 2 && (l.OrderScore != nil || len(l.Because) > 0) {
+				t.Errorf("tail %v: line %d below the window has order score %v, reasons %v", tc.tail, l.Line, l.OrderScore, l.Because)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("tail %v: order %v, want %v", tc.tail, got, tc.want)
+		}
+	}
+}

@@ -103,7 +103,7 @@ func All() []Setting {
 			"`Settings.Order`; the order shown gives way as `rank`'s default does (`Settings.ShownOrder`)",
 			"How the lines are ordered, as `faultline rank -order`: `formula` (the formula alone; the angelic analysis still shows its values), "+
 				"`combined` (lines hosting verified angelic fixes for more failing tests first, then the formula) or `learned` "+
-				"(the model shipped in faultline reorders the formula's first ten lines by a weighted sum of every technique's evidence). "+
+				"(the model shipped in faultline reorders the formula's first twenty lines by a weighted sum of every technique's evidence). "+
 				"Left at the default, the order gives way as `faultline rank`'s default does: to `combined` under another formula than ochiai, "+
 				"and to `formula` without the angelic analysis (`angelic` off, or no Z3). "+
 				"A change reorders what is shown without running the tests or the analysis again."),

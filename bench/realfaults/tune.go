@@ -1,0 +1,300 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/faultline-go/faultline/internal/localize"
+
+	"github.com/faultline-go/faultline/bench/internal/realfault"
+)
+
+// Tuning: variants of the learned order compared on the tuning half alone,
+// by an inner two-fold split of its projects (each fault ranked by models
+// learned from the other inner fold), so that the held-out half is scored
+// once, at the end (-final), by the variant chosen here.
+
+// variant is one learned order to compare: its model's window, a guard
+// that keeps the formula's order unless the model's evidence outweighs
+// it, and how the lines below the window are ordered.
+type variant struct {
+	// Head is "trained" (learned from the fold) or "shipped" (the model
+	// in the binary).
+	Head   string
+	Window int
+	// Guard is added to the weight of the formula's score
+	// (spectrum.ochiai): a line passes one the formula ranks above it
+	// only when its other evidence outweighs Guard times the formula's
+	// difference.
+	Guard float64
+	// Tail orders the lines below the window: "ochiai" (the formula),
+	// "tarantula", "blend" (Ochiai's and Tarantula's rank shares summed)
+	// or "spread" (a model learned from pairs spread over the whole
+	// ranking, -spread 300).
+	Tail string
+}
+
+func (v variant) String() string {
+	return fmt.Sprintf("head=%s,window=%d,guard=%g,tail=%s", v.Head, v.Window, v.Guard, v.Tail)
+}
+
+// parseVariant reads a variant from its String form.
+func parseVariant(s string) (variant, error) {
+	v := variant{Head: "trained", Window: learnedWindow, Tail: "ochiai"}
+	for _, kv := range strings.Split(s, ",") {
+		k, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok {
+			return v, fmt.Errorf("variant %q: %q is not key=value", s, kv)
+		}
+		var err error
+		switch k {
+		case "head":
+			v.Head = val
+		case "window":
+			v.Window, err = strconv.Atoi(val)
+		case "guard":
+			v.Guard, err = strconv.ParseFloat(val, 64)
+		case "tail":
+			v.Tail = val
+		default:
+			return v, fmt.Errorf("variant %q: unknown key %q (head, window, guard, tail)", s, k)
+		}
+		if err != nil {
+			return v, fmt.Errorf("variant %q: %w", s, err)
+		}
+	}
+	if v.Head != "trained" && v.Head != "shipped" {
+		return v, fmt.Errorf("variant %q: head %q is neither trained nor shipped", s, v.Head)
+	}
+	if _, ok := tailWeights[v.Tail]; !ok && v.Tail != "spread" {
+		return v, fmt.Errorf("variant %q: unknown tail %q", s, v.Tail)
+	}
+	if v.Window < 1 {
+		return v, fmt.Errorf("variant %q: window %d: a tail needs a window of at least 1", s, v.Window)
+	}
+	return v, nil
+}
+
+// tailWeights are the fixed tails' weights over the evidence columns.
+var tailWeights = map[string]map[string]float64{
+	"ochiai":    nil,
+	"tarantula": {"spectrum.tarantula": 1},
+	"blend":     {"spectrum.ochiai.rank": 1, "spectrum.tarantula.rank": 1},
+}
+
+// trainedModels are the two models a variant may draw on, learned from
+// one set of faults: the head's (the top 300 non-faulty lines paired) and
+// the spread tail's.
+type trainedModels struct{ head, spread *localize.Model }
+
+func learnModels(cases []*scoredCase, keep func(*scoredCase) bool, vs []variant) trainedModels {
+	var t trainedModels
+	for _, v := range vs {
+		// Training is the slow part: only the models some variant uses.
+		if v.Head == "trained" && t.head == nil {
+			t.head = trainModel(cases, keep, "pairwise-tuning-halves", trainOptions{Negatives: trainNegatives})
+		}
+		if v.Tail == "spread" && t.spread == nil {
+			t.spread = trainModel(cases, keep, "pairwise-tuning-halves-spread", trainOptions{Negatives: trainNegatives, Spread: 300})
+		}
+	}
+	return t
+}
+
+// model builds the variant's model from the learned ones.
+func (v variant) model(t trainedModels) *localize.Model {
+	head := t.head
+	if v.Head == "shipped" {
+		head = localize.ShippedModel()
+	}
+	m := &localize.Model{Name: head.Name, Default: localize.OrderLearned, Window: v.Window, Weights: maps.Clone(head.Weights)}
+	m.Weights["spectrum.ochiai"] += v.Guard
+	if v.Tail == "spread" {
+		m.Tail = maps.Clone(t.spread.Weights)
+	} else {
+		m.Tail = maps.Clone(tailWeights[v.Tail])
+	}
+	return m
+}
+
+// innerFold splits the tuning half's projects (modules) in two by a
+// SHA-256 of their names. Not FNV-1a, as heldOutProject: the low bit of
+// its hash is the parity of the name's odd bytes whatever salt comes
+// first (it multiplies by an odd prime), so it would put the whole half
+// in one fold.
+func innerFold(group string) int {
+	return int(sha256.Sum256([]byte(group))[0] % 2)
+}
+
+func runTune(args []string) error {
+	fs, benchPath, work := rankingsFlagSet("tune", "eval's directory whose tuning half is tuned on (rankings under work/eval)")
+	seeded := fs.String("seeded", "", "directory of bench/effectiveness -rankings output (seeded faults)")
+	final := fs.String("final", "", "score the -variants on the held-out halves of this eval directory (and of -seeded), learned from the whole tuning half of -work: once, at the end")
+	variants := fs.String("variants", "", "semicolon-separated variants (head=trained|shipped,window=N,guard=G,tail=ochiai|tarantula|blend|spread); empty: a grid")
+	modelPath := fs.String("model", "", "with -final and one variant, write its model here")
+	out := fs.String("out", "-", "markdown report (- for standard output)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	vs, err := tuneVariants(*variants)
+	if err != nil {
+		return err
+	}
+	all, _, err := loadCases(*benchPath, *work, *seeded)
+	if err != nil {
+		return err
+	}
+	w, closeOut, err := createOut(*out)
+	if err != nil {
+		return err
+	}
+	defer closeOut()
+	tuning := func(c *scoredCase) bool { return !c.HeldOut }
+	if *final == "" {
+		// Inner folds: each fault ranked by models learned from the other.
+		var byFold [2]trainedModels
+		for f := range byFold {
+			byFold[f] = learnModels(all, func(c *scoredCase) bool { return tuning(c) && innerFold(c.Group) != f }, vs)
+		}
+		modelOf := func(v variant) func(*scoredCase) *localize.Model {
+			ms := [2]*localize.Model{v.model(byFold[0]), v.model(byFold[1])}
+			return func(c *scoredCase) *localize.Model { return ms[innerFold(c.Group)] }
+		}
+		cases := filterCases(all, tuning)
+		return writeVariants(w, "Tuning half, inner folds", cases, vs, modelOf)
+	}
+	models := learnModels(all, tuning, vs)
+	b, err := realfault.LoadBenchmark(*benchPath)
+	if err != nil {
+		return err
+	}
+	real, err := loadRealCases(b, *final)
+	if err != nil {
+		return err
+	}
+	isHeldOut := func(c *scoredCase) bool { return c.HeldOut }
+	held := append(filterCases(real, isHeldOut), filterCases(all, func(c *scoredCase) bool { return c.Seeded && c.HeldOut })...)
+	modelOf := func(v variant) func(*scoredCase) *localize.Model {
+		m := v.model(models)
+		return func(*scoredCase) *localize.Model { return m }
+	}
+	if err := writeVariants(w, "Held-out half (learned from the whole tuning half)", held, vs, modelOf); err != nil {
+		return err
+	}
+	if *modelPath != "" {
+		if len(vs) != 1 {
+			return fmt.Errorf("-model wants one variant, not %d", len(vs))
+		}
+		m := vs[0].model(models)
+		m.Evaluation = "learned from the tuning halves (" + vs[0].String() + "); see bench/README.md for its held-out figures"
+		data, err := json.MarshalIndent(m, "", "  ")
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(*modelPath, append(data, '\n'), 0o644)
+	}
+	return nil
+}
+
+func filterCases(cs []*scoredCase, keep func(*scoredCase) bool) []*scoredCase {
+	var out []*scoredCase
+	for _, c := range cs {
+		if keep(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// tuneVariants parses -variants, or gives the grid.
+func tuneVariants(spec string) ([]variant, error) {
+	var vs []variant
+	if spec == "" {
+		for _, head := range []string{"shipped", "trained"} {
+			for _, window := range []int{10, 20} {
+				for _, guard := range []float64{0, 1000} {
+					for _, tail := range []string{"ochiai", "tarantula", "spread"} {
+						vs = append(vs, variant{head, window, guard, tail})
+					}
+				}
+			}
+		}
+		return vs, nil
+	}
+	for _, s := range strings.Split(spec, ";") {
+		v, err := parseVariant(s)
+		if err != nil {
+			return nil, err
+		}
+		vs = append(vs, v)
+	}
+	return vs, nil
+}
+
+// writeVariants scores Ochiai, Tarantula and each variant on the cases
+// and writes a table for real and for seeded faults.
+func writeVariants(w io.Writer, title string, cases []*scoredCase, vs []variant, modelOf func(variant) func(*scoredCase) *localize.Model) error {
+	base := orders(nil)
+	ords := []order{base[0], base[3]} // Ochiai, Tarantula
+	for _, v := range vs {
+		mOf := modelOf(v)
+		ords = append(ords, order{v.String(), func(c *scoredCase) ([][2]int, error) { return learnedTies(c, mOf(c)) }})
+	}
+	res, err := evaluate(cases, ords)
+	if err != nil {
+		return err
+	}
+	for _, kind := range []struct {
+		name string
+		keep func(*scoredCase) bool
+	}{{"real", func(c *scoredCase) bool { return !c.Seeded }}, {"seeded", func(c *scoredCase) bool { return c.Seeded }}} {
+		n := countCases(cases, func(c *scoredCase) bool { _, ok := res[c]; return ok && kind.keep(c) })
+		fmt.Fprintf(w, "\n## %s: %s faults (%d)\n\n", title, kind.name, n)
+		if n == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "| order | Top-1 | Top-5 | EXAM | worse than Ochiai | function Top-1 | function Top-5 | projects equal: Top-1 / Top-5 / EXAM |\n|---|---|---|---|---|---|---|---|\n")
+		for k, o := range ords {
+			s := summarize(res, cases, k, kind.keep)
+			fn1, fn5 := s.fnCells()
+			worse := worseThan(res, cases, k, 0, kind.keep)
+			t1, t5, exam := perGroup(res, cases, k, kind.keep)
+			fmt.Fprintf(w, "| %s | %d (%.0f %%) | %d (%.0f %%) | %.4f | %d (%.0f %%) | %s | %s | %.0f %% / %.0f %% / %.4f |\n", o.name,
+				s.Top[0], s.pct(0), s.Top[2], s.pct(2), s.EXAM(), worse, 100*float64(worse)/float64(s.Faults), fn1, fn5, t1, t5, exam)
+		}
+	}
+	writeVariantProjects(w, cases, ords, res)
+	return nil
+}
+
+// writeVariantProjects gives each project's real faults under every
+// order: Top-1 / Top-5 / EXAM, then function Top-1 / Top-5.
+func writeVariantProjects(w io.Writer, cases []*scoredCase, ords []order, res map[*scoredCase][]outcome) {
+	groups := map[string]bool{}
+	for _, c := range cases {
+		if _, ok := res[c]; ok && !c.Seeded {
+			groups[c.Group] = true
+		}
+	}
+	fmt.Fprintf(w, "\n### Real faults by project (Top-1 / Top-5 / EXAM; function Top-1 / Top-5)\n\n| project | faults |")
+	for _, o := range ords {
+		fmt.Fprintf(w, " %s |", o.name)
+	}
+	fmt.Fprintf(w, "\n|---|---|%s\n", strings.Repeat("---|", len(ords)))
+	for _, g := range slices.Sorted(maps.Keys(groups)) {
+		keep := func(c *scoredCase) bool { return !c.Seeded && c.Group == g }
+		fmt.Fprintf(w, "| %s | %d |", g, summarize(res, cases, 0, keep).Faults)
+		for k := range ords {
+			s := summarize(res, cases, k, keep)
+			fmt.Fprintf(w, " %d / %d / %.4f; %d / %d |", s.Top[0], s.Top[2], s.EXAM(), s.FnTop[0], s.FnTop[1])
+		}
+		fmt.Fprintln(w)
+	}
+}
