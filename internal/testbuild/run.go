@@ -191,6 +191,19 @@ func (p *Process) Wait() (*Result, error) {
 	return res, nil
 }
 
+// WaitWithin waits for the process, killed once timeout has passed (its
+// unfinished tests then get the verdict Timeout). Should ctx end first, its
+// error is returned rather than what the killed process left.
+func (p *Process) WaitWithin(ctx context.Context, timeout time.Duration) (*Result, error) {
+	timer := time.AfterFunc(timeout, p.Kill)
+	res, err := p.Wait()
+	timer.Stop()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return res, err
+}
+
 // Verdict is a test's outcome: what test2json reported for it or, for a
 // test that started and has no pass, fail or skip event, what the process's
 // end says: Timeout when it was killed, Pass when it exited 0 (tests run
@@ -280,12 +293,7 @@ func (m *Module) RunTest(ctx context.Context, bin *Binary, test string, timeout 
 	if err != nil {
 		return nil, err
 	}
-	timer := time.AfterFunc(timeout, p.Kill)
-	res, err := p.Wait()
-	timer.Stop()
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
+	res, err := p.WaitWithin(ctx, timeout)
 	if err != nil {
 		return nil, err
 	}
