@@ -52,6 +52,8 @@ type Module struct {
 
 	mu      sync.Mutex
 	toolEnv *toolEnv // cached go env and tool paths, revalidated per use
+	// One asker at a time for each of the go command's answers (goAnswer).
+	askGoEnv, askTest2JSON sync.Mutex
 }
 
 // Open finds the module holding dir.

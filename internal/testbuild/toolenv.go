@@ -10,8 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"golang.org/x/sync/errgroup"
+	"sync"
 )
 
 // toolEnv is what the go command says about itself: the environment values
@@ -72,70 +71,64 @@ func (m *Module) goBinary() string {
 	return "go"
 }
 
-// tools returns the go command's answers, asking it only when the
-// fingerprint changed or the test2json binary it named is gone.
-func (m *Module) tools(ctx context.Context) (*toolEnv, error) {
+// goAnswer returns one of the go command's answers (the field of toolEnv
+// that answer selects, which go args asks for), asking the go command only
+// when the fingerprint changed or valid rejects the answer kept. Each answer
+// is asked on its own, so that one that is slow to ask (the test2json
+// tool's path: go tool -n plans a build) need not hold up the other.
+func (m *Module) goAnswer(ctx context.Context, ask *sync.Mutex, answer func(*toolEnv) *string, valid func(string) bool, args ...string) (string, error) {
+	// One asker at a time: a second caller waits for the first's answer
+	// rather than asking again.
+	ask.Lock()
+	defer ask.Unlock()
 	fp := m.envFingerprint()
-	m.mu.Lock()
-	cached := m.toolEnv
-	m.mu.Unlock()
 	path := filepath.Join(m.cacheDir, "toolenv.json")
-	if cached == nil {
+	m.mu.Lock()
+	if m.toolEnv == nil {
 		if data, err := os.ReadFile(path); err == nil {
 			var t toolEnv
 			if json.Unmarshal(data, &t) == nil {
-				cached = &t
+				m.toolEnv = &t
 			}
 		}
 	}
-	if cached != nil && cached.Fingerprint == fp {
-		if _, err := os.Stat(cached.Test2JSON); err == nil {
-			m.mu.Lock()
-			m.toolEnv = cached
-			m.mu.Unlock()
-			return cached, nil
-		}
+	if m.toolEnv == nil || m.toolEnv.Fingerprint != fp {
+		m.toolEnv = &toolEnv{Fingerprint: fp}
 	}
-	t := &toolEnv{Fingerprint: fp}
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		out, err := m.goOutput(gctx, "", append([]string{"env"}, goEnvVars...)...)
-		t.GoEnv = string(out)
-		return err
-	})
-	g.Go(func() error {
-		// Since Go 1.24 the tool is built on demand into the build cache.
-		out, err := m.goOutput(gctx, "", "tool", "-n", "test2json")
-		t.Test2JSON = strings.TrimSpace(string(out))
-		return err
-	})
-	if err := g.Wait(); err != nil {
-		return nil, err
+	kept := *answer(m.toolEnv)
+	m.mu.Unlock()
+	if kept != "" && valid(kept) {
+		return kept, nil
 	}
-	if data, err := json.Marshal(t); err == nil {
-		writeFileAtomic(path, data) // a cache: failing to keep it costs only time
+	out, err := m.goOutput(ctx, "", args...)
+	if err != nil {
+		return "", err
 	}
 	m.mu.Lock()
-	m.toolEnv = t
-	m.mu.Unlock()
-	return t, nil
+	defer m.mu.Unlock()
+	if m.toolEnv.Fingerprint != fp {
+		m.toolEnv = &toolEnv{Fingerprint: fp}
+	}
+	*answer(m.toolEnv) = string(out)
+	if data, err := json.Marshal(m.toolEnv); err == nil {
+		writeFileAtomic(path, data) // a cache: failing to keep it costs only time
+	}
+	return string(out), nil
 }
 
 // GoEnv returns the go env values that change what a test binary is built
 // from, as one string for keys.
 func (m *Module) GoEnv(ctx context.Context) (string, error) {
-	t, err := m.tools(ctx)
-	if err != nil {
-		return "", err
-	}
-	return t.GoEnv, nil
+	return m.goAnswer(ctx, &m.askGoEnv, func(t *toolEnv) *string { return &t.GoEnv },
+		func(string) bool { return true }, append([]string{"env"}, goEnvVars...)...)
 }
 
 // Test2JSON returns the path of the go test2json tool.
 func (m *Module) Test2JSON(ctx context.Context) (string, error) {
-	t, err := m.tools(ctx)
-	if err != nil {
-		return "", err
-	}
-	return t.Test2JSON, nil
+	// Since Go 1.24 the tool is built on demand into the build cache.
+	out, err := m.goAnswer(ctx, &m.askTest2JSON, func(t *toolEnv) *string { return &t.Test2JSON }, func(path string) bool {
+		_, err := os.Stat(strings.TrimSpace(path))
+		return err == nil
+	}, "tool", "-n", "test2json")
+	return strings.TrimSpace(out), err
 }
