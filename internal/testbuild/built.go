@@ -40,15 +40,6 @@ const (
 // the binaries are built together and handed over at the end. It returns
 // the compiler's message for each package that did not build.
 func (m *Module) BuildTestsEach(ctx context.Context, o *Overlay, pkgs []*Package, flags []string, dir string, built func(*Binary)) (map[string]string, error) {
-	// The test2json tool the first run needs is looked up while the
-	// binaries build: asking the go command plans a build, a few hundred
-	// milliseconds that listing used to wait for.
-	lookedUp := make(chan struct{})
-	go func() {
-		defer close(lookedUp)
-		m.Test2JSON(ctx) // an error is the first run's to report
-	}()
-	defer func() { <-lookedUp }()
 	helper := m.Getenv(BuildHelperEnv)
 	if helper == "" || len(pkgs) < 2 || strings.ContainsAny(helper, `'"`) {
 		bins, failed, err := m.BuildTests(ctx, o, pkgs, flags, dir)

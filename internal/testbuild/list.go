@@ -187,8 +187,7 @@ func (m *Module) List(ctx context.Context, patterns ...string) (*Listing, error)
 		return err
 	})
 	// What keys ask next, asked meanwhile: a module listed anew may well
-	// have a new environment too. (The test2json tool, which runs need, is
-	// looked up while the binaries build: BuildTestsEach.)
+	// have a new environment too.
 	g.Go(func() error {
 		_, err := m.GoEnv(gctx)
 		return err

@@ -10,17 +10,15 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // toolEnv is what the go command says about itself: the environment values
-// that change what a test binary is built from, and the test2json tool.
-// Asking costs a few hundred milliseconds, so the answers are kept on disk
-// under a fingerprint of everything that could change them.
+// that change what a test binary is built from. Asking costs a process, so
+// the answer is kept on disk under a fingerprint of everything that could
+// change it.
 type toolEnv struct {
 	Fingerprint string
 	GoEnv       string // output of go env for the variables in goEnvVars
-	Test2JSON   string // path of the test2json tool
 }
 
 // goEnvVars are the go env variables that change what a test binary is.
@@ -71,16 +69,14 @@ func (m *Module) goBinary() string {
 	return "go"
 }
 
-// goAnswer returns one of the go command's answers (the field of toolEnv
-// that answer selects, which go args asks for), asking the go command only
-// when the fingerprint changed or valid rejects the answer kept. Each answer
-// is asked on its own, so that one that is slow to ask (the test2json
-// tool's path: go tool -n plans a build) need not hold up the other.
-func (m *Module) goAnswer(ctx context.Context, ask *sync.Mutex, answer func(*toolEnv) *string, valid func(string) bool, args ...string) (string, error) {
+// GoEnv returns the go env values that change what a test binary is built
+// from, as one string for keys, asking the go command only when the
+// fingerprint changed.
+func (m *Module) GoEnv(ctx context.Context) (string, error) {
 	// One asker at a time: a second caller waits for the first's answer
 	// rather than asking again.
-	ask.Lock()
-	defer ask.Unlock()
+	m.askGoEnv.Lock()
+	defer m.askGoEnv.Unlock()
 	fp := m.envFingerprint()
 	path := filepath.Join(m.cacheDir, "toolenv.json")
 	m.mu.Lock()
@@ -92,43 +88,21 @@ func (m *Module) goAnswer(ctx context.Context, ask *sync.Mutex, answer func(*too
 			}
 		}
 	}
-	if m.toolEnv == nil || m.toolEnv.Fingerprint != fp {
-		m.toolEnv = &toolEnv{Fingerprint: fp}
+	if m.toolEnv != nil && m.toolEnv.Fingerprint == fp && m.toolEnv.GoEnv != "" {
+		defer m.mu.Unlock()
+		return m.toolEnv.GoEnv, nil
 	}
-	kept := *answer(m.toolEnv)
 	m.mu.Unlock()
-	if kept != "" && valid(kept) {
-		return kept, nil
-	}
-	out, err := m.goOutput(ctx, "", args...)
+	out, err := m.goOutput(ctx, "", append([]string{"env"}, goEnvVars...)...)
 	if err != nil {
 		return "", err
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.toolEnv.Fingerprint != fp {
-		m.toolEnv = &toolEnv{Fingerprint: fp}
-	}
-	*answer(m.toolEnv) = string(out)
-	if data, err := json.Marshal(m.toolEnv); err == nil {
+	t := &toolEnv{Fingerprint: fp, GoEnv: string(out)}
+	if data, err := json.Marshal(t); err == nil {
 		writeFileAtomic(path, data) // a cache: failing to keep it costs only time
 	}
-	return string(out), nil
-}
-
-// GoEnv returns the go env values that change what a test binary is built
-// from, as one string for keys.
-func (m *Module) GoEnv(ctx context.Context) (string, error) {
-	return m.goAnswer(ctx, &m.askGoEnv, func(t *toolEnv) *string { return &t.GoEnv },
-		func(string) bool { return true }, append([]string{"env"}, goEnvVars...)...)
-}
-
-// Test2JSON returns the path of the go test2json tool.
-func (m *Module) Test2JSON(ctx context.Context) (string, error) {
-	// Since Go 1.24 the tool is built on demand into the build cache.
-	out, err := m.goAnswer(ctx, &m.askTest2JSON, func(t *toolEnv) *string { return &t.Test2JSON }, func(path string) bool {
-		_, err := os.Stat(strings.TrimSpace(path))
-		return err == nil
-	}, "tool", "-n", "test2json")
-	return strings.TrimSpace(out), err
+	m.mu.Lock()
+	m.toolEnv = t
+	m.mu.Unlock()
+	return t.GoEnv, nil
 }
