@@ -13,10 +13,9 @@ import (
 // converter turns the output of a test binary run with -test.v=test2json
 // into the events go tool test2json -t would make of it, in faultline's own
 // process. A module of thousands of tiny tests makes tens of thousands of
-// events: a test2json process per test binary, the JSON it wrote and
-// faultline's decoding of it cost a tenth of a collection's CPU on such a
-// module, and finding the tool (go tool -n plans a build) some hundreds of
-// milliseconds more. The events are test2json's, event for event (a test
+// events: a test2json process per test binary, the JSON it wrote,
+// faultline's decoding of it and finding the tool (go tool -n plans a
+// build) cost about a quarter of a collection's CPU on such a module. The events are test2json's, event for event (a test
 // runs both on the same input): framing lines, the charging of output to
 // tests, output split into pieces of at most 1 KB, and invalid UTF-8 made
 // valid as encoding/json would.
