@@ -288,12 +288,7 @@ func (r *runner) run(ctx context.Context, id int, tests []Test) (map[string]outc
 	if !r.opts.Deadline.IsZero() {
 		timeout = max(min(timeout, time.Until(r.opts.Deadline)), time.Second)
 	}
-	timer := time.AfterFunc(timeout, p.Kill)
-	res, err := p.Wait()
-	timer.Stop()
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
+	res, err := p.WaitWithin(ctx, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("running mutant %d: %w", id, err)
 	}

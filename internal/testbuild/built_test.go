@@ -37,14 +37,7 @@ func TestBuildTestsEachHandsOverBinaries(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
-			l, err := m.List(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			o, err := m.NewOverlay()
-			if err != nil {
-				t.Fatal(err)
-			}
+			l, o := listed(t, m)
 			broken, v := l.Package("example.com/verdicts/broken"), l.Package("example.com/verdicts/v")
 			var mu sync.Mutex
 			var got []*Binary

@@ -18,8 +18,8 @@
 //     BuildTestsEach hands each binary over as soon as it is linked (go
 //     test -exec runs faultline's executable as the build helper), so that
 //     tests run while the other packages build, as under go test;
-//   - Run: a test binary run through test2json, its events read as they
-//     arrive, with a verdict per test (pass, fail, skip, panic, timeout)
+//   - Run: a test binary run with -test.v=test2json, its output converted
+//     in process to test2json's events as it arrives, with a verdict per test (pass, fail, skip, panic, timeout)
 //     taken from the events and the process's exit, never from output text;
 //   - the memory watch: every test process tree bounded in resident memory
 //     (Config.TestMemory), a tree over it killed and its running test given

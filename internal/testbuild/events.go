@@ -1,7 +1,6 @@
 package testbuild
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -95,13 +94,12 @@ func (b *boundedText) String() string {
 	return fmt.Sprintf("%s\n[... %d bytes of output omitted ...]\n%s", b.head, omitted, tail)
 }
 
-// eventReader decodes a test2json stream as it arrives.
+// eventReader gathers the events of a test process as they arrive.
 type eventReader struct {
 	mu      sync.Mutex
 	tests   map[string]*TestEvents // by name; "" is output outside any test
 	order   []string               // names in the order they first appeared
 	onEvent func(Event)
-	err     error
 }
 
 // Event is one test2json event.
@@ -114,37 +112,6 @@ type Event struct {
 
 func newEventReader(onEvent func(Event)) *eventReader {
 	return &eventReader{tests: map[string]*TestEvents{"": {}}, onEvent: onEvent}
-}
-
-// read consumes the stream until it ends.
-func (r *eventReader) read(in io.Reader) {
-	br := bufio.NewReaderSize(in, 64<<10)
-	for {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			// An event longer than the buffer: gather it whole.
-			whole := append([]byte{}, line...)
-			for err == bufio.ErrBufferFull {
-				line, err = br.ReadSlice('\n')
-				whole = append(whole, line...)
-			}
-			line = whole
-		}
-		if len(line) > 0 {
-			var ev Event
-			if decodeEvent(line, &ev) {
-				r.event(ev)
-			}
-		}
-		if err != nil {
-			if err != io.EOF {
-				r.mu.Lock()
-				r.err = err
-				r.mu.Unlock()
-			}
-			return
-		}
-	}
 }
 
 func (r *eventReader) event(ev Event) {

@@ -186,10 +186,10 @@ func (m *Module) List(ctx context.Context, patterns ...string) (*Listing, error)
 		stamps, err = m.treeStamps()
 		return err
 	})
-	// What keys and runs ask next, asked meanwhile: a module listed anew
-	// may well have a new environment too.
+	// What keys ask next, asked meanwhile: a module listed anew may well
+	// have a new environment too.
 	g.Go(func() error {
-		_, err := m.tools(gctx)
+		_, err := m.GoEnv(gctx)
 		return err
 	})
 	g.Go(func() error {

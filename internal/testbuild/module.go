@@ -50,8 +50,9 @@ type Module struct {
 	testMemory int64
 	memory     memoryWatch
 
-	mu      sync.Mutex
-	toolEnv *toolEnv // cached go env and tool paths, revalidated per use
+	mu       sync.Mutex
+	toolEnv  *toolEnv   // cached go env and tool paths, revalidated per use
+	askGoEnv sync.Mutex // one asker of go env at a time
 }
 
 // Open finds the module holding dir.

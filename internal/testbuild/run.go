@@ -34,13 +34,13 @@ type RunConfig struct {
 	Memory int64
 }
 
-// Process is a running test binary whose output streams through test2json.
+// Process is a running test binary whose output is converted to test2json's
+// events as it streams (converter).
 type Process struct {
 	cmd     *exec.Cmd
-	convert *exec.Cmd
 	events  *eventReader
 	started time.Time
-	read    chan struct{} // closed when the event stream ended
+	read    chan struct{} // closed when the output is converted
 	waited  chan error
 
 	mu     sync.Mutex
@@ -66,35 +66,16 @@ type Result struct {
 // it left running must not hold the run open.
 const OutputGrace = time.Second
 
-// Start starts a test binary, its output converted by test2json as it
-// runs.
+// Start starts a test binary, its output converted to test2json's events
+// as it runs.
 func (m *Module) Start(ctx context.Context, cfg RunConfig) (*Process, error) {
-	tool, err := m.Test2JSON(ctx)
-	if err != nil {
-		return nil, err
-	}
 	p := &Process{events: newEventReader(cfg.OnEvent), read: make(chan struct{}), waited: make(chan error, 1)}
-	p.convert = exec.Command(tool, "-t", "-p", cfg.Package)
-	convertIn, err := p.convert.StdinPipe()
-	if err != nil {
-		return nil, fmt.Errorf("running test2json: %w", err)
-	}
-	convertOut, err := p.convert.StdoutPipe()
-	if err != nil {
-		return nil, fmt.Errorf("running test2json: %w", err)
-	}
-	if err := p.convert.Start(); err != nil {
-		return nil, fmt.Errorf("running test2json: %w", err)
-	}
-	go func() {
-		defer close(p.read)
-		p.events.read(convertOut)
-	}()
+	convert := newConverter(p.events.event)
 	p.cmd = exec.Command(cfg.Binary, append([]string{"-test.v=test2json"}, cfg.Args...)...)
 	p.cmd.Dir = cfg.Dir
 	p.cmd.Env = append(append([]string{}, m.env...), cfg.Env...)
 	// One writer for both, so that one pipe keeps their order.
-	feed := &lineStarts{w: convertIn}
+	feed := &lineStarts{w: convert}
 	p.cmd.Stdout = feed
 	p.cmd.Stderr = feed
 	p.cmd.ExtraFiles = cfg.ExtraFiles
@@ -122,13 +103,13 @@ func (m *Module) Start(ctx context.Context, cfg RunConfig) (*Process, error) {
 		started <- nil
 		err := p.cmd.Wait()
 		killGroup(p.cmd) // whatever the test started dies with it
-		convertIn.Close()
+		// Wait has copied the output, or given up on it OutputGrace
+		// after the process ended.
+		convert.close()
+		close(p.read)
 		p.waited <- err
 	}()
 	if err := <-started; err != nil {
-		convertIn.Close()
-		p.convert.Process.Kill()
-		p.convert.Wait()
 		return nil, fmt.Errorf("starting %s: %w", filepath.Base(cfg.Binary), err)
 	}
 	go func() {
@@ -162,15 +143,6 @@ func (p *Process) Pid() int { return p.cmd.Process.Pid }
 // crashed or was killed is a result, not an error.
 func (p *Process) Wait() (*Result, error) {
 	waitErr := <-p.waited
-	// test2json ends when its input does, which is now; should it not,
-	// what it has not converted by then is lost rather than waited for.
-	select {
-	case <-p.read:
-	case <-time.After(OutputGrace):
-		p.convert.Process.Kill()
-		<-p.read
-	}
-	p.convert.Wait()
 	res := &Result{Elapsed: time.Since(p.started), ExitCode: p.cmd.ProcessState.ExitCode()}
 	p.watch.remove(p)
 	p.mu.Lock()
@@ -183,12 +155,21 @@ func (p *Process) Wait() (*Result, error) {
 	}
 	p.events.mu.Lock()
 	res.Tests, res.Order = p.events.tests, p.events.order
-	err := p.events.err
 	p.events.mu.Unlock()
-	if err != nil {
-		return nil, fmt.Errorf("reading test2json's events: %w", err)
-	}
 	return res, nil
+}
+
+// WaitWithin waits for the process, killed once timeout has passed (its
+// unfinished tests then get the verdict Timeout). Should ctx end first, its
+// error is returned rather than what the killed process left.
+func (p *Process) WaitWithin(ctx context.Context, timeout time.Duration) (*Result, error) {
+	timer := time.AfterFunc(timeout, p.Kill)
+	res, err := p.Wait()
+	timer.Stop()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return res, err
 }
 
 // Verdict is a test's outcome: what test2json reported for it or, for a
@@ -280,12 +261,7 @@ func (m *Module) RunTest(ctx context.Context, bin *Binary, test string, timeout 
 	if err != nil {
 		return nil, err
 	}
-	timer := time.AfterFunc(timeout, p.Kill)
-	res, err := p.Wait()
-	timer.Stop()
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
+	res, err := p.WaitWithin(ctx, timeout)
 	if err != nil {
 		return nil, err
 	}

@@ -26,6 +26,20 @@ func workspace(t *testing.T, name string) *Module {
 	return m
 }
 
+// listed lists m's packages and opens an overlay to build them with.
+func listed(t *testing.T, m *Module) (*Listing, *Overlay) {
+	t.Helper()
+	l, err := m.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := m.NewOverlay()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, o
+}
+
 func build(t *testing.T, m *Module, o *Overlay, path string) *Binary {
 	t.Helper()
 	ctx := context.Background()
@@ -122,14 +136,7 @@ func TestHugeOutputIsStreamed(t *testing.T) {
 func TestBuildErrorNamesFileAndLine(t *testing.T) {
 	m := workspace(t, "verdicts.txtar")
 	ctx := context.Background()
-	l, err := m.List(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := m.NewOverlay()
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, o := listed(t, m)
 	p := l.Package("example.com/verdicts/broken")
 	built, failed, err := m.BuildTests(ctx, o, []*Package{p, l.Package("example.com/verdicts/v")}, nil, t.TempDir())
 	if err != nil {

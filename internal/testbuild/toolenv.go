@@ -10,18 +10,15 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"golang.org/x/sync/errgroup"
 )
 
 // toolEnv is what the go command says about itself: the environment values
-// that change what a test binary is built from, and the test2json tool.
-// Asking costs a few hundred milliseconds, so the answers are kept on disk
-// under a fingerprint of everything that could change them.
+// that change what a test binary is built from. Asking costs a process, so
+// the answer is kept on disk under a fingerprint of everything that could
+// change it.
 type toolEnv struct {
 	Fingerprint string
 	GoEnv       string // output of go env for the variables in goEnvVars
-	Test2JSON   string // path of the test2json tool
 }
 
 // goEnvVars are the go env variables that change what a test binary is.
@@ -72,70 +69,40 @@ func (m *Module) goBinary() string {
 	return "go"
 }
 
-// tools returns the go command's answers, asking it only when the
-// fingerprint changed or the test2json binary it named is gone.
-func (m *Module) tools(ctx context.Context) (*toolEnv, error) {
+// GoEnv returns the go env values that change what a test binary is built
+// from, as one string for keys, asking the go command only when the
+// fingerprint changed.
+func (m *Module) GoEnv(ctx context.Context) (string, error) {
+	// One asker at a time: a second caller waits for the first's answer
+	// rather than asking again.
+	m.askGoEnv.Lock()
+	defer m.askGoEnv.Unlock()
 	fp := m.envFingerprint()
-	m.mu.Lock()
-	cached := m.toolEnv
-	m.mu.Unlock()
 	path := filepath.Join(m.cacheDir, "toolenv.json")
-	if cached == nil {
+	m.mu.Lock()
+	if m.toolEnv == nil {
 		if data, err := os.ReadFile(path); err == nil {
 			var t toolEnv
 			if json.Unmarshal(data, &t) == nil {
-				cached = &t
+				m.toolEnv = &t
 			}
 		}
 	}
-	if cached != nil && cached.Fingerprint == fp {
-		if _, err := os.Stat(cached.Test2JSON); err == nil {
-			m.mu.Lock()
-			m.toolEnv = cached
-			m.mu.Unlock()
-			return cached, nil
-		}
+	if m.toolEnv != nil && m.toolEnv.Fingerprint == fp && m.toolEnv.GoEnv != "" {
+		defer m.mu.Unlock()
+		return m.toolEnv.GoEnv, nil
 	}
-	t := &toolEnv{Fingerprint: fp}
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		out, err := m.goOutput(gctx, "", append([]string{"env"}, goEnvVars...)...)
-		t.GoEnv = string(out)
-		return err
-	})
-	g.Go(func() error {
-		// Since Go 1.24 the tool is built on demand into the build cache.
-		out, err := m.goOutput(gctx, "", "tool", "-n", "test2json")
-		t.Test2JSON = strings.TrimSpace(string(out))
-		return err
-	})
-	if err := g.Wait(); err != nil {
-		return nil, err
+	m.mu.Unlock()
+	out, err := m.goOutput(ctx, "", append([]string{"env"}, goEnvVars...)...)
+	if err != nil {
+		return "", err
 	}
+	t := &toolEnv{Fingerprint: fp, GoEnv: string(out)}
 	if data, err := json.Marshal(t); err == nil {
 		writeFileAtomic(path, data) // a cache: failing to keep it costs only time
 	}
 	m.mu.Lock()
 	m.toolEnv = t
 	m.mu.Unlock()
-	return t, nil
-}
-
-// GoEnv returns the go env values that change what a test binary is built
-// from, as one string for keys.
-func (m *Module) GoEnv(ctx context.Context) (string, error) {
-	t, err := m.tools(ctx)
-	if err != nil {
-		return "", err
-	}
 	return t.GoEnv, nil
-}
-
-// Test2JSON returns the path of the go test2json tool.
-func (m *Module) Test2JSON(ctx context.Context) (string, error) {
-	t, err := m.tools(ctx)
-	if err != nil {
-		return "", err
-	}
-	return t.Test2JSON, nil
 }
