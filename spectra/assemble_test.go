@@ -15,11 +15,14 @@ func TestAssembleTakesTheStoredTests(t *testing.T) {
 	}}
 	pkgs := []*storedPackage{
 		{Package: "m/b", Files: []fileRef{{Path: "b.go", Hash: "h2", Blocks: 1}, {Path: "a.go", Hash: "h1", Blocks: 2}},
-			Tests: []storedTest{{TestRun: TestRun{Name: "TestB", Verdict: Fail}, Hits: packHits([]int32{0, 2})}}},
+			tests: []storedTest{{TestRun: TestRun{Name: "TestB", Verdict: Fail}, Hits: packHits([]int32{0, 2})}}},
 		{Package: "m/a", Files: []fileRef{{Path: "a.go", Hash: "h1", Blocks: 2}},
-			Tests: []storedTest{{TestRun: TestRun{Name: "TestA", Verdict: Pass}, Hits: packHits([]int32{1})}}},
+			tests: []storedTest{{TestRun: TestRun{Name: "TestA", Verdict: Pass}, Hits: packHits([]int32{1})}}},
 	}
-	m := assemble("/root", "m", pkgs, files)
+	m, err := assemble("/root", "m", pkgs, files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := map[string][]int{"TestA": {1}, "TestB": {1, 2}} // a.go's blocks first, then b.go's
 	if len(m.Tests) != len(want) {
 		t.Fatalf("%d tests, want %d", len(m.Tests), len(want))
@@ -30,8 +33,8 @@ func TestAssembleTakesTheStoredTests(t *testing.T) {
 		}
 	}
 	for _, p := range pkgs {
-		if p.Tests != nil {
-			t.Errorf("%s: the stored result still holds %d tests", p.Package, len(p.Tests))
+		if p.tests != nil {
+			t.Errorf("%s: the stored result still holds %d tests", p.Package, len(p.tests))
 		}
 	}
 }
