@@ -28,6 +28,7 @@ func assemble(root, modulePath string, pkgs []*storedPackage, stored storedFiles
 		m.FileHashes[f.Path] = f.Hash
 	}
 	flow := newFlowAssembly(pkgs, stored.flows)
+	table := newHitsTable()
 	n := 0
 	for _, p := range pkgs {
 		n += max(1, len(p.tests)+p.NumTests)
@@ -60,8 +61,8 @@ func assemble(root, modulePath string, pkgs []*storedPackage, stored storedFiles
 					hits = append(hits, local[h])
 				}
 			})
-			slices.Sort(hits) // in place: NewHits would copy them to sort
-			run.Hits = NewHits(hits...)
+			slices.Sort(hits)
+			run.Hits = table.of(hits)
 			m.Tests = append(m.Tests, run)
 			flow.test(edges, t)
 		})

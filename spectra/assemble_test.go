@@ -38,3 +38,44 @@ func TestAssembleTakesTheStoredTests(t *testing.T) {
 		}
 	}
 }
+
+// TestAssembleSharesEqualHits: tests that executed the same blocks share
+// one copy of their hits, exactly sized, and the others keep their own.
+func TestAssembleSharesEqualHits(t *testing.T) {
+	files := storedFiles{blocks: map[string]*storedFile{
+		fileKey("a.go", "h1"): {Path: "a.go", Hash: "h1", Blocks: make([]Block, 300)},
+	}}
+	same := make([]int32, 0, 200)
+	for b := range int32(200) {
+		same = append(same, b+b/2) // gaps of 1 and 2
+	}
+	pkgs := []*storedPackage{
+		{Package: "m/a", Files: []fileRef{{Path: "a.go", Hash: "h1", Blocks: 300}}, tests: []storedTest{
+			{TestRun: TestRun{Name: "TestA"}, Hits: packHits(same)},
+			{TestRun: TestRun{Name: "TestB"}, Hits: packHits([]int32{1, 2})},
+			{TestRun: TestRun{Name: "TestC"}, Hits: packHits(same)},
+		}},
+		{Package: "m/b", Files: []fileRef{{Path: "a.go", Hash: "h1", Blocks: 300}}, tests: []storedTest{
+			{TestRun: TestRun{Name: "TestD"}, Hits: packHits(same)},
+		}},
+	}
+	m, err := assemble("/root", "m", pkgs, files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storage := func(i int) *byte { return &m.Tests[i].Hits.set.Bytes()[0] }
+	if storage(0) != storage(2) || storage(0) != storage(3) {
+		t.Errorf("TestA, TestC and TestD executed the same blocks and do not share their hits")
+	}
+	if storage(1) == storage(0) {
+		t.Errorf("TestB shares the hits of TestA")
+	}
+	for _, tr := range m.Tests {
+		if b := tr.Hits.set.Bytes(); cap(b) != len(b) {
+			t.Errorf("%s: hits of %d bytes hold %d", tr.Name, len(b), cap(b))
+		}
+	}
+	if got := m.Tests[2].Hits.Len(); got != 200 {
+		t.Errorf("TestC executed %d blocks, want 200", got)
+	}
+}
