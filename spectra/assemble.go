@@ -6,10 +6,11 @@ import (
 )
 
 // assemble builds the matrix of the given package results. Every file a
-// result refers to must be in files. It takes the results' tests: each
-// package's Tests are emptied once the matrix holds them, so that a large
-// module's hits are not held twice, as stored and as assembled.
-func assemble(root, modulePath string, pkgs []*storedPackage, stored storedFiles) *Matrix {
+// result refers to must be in files. It takes the results' tests: those
+// in memory, emptied once the matrix holds them, then those in the store
+// (nil for none), one chunk at a time, so that a large module's hits are
+// never held twice, as stored and as assembled.
+func assemble(root, modulePath string, pkgs []*storedPackage, stored storedFiles, s *store) (*Matrix, error) {
 	files := stored.blocks
 	m := &Matrix{ModulePath: modulePath, Root: root, FileHashes: map[string]string{}, BuildErrors: map[string]string{}, Cached: map[string]bool{}}
 	sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].Package < pkgs[j].Package })
@@ -26,11 +27,11 @@ func assemble(root, modulePath string, pkgs []*storedPackage, stored storedFiles
 		m.Blocks = append(m.Blocks, f.Blocks...)
 		m.FileHashes[f.Path] = f.Hash
 	}
-	// The edge profiles first: they read the tests the loop below takes.
-	m.Flow = assembleFlow(pkgs, stored.flows)
+	flow := newFlowAssembly(pkgs, stored.flows)
+	table := newHitsTable()
 	n := 0
 	for _, p := range pkgs {
-		n += max(1, len(p.Tests))
+		n += max(1, len(p.tests)+p.NumTests)
 	}
 	if n > 0 {
 		m.Tests = make([]TestRun, 0, n)
@@ -39,6 +40,7 @@ func assemble(root, modulePath string, pkgs []*storedPackage, stored storedFiles
 		if p.BuildErr != "" {
 			m.BuildErrors[p.Package] = p.BuildErr
 			m.Tests = append(m.Tests, TestRun{Package: p.Package, Verdict: BuildError, Output: p.BuildErr})
+			flow.buildError()
 			continue
 		}
 		// Local block index -> global block index.
@@ -49,8 +51,9 @@ func assemble(root, modulePath string, pkgs []*storedPackage, stored storedFiles
 				local = append(local, start+i)
 			}
 		}
+		edges := flow.local(p)
 		var hits []int // reused: only the packed set stays
-		for _, t := range p.Tests {
+		err := s.eachTest(p, func(t *storedTest) {
 			run := t.TestRun
 			hits = hits[:0]
 			unpackHits(t.Hits, func(h int32) {
@@ -58,13 +61,18 @@ func assemble(root, modulePath string, pkgs []*storedPackage, stored storedFiles
 					hits = append(hits, local[h])
 				}
 			})
-			slices.Sort(hits) // in place: NewHits would copy them to sort
-			run.Hits = NewHits(hits...)
+			slices.Sort(hits)
+			run.Hits = table.of(hits)
 			m.Tests = append(m.Tests, run)
+			flow.test(edges, t)
+		})
+		if err != nil {
+			return nil, err
 		}
-		p.Tests = nil
+		p.tests = nil
 	}
-	return m
+	m.Flow = flow.fl
+	return m, nil
 }
 
 // inPathOrder returns the keys of the distinct file contents the results

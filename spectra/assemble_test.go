@@ -15,11 +15,14 @@ func TestAssembleTakesTheStoredTests(t *testing.T) {
 	}}
 	pkgs := []*storedPackage{
 		{Package: "m/b", Files: []fileRef{{Path: "b.go", Hash: "h2", Blocks: 1}, {Path: "a.go", Hash: "h1", Blocks: 2}},
-			Tests: []storedTest{{TestRun: TestRun{Name: "TestB", Verdict: Fail}, Hits: packHits([]int32{0, 2})}}},
+			tests: []storedTest{{TestRun: TestRun{Name: "TestB", Verdict: Fail}, Hits: packHits([]int32{0, 2})}}},
 		{Package: "m/a", Files: []fileRef{{Path: "a.go", Hash: "h1", Blocks: 2}},
-			Tests: []storedTest{{TestRun: TestRun{Name: "TestA", Verdict: Pass}, Hits: packHits([]int32{1})}}},
+			tests: []storedTest{{TestRun: TestRun{Name: "TestA", Verdict: Pass}, Hits: packHits([]int32{1})}}},
 	}
-	m := assemble("/root", "m", pkgs, files)
+	m, err := assemble("/root", "m", pkgs, files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := map[string][]int{"TestA": {1}, "TestB": {1, 2}} // a.go's blocks first, then b.go's
 	if len(m.Tests) != len(want) {
 		t.Fatalf("%d tests, want %d", len(m.Tests), len(want))
@@ -30,8 +33,49 @@ func TestAssembleTakesTheStoredTests(t *testing.T) {
 		}
 	}
 	for _, p := range pkgs {
-		if p.Tests != nil {
-			t.Errorf("%s: the stored result still holds %d tests", p.Package, len(p.Tests))
+		if p.tests != nil {
+			t.Errorf("%s: the stored result still holds %d tests", p.Package, len(p.tests))
 		}
+	}
+}
+
+// TestAssembleSharesEqualHits: tests that executed the same blocks share
+// one copy of their hits, exactly sized, and the others keep their own.
+func TestAssembleSharesEqualHits(t *testing.T) {
+	files := storedFiles{blocks: map[string]*storedFile{
+		fileKey("a.go", "h1"): {Path: "a.go", Hash: "h1", Blocks: make([]Block, 300)},
+	}}
+	same := make([]int32, 0, 200)
+	for b := range int32(200) {
+		same = append(same, b+b/2) // gaps of 1 and 2
+	}
+	pkgs := []*storedPackage{
+		{Package: "m/a", Files: []fileRef{{Path: "a.go", Hash: "h1", Blocks: 300}}, tests: []storedTest{
+			{TestRun: TestRun{Name: "TestA"}, Hits: packHits(same)},
+			{TestRun: TestRun{Name: "TestB"}, Hits: packHits([]int32{1, 2})},
+			{TestRun: TestRun{Name: "TestC"}, Hits: packHits(same)},
+		}},
+		{Package: "m/b", Files: []fileRef{{Path: "a.go", Hash: "h1", Blocks: 300}}, tests: []storedTest{
+			{TestRun: TestRun{Name: "TestD"}, Hits: packHits(same)},
+		}},
+	}
+	m, err := assemble("/root", "m", pkgs, files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storage := func(i int) *byte { return &m.Tests[i].Hits.set.Bytes()[0] }
+	if storage(0) != storage(2) || storage(0) != storage(3) {
+		t.Errorf("TestA, TestC and TestD executed the same blocks and do not share their hits")
+	}
+	if storage(1) == storage(0) {
+		t.Errorf("TestB shares the hits of TestA")
+	}
+	for _, tr := range m.Tests {
+		if b := tr.Hits.set.Bytes(); cap(b) != len(b) {
+			t.Errorf("%s: hits of %d bytes hold %d", tr.Name, len(b), cap(b))
+		}
+	}
+	if got := m.Tests[2].Hits.Len(); got != 200 {
+		t.Errorf("TestC executed %d blocks, want 200", got)
 	}
 }

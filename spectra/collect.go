@@ -105,7 +105,10 @@ func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, er
 			pkgs = append(pkgs, r)
 		}
 	}
-	m := assemble(w.mod.Root, w.mod.Path, pkgs, files)
+	m, err := assemble(w.mod.Root, w.mod.Path, pkgs, files, w.store)
+	if err != nil {
+		return nil, err
+	}
 	for _, p := range targets {
 		if !slices.Contains(toRun, p) {
 			m.Cached[p.ImportPath] = true
@@ -113,6 +116,11 @@ func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, er
 	}
 	return m, nil
 }
+
+// testChunkBytes is about how much of a package's converted tests the
+// collection holds before it stores them as a chunk: a package of tens of
+// thousands of tests is neither held whole nor encoded in one buffer.
+const testChunkBytes = 1 << 20
 
 // instrumentedFile is a non-test file with counters.
 type instrumentedFile struct {
@@ -222,6 +230,7 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 			trace.since(start, "run "+p.ImportPath)
 			start = time.Now()
 			var hits []int32 // reused: only the packed set stays
+			chunk := 0       // bytes of the tests not stored yet, roughly
 			for i, leaf := range leaves {
 				leaves[i] = pertest.Leaf{} // its counters are garbage once converted
 				t := storedTest{TestRun: TestRun{Package: p.ImportPath, Name: leaf.Name, Verdict: leaf.Verdict, Elapsed: leaf.Elapsed, Output: leaf.Output}}
@@ -248,7 +257,13 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 					ids, counts := profiles.profile(leaf.Counts)
 					t.Edges, t.EdgeCounts = packHits(ids), packCounts(counts)
 				}
-				result.Tests = append(result.Tests, t)
+				result.tests = append(result.tests, t)
+				if chunk += len(t.Name) + len(t.Output) + len(t.Hits) + len(t.Edges) + len(t.EdgeCounts); chunk >= testChunkBytes {
+					if err := w.store.putTests(result); err != nil {
+						return err
+					}
+					chunk = 0
+				}
 			}
 			trace.since(start, "convert "+p.ImportPath)
 			start = time.Now()

@@ -33,16 +33,21 @@ type EdgeCount struct {
 	N    uint64
 }
 
-// assembleFlow builds the flow of the given results, in the order of
-// assemble's tests: files in path order, their functions in file order.
-func assembleFlow(pkgs []*storedPackage, flows map[string]*storedFlow) *Flow {
+// flowAssembly builds the flow of the results assemble takes, in the order
+// of its tests: files in path order, their functions in file order. Its
+// fl is nil when a result lacks edge profiles, and then it does nothing.
+type flowAssembly struct {
+	fl     *Flow
+	offset map[string]int // flow key -> first edge
+}
+
+func newFlowAssembly(pkgs []*storedPackage, flows map[string]*storedFlow) *flowAssembly {
 	for _, p := range pkgs {
 		if p.BuildErr == "" && !p.Flow {
-			return nil
+			return &flowAssembly{}
 		}
 	}
-	fl := &Flow{}
-	offset := map[string]int{} // flow key -> first edge
+	a := &flowAssembly{fl: &Flow{}, offset: map[string]int{}}
 	keys := inPathOrder(pkgs, func(p *storedPackage, visit func(path, hash string)) {
 		for _, f := range p.FlowFiles {
 			visit(f.Path, f.Hash)
@@ -50,39 +55,53 @@ func assembleFlow(pkgs []*storedPackage, flows map[string]*storedFlow) *Flow {
 	}, flowKey)
 	for _, k := range keys {
 		f := flows[k]
-		offset[k] = fl.Edges
+		a.offset[k] = a.fl.Edges
 		for _, fn := range f.Funcs {
-			fl.Funcs = append(fl.Funcs, FlowFunc{File: f.Path, Func: fn, FirstEdge: fl.Edges})
-			fl.Edges += len(fn.Edges)
+			a.fl.Funcs = append(a.fl.Funcs, FlowFunc{File: f.Path, Func: fn, FirstEdge: a.fl.Edges})
+			a.fl.Edges += len(fn.Edges)
 		}
 	}
-	for _, p := range pkgs {
-		if p.BuildErr != "" {
-			fl.Runs = append(fl.Runs, nil)
-			continue
-		}
-		var local []int // the package's edge index -> the matrix's
-		for _, f := range p.FlowFiles {
-			start := offset[flowKey(f.Path, f.Hash)]
-			for i := 0; i < f.Edges; i++ {
-				local = append(local, start+i)
-			}
-		}
-		for _, t := range p.Tests {
-			counts := unpackCounts(t.EdgeCounts)
-			var run []EdgeCount
-			i := 0
-			unpackHits(t.Edges, func(e int32) {
-				if int(e) < len(local) && i < len(counts) {
-					run = append(run, EdgeCount{Edge: local[e], N: counts[i]})
-				}
-				i++
-			})
-			if !slices.IsSortedFunc(run, byEdge) {
-				slices.SortFunc(run, byEdge)
-			}
-			fl.Runs = append(fl.Runs, run)
+	return a
+}
+
+// buildError adds the run of a package whose tests did not build.
+func (a *flowAssembly) buildError() {
+	if a.fl != nil {
+		a.fl.Runs = append(a.fl.Runs, nil)
+	}
+}
+
+// local maps p's edge indices to the matrix's.
+func (a *flowAssembly) local(p *storedPackage) []int {
+	if a.fl == nil {
+		return nil
+	}
+	var local []int
+	for _, f := range p.FlowFiles {
+		start := a.offset[flowKey(f.Path, f.Hash)]
+		for i := 0; i < f.Edges; i++ {
+			local = append(local, start+i)
 		}
 	}
-	return fl
+	return local
+}
+
+// test adds t's edge profile, its edges mapped through local.
+func (a *flowAssembly) test(local []int, t *storedTest) {
+	if a.fl == nil {
+		return
+	}
+	counts := unpackCounts(t.EdgeCounts)
+	var run []EdgeCount
+	i := 0
+	unpackHits(t.Edges, func(e int32) {
+		if int(e) < len(local) && i < len(counts) {
+			run = append(run, EdgeCount{Edge: local[e], N: counts[i]})
+		}
+		i++
+	})
+	if !slices.IsSortedFunc(run, byEdge) {
+		slices.SortFunc(run, byEdge)
+	}
+	a.fl.Runs = append(a.fl.Runs, run)
 }

@@ -1,8 +1,10 @@
 package spectra
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"iter"
 	"slices"
 
@@ -29,6 +31,37 @@ func NewHits(blocks ...int) Hits {
 	var h Hits
 	for _, b := range s {
 		h.set.Append(b)
+	}
+	return h
+}
+
+// hitsTable makes the Hits of a matrix's tests, exactly sized, one copy
+// for all tests that executed the same blocks: in a large module many do
+// (a store of expr's held 40,614 distinct sets among 132,653 tests).
+type hitsTable struct {
+	seed    maphash.Seed
+	sets    map[uint64]Hits // by the hash of the packed set
+	scratch packed.Set
+}
+
+func newHitsTable() *hitsTable {
+	return &hitsTable{seed: maphash.MakeSeed(), sets: map[uint64]Hits{}}
+}
+
+// of returns the hits of the given ascending block indices (repeats and
+// negative indices dropped, as NewHits drops them).
+func (t *hitsTable) of(sorted []int) Hits {
+	t.scratch.Reset()
+	for _, b := range sorted {
+		t.scratch.Append(b)
+	}
+	sum := maphash.Bytes(t.seed, t.scratch.Bytes())
+	if h, ok := t.sets[sum]; ok && h.set.Len() == t.scratch.Len() && bytes.Equal(h.set.Bytes(), t.scratch.Bytes()) {
+		return h
+	}
+	h := Hits{set: t.scratch.Clone()}
+	if _, taken := t.sets[sum]; !taken {
+		t.sets[sum] = h // a colliding set keeps its own copy
 	}
 	return h
 }

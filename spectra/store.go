@@ -24,13 +24,16 @@ var (
 	bucketFiles   = []byte("files")   // file key -> storedFile: the blocks of one file content
 	bucketFlows   = []byte("flows")   // flow key -> storedFlow: the control-flow graphs of one file content
 	bucketResults = []byte("results") // package key -> storedPackage
+	bucketTests   = []byte("tests")   // testChunkKey -> []storedTest: a package's tests, chunk by chunk
 	bucketState   = []byte("state")   // "current" -> storedState
 	bucketMeta    = []byte("meta")    // "schema" -> storeSchema
 	keyCurrent    = []byte("current")
 	keySchema     = []byte("schema")
 )
 
-const storeSchema = "faultline-store-2"
+// storeSchema names the layout; an older one is rebuilt. 3: a package's
+// tests in chunks of their own (bucketTests), where 2 held them inline.
+const storeSchema = "faultline-store-3"
 
 // storedFile is the instrumentation of one file content.
 type storedFile struct {
@@ -60,10 +63,16 @@ type storedTest struct {
 
 // storedPackage is the result of running one test binary.
 type storedPackage struct {
-	Package   string
-	Key       string
-	Files     []fileRef
-	Tests     []storedTest
+	Package string
+	Key     string
+	Files   []fileRef
+	// tests are the package's tests not stored yet (unexported: gob
+	// leaves them out). The store keeps them apart, in Chunks chunks under
+	// testChunkKey, NumTests in all, so that neither writing nor reading a
+	// package of tens of thousands of tests holds all of them at once.
+	tests     []storedTest
+	Chunks    int
+	NumTests  int
 	BuildErr  string
 	Collected time.Time
 	// Flow says the tests' edge profiles were collected too, over the
@@ -211,7 +220,7 @@ func (s *store) ensureSchema(tx *bolt.Tx) error {
 		// An older layout: its results cannot be trusted by this version.
 		return fmt.Errorf("%w: %s has schema %q", errCorrupt, s.path, meta.Get(keySchema))
 	}
-	for _, b := range [][]byte{bucketFiles, bucketFlows, bucketResults, bucketState} {
+	for _, b := range [][]byte{bucketFiles, bucketFlows, bucketResults, bucketTests, bucketState} {
 		if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 			return err
 		}
@@ -277,8 +286,75 @@ func (s *store) putAbsent(bucket []byte, n int, entry func(i int) (key, what str
 	})
 }
 
-// putResult stores one package's result and makes it current.
+// testChunkKey is the key of a package result's chunk-th chunk of tests.
+func testChunkKey(key string, chunk int) []byte {
+	return fmt.Appendf(nil, "%s %d", key, chunk)
+}
+
+// putTests stores r's tests so far as its next chunk, in a transaction of
+// their own, and empties r.tests: the result's record, written last by
+// putResult, counts the chunks.
+func (s *store) putTests(r *storedPackage) error {
+	if len(r.tests) == 0 {
+		return nil
+	}
+	data, err := gobEncode(r.tests)
+	if err != nil {
+		return fmt.Errorf("encoding tests of %s: %w", r.Package, err)
+	}
+	if err := s.transact(true, func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketTests).Put(testChunkKey(r.Key, r.Chunks), data)
+	}); err != nil {
+		return err
+	}
+	r.Chunks++
+	r.NumTests += len(r.tests)
+	r.tests = nil
+	return nil
+}
+
+// eachTest calls each with every test of r: those not stored yet, then
+// the stored ones, read one chunk per transaction so that only that
+// chunk's pages of the store are mapped and decoded at a time. A nil
+// store has only the tests in memory.
+func (s *store) eachTest(r *storedPackage, each func(*storedTest)) error {
+	for i := range r.tests {
+		each(&r.tests[i])
+	}
+	if s == nil {
+		return nil
+	}
+	for chunk := range r.Chunks {
+		var tests []storedTest
+		err := s.transact(false, func(tx *bolt.Tx) error {
+			if tx == nil {
+				return fmt.Errorf("spectrum store %s: the tests of %s are gone", s.path, r.Package)
+			}
+			data := tx.Bucket(bucketTests).Get(testChunkKey(r.Key, chunk))
+			if data == nil {
+				return fmt.Errorf("spectrum store %s: chunk %d of the tests of %s is missing", s.path, chunk, r.Package)
+			}
+			if err := gobDecode(data, &tests); err != nil {
+				return fmt.Errorf("spectrum store %s: reading the tests of %s: %w", s.path, r.Package, err)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for i := range tests {
+			each(&tests[i])
+		}
+	}
+	return nil
+}
+
+// putResult stores what remains of r's tests as its last chunk, then its
+// record, and makes it current.
 func (s *store) putResult(r *storedPackage) error {
+	if err := s.putTests(r); err != nil {
+		return err
+	}
 	data, err := gobEncode(r)
 	if err != nil {
 		return fmt.Errorf("encoding results of %s: %w", r.Package, err)

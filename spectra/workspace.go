@@ -123,5 +123,5 @@ func (w *Workspace) Load() (*Matrix, error) {
 			fresh = append(fresh, p)
 		}
 	}
-	return assemble(w.mod.Root, w.mod.Path, fresh, files), nil
+	return assemble(w.mod.Root, w.mod.Path, fresh, files, w.store)
 }

@@ -76,3 +76,17 @@ func Decode(data []byte) (Set, error) {
 	}
 	return s, nil
 }
+
+// Reset empties s, keeping its storage for the next set built in it.
+func (s *Set) Reset() { s.bytes, s.last, s.n = s.bytes[:0], 0, 0 }
+
+// Clone returns s with storage of its own, exactly sized: a set built by
+// Append holds up to twice its size.
+func (s Set) Clone() Set {
+	if len(s.bytes) == 0 {
+		s.bytes = nil // as a set never appended to
+		return s
+	}
+	s.bytes = append(make([]byte, 0, len(s.bytes)), s.bytes...)
+	return s
+}

@@ -36,3 +36,25 @@ func TestDecodeRejectsDamage(t *testing.T) {
 		}
 	}
 }
+
+// TestCloneIsExactAndReusesNothing: a clone is exactly sized, keeps the
+// members, and a Reset of the original (built on again) leaves it alone.
+func TestCloneIsExactAndReusesNothing(t *testing.T) {
+	var s Set
+	for x := range 100 {
+		s.Append(3 * x)
+	}
+	c := s.Clone()
+	if cap(c.Bytes()) != len(c.Bytes()) || c.Len() != 100 {
+		t.Fatalf("clone: %d bytes holding %d, %d members", len(c.Bytes()), cap(c.Bytes()), c.Len())
+	}
+	s.Reset()
+	s.Append(7)
+	if got := slices.Collect(c.All()); len(got) != 100 || got[1] != 3 {
+		t.Errorf("the clone changed with the original: %v", got[:2])
+	}
+	var empty Set
+	if e := empty.Clone(); !reflect.DeepEqual(e, Set{}) {
+		t.Errorf("the clone of an empty set is %+v, want the zero set", e)
+	}
+}
