@@ -49,3 +49,26 @@ func TestLoadFaultsMergesFiles(t *testing.T) {
 		t.Error("a missing file: no error")
 	}
 }
+
+// TestMergeAddsNewMining checks that a mining run's regressions and counts
+// are added to the file, and that merging the same run again is refused.
+func TestMergeAddsNewMining(t *testing.T) {
+	dst := &Benchmark{Faults: 2, Candidates: 3, Dropped: map[string]int{"x": 1},
+		Regressions: []Regression{{ID: "a-1", Fault: "a-f", Fix: "f1"}}}
+	src := &Benchmark{Faults: 4, Candidates: 5, Dropped: map[string]int{"x": 2, "y": 1},
+		Regressions: []Regression{{ID: "b-1", Fault: "b-f", Fix: "f2"}}}
+	src.Named.Fixes, src.Named.Dropped = 7, map[string]int{"z": 7}
+	if err := mergeRegressions(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	if dst.Faults != 6 || dst.Candidates != 8 || dst.Dropped["x"] != 3 || dst.Dropped["y"] != 1 ||
+		dst.Named.Fixes != 7 || dst.Named.Dropped["z"] != 7 || len(dst.Regressions) != 2 {
+		t.Errorf("merged = %+v", dst)
+	}
+	if err := mergeRegressions(dst, src); err == nil {
+		t.Error("the same run merged twice: no error")
+	}
+	if dst.Faults != 6 || len(dst.Regressions) != 2 {
+		t.Errorf("a refused merge changed the file: %+v", dst)
+	}
+}
