@@ -19,7 +19,7 @@ func runMerge(args []string) error {
 		return err
 	}
 	if flags.NArg() == 0 {
-		return fmt.Errorf("usage: regressions merge [-into FILE] MINED.json...")
+		return fmt.Errorf("usage: regressions merge [-into FILE] MINED.json [MINED.json ...]")
 	}
 	dst, err := loadRegressions(*into)
 	if err != nil {
