@@ -16,6 +16,8 @@
 //	report   score the measured explanations against the truth: the
 //	         figures for bench/README.md and the table of
 //	         bench/regressions.md
+//	merge    add the regressions and counts mined in another work
+//	         directory to the regressions file
 package main
 
 import (
@@ -50,7 +52,7 @@ func defaultWork() string {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: regressions mine|measure|report [flags]")
+		return fmt.Errorf("usage: regressions mine|measure|report|merge [flags]")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -61,6 +63,8 @@ func run(args []string) error {
 		return runMeasure(ctx, args[1:])
 	case "report":
 		return runReport(args[1:])
+	case "merge":
+		return runMerge(args[1:])
 	}
-	return fmt.Errorf("unknown subcommand %q: want mine, measure or report", args[0])
+	return fmt.Errorf("unknown subcommand %q: want mine, measure, report or merge", args[0])
 }

@@ -33,7 +33,7 @@ type faultVerdict struct {
 
 func runMine(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("mine", flag.ContinueOnError)
-	faultsPath := fs.String("faults", defaultFaults, "the real faults whose introducing commits are looked for")
+	faultsPath := fs.String("faults", defaultFaults, "the real faults whose introducing commits are looked for: comma-separated benchmark files (bench/realfaults' format)")
 	out := fs.String("out", defaultRegressions, "the regressions file to write")
 	mirrors := fs.String("mirrors", "/work/.mirror", "directory holding the projects' git histories (owner+name/repo, owner+name.git or owner+name)")
 	work := fs.String("work", defaultWork(), "scratch and state directory (clones, and the verdict of each fault tried, so a run resumes)")
@@ -46,12 +46,12 @@ func runMine(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	b, err := realfault.LoadBenchmark(*faultsPath)
+	b, faultFile, err := loadFaults(strings.Split(*faultsPath, ","))
 	if err != nil {
 		return err
 	}
 	deadline := time.Now().Add(*budget)
-	m := &miner{work: *work, mirrors: *mirrors, maxCandidates: *maxCandidates, maxTests: *maxTests, timeout: *timeout, clones: map[string]*checkout{}}
+	m := &miner{work: *work, mirrors: *mirrors, maxCandidates: *maxCandidates, maxTests: *maxTests, timeout: *timeout, clones: map[string]*checkout{}, faultFile: faultFile}
 	for _, f := range interleave(b.Faults) {
 		if ctx.Err() != nil || time.Now().After(deadline) {
 			break
@@ -94,6 +94,37 @@ func runMine(ctx context.Context, args []string) error {
 	return m.write(b, *out)
 }
 
+// loadFaults reads and merges the benchmark files of real faults: their
+// projects (one entry per repository, the first file's winning) and their
+// faults, with the file each fault comes from. A fault id met twice is an
+// error, since the verdicts kept under the work directory are by id.
+func loadFaults(paths []string) (*realfault.Benchmark, map[string]string, error) {
+	merged := &realfault.Benchmark{}
+	fileOf := map[string]string{}
+	for _, path := range paths {
+		b, err := realfault.LoadBenchmark(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		if merged.Convention == "" {
+			merged.Convention = b.Convention
+		}
+		for _, p := range b.Projects {
+			if _, ok := merged.Project(p.Repo); !ok {
+				merged.Projects = append(merged.Projects, p)
+			}
+		}
+		for _, f := range b.Faults {
+			if other, ok := fileOf[f.ID]; ok {
+				return nil, nil, fmt.Errorf("fault %s is in both %s and %s", f.ID, other, path)
+			}
+			fileOf[f.ID] = path
+			merged.Faults = append(merged.Faults, f)
+		}
+	}
+	return merged, fileOf, nil
+}
+
 // interleave orders faults so that every project comes early: the first
 // fault of each project, then the second of each, and so on.
 func interleave(faults []realfault.Fault) []realfault.Fault {
@@ -123,6 +154,7 @@ type miner struct {
 	maxTests      int
 	timeout       time.Duration
 	clones        map[string]*checkout // by repository
+	faultFile     map[string]string    // fault id → the benchmark file holding it
 }
 
 func (m *miner) verdictPath(id string) string { return filepath.Join(m.work, "verdicts", id+".json") }
@@ -166,6 +198,9 @@ func (m *miner) write(b *realfault.Benchmark, out string) error {
 		if v.Regression != nil {
 			r := *v.Regression
 			r.Source = sourceSZZ
+			if file := m.faultFile[f.ID]; file != defaultFaults {
+				r.FaultsFile = file
+			}
 			res.Regressions = append(res.Regressions, r)
 		}
 	}

@@ -11,6 +11,10 @@ import (
 type Regression struct {
 	ID    string `json:"id"`              // project name and introducing commit
 	Fault string `json:"fault,omitempty"` // the fault's id in bench/realfaults (source szz)
+	// FaultsFile is the benchmark file holding Fault when it is not
+	// bench/realfaults/faults.json: real faults mined the same way for
+	// this benchmark only.
+	FaultsFile string `json:"faultsFile,omitempty"`
 	// Source says how the introducing commit was found: "szz" (blamed
 	// for a real fault's lines) or "message" (named by the fix's commit
 	// message, as NamedAs: an id or a pull request number).
