@@ -98,3 +98,19 @@ func TestBudgetKeepsSmallestPass(t *testing.T) {
 		t.Errorf("found by %q, notes %q: want the smallest set tried, said so", ex.Found, ex.Notes)
 	}
 }
+
+// TestRootBuildsAlone checks that of the hunks of a rewritten switch,
+// which compile only together, the new case whose revert alone builds
+// and passes is the root, not the hunk delta debugging tried first.
+func TestRootBuildsAlone(t *testing.T) {
+	if err := analysis.Available(); err != nil {
+		t.Skip(err)
+	}
+	ex, _ := explainArchive(t, "retagged.txtar", testbuild.Target{Package: "example.com/retagged", Test: "TestKinds"}, Options{})
+	if ex.Message != "" {
+		t.Fatalf("message: %s", ex.Message)
+	}
+	if got, want := describeChanges(ex), []string{"root retagged.go:12-13"}; !slices.Equal(got, want) {
+		t.Errorf("changes = %v, want %v", got, want)
+	}
+}

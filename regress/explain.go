@@ -326,6 +326,9 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 	default:
 		root, err = x.after(ctx, all)
 		if err == nil && len(root) > 0 {
+			root, err = x.standalone(ctx, root)
+		}
+		if err == nil && len(root) > 0 {
 			root, err = x.undodge(ctx, root)
 		}
 	}
