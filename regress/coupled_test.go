@@ -114,3 +114,20 @@ func TestRootBuildsAlone(t *testing.T) {
 		t.Errorf("changes = %v, want %v", got, want)
 	}
 }
+
+// TestSingleAmongFew checks that among a few changes the only one whose
+// revert alone passes is the root without recording the failing run: in
+// nobuild.txtar the causes hold only the refactor, and the fallback found
+// factor after recording.
+func TestSingleAmongFew(t *testing.T) {
+	ex, _ := explainArchive(t, "nobuild.txtar", testbuild.Target{Package: "example.com/nobuild", Test: "TestScale"}, Options{})
+	if ex.Message != "" {
+		t.Fatalf("message: %s", ex.Message)
+	}
+	if got, want := describeChanges(ex), []string{"root nobuild.go:3-3"}; !slices.Equal(got, want) {
+		t.Errorf("changes = %v, want %v", got, want)
+	}
+	if ex.Found != "single" || ex.SemanticSeconds != 0 || ex.NoRoot != "" {
+		t.Errorf("found by %q with %.1fs semantic (no root: %q), want the single passing revert without recording", ex.Found, ex.SemanticSeconds, ex.NoRoot)
+	}
+}
