@@ -176,3 +176,44 @@ func (x *explainer) undodge(ctx context.Context, root []int) ([]int, error) {
 	}
 	return root, nil
 }
+
+// maxStandalone bounds the auxiliary hunks standalone tries: each costs a
+// build.
+const maxStandalone = 8
+
+// standalone replaces a root change that builds only with auxiliary hunks
+// by one of those hunks whose revert alone builds and passes. Delta
+// debugging takes the first part whose completed revert passes; when the
+// hunks of a rewritten statement compile only together but one (a switch
+// given a tag, and a new case), the part tried first was named the root
+// and the new case, which alone makes the test pass, its auxiliary change.
+// Only hunks that add code without replacing any are tried: removing
+// added code whole is the revert that can build alone, while a rewritten
+// line (a header, a return) is what couples the hunks.
+func (x *explainer) standalone(ctx context.Context, root []int) ([]int, error) {
+	aux, err := x.o.auxFor(ctx, root)
+	if errors.Is(err, errBudget) {
+		return root, nil
+	}
+	if err != nil || len(aux) == 0 || len(aux) > maxStandalone {
+		return root, err
+	}
+	for _, a := range aux {
+		if h := x.cs.hunks[a]; len(h.Old) > 0 || len(h.New) == 0 {
+			continue
+		}
+		v, err := x.o.outcome(ctx, []int{a})
+		if errors.Is(err, errBudget) {
+			return root, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if v.Verdict == pass {
+			h := x.cs.hunks[a]
+			x.say("the auxiliary change %s:%d alone builds and makes the test pass: it is the root", h.File, h.NewStart)
+			return []int{a}, nil
+		}
+	}
+	return root, nil
+}

@@ -51,13 +51,7 @@ func TestCoupledHunksFirst(t *testing.T) {
 // working tree is the root without a search: no failing run recorded, one
 // rerun (reverting it).
 func TestSingleChange(t *testing.T) {
-	ex, _ := explainArchive(t, "single.txtar", testbuild.Target{Package: "example.com/single", Test: "TestScale"}, Options{})
-	if ex.Message != "" {
-		t.Fatalf("message: %s", ex.Message)
-	}
-	if got, want := describeChanges(ex), []string{"root single.go:5-5"}; !slices.Equal(got, want) {
-		t.Errorf("changes = %v, want %v", got, want)
-	}
+	ex := explainExpecting(t, "single", "TestScale", Options{}, "root single.go:5-5")
 	if ex.Found != "only" || ex.SemanticSeconds != 0 || ex.Reruns != 1 {
 		t.Errorf("found by %q with %.1fs semantic and %d reruns, want the only change without a search", ex.Found, ex.SemanticSeconds, ex.Reruns)
 	}
@@ -97,4 +91,39 @@ func TestBudgetKeepsSmallestPass(t *testing.T) {
 	if ex.Found != "partial" || len(ex.Notes) == 0 || !strings.Contains(ex.Notes[0], "not a minimal one") {
 		t.Errorf("found by %q, notes %q: want the smallest set tried, said so", ex.Found, ex.Notes)
 	}
+}
+
+// TestRootBuildsAlone checks that of the hunks of a rewritten switch,
+// which compile only together, the new case whose revert alone builds
+// and passes is the root, not the hunk delta debugging tried first.
+func TestRootBuildsAlone(t *testing.T) {
+	if err := analysis.Available(); err != nil {
+		t.Skip(err)
+	}
+	explainExpecting(t, "retagged", "TestKinds", Options{}, "root retagged.go:12-13")
+}
+
+// TestSingleAmongFew checks that among a few changes the only one whose
+// revert alone passes is the root without recording the failing run: in
+// nobuild.txtar the causes hold only the refactor, and the fallback found
+// factor after recording.
+func TestSingleAmongFew(t *testing.T) {
+	ex := explainExpecting(t, "nobuild", "TestScale", Options{}, "root nobuild.go:3-3")
+	if ex.Found != "single" || ex.SemanticSeconds != 0 || ex.NoRoot != "" {
+		t.Errorf("found by %q with %.1fs semantic (no root: %q), want the single passing revert without recording", ex.Found, ex.SemanticSeconds, ex.NoRoot)
+	}
+}
+
+// explainExpecting explains test in testdata/name.txtar (package
+// example.com/name) and checks that it reports exactly the changes want.
+func explainExpecting(t *testing.T, name, test string, opts Options, want ...string) *Explanation {
+	t.Helper()
+	ex, _ := explainArchive(t, name+".txtar", testbuild.Target{Package: "example.com/" + name, Test: test}, opts)
+	if ex.Message != "" {
+		t.Fatalf("message: %s", ex.Message)
+	}
+	if got := describeChanges(ex); !slices.Equal(got, want) {
+		t.Errorf("changes = %v, want %v", got, want)
+	}
+	return ex
 }

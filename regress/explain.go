@@ -50,6 +50,10 @@ type Options struct {
 	// caller whose earlier attempt ran out of memory computing the causes
 	// sets it to NoRootMemory.
 	SkipCauses NoRootReason
+	// alwaysRecord keeps the semantic step even where a few changes'
+	// reverts one at a time give the root: tests of the causes and of
+	// the fallback set it on their fixtures of two or three changes.
+	alwaysRecord bool
 }
 
 // Line is one source line, relative to the module root.
@@ -120,7 +124,9 @@ type Explanation struct {
 	// Found says which step found the root changes: "cause" (the
 	// semantic causes' changes), "executed" (the changes the failing run
 	// executes), "all" (every change), "ddmin", "only" (the one
-	// change there is, without a search), or "partial" (the smallest set
+	// change there is, without a search), "single" (among a few
+	// changes, the only one whose revert alone passes, without
+	// recording the failing run), or "partial" (the smallest set
 	// tried whose revert passes, when the budget ran out first).
 	Found string `json:"found,omitempty"`
 	// NoRoot says why AFTER's causes gave no root change, when they gave
@@ -324,7 +330,12 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 		ex.Found = "ddmin"
 		root, err = ddmin(ctx, all, o.passes)
 	default:
-		root, err = x.after(ctx, all)
+		if root, err = x.single(ctx, all); err == nil && len(root) == 0 {
+			root, err = x.after(ctx, all)
+		}
+		if err == nil && len(root) > 0 {
+			root, err = x.standalone(ctx, root)
+		}
 		if err == nil && len(root) > 0 {
 			root, err = x.undodge(ctx, root)
 		}
@@ -352,6 +363,36 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 	x.assemble(root, aux)
 	attributeChanges(ctx, r, modRel, ex)
 	return ex, nil
+}
+
+// maxFew bounds the changes single reverts one at a time.
+const maxFew = 3
+
+// single returns, among at most maxFew changes, the only one whose revert
+// alone passes (built alone or with its auxiliary changes), or nil. Then
+// no causes can name a smaller root and delta debugging would find the
+// same one, so recording the failing run, which costs more than a few
+// builds, is skipped; the verdicts stay memoised for the search that
+// follows otherwise.
+func (x *explainer) single(ctx context.Context, all []int) ([]int, error) {
+	if len(all) > maxFew || x.opts.alwaysRecord {
+		return nil, nil
+	}
+	var passing []int
+	for _, id := range all {
+		ok, err := x.o.passes(ctx, []int{id})
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			passing = append(passing, id)
+		}
+	}
+	if len(passing) != 1 {
+		return nil, nil
+	}
+	x.ex.Found = "single"
+	return passing, nil
 }
 
 // findBase resolves the given base, or bisects for one, and checks that

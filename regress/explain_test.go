@@ -108,7 +108,7 @@ func TestPanicInChange(t *testing.T) {
 	if err := analysis.Available(); err != nil {
 		t.Skip(err)
 	}
-	ex, _ := explainArchive(t, "panics.txtar", testbuild.Target{Package: "example.com/panics", Test: "TestMaskedEmpty"}, Options{})
+	ex, _ := explainArchive(t, "panics.txtar", testbuild.Target{Package: "example.com/panics", Test: "TestMaskedEmpty"}, Options{alwaysRecord: true})
 	if ex.Message != "" {
 		t.Fatalf("message: %s", ex.Message)
 	}

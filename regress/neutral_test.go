@@ -156,6 +156,7 @@ func TestNoRootFallsBack(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pkg := "example.com/" + strings.TrimSuffix(c.archive, ".txtar")
+			c.opts.alwaysRecord = true
 			ex, _ := explainArchive(t, c.archive, testbuild.Target{Package: pkg, Test: "TestScale"}, c.opts)
 			if ex.Message != "" {
 				t.Fatalf("message: %s", ex.Message)
