@@ -198,7 +198,27 @@ func startWithFindings(t *testing.T, l *fakeLocalizer) (*testClient, string, uri
 	src := uri.File(filepath.Join(dir, "a.go"))
 	c.waitDiagnostics("diagnostics", src, onLines(4, 5))
 	c.waitRequest(protocol.MethodWorkspaceInlayHintRefresh, 2) // after the ranking, after the findings
+	c.waitVerifiedFix()
 	return c, dir, src
+}
+
+// waitVerifiedFix waits until the ranking shows a verified angelic fix. The
+// refreshes alone do not say it: the rebuild that ends a run and the one the
+// findings start race, and either may publish second.
+func (c *testClient) waitVerifiedFix() {
+	c.t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for {
+		var r rankingResult
+		c.mustCall(methodRanking, map[string]string{}, &r)
+		if slices.ContainsFunc(r.Lines, func(l rankingLine) bool { return l.Fixes > 0 }) {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("gave up waiting for a verified fix in the ranking: %+v", r)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func TestAngelicFindings(t *testing.T) {
