@@ -55,3 +55,57 @@ func TestLargePackageIsStoredInChunks(t *testing.T) {
 		}
 	}
 }
+
+// TestRecollectedPackageKeepsStoredChunks collects a package again under
+// the same key while its stored record still counts the old chunks: readers
+// of that record keep reading its own tests until the new record replaces
+// it, and the replaced record's chunks go with it.
+func TestRecollectedPackageKeepsStoredChunks(t *testing.T) {
+	var warnings []string
+	s := storeIn(t.TempDir(), &warnings)
+	names := func(r *storedPackage) []string {
+		var got []string
+		if err := s.eachTest(r, func(t *storedTest) { got = append(got, t.Name) }); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	stored := func() *storedPackage {
+		pkgs, _, err := s.results([]string{"k"})
+		if err != nil || pkgs["k"] == nil {
+			t.Fatalf("the stored result: %v, %v", pkgs, err)
+		}
+		return pkgs["k"]
+	}
+	first := &storedPackage{Package: "p", Key: "k", Collected: time.Unix(1, 0)}
+	first.tests = []storedTest{{TestRun: TestRun{Package: "p", Name: "TestOld1"}}}
+	if err := s.putTests(first); err != nil {
+		t.Fatal(err)
+	}
+	first.tests = []storedTest{{TestRun: TestRun{Package: "p", Name: "TestOld2"}}}
+	if err := s.putResult(first); err != nil {
+		t.Fatal(err)
+	}
+	old := stored()
+
+	again := &storedPackage{Package: "p", Key: "k", Collected: time.Unix(2, 0)}
+	again.tests = []storedTest{{TestRun: TestRun{Package: "p", Name: "TestNew1"}}}
+	if err := s.putTests(again); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(old); !slices.Equal(got, []string{"TestOld1", "TestOld2"}) {
+		t.Fatalf("the stored record's tests while the package is collected again: %q", got)
+	}
+	if err := s.putResult(again); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(stored()); !slices.Equal(got, []string{"TestNew1"}) {
+		t.Fatalf("the new record's tests: %q", got)
+	}
+	if err := s.eachTest(old, func(*storedTest) {}); err == nil {
+		t.Error("the replaced record's chunks are still stored")
+	}
+	if len(warnings) > 0 {
+		t.Errorf("warnings: %q", warnings)
+	}
+}

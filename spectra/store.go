@@ -32,8 +32,9 @@ var (
 )
 
 // storeSchema names the layout; an older one is rebuilt. 3: a package's
-// tests in chunks of their own (bucketTests), where 2 held them inline.
-const storeSchema = "faultline-store-3"
+// tests in chunks of their own (bucketTests), where 2 held them inline;
+// 4: the chunks' keys name the collection they belong to.
+const storeSchema = "faultline-store-4"
 
 // storedFile is the instrumentation of one file content.
 type storedFile struct {
@@ -286,9 +287,13 @@ func (s *store) putAbsent(bucket []byte, n int, entry func(i int) (key, what str
 	})
 }
 
-// testChunkKey is the key of a package result's chunk-th chunk of tests.
-func testChunkKey(key string, chunk int) []byte {
-	return fmt.Appendf(nil, "%s %d", key, chunk)
+// testChunkKey is the key of the chunk-th chunk of r's tests. It names the
+// collection (by the time it began) as well as the package key: a package
+// collected again under the same key (its edges wanted, or by another
+// process sharing the store) writes new chunks while the stored record
+// still counts the old ones, which readers must go on finding intact.
+func testChunkKey(r *storedPackage, chunk int) []byte {
+	return fmt.Appendf(nil, "%s %d %d", r.Key, r.Collected.UnixNano(), chunk)
 }
 
 // putTests stores r's tests so far as its next chunk, in a transaction of
@@ -303,7 +308,7 @@ func (s *store) putTests(r *storedPackage) error {
 		return fmt.Errorf("encoding tests of %s: %w", r.Package, err)
 	}
 	if err := s.transact(true, func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketTests).Put(testChunkKey(r.Key, r.Chunks), data)
+		return tx.Bucket(bucketTests).Put(testChunkKey(r, r.Chunks), data)
 	}); err != nil {
 		return err
 	}
@@ -330,7 +335,7 @@ func (s *store) eachTest(r *storedPackage, each func(*storedTest)) error {
 			if tx == nil {
 				return fmt.Errorf("spectrum store %s: the tests of %s are gone", s.path, r.Package)
 			}
-			data := tx.Bucket(bucketTests).Get(testChunkKey(r.Key, chunk))
+			data := tx.Bucket(bucketTests).Get(testChunkKey(r, chunk))
 			if data == nil {
 				return fmt.Errorf("spectrum store %s: chunk %d of the tests of %s is missing", s.path, chunk, r.Package)
 			}
@@ -350,7 +355,7 @@ func (s *store) eachTest(r *storedPackage, each func(*storedTest)) error {
 }
 
 // putResult stores what remains of r's tests as its last chunk, then its
-// record, and makes it current.
+// record, and makes it current; the chunks of the record it replaces go.
 func (s *store) putResult(r *storedPackage) error {
 	if err := s.putTests(r); err != nil {
 		return err
@@ -360,7 +365,16 @@ func (s *store) putResult(r *storedPackage) error {
 		return fmt.Errorf("encoding results of %s: %w", r.Package, err)
 	}
 	return s.transact(true, func(tx *bolt.Tx) error {
-		if err := tx.Bucket(bucketResults).Put([]byte(r.Key), data); err != nil {
+		results := tx.Bucket(bucketResults)
+		var old storedPackage
+		if prev := results.Get([]byte(r.Key)); prev != nil && gobDecode(prev, &old) == nil && !old.Collected.Equal(r.Collected) {
+			for chunk := range old.Chunks {
+				if err := tx.Bucket(bucketTests).Delete(testChunkKey(&old, chunk)); err != nil {
+					return err
+				}
+			}
+		}
+		if err := results.Put([]byte(r.Key), data); err != nil {
 			return err
 		}
 		return s.updateState(tx, func(st *storedState) { st.Packages[r.Package] = r.Key })
