@@ -29,7 +29,7 @@ func TestResultCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{MaxSize: 1, Budget: 10 * time.Second}
+	opts := Options{MaxSize: 1, Budget: 10 * time.Second}.WithWallCap(10 * time.Minute)
 	analyse := func(wantHits int) Cached {
 		t.Helper()
 		out, err := AnalyzeCached(ctx, cache, mod, failing, opts)

@@ -29,7 +29,7 @@ func TestAnalyzeOldLanguageVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := Analyze(context.Background(), open(t, dir), []testbuild.Target{{Package: "example.com/distance", Test: "TestManhattan/backward_x"}},
-		Options{MaxSize: 1, Budget: 10 * time.Second})
+		Options{MaxSize: 1, Budget: 10 * time.Second}.WithWallCap(10*time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ func TestSeededFaults(t *testing.T) {
 			}
 			// Single locations and a short budget keep the test quick; the
 			// benchmark runs with the defaults.
-			res, err := Analyze(context.Background(), open(t, dir), targets, Options{MaxSize: 1, Budget: 10 * time.Second})
+			res, err := Analyze(context.Background(), open(t, dir), targets, Options{MaxSize: 1, Budget: 10 * time.Second}.WithWallCap(10*time.Minute))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -40,7 +40,7 @@ func TestByteSliceFault(t *testing.T) {
 	}
 	dir := extract(t, "strings.txtar")
 	res, err := Analyze(context.Background(), open(t, dir), []testbuild.Target{{Package: "example.com/text", Test: "TestUpper"}},
-		Options{MaxSize: 1, Budget: 20 * time.Second, Strings: true})
+		Options{MaxSize: 1, Budget: 20 * time.Second, Strings: true}.WithWallCap(10*time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
