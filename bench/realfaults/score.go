@@ -282,21 +282,12 @@ func learnedInput(c *scoredCase) (*localize.Ranking, *localize.Evidence) {
 
 // learnedTies ranks a case with the service's own learned order.
 func learnedTies(c *scoredCase, m *localize.Model) ([][2]int, error) {
-	n := len(c.Report.Lines)
 	base, ev := learnedInput(c)
 	r, err := localize.Learned(base, ev, m)
 	if err != nil {
 		return nil, err
 	}
-	index := map[lineKey]int{}
-	for i, l := range c.Report.Lines {
-		index[lineKey{l.File, l.Line}] = i
-	}
-	ties := make([][2]int, n)
-	for _, l := range r.Lines {
-		ties[index[lineKey{l.File, l.Line}]] = l.Tie
-	}
-	return ties, nil
+	return tiesInReportOrder(c, r), nil
 }
 
 // faultPosition is where a developer examining the ranking top down meets

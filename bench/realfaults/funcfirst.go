@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/mod/modfile"
+
+	"github.com/faultline-go/faultline/internal/localize"
+)
+
+// ties ranks a case by the variant: the learned order of model m, then,
+// when the variant says so, function by function.
+func (v variant) ties(c *scoredCase, m *localize.Model) ([][2]int, error) {
+	if v.Fn == "" {
+		return learnedTies(c, m)
+	}
+	if c.Funcs == nil {
+		return nil, fmt.Errorf("%s needs the source's functions: give seeded faults' modules with -seeded-src", v)
+	}
+	base, ev := learnedInput(c)
+	r, err := localize.Learned(base, ev, m)
+	if err != nil {
+		return nil, err
+	}
+	if r, err = localize.FunctionFirst(r, c.Funcs, localize.FunctionFirstOptions{By: v.Fn, Keep: v.Keep}); err != nil {
+		return nil, err
+	}
+	return tiesInReportOrder(c, r), nil
+}
+
+// tiesInReportOrder gives each of the case's report lines its tie group
+// in r.
+func tiesInReportOrder(c *scoredCase, r *localize.Ranking) [][2]int {
+	index := map[lineKey]int{}
+	for i, l := range c.Report.Lines {
+		index[lineKey{l.File, l.Line}] = i
+	}
+	ties := make([][2]int, len(c.Report.Lines))
+	for _, l := range r.Lines {
+		ties[index[lineKey{l.File, l.Line}]] = l.Tie
+	}
+	return ties
+}
+
+// withSeededSources gives the seeded cases the functions of their modules'
+// source, dirs being comma-separated module roots (seeded faults change
+// operators in place, so the pristine source's functions are the faulty
+// version's). A case whose module is not among them keeps none.
+func withSeededSources(cases []*scoredCase, dirs string) error {
+	if dirs == "" {
+		return nil
+	}
+	byModule := map[string]localize.FunctionOf{}
+	for _, dir := range strings.Split(dirs, ",") {
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err != nil {
+			return fmt.Errorf("-seeded-src: %w", err)
+		}
+		mod := modfile.ModulePath(data)
+		if mod == "" {
+			return fmt.Errorf("-seeded-src: %s/go.mod names no module", dir)
+		}
+		byModule[mod] = localize.SourceFunctions(dir)
+	}
+	for _, c := range cases {
+		if c.Seeded {
+			c.Funcs = byModule[c.Group]
+		}
+	}
+	return nil
+}
