@@ -11,26 +11,6 @@ import (
 	"github.com/faultline-go/faultline/internal/localize"
 )
 
-// ties ranks a case by the variant: the learned order of model m, then,
-// when the variant says so, function by function.
-func (v variant) ties(c *scoredCase, m *localize.Model) ([][2]int, error) {
-	if v.Fn == "" {
-		return learnedTies(c, m)
-	}
-	if c.Funcs == nil {
-		return nil, fmt.Errorf("%s needs the source's functions: give seeded faults' modules with -seeded-src", v)
-	}
-	base, ev := learnedInput(c)
-	r, err := localize.Learned(base, ev, m)
-	if err != nil {
-		return nil, err
-	}
-	if r, err = localize.FunctionFirst(r, c.Funcs, localize.FunctionFirstOptions{By: v.Fn, Keep: v.Keep}); err != nil {
-		return nil, err
-	}
-	return tiesInReportOrder(c, r), nil
-}
-
 // tiesInReportOrder gives each of the case's report lines its tie group
 // in r.
 func tiesInReportOrder(c *scoredCase, r *localize.Ranking) [][2]int {

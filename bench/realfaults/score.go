@@ -280,12 +280,13 @@ func learnedInput(c *scoredCase) (*localize.Ranking, *localize.Evidence) {
 	return base, ev
 }
 
-// learnedTies ranks a case with the service's own learned order.
+// learnedTies ranks a case with the service's own learned order, function
+// by function when the model says so.
 func learnedTies(c *scoredCase, m *localize.Model) ([][2]int, error) {
 	base, ev := learnedInput(c)
-	r, err := localize.Learned(base, ev, m)
+	r, err := m.Rank(base, ev, c.Funcs)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w (seeded faults get their functions from -seeded-src)", err)
 	}
 	return tiesInReportOrder(c, r), nil
 }

@@ -142,6 +142,9 @@ func (v variant) model(t trainedModels) *localize.Model {
 	} else {
 		m.Tail = maps.Clone(tailWeights[v.Tail])
 	}
+	if v.Fn != "" {
+		m.Functions = &localize.FunctionFirstOptions{By: v.Fn, Keep: v.Keep}
+	}
 	return m
 }
 
@@ -169,11 +172,8 @@ func runTune(args []string) error {
 	if err != nil {
 		return err
 	}
-	all, seed, err := loadCases(*benchPath, *work, *seeded)
+	all, _, err := loadCases(*benchPath, *work, *seeded, *seededSrc)
 	if err != nil {
-		return err
-	}
-	if err := withSeededSources(seed, *seededSrc); err != nil {
 		return err
 	}
 	w, closeOut, err := createOut(*out)
@@ -270,7 +270,7 @@ func writeVariants(w io.Writer, title string, cases []*scoredCase, vs []variant,
 	ords := []order{base[0], base[3]} // Ochiai, Tarantula
 	for _, v := range vs {
 		mOf := modelOf(v)
-		ords = append(ords, order{v.String(), func(c *scoredCase) ([][2]int, error) { return v.ties(c, mOf(c)) }})
+		ords = append(ords, order{v.String(), func(c *scoredCase) ([][2]int, error) { return learnedTies(c, mOf(c)) }})
 	}
 	res, err := evaluate(cases, ords)
 	if err != nil {

@@ -97,14 +97,15 @@ func TestVariantFunctionFirst(t *testing.T) {
 	if err := withSeededSources([]*scoredCase{c}, root); err != nil {
 		t.Fatal(err)
 	}
-	m := &localize.Model{Name: "test", Window: 20, Weights: map[string]float64{}}
-	v := variant{Head: "shipped", Window: 20, Tail: "ochiai"}
-	plain, err := v.ties(c, m)
+	learned := trainedModels{head: &localize.Model{Name: "test", Weights: map[string]float64{}}}
+	v := variant{Head: "trained", Window: 20, Tail: "ochiai"}
+	plain, err := learnedTies(c, v.model(learned))
 	if err != nil {
 		t.Fatal(err)
 	}
 	v.Fn = localize.FunctionsByBestLine
-	grouped, err := v.ties(c, m)
+	m := v.model(learned)
+	grouped, err := learnedTies(c, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestVariantFunctionFirst(t *testing.T) {
 		t.Errorf("function-first ties %v, want %v", grouped, want)
 	}
 	c.Funcs = nil
-	if _, err := v.ties(c, m); err == nil {
+	if _, err := learnedTies(c, m); err == nil {
 		t.Error("a function-first variant ranked a case without its source")
 	}
 	if err := withSeededSources([]*scoredCase{c}, t.TempDir()); err == nil {

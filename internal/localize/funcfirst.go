@@ -24,13 +24,13 @@ const (
 type FunctionFirstOptions struct {
 	// By is how functions are ranked: FunctionsByBestLine,
 	// FunctionsByOwnSpectrum or FunctionsMixed.
-	By string
+	By string `json:"by"`
 	// Keep is how many of the first positions keep their lines (a tie
 	// group that starts there, whole); the lines below follow function by
 	// function. 0 reorders every line. With By FunctionsByBestLine, the
 	// lines below the kept ones then start with the rest of the kept
 	// lines' functions.
-	Keep int
+	Keep int `json:"keep,omitempty"`
 }
 
 // FunctionFirst reorders a ranking, its lines in rank order, function by

@@ -67,3 +67,42 @@ func TestFunctionFirst(t *testing.T) {
 		t.Error("an unknown function order gave no error")
 	}
 }
+
+// A model with Functions ranks by the learned order, then function by
+// function, and wants the functions; without, it is the learned order.
+func TestModelRankByFunction(t *testing.T) {
+	fn := map[int]string{1: "A", 2: "B", 3: "A"}
+	byName := func(file string, line int) Function { return Function{File: file, Name: fn[line]} }
+	formula := &Ranking{Formula: "ochiai", Failed: 1, Passed: 1, Lines: []RankedLine{
+		{File: "a.go", Line: 1, Score: 1, Rank: 1, Tie: [2]int{1, 1}},
+		{File: "a.go", Line: 2, Score: 0.8, Rank: 2, Tie: [2]int{2, 2}},
+		{File: "a.go", Line: 3, Score: 0.5, Rank: 3, Tie: [2]int{3, 3}},
+	}}
+	ev := &Evidence{Columns: map[string][]float64{"spectrum.ochiai": {1, 0.8, 0.5}}}
+	m := &Model{Name: "test", Window: 20, Weights: map[string]float64{"spectrum.ochiai": 1}}
+	for _, tc := range []struct {
+		functions *FunctionFirstOptions
+		want      []int
+	}{
+		{nil, []int{1, 2, 3}},
+		{&FunctionFirstOptions{By: FunctionsByBestLine}, []int{1, 3, 2}},
+		{&FunctionFirstOptions{By: FunctionsByBestLine, Keep: 2}, []int{1, 2, 3}},
+	} {
+		m.Functions = tc.functions
+		r, err := m.Rank(formula, ev, byName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, l := range r.Lines {
+			got = append(got, l.Line)
+		}
+		if !reflect.DeepEqual(got, tc.want) || r.Order != OrderLearned {
+			t.Errorf("functions %+v: lines %v, order %s; want %v, learned", tc.functions, got, r.Order, tc.want)
+		}
+	}
+	m.Functions = &FunctionFirstOptions{By: FunctionsByBestLine}
+	if _, err := m.Rank(formula, ev, nil); err == nil {
+		t.Error("a model ordering by function ranked without functions")
+	}
+}
