@@ -2,6 +2,7 @@ package localize
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/faultline-go/faultline/spectra/rank"
 )
@@ -42,6 +43,13 @@ type FunctionFirstOptions struct {
 // groups are the new order's. of names the function holding a line.
 func FunctionFirst(r *Ranking, of FunctionOf, opts FunctionFirstOptions) (*Ranking, error) {
 	n := len(r.Lines)
+	if n == 0 || r.Lines[n-1].Tie[0] <= opts.Keep {
+		// Every line is kept: no source to read (the service asks on
+		// every ranking it publishes).
+		out := *r
+		out.Lines = slices.Clone(r.Lines)
+		return &out, nil
+	}
 	place, err := functionPlaces(r, of, opts.By)
 	if err != nil {
 		return nil, err

@@ -63,6 +63,10 @@ func TestFunctionFirst(t *testing.T) {
 	if r.Lines[0].Line != 1 || r.Lines[2].Rank != 3 {
 		t.Errorf("the input ranking changed: %+v", r.Lines)
 	}
+	noSource := func(string, int) Function { panic("the source was read though every line is kept") }
+	if got, err := FunctionFirst(r, noSource, FunctionFirstOptions{By: FunctionsByBestLine, Keep: 7}); err != nil || !reflect.DeepEqual(got.Lines, r.Lines) {
+		t.Errorf("every line kept: %+v, %v; want the ranking unchanged", got, err)
+	}
 	if _, err := FunctionFirst(r, byName, FunctionFirstOptions{By: "worst"}); err == nil {
 		t.Error("an unknown function order gave no error")
 	}
