@@ -52,3 +52,36 @@ func withSeededSources(cases []*scoredCase, dirs string) error {
 	}
 	return nil
 }
+
+// functionCases are the cases keep selects, each with its functions in
+// place of its lines: a function's evidence each column's largest value
+// among its lines, its faulty functions those holding a faulty line, in
+// the order of their best lines; for learning a function-level model.
+func functionCases(cases []*scoredCase, keep func(*scoredCase) bool) []*scoredCase {
+	var out []*scoredCase
+	for _, c := range cases {
+		if c.Report == nil || c.Funcs == nil || !keep(c) {
+			continue
+		}
+		fc := &scoredCase{ID: c.ID, Group: c.Group, Seeded: c.Seeded, HeldOut: c.HeldOut, Faulty: map[lineKey]bool{},
+			Report: &localize.RankReport{Ranking: localize.Ranking{Formula: c.Report.Formula}}}
+		index := map[localize.Function]int{}
+		for _, l := range c.Report.Lines {
+			fn := c.Funcs(l.File, l.Line)
+			k, ok := index[fn]
+			if !ok {
+				k = len(fc.Report.Lines)
+				index[fn] = k
+				fc.Report.Lines = append(fc.Report.Lines, localize.RankedLine{File: fn.File, Line: fn.Line, Evidence: map[string]float64{}})
+			}
+			for col, v := range l.Evidence {
+				fc.Report.Lines[k].Evidence[col] = max(fc.Report.Lines[k].Evidence[col], v)
+			}
+			if c.Faulty[lineKey{l.File, l.Line}] {
+				fc.Faulty[lineKey{fn.File, fn.Line}] = true
+			}
+		}
+		out = append(out, fc)
+	}
+	return out
+}

@@ -90,9 +90,9 @@ func parseVariant(s string) (variant, error) {
 		return v, fmt.Errorf("variant %q: unknown tail %q", s, v.Tail)
 	}
 	switch v.Fn {
-	case "", localize.FunctionsByBestLine, localize.FunctionsByOwnSpectrum, localize.FunctionsMixed:
+	case "", localize.FunctionsByBestLine, localize.FunctionsByOwnSpectrum, localize.FunctionsMixed, localize.FunctionsLearned:
 	default:
-		return v, fmt.Errorf("variant %q: unknown fn %q (best, own, mix)", s, v.Fn)
+		return v, fmt.Errorf("variant %q: unknown fn %q (best, own, mix, learned)", s, v.Fn)
 	}
 	if v.Keep < 0 || v.Keep > 0 && v.Fn == "" {
 		return v, fmt.Errorf("variant %q: keep %d wants fn and is not negative", s, v.Keep)
@@ -111,9 +111,9 @@ var tailWeights = map[string]map[string]float64{
 }
 
 // trainedModels are the two models a variant may draw on, learned from
-// one set of faults: the head's (the top 300 non-faulty lines paired) and
-// the spread tail's.
-type trainedModels struct{ head, spread *localize.Model }
+// one set of faults: the head's (the top 300 non-faulty lines paired),
+// the spread tail's and the function-level one (functionCases).
+type trainedModels struct{ head, spread, functions *localize.Model }
 
 func learnModels(cases []*scoredCase, keep func(*scoredCase) bool, vs []variant) trainedModels {
 	var t trainedModels
@@ -124,6 +124,9 @@ func learnModels(cases []*scoredCase, keep func(*scoredCase) bool, vs []variant)
 		}
 		if v.Tail == "spread" && t.spread == nil {
 			t.spread = trainModel(cases, keep, "pairwise-tuning-halves-spread", trainOptions{Negatives: trainNegatives, Spread: 300})
+		}
+		if v.Fn == localize.FunctionsLearned && t.functions == nil {
+			t.functions = trainModel(functionCases(cases, keep), func(*scoredCase) bool { return true }, "pairwise-functions", trainOptions{Negatives: trainNegatives})
 		}
 	}
 	return t
@@ -144,6 +147,9 @@ func (v variant) model(t trainedModels) *localize.Model {
 	}
 	if v.Fn != "" {
 		m.Functions = &localize.FunctionFirstOptions{By: v.Fn, Keep: v.Keep}
+		if v.Fn == localize.FunctionsLearned {
+			m.Functions.Weights = maps.Clone(t.functions.Weights)
+		}
 	}
 	return m
 }
@@ -161,7 +167,7 @@ func runTune(args []string) error {
 	fs, benchPath, work := rankingsFlagSet("tune", "eval's directory whose tuning half is tuned on (rankings under work/eval)")
 	seeded := fs.String("seeded", "", "directory of bench/effectiveness -rankings output (seeded faults)")
 	final := fs.String("final", "", "score the -variants on the held-out halves of this eval directory (and of -seeded), learned from the whole tuning half of -work: once, at the end")
-	variants := fs.String("variants", "", "semicolon-separated variants (head=trained|shipped,window=N,guard=G,tail=ochiai|tarantula|blend|spread); empty: a grid")
+	variants := fs.String("variants", "", "semicolon-separated variants (head=trained|shipped,window=N,guard=G,tail=ochiai|tarantula|blend|spread[,fn=best|own|mix|learned,keep=N]); empty: a grid")
 	modelPath := fs.String("model", "", "with -final and one variant, write its model here")
 	seededSrc := fs.String("seeded-src", "", "comma-separated roots of the seeded faults' modules, for their functions (function-level figures and fn= variants)")
 	out := fs.String("out", "-", "markdown report (- for standard output)")

@@ -124,3 +124,32 @@ func TestVariantFunctionFirst(t *testing.T) {
 		t.Error("a -seeded-src directory without go.mod gave no error")
 	}
 }
+
+// functionCases gives each function of a case its lines' largest evidence
+// per column, in the order of its best line, and marks the functions
+// holding a faulty line.
+func TestFunctionCases(t *testing.T) {
+	fn := map[int]string{1: "A", 2: "B", 3: "A"}
+	decl := map[string]int{"A": 10, "B": 20}
+	c := &scoredCase{Group: "g", Faulty: map[lineKey]bool{{"a.go", 3}: true},
+		Funcs: func(file string, line int) localize.Function {
+			return localize.Function{File: file, Name: fn[line], Line: decl[fn[line]]}
+		},
+		Report: &localize.RankReport{Ranking: localize.Ranking{Lines: []localize.RankedLine{
+			{File: "a.go", Line: 2, Evidence: map[string]float64{"x": 0.5}},
+			{File: "a.go", Line: 1, Evidence: map[string]float64{"x": 0.2, "y": 1}},
+			{File: "a.go", Line: 3, Evidence: map[string]float64{"x": 0.7}},
+		}}}}
+	noSource := &scoredCase{Report: c.Report}
+	got := functionCases([]*scoredCase{c, noSource}, func(*scoredCase) bool { return true })
+	if len(got) != 1 {
+		t.Fatalf("%d function cases, want 1 (the case without source has none)", len(got))
+	}
+	want := []localize.RankedLine{
+		{File: "a.go", Line: 20, Evidence: map[string]float64{"x": 0.5}},
+		{File: "a.go", Line: 10, Evidence: map[string]float64{"x": 0.7, "y": 1}},
+	}
+	if !reflect.DeepEqual(got[0].Report.Lines, want) || !reflect.DeepEqual(got[0].Faulty, map[lineKey]bool{{"a.go", 10}: true}) || got[0].Group != "g" {
+		t.Errorf("function case %+v, faulty %v; want %+v, A faulty", got[0].Report.Lines, got[0].Faulty, want)
+	}
+}

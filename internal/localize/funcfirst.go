@@ -19,13 +19,19 @@ const (
 	// among the functions, by best line and by own spectrum, its best
 	// line breaking ties.
 	FunctionsMixed = "mix"
+	// FunctionsLearned places a function by a learned weighted sum of
+	// its evidence, each column's largest value among its lines, its best
+	// line breaking ties.
+	FunctionsLearned = "learned"
 )
 
 // FunctionFirstOptions says how FunctionFirst reorders a ranking.
 type FunctionFirstOptions struct {
 	// By is how functions are ranked: FunctionsByBestLine,
-	// FunctionsByOwnSpectrum or FunctionsMixed.
+	// FunctionsByOwnSpectrum, FunctionsMixed or FunctionsLearned.
 	By string `json:"by"`
+	// Weights are FunctionsLearned's weight per evidence column.
+	Weights map[string]float64 `json:"weights,omitempty"`
 	// Keep is how many of the first positions keep their lines (a tie
 	// group that starts there, whole); the lines below follow function by
 	// function. 0 reorders every line. With By FunctionsByBestLine, the
@@ -50,7 +56,7 @@ func FunctionFirst(r *Ranking, of FunctionOf, opts FunctionFirstOptions) (*Ranki
 		out.Lines = slices.Clone(r.Lines)
 		return &out, nil
 	}
-	place, err := functionPlaces(r, of, opts.By)
+	place, err := functionPlaces(r, of, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -81,16 +87,18 @@ func FunctionFirst(r *Ranking, of FunctionOf, opts FunctionFirstOptions) (*Ranki
 	return &out, nil
 }
 
-// functionPlaces ranks the functions holding r's lines as by says and
+// functionPlaces ranks the functions holding r's lines as opts.By says and
 // gives each its first position, functions tied sharing one. A
 // function's own spectrum is counted from its lines: every test that runs
 // a line of a function enters it and runs its first statement, so the
 // counts of its most executed line are the function's.
-func functionPlaces(r *Ranking, of FunctionOf, by string) (map[Function]float64, error) {
+func functionPlaces(r *Ranking, of FunctionOf, opts FunctionFirstOptions) (map[Function]float64, error) {
+	by := opts.By
 	var fns []Function
 	index := map[Function]int{}
 	var best []float64 // the first position of each function's best line
 	var counts []rank.Counts
+	var evidence []map[string]float64 // each column's largest value among the function's lines
 	for _, l := range r.Lines {
 		fn := of(l.File, l.Line)
 		k, ok := index[fn]
@@ -100,6 +108,14 @@ func functionPlaces(r *Ranking, of FunctionOf, by string) (map[Function]float64,
 			fns = append(fns, fn)
 			best = append(best, float64(l.Tie[0]))
 			counts = append(counts, rank.Counts{})
+			evidence = append(evidence, map[string]float64{})
+		}
+		if by == FunctionsLearned {
+			for col, v := range l.Evidence {
+				if v > evidence[k][col] {
+					evidence[k][col] = v
+				}
+			}
 		}
 		c := &counts[k]
 		c.EF, c.EP = max(c.EF, l.EF), max(c.EP, l.EP)
@@ -141,8 +157,17 @@ func functionPlaces(r *Ranking, of FunctionOf, by string) (map[Function]float64,
 				}
 			}
 		}
+	case FunctionsLearned:
+		m := &Model{Weights: opts.Weights}
+		names := m.names()
+		scores = make([]float64, len(fns))
+		for k := range fns {
+			for _, col := range names {
+				scores[k] += m.Weights[col] * evidence[k][col]
+			}
+		}
 	default:
-		return nil, fmt.Errorf("function order %q: not %s, %s or %s", by, FunctionsByBestLine, FunctionsByOwnSpectrum, FunctionsMixed)
+		return nil, fmt.Errorf("function order %q: not %s, %s, %s or %s", by, FunctionsByBestLine, FunctionsByOwnSpectrum, FunctionsMixed, FunctionsLearned)
 	}
 	ranked, err := rank.RankScores(locs, scores, byBest)
 	if err != nil {

@@ -17,11 +17,11 @@ func TestFunctionFirst(t *testing.T) {
 	// would pass C). Ochiai over them ranks B, C, A, then D and E tied; by
 	// best line A, B, C, then D and E tied.
 	r := &Ranking{Formula: "ochiai", Failed: 1, Passed: 10, Lines: []RankedLine{
-		{File: "a.go", Line: 1, Rank: 1, Tie: [2]int{1, 1}, EF: 1, EP: 3, Score: 0.9},
+		{File: "a.go", Line: 1, Rank: 1, Tie: [2]int{1, 1}, EF: 1, EP: 3, Score: 0.9, Evidence: map[string]float64{"x": 0.3}},
 		{File: "a.go", Line: 2, Rank: 2, Tie: [2]int{2, 2}, EF: 1, EP: 2},
-		{File: "a.go", Line: 3, Rank: 3, Tie: [2]int{3, 3}, EF: 1, EP: 9},
-		{File: "a.go", Line: 4, Rank: 4, Tie: [2]int{4, 4}, EF: 1, EP: 7},
-		{File: "a.go", Line: 5, Rank: 5, Tie: [2]int{5, 5}, EF: 0, EP: 1},
+		{File: "a.go", Line: 3, Rank: 3, Tie: [2]int{3, 3}, EF: 1, EP: 9, Evidence: map[string]float64{"x": 0.3}},
+		{File: "a.go", Line: 4, Rank: 4, Tie: [2]int{4, 4}, EF: 1, EP: 7, Evidence: map[string]float64{"x": 1}},
+		{File: "a.go", Line: 5, Rank: 5, Tie: [2]int{5, 5}, EF: 0, EP: 1, Evidence: map[string]float64{"x": 0.5}},
 		{File: "a.go", Line: 6, Rank: 6, Tie: [2]int{6, 7}, EF: 0, EP: 4},
 		{File: "a.go", Line: 7, Rank: 7, Tie: [2]int{6, 7}, EF: 0, EP: 4},
 	}}
@@ -35,6 +35,9 @@ func TestFunctionFirst(t *testing.T) {
 		{FunctionFirstOptions{By: FunctionsByOwnSpectrum}, []int{2, 5, 4, 1, 3, 6, 7}},
 		// Rank shares summed: A 1 + 0.6, B 0.8 + 1, C 0.6 + 0.8.
 		{FunctionFirstOptions{By: FunctionsMixed}, []int{2, 5, 1, 3, 4, 6, 7}},
+		// Learned, over each column's largest value among a function's
+		// lines: C 1, B 0.5, A 0.3 (summed, A's 0.6 would pass B).
+		{FunctionFirstOptions{By: FunctionsLearned, Weights: map[string]float64{"x": 1}}, []int{4, 2, 5, 1, 3, 6, 7}},
 		// A tie group that starts within the kept positions stays whole.
 		{FunctionFirstOptions{By: FunctionsByOwnSpectrum, Keep: 6}, []int{1, 2, 3, 4, 5, 6, 7}},
 	} {
