@@ -280,23 +280,15 @@ func learnedInput(c *scoredCase) (*localize.Ranking, *localize.Evidence) {
 	return base, ev
 }
 
-// learnedTies ranks a case with the service's own learned order.
+// learnedTies ranks a case with the service's own learned order, function
+// by function when the model says so.
 func learnedTies(c *scoredCase, m *localize.Model) ([][2]int, error) {
-	n := len(c.Report.Lines)
 	base, ev := learnedInput(c)
-	r, err := localize.Learned(base, ev, m)
+	r, err := m.Rank(base, ev, c.Funcs)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w (seeded faults get their functions from -seeded-src)", err)
 	}
-	index := map[lineKey]int{}
-	for i, l := range c.Report.Lines {
-		index[lineKey{l.File, l.Line}] = i
-	}
-	ties := make([][2]int, n)
-	for _, l := range r.Lines {
-		ties[index[lineKey{l.File, l.Line}]] = l.Tie
-	}
-	return ties, nil
+	return tiesInReportOrder(c, r), nil
 }
 
 // faultPosition is where a developer examining the ranking top down meets

@@ -13,11 +13,12 @@ import (
 func runScore(args []string) error {
 	fs, benchPath, work := rankingsFlagSet("score", "eval's directory (rankings under work/eval); faults not evaluated there are left out")
 	seeded := fs.String("seeded", "", "directory of bench/effectiveness -rankings output (seeded faults)")
+	seededSrc := fs.String("seeded-src", "", "comma-separated roots of the seeded faults' modules: the shipped model orders by function")
 	out := fs.String("out", "-", "markdown report (- for standard output)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	all, _, err := loadCases(*benchPath, *work, *seeded)
+	all, _, err := loadCases(*benchPath, *work, *seeded, *seededSrc)
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ func runTrain(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	all, seed, err := loadCases(*benchPath, *work, *seeded)
+	all, seed, err := loadCases(*benchPath, *work, *seeded, "")
 	if err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func runTrain(args []string) error {
 // loadCases loads the real faults eval ranked under work and the seeded
 // faults of a bench/effectiveness -rankings directory (none when seeded
 // is empty); it returns all of them and the seeded ones.
-func loadCases(benchPath, work, seeded string) (all, seed []*scoredCase, err error) {
+func loadCases(benchPath, work, seeded, seededSrc string) (all, seed []*scoredCase, err error) {
 	b, err := realfault.LoadBenchmark(benchPath)
 	if err != nil {
 		return nil, nil, err
@@ -102,6 +102,9 @@ func loadCases(benchPath, work, seeded string) (all, seed []*scoredCase, err err
 		return nil, nil, err
 	}
 	if seed, err = loadSeededCases(seeded); err != nil {
+		return nil, nil, err
+	}
+	if err := withSeededSources(seed, seededSrc); err != nil {
 		return nil, nil, err
 	}
 	return append(slices.Clone(real), seed...), seed, nil

@@ -39,10 +39,19 @@ type variant struct {
 	// or "spread" (a model learned from pairs spread over the whole
 	// ranking, -spread 300).
 	Tail string
+	// Fn, when set, reorders the learned order function by function
+	// (localize.FunctionFirst): "best", "own" or "mix", how functions
+	// are ranked; Keep lines at the top keep their places.
+	Fn   string
+	Keep int
 }
 
 func (v variant) String() string {
-	return fmt.Sprintf("head=%s,window=%d,guard=%g,tail=%s", v.Head, v.Window, v.Guard, v.Tail)
+	s := fmt.Sprintf("head=%s,window=%d,guard=%g,tail=%s", v.Head, v.Window, v.Guard, v.Tail)
+	if v.Fn != "" {
+		s += fmt.Sprintf(",fn=%s,keep=%d", v.Fn, v.Keep)
+	}
+	return s
 }
 
 // parseVariant reads a variant from its String form.
@@ -63,8 +72,12 @@ func parseVariant(s string) (variant, error) {
 			v.Guard, err = strconv.ParseFloat(val, 64)
 		case "tail":
 			v.Tail = val
+		case "fn":
+			v.Fn = val
+		case "keep":
+			v.Keep, err = strconv.Atoi(val)
 		default:
-			return v, fmt.Errorf("variant %q: unknown key %q (head, window, guard, tail)", s, k)
+			return v, fmt.Errorf("variant %q: unknown key %q (head, window, guard, tail, fn, keep)", s, k)
 		}
 		if err != nil {
 			return v, fmt.Errorf("variant %q: %w", s, err)
@@ -75,6 +88,14 @@ func parseVariant(s string) (variant, error) {
 	}
 	if _, ok := tailWeights[v.Tail]; !ok && v.Tail != "spread" {
 		return v, fmt.Errorf("variant %q: unknown tail %q", s, v.Tail)
+	}
+	switch v.Fn {
+	case "", localize.FunctionsByBestLine, localize.FunctionsByOwnSpectrum, localize.FunctionsMixed, localize.FunctionsLearned:
+	default:
+		return v, fmt.Errorf("variant %q: unknown fn %q (best, own, mix, learned)", s, v.Fn)
+	}
+	if v.Keep < 0 || v.Keep > 0 && v.Fn == "" {
+		return v, fmt.Errorf("variant %q: keep %d wants fn and is not negative", s, v.Keep)
 	}
 	if v.Window < 1 {
 		return v, fmt.Errorf("variant %q: window %d: a tail needs a window of at least 1", s, v.Window)
@@ -90,9 +111,9 @@ var tailWeights = map[string]map[string]float64{
 }
 
 // trainedModels are the two models a variant may draw on, learned from
-// one set of faults: the head's (the top 300 non-faulty lines paired) and
-// the spread tail's.
-type trainedModels struct{ head, spread *localize.Model }
+// one set of faults: the head's (the top 300 non-faulty lines paired),
+// the spread tail's and the function-level one (functionCases).
+type trainedModels struct{ head, spread, functions *localize.Model }
 
 func learnModels(cases []*scoredCase, keep func(*scoredCase) bool, vs []variant) trainedModels {
 	var t trainedModels
@@ -103,6 +124,9 @@ func learnModels(cases []*scoredCase, keep func(*scoredCase) bool, vs []variant)
 		}
 		if v.Tail == "spread" && t.spread == nil {
 			t.spread = trainModel(cases, keep, "pairwise-tuning-halves-spread", trainOptions{Negatives: trainNegatives, Spread: 300})
+		}
+		if v.Fn == localize.FunctionsLearned && t.functions == nil {
+			t.functions = trainModel(functionCases(cases, keep), func(*scoredCase) bool { return true }, "pairwise-functions", trainOptions{Negatives: trainNegatives})
 		}
 	}
 	return t
@@ -121,6 +145,12 @@ func (v variant) model(t trainedModels) *localize.Model {
 	} else {
 		m.Tail = maps.Clone(tailWeights[v.Tail])
 	}
+	if v.Fn != "" {
+		m.Functions = &localize.FunctionFirstOptions{By: v.Fn, Keep: v.Keep}
+		if v.Fn == localize.FunctionsLearned {
+			m.Functions.Weights = maps.Clone(t.functions.Weights)
+		}
+	}
 	return m
 }
 
@@ -137,8 +167,9 @@ func runTune(args []string) error {
 	fs, benchPath, work := rankingsFlagSet("tune", "eval's directory whose tuning half is tuned on (rankings under work/eval)")
 	seeded := fs.String("seeded", "", "directory of bench/effectiveness -rankings output (seeded faults)")
 	final := fs.String("final", "", "score the -variants on the held-out halves of this eval directory (and of -seeded), learned from the whole tuning half of -work: once, at the end")
-	variants := fs.String("variants", "", "semicolon-separated variants (head=trained|shipped,window=N,guard=G,tail=ochiai|tarantula|blend|spread); empty: a grid")
+	variants := fs.String("variants", "", "semicolon-separated variants (head=trained|shipped,window=N,guard=G,tail=ochiai|tarantula|blend|spread[,fn=best|own|mix|learned,keep=N]); empty: a grid")
 	modelPath := fs.String("model", "", "with -final and one variant, write its model here")
+	seededSrc := fs.String("seeded-src", "", "comma-separated roots of the seeded faults' modules, for their functions (function-level figures and fn= variants)")
 	out := fs.String("out", "-", "markdown report (- for standard output)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -147,7 +178,7 @@ func runTune(args []string) error {
 	if err != nil {
 		return err
 	}
-	all, _, err := loadCases(*benchPath, *work, *seeded)
+	all, _, err := loadCases(*benchPath, *work, *seeded, *seededSrc)
 	if err != nil {
 		return err
 	}
@@ -221,7 +252,7 @@ func tuneVariants(spec string) ([]variant, error) {
 			for _, window := range []int{10, 20} {
 				for _, guard := range []float64{0, 1000} {
 					for _, tail := range []string{"ochiai", "tarantula", "spread"} {
-						vs = append(vs, variant{head, window, guard, tail})
+						vs = append(vs, variant{Head: head, Window: window, Guard: guard, Tail: tail})
 					}
 				}
 			}

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/faultline-go/faultline/internal/localize"
@@ -11,13 +14,16 @@ import (
 // TestVariantRoundTrip: a variant's String form parses back to it, and
 // bad specs are refused with an error.
 func TestVariantRoundTrip(t *testing.T) {
-	for _, v := range []variant{{"trained", 10, 0, "ochiai"}, {"shipped", 5, 3.5, "spread"}, {"trained", 20, 1000, "blend"}} {
+	for _, v := range []variant{
+		{Head: "trained", Window: 10, Tail: "ochiai"}, {Head: "shipped", Window: 5, Guard: 3.5, Tail: "spread"},
+		{Head: "trained", Window: 20, Guard: 1000, Tail: "blend"}, {Head: "shipped", Window: 20, Tail: "ochiai", Fn: "own", Keep: 5},
+	} {
 		got, err := parseVariant(v.String())
 		if err != nil || got != v {
 			t.Errorf("parseVariant(%q) = %v, %v; want %v", v.String(), got, err, v)
 		}
 	}
-	for _, bad := range []string{"head=mine", "window=0", "window=x", "tail=op2", "guard", "depth=3"} {
+	for _, bad := range []string{"head=mine", "window=0", "window=x", "tail=op2", "guard", "depth=3", "fn=line", "keep=3", "fn=best,keep=-1"} {
 		if _, err := parseVariant(bad); err == nil {
 			t.Errorf("parseVariant(%q) gave no error", bad)
 		}
@@ -32,17 +38,17 @@ func TestVariantModel(t *testing.T) {
 		head:   &localize.Model{Name: "h", Weights: map[string]float64{"spectrum.ochiai": 2, "angelic.fix": 1}},
 		spread: &localize.Model{Name: "s", Weights: map[string]float64{"spectrum.passShare": -1}},
 	}
-	m := variant{"trained", 7, 3, "spread"}.model(learned)
+	m := variant{Head: "trained", Window: 7, Guard: 3, Tail: "spread"}.model(learned)
 	if m.Window != 7 || m.Weights["spectrum.ochiai"] != 5 || m.Weights["angelic.fix"] != 1 || m.Tail["spectrum.passShare"] != -1 {
 		t.Errorf("model %+v", m)
 	}
 	if learned.head.Weights["spectrum.ochiai"] != 2 {
 		t.Errorf("the guard changed the learned model: %v", learned.head.Weights)
 	}
-	if m := (variant{"trained", 7, 0, "tarantula"}).model(learned); len(m.Tail) != 1 || m.Tail["spectrum.tarantula"] != 1 {
+	if m := (variant{Head: "trained", Window: 7, Guard: 0, Tail: "tarantula"}).model(learned); len(m.Tail) != 1 || m.Tail["spectrum.tarantula"] != 1 {
 		t.Errorf("tarantula tail %v", m.Tail)
 	}
-	if m := (variant{"trained", 7, 0, "ochiai"}).model(learned); m.Tail != nil {
+	if m := (variant{Head: "trained", Window: 7, Guard: 0, Tail: "ochiai"}).model(learned); m.Tail != nil {
 		t.Errorf("ochiai tail %v, want none", m.Tail)
 	}
 }
@@ -66,5 +72,84 @@ func TestInnerFoldSplitsEachHalf(t *testing.T) {
 		if seen[h][0] < 10 || seen[h][1] < 10 {
 			t.Errorf("half %d: inner folds hold %v projects", h, seen[h])
 		}
+	}
+}
+
+// A function-first variant ranks the case's lines function by function
+// from its source, and says so when the case has none; -seeded-src gives
+// seeded cases their module's functions by the module path in go.mod.
+func TestVariantFunctionFirst(t *testing.T) {
+	root := t.TempDir()
+	src := "package p\n\nfunc F() {\n\ta()\n\tb()\n}\n\nfunc G() {\n\tc()\n}\n"
+	if err := os.WriteFile(filepath.Join(root, "p.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/p\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Ochiai ranks F's line 4 first, G's line 9 second, F's line 5 last.
+	report := &localize.RankReport{Ranking: localize.Ranking{Formula: "ochiai", Failed: 1, Passed: 2, Lines: []localize.RankedLine{
+		{File: "p.go", Line: 9, EF: 1, EP: 1, NP: 1},
+		{File: "p.go", Line: 5, EF: 1, EP: 2},
+		{File: "p.go", Line: 4, EF: 1, NP: 2},
+	}}}
+	c := &scoredCase{Group: "example.com/p", Seeded: true, Report: report}
+	if err := withSeededSources([]*scoredCase{c}, root); err != nil {
+		t.Fatal(err)
+	}
+	learned := trainedModels{head: &localize.Model{Name: "test", Weights: map[string]float64{}}}
+	v := variant{Head: "trained", Window: 20, Tail: "ochiai"}
+	plain, err := learnedTies(c, v.model(learned))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Fn = localize.FunctionsByBestLine
+	m := v.model(learned)
+	grouped, err := learnedTies(c, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// In the report's order: lines 9, 5, 4.
+	if want := [][2]int{{2, 2}, {3, 3}, {1, 1}}; !reflect.DeepEqual(plain, want) {
+		t.Errorf("learned ties %v, want %v", plain, want)
+	}
+	if want := [][2]int{{3, 3}, {2, 2}, {1, 1}}; !reflect.DeepEqual(grouped, want) {
+		t.Errorf("function-first ties %v, want %v", grouped, want)
+	}
+	c.Funcs = nil
+	if _, err := learnedTies(c, m); err == nil {
+		t.Error("a function-first variant ranked a case without its source")
+	}
+	if err := withSeededSources([]*scoredCase{c}, t.TempDir()); err == nil {
+		t.Error("a -seeded-src directory without go.mod gave no error")
+	}
+}
+
+// functionCases gives each function of a case its lines' largest evidence
+// per column, in the order of its best line, and marks the functions
+// holding a faulty line.
+func TestFunctionCases(t *testing.T) {
+	fn := map[int]string{1: "A", 2: "B", 3: "A"}
+	decl := map[string]int{"A": 10, "B": 20}
+	c := &scoredCase{Group: "g", Faulty: map[lineKey]bool{{"a.go", 3}: true},
+		Funcs: func(file string, line int) localize.Function {
+			return localize.Function{File: file, Name: fn[line], Line: decl[fn[line]]}
+		},
+		Report: &localize.RankReport{Ranking: localize.Ranking{Lines: []localize.RankedLine{
+			{File: "a.go", Line: 2, Evidence: map[string]float64{"x": 0.5}},
+			{File: "a.go", Line: 1, Evidence: map[string]float64{"x": 0.2, "y": 1}},
+			{File: "a.go", Line: 3, Evidence: map[string]float64{"x": 0.7}},
+		}}}}
+	noSource := &scoredCase{Report: c.Report}
+	got := functionCases([]*scoredCase{c, noSource}, func(*scoredCase) bool { return true })
+	if len(got) != 1 {
+		t.Fatalf("%d function cases, want 1 (the case without source has none)", len(got))
+	}
+	want := []localize.RankedLine{
+		{File: "a.go", Line: 20, Evidence: map[string]float64{"x": 0.5}},
+		{File: "a.go", Line: 10, Evidence: map[string]float64{"x": 0.7, "y": 1}},
+	}
+	if !reflect.DeepEqual(got[0].Report.Lines, want) || !reflect.DeepEqual(got[0].Faulty, map[lineKey]bool{{"a.go", 10}: true}) || got[0].Group != "g" {
+		t.Errorf("function case %+v, faulty %v; want %+v, A faulty", got[0].Report.Lines, got[0].Faulty, want)
 	}
 }

@@ -332,6 +332,9 @@ func writeRankingLegend(w io.Writer, r *localize.Ranking, formulaColumn string, 
 		fmt.Fprintf(w, "SCORE: the learned model's weighted sum of the line's evidence, which orders the lines")
 		if unscored {
 			fmt.Fprintf(w, ";\n  -: past the lines the model may reorder, which keep %s's order", r.Formula)
+			if f := localize.ShippedModel().Functions; f != nil && r.Model == localize.ShippedModel().Name {
+				fmt.Fprintf(w, " (past the first %d, function by function)", f.Keep)
+			}
 		}
 		fmt.Fprintln(w, ".")
 	case localize.OrderCombined:

@@ -259,3 +259,19 @@ func TestRankFunctionsOutput(t *testing.T) {
 		t.Error("-functions -1 accepted")
 	}
 }
+
+// Under the shipped model, which orders the lines past its first ones
+// function by function, the legend says so for the unscored lines; under
+// another model it does not.
+func TestRankLegendFunctionFirst(t *testing.T) {
+	for _, tc := range []struct {
+		model string
+		want  bool
+	}{{localize.ShippedModel().Name, localize.ShippedModel().Functions != nil}, {"test", false}} {
+		var buf bytes.Buffer
+		writeRankingLegend(&buf, &localize.Ranking{Formula: "ochiai", Order: localize.OrderLearned, Model: tc.model}, "OCHIAI", true, nil)
+		if got := strings.Contains(buf.String(), "function by function"); got != tc.want {
+			t.Errorf("model %s: legend says function by function: %v, want %v\n%s", tc.model, got, tc.want, buf.String())
+		}
+	}
+}

@@ -42,6 +42,10 @@ type Model struct {
 	// window protects; further down another weighing of the same counts
 	// (Tarantula's, say) can meet a fault sooner.
 	Tail map[string]float64 `json:"tail,omitempty"`
+	// Functions, when set, reorders the model's order function by
+	// function below its kept top (FunctionFirst): a fault far down
+	// often shares its function with a line ranked high.
+	Functions *FunctionFirstOptions `json:"functions,omitempty"`
 	// Evaluation says how the model was trained and how it did on
 	// held-out folds.
 	Evaluation string `json:"evaluation"`
@@ -95,6 +99,20 @@ func (m *Model) score(names []string, ev *Evidence, i int) (float64, []Reason) {
 		return 1
 	})
 	return score, why
+}
+
+// Rank orders a formula ranking's lines by the model: Learned, then
+// FunctionFirst when the model says so, of naming the function holding
+// each line (it may be nil for a model without Functions).
+func (m *Model) Rank(formula *Ranking, ev *Evidence, of FunctionOf) (*Ranking, error) {
+	r, err := Learned(formula, ev, m)
+	if err != nil || m.Functions == nil {
+		return r, err
+	}
+	if of == nil {
+		return nil, fmt.Errorf("model %s orders by function and has no functions to go by", m.Name)
+	}
+	return FunctionFirst(r, of, *m.Functions)
 }
 
 // maxReasons is how many pieces of evidence a line's Because lists.
