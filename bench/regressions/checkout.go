@@ -259,13 +259,29 @@ func (c *checkout) ownModule(ctx context.Context, commit string, gomod []byte) (
 			best = p
 		}
 	}
+	return withModulePath(gomod, best)
+}
+
+// withModulePath returns gomod declaring the module path modPath (gomod
+// itself when it already does, when modPath is empty or when gomod does
+// not parse). The retractions go: they name versions of the fix's module
+// path, and a version of another major version than the path's is an error
+// to the go command ("errors parsing go.mod"), so a v2 module's go.mod
+// moved under its pre-modules path would build nothing.
+func withModulePath(gomod []byte, modPath string) ([]byte, error) {
 	mf, err := modfile.Parse("go.mod", gomod, nil)
-	if err != nil || best == "" || mf.Module == nil || mf.Module.Mod.Path == best {
+	if err != nil || modPath == "" || mf.Module == nil || mf.Module.Mod.Path == modPath {
 		return gomod, nil
 	}
-	if err := mf.AddModuleStmt(best); err != nil {
-		return nil, err
+	if err := mf.AddModuleStmt(modPath); err != nil {
+		return nil, fmt.Errorf("setting the module path %s: %w", modPath, err)
 	}
+	for _, r := range slices.Clone(mf.Retract) {
+		if err := mf.DropRetract(r.VersionInterval); err != nil {
+			return nil, fmt.Errorf("dropping a retraction: %w", err)
+		}
+	}
+	mf.Cleanup()
 	return mf.Format()
 }
 
