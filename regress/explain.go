@@ -230,7 +230,7 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 	}()
 
 	say("running %s in the working tree", t.Test)
-	now, err := run.run(ctx, nil)
+	now, err := run.runWorkingTree(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -305,6 +305,9 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 			ex.Notes = append(ex.Notes, fmt.Sprintf("the test memory bound stopped %s, which count as failing (-test-memory raises the bound)", count(o.memoryStops, "run with a revert", "runs with reverts")))
 		}
 	}()
+	if err := o.knowBase(ctx, hist, base, all); err != nil {
+		return nil, err
+	}
 	ok, err := o.passes(ctx, all)
 	if err != nil {
 		return x.stopped(err)
@@ -353,7 +356,7 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 		return ex, nil
 	}
 	// A rerun without any revert tells a flaky failure from a real one.
-	if v, err := run.run(ctx, nil); err == nil && v.Verdict == pass {
+	if v, err := run.runWorkingTree(ctx); err == nil && v.Verdict == pass {
 		ex.Notes = append(ex.Notes, "the test passed on a second run without any revert: it may fail only at times")
 	}
 	aux, err := o.auxFor(ctx, root)
