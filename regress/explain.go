@@ -121,6 +121,9 @@ type Explanation struct {
 	// not run).
 	Reruns int `json:"reruns"`
 	Builds int `json:"builds"`
+	// TypeChecks counts the reverts whose compiling the type checker
+	// decided in process, without a build.
+	TypeChecks int `json:"typeChecks,omitempty"`
 	// Found says which step found the root changes: "cause" (the
 	// semantic causes' changes), "executed" (the changes the failing run
 	// executes), "all" (every change), "ddmin", "only" (the one
@@ -230,7 +233,7 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 	}()
 
 	say("running %s in the working tree", t.Test)
-	now, err := run.run(ctx, nil)
+	now, err := run.runWorkingTree(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -300,11 +303,14 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 	o.log = opts.Progress
 	x := &explainer{ex: ex, cs: cs, o: o, mod: mod, target: t, opts: opts, say: say, neutral: neutral}
 	defer func() {
-		ex.Reruns, ex.Builds = o.reruns, o.builds
+		ex.Reruns, ex.Builds, ex.TypeChecks = o.reruns, o.builds, o.typeChecks
 		if o.memoryStops > 0 {
 			ex.Notes = append(ex.Notes, fmt.Sprintf("the test memory bound stopped %s, which count as failing (-test-memory raises the bound)", count(o.memoryStops, "run with a revert", "runs with reverts")))
 		}
 	}()
+	if err := o.knowBase(ctx, hist, base, all); err != nil {
+		return nil, err
+	}
 	ok, err := o.passes(ctx, all)
 	if err != nil {
 		return x.stopped(err)
@@ -353,7 +359,7 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 		return ex, nil
 	}
 	// A rerun without any revert tells a flaky failure from a real one.
-	if v, err := run.run(ctx, nil); err == nil && v.Verdict == pass {
+	if v, err := run.runWorkingTree(ctx); err == nil && v.Verdict == pass {
 		ex.Notes = append(ex.Notes, "the test passed on a second run without any revert: it may fail only at times")
 	}
 	aux, err := o.auxFor(ctx, root)
@@ -393,75 +399,6 @@ func (x *explainer) single(ctx context.Context, all []int) ([]int, error) {
 	}
 	x.ex.Found = "single"
 	return passing, nil
-}
-
-// findBase resolves the given base, or bisects for one, and checks that
-// the test passes there.
-func findBase(ctx context.Context, r *repo, hist *history, head, modRel string, opts Options, ex *Explanation, say func(string, ...any)) (string, error) {
-	if opts.Base != "" {
-		base, err := r.resolve(ctx, opts.Base)
-		if err != nil {
-			return "", &EdgeError{err.Error()}
-		}
-		ex.BaseFound = "given"
-		if cs, err := r.firstParents(ctx, base, 1); err == nil && len(cs) == 1 {
-			ex.BaseSubject = cs[0].Subject
-		}
-		if !r.isAncestor(ctx, base, head) {
-			ex.Notes = append(ex.Notes, fmt.Sprintf("the base %s is not an ancestor of HEAD: the changes are the diff between the two", short(base)))
-		}
-		say("running the test at %s", short(base))
-		v, err := hist.verdictAt(ctx, base)
-		if err != nil {
-			return "", err
-		}
-		ex.Bisected, ex.BisectedCached = hist.tried, hist.cached
-		switch v.Verdict {
-		case noBuild:
-			return "", &EdgeError{fmt.Sprintf("the test does not build at the base %s with the working tree's test files: %s", short(base), v.Message)}
-		case noTest:
-			return "", &EdgeError{fmt.Sprintf("the test does not run at the base %s", short(base))}
-		case fail, timedOut:
-			return "", &EdgeError{fmt.Sprintf("the test fails at the base %s too: it is not a regression since then", short(base))}
-		case memoryStopped:
-			return "", &EdgeError{fmt.Sprintf("the test %s at the base %s, so it cannot be compared with the working tree (-test-memory raises the bound)", v.Message, short(base))}
-		}
-		if ms, err := r.merges(ctx, base, head); err == nil && len(ms) > 0 {
-			ex.Notes = append(ex.Notes, fmt.Sprintf("%d merge commits lie between the base and HEAD (the first: %s %s): their changes are explained as part of the whole diff", len(ms), short(ms[0].Hash), ms[0].Subject))
-		}
-		return base, nil
-	}
-	dirty, err := workTreeDiffers(ctx, r, hist, head)
-	if err != nil {
-		return "", err
-	}
-	say("bisecting the first-parent history for a commit where the test passes")
-	b, err := hist.bisect(ctx, head, dirty, opts.MaxCommits)
-	ex.Bisected, ex.BisectedCached = hist.tried, hist.cached
-	if err != nil {
-		return "", err
-	}
-	base := b.commits[b.base]
-	ex.BaseFound, ex.BaseSubject = "bisected", base.Subject
-	if b.firstBad >= 0 {
-		fb := b.commits[b.firstBad]
-		ex.FirstBad = fb.Hash
-		if len(fb.Parents) > 1 {
-			ex.Notes = append(ex.Notes, fmt.Sprintf("the first commit where the test fails, %s (%s), is a merge: the responsible change came with the merged branch, and the changes are those of the merge against its first parent", short(fb.Hash), fb.Subject))
-		}
-	}
-	return base.Hash, nil
-}
-
-// workTreeDiffers reports whether the module's files in the working tree
-// differ from HEAD outside what stays as in the working tree at every
-// commit (the test's files).
-func workTreeDiffers(ctx context.Context, r *repo, hist *history, head string) (bool, error) {
-	files, err := hist.filesAt(ctx, head)
-	if err != nil {
-		return false, err
-	}
-	return len(files) > 0, nil
 }
 
 // explainer is the state of one explanation's search.

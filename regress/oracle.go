@@ -47,6 +47,13 @@ type oracle struct {
 	// best is the smallest set whose revert passed, for an answer when
 	// the budget runs out before a search ends.
 	best []int
+	// types type-checks reverts in process, set up when a revert first
+	// fails to compile (typesTried); nil when the package cannot be
+	// checked alone. typed keeps its answers, typeChecks counts them.
+	types      *typeChecker
+	typesTried bool
+	typed      map[string]string
+	typeChecks int
 }
 
 // build is one partial revert compiled: its binary, or the compiler's
@@ -90,6 +97,28 @@ func (o *oracle) files(set []int) map[string]replacement {
 	return out
 }
 
+// knowBase takes the base's verdict, a pass, for reverting all when that
+// revert reads exactly as the base (no neutral hunk kept, no other file
+// changed): the same files build the same binary, so building and running
+// it again would only repeat the base's run.
+func (o *oracle) knowBase(ctx context.Context, hist *history, base string, all []int) error {
+	at, err := hist.filesAt(ctx, base)
+	if err != nil {
+		return err
+	}
+	reverted := o.files(all)
+	if len(at) != len(reverted) {
+		return nil
+	}
+	for p, r := range at {
+		if got, ok := reverted[p]; !ok || got != r {
+			return nil
+		}
+	}
+	o.verdicts[key(sorted(all))] = outcome{Verdict: pass, Message: "as at the base"}
+	return nil
+}
+
 // compile builds the test with the set reverted.
 func (o *oracle) compile(ctx context.Context, set []int) (build, error) {
 	set = sorted(set)
@@ -99,6 +128,11 @@ func (o *oracle) compile(ctx context.Context, set []int) (build, error) {
 	}
 	if !o.deadline.IsZero() && time.Now().After(o.deadline) {
 		return build{}, errBudget
+	}
+	if msg, decided := o.typeCheck(set); decided && msg != "" {
+		b := build{msg: msg} // no build can compile it
+		o.compiled[k] = b
+		return b, nil
 	}
 	bin, msg, err := o.run.build(ctx, o.files(set))
 	if err != nil {
@@ -112,8 +146,64 @@ func (o *oracle) compile(ctx context.Context, set []int) (build, error) {
 
 // compiles reports whether the test builds with the set reverted.
 func (o *oracle) compiles(ctx context.Context, set []int) (bool, error) {
+	msg, err := o.check(ctx, set)
+	return msg == "", err
+}
+
+// check returns the compiler's errors about the set reverted, "" when it
+// compiles: from a build made, from the type checker when it can tell
+// (without a build), or else from a build.
+func (o *oracle) check(ctx context.Context, set []int) (string, error) {
+	set = sorted(set)
+	if b, ok := o.compiled[key(set)]; ok {
+		return b.msg, nil
+	}
+	if !o.deadline.IsZero() && time.Now().After(o.deadline) {
+		return "", errBudget
+	}
+	if msg, decided := o.typeCheck(set); decided {
+		return msg, nil
+	}
 	b, err := o.compile(ctx, set)
-	return b.bin != nil, err
+	return b.msg, err
+}
+
+// startTypes sets up the type checker, once; a failure leaves builds to
+// decide.
+func (o *oracle) startTypes(ctx context.Context) {
+	if o.typesTried {
+		return
+	}
+	o.typesTried = true
+	start := time.Now()
+	tc, err := newTypeChecker(ctx, o.run.mod, o.run.pkg)
+	if o.log != nil {
+		switch {
+		case err != nil:
+			o.log(fmt.Sprintf("reverts are built to tell whether they compile: %v", err))
+		case tc != nil:
+			o.log(fmt.Sprintf("reverts of %s are type-checked in process (the dependencies' export data took %.1fs)", o.run.pkg.ImportPath, time.Since(start).Seconds()))
+		}
+	}
+	o.types, o.typed = tc, map[string]string{}
+}
+
+// typeCheck returns the type errors of the set reverted, "" when it
+// type-checks, and whether the type checker could tell.
+func (o *oracle) typeCheck(set []int) (string, bool) {
+	if o.types == nil {
+		return "", false
+	}
+	k := key(set)
+	if msg, ok := o.typed[k]; ok {
+		return msg, true
+	}
+	msg, decided := o.types.check(o.files(set))
+	if decided {
+		o.typeChecks++
+		o.typed[k] = msg
+	}
+	return msg, decided
 }
 
 // outcome runs the test with exactly the set reverted.
@@ -198,6 +288,10 @@ func (o *oracle) auxFor(ctx context.Context, set []int) ([]int, error) {
 	if a, ok := o.aux[k]; ok {
 		return a, nil
 	}
+	if v, ok := o.verdicts[k]; ok && v.Verdict != noBuild {
+		o.aux[k] = []int{} // it ran, so it built
+		return []int{}, nil
+	}
 	b, err := o.compile(ctx, set)
 	if err != nil {
 		return nil, err
@@ -206,17 +300,18 @@ func (o *oracle) auxFor(ctx context.Context, set []int) ([]int, error) {
 		o.aux[k] = []int{}
 		return []int{}, nil
 	}
+	o.startTypes(ctx)
 	var aux []int
 	msg := b.msg
 	if o.decls == nil {
 		o.decls = newDeclHunks(o.cs)
 	}
 	if same := o.decls.sameDecl(set); len(same) > 0 {
-		b, err := o.compile(ctx, union(set, same))
+		m, err := o.check(ctx, union(set, same))
 		if err != nil {
 			return nil, err
 		}
-		aux, msg = same, b.msg
+		aux, msg = same, m
 	}
 	for round := 0; round < 8 && msg != ""; round++ {
 		more := without(o.errorHunks(union(set, aux), msg), union(set, aux))
@@ -224,11 +319,9 @@ func (o *oracle) auxFor(ctx context.Context, set []int) ([]int, error) {
 			break
 		}
 		aux = union(aux, more)
-		b, err := o.compile(ctx, union(set, aux))
-		if err != nil {
+		if msg, err = o.check(ctx, union(set, aux)); err != nil {
 			return nil, err
 		}
-		msg = b.msg
 	}
 	if msg != "" { // the errors did not lead anywhere: start from every other hunk
 		var all []int

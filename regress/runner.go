@@ -58,6 +58,9 @@ type runner struct {
 	// note, when set, says that runs at older commits read the working
 	// tree's files.
 	note string
+	// workingTree is the test binary built from the working tree, kept
+	// for running it again: the build is the same every time.
+	workingTree *testbuild.Binary
 }
 
 func newRunner(mod *testbuild.Module, pkg *testbuild.Package, test string, timeout time.Duration) (*runner, error) {
@@ -139,6 +142,23 @@ func (r *runner) exec(ctx context.Context, bin *testbuild.Binary) (outcome, erro
 		o.Verdict = fail
 	}
 	return o, nil
+}
+
+// runWorkingTree runs the test as in the working tree, building its
+// binary only the first time: the rerun that tells a flaky failure from a
+// real one needs no second build.
+func (r *runner) runWorkingTree(ctx context.Context) (outcome, error) {
+	if r.workingTree == nil {
+		bin, msg, err := r.build(ctx, nil)
+		if err != nil {
+			return outcome{}, err
+		}
+		if bin == nil {
+			return outcome{Verdict: noBuild, Message: msg}, nil
+		}
+		r.workingTree = bin
+	}
+	return r.exec(ctx, r.workingTree)
 }
 
 // run builds and runs the test with the files replaced. When they

@@ -1,0 +1,187 @@
+package regress
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/faultline-go/faultline/internal/testbuild"
+)
+
+// Checking reverts in process: most reverts the search for auxiliary
+// changes asks about do not compile, and each go test -c of one costs
+// the go command's start, the package's compile and, when it compiles, a
+// link. A revert that touches only the test's own package is type-checked
+// here instead, against the export data of its dependencies (compiled
+// once): a revert with type errors does not compile, without a build; one
+// that type-checks is built when it is to be run.
+
+// maxTypeErrors is how many errors a check reports, as the compiler does.
+const maxTypeErrors = 10
+
+// typeChecker type-checks the test's package, its in-package tests and
+// its external tests with some files replaced.
+type typeChecker struct {
+	pkg       *testbuild.Package
+	fset      *token.FileSet
+	imp       types.Importer
+	goVersion string
+	sizes     types.Sizes
+	// files are the package's and its tests' files by absolute path, and
+	// which of the two packages each belongs to.
+	files map[string]bool // true: the external test package
+	// parsed caches each file's syntax by path and content.
+	parsed map[string]*ast.File
+}
+
+// newTypeChecker prepares checks of pkg, or returns nil when its reverts
+// cannot be checked alone: cgo, or dependencies go test recompiles for
+// the package's tests.
+func newTypeChecker(ctx context.Context, mod *testbuild.Module, pkg *testbuild.Package) (*typeChecker, error) {
+	if len(pkg.CgoFiles) > 0 {
+		return nil, nil
+	}
+	ex, err := mod.ExportData(ctx, pkg)
+	if err != nil {
+		return nil, err
+	}
+	if len(ex.Recompiled) > 0 {
+		return nil, nil
+	}
+	fset := token.NewFileSet()
+	lookup := func(path string) (io.ReadCloser, error) {
+		f, ok := ex.Files[path]
+		if !ok {
+			return nil, fmt.Errorf("no export data for %s", path)
+		}
+		return os.Open(f)
+	}
+	tc := &typeChecker{pkg: pkg, fset: fset, imp: importer.ForCompiler(fset, "gc", lookup),
+		sizes: types.SizesFor("gc", ex.GOARCH), files: map[string]bool{}, parsed: map[string]*ast.File{}}
+	if v := mod.GoVersion; v != "" {
+		tc.goVersion = "go" + v
+	}
+	for _, names := range [][]string{pkg.GoFiles, pkg.TestGoFiles} {
+		for _, n := range names {
+			tc.files[filepath.Join(pkg.Dir, n)] = false
+		}
+	}
+	for _, n := range pkg.XTestGoFiles {
+		tc.files[filepath.Join(pkg.Dir, n)] = true
+	}
+	return tc, nil
+}
+
+// check type-checks the test with files replaced. It returns the errors
+// as the compiler prints them ("" when it type-checks), and decided false
+// when the check cannot tell: a replaced file outside the package's, or
+// an import without export data.
+func (tc *typeChecker) check(files map[string]replacement) (msg string, decided bool) {
+	for p := range files {
+		if _, ok := tc.files[p]; !ok {
+			return "", false
+		}
+	}
+	var own, external []*ast.File
+	var errs []string
+	paths := slices.Sorted(maps.Keys(tc.files)) // the errors in the compiler's order
+	for _, p := range paths {
+		ext := tc.files[p]
+		src, present, err := tc.source(p, files)
+		if err != nil {
+			return "", false
+		}
+		if !present {
+			continue
+		}
+		f, err := tc.parse(p, src)
+		if err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		if ext {
+			external = append(external, f)
+		} else {
+			own = append(own, f)
+		}
+	}
+	if len(errs) > 0 {
+		slices.Sort(errs)
+		return strings.Join(errs, "\n"), true
+	}
+	undecided := false
+	conf := func() *types.Config {
+		return &types.Config{GoVersion: tc.goVersion, Sizes: tc.sizes, Error: func(err error) {
+			te, ok := err.(types.Error)
+			if ok && strings.Contains(te.Msg, "could not import") {
+				undecided = true
+			}
+			if len(errs) < maxTypeErrors {
+				errs = append(errs, err.Error())
+			}
+		}}
+	}
+	c := conf()
+	c.Importer = tc.imp
+	checked, _ := c.Check(tc.pkg.ImportPath, tc.fset, own, nil)
+	if len(errs) == 0 && len(external) > 0 {
+		c := conf()
+		c.Importer = withPackage{checked, tc.imp}
+		c.Check(tc.pkg.ImportPath+"_test", tc.fset, external, nil)
+	}
+	if undecided {
+		return "", false
+	}
+	return strings.Join(errs, "\n"), true
+}
+
+// source is a file's content with files replaced, and whether it exists.
+func (tc *typeChecker) source(path string, files map[string]replacement) (string, bool, error) {
+	if r, ok := files[path]; ok {
+		return r.data, r.present, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", false, err
+	}
+	return string(data), true, nil
+}
+
+// parse parses a file, or recalls it when its content is the same.
+func (tc *typeChecker) parse(path, src string) (*ast.File, error) {
+	k := path + "\x00" + src
+	if f, ok := tc.parsed[k]; ok {
+		return f, nil
+	}
+	f, err := parser.ParseFile(tc.fset, path, src, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	tc.parsed[k] = f
+	return f, nil
+}
+
+// withPackage imports one package as checked from source, the rest from
+// export data: the external tests import the package with its
+// in-package tests.
+type withPackage struct {
+	pkg *types.Package
+	imp types.Importer
+}
+
+func (w withPackage) Import(path string) (*types.Package, error) {
+	if w.pkg != nil && path == w.pkg.Path() {
+		return w.pkg, nil
+	}
+	return w.imp.Import(path)
+}

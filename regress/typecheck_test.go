@@ -1,0 +1,69 @@
+package regress
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/txtartest"
+)
+
+// TestTypeCheckRevert checks the in-process check of reverts against
+// the compiler's verdicts: errors in the package, in its in-package tests
+// and in its external tests are found, a revert that compiles has none,
+// and a revert outside the package is left to a build.
+func TestTypeCheckRevert(t *testing.T) {
+	t.Parallel()
+	dir := txtartest.Extract(t, filepath.Join("testdata", "typecheck.txtar"))
+	mod, err := testbuild.Open(dir, testbuild.Config{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, pkg, err := mod.ListPackage(context.Background(), "example.com/tc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, err := newTypeChecker(context.Background(), mod, pkg)
+	if err != nil || tc == nil {
+		t.Fatalf("no type checker: %v", err)
+	}
+	src := filepath.Join(dir, "tc.go")
+	for _, c := range []struct {
+		name    string
+		files   map[string]replacement
+		decided bool
+		errs    []string // what the errors hold, in order; none: it compiles
+	}{
+		{"unchanged", nil, true, nil},
+		{"compiles", map[string]replacement{src: {"package tc\n\nfunc Double(x int) int { return x + x }\n\nfunc Half(x int) int { return x >> 1 }\n", true}}, true, nil},
+		{"unused local", map[string]replacement{src: {"package tc\n\nfunc Double(x int) int { y := 1; return 2 * x }\n\nfunc Half(x int) int { return x / 2 }\n", true}}, true,
+			[]string{src + ":3:26: declared and not used: y"}},
+		{"in-package test", map[string]replacement{src: {"package tc\n\nfunc Double(x int) int { return 2 * x }\n", true}}, true,
+			[]string{"helper_test.go:3:9: undefined: Half"}},
+		{"external test", map[string]replacement{src: {"package tc\n\nfunc Double(x, y int) int { return 2 * x }\n\nfunc Half(x int) int { return x / 2 }\n", true}}, true,
+			[]string{"tc_test.go:10:16: not enough arguments in call to tc.Double"}},
+		{"file removed", map[string]replacement{src: {"", false}}, true, []string{"undefined: Half"}},
+		{"syntax", map[string]replacement{src: {"package tc\n\nfunc Double(x int) int { return 2 * }\n", true}}, true, []string{src + ":3:"}},
+		{"another package", map[string]replacement{filepath.Join(dir, "sub", "sub.go"): {"package sub\n", true}}, false, nil},
+	} {
+		msg, decided := tc.check(c.files)
+		if decided != c.decided {
+			t.Errorf("%s: decided %v, want %v (%q)", c.name, decided, c.decided, msg)
+			continue
+		}
+		if len(c.errs) == 0 && msg != "" {
+			t.Errorf("%s: errors %q, want none", c.name, msg)
+		}
+		rest := msg
+		for _, e := range c.errs {
+			i := strings.Index(rest, e)
+			if i < 0 {
+				t.Errorf("%s: errors %q, want %q", c.name, msg, e)
+				break
+			}
+			rest = rest[i+len(e):]
+		}
+	}
+}
