@@ -78,13 +78,6 @@ func killProcesses(pids []int) {
 	}
 }
 
-// readProcessTable reads every process's parent, group and resident
-// memory from /proc/<pid>/stat.
-func readProcessTable() (processTable, error) {
-	var s processScanner
-	return s.scan(nil, true)
-}
-
 // processScanner reads the process table poll after poll, reading again only
 // what can have changed for the trees it watches: the stat of every process
 // new since the last poll (a new child shows its parent there) and of
