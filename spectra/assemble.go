@@ -51,6 +51,10 @@ func assemble(root, modulePath string, pkgs []*storedPackage, stored storedFiles
 				local = append(local, start+i)
 			}
 		}
+		// Files in counter order are mostly in path order too: then the
+		// mapping is increasing and a test's hits stay sorted through it.
+		// Sorting them anyway took a tenth of faultline's own CPU on expr.
+		increasing := slices.IsSorted(local)
 		edges := flow.local(p)
 		var hits []int // reused: only the packed set stays
 		err := s.eachTest(p, func(t *storedTest) {
@@ -61,7 +65,9 @@ func assemble(root, modulePath string, pkgs []*storedPackage, stored storedFiles
 					hits = append(hits, local[h])
 				}
 			})
-			slices.Sort(hits)
+			if !increasing {
+				slices.Sort(hits)
+			}
 			run.Hits = table.of(hits)
 			m.Tests = append(m.Tests, run)
 			flow.test(edges, t)

@@ -10,7 +10,9 @@
 //
 // With -compare, several faultline binaries (say, one per change to
 // measure) are set side by side instead: each round runs the plain tests
-// and then, for each binary, a full collection and a rerun with no change.
+// and then, for each binary, a full collection and a rerun with no change;
+// beside each wall time is the CPU (user and system) of the command's
+// whole process tree, the steadier measure on a loaded machine.
 //
 //	go run ./bench/speed -compare /tmp/before,/tmp/after -runs 7 -modules github.com/spf13/cast@v1.9.2
 package main
@@ -34,6 +36,7 @@ func main() {
 	runs := flag.Int("runs", 5, "measured rounds per subject")
 	modules := flag.String("modules", "", "comma-separated module@version to fetch through the module proxy as subjects")
 	compare := flag.String("compare", "", "comma-separated faultline binaries to compare, full collection and no-change rerun only")
+	warm := flag.Bool("warm", true, "with -compare, warm the go build cache with one unmeasured run of each side first")
 	flag.Parse()
 	dirs := flag.Args()
 	for _, mod := range strings.Split(*modules, ",") {
@@ -51,10 +54,10 @@ func main() {
 	}
 	if *compare != "" {
 		bins := strings.Split(*compare, ",")
-		fmt.Println("| subject | leaf tests | go test -count=1 -cover | faultline | full | ratio | no change | ratio |")
-		fmt.Println("|---|---|---|---|---|---|---|---|")
+		fmt.Println("| subject | leaf tests | go test -count=1 -cover | CPU | faultline | full | ratio | CPU | ratio | no change | ratio | CPU | ratio |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 		for _, dir := range dirs {
-			if err := compareBinaries(dir, bins, *runs); err != nil {
+			if err := compareBinaries(dir, bins, *runs, *warm); err != nil {
 				fail(fmt.Errorf("%s: %w", dir, err))
 			}
 		}
@@ -194,57 +197,75 @@ func measure(dir, faultline string, runs int) error {
 // compareBinaries measures several faultline binaries against the plain
 // tests in one run: each round runs the plain tests, then each binary's
 // full collection into an empty store and its rerun with no change.
-func compareBinaries(dir string, bins []string, runs int) error {
+func compareBinaries(dir string, bins []string, runs int, warm bool) error {
 	cache, err := os.MkdirTemp("", "faultline-speed-cache")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(cache)
-	plain := func() (time.Duration, string, error) { return plainTests(dir) }
-	collect := func(bin, store string) (time.Duration, string, error) {
-		return timed(dir, []string{"FAULTLINE_CACHE=" + store}, bin, "test", "./...")
+	plain := func() (run, string, error) {
+		return timedCPU(dir, nil, "go", "test", "-count=1", "-cover", "./...")
 	}
-	if _, _, err := plain(); err != nil {
-		return err
+	collect := func(bin, store string) (run, string, error) {
+		return timedCPU(dir, []string{"FAULTLINE_CACHE=" + store}, bin, "test", "./...")
 	}
 	for k, bin := range bins {
+		if !warm {
+			break
+		}
+		if k == 0 {
+			if _, _, err := plain(); err != nil {
+				return err
+			}
+		}
 		if _, _, err := collect(bin, filepath.Join(cache, fmt.Sprint("warm", k))); err != nil {
 			return err
 		}
 	}
-	var tPlain []time.Duration
-	tFull := make([][]time.Duration, len(bins))
-	tSame := make([][]time.Duration, len(bins))
+	var tPlain []run
+	tFull := make([][]run, len(bins))
+	tSame := make([][]run, len(bins))
 	tests := ""
 	for i := 0; i < runs; i++ {
-		d, _, err := plain()
+		r, _, err := plain()
 		if err != nil {
 			return err
 		}
-		tPlain = append(tPlain, d)
+		tPlain = append(tPlain, r)
 		for k, bin := range bins {
 			store := filepath.Join(cache, fmt.Sprint("round", i, "-", k))
-			d, out, err := collect(bin, store)
+			r, out, err := collect(bin, store)
 			if err != nil {
 				return err
 			}
-			tFull[k] = append(tFull[k], d)
+			tFull[k] = append(tFull[k], r)
 			if m := summary.FindStringSubmatch(out); m != nil {
 				tests = fmt.Sprintf("%s pass, %s fail", m[1], m[2])
 			}
-			if d, _, err = collect(bin, store); err != nil {
+			if r, _, err = collect(bin, store); err != nil {
 				return err
 			}
-			tSame[k] = append(tSame[k], d)
+			tSame[k] = append(tSame[k], r)
 		}
 	}
-	p := median(tPlain)
+	p, pc := medians(tPlain)
 	for k, bin := range bins {
-		f, s := median(tFull[k]), median(tSame[k])
-		fmt.Printf("| %s | %s | %s | %s | %s | %.2f | %s | %.2f |\n", filepath.Base(dir), tests, round(p), filepath.Base(bin),
-			round(f), f.Seconds()/p.Seconds(), round(s), s.Seconds()/p.Seconds())
+		f, fc := medians(tFull[k])
+		s, sc := medians(tSame[k])
+		fmt.Printf("| %s | %s | %s | %s | %s | %s | %.2f | %s | %.2f | %s | %.2f | %s | %.2f |\n", filepath.Base(dir), tests, round(p), round(pc), filepath.Base(bin),
+			round(f), f.Seconds()/p.Seconds(), round(fc), fc.Seconds()/pc.Seconds(),
+			round(s), s.Seconds()/p.Seconds(), round(sc), sc.Seconds()/pc.Seconds())
 	}
 	return nil
+}
+
+// medians returns the median wall time and the median CPU of runs.
+func medians(runs []run) (wall, cpu time.Duration) {
+	var ws, cs []time.Duration
+	for _, r := range runs {
+		ws, cs = append(ws, r.wall), append(cs, r.cpu)
+	}
+	return median(ws), median(cs)
 }
 
 // pickEditFile returns the first non-test Go file of the module's root
@@ -269,6 +290,16 @@ func plainTests(dir string) (time.Duration, string, error) {
 
 // timed runs a command in dir; a test failure (exit 1) is not an error.
 func timed(dir string, env []string, name string, args ...string) (time.Duration, string, error) {
+	r, out, err := timedCPU(dir, env, name, args...)
+	return r.wall, out, err
+}
+
+// run is one timed command: its wall time and the CPU (user and system)
+// of its whole process tree, every process it started having been waited for.
+type run struct{ wall, cpu time.Duration }
+
+// timedCPU runs a command in dir as timed does and also returns its CPU.
+func timedCPU(dir string, env []string, name string, args ...string) (run, string, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
@@ -282,9 +313,9 @@ func timed(dir string, env []string, name string, args ...string) (time.Duration
 		err = nil
 	}
 	if err != nil {
-		return 0, "", fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out.String())
+		return run{}, "", fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out.String())
 	}
-	return d, out.String(), nil
+	return run{wall: d, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}, out.String(), nil
 }
 
 func median(ds []time.Duration) time.Duration {

@@ -74,6 +74,7 @@ func (c *collectFlags) openWorkspace() (*localize.Workspace, error) {
 // collectIn collects the packages' spectra in ws, showing progress on a
 // terminal.
 func (c *collectFlags) collectIn(ctx context.Context, ws *localize.Workspace, packages []string) (*localize.Matrix, error) {
+	raiseStartingHeap(collectStartingHeap)
 	progress := newProgressLine()
 	m, err := ws.Collect(ctx, localize.CollectOptions{
 		Packages: packages, Run: c.run, Timeout: c.timeout, Parallel: c.parallel, Progress: progress.update,

@@ -159,6 +159,9 @@ func Fingerprint(src []byte) string {
 	fset := token.NewFileSet()
 	file := fset.AddFile("", -1, len(src))
 	s.Init(file, src, nil, scanner.ScanComments)
+	// Each token is written as fmt's "%d:%d %d %q\n" would, appended by
+	// hand: through fmt it was half of the fingerprint's time.
+	var line []byte
 	for {
 		pos, tok, lit := s.Scan()
 		if tok == token.EOF {
@@ -168,7 +171,15 @@ func Fingerprint(src []byte) string {
 			continue
 		}
 		p := file.Position(pos)
-		fmt.Fprintf(d, "%d:%d %d %q\n", p.Line, p.Column, tok, lit)
+		line = strconv.AppendInt(line[:0], int64(p.Line), 10)
+		line = append(line, ':')
+		line = strconv.AppendInt(line, int64(p.Column), 10)
+		line = append(line, ' ')
+		line = strconv.AppendInt(line, int64(tok), 10)
+		line = append(line, ' ')
+		line = strconv.AppendQuote(line, lit)
+		line = append(line, '\n')
+		d.Write(line)
 	}
 	return hex.EncodeToString(d.Sum(nil))
 }

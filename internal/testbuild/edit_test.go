@@ -1,7 +1,11 @@
 package testbuild
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"go/parser"
+	"go/scanner"
 	"go/token"
 	"strings"
 	"testing"
@@ -120,5 +124,29 @@ func TestFingerprint(t *testing.T) {
 		if Fingerprint([]byte(s)) == fp {
 			t.Errorf("%q: fingerprint equals the original's", s)
 		}
+	}
+}
+
+// The fingerprint hashes each token as fmt's "%d:%d %d %q\n" writes it, so
+// that the reuse entries made before it was written by hand stay valid.
+func TestFingerprintWritesTokensAsFmt(t *testing.T) {
+	src := []byte("//line other.go:40\npackage p\n\nimport \"fmt\"\n\n//go:noinline\nfunc F() { fmt.Println(\"tab\\t\\\"q\\\" é\", `raw\n\"x\"`, 'ü', 0x1p-2, 1_000) /* c */ }\n")
+	d := sha256.New()
+	var s scanner.Scanner
+	file := token.NewFileSet().AddFile("", -1, len(src))
+	s.Init(file, src, nil, scanner.ScanComments)
+	for {
+		pos, tok, lit := s.Scan()
+		if tok == token.EOF {
+			break
+		}
+		if tok == token.COMMENT && !isDirective(lit) {
+			continue
+		}
+		p := file.Position(pos)
+		fmt.Fprintf(d, "%d:%d %d %q\n", p.Line, p.Column, tok, lit)
+	}
+	if got, want := Fingerprint(src), hex.EncodeToString(d.Sum(nil)); got != want {
+		t.Errorf("Fingerprint = %s, want %s as fmt writes the tokens", got, want)
 	}
 }

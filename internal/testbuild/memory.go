@@ -71,6 +71,12 @@ const (
 	memoryPollFast = 20 * time.Millisecond
 )
 
+// memoryFullScan is how many polls pass between reads of every process:
+// in between, only new processes and the watched trees are read, and a
+// process that joined a watched tree other than as a new child (its
+// group changed, or it was reparented) is seen at the next full read.
+const memoryFullScan = 10
+
 // memoryWatch bounds the resident memory of a module's running test
 // process trees. One goroutine reads the process table for all of them,
 // so the cost of a poll does not grow with the tests running at once.
@@ -111,7 +117,8 @@ func (w *memoryWatch) remove(p *Process) bool {
 // poll reads the process trees until none is left to watch.
 func (w *memoryWatch) poll() {
 	interval := memoryPollSlow
-	for {
+	var scanner processScanner
+	for polls := 1; ; polls++ {
 		time.Sleep(interval)
 		w.mu.Lock()
 		if len(w.watched) == 0 {
@@ -125,7 +132,11 @@ func (w *memoryWatch) poll() {
 		}
 		w.mu.Unlock()
 		interval = memoryPollSlow
-		table, err := readProcessTable()
+		var roots []int
+		for p := range watched {
+			roots = append(roots, p.Pid())
+		}
+		table, err := scanner.scan(roots, polls%memoryFullScan == 0)
 		if err != nil {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -91,4 +92,65 @@ func running(pid int) bool {
 	s := string(data)
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+// Between full reads, a poll reads only the processes that are new and the
+// members of the watched trees, and still sees a new child's memory.
+func TestProcessScannerReadsWatchedTrees(t *testing.T) {
+	procs := map[int]processEntry{
+		1:  {ppid: 0, pgrp: 1, resident: 1},
+		10: {ppid: 1, pgrp: 10, resident: 2}, // the watched test process
+		11: {ppid: 10, pgrp: 10, resident: 4},
+	}
+	for pid := 100; pid < 400; pid++ { // the rest of a busy machine
+		procs[pid] = processEntry{ppid: 1, pgrp: pid, resident: 8}
+	}
+	var reads []int
+	s := processScanner{
+		list: func() ([]string, error) {
+			var names []string
+			for pid := range procs {
+				names = append(names, strconv.Itoa(pid))
+			}
+			return append(names, "self", "meminfo"), nil
+		},
+		stat: func(name string, _ []byte) (processEntry, bool) {
+			pid, _ := strconv.Atoi(name)
+			reads = append(reads, pid)
+			e, ok := procs[pid]
+			return e, ok
+		},
+	}
+	page := int64(os.Getpagesize())
+	if _, err := s.scan([]int{10}, false); err != nil {
+		t.Fatal(err)
+	}
+	if len(reads) != len(procs) {
+		t.Fatalf("the first scan read %d processes, want all %d", len(reads), len(procs))
+	}
+	reads = nil
+	procs[12] = processEntry{ppid: 11, pgrp: 12, resident: 16} // a new grandchild
+	procs[11] = processEntry{ppid: 10, pgrp: 10, resident: 32} // grown
+	delete(procs, 150)                                         // gone
+	table, err := s.scan([]int{10}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(reads)
+	if want := []int{10, 11, 12}; !slices.Equal(reads, want) {
+		t.Errorf("a poll read processes %v, want only the tree and the new process %v", reads, want)
+	}
+	if _, rss := table.tree(10); rss != (2+32+16)*page {
+		t.Errorf("the tree holds %d bytes, want %d", rss, (2+32+16)*page)
+	}
+	if _, ok := table[150]; ok {
+		t.Error("a process gone from /proc is still in the table")
+	}
+	reads = nil
+	if _, err := s.scan([]int{10}, true); err != nil {
+		t.Fatal(err)
+	}
+	if len(reads) != len(procs) {
+		t.Errorf("a full scan read %d processes, want all %d", len(reads), len(procs))
+	}
 }

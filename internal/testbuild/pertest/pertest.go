@@ -88,10 +88,14 @@ func RangeFile(pkgName, runtimePath string, names Names, variable, rangeName str
 		pkgName, names.Runtime, runtimePath, variable, names.Runtime, rangeName, n))
 }
 
-// Increment is the statement that counts counter id of the package.
+// Increment is the statement that marks counter id of the package as
+// executed. A block counter only says whether its block ran (the records
+// carry no count for it), so it is set rather than incremented, as go
+// test -cover's default mode sets its own: in a hot loop the increment's
+// load cost gjson's tests a fifth more CPU than go test -cover's binary.
 func Increment(names Names, id int, atomic bool) string {
 	if atomic {
 		return fmt.Sprintf("%s.AddUint32(&%s[%d], 1);", names.Atomic, names.Counters, id)
 	}
-	return fmt.Sprintf("%s[%d]++;", names.Counters, id)
+	return fmt.Sprintf("%s[%d] = 1;", names.Counters, id)
 }
