@@ -157,7 +157,8 @@ type recordReader struct {
 	// counts made outside every test.
 	root   frame
 	stack  []*frame
-	leaves []leafRecord
+	leaves []leafRecord // not handed on yet
+	ended  int          // leaves read, handed on or not
 	// errors are problems the runtime reported (a package missing from the
 	// counter layout, counters that could not be mapped).
 	errors []string
@@ -269,6 +270,7 @@ func (rr *recordReader) finish(f *frame, panicked, finished bool) {
 	if f.children {
 		return
 	}
+	rr.ended++
 	rr.leaves = append(rr.leaves, leafRecord{name: f.name, hits: packUnion(f.context, f.own), counts: f.pending, panicked: panicked, finished: finished})
 }
 
