@@ -42,9 +42,9 @@ func (s counterSet) appendTo(out []int) []int {
 	return out
 }
 
-// Counters is a set of counter indices, packed: a binary's leaf tests are
-// all held until its process ends, tens of thousands of them in a large
-// package.
+// Counters is a set of counter indices, packed: the leaf tests a process
+// has finished and not handed on yet are held, tens of thousands of them
+// in a large package when one early leaf failed.
 type Counters struct {
 	set packed.Set
 }
