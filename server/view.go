@@ -311,6 +311,7 @@ func (v *view) loadPartial(r *run) bool {
 		// No digest: results so far never stand for a whole result,
 		// which must replace them even when equal.
 		v.matrix, v.digest, v.loc, v.arrived = m, "", nil, time.Now()
+		v.evidence.Keep(m)
 	}
 	v.mu.Unlock()
 	if err != nil {
@@ -359,6 +360,7 @@ func (v *view) update(m *localize.Matrix) {
 		return
 	}
 	v.matrix, v.digest, v.loc, v.arrived = m, digest, nil, time.Now()
+	v.evidence.Keep(m)
 	var stopped []string
 	for _, t := range m.Tests {
 		if n, key := t.MemoryNote(), t.Package+" "+t.Name; n != "" && !v.stoppedShown[key] {

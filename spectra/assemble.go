@@ -59,6 +59,12 @@ func assemble(root, modulePath string, pkgs []*storedPackage, stored storedFiles
 		var hits []int // reused: only the packed set stays
 		err := s.eachTest(p, func(t *storedTest) {
 			run := t.TestRun
+			// One copy of the strings every test of the package repeats,
+			// not one decoded per test.
+			if run.Package == p.Package {
+				run.Package = p.Package
+			}
+			run.Verdict = sharedVerdict(run.Verdict)
 			hits = hits[:0]
 			unpackHits(t.Hits, func(h int32) {
 				if int(h) < len(local) {
@@ -79,6 +85,28 @@ func assemble(root, modulePath string, pkgs []*storedPackage, stored storedFiles
 	}
 	m.Flow = flow.fl
 	return m, nil
+}
+
+// sharedVerdict returns the constant equal to v, whose text is not
+// allocated again for each test, or v itself.
+func sharedVerdict(v Verdict) Verdict {
+	switch v {
+	case Pass:
+		return Pass
+	case Fail:
+		return Fail
+	case Skip:
+		return Skip
+	case Timeout:
+		return Timeout
+	case Panic:
+		return Panic
+	case Memory:
+		return Memory
+	case BuildError:
+		return BuildError
+	}
+	return v
 }
 
 // inPathOrder returns the keys of the distinct file contents the results

@@ -3,6 +3,7 @@ package spectra
 import (
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // TestAssembleTakesTheStoredTests: the matrix holds the tests' hits in its
@@ -77,5 +78,38 @@ func TestAssembleSharesEqualHits(t *testing.T) {
 	}
 	if got := m.Tests[2].Hits.Len(); got != 200 {
 		t.Errorf("TestC executed %d blocks, want 200", got)
+	}
+}
+
+// TestAssembleSharesPackageAndVerdict: the tests of a package, decoded
+// from the store with a copy of its import path and verdict each, share
+// one copy of each in the matrix.
+func TestAssembleSharesPackageAndVerdict(t *testing.T) {
+	files := storedFiles{blocks: map[string]*storedFile{
+		fileKey("a.go", "h1"): {Path: "a.go", Hash: "h1", Blocks: []Block{{File: "a.go", Lines: []int{1}}}},
+	}}
+	var tests []storedTest
+	for _, name := range []string{"TestA", "TestB"} {
+		tests = append(tests, storedTest{TestRun: TestRun{Package: "m/a", Name: name, Verdict: Pass}, Hits: packHits([]int32{0})})
+	}
+	data, err := gobEncode(tests)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decoded []storedTest // as read from the store: copies of every string
+	if err := gobDecode(data, &decoded); err != nil {
+		t.Fatal(err)
+	}
+	pkgs := []*storedPackage{{Package: "m/a", Files: []fileRef{{Path: "a.go", Hash: "h1", Blocks: 1}}, tests: decoded}}
+	m, err := assemble("/root", "m", pkgs, files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := m.Tests[0], m.Tests[1]
+	if a.Package != "m/a" || unsafe.StringData(a.Package) != unsafe.StringData(b.Package) {
+		t.Errorf("the tests of m/a hold their import path %q, %q in copies of their own", a.Package, b.Package)
+	}
+	if a.Verdict != Pass || unsafe.StringData(string(a.Verdict)) != unsafe.StringData(string(b.Verdict)) {
+		t.Errorf("the tests' verdicts %q, %q are copies of their own", a.Verdict, b.Verdict)
 	}
 }

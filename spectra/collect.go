@@ -220,19 +220,15 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 		profiles := b.edgeProfiler(listing.Closure(p), result)
 		g.Go(func() error {
 			start := time.Now()
-			leaves, err := pertest.Run(gctx, w.mod, bin, pertest.RunOptions{
-				Layout: b.layoutPath, Run: co.Run, Flags: co.TestFlags, Timeout: co.Timeout, Trace: trace.since, Shards: shards, Split: b.split[p.ImportPath],
-				Memory: co.TestMemory,
-			}, func(leaf pertest.Leaf) { report.leafDone(p.ImportPath, leaf.Verdict) })
-			if err != nil {
-				return err
-			}
-			trace.since(start, "run "+p.ImportPath)
-			start = time.Now()
 			var hits []int32 // reused: only the packed set stays
 			chunk := 0       // bytes of the tests not stored yet, roughly
-			for i, leaf := range leaves {
-				leaves[i] = pertest.Leaf{} // its counters are garbage once converted
+			// Each leaf is converted, and its tests stored a chunk at a
+			// time, as its verdict is final: a package's run is not held
+			// whole, its counters and events beside its converted tests.
+			err := pertest.Run(gctx, w.mod, bin, pertest.RunOptions{
+				Layout: b.layoutPath, Run: co.Run, Flags: co.TestFlags, Timeout: co.Timeout, Trace: trace.since, Shards: shards, Split: b.split[p.ImportPath],
+				Memory: co.TestMemory,
+			}, func(leaf pertest.Leaf) { report.leafDone(p.ImportPath, leaf.Verdict) }, func(leaf pertest.Leaf) error {
 				t := storedTest{TestRun: TestRun{Package: p.ImportPath, Name: leaf.Name, Verdict: leaf.Verdict, Elapsed: leaf.Elapsed, Output: leaf.Output}}
 				switch {
 				case leaf.Verdict == Panic || leaf.Verdict == Timeout:
@@ -264,8 +260,12 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 					}
 					chunk = 0
 				}
+				return nil
+			})
+			if err != nil {
+				return err
 			}
-			trace.since(start, "convert "+p.ImportPath)
+			trace.since(start, "run and convert "+p.ImportPath)
 			start = time.Now()
 			if err := w.store.putResult(result); err != nil {
 				return err

@@ -182,3 +182,30 @@ func TestCollectStopsTestsOverMemoryBound(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectTakesLeavesAsTheyPass: a passing test's result is taken
+// while its process still runs (TestWaits waits for that), and the
+// matrix keeps the order in which the process finished its tests, the
+// failing one included.
+func TestCollectTakesLeavesAsTheyPass(t *testing.T) {
+	ws, _ := workspace(t, "released.txtar")
+	released := filepath.Join(ws.Root(), "released")
+	m, err := ws.Collect(context.Background(), CollectOptions{Timeout: 30 * time.Second, Parallel: 1, Progress: func(p Progress) {
+		if p.Tests > 0 {
+			if err := os.WriteFile(released, nil, 0o644); err != nil {
+				t.Error(err)
+			}
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range m.Tests {
+		got = append(got, r.Name+" "+string(r.Verdict))
+	}
+	want := []string{"TestFirst pass", "TestFailing fail", "TestWaits pass", "TestLast pass"}
+	if !slices.Equal(got, want) {
+		t.Errorf("tests %q, want %q", got, want)
+	}
+}

@@ -56,6 +56,22 @@ type evidenceKey struct {
 type EvidenceCache struct {
 	mu      sync.Mutex
 	entries map[evidenceKey]*localize.Evidence
+	current *localize.Matrix // set by Keep: evidence over any other is not kept
+}
+
+// Keep drops the evidence gathered over any matrix but m, and keeps none
+// over another that arrives later (a rebuild that started before m did):
+// a view calls it as it takes m, so that the matrix it showed before, which
+// the evidence's key holds, is not kept alive beside m and the next run.
+func (c *EvidenceCache) Keep(m *localize.Matrix) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.current = m
+	for k := range c.entries {
+		if k.matrix != m {
+			delete(c.entries, k)
+		}
+	}
 }
 
 func (c *EvidenceCache) get(k evidenceKey) *localize.Evidence {
@@ -75,6 +91,9 @@ func (c *EvidenceCache) put(k evidenceKey, ev *localize.Evidence) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.current != nil && k.matrix != c.current {
+		return
+	}
 	for old := range c.entries {
 		if old.matrix != k.matrix {
 			delete(c.entries, old)

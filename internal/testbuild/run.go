@@ -159,6 +159,22 @@ func (p *Process) Wait() (*Result, error) {
 	return res, nil
 }
 
+// TakeSettled returns the events of a test that test2json reported passed
+// or skipped, a verdict nothing later in the process changes (Verdict), and
+// removes them from the process's result, so that a caller done with the
+// test does not hold them until the process ends. It returns nil for any
+// other test, its events kept.
+func (p *Process) TakeSettled(name string) *TestEvents {
+	p.events.mu.Lock()
+	defer p.events.mu.Unlock()
+	t := p.events.tests[name]
+	if t == nil || t.Action != "pass" && t.Action != "skip" {
+		return nil
+	}
+	delete(p.events.tests, name)
+	return t
+}
+
 // WaitWithin waits for the process, killed once timeout has passed (its
 // unfinished tests then get the verdict Timeout). Should ctx end first, its
 // error is returned rather than what the killed process left.

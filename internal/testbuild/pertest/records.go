@@ -42,9 +42,9 @@ func (s counterSet) appendTo(out []int) []int {
 	return out
 }
 
-// Counters is a set of counter indices, packed: a binary's leaf tests are
-// all held until its process ends, tens of thousands of them in a large
-// package.
+// Counters is a set of counter indices, packed: the leaf tests a process
+// has finished and not handed on yet are held, tens of thousands of them
+// in a large package when one early leaf failed.
 type Counters struct {
 	set packed.Set
 }
@@ -157,7 +157,8 @@ type recordReader struct {
 	// counts made outside every test.
 	root   frame
 	stack  []*frame
-	leaves []leafRecord
+	leaves []leafRecord // not handed on yet
+	ended  int          // leaves read, handed on or not
 	// errors are problems the runtime reported (a package missing from the
 	// counter layout, counters that could not be mapped).
 	errors []string
@@ -301,6 +302,7 @@ func (rr *recordReader) finish(f *frame, panicked, finished bool) {
 	if f.children {
 		return
 	}
+	rr.ended++
 	rr.leaves = append(rr.leaves, leafRecord{name: f.name, hits: packUnion(f.context, f.own), counts: f.pending, panicked: panicked, finished: finished})
 }
 

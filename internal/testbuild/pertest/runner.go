@@ -59,31 +59,43 @@ type RunOptions struct {
 const maxRestarts = 10000
 
 // Run runs every selected test of one binary, restarting the binary past
-// each test that crashes or hangs, and returns the leaf tests, reporting
-// each to progress as it finishes.
+// each test that crashes or hangs, and gives each leaf test to take once.
+// progress, when set, hears of each leaf as it finishes.
+//
+// In one process (Shards 0 or 1) a leaf goes to take as soon as its verdict
+// is final, in the order the process finished its leaves: a process of
+// tens of thousands of tests is not held whole. A leaf that passed or was
+// skipped is final when it ends; any other waits for its process to end,
+// and so do the leaves after it, to keep that order.
 //
 // With Shards > 1 the top-level tests are spread over that many processes
 // running at once. Tests that pass alone can fail beside each other (shared
 // files, ports, test order), so when any test fails, the binary runs again
 // in one process and that run's verdicts stand; tests that hung or went
-// over the memory bound keep their verdict rather than do it again.
-func Run(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, opts RunOptions, progress func(Leaf)) ([]Leaf, error) {
+// over the memory bound keep their verdict rather than do it again. The
+// leaves then go to take once every process has ended.
+func Run(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, opts RunOptions, progress func(Leaf), take func(Leaf) error) error {
 	work, remove, err := scratch.MkdirTemp("run-")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer remove()
 	counting, err := countingRanges(opts.Layout)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if opts.Shards <= 1 {
-		r := &runner{m: m, bin: bin, opts: opts, counting: counting, work: work}
-		return r.run(ctx, map[string]bool{}, progress)
+		r := &runner{m: m, bin: bin, opts: opts, counting: counting, work: work, deliver: func(l Leaf) error {
+			if progress != nil {
+				progress(l)
+			}
+			return take(l)
+		}}
+		return r.run(ctx, map[string]bool{})
 	}
 	claims := filepath.Join(work, "claims")
 	if err := os.Mkdir(claims, 0o755); err != nil {
-		return nil, fmt.Errorf("creating scratch directory: %w", err)
+		return fmt.Errorf("creating scratch directory: %w", err)
 	}
 	split := filepath.Join(work, "split")
 	var names strings.Builder
@@ -91,7 +103,7 @@ func Run(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, opts R
 		names.WriteString(strconv.Quote(n) + "\n")
 	}
 	if err := os.WriteFile(split, []byte(names.String()), 0o644); err != nil {
-		return nil, fmt.Errorf("writing the split tests: %w", err)
+		return fmt.Errorf("writing the split tests: %w", err)
 	}
 	var mu sync.Mutex
 	seen := map[string]bool{}
@@ -100,27 +112,26 @@ func Run(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, opts R
 	for k := range opts.Shards {
 		dir := filepath.Join(work, "shard"+strconv.Itoa(k))
 		if err := os.Mkdir(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("creating scratch directory: %w", err)
+			return fmt.Errorf("creating scratch directory: %w", err)
 		}
-		r := &runner{m: m, bin: bin, opts: opts, counting: counting, work: dir, shard: strconv.Itoa(k), claims: claims, split: split}
-		g.Go(func() error {
-			_, err := r.run(gctx, map[string]bool{}, func(l Leaf) {
+		r := &runner{m: m, bin: bin, opts: opts, counting: counting, work: dir, shard: strconv.Itoa(k), claims: claims, split: split,
+			deliver: func(l Leaf) error {
 				mu.Lock()
 				defer mu.Unlock()
 				if seen[l.Name] {
-					return
+					return nil
 				}
 				seen[l.Name] = true
 				leaves = append(leaves, l)
 				if progress != nil {
 					progress(l)
 				}
-			})
-			return err
-		})
+				return nil
+			}}
+		g.Go(func() error { return r.run(gctx, map[string]bool{}) })
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return err
 	}
 	var hung []Leaf
 	failing := false
@@ -134,56 +145,62 @@ func Run(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, opts R
 			failing = true
 		}
 	}
-	if !failing {
-		return leaves, nil
+	if failing {
+		alone := hung
+		r := &runner{m: m, bin: bin, opts: opts, counting: counting, work: filepath.Join(work, "alone"),
+			deliver: func(l Leaf) error { alone = append(alone, l); return nil }}
+		if err := os.Mkdir(r.work, 0o755); err != nil {
+			return fmt.Errorf("creating scratch directory: %w", err)
+		}
+		if err := r.run(ctx, done); err != nil {
+			return err
+		}
+		leaves = alone
 	}
-	r := &runner{m: m, bin: bin, opts: opts, counting: counting, work: filepath.Join(work, "alone")}
-	if err := os.Mkdir(r.work, 0o755); err != nil {
-		return nil, fmt.Errorf("creating scratch directory: %w", err)
+	for i, l := range leaves {
+		leaves[i] = Leaf{} // garbage once taken
+		if err := take(l); err != nil {
+			return err
+		}
 	}
-	alone, err := r.run(ctx, done, nil)
-	if err != nil {
-		return nil, err
-	}
-	return append(hung, alone...), nil
+	return nil
 }
 
 // run runs the tests of one process and its restarts, skipping those in
-// done.
-func (r *runner) run(ctx context.Context, done map[string]bool, progress func(Leaf)) ([]Leaf, error) {
-	var results []Leaf
+// done, and delivers each leaf.
+func (r *runner) run(ctx context.Context, done map[string]bool) error {
 	for attempt := 0; attempt < maxRestarts; attempt++ {
 		p, err := r.process(ctx, done, attempt)
 		if err != nil {
-			return results, err
+			return err
 		}
 		for _, leaf := range p.leaves {
 			if done[leaf.Name] {
 				continue
 			}
 			done[leaf.Name] = true
-			results = append(results, leaf)
-			if progress != nil {
-				progress(leaf)
+			if err := r.deliver(leaf); err != nil {
+				return err
 			}
 		}
+		fresh := p.delivered + len(p.leaves) // the leaves this process finished
 		if !p.restart {
-			if p.abnormal && len(p.leaves) == 0 && attempt == 0 {
+			if p.abnormal && fresh == 0 && attempt == 0 {
 				// The process died before or outside any test: package
 				// init or TestMain. That is the package's verdict.
-				results = append(results, Leaf{Name: "TestMain", Verdict: p.death, Output: p.output, Counters: p.prelude, Counts: p.preludeCounts})
+				return r.deliver(Leaf{Name: "TestMain", Verdict: p.death, Output: p.output, Counters: p.prelude, Counts: p.preludeCounts})
 			}
-			return results, nil
+			return nil
 		}
-		r.trace(p.started, fmt.Sprintf("process %d of %s: %d leaves, then %q", attempt, r.bin.Package.ImportPath, len(p.leaves), p.interrupted))
-		if len(p.leaves) == 0 && (p.interrupted == "" || done[p.interrupted]) {
-			return results, nil // a restart would run nothing new
+		r.trace(p.started, fmt.Sprintf("process %d of %s: %d leaves, then %q", attempt, r.bin.Package.ImportPath, fresh, p.interrupted))
+		if fresh == 0 && (p.interrupted == "" || done[p.interrupted]) {
+			return nil // a restart would run nothing new
 		}
 		if p.interrupted != "" {
 			done[p.interrupted] = true
 		}
 	}
-	return results, fmt.Errorf("%s: gave up after %d restarts", r.bin.Package.ImportPath, maxRestarts)
+	return fmt.Errorf("%s: gave up after %d restarts", r.bin.Package.ImportPath, maxRestarts)
 }
 
 type runner struct {
@@ -195,6 +212,9 @@ type runner struct {
 	shard    string // this process's shard; "" when not sharded
 	claims   string // the shards' claims directory
 	split    string // the file listing the split tests
+	// deliver gets each leaf once its verdict is final, in order; it is
+	// called from the goroutines reading a process's output, one at a time.
+	deliver func(Leaf) error
 }
 
 func (r *runner) trace(start time.Time, what string) {
@@ -205,7 +225,8 @@ func (r *runner) trace(start time.Time, what string) {
 
 // processResult is what one test process left behind.
 type processResult struct {
-	leaves        []Leaf
+	leaves        []Leaf // finished and not delivered yet
+	delivered     int    // leaves delivered while the process ran
 	restart       bool   // the process died or was killed while tests were running
 	interrupted   string // the test to blame, when it had not finished
 	abnormal      bool   // the process ended by a signal, a crash or os.Exit
@@ -265,7 +286,45 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 		args = append(args, "-test.skip="+skip)
 	}
 	args = append(args, r.opts.Flags...)
-	proc, err := r.m.Start(ctx, testbuild.RunConfig{
+	rr := newRecordReader()
+	var (
+		mu           sync.Mutex // guards what follows, and rr
+		proc         *testbuild.Process
+		lastBoundary = time.Now()
+		killedFor    string
+		delivered    int
+		deliverErr   error
+	)
+	// release delivers, in order, the leaves read so far whose verdict is
+	// final (Run), and forgets them.
+	release := func() {
+		for len(rr.leaves) > 0 && proc != nil && deliverErr == nil {
+			rec := rr.leaves[0]
+			if !done[rec.name] {
+				if !rec.finished || rec.panicked || rec.name == killedFor {
+					return
+				}
+				ev := proc.TakeSettled(rec.name)
+				if ev == nil {
+					return // not reported yet, or failed
+				}
+				leaf := Leaf{Name: rec.name, Verdict: testbuild.Pass, Elapsed: ev.Elapsed, Output: ev.Output(), Counters: rec.hits, Counts: rec.counts.sorted()}
+				if ev.Action == "skip" {
+					leaf.Verdict = testbuild.Skip
+				}
+				done[rec.name] = true
+				delivered++
+				if deliverErr = r.deliver(leaf); deliverErr != nil {
+					proc.Kill()
+				}
+				// The running test waited for the delivery, not for itself.
+				lastBoundary = time.Now()
+			}
+			rr.leaves[0] = leafRecord{}
+			rr.leaves = rr.leaves[1:]
+		}
+	}
+	p, err := r.m.Start(ctx, testbuild.RunConfig{
 		Binary:  r.bin.Path,
 		Package: r.bin.Package.ImportPath,
 		Dir:     r.bin.Package.Dir,
@@ -281,6 +340,13 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 			"FAULTLINE_SPLIT=" + r.split,
 		},
 		ExtraFiles: []*os.File{recordsW},
+		OnEvent: func(ev testbuild.Event) {
+			if ev.Action == "pass" || ev.Action == "skip" {
+				mu.Lock()
+				release()
+				mu.Unlock()
+			}
+		},
 	})
 	recordsW.Close()
 	if err != nil {
@@ -288,10 +354,11 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 		return nil, err
 	}
 	started := time.Now()
+	mu.Lock()
+	proc = p
+	release()
+	mu.Unlock()
 
-	rr := newRecordReader()
-	var mu sync.Mutex
-	lastBoundary := time.Now()
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
@@ -301,12 +368,12 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 			mu.Lock()
 			rr.line(lines.Text())
 			lastBoundary = time.Now()
+			release()
 			mu.Unlock()
 		}
 	}()
 	// The watchdog kills a test that runs past the timeout since the last
 	// test boundary.
-	var killedFor string
 	stop := make(chan struct{})
 	watched := make(chan struct{})
 	go func() {
@@ -327,7 +394,7 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 			}
 		}
 	}()
-	res, waitErr := proc.Wait()
+	res, waitErr := p.Wait()
 	close(stop)
 	<-watched
 	// A child the test left running holds the record pipe open too; what
@@ -345,7 +412,10 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 	if waitErr != nil {
 		return nil, waitErr
 	}
-	pr := &processResult{output: res.Output(""), started: started, death: testbuild.Panic}
+	if deliverErr != nil {
+		return nil, deliverErr
+	}
+	pr := &processResult{output: res.Output(""), started: started, death: testbuild.Panic, delivered: delivered}
 	if res.Memory != nil {
 		pr.death = testbuild.Memory
 		pr.output += res.MemoryNote()
@@ -362,7 +432,7 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 		pr.restart = true
 		hits, counts := readCounters(countersPath, r.counting)
 		pr.interrupted = rr.interrupted(hits, counts)
-	case pr.abnormal && len(rr.leaves) > 0:
+	case pr.abnormal && rr.ended > 0:
 		pr.restart = true
 	}
 	pr.prelude = packUnion(nil, rr.prelude)
