@@ -2,6 +2,7 @@ package regress
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"go/ast"
 	"go/importer"
@@ -40,8 +41,8 @@ type typeChecker struct {
 	// files are the package's and its tests' files by absolute path, and
 	// which of the two packages each belongs to.
 	files map[string]bool // true: the external test package
-	// parsed caches each file's syntax by path and content.
-	parsed map[string]*ast.File
+	// parsed caches each file's syntax by path and content hash.
+	parsed map[parsedKey]*ast.File
 }
 
 // newTypeChecker prepares checks of pkg, or returns nil when its reverts
@@ -67,7 +68,7 @@ func newTypeChecker(ctx context.Context, mod *testbuild.Module, pkg *testbuild.P
 		return os.Open(f)
 	}
 	tc := &typeChecker{pkg: pkg, fset: fset, imp: importer.ForCompiler(fset, "gc", lookup),
-		sizes: types.SizesFor("gc", ex.GOARCH), files: map[string]bool{}, parsed: map[string]*ast.File{}}
+		sizes: types.SizesFor("gc", ex.GOARCH), files: map[string]bool{}, parsed: map[parsedKey]*ast.File{}}
 	if v := mod.GoVersion; v != "" {
 		tc.goVersion = "go" + v
 	}
@@ -159,7 +160,7 @@ func (tc *typeChecker) source(path string, files map[string]replacement) (string
 
 // parse parses a file, or recalls it when its content is the same.
 func (tc *typeChecker) parse(path, src string) (*ast.File, error) {
-	k := path + "\x00" + src
+	k := parsedKey{path, sha256.Sum256([]byte(src))}
 	if f, ok := tc.parsed[k]; ok {
 		return f, nil
 	}
@@ -169,6 +170,13 @@ func (tc *typeChecker) parse(path, src string) (*ast.File, error) {
 	}
 	tc.parsed[k] = f
 	return f, nil
+}
+
+// parsedKey names a parse: a revert's file by its path and a hash of its
+// content, so that the cache does not hold every version's text as a key.
+type parsedKey struct {
+	path string
+	sum  [sha256.Size]byte
 }
 
 // withPackage imports one package as checked from source, the rest from

@@ -333,8 +333,8 @@ func writeRankingLegend(w io.Writer, r *localize.Ranking, formulaColumn string, 
 		fmt.Fprintf(w, "SCORE: the learned model's weighted sum of the line's evidence, which orders the lines")
 		if unscored {
 			fmt.Fprintf(w, ";\n  -: past the lines the model may reorder, which keep %s's order", r.Formula)
-			if f := localize.ShippedModel().Functions; f != nil && r.Model == localize.ShippedModel().Name {
-				fmt.Fprintf(w, " (past the first %d, function by function)", f.Keep)
+			if m := localize.ShippedModel(); m.Functions != nil && r.Model == m.Name {
+				fmt.Fprintf(w, " (past the first %d, function by function)", m.Functions.Keep)
 			}
 		}
 		fmt.Fprintln(w, ".")

@@ -1,6 +1,7 @@
 package testbuild
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -36,7 +37,7 @@ func (m *Module) ExportData(ctx context.Context, pkg *Package) (*Exports, error)
 	if ex.GOARCH == "" {
 		ex.GOARCH = runtime.GOARCH
 	}
-	dec := json.NewDecoder(strings.NewReader(string(out)))
+	dec := json.NewDecoder(bytes.NewReader(out))
 	for {
 		var p struct{ ImportPath, Export, ForTest string }
 		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
