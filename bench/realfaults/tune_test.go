@@ -38,7 +38,7 @@ func TestVariantModel(t *testing.T) {
 		head:   &localize.Model{Name: "h", Weights: map[string]float64{"spectrum.ochiai": 2, "angelic.fix": 1}},
 		spread: &localize.Model{Name: "s", Weights: map[string]float64{"spectrum.passShare": -1}},
 	}
-	m := variant{Head: "trained", Window: 7, Guard: 3, Tail: "spread"}.model(learned)
+	m := variant{Head: "trained", Window: 7, Guard: 3, Tail: "spread", Decl: -1}.model(learned)
 	if m.Window != 7 || m.Weights["spectrum.ochiai"] != 5 || m.Weights["angelic.fix"] != 1 || m.Tail["spectrum.passShare"] != -1 {
 		t.Errorf("model %+v", m)
 	}
@@ -98,7 +98,7 @@ func TestVariantFunctionFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	learned := trainedModels{head: &localize.Model{Name: "test", Weights: map[string]float64{}}}
-	v := variant{Head: "trained", Window: 20, Tail: "ochiai"}
+	v := variant{Head: "trained", Window: 20, Tail: "ochiai", Decl: -1}
 	plain, err := learnedTies(c, v.model(learned))
 	if err != nil {
 		t.Fatal(err)

@@ -46,6 +46,10 @@ type Model struct {
 	// function below its kept top (FunctionFirst): a fault far down
 	// often shares its function with a line ranked high.
 	Functions *FunctionFirstOptions `json:"functions,omitempty"`
+	// Declarations, when set, places the package-level declarations the
+	// ranked lines read after their first reader (WithDeclarations): no
+	// spectrum holds them, so without it a fault in one is never met.
+	Declarations *DeclarationOptions `json:"declarations,omitempty"`
 	// Evaluation says how the model was trained and how it did on
 	// held-out folds.
 	Evaluation string `json:"evaluation"`
@@ -101,18 +105,48 @@ func (m *Model) score(names []string, ev *Evidence, i int) (float64, []Reason) {
 	return score, why
 }
 
+// DeclarationOptions says where WithDeclarations may place declarations.
+type DeclarationOptions struct {
+	// After is the first position they may follow: the lines above keep
+	// their places.
+	After int `json:"after"`
+}
+
+// ModuleSource is what the orders that read the module's source go by:
+// the function holding each line, and the declarations each line reads.
+// Either may be nil for a model that does not use it.
+type ModuleSource struct {
+	Functions FunctionOf
+	Reads     DeclarationReads
+}
+
+// SourceOf reads the module's source under root as the orders ask.
+func SourceOf(root string) ModuleSource {
+	return ModuleSource{Functions: SourceFunctions(root), Reads: SourceDeclarationReads(root)}
+}
+
 // Rank orders a formula ranking's lines by the model: Learned, then
-// FunctionFirst when the model says so, of naming the function holding
-// each line (it may be nil for a model without Functions).
-func (m *Model) Rank(formula *Ranking, ev *Evidence, of FunctionOf) (*Ranking, error) {
+// FunctionFirst and WithDeclarations when the model says so.
+func (m *Model) Rank(formula *Ranking, ev *Evidence, src ModuleSource) (*Ranking, error) {
 	r, err := Learned(formula, ev, m)
-	if err != nil || m.Functions == nil {
+	if err != nil {
 		return r, err
 	}
-	if of == nil {
-		return nil, fmt.Errorf("model %s orders by function and has no functions to go by", m.Name)
+	if m.Functions != nil {
+		if src.Functions == nil {
+			return nil, fmt.Errorf("model %s orders by function and has no functions to go by", m.Name)
+		}
+		if r, err = FunctionFirst(r, src.Functions, *m.Functions); err != nil {
+			return nil, err
+		}
 	}
-	return FunctionFirst(r, of, *m.Functions)
+	if m.Declarations != nil {
+		if src.Reads == nil {
+			return nil, fmt.Errorf("model %s places declarations and has no source to find them in", m.Name)
+		}
+		r = WithDeclarations(r, src.Reads, m.Declarations.After)
+	}
+	return r, nil
 }
 
 // maxReasons is how many pieces of evidence a line's Because lists.
