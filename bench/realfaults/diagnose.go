@@ -55,6 +55,7 @@ func writeDiagnosis(w io.Writer, cases []*scoredCase, v variant, mOf func(*score
 	type row struct {
 		c                *scoredCase
 		pos, ochiai, tar float64
+		lines            int // in the variant's whole ranking
 		best             int
 		share, equal     float64
 		class            string
@@ -77,11 +78,12 @@ func writeDiagnosis(w io.Writer, cases []*scoredCase, v variant, mOf func(*score
 		}
 		oTies, _ := ochiaiOrder.rank(c)
 		tTies, _ := tarantulaOrder.rank(c)
-		r := row{c: c, pos: faultPosition(c, ties), ochiai: faultPosition(c, oTies), tar: faultPosition(c, tTies), ties: ties, m: m}
+		pos, lines := wholePosition(c, m)
+		r := row{c: c, pos: pos, lines: lines, ochiai: faultPosition(c, oTies), tar: faultPosition(c, tTies), ties: ties, m: m}
 		r.best = bestFaulty(c, ties)
 		r.share = 1
 		if r.pos > 0 {
-			r.share = r.pos / float64(len(c.Report.Lines))
+			r.share = r.pos / float64(r.lines)
 		}
 		if r.best >= 0 {
 			r.class = faultClass(c, r.pos, r.ochiai, r.best)
@@ -124,7 +126,7 @@ func writeDiagnosis(w io.Writer, cases []*scoredCase, v variant, mOf func(*score
 			l := r.c.Report.Lines[r.best]
 			cell = fmt.Sprintf("%d / %d / %d", l.EF, l.EP, tieSize(r.c, r.best))
 		}
-		fmt.Fprintf(w, "| %s | %d | %.1f | %.1f | %.1f | %.3f | %.4f | %.4f | %s | %s |\n", r.c.ID, len(r.c.Report.Lines), r.pos, r.ochiai, r.tar, r.share, r.share/float64(len(rows)), r.equal, cell, r.class)
+		fmt.Fprintf(w, "| %s | %d | %.1f | %.1f | %.1f | %.3f | %.4f | %.4f | %s | %s |\n", r.c.ID, r.lines, r.pos, r.ochiai, r.tar, r.share, r.share/float64(len(rows)), r.equal, cell, r.class)
 	}
 	fmt.Fprintf(w, "\n## Ranked worse than Ochiai by %s\n\n| fault | position | Ochiai | lines passing it | in window | evidence pulling them ahead (weighted difference summed) |\n|---|---|---|---|---|---|\n", v)
 	slices.SortFunc(rows, func(a, b row) int { return strings.Compare(a.c.ID, b.c.ID) })
@@ -167,4 +169,14 @@ func writeDiagnosis(w io.Writer, cases []*scoredCase, v variant, mOf func(*score
 		fmt.Fprintf(w, "| %s | %.1f | %.1f | %d | %d | %s |\n", r.c.ID, r.pos, r.ochiai, passing, inWindow, strings.Join(why, ", "))
 	}
 	return nil
+}
+
+// wholePosition is the fault's position under m's whole ranking, which
+// may hold lines the report does not (declarations).
+func wholePosition(c *scoredCase, m *localize.Model) (pos float64, lines int) {
+	r, err := learnedRanking(c, m)
+	if err != nil {
+		return 0, len(c.Report.Lines)
+	}
+	return linesOutcome(c, r.Lines).pos, len(r.Lines)
 }

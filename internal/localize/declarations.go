@@ -220,11 +220,12 @@ const EvidenceDeclarationRead = "declaration.readAt"
 // WithDeclarations places the package-level declarations the ranking's
 // lines read, none of which a spectrum holds, into the ranking: each one's
 // lines, tied, right after the tie group of the first line that reads it,
-// but not above the tie group at position after (the top stays the
+// but not above the tie group at position opts.After (the top stays the
 // order's own). Lines already ranked are not placed again. A fault in a
 // table or a regular expression then sits next to the code that uses it
 // rather than nowhere.
-func WithDeclarations(r *Ranking, reads DeclarationReads, after int) *Ranking {
+func WithDeclarations(r *Ranking, reads DeclarationReads, opts DeclarationOptions) *Ranking {
+	after := opts.After
 	n := len(r.Lines)
 	ranked := map[lineOf]bool{}
 	for _, l := range r.Lines {
@@ -234,9 +235,12 @@ func WithDeclarations(r *Ranking, reads DeclarationReads, after int) *Ranking {
 	attached := map[int][]Declaration{} // by the last position of the tie group they follow
 	readAt := map[lineOf]int{}          // a declaration's first line: the rank of its reader
 	for _, l := range r.Lines {
+		if opts.FailingReaders && l.EF == 0 || opts.Readers > 0 && l.Tie[0] > opts.Readers {
+			continue
+		}
 		for _, d := range reads(l.File, l.Line) {
 			key := lineOf{d.File, d.Start}
-			if placed[key] || ranked[key] {
+			if placed[key] || ranked[key] || opts.MaxLines > 0 && d.End-d.Start+1 > opts.MaxLines {
 				continue
 			}
 			placed[key] = true
