@@ -233,7 +233,7 @@ func WithDeclarations(r *Ranking, reads DeclarationReads, opts DeclarationOption
 	}
 	placed := map[lineOf]bool{}         // a declaration's first line
 	attached := map[int][]Declaration{} // by the last position of the tie group they follow
-	readAt := map[lineOf]int{}          // a declaration's first line: the rank of its reader
+	readBy := map[lineOf]lineOf{}       // a declaration's first line: its first reader
 	for _, l := range r.Lines {
 		if opts.FailingReaders && l.EF == 0 || opts.Readers > 0 && l.Tie[0] > opts.Readers {
 			continue
@@ -253,7 +253,7 @@ func WithDeclarations(r *Ranking, reads DeclarationReads, opts DeclarationOption
 				at = r.Lines[at-1].Tie[1] // the end of the tie group it falls in
 			}
 			attached[at] = append(attached[at], d)
-			readAt[key] = l.Rank
+			readBy[key] = lineOf{l.File, l.Line}
 		}
 	}
 	if len(attached) == 0 {
@@ -262,6 +262,8 @@ func WithDeclarations(r *Ranking, reads DeclarationReads, opts DeclarationOption
 	out := *r
 	out.Lines = make([]RankedLine, 0, n)
 	shift := 0
+	var placedAt []int  // the placed lines' indexes in out.Lines
+	var declOf []lineOf // and their declarations' first lines
 	emit := func(at int) {
 		for _, d := range attached[at] {
 			var lines []int
@@ -272,11 +274,10 @@ func WithDeclarations(r *Ranking, reads DeclarationReads, opts DeclarationOption
 			}
 			first := len(out.Lines) + 1
 			for _, x := range lines {
-				reader := float64(readAt[lineOf{d.File, d.Start}])
 				out.Lines = append(out.Lines, RankedLine{File: d.File, Line: x, Rank: len(out.Lines) + 1,
-					Tie: [2]int{first, first + len(lines) - 1}, NF: r.Failed, NP: r.Passed,
-					Evidence: map[string]float64{EvidenceDeclarationRead: reader},
-					Because:  []Reason{{Evidence: EvidenceDeclarationRead, Value: reader}}})
+					Tie: [2]int{first, first + len(lines) - 1}, NF: r.Failed, NP: r.Passed})
+				placedAt = append(placedAt, len(out.Lines)-1)
+				declOf = append(declOf, lineOf{d.File, d.Start})
 			}
 			shift += len(lines)
 		}
@@ -289,6 +290,16 @@ func WithDeclarations(r *Ranking, reads DeclarationReads, opts DeclarationOption
 		if i+1 == end {
 			emit(end)
 		}
+	}
+	// Each placed line names its reader's rank in the new order.
+	rankOf := map[lineOf]int{}
+	for _, l := range out.Lines {
+		rankOf[lineOf{l.File, l.Line}] = l.Rank
+	}
+	for k, i := range placedAt {
+		reader := float64(rankOf[readBy[declOf[k]]])
+		out.Lines[i].Evidence = map[string]float64{EvidenceDeclarationRead: reader}
+		out.Lines[i].Because = []Reason{{Evidence: EvidenceDeclarationRead, Value: reader}}
 	}
 	return &out
 }

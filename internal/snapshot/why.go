@@ -304,6 +304,8 @@ func (snap *Snapshot) ReasonWords(r localize.Reason) string {
 		return "its place on a failing test's panic stack"
 	case "static.stackFunc":
 		return "its function being on a failing test's panic stack"
+	case localize.EvidenceDeclarationRead:
+		return fmt.Sprintf("being a package-level declaration that the line ranked %d reads", int(v))
 	}
 	if formula, ok := strings.CutPrefix(column, "spectrum."); ok {
 		if name, ok := strings.CutSuffix(formula, ".rank"); ok {
