@@ -17,6 +17,7 @@ func TestVariantRoundTrip(t *testing.T) {
 	for _, v := range []variant{
 		{Head: "trained", Window: 10, Tail: "ochiai"}, {Head: "shipped", Window: 5, Guard: 3.5, Tail: "spread"},
 		{Head: "trained", Window: 20, Guard: 1000, Tail: "blend"}, {Head: "shipped", Window: 20, Tail: "ochiai", Fn: "own", Keep: 5},
+		{Head: "shipped", Window: 20, Tail: "ochiai", Fn: "best", Keep: 150, Decl: 100, DeclMax: 30, DeclFail: true, DeclReader: 50, Margin: 0.5, Top: 3, Bonus: 1, Drop: "static."},
 	} {
 		got, err := parseVariant(v.String())
 		if err != nil || got != v {
