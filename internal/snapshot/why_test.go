@@ -54,17 +54,18 @@ func TestWhySentence(t *testing.T) {
 
 	snap := &Snapshot{Ranking: ranking(localize.OrderLearned, line(3, 1, 0)), Results: multi}
 	for column, want := range map[string]string{
-		"spectrum.op2.rank":  "in the top 5 % under op2",
-		"blockrank.rank":     "first under BlockRank",
-		"static.kind.if":     "being an if statement",
-		"angelic.exclusive":  "one of 2 lines hosting a fix",
-		"angelic.fix":        "a verified fix for 1 of 2 analysed failing tests",
-		"angelic.mcs":        "part of a verified fix over 2 lines",
-		"spectrum.failShare": "run by 50 % of the failing tests",
-		"sattar.suspect":     "in the unsat cores of 50 % of the failing tests' checks",
-		"slice.member":       "in a failing check's slice",
-		"slice.distance":     "1 dependence from a failing check",
-		"invented.column":    "invented.column 0.5",
+		"spectrum.op2.rank":              "in the top 5 % under op2",
+		"blockrank.rank":                 "first under BlockRank",
+		"static.kind.if":                 "being an if statement",
+		"angelic.exclusive":              "one of 2 lines hosting a fix",
+		"angelic.fix":                    "a verified fix for 1 of 2 analysed failing tests",
+		"angelic.mcs":                    "part of a verified fix over 2 lines",
+		"spectrum.failShare":             "run by 50 % of the failing tests",
+		"sattar.suspect":                 "in the unsat cores of 50 % of the failing tests' checks",
+		"slice.member":                   "in a failing check's slice",
+		"slice.distance":                 "1 dependence from a failing check",
+		"invented.column":                "invented.column 0.5",
+		localize.EvidenceDeclarationRead: "being a package-level declaration that the line ranked 7 reads",
 	} {
 		v := 0.5
 		switch column {
@@ -72,6 +73,8 @@ func TestWhySentence(t *testing.T) {
 			v = 0.95
 		case "blockrank.rank", "static.kind.if":
 			v = 1
+		case localize.EvidenceDeclarationRead:
+			v = 7
 		}
 		if got := snap.ReasonWords(localize.Reason{Evidence: column, Value: v}); got != want {
 			t.Errorf("%s = %v: %q, want %q", column, v, got, want)
