@@ -67,6 +67,11 @@ func (snap *Snapshot) WhySentence(i int) string {
 			fmt.Fprintf(&b, "it hosts a verified fix for %s, which this order does not weigh, ", snap.ofAnalysed(fixes.single))
 		}
 	}
+	if l.Evidence[localize.EvidenceDeclarationRead] > 0 {
+		// Its value runs before any test: coverage counts it for none.
+		b.WriteString("its value runs before any test, so no test's coverage counts it.")
+		return b.String()
+	}
 	b.WriteString("executed by " + snap.RunWords(l) + ".")
 	return b.String()
 }

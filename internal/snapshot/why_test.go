@@ -51,6 +51,13 @@ func TestWhySentence(t *testing.T) {
 	if got, want := learned.WhySentence(1), "Rank 2 of 2 under the learned order (model m1): no evidence the model weighs lifts it, so the formula places it by ochiai 0.2; executed by all 2 failing and 1 of 3 passing tests."; got != want {
 		t.Errorf("learned, without reasons:\n got %s\nwant %s", got, want)
 	}
+	decl := localize.RankedLine{File: "a.go", Line: 1, Rank: 3, Tie: [2]int{3, 3}, NF: 2, NP: 3,
+		Evidence: map[string]float64{localize.EvidenceDeclarationRead: 1},
+		Because:  []localize.Reason{{Evidence: localize.EvidenceDeclarationRead, Value: 1}}}
+	learned.Ranking.Lines = append(learned.Ranking.Lines, decl)
+	if got, want := learned.WhySentence(2), "Rank 3 of 3 under the learned order (model m1): weighed most by being a package-level declaration that the line ranked 1 reads; its value runs before any test, so no test's coverage counts it."; got != want {
+		t.Errorf("learned, a placed declaration:\n got %s\nwant %s", got, want)
+	}
 
 	snap := &Snapshot{Ranking: ranking(localize.OrderLearned, line(3, 1, 0)), Results: multi}
 	for column, want := range map[string]string{
