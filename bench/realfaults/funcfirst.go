@@ -33,7 +33,7 @@ func withSeededSources(cases []*scoredCase, dirs string) error {
 	if dirs == "" {
 		return nil
 	}
-	byModule := map[string]localize.FunctionOf{}
+	byModule := map[string]localize.ModuleSource{}
 	for _, dir := range strings.Split(dirs, ",") {
 		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
 		if err != nil {
@@ -43,11 +43,11 @@ func withSeededSources(cases []*scoredCase, dirs string) error {
 		if mod == "" {
 			return fmt.Errorf("-seeded-src: %s/go.mod names no module", dir)
 		}
-		byModule[mod] = localize.SourceFunctions(dir)
+		byModule[mod] = localize.SourceOf(dir)
 	}
 	for _, c := range cases {
 		if c.Seeded {
-			c.Funcs = byModule[c.Group]
+			c.Funcs, c.Reads = byModule[c.Group].Functions, byModule[c.Group].Reads
 		}
 	}
 	return nil

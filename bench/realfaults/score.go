@@ -32,6 +32,9 @@ type scoredCase struct {
 	// for function-level figures; nil when its source is not at hand
 	// (seeded faults).
 	Funcs localize.FunctionOf
+	// Reads names the declarations a line of the faulty version reads;
+	// nil when its source is not at hand.
+	Reads localize.DeclarationReads
 	// OwnSpectra are the functions with their own spectra's ranking, as
 	// faultline rank -json gives them; nil when the ranking predates it.
 	OwnSpectra []localize.RankedFunction
@@ -62,6 +65,7 @@ func loadRealCases(b *realfault.Benchmark, work string) ([]*scoredCase, error) {
 		dir := filepath.Join(work, "eval", f.ID)
 		if st, err := os.Stat(filepath.Join(dir, "src")); err == nil && st.IsDir() {
 			c.Funcs = localize.SourceFunctions(filepath.Join(dir, "src"))
+			c.Reads = localize.SourceDeclarationReads(filepath.Join(dir, "src"))
 		}
 		var meta runMeta
 		data, err := os.ReadFile(filepath.Join(dir, "meta.json"))
@@ -180,6 +184,10 @@ func loadSeededCases(dir string) ([]*scoredCase, error) {
 type order struct {
 	name string
 	rank func(c *scoredCase) ([][2]int, error)
+	// lines, when set, gives the order's whole ranking instead: an order
+	// that places lines no spectrum holds ranks more lines than the
+	// report.
+	lines func(c *scoredCase) ([]localize.RankedLine, error)
 }
 
 // orders are the techniques alone, the current combined order and the
@@ -191,7 +199,7 @@ func orders(m *localize.Model) []order {
 		if err != nil {
 			panic(err) // the registry's own names
 		}
-		out = append(out, order{f.Name(), func(c *scoredCase) ([][2]int, error) {
+		out = append(out, order{name: f.Name(), rank: func(c *scoredCase) ([][2]int, error) {
 			elems := make([]rank.Element, len(c.Report.Lines))
 			for i, l := range c.Report.Lines {
 				elems[i] = rank.Element{Counts: rank.Counts{EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP}, Loc: rank.Location{File: l.File, Line: l.Line}}
@@ -204,20 +212,20 @@ func orders(m *localize.Model) []order {
 		}})
 	}
 	out = append(out,
-		order{"BlockRank", func(c *scoredCase) ([][2]int, error) {
+		order{name: "BlockRank", rank: func(c *scoredCase) ([][2]int, error) {
 			return byScores(c, evidence(c, "blockrank.rank"))
 		}},
-		order{"angelic alone", func(c *scoredCase) ([][2]int, error) {
+		order{name: "angelic alone", rank: func(c *scoredCase) ([][2]int, error) {
 			return byScores(c, evidence(c, "angelic.fix"), evidence(c, "angelic.multi"), evidence(c, "angelic.unverified"))
 		}},
-		order{"Ochiai + angelic fixes first (combined)", func(c *scoredCase) ([][2]int, error) {
+		order{name: "Ochiai + angelic fixes first (combined)", rank: func(c *scoredCase) ([][2]int, error) {
 			ties := make([][2]int, len(c.Report.Lines))
 			for i, l := range c.Report.Lines {
 				ties[i] = l.Tie
 			}
 			return ties, nil
 		}},
-		order{"learned", func(c *scoredCase) ([][2]int, error) { return learnedTies(c, m) }},
+		learnedOrder("learned", func(*scoredCase) *localize.Model { return m }),
 	)
 	return out
 }
@@ -280,15 +288,60 @@ func learnedInput(c *scoredCase) (*localize.Ranking, *localize.Evidence) {
 	return base, ev
 }
 
-// learnedTies ranks a case with the service's own learned order, function
-// by function when the model says so.
-func learnedTies(c *scoredCase, m *localize.Model) ([][2]int, error) {
+// learnedRanking ranks a case with the service's own learned order,
+// function by function and with declarations placed when the model says
+// so.
+func learnedRanking(c *scoredCase, m *localize.Model) (*localize.Ranking, error) {
 	base, ev := learnedInput(c)
-	r, err := m.Rank(base, ev, c.Funcs)
+	r, err := m.Rank(base, ev, localize.ModuleSource{Functions: c.Funcs, Reads: c.Reads})
 	if err != nil {
 		return nil, fmt.Errorf("%w (seeded faults get their functions from -seeded-src)", err)
 	}
+	return r, nil
+}
+
+// learnedTies gives each of the case's report lines its tie group under
+// the learned order.
+func learnedTies(c *scoredCase, m *localize.Model) ([][2]int, error) {
+	r, err := learnedRanking(c, m)
+	if err != nil {
+		return nil, err
+	}
 	return tiesInReportOrder(c, r), nil
+}
+
+// learnedOrder is the learned order of the model modelOf gives a case,
+// scored over its whole ranking.
+func learnedOrder(name string, modelOf func(*scoredCase) *localize.Model) order {
+	return order{name: name, lines: func(c *scoredCase) ([]localize.RankedLine, error) {
+		r, err := learnedRanking(c, modelOf(c))
+		if err != nil {
+			return nil, err
+		}
+		return r.Lines, nil
+	}}
+}
+
+// linesOutcome scores a whole ranking, its lines in rank order.
+func linesOutcome(c *scoredCase, lines []localize.RankedLine) outcome {
+	faultyIn := map[[2]int]int{}
+	for _, l := range lines {
+		if c.Faulty[lineKey{l.File, l.Line}] {
+			faultyIn[l.Tie]++
+		}
+	}
+	o := outcome{pos: expectedPosition(faultyIn), lines: len(lines)}
+	if c.Funcs != nil {
+		faulty := faultyFunctions(c)
+		fnIn := map[[2]int]int{}
+		for _, f := range localize.RankFunctions(lines, c.Funcs) {
+			if faulty[f.Function] {
+				fnIn[f.Tie]++
+			}
+		}
+		o.fnPos, o.fnScored = expectedPosition(fnIn), true
+	}
+	return o
 }
 
 // faultPosition is where a developer examining the ranking top down meets
@@ -471,6 +524,14 @@ func evaluate(cases []*scoredCase, ords []order) (map[*scoredCase][]outcome, err
 		}
 		var os []outcome
 		for _, o := range ords {
+			if o.lines != nil {
+				lines, err := o.lines(c)
+				if err != nil {
+					return nil, fmt.Errorf("%s, %s: %w", c.ID, o.name, err)
+				}
+				os = append(os, linesOutcome(c, lines))
+				continue
+			}
 			ties, err := o.rank(c)
 			if err != nil {
 				return nil, fmt.Errorf("%s, %s: %w", c.ID, o.name, err)

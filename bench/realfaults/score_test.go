@@ -106,8 +106,8 @@ func TestFunctionPosition(t *testing.T) {
 
 	noSource := &scoredCase{Report: report, Faulty: c.Faulty}
 	ords := []order{
-		{"behind", func(*scoredCase) ([][2]int, error) { return behind, nil }},
-		{"first", func(*scoredCase) ([][2]int, error) { return first, nil }},
+		{name: "behind", rank: func(*scoredCase) ([][2]int, error) { return behind, nil }},
+		{name: "first", rank: func(*scoredCase) ([][2]int, error) { return first, nil }},
 	}
 	cases := []*scoredCase{c, noSource}
 	res, err := evaluate(cases, ords)

@@ -44,6 +44,27 @@ type variant struct {
 	// are ranked; Keep lines at the top keep their places.
 	Fn   string
 	Keep int
+	// Decl, when not negative, places the package-level declarations the
+	// ranked lines read after their first reader, not above position
+	// Decl (localize.WithDeclarations); -1: not at all.
+	Decl int
+	// DeclMax leaves out declarations longer than this many lines (0:
+	// none left out).
+	DeclMax int
+	// DeclFail places only declarations read by lines a failing test runs.
+	DeclFail bool
+	// DeclReader places only declarations read by the lines within the
+	// first DeclReader positions (0: every line's).
+	DeclReader int
+	// Margin counts the head's scores in steps of Margin, the formula
+	// ordering each step (localize.Model.Margin); 0: none.
+	Margin float64
+	// Drop zeroes the head's weights of the columns with this prefix.
+	Drop string
+	// Top and Bonus add Bonus to the head's score of the lines Ochiai
+	// ranks within its first Top positions (localize.Model.FormulaTop).
+	Top   int
+	Bonus float64
 }
 
 func (v variant) String() string {
@@ -51,12 +72,33 @@ func (v variant) String() string {
 	if v.Fn != "" {
 		s += fmt.Sprintf(",fn=%s,keep=%d", v.Fn, v.Keep)
 	}
+	if v.Decl >= 0 {
+		s += fmt.Sprintf(",decl=%d", v.Decl)
+	}
+	if v.DeclMax > 0 {
+		s += fmt.Sprintf(",declmax=%d", v.DeclMax)
+	}
+	if v.DeclFail {
+		s += ",declfail=1"
+	}
+	if v.DeclReader > 0 {
+		s += fmt.Sprintf(",declreader=%d", v.DeclReader)
+	}
+	if v.Margin > 0 {
+		s += fmt.Sprintf(",margin=%g", v.Margin)
+	}
+	if v.Top > 0 {
+		s += fmt.Sprintf(",top=%d,bonus=%g", v.Top, v.Bonus)
+	}
+	if v.Drop != "" {
+		s += ",drop=" + v.Drop
+	}
 	return s
 }
 
 // parseVariant reads a variant from its String form.
 func parseVariant(s string) (variant, error) {
-	v := variant{Head: "trained", Window: learnedWindow, Tail: "ochiai"}
+	v := variant{Head: "trained", Window: learnedWindow, Tail: "ochiai", Decl: -1}
 	for _, kv := range strings.Split(s, ",") {
 		k, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		if !ok {
@@ -76,8 +118,24 @@ func parseVariant(s string) (variant, error) {
 			v.Fn = val
 		case "keep":
 			v.Keep, err = strconv.Atoi(val)
+		case "decl":
+			v.Decl, err = strconv.Atoi(val)
+		case "declmax":
+			v.DeclMax, err = strconv.Atoi(val)
+		case "drop":
+			v.Drop = val
+		case "declreader":
+			v.DeclReader, err = strconv.Atoi(val)
+		case "declfail":
+			v.DeclFail, err = strconv.ParseBool(val)
+		case "margin":
+			v.Margin, err = strconv.ParseFloat(val, 64)
+		case "top":
+			v.Top, err = strconv.Atoi(val)
+		case "bonus":
+			v.Bonus, err = strconv.ParseFloat(val, 64)
 		default:
-			return v, fmt.Errorf("variant %q: unknown key %q (head, window, guard, tail, fn, keep)", s, k)
+			return v, fmt.Errorf("variant %q: unknown key %q (head, window, guard, tail, fn, keep, decl, declmax, declfail, declreader, margin, top, bonus, drop)", s, k)
 		}
 		if err != nil {
 			return v, fmt.Errorf("variant %q: %w", s, err)
@@ -140,6 +198,11 @@ func (v variant) model(t trainedModels) *localize.Model {
 	}
 	m := &localize.Model{Name: head.Name, Default: localize.OrderLearned, Window: v.Window, Weights: maps.Clone(head.Weights)}
 	m.Weights["spectrum.ochiai"] += v.Guard
+	for col := range m.Weights {
+		if v.Drop != "" && strings.HasPrefix(col, v.Drop) {
+			delete(m.Weights, col)
+		}
+	}
 	if v.Tail == "spread" {
 		m.Tail = maps.Clone(t.spread.Weights)
 	} else {
@@ -150,6 +213,13 @@ func (v variant) model(t trainedModels) *localize.Model {
 		if v.Fn == localize.FunctionsLearned {
 			m.Functions.Weights = maps.Clone(t.functions.Weights)
 		}
+	}
+	if v.Decl >= 0 {
+		m.Declarations = &localize.DeclarationOptions{After: v.Decl, MaxLines: v.DeclMax, FailingReaders: v.DeclFail, Readers: v.DeclReader}
+	}
+	m.Margin = v.Margin
+	if v.Top > 0 {
+		m.FormulaTop = &localize.FormulaTop{Top: v.Top, Bonus: v.Bonus}
 	}
 	return m
 }
@@ -167,10 +237,11 @@ func runTune(args []string) error {
 	fs, benchPath, work := rankingsFlagSet("tune", "eval's directory whose tuning half is tuned on (rankings under work/eval)")
 	seeded := fs.String("seeded", "", "directory of bench/effectiveness -rankings output (seeded faults)")
 	final := fs.String("final", "", "score the -variants on the held-out halves of this eval directory (and of -seeded), learned from the whole tuning half of -work: once, at the end")
-	variants := fs.String("variants", "", "semicolon-separated variants (head=trained|shipped,window=N,guard=G,tail=ochiai|tarantula|blend|spread[,fn=best|own|mix|learned,keep=N]); empty: a grid")
+	variants := fs.String("variants", "", "semicolon-separated variants (head=trained|shipped,window=N,guard=G,tail=ochiai|tarantula|blend|spread[,fn=best|own|mix|learned,keep=N][,decl=N,declmax=N,declfail=1,declreader=N][,margin=M][,top=K,bonus=B][,drop=PREFIX]); empty: a grid")
 	modelPath := fs.String("model", "", "with -final and one variant, write its model here")
 	seededSrc := fs.String("seeded-src", "", "comma-separated roots of the seeded faults' modules, for their functions (function-level figures and fn= variants)")
 	out := fs.String("out", "-", "markdown report (- for standard output)")
+	diagnose := fs.Int("diagnose", 0, "without -final: instead of the tables, list the N faults contributing most to the first variant's EXAM on the tuning half and those it ranks worse than Ochiai, with why")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -199,6 +270,9 @@ func runTune(args []string) error {
 			return func(c *scoredCase) *localize.Model { return ms[innerFold(c.Group)] }
 		}
 		cases := filterCases(all, tuning)
+		if *diagnose > 0 {
+			return writeDiagnosis(w, cases, vs[0], modelOf(vs[0]), *diagnose)
+		}
 		return writeVariants(w, "Tuning half, inner folds", cases, vs, modelOf)
 	}
 	models := learnModels(all, tuning, vs)
@@ -252,7 +326,7 @@ func tuneVariants(spec string) ([]variant, error) {
 			for _, window := range []int{10, 20} {
 				for _, guard := range []float64{0, 1000} {
 					for _, tail := range []string{"ochiai", "tarantula", "spread"} {
-						vs = append(vs, variant{Head: head, Window: window, Guard: guard, Tail: tail})
+						vs = append(vs, variant{Head: head, Window: window, Guard: guard, Tail: tail, Decl: -1})
 					}
 				}
 			}
@@ -276,7 +350,7 @@ func writeVariants(w io.Writer, title string, cases []*scoredCase, vs []variant,
 	ords := []order{base[0], base[3]} // Ochiai, Tarantula
 	for _, v := range vs {
 		mOf := modelOf(v)
-		ords = append(ords, order{v.String(), func(c *scoredCase) ([][2]int, error) { return learnedTies(c, mOf(c)) }})
+		ords = append(ords, learnedOrder(v.String(), mOf))
 	}
 	res, err := evaluate(cases, ords)
 	if err != nil {

@@ -17,6 +17,7 @@ func TestVariantRoundTrip(t *testing.T) {
 	for _, v := range []variant{
 		{Head: "trained", Window: 10, Tail: "ochiai"}, {Head: "shipped", Window: 5, Guard: 3.5, Tail: "spread"},
 		{Head: "trained", Window: 20, Guard: 1000, Tail: "blend"}, {Head: "shipped", Window: 20, Tail: "ochiai", Fn: "own", Keep: 5},
+		{Head: "shipped", Window: 20, Tail: "ochiai", Fn: "best", Keep: 150, Decl: 100, DeclMax: 30, DeclFail: true, DeclReader: 50, Margin: 0.5, Top: 3, Bonus: 1, Drop: "static."},
 	} {
 		got, err := parseVariant(v.String())
 		if err != nil || got != v {
@@ -38,7 +39,7 @@ func TestVariantModel(t *testing.T) {
 		head:   &localize.Model{Name: "h", Weights: map[string]float64{"spectrum.ochiai": 2, "angelic.fix": 1}},
 		spread: &localize.Model{Name: "s", Weights: map[string]float64{"spectrum.passShare": -1}},
 	}
-	m := variant{Head: "trained", Window: 7, Guard: 3, Tail: "spread"}.model(learned)
+	m := variant{Head: "trained", Window: 7, Guard: 3, Tail: "spread", Decl: -1}.model(learned)
 	if m.Window != 7 || m.Weights["spectrum.ochiai"] != 5 || m.Weights["angelic.fix"] != 1 || m.Tail["spectrum.passShare"] != -1 {
 		t.Errorf("model %+v", m)
 	}
@@ -98,7 +99,7 @@ func TestVariantFunctionFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	learned := trainedModels{head: &localize.Model{Name: "test", Weights: map[string]float64{}}}
-	v := variant{Head: "trained", Window: 20, Tail: "ochiai"}
+	v := variant{Head: "trained", Window: 20, Tail: "ochiai", Decl: -1}
 	plain, err := learnedTies(c, v.model(learned))
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -311,11 +312,24 @@ func TestRankOrders(t *testing.T) {
 		t.Errorf("cached combined ranking differs from the first")
 	}
 	// The learned order ranks the same lines by the shipped model over
-	// their evidence and says what placed each.
+	// their evidence and says what placed each; after them come the
+	// package-level declarations they read (booking's ErrClash and
+	// interval's MinutesPerDay), which no spectrum holds.
 	learned := rank("-order", "learned")
-	if learned.Order != localize.OrderLearned || learned.Model != localize.ShippedModel().Name || len(learned.Lines) != len(combined.Lines) {
-		t.Fatalf("-order learned: order %q, model %q, %d lines; want learned by %q over %d lines",
-			learned.Order, learned.Model, len(learned.Lines), localize.ShippedModel().Name, len(combined.Lines))
+	spectrumLines, declarations := 0, map[string]bool{}
+	for _, l := range learned.Lines {
+		if l.Evidence[localize.EvidenceDeclarationRead] > 0 && l.EF+l.EP == 0 {
+			declarations[fmt.Sprintf("%s:%d", l.File, l.Line)] = true
+		} else {
+			spectrumLines++
+		}
+	}
+	if learned.Order != localize.OrderLearned || learned.Model != localize.ShippedModel().Name || spectrumLines != len(combined.Lines) {
+		t.Fatalf("-order learned: order %q, model %q, %d lines and %d declarations; want learned by %q over %d lines",
+			learned.Order, learned.Model, spectrumLines, len(declarations), localize.ShippedModel().Name, len(combined.Lines))
+	}
+	if want := map[string]bool{"booking/booking.go:15": true, "interval/interval.go:18": true}; localize.ShippedModel().Declarations != nil && !reflect.DeepEqual(declarations, want) {
+		t.Errorf("-order learned: declarations placed %v, want %v", declarations, want)
 	}
 	if len(learned.Lines[0].Evidence) == 0 || len(learned.Lines[0].Because) == 0 {
 		t.Errorf("-order learned: first line %+v has no evidence or reasons", learned.Lines[0])

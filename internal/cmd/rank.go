@@ -336,6 +336,9 @@ func writeRankingLegend(w io.Writer, r *localize.Ranking, formulaColumn string, 
 			if m := localize.ShippedModel(); m.Functions != nil && r.Model == m.Name {
 				fmt.Fprintf(w, " (past the first %d, function by function)", m.Functions.Keep)
 			}
+			if m := localize.ShippedModel(); m.Declarations != nil && r.Model == m.Name {
+				fmt.Fprintf(w, ";\n  a package-level declaration, which no test's coverage holds, follows the first line that reads it (past the first %d)", m.Declarations.After)
+			}
 		}
 		fmt.Fprintln(w, ".")
 	case localize.OrderCombined:

@@ -273,5 +273,9 @@ func TestRankLegendFunctionFirst(t *testing.T) {
 		if got := strings.Contains(buf.String(), "function by function"); got != tc.want {
 			t.Errorf("model %s: legend says function by function: %v, want %v\n%s", tc.model, got, tc.want, buf.String())
 		}
+		wantDecl := tc.model == localize.ShippedModel().Name && localize.ShippedModel().Declarations != nil
+		if got := strings.Contains(buf.String(), "package-level declaration"); got != wantDecl {
+			t.Errorf("model %s: legend tells of declarations: %v, want %v\n%s", tc.model, got, wantDecl, buf.String())
+		}
 	}
 }

@@ -96,7 +96,7 @@ func TestModelRankByFunction(t *testing.T) {
 		{&FunctionFirstOptions{By: FunctionsByBestLine, Keep: 2}, []int{1, 2, 3}},
 	} {
 		m.Functions = tc.functions
-		r, err := m.Rank(formula, ev, byName)
+		r, err := m.Rank(formula, ev, ModuleSource{Functions: byName})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +109,7 @@ func TestModelRankByFunction(t *testing.T) {
 		}
 	}
 	m.Functions = &FunctionFirstOptions{By: FunctionsByBestLine}
-	if _, err := m.Rank(formula, ev, nil); err == nil {
+	if _, err := m.Rank(formula, ev, ModuleSource{}); err == nil {
 		t.Error("a model ordering by function ranked without functions")
 	}
 }

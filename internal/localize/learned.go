@@ -36,6 +36,17 @@ type Model struct {
 	// which costs EXAM, while developers look at the first few lines
 	// only. 0 reorders every line.
 	Window int `json:"window,omitempty"`
+	// Margin, when positive, lets the model overrule the formula inside
+	// the window only by whole margins: scores are counted in steps of
+	// Margin, the formula ordering the lines of one step. A weighted sum
+	// passes a line the formula ranked higher on small differences in
+	// many weak columns; a margin keeps the formula's order there.
+	Margin float64 `json:"margin,omitempty"`
+	// FormulaTop, when set, adds its Bonus to the score of the lines the
+	// formula ranks within its first Top positions (a tie group that
+	// starts there, whole): they keep their places unless the model is
+	// that much surer of another line.
+	FormulaTop *FormulaTop `json:"formulaTop,omitempty"`
 	// Tail, when the model has a window, orders the lines below it: a
 	// weight per evidence column, the formula breaking ties. Empty: the
 	// formula's order. The formula's order near the top is what the
@@ -46,6 +57,10 @@ type Model struct {
 	// function below its kept top (FunctionFirst): a fault far down
 	// often shares its function with a line ranked high.
 	Functions *FunctionFirstOptions `json:"functions,omitempty"`
+	// Declarations, when set, places the package-level declarations the
+	// ranked lines read after their first reader (WithDeclarations): no
+	// spectrum holds them, so without it a fault in one is never met.
+	Declarations *DeclarationOptions `json:"declarations,omitempty"`
 	// Evaluation says how the model was trained and how it did on
 	// held-out folds.
 	Evaluation string `json:"evaluation"`
@@ -101,18 +116,64 @@ func (m *Model) score(names []string, ev *Evidence, i int) (float64, []Reason) {
 	return score, why
 }
 
+// FormulaTop is a bonus for the formula's first lines (Model.FormulaTop).
+type FormulaTop struct {
+	Top   int     `json:"top"`
+	Bonus float64 `json:"bonus"`
+}
+
+// DeclarationOptions says where WithDeclarations may place declarations.
+type DeclarationOptions struct {
+	// After is the first position they may follow: the lines above keep
+	// their places.
+	After int `json:"after"`
+	// MaxLines, when positive, leaves out declarations of more lines: a
+	// long table placed high pushes every line below it down.
+	MaxLines int `json:"maxLines,omitempty"`
+	// FailingReaders places only declarations read by lines a failing
+	// test runs: a wrong value makes a test fail only where it is read.
+	FailingReaders bool `json:"failingReaders,omitempty"`
+	// Readers, when positive, places only declarations read by the
+	// lines within the first Readers positions: each placed declaration
+	// pushes every line below it down one place a line.
+	Readers int `json:"readers,omitempty"`
+}
+
+// ModuleSource is what the orders that read the module's source go by:
+// the function holding each line, and the declarations each line reads.
+// Either may be nil for a model that does not use it.
+type ModuleSource struct {
+	Functions FunctionOf
+	Reads     DeclarationReads
+}
+
+// SourceOf reads the module's source under root as the orders ask.
+func SourceOf(root string) ModuleSource {
+	return ModuleSource{Functions: SourceFunctions(root), Reads: SourceDeclarationReads(root)}
+}
+
 // Rank orders a formula ranking's lines by the model: Learned, then
-// FunctionFirst when the model says so, of naming the function holding
-// each line (it may be nil for a model without Functions).
-func (m *Model) Rank(formula *Ranking, ev *Evidence, of FunctionOf) (*Ranking, error) {
+// FunctionFirst and WithDeclarations when the model says so.
+func (m *Model) Rank(formula *Ranking, ev *Evidence, src ModuleSource) (*Ranking, error) {
 	r, err := Learned(formula, ev, m)
-	if err != nil || m.Functions == nil {
+	if err != nil {
 		return r, err
 	}
-	if of == nil {
-		return nil, fmt.Errorf("model %s orders by function and has no functions to go by", m.Name)
+	if m.Functions != nil {
+		if src.Functions == nil {
+			return nil, fmt.Errorf("model %s orders by function and has no functions to go by", m.Name)
+		}
+		if r, err = FunctionFirst(r, src.Functions, *m.Functions); err != nil {
+			return nil, err
+		}
 	}
-	return FunctionFirst(r, of, *m.Functions)
+	if m.Declarations != nil {
+		if src.Reads == nil {
+			return nil, fmt.Errorf("model %s places declarations and has no source to find them in", m.Name)
+		}
+		r = WithDeclarations(r, src.Reads, *m.Declarations)
+	}
+	return r, nil
 }
 
 // maxReasons is how many pieces of evidence a line's Because lists.
@@ -139,13 +200,24 @@ func Learned(formula *Ranking, ev *Evidence, m *Model) (*Ranking, error) {
 			return nil, fmt.Errorf("model %s scores %s:%d as NaN", m.Name, l.File, l.Line)
 		}
 	}
+	byFormula, err := rank.RankScores(locs, formulaScores)
+	if err != nil {
+		return nil, err
+	}
+	// keys are what the lines are sorted by within the window: the score,
+	// in steps of the margin, plus the formula's top bonus.
+	keys := slices.Clone(scores)
+	for _, r := range byFormula {
+		if m.Margin > 0 {
+			keys[r.Elem] = math.Floor(scores[r.Elem] / m.Margin)
+		}
+		if m.FormulaTop != nil && r.TieFirst <= m.FormulaTop.Top {
+			keys[r.Elem] += m.FormulaTop.Bonus
+		}
+	}
 	// inWindow is 1 for the lines the model may reorder, which come first.
 	inWindow := make([]float64, n)
 	if m.Window > 0 {
-		byFormula, err := rank.RankScores(locs, formulaScores)
-		if err != nil {
-			return nil, err
-		}
 		tail := &Model{Weights: m.Tail}
 		tailNames := tail.names()
 		for _, r := range byFormula {
@@ -153,6 +225,7 @@ func Learned(formula *Ranking, ev *Evidence, m *Model) (*Ranking, error) {
 				inWindow[r.Elem] = 1
 			} else {
 				scores[r.Elem], _ = tail.score(tailNames, ev, r.Elem)
+				keys[r.Elem] = scores[r.Elem]
 				because[r.Elem] = nil
 				if math.IsNaN(scores[r.Elem]) {
 					return nil, fmt.Errorf("model %s's tail scores %s:%d as NaN", m.Name, locs[r.Elem].File, locs[r.Elem].Line)
@@ -164,7 +237,7 @@ func Learned(formula *Ranking, ev *Evidence, m *Model) (*Ranking, error) {
 			inWindow[i] = 1
 		}
 	}
-	ranked, err := rank.RankScores(locs, inWindow, scores, formulaScores)
+	ranked, err := rank.RankScores(locs, inWindow, keys, formulaScores)
 	if err != nil {
 		return nil, err
 	}

@@ -127,3 +127,41 @@ func TestLearnedTailOrdersBelowTheWindow(t *testing.T) {
 		}
 	}
 }
+
+// A margin lets the model pass a line the formula ranks higher only by a
+// whole step of its score; a bonus for the formula's top keeps those lines
+// first unless another line outscores them by more.
+func TestLearnedMarginAndFormulaTop(t *testing.T) {
+	formula := &Ranking{Formula: "ochiai", Order: OrderFormula, Failed: 1, Passed: 3}
+	for i, s := range []float64{0.9, 0.8, 0.7, 0.6} {
+		formula.Lines = append(formula.Lines, RankedLine{File: "a.go", Line: i + 1, Score: s})
+	}
+	// Line 2 scores a little above line 1, line 4 well above both.
+	ev := &Evidence{Columns: map[string][]float64{"angelic.fix": {0.1, 0.3, 0, 2.5}}}
+	for _, tc := range []struct {
+		name string
+		m    Model
+		want []int
+	}{
+		{"plain", Model{}, []int{4, 2, 1, 3}},
+		// Steps of 1: lines 1, 2 and 3 share step 0, line 4 is in step 2.
+		{"margin 1", Model{Margin: 1}, []int{4, 1, 2, 3}},
+		// Line 1 gets 1 more: above line 2, still below line 4.
+		{"top 1, bonus 1", Model{FormulaTop: &FormulaTop{Top: 1, Bonus: 1}}, []int{4, 1, 2, 3}},
+		{"top 1, bonus 3", Model{FormulaTop: &FormulaTop{Top: 1, Bonus: 3}}, []int{1, 4, 2, 3}},
+	} {
+		m := tc.m
+		m.Name, m.Weights = "test", map[string]float64{"angelic.fix": 1}
+		r, err := Learned(formula, ev, &m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, l := range r.Lines {
+			got = append(got, l.Line)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: order %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

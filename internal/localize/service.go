@@ -559,7 +559,7 @@ func (st *state) order(loc *Localization, results []analysis.TestResult) {
 	}
 	switch st.opts.Order {
 	case OrderLearned:
-		learned, err := ShippedModel().Rank(loc.Base, ev, SourceFunctions(loc.Matrix.Root))
+		learned, err := ShippedModel().Rank(loc.Base, ev, SourceOf(loc.Matrix.Root))
 		if err != nil {
 			bug.Reportf("learned order: %v", err)
 			return

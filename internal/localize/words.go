@@ -44,6 +44,7 @@ var evidenceTerms = map[string]EvidenceTerm{
 	"identity.typeName":     {"type named like the failing test", "the failing test's name holds the words of the line's method's type"},
 	"identity.fileName":     {"file named like the failing test", "the failing test's name holds the words of the line's file"},
 	"identity.pkgName":      {"package named like the failing test", "the failing test's name holds the words of the line's package"},
+	EvidenceDeclarationRead: {"read by a ranked line", "the line is a package-level variable or constant that a ranked line reads; no test runs its value, so no spectrum holds it, and it follows the first line that reads it"},
 }
 
 // statementKinds name the statement kinds of the static evidence.

@@ -67,6 +67,11 @@ func (snap *Snapshot) WhySentence(i int) string {
 			fmt.Fprintf(&b, "it hosts a verified fix for %s, which this order does not weigh, ", snap.ofAnalysed(fixes.single))
 		}
 	}
+	if l.Evidence[localize.EvidenceDeclarationRead] > 0 {
+		// Its value runs before any test: coverage counts it for none.
+		b.WriteString("its value runs before any test, so no test's coverage counts it.")
+		return b.String()
+	}
 	b.WriteString("executed by " + snap.RunWords(l) + ".")
 	return b.String()
 }
@@ -304,6 +309,8 @@ func (snap *Snapshot) ReasonWords(r localize.Reason) string {
 		return "its place on a failing test's panic stack"
 	case "static.stackFunc":
 		return "its function being on a failing test's panic stack"
+	case localize.EvidenceDeclarationRead:
+		return fmt.Sprintf("being a package-level declaration that the line ranked %d reads", int(v))
 	}
 	if formula, ok := strings.CutPrefix(column, "spectrum."); ok {
 		if name, ok := strings.CutSuffix(formula, ".rank"); ok {
