@@ -105,7 +105,7 @@ func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, er
 			pkgs = append(pkgs, r)
 		}
 	}
-	m, err := assemble(w.mod.Root, w.mod.Path, pkgs, files, w.store)
+	m, err := assemble(w.mod.Root, w.mod.Path, pkgs, files, w.store, !co.VerdictsOnly)
 	if err != nil {
 		return nil, err
 	}
