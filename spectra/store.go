@@ -31,10 +31,15 @@ var (
 	keySchema     = []byte("schema")
 )
 
-// storeSchema names the layout; an older one is rebuilt. 3: a package's
-// tests in chunks of their own (bucketTests), where 2 held them inline;
-// 4: the chunks' keys name the collection they belong to.
-const storeSchema = "faultline-store-4"
+// storeSchema names the layout. 3: a package's tests in chunks of their
+// own (bucketTests), where 2 held them inline; 4: the chunks' keys name
+// the collection they belong to; 5: chunks written by appendTests, not
+// gob. A store of another layout of faultline's holds nothing this
+// version reads: it is read as empty and cleared at the next write.
+const storeSchema = "faultline-store-5"
+
+// schemaFamily begins the schema of every layout of faultline's store.
+const schemaFamily = "faultline-store-"
 
 // storedFile is the instrumentation of one file content.
 type storedFile struct {
@@ -71,7 +76,9 @@ type storedPackage struct {
 	// leaves them out). The store keeps them apart, in Chunks chunks under
 	// testChunkKey, NumTests in all, so that neither writing nor reading a
 	// package of tens of thousands of tests holds all of them at once.
-	tests     []storedTest
+	tests []storedTest
+	// encoded is the buffer the last chunk was encoded in, for the next.
+	encoded   []byte
 	Chunks    int
 	NumTests  int
 	BuildErr  string
@@ -192,8 +199,10 @@ func (s *store) try(write bool, fn func(tx *bolt.Tx) error) (err error) {
 			if err := s.ensureSchema(tx); err != nil {
 				return err
 			}
-		} else if meta := tx.Bucket(bucketMeta); meta == nil || string(meta.Get(keySchema)) != storeSchema {
+		} else if meta := tx.Bucket(bucketMeta); meta == nil || !bytes.HasPrefix(meta.Get(keySchema), []byte(schemaFamily)) {
 			return fmt.Errorf("%w: %s has no faultline schema", errCorrupt, s.path)
+		} else if string(meta.Get(keySchema)) != storeSchema {
+			return fn(nil) // another version's layout: nothing to read
 		}
 		return fn(tx)
 	}
@@ -218,8 +227,19 @@ func (s *store) ensureSchema(tx *bolt.Tx) error {
 			return err
 		}
 	default:
-		// An older layout: its results cannot be trusted by this version.
-		return fmt.Errorf("%w: %s has schema %q", errCorrupt, s.path, meta.Get(keySchema))
+		if !bytes.HasPrefix(meta.Get(keySchema), []byte(schemaFamily)) {
+			return fmt.Errorf("%w: %s has schema %q", errCorrupt, s.path, meta.Get(keySchema))
+		}
+		// Another version's layout: its results are not this version's to
+		// read, and they go.
+		for _, b := range [][]byte{bucketFiles, bucketFlows, bucketResults, bucketTests, bucketState} {
+			if err := tx.DeleteBucket(b); err != nil && !errors.Is(err, bolterrors.ErrBucketNotFound) {
+				return err
+			}
+		}
+		if err := meta.Put(keySchema, []byte(storeSchema)); err != nil {
+			return err
+		}
 	}
 	for _, b := range [][]byte{bucketFiles, bucketFlows, bucketResults, bucketTests, bucketState} {
 		if _, err := tx.CreateBucketIfNotExists(b); err != nil {
@@ -303,10 +323,8 @@ func (s *store) putTests(r *storedPackage) error {
 	if len(r.tests) == 0 {
 		return nil
 	}
-	data, err := gobEncode(r.tests)
-	if err != nil {
-		return fmt.Errorf("encoding tests of %s: %w", r.Package, err)
-	}
+	data := appendTests(r.encoded[:0], r.tests)
+	r.encoded = data // bbolt holds the value only until the transaction ends
 	if err := s.transact(true, func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketTests).Put(testChunkKey(r, r.Chunks), data)
 	}); err != nil {
@@ -331,7 +349,8 @@ func (s *store) eachTest(r *storedPackage, each func(*storedTest)) error {
 	}
 	for chunk := range r.Chunks {
 		var tests []storedTest
-		err := s.transact(false, func(tx *bolt.Tx) error {
+		var err error
+		err = s.transact(false, func(tx *bolt.Tx) error {
 			if tx == nil {
 				return fmt.Errorf("spectrum store %s: the tests of %s are gone", s.path, r.Package)
 			}
@@ -339,8 +358,8 @@ func (s *store) eachTest(r *storedPackage, each func(*storedTest)) error {
 			if data == nil {
 				return fmt.Errorf("spectrum store %s: chunk %d of the tests of %s is missing", s.path, chunk, r.Package)
 			}
-			if err := gobDecode(data, &tests); err != nil {
-				return fmt.Errorf("spectrum store %s: reading the tests of %s: %w", s.path, r.Package, err)
+			if tests, err = decodeTests(data); err != nil {
+				return decodeError(s.path, r.Package, chunk, err)
 			}
 			return nil
 		})
@@ -360,6 +379,7 @@ func (s *store) putResult(r *storedPackage) error {
 	if err := s.putTests(r); err != nil {
 		return err
 	}
+	r.encoded = nil // the result is kept for the matrix; its buffer is not
 	data, err := gobEncode(r)
 	if err != nil {
 		return fmt.Errorf("encoding results of %s: %w", r.Package, err)
