@@ -76,9 +76,7 @@ type storedPackage struct {
 	// leaves them out). The store keeps them apart, in Chunks chunks under
 	// testChunkKey, NumTests in all, so that neither writing nor reading a
 	// package of tens of thousands of tests holds all of them at once.
-	tests []storedTest
-	// encoded is the buffer the last chunk was encoded in, for the next.
-	encoded   []byte
+	tests     []storedTest
 	Chunks    int
 	NumTests  int
 	BuildErr  string
@@ -323,17 +321,24 @@ func (s *store) putTests(r *storedPackage) error {
 	if len(r.tests) == 0 {
 		return nil
 	}
-	data := appendTests(r.encoded[:0], r.tests)
-	r.encoded = data // bbolt holds the value only until the transaction ends
-	if err := s.transact(true, func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketTests).Put(testChunkKey(r, r.Chunks), data)
-	}); err != nil {
-		return err
-	}
+	key, tests := takeChunk(r)
+	data := appendTests(nil, tests)
+	return s.transact(true, func(tx *bolt.Tx) error { return putChunk(tx, key, data) })
+}
+
+// takeChunk takes r's tests not stored yet as its next chunk, counted in
+// r, and returns its key.
+func takeChunk(r *storedPackage) (key []byte, tests []storedTest) {
+	key, tests = testChunkKey(r, r.Chunks), r.tests
 	r.Chunks++
-	r.NumTests += len(r.tests)
+	r.NumTests += len(tests)
 	r.tests = nil
-	return nil
+	return key, tests
+}
+
+// putChunk writes a chunk of tests encoded by appendTests.
+func putChunk(tx *bolt.Tx, key, data []byte) error {
+	return tx.Bucket(bucketTests).Put(key, data)
 }
 
 // eachTest calls each with every test of r: those not stored yet, then
@@ -379,26 +384,37 @@ func (s *store) putResult(r *storedPackage) error {
 	if err := s.putTests(r); err != nil {
 		return err
 	}
-	r.encoded = nil // the result is kept for the matrix; its buffer is not
+	data, err := encodeResult(r)
+	if err != nil {
+		return err
+	}
+	return s.transact(true, func(tx *bolt.Tx) error { return s.putRecord(tx, r, data) })
+}
+
+func encodeResult(r *storedPackage) ([]byte, error) {
 	data, err := gobEncode(r)
 	if err != nil {
-		return fmt.Errorf("encoding results of %s: %w", r.Package, err)
+		return nil, fmt.Errorf("encoding results of %s: %w", r.Package, err)
 	}
-	return s.transact(true, func(tx *bolt.Tx) error {
-		results := tx.Bucket(bucketResults)
-		var old storedPackage
-		if prev := results.Get([]byte(r.Key)); prev != nil && gobDecode(prev, &old) == nil && !old.Collected.Equal(r.Collected) {
-			for chunk := range old.Chunks {
-				if err := tx.Bucket(bucketTests).Delete(testChunkKey(&old, chunk)); err != nil {
-					return err
-				}
+	return data, nil
+}
+
+// putRecord writes r's record, encoded by encodeResult, and makes it
+// current; the chunks of the record it replaces go.
+func (s *store) putRecord(tx *bolt.Tx, r *storedPackage, data []byte) error {
+	results := tx.Bucket(bucketResults)
+	var old storedPackage
+	if prev := results.Get([]byte(r.Key)); prev != nil && gobDecode(prev, &old) == nil && !old.Collected.Equal(r.Collected) {
+		for chunk := range old.Chunks {
+			if err := tx.Bucket(bucketTests).Delete(testChunkKey(&old, chunk)); err != nil {
+				return err
 			}
 		}
-		if err := results.Put([]byte(r.Key), data); err != nil {
-			return err
-		}
-		return s.updateState(tx, func(st *storedState) { st.Packages[r.Package] = r.Key })
-	})
+	}
+	if err := results.Put([]byte(r.Key), data); err != nil {
+		return err
+	}
+	return s.updateState(tx, func(st *storedState) { st.Packages[r.Package] = r.Key })
 }
 
 func (s *store) updateState(tx *bolt.Tx, change func(*storedState)) error {
