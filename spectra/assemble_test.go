@@ -1,6 +1,8 @@
 package spectra
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"unsafe"
@@ -20,7 +22,7 @@ func TestAssembleTakesTheStoredTests(t *testing.T) {
 		{Package: "m/a", Files: []fileRef{{Path: "a.go", Hash: "h1", Blocks: 2}},
 			tests: []storedTest{{TestRun: TestRun{Name: "TestA", Verdict: Pass}, Hits: packHits([]int32{1})}}},
 	}
-	m, err := assemble("/root", "m", pkgs, files, nil)
+	m, err := assemble("/root", "m", pkgs, files, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +62,7 @@ func TestAssembleSharesEqualHits(t *testing.T) {
 			{TestRun: TestRun{Name: "TestD"}, Hits: packHits(same)},
 		}},
 	}
-	m, err := assemble("/root", "m", pkgs, files, nil)
+	m, err := assemble("/root", "m", pkgs, files, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +103,7 @@ func TestAssembleSharesPackageAndVerdict(t *testing.T) {
 		t.Fatal(err)
 	}
 	pkgs := []*storedPackage{{Package: "m/a", Files: []fileRef{{Path: "a.go", Hash: "h1", Blocks: 1}}, tests: decoded}}
-	m, err := assemble("/root", "m", pkgs, files, nil)
+	m, err := assemble("/root", "m", pkgs, files, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,5 +113,93 @@ func TestAssembleSharesPackageAndVerdict(t *testing.T) {
 	}
 	if a.Verdict != Pass || unsafe.StringData(string(a.Verdict)) != unsafe.StringData(string(b.Verdict)) {
 		t.Errorf("the tests' verdicts %q, %q are copies of their own", a.Verdict, b.Verdict)
+	}
+}
+
+// TestAssembleOrdersHitsAcrossFiles: a package whose files are numbered
+// in another order than the matrix's (counter order against path order)
+// gets its tests' hits in the matrix's order, as mapping each hit and
+// sorting would give, whatever blocks they hit; hits past the package's
+// blocks are dropped, and a file listed twice still gives each block once.
+func TestAssembleOrdersHitsAcrossFiles(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 200 {
+		nFiles := 1 + rng.IntN(6)
+		files := storedFiles{blocks: map[string]*storedFile{}}
+		var refs []fileRef
+		for i := range nFiles {
+			path := fmt.Sprintf("f%d.go", i)
+			n := rng.IntN(5)
+			files.blocks[fileKey(path, "h")] = &storedFile{Path: path, Hash: "h", Blocks: make([]Block, n)}
+			refs = append(refs, fileRef{Path: path, Hash: "h", Blocks: n})
+		}
+		rng.Shuffle(len(refs), func(i, j int) { refs[i], refs[j] = refs[j], refs[i] })
+		if round%10 == 0 {
+			refs = append(refs, refs[0]) // listed twice
+		}
+		// The reference: the matrix numbers files in path order.
+		start, next := map[string]int{}, 0
+		for i := range nFiles {
+			path := fmt.Sprintf("f%d.go", i)
+			start[path] = next
+			next += len(files.blocks[fileKey(path, "h")].Blocks)
+		}
+		var local []int
+		for _, f := range refs {
+			for b := range f.Blocks {
+				local = append(local, start[f.Path]+b)
+			}
+		}
+		var tests []storedTest
+		var want [][]int
+		for range 5 {
+			var hits []int32
+			for b := range len(local) + 2 {
+				if rng.IntN(2) == 0 {
+					hits = append(hits, int32(b)) // some past the blocks
+				}
+			}
+			var global []int
+			for _, h := range hits {
+				if int(h) < len(local) && !slices.Contains(global, local[h]) {
+					global = append(global, local[h])
+				}
+			}
+			slices.Sort(global)
+			tests = append(tests, storedTest{TestRun: TestRun{Name: fmt.Sprint(len(tests))}, Hits: packHits(hits)})
+			want = append(want, global)
+		}
+		pkgs := []*storedPackage{{Package: "m/p", Files: refs, tests: tests}}
+		m, err := assemble("/root", "m", pkgs, files, nil, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, tr := range m.Tests {
+			if got := tr.Hits.Slice(); !slices.Equal(got, want[i]) {
+				t.Fatalf("round %d, files %v, test %d: hits %v, want %v", round, refs, i, got, want[i])
+			}
+		}
+	}
+}
+
+// TestAssembleVerdictsOnly: a matrix assembled for its verdicts holds
+// every test, stored or in memory, with its verdict and output but no
+// hits, and no flow.
+func TestAssembleVerdictsOnly(t *testing.T) {
+	files := storedFiles{blocks: map[string]*storedFile{
+		fileKey("a.go", "h1"): {Path: "a.go", Hash: "h1", Blocks: []Block{{File: "a.go", Lines: []int{1}}}},
+	}}
+	pkgs := []*storedPackage{{Package: "m/a", Files: []fileRef{{Path: "a.go", Hash: "h1", Blocks: 1}}, tests: []storedTest{
+		{TestRun: TestRun{Package: "m/a", Name: "TestA", Verdict: Fail, Output: "boom"}, Hits: packHits([]int32{0})},
+	}}}
+	m, err := assemble("/root", "m", pkgs, files, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Tests) != 1 || m.Tests[0].Name != "TestA" || m.Tests[0].Verdict != Fail || m.Tests[0].Output != "boom" {
+		t.Fatalf("tests %+v, want TestA failing with its output", m.Tests)
+	}
+	if m.Tests[0].Hits.Len() != 0 || m.Flow != nil {
+		t.Errorf("hits %v, flow %v: want neither", m.Tests[0].Hits, m.Flow)
 	}
 }

@@ -105,7 +105,7 @@ func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, er
 			pkgs = append(pkgs, r)
 		}
 	}
-	m, err := assemble(w.mod.Root, w.mod.Path, pkgs, files, w.store)
+	m, err := assemble(w.mod.Root, w.mod.Path, pkgs, files, w.store, !co.VerdictsOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -191,6 +191,10 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 		return nil, storedFiles{}, err
 	}
 	trace.done("instrument")
+	// Results are stored as they come, so that an interrupted collection
+	// keeps them, by a writer of their own.
+	writer := newStoreWriter(w.store)
+	defer writer.close()
 	report.phase("build")
 	// Cores the packages leave idle go to sharding each package's tests.
 	shards := max(1, co.Parallel/max(1, len(toRun)))
@@ -255,7 +259,7 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 				}
 				result.tests = append(result.tests, t)
 				if chunk += len(t.Name) + len(t.Output) + len(t.Hits) + len(t.Edges) + len(t.EdgeCounts); chunk >= testChunkBytes {
-					if err := w.store.putTests(result); err != nil {
+					if err := writer.putTests(result); err != nil {
 						return err
 					}
 					chunk = 0
@@ -266,11 +270,9 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 				return err
 			}
 			trace.since(start, "run and convert "+p.ImportPath)
-			start = time.Now()
-			if err := w.store.putResult(result); err != nil {
+			if err := writer.putResult(result); err != nil {
 				return err
 			}
-			trace.since(start, "store "+p.ImportPath)
 			mu.Lock()
 			results[result.Key] = result
 			mu.Unlock()
@@ -292,7 +294,7 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 		b.fileTable(listing.Closure(p), result)
 		b.edgeProfiler(listing.Closure(p), result)
 		result.BuildErr = w.mod.PlainBuildError(ctx, p, co.BuildFlags, failed[p.ImportPath])
-		if err := w.store.putResult(result); err != nil {
+		if err := writer.putResult(result); err != nil {
 			g.Wait()
 			return nil, storedFiles{}, err
 		}
@@ -304,6 +306,10 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 	if err := g.Wait(); err != nil {
 		return nil, storedFiles{}, err
 	}
+	if err := writer.close(); err != nil {
+		return nil, storedFiles{}, err
+	}
+	writer.report(trace)
 	return results, files, nil
 }
 

@@ -31,10 +31,15 @@ var (
 	keySchema     = []byte("schema")
 )
 
-// storeSchema names the layout; an older one is rebuilt. 3: a package's
-// tests in chunks of their own (bucketTests), where 2 held them inline;
-// 4: the chunks' keys name the collection they belong to.
-const storeSchema = "faultline-store-4"
+// storeSchema names the layout. 3: a package's tests in chunks of their
+// own (bucketTests), where 2 held them inline; 4: the chunks' keys name
+// the collection they belong to; 5: chunks written by appendTests, not
+// gob. A store of another layout of faultline's holds nothing this
+// version reads: it is read as empty and cleared at the next write.
+const storeSchema = "faultline-store-5"
+
+// schemaFamily begins the schema of every layout of faultline's store.
+const schemaFamily = "faultline-store-"
 
 // storedFile is the instrumentation of one file content.
 type storedFile struct {
@@ -192,8 +197,10 @@ func (s *store) try(write bool, fn func(tx *bolt.Tx) error) (err error) {
 			if err := s.ensureSchema(tx); err != nil {
 				return err
 			}
-		} else if meta := tx.Bucket(bucketMeta); meta == nil || string(meta.Get(keySchema)) != storeSchema {
+		} else if meta := tx.Bucket(bucketMeta); meta == nil || !bytes.HasPrefix(meta.Get(keySchema), []byte(schemaFamily)) {
 			return fmt.Errorf("%w: %s has no faultline schema", errCorrupt, s.path)
+		} else if string(meta.Get(keySchema)) != storeSchema {
+			return fn(nil) // another version's layout: nothing to read
 		}
 		return fn(tx)
 	}
@@ -218,8 +225,19 @@ func (s *store) ensureSchema(tx *bolt.Tx) error {
 			return err
 		}
 	default:
-		// An older layout: its results cannot be trusted by this version.
-		return fmt.Errorf("%w: %s has schema %q", errCorrupt, s.path, meta.Get(keySchema))
+		if !bytes.HasPrefix(meta.Get(keySchema), []byte(schemaFamily)) {
+			return fmt.Errorf("%w: %s has schema %q", errCorrupt, s.path, meta.Get(keySchema))
+		}
+		// Another version's layout: its results are not this version's to
+		// read, and they go.
+		for _, b := range [][]byte{bucketFiles, bucketFlows, bucketResults, bucketTests, bucketState} {
+			if err := tx.DeleteBucket(b); err != nil && !errors.Is(err, bolterrors.ErrBucketNotFound) {
+				return err
+			}
+		}
+		if err := meta.Put(keySchema, []byte(storeSchema)); err != nil {
+			return err
+		}
 	}
 	for _, b := range [][]byte{bucketFiles, bucketFlows, bucketResults, bucketTests, bucketState} {
 		if _, err := tx.CreateBucketIfNotExists(b); err != nil {
@@ -303,19 +321,24 @@ func (s *store) putTests(r *storedPackage) error {
 	if len(r.tests) == 0 {
 		return nil
 	}
-	data, err := gobEncode(r.tests)
-	if err != nil {
-		return fmt.Errorf("encoding tests of %s: %w", r.Package, err)
-	}
-	if err := s.transact(true, func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketTests).Put(testChunkKey(r, r.Chunks), data)
-	}); err != nil {
-		return err
-	}
+	key, tests := takeChunk(r)
+	data := appendTests(nil, tests)
+	return s.transact(true, func(tx *bolt.Tx) error { return putChunk(tx, key, data) })
+}
+
+// takeChunk takes r's tests not stored yet as its next chunk, counted in
+// r, and returns its key.
+func takeChunk(r *storedPackage) (key []byte, tests []storedTest) {
+	key, tests = testChunkKey(r, r.Chunks), r.tests
 	r.Chunks++
-	r.NumTests += len(r.tests)
+	r.NumTests += len(tests)
 	r.tests = nil
-	return nil
+	return key, tests
+}
+
+// putChunk writes a chunk of tests encoded by appendTests.
+func putChunk(tx *bolt.Tx, key, data []byte) error {
+	return tx.Bucket(bucketTests).Put(key, data)
 }
 
 // eachTest calls each with every test of r: those not stored yet, then
@@ -331,7 +354,8 @@ func (s *store) eachTest(r *storedPackage, each func(*storedTest)) error {
 	}
 	for chunk := range r.Chunks {
 		var tests []storedTest
-		err := s.transact(false, func(tx *bolt.Tx) error {
+		var err error
+		err = s.transact(false, func(tx *bolt.Tx) error {
 			if tx == nil {
 				return fmt.Errorf("spectrum store %s: the tests of %s are gone", s.path, r.Package)
 			}
@@ -339,8 +363,8 @@ func (s *store) eachTest(r *storedPackage, each func(*storedTest)) error {
 			if data == nil {
 				return fmt.Errorf("spectrum store %s: chunk %d of the tests of %s is missing", s.path, chunk, r.Package)
 			}
-			if err := gobDecode(data, &tests); err != nil {
-				return fmt.Errorf("spectrum store %s: reading the tests of %s: %w", s.path, r.Package, err)
+			if tests, err = decodeTests(data); err != nil {
+				return decodeError(s.path, r.Package, chunk, err)
 			}
 			return nil
 		})
@@ -360,25 +384,37 @@ func (s *store) putResult(r *storedPackage) error {
 	if err := s.putTests(r); err != nil {
 		return err
 	}
+	data, err := encodeResult(r)
+	if err != nil {
+		return err
+	}
+	return s.transact(true, func(tx *bolt.Tx) error { return s.putRecord(tx, r, data) })
+}
+
+func encodeResult(r *storedPackage) ([]byte, error) {
 	data, err := gobEncode(r)
 	if err != nil {
-		return fmt.Errorf("encoding results of %s: %w", r.Package, err)
+		return nil, fmt.Errorf("encoding results of %s: %w", r.Package, err)
 	}
-	return s.transact(true, func(tx *bolt.Tx) error {
-		results := tx.Bucket(bucketResults)
-		var old storedPackage
-		if prev := results.Get([]byte(r.Key)); prev != nil && gobDecode(prev, &old) == nil && !old.Collected.Equal(r.Collected) {
-			for chunk := range old.Chunks {
-				if err := tx.Bucket(bucketTests).Delete(testChunkKey(&old, chunk)); err != nil {
-					return err
-				}
+	return data, nil
+}
+
+// putRecord writes r's record, encoded by encodeResult, and makes it
+// current; the chunks of the record it replaces go.
+func (s *store) putRecord(tx *bolt.Tx, r *storedPackage, data []byte) error {
+	results := tx.Bucket(bucketResults)
+	var old storedPackage
+	if prev := results.Get([]byte(r.Key)); prev != nil && gobDecode(prev, &old) == nil && !old.Collected.Equal(r.Collected) {
+		for chunk := range old.Chunks {
+			if err := tx.Bucket(bucketTests).Delete(testChunkKey(&old, chunk)); err != nil {
+				return err
 			}
 		}
-		if err := results.Put([]byte(r.Key), data); err != nil {
-			return err
-		}
-		return s.updateState(tx, func(st *storedState) { st.Packages[r.Package] = r.Key })
-	})
+	}
+	if err := results.Put([]byte(r.Key), data); err != nil {
+		return err
+	}
+	return s.updateState(tx, func(st *storedState) { st.Packages[r.Package] = r.Key })
 }
 
 func (s *store) updateState(tx *bolt.Tx, change func(*storedState)) error {

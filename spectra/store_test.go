@@ -40,15 +40,22 @@ func assertReportedAsIs(t *testing.T, s *store, err error, warnings []string) {
 // write fails with ENOSPC) reports the disk's error and moves nothing
 // aside: it is not corrupt.
 func TestStoreOnAFullDisk(t *testing.T) {
+	var warnings []string
+	s := storeOnDevFull(t, &warnings)
+	assertReportedAsIs(t, s, s.transact(true, noop), warnings)
+}
+
+// storeOnDevFull is a store whose file is opened on /dev/full.
+func storeOnDevFull(t *testing.T, warnings *[]string) *store {
+	t.Helper()
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full here")
 	}
-	var warnings []string
-	s := storeIn(t.TempDir(), &warnings)
+	s := storeIn(t.TempDir(), warnings)
 	s.openFile = func(_ string, flag int, perm os.FileMode) (*os.File, error) {
 		return os.OpenFile("/dev/full", flag&^os.O_CREATE, perm)
 	}
-	assertReportedAsIs(t, s, s.transact(true, noop), warnings)
+	return s
 }
 
 // The same on a real full disk (a tmpfs filled to the last byte, as root):

@@ -44,6 +44,11 @@ type CollectOptions struct {
 	// same run (Matrix.Flow, for BlockRank). Results collected without
 	// them are collected again; results with them serve either way.
 	Edges bool
+	// VerdictsOnly leaves the matrix's spectra out: its tests have no hits
+	// and it has no flow (the store keeps them all the same). For a caller
+	// that shows verdicts only, as faultline test does: assembling a large
+	// module's spectra costs a second of CPU.
+	VerdictsOnly bool
 	// Progress, when set, is called as work advances, from several goroutines
 	// one at a time.
 	Progress func(Progress)
@@ -123,5 +128,5 @@ func (w *Workspace) Load() (*Matrix, error) {
 			fresh = append(fresh, p)
 		}
 	}
-	return assemble(w.mod.Root, w.mod.Path, fresh, files, w.store)
+	return assemble(w.mod.Root, w.mod.Path, fresh, files, w.store, true)
 }

@@ -28,6 +28,9 @@ type collectFlags struct {
 	// namesStopped says that the command lists the tests the memory bound
 	// stopped itself, so collecting does not note them.
 	namesStopped bool
+	// verdictsOnly says the command shows verdicts only: the matrix is
+	// assembled without its spectra.
+	verdictsOnly bool
 }
 
 func (c *collectFlags) register(fs *flag.FlagSet) {
@@ -78,7 +81,7 @@ func (c *collectFlags) collectIn(ctx context.Context, ws *localize.Workspace, pa
 	progress := newProgressLine()
 	m, err := ws.Collect(ctx, localize.CollectOptions{
 		Packages: packages, Run: c.run, Timeout: c.timeout, Parallel: c.parallel, Progress: progress.update,
-		BuildFlags: c.buildFlags, TestFlags: c.testFlags, Edges: c.edges,
+		BuildFlags: c.buildFlags, TestFlags: c.testFlags, Edges: c.edges, VerdictsOnly: c.verdictsOnly,
 	})
 	progress.done()
 	if err == nil && !c.namesStopped {

@@ -28,7 +28,7 @@ func (*testCommand) Usage() string     { return "[flags] [packages]" }
 func (*testCommand) ShortHelp() string { return "run tests like go test and record their spectra" }
 
 func (c *testCommand) SetFlags(fs *flag.FlagSet) {
-	c.cf = collectFlags{namesStopped: true}
+	c.cf = collectFlags{namesStopped: true, verdictsOnly: true}
 	c.cf.register(fs)
 	fs.IntVar(&c.cf.parallel, "p", 0, "packages built and run at once, as go test -p (0: one per CPU)")
 	fs.BoolVar(&c.verbose, "v", false, "print every test, as go test -v")

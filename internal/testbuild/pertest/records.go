@@ -1,11 +1,11 @@
 package pertest
 
 import (
+	"bytes"
 	"iter"
 	"math/bits"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/faultline-go/faultline/internal/packed"
 )
@@ -165,20 +165,26 @@ type recordReader struct {
 	// panicked is the test whose panicking exit was the last record: the
 	// process dies of that panic right after.
 	panicked string
+	// free are the counter sets of finished tests, for the next ones.
+	free []counterSet
 }
 
 func newRecordReader() *recordReader {
 	return &recordReader{root: frame{pending: counts{}}}
 }
 
-func (rr *recordReader) line(line string) {
-	kind, rest, _ := strings.Cut(line, " ")
+// line reads one record. The line is the reader's buffer, read in place:
+// a large package's records list millions of counters, and copying each
+// line into a string first cost a collection of expr a tenth of a
+// second; what is kept (test names) is copied.
+func (rr *recordReader) line(line []byte) {
+	kind, rest, _ := bytes.Cut(line, []byte(" "))
 	name, rest, ok := cutQuoted(rest)
 	if !ok {
 		return // a torn final record of a killed process
 	}
 	rr.panicked = ""
-	switch kind {
+	switch string(kind) {
 	case "error":
 		rr.errors = append(rr.errors, name)
 	case "skip":
@@ -201,25 +207,43 @@ func (rr *recordReader) line(line string) {
 		for _, f := range rr.stack {
 			f.children = true
 		}
-		rr.stack = append(rr.stack, &frame{name: name, context: ctx, pending: pending})
+		rr.stack = append(rr.stack, &frame{name: name, context: ctx, pending: pending, own: rr.newSet()})
 	case "exit":
-		flags, hits, _ := strings.Cut(rest, " ")
+		flags, hits, _ := bytes.Cut(rest, []byte(" "))
 		rr.charge(hits)
 		n := len(rr.stack)
 		if n == 0 || rr.stack[n-1].name != name {
 			return
 		}
-		panicked := strings.Contains(flags, "p")
+		panicked := bytes.IndexByte(flags, 'p') >= 0
 		f := rr.stack[n-1]
 		rr.finish(f, panicked, true)
 		rr.stack = rr.stack[:n-1]
 		if f.children {
 			rr.top().pending.addAll(f.pending) // a parent's teardown: the next test's
 		}
+		// Its counters are packed or merged into its subtests' context
+		// by now: the set serves the next test.
+		rr.free = append(rr.free, f.own)
+		f.own = nil
 		if panicked {
 			rr.panicked = name
 		}
 	}
+}
+
+// newSet returns an empty counter set, one a finished test left if any:
+// a set spans the counters of the whole layout, and allocating one per
+// test was most of the memory a large package's records took.
+func (rr *recordReader) newSet() counterSet {
+	n := len(rr.free)
+	if n == 0 {
+		return nil
+	}
+	s := rr.free[n-1]
+	rr.free = rr.free[:n-1]
+	clear(s)
+	return s
 }
 
 // subtestContext is the context of a subtest starting now: the frame's
@@ -241,61 +265,44 @@ func (rr *recordReader) top() *frame {
 }
 
 // charge adds the counters listed in s to the running test, or to the
-// prelude.
-func (rr *recordReader) charge(s string) {
+// prelude: fields "index" (a block counter) or "index:count" (a counting
+// counter), separated by spaces, read in one pass; a malformed field is
+// skipped.
+func (rr *recordReader) charge(s []byte) {
 	target, targetCounts, stale := &rr.prelude, rr.root.pending, new(bool)
 	if n := len(rr.stack); n > 0 {
 		f := rr.stack[n-1]
 		target, targetCounts, stale = &f.own, f.pending, &f.stale
 	}
-	// Fields are read in place: a large package's records list millions of
-	// counters, and splitting them into strings first cost a collection of
-	// expr a tenth of faultline's own CPU.
-	for len(s) > 0 {
-		var f string
-		f, s = nextField(s)
-		if f == "" {
-			continue
+	for i := 0; i < len(s); {
+		// The index: decimal digits, not too many for an int.
+		start, index := i, 0
+		for ; i < len(s) && s[i]-'0' <= 9; i++ {
+			index = index*10 + int(s[i]-'0')
 		}
-		index, count, counting := strings.Cut(f, ":")
-		c, ok := parseIndex(index)
-		if !ok {
-			continue
-		}
-		if !counting {
-			if target.add(c) {
+		digits := i - start
+		switch {
+		case digits == 0 || digits > 18:
+		case i == len(s) || s[i] == ' ':
+			if target.add(index) {
 				*stale = true
 			}
-			continue
+		case s[i] == ':':
+			i++
+			countStart := i
+			for i < len(s) && s[i] != ' ' {
+				i++
+			}
+			if n, err := strconv.ParseUint(string(s[countStart:i]), 10, 64); err == nil {
+				targetCounts[index] += n
+			}
 		}
-		if n, err := strconv.ParseUint(count, 10, 64); err == nil {
-			targetCounts[c] += n
+		// On to the next field, past anything malformed.
+		for i < len(s) && s[i] != ' ' {
+			i++
 		}
+		i++
 	}
-}
-
-// nextField returns the text up to the next space and the rest after it.
-func nextField(s string) (field, rest string) {
-	if i := strings.IndexByte(s, ' '); i >= 0 {
-		return s[:i], s[i+1:]
-	}
-	return s, ""
-}
-
-// parseIndex reads a counter index: decimal digits, not too many for an int.
-func parseIndex(s string) (int, bool) {
-	if s == "" || len(s) > 18 {
-		return 0, false
-	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		d := s[i] - '0'
-		if d > 9 {
-			return 0, false
-		}
-		n = n*10 + int(d)
-	}
-	return n, true
 }
 
 func (rr *recordReader) finish(f *frame, panicked, finished bool) {
@@ -330,17 +337,25 @@ func (rr *recordReader) interrupted(leftover []int, leftoverCounts []Count) stri
 	return f.name
 }
 
-func cutQuoted(s string) (string, string, bool) {
-	if !strings.HasPrefix(s, `"`) {
-		return "", "", false
+// cutQuoted reads the Go-quoted string s starts with, returning it
+// unquoted (a copy) and the rest after one space.
+func cutQuoted(s []byte) (string, []byte, bool) {
+	if len(s) == 0 || s[0] != '"' {
+		return "", nil, false
 	}
-	q, err := strconv.QuotedPrefix(s)
+	end := 1
+	for end < len(s) && s[end] != '"' {
+		if s[end] == '\\' {
+			end++
+		}
+		end++
+	}
+	if end >= len(s) {
+		return "", nil, false
+	}
+	name, err := strconv.Unquote(string(s[:end+1]))
 	if err != nil {
-		return "", "", false
+		return "", nil, false
 	}
-	name, err := strconv.Unquote(q)
-	if err != nil {
-		return "", "", false
-	}
-	return name, strings.TrimPrefix(s[len(q):], " "), true
+	return name, bytes.TrimPrefix(s[end+1:], []byte(" ")), true
 }

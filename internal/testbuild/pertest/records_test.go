@@ -11,7 +11,7 @@ import (
 func read(lines ...string) *recordReader {
 	rr := newRecordReader()
 	for _, l := range lines {
-		rr.line(l)
+		rr.line([]byte(l))
 	}
 	return rr
 }
@@ -109,5 +109,40 @@ func TestSubtestContextFollowsParent(t *testing.T) {
 	}
 	if len(rr.leaves) != len(want) {
 		t.Errorf("%d leaves, want %d", len(rr.leaves), len(want))
+	}
+}
+
+// TestRecordsReadInPlace: records are read from one reused buffer, as the
+// runner's scanner hands them over; the names kept are copies, a test
+// starts with none of the counters of the test before it (whose set it
+// may reuse), and malformed fields are skipped, not misread.
+func TestRecordsReadInPlace(t *testing.T) {
+	rr := newRecordReader()
+	buf := make([]byte, 0, 256)
+	for _, l := range []string{
+		`enter "TestA" 1`,
+		`exit "TestA" - 2 3 12x -4 5: 6:z  7 99999999999999999999 8:2`,
+		`enter "TestB\"x"`,
+		`exit "TestB\"x" - 4`,
+		`enter "TestC" 9`, // between the tests: TestC's
+		`exit "TestC" -`,
+	} {
+		buf = append(buf[:0], l...)
+		rr.line(buf)
+		for i := range buf {
+			buf[i] = '#' // the next record overwrites the buffer
+		}
+	}
+	want := map[string][]int{"TestA": {1, 2, 3, 7}, `TestB"x`: {1, 4}, "TestC": {1, 9}}
+	if len(rr.leaves) != len(want) {
+		t.Fatalf("%d leaves, want %d", len(rr.leaves), len(want))
+	}
+	for _, l := range rr.leaves {
+		if got := slices.Collect(l.hits.All()); !reflect.DeepEqual(got, want[l.name]) {
+			t.Errorf("%q: hits %v, want %v", l.name, got, want[l.name])
+		}
+	}
+	if got := rr.leaves[0].counts.sorted(); !reflect.DeepEqual(got, []Count{{8, 2}}) {
+		t.Errorf("TestA: counts %v, want [{8 2}]", got)
 	}
 }

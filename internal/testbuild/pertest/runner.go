@@ -366,7 +366,7 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 		lines.Buffer(make([]byte, 1<<20), 1<<30)
 		for lines.Scan() {
 			mu.Lock()
-			rr.line(lines.Text())
+			rr.line(lines.Bytes())
 			lastBoundary = time.Now()
 			release()
 			mu.Unlock()
