@@ -1,0 +1,122 @@
+//go:build unix
+
+package testbuild
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// QuietPipe is the read end of a pipe from a test process, kept out of the
+// runtime's poller: it is read in batches, with a short sleep after a short
+// read, so that a process writing tens of thousands of short lines (test
+// events, records) does not wake faultline for each one. Reads return what
+// the process wrote, in order; the delay a line waits is a millisecond or
+// so while the process writes, up to quietMost once it has fallen silent.
+type QuietPipe struct {
+	mu      sync.Mutex
+	fd      int // -1 once closed
+	reading bool
+	stopped bool
+	short   bool          // the last read was short: sleep before the next
+	idle    time.Duration // the next sleep while nothing comes
+}
+
+const (
+	quietFirst = time.Millisecond      // sleep after a short read
+	quietMost  = 16 * time.Millisecond // longest sleep while nothing comes
+	quietShort = 16 << 10              // a read shorter than this is short
+)
+
+// NewQuietPipe returns a pipe's read end and its write end, the latter for
+// a child process (the caller closes its copy once the child has started).
+func NewQuietPipe() (*QuietPipe, *os.File, error) {
+	var fds [2]int
+	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
+		return nil, nil, fmt.Errorf("creating a pipe: %w", err)
+	}
+	if err := syscall.SetNonblock(fds[0], true); err != nil {
+		syscall.Close(fds[0])
+		syscall.Close(fds[1])
+		return nil, nil, fmt.Errorf("creating a pipe: %w", err)
+	}
+	return &QuietPipe{fd: fds[0]}, os.NewFile(uintptr(fds[1]), "|1"), nil
+}
+
+// Read reads what the writers wrote, waiting for it; it returns io.EOF once
+// every write end is closed and everything read, or once Close was called.
+func (p *QuietPipe) Read(b []byte) (int, error) {
+	p.mu.Lock()
+	if p.fd < 0 || p.stopped {
+		p.closeLocked()
+		p.mu.Unlock()
+		return 0, io.EOF
+	}
+	p.reading = true
+	fd := p.fd
+	p.mu.Unlock()
+	n, err := p.read(fd, b)
+	p.mu.Lock()
+	p.reading = false
+	if err != nil || p.stopped {
+		p.closeLocked()
+	}
+	p.mu.Unlock()
+	return n, err
+}
+
+func (p *QuietPipe) read(fd int, b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	if p.short {
+		time.Sleep(quietFirst)
+	}
+	p.idle = quietFirst
+	for {
+		n, err := syscall.Read(fd, b)
+		switch {
+		case n > 0:
+			p.short = n < quietShort && n < len(b)
+			return n, nil
+		case err == nil:
+			return 0, io.EOF
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case !errors.Is(err, syscall.EAGAIN):
+			return 0, fmt.Errorf("reading a test process's output: %w", err)
+		}
+		p.mu.Lock()
+		stopped := p.stopped
+		p.mu.Unlock()
+		if stopped {
+			return 0, io.EOF
+		}
+		time.Sleep(p.idle)
+		p.idle = min(2*p.idle, quietMost)
+	}
+}
+
+// Close ends reading: a Read under way returns io.EOF once it would wait,
+// later ones at once. What is left in the pipe is dropped.
+func (p *QuietPipe) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stopped = true
+	if !p.reading {
+		p.closeLocked()
+	}
+	return nil
+}
+
+func (p *QuietPipe) closeLocked() {
+	if p.fd >= 0 {
+		syscall.Close(p.fd)
+		p.fd = -1
+	}
+}
