@@ -17,7 +17,8 @@ import (
 // read, so that a process writing tens of thousands of short lines (test
 // events, records) does not wake faultline for each one. Reads return what
 // the process wrote, in order; the delay a line waits is a millisecond or
-// so while the process writes, up to quietMost once it has fallen silent.
+// so while the process writes, up to quietMost once it has fallen silent
+// (Wake cuts it short when the process ends).
 type QuietPipe struct {
 	mu      sync.Mutex
 	fd      int // -1 once closed
@@ -25,11 +26,13 @@ type QuietPipe struct {
 	stopped bool
 	short   bool          // the last read was short: sleep before the next
 	idle    time.Duration // the next sleep while nothing comes
+	wake    chan struct{} // ends a sleep (Wake)
+	timer   *time.Timer
 }
 
 const (
 	quietFirst = time.Millisecond      // sleep after a short read
-	quietMost  = 16 * time.Millisecond // longest sleep while nothing comes
+	quietMost  = 16 * time.Millisecond // longest sleep while nothing comes (Wake ends it)
 	quietShort = 16 << 10              // a read shorter than this is short
 )
 
@@ -45,7 +48,30 @@ func NewQuietPipe() (*QuietPipe, *os.File, error) {
 		syscall.Close(fds[1])
 		return nil, nil, fmt.Errorf("creating a pipe: %w", err)
 	}
-	return &QuietPipe{fd: fds[0]}, os.NewFile(uintptr(fds[1]), "|1"), nil
+	return &QuietPipe{fd: fds[0], wake: make(chan struct{}, 1)}, os.NewFile(uintptr(fds[1]), "|1"), nil
+}
+
+// Wake has a Read that sleeps look at the pipe at once: the writer has
+// exited, say, and the end of its output need not wait for a sleep.
+func (p *QuietPipe) Wake() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// sleep sleeps for d or until Wake.
+func (p *QuietPipe) sleep(d time.Duration) {
+	if p.timer == nil {
+		p.timer = time.NewTimer(d)
+	} else {
+		p.timer.Reset(d)
+	}
+	select {
+	case <-p.timer.C:
+	case <-p.wake:
+		p.timer.Stop()
+	}
 }
 
 // Read reads what the writers wrote, waiting for it; it returns io.EOF once
@@ -75,7 +101,7 @@ func (p *QuietPipe) read(fd int, b []byte) (int, error) {
 		return 0, nil
 	}
 	if p.short {
-		time.Sleep(quietFirst)
+		p.sleep(quietFirst)
 	}
 	p.idle = quietFirst
 	for {
@@ -97,7 +123,7 @@ func (p *QuietPipe) read(fd int, b []byte) (int, error) {
 		if stopped {
 			return 0, io.EOF
 		}
-		time.Sleep(p.idle)
+		p.sleep(p.idle)
 		p.idle = min(2*p.idle, quietMost)
 	}
 }
@@ -111,6 +137,7 @@ func (p *QuietPipe) Close() error {
 	if !p.reading {
 		p.closeLocked()
 	}
+	p.Wake()
 	return nil
 }
 

@@ -113,6 +113,7 @@ func (m *Module) Start(ctx context.Context, cfg RunConfig) (*Process, error) {
 		started <- nil
 		err = p.cmd.Wait()
 		killGroup(p.cmd) // whatever the test started dies with it
+		out.Wake()
 		// A child the test left running (a detached one escapes the group)
 		// may hold the output pipe open after the test process is gone:
 		// its output is read for OutputGrace more at most.
