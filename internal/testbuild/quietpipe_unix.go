@@ -10,37 +10,46 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // QuietPipe is the read end of a pipe from a test process, kept out of the
 // runtime's poller: it is read in batches, with a short sleep after a short
 // read, so that a process writing tens of thousands of short lines (test
-// events, records) does not wake faultline for each one. Reads return what
-// the process wrote, in order; the delay a line waits is a millisecond or
-// so while the process writes, up to quietMost once it has fallen silent
-// (Wake cuts it short when the process ends).
+// events, records) does not wake faultline for each one; while it writes
+// nothing, a reader waits in poll(2) and the next write wakes it. Reads
+// return what the process wrote, in order, a millisecond or so late.
 type QuietPipe struct {
 	mu      sync.Mutex
 	fd      int // -1 once closed
 	reading bool
 	stopped bool
 	short   bool          // the last read was short: sleep before the next
-	idle    time.Duration // the next sleep while nothing comes
 	wake    chan struct{} // ends a sleep (Wake)
 	timer   *time.Timer
 }
 
 const (
-	quietFirst = time.Millisecond      // sleep after a short read
-	quietMost  = 16 * time.Millisecond // longest sleep while nothing comes (Wake ends it)
-	quietShort = 16 << 10              // a read shorter than this is short
+	quietFirst = time.Millisecond       // sleep after a short read
+	quietPoll  = 100 * time.Millisecond // how long a wait for output goes without looking at Close
+	quietShort = 16 << 10               // a read shorter than this is short
 )
 
 // NewQuietPipe returns a pipe's read end and its write end, the latter for
 // a child process (the caller closes its copy once the child has started).
 func NewQuietPipe() (*QuietPipe, *os.File, error) {
 	var fds [2]int
-	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
+	// Held against a fork between the pipe and close-on-exec, as os.Pipe
+	// does where there is no pipe2.
+	syscall.ForkLock.RLock()
+	err := syscall.Pipe(fds[:])
+	if err == nil {
+		syscall.CloseOnExec(fds[0])
+		syscall.CloseOnExec(fds[1])
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
 		return nil, nil, fmt.Errorf("creating a pipe: %w", err)
 	}
 	if err := syscall.SetNonblock(fds[0], true); err != nil {
@@ -51,8 +60,8 @@ func NewQuietPipe() (*QuietPipe, *os.File, error) {
 	return &QuietPipe{fd: fds[0], wake: make(chan struct{}, 1)}, os.NewFile(uintptr(fds[1]), "|1"), nil
 }
 
-// Wake has a Read that sleeps look at the pipe at once: the writer has
-// exited, say, and the end of its output need not wait for a sleep.
+// Wake has a Read that sleeps between batches look at the pipe at once:
+// the writer has exited, say, and the end of its output need not wait.
 func (p *QuietPipe) Wake() {
 	select {
 	case p.wake <- struct{}{}:
@@ -103,7 +112,6 @@ func (p *QuietPipe) read(fd int, b []byte) (int, error) {
 	if p.short {
 		p.sleep(quietFirst)
 	}
-	p.idle = quietFirst
 	for {
 		n, err := syscall.Read(fd, b)
 		switch {
@@ -123,13 +131,19 @@ func (p *QuietPipe) read(fd int, b []byte) (int, error) {
 		if stopped {
 			return 0, io.EOF
 		}
-		p.sleep(p.idle)
-		p.idle = min(2*p.idle, quietMost)
+		// Nothing to read: wait in poll(2) for the next write (or the
+		// write ends' closing), which wakes the reader once, and then read
+		// in batches again. The timeout lets Close end the wait.
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		if _, err := unix.Poll(fds, int(quietPoll/time.Millisecond)); err != nil && !errors.Is(err, syscall.EINTR) {
+			return 0, fmt.Errorf("waiting for a test process's output: %w", err)
+		}
 	}
 }
 
-// Close ends reading: a Read under way returns io.EOF once it would wait,
-// later ones at once. What is left in the pipe is dropped.
+// Close ends reading: a Read under way returns io.EOF once it would wait
+// (within quietPoll), later ones at once. What is left in the pipe is
+// dropped.
 func (p *QuietPipe) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
