@@ -112,7 +112,6 @@ func (m *Module) Start(ctx context.Context, cfg RunConfig) (*Process, error) {
 		scratch.NoteGroup(cfg.Binary, p.cmd.Process.Pid)
 		started <- nil
 		err = p.cmd.Wait()
-		killGroup(p.cmd) // whatever the test started dies with it
 		out.Wake()
 		// A child the test left running (a detached one escapes the group)
 		// may hold the output pipe open after the test process is gone:
@@ -123,6 +122,7 @@ func (m *Module) Start(ctx context.Context, cfg RunConfig) (*Process, error) {
 			out.Close()
 			<-copied
 		}
+		killGroup(p.cmd) // whatever the test started dies with it
 		convert.close()
 		close(p.read)
 		p.waited <- err
