@@ -138,6 +138,9 @@ type build struct {
 	byPackage  map[string][]*instrumentedFile
 	counterOf  []int // global counter -> index into files
 	layoutPath string
+	// reuse is written in the background while the build runs: its
+	// wait must come before the collection ends.
+	reuse *reuseCache
 	// With edge counts: edgeSlots[i] is global counter edgeBase+i, an edge
 	// counter, as a file and its slot.
 	edges     bool
@@ -171,6 +174,7 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 	if err != nil {
 		return nil, storedFiles{}, err
 	}
+	defer b.reuse.wait()
 	files := storedFiles{blocks: map[string]*storedFile{}, flows: map[string]*storedFlow{}}
 	var toStore []storedFile
 	var flows []storedFlow
@@ -432,7 +436,14 @@ func (w *Workspace) instrument(listing *testbuild.Listing, toRun []*testbuild.Pa
 	if err != nil {
 		return nil, err
 	}
-	reuse := &reuseCache{files: w.mod.FileCache()}
+	reuse := newReuseCache(w.mod.FileCache())
+	b.reuse = reuse
+	ok := false
+	defer func() {
+		if !ok {
+			reuse.wait()
+		}
+	}()
 	var layout pertest.Layout
 	for _, path := range slices.Sorted(maps.Keys(need)) {
 		q := need[path]
@@ -456,7 +467,10 @@ func (w *Workspace) instrument(listing *testbuild.Listing, toRun []*testbuild.Pa
 			}
 		}
 		names := pertest.NamesFor(all...)
-		edgeNames := edges.NamesFor(all...)
+		var edgeNames edges.Names
+		if withEdges {
+			edgeNames = edges.NamesFor(all...)
+		}
 		var counted []*instrumentedFile
 		n, nEdges := 0, 0
 		for _, list := range lists {
@@ -548,6 +562,7 @@ func (w *Workspace) instrument(listing *testbuild.Listing, toRun []*testbuild.Pa
 	if err := layout.Write(b.layoutPath); err != nil {
 		return nil, err
 	}
+	ok = true
 	return b, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/gob"
 	"fmt"
+	"sync"
 
 	"github.com/faultline-go/faultline/internal/filecache"
 	"github.com/faultline-go/faultline/internal/testbuild"
@@ -19,7 +20,45 @@ import (
 // whose tokens and positions it shares, so the go command finds the
 // compiled package in its cache instead of compiling it again.
 // Entries are the file cache's, of kind "instrumented".
-type reuseCache struct{ files *filecache.Cache }
+//
+// Entries are written in the background (one writer, in order), so that
+// instrumenting a module for the first time does not wait for the file
+// system; wait waits for them.
+type reuseCache struct {
+	files   *filecache.Cache
+	writes  chan reuseWrite
+	written sync.WaitGroup
+}
+
+// reuseWrite is an entry on its way to the file cache.
+type reuseWrite struct {
+	key  string
+	data []byte
+}
+
+// newReuseCache returns the reuse cache over files; the caller waits for
+// its writes (wait) before it ends.
+func newReuseCache(files *filecache.Cache) *reuseCache {
+	c := &reuseCache{files: files, writes: make(chan reuseWrite, 64)}
+	c.written.Add(1)
+	go func() {
+		defer c.written.Done()
+		for w := range c.writes {
+			c.files.Set(reuseKind, w.key, w.data) // failing to costs only time
+		}
+	}()
+	return c
+}
+
+// wait waits for the entries stored so far to be written; the cache takes
+// no more.
+func (c *reuseCache) wait() {
+	if c == nil {
+		return
+	}
+	close(c.writes)
+	c.written.Wait()
+}
 
 // reused is one cache entry: the source the edits apply to and the pass's
 // result.
@@ -81,10 +120,11 @@ func (c *reuseCache) load(key string, v any) bool {
 	return ok && gob.NewDecoder(bytes.NewReader(data)).Decode(v) == nil
 }
 
-// store keeps v under key; failing to costs only time.
+// store keeps v under key, written in the background; failing to costs
+// only time.
 func (c *reuseCache) store(key string, v any) {
 	var buf bytes.Buffer
 	if gob.NewEncoder(&buf).Encode(v) == nil {
-		c.files.Set(reuseKind, key, buf.Bytes())
+		c.writes <- reuseWrite{key: key, data: buf.Bytes()}
 	}
 }

@@ -126,7 +126,12 @@ func UpgradeLanguage(src []byte, filename, lang string) []byte {
 // declares or imports (or uses as the prefix of the names it declares) then
 // cannot collide with, or be shadowed by, the user's own.
 func UnusedName(base string, files ...[]byte) string {
-	var used []string
+	return UnusedNames(files, base)[0]
+}
+
+// UnusedNames returns UnusedName of each base, scanning the files once.
+func UnusedNames(files [][]byte, bases ...string) []string {
+	used := make([][]string, len(bases)) // by base, the identifiers it begins
 	for _, src := range files {
 		var s scanner.Scanner
 		fset := token.NewFileSet()
@@ -136,16 +141,25 @@ func UnusedName(base string, files ...[]byte) string {
 			if tok == token.EOF {
 				break
 			}
-			if tok == token.IDENT && strings.HasPrefix(lit, base) {
-				used = append(used, lit)
+			if tok != token.IDENT {
+				continue
+			}
+			for i, base := range bases {
+				if strings.HasPrefix(lit, base) {
+					used[i] = append(used[i], lit)
+				}
 			}
 		}
 	}
-	name := base
-	for i := 1; slices.ContainsFunc(used, func(id string) bool { return strings.HasPrefix(id, name) }); i++ {
-		name = base + strconv.Itoa(i)
+	names := make([]string, len(bases))
+	for i, base := range bases {
+		name := base
+		for n := 1; slices.ContainsFunc(used[i], func(id string) bool { return strings.HasPrefix(id, name) }); n++ {
+			name = base + strconv.Itoa(n)
+		}
+		names[i] = name
 	}
-	return name
+	return names
 }
 
 // Fingerprint hashes what the compiler makes of a Go file: every token

@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -79,6 +80,27 @@ func TestUnusedName(t *testing.T) {
 	d := []byte("package p\nvar faultlineTuple_x, faultlineTuple_1y int\n")
 	if got := UnusedName("faultlineTuple_", d); got != "faultlineTuple_2" {
 		t.Errorf("got %q, want faultlineTuple_2", got)
+	}
+}
+
+// UnusedNames scans once for several bases, each answered as UnusedName
+// answers it alone, bases that prefix one another included.
+func TestUnusedNames(t *testing.T) {
+	files := [][]byte{
+		[]byte("package p\nvar faultlinert_, faultlineCounters_1 = 1, 2\n"),
+		[]byte("package p\n// faultlineatomic_\nfunc f() { faultlinert_1 := 2; _ = faultlinert_1 }\n"),
+		[]byte("package p\nvar faultlineEdges_x, faultlineEdges_2y int\n"),
+	}
+	bases := []string{"faultlinert_", "faultlineCounters_", "faultlineatomic_", "faultlineEdges_", "faultline", "faultlinert"}
+	got := UnusedNames(files, bases...)
+	want := []string{"faultlinert_2", "faultlineCounters_2", "faultlineatomic_", "faultlineEdges_1", "faultline1", "faultlinert1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("UnusedNames = %q, want %q", got, want)
+	}
+	for i, base := range bases {
+		if one := UnusedName(base, files...); one != got[i] {
+			t.Errorf("UnusedName(%q) = %q, UnusedNames gave %q", base, one, got[i])
+		}
 	}
 }
 

@@ -43,12 +43,8 @@ type Names struct {
 
 // NamesFor chooses the names from the sources of all the package's files.
 func NamesFor(files ...[]byte) Names {
-	return Names{
-		Edges:  testbuild.UnusedName("faultlineEdges_", files...),
-		Prev:   testbuild.UnusedName("faultlinePrev_", files...),
-		Atomic: testbuild.UnusedName("faultlineedgeatomic_", files...),
-		Pass:   testbuild.UnusedName("faultlinePass_", files...),
-	}
+	n := testbuild.UnusedNames(files, "faultlineEdges_", "faultlinePrev_", "faultlineedgeatomic_", "faultlinePass_")
+	return Names{Edges: n[0], Prev: n[1], Atomic: n[2], Pass: n[3]}
 }
 
 // RangeName is the name of a package's edge counters in the layout.

@@ -22,11 +22,8 @@ type Names struct {
 // NamesFor chooses the names for a package from the sources of all its
 // files.
 func NamesFor(files ...[]byte) Names {
-	return Names{
-		Runtime:  testbuild.UnusedName("faultlinert_", files...),
-		Counters: testbuild.UnusedName("faultlineCounters_", files...),
-		Atomic:   testbuild.UnusedName("faultlineatomic_", files...),
-	}
+	n := testbuild.UnusedNames(files, "faultlinert_", "faultlineCounters_", "faultlineatomic_")
+	return Names{Runtime: n[0], Counters: n[1], Atomic: n[2]}
 }
 
 // Hooked is what Hooks found in one file.
