@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,15 +74,15 @@ func (m *Module) Start(ctx context.Context, cfg RunConfig) (*Process, error) {
 	p.cmd = exec.Command(cfg.Binary, append([]string{"-test.v=test2json"}, cfg.Args...)...)
 	p.cmd.Dir = cfg.Dir
 	p.cmd.Env = append(append([]string{}, m.env...), cfg.Env...)
-	// One pipe for both, so that it keeps their order.
-	out, outW, err := NewQuietPipe()
-	if err != nil {
-		return nil, err
-	}
-	p.cmd.Stdout = outW
-	p.cmd.Stderr = outW
+	// One writer for both, so that one pipe keeps their order.
+	feed := &lineStarts{w: convert}
+	p.cmd.Stdout = feed
+	p.cmd.Stderr = feed
 	p.cmd.ExtraFiles = cfg.ExtraFiles
 	setProcessGroup(p.cmd)
+	// A child the test left running (a detached one escapes the group) may
+	// hold the output pipe open after the test process is gone.
+	p.cmd.WaitDelay = OutputGrace
 	started := make(chan error, 1)
 	go func() {
 		// The process dies with faultline's thread that started it
@@ -93,36 +92,19 @@ func (m *Module) Start(ctx context.Context, cfg RunConfig) (*Process, error) {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		p.started = time.Now()
-		err := p.cmd.Start()
-		outW.Close() // the process has its own
-		if err != nil {
-			out.Close()
+		if err := p.cmd.Start(); err != nil {
 			started <- err
 			return
 		}
-		copied := make(chan struct{})
-		go func() {
-			defer close(copied)
-			// io.Copy rather than WriteTo: the pipe's reads are its own.
-			io.CopyBuffer(&lineStarts{w: convert}, struct{ io.Reader }{out}, make([]byte, 64<<10))
-		}()
 		// Should faultline die before the group, the next one to start
 		// stops what is left of it (whatever the system's death signal
 		// missed); a failure to record costs only that.
 		scratch.NoteGroup(cfg.Binary, p.cmd.Process.Pid)
 		started <- nil
-		err = p.cmd.Wait()
-		out.Wake()
-		// A child the test left running (a detached one escapes the group)
-		// may hold the output pipe open after the test process is gone:
-		// its output is read for OutputGrace more at most.
-		select {
-		case <-copied:
-		case <-time.After(OutputGrace):
-			out.Close()
-			<-copied
-		}
+		err := p.cmd.Wait()
 		killGroup(p.cmd) // whatever the test started dies with it
+		// Wait has copied the output, or given up on it OutputGrace
+		// after the process ended.
 		convert.close()
 		close(p.read)
 		p.waited <- err

@@ -253,8 +253,7 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 	if err := os.WriteFile(countersPath, nil, 0o644); err != nil {
 		return nil, fmt.Errorf("creating counters file: %w", err)
 	}
-	// Records come two per test: read in batches (testbuild.QuietPipe).
-	recordsR, recordsW, err := testbuild.NewQuietPipe()
+	recordsR, recordsW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("creating record pipe: %w", err)
 	}
@@ -396,7 +395,6 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 		}
 	}()
 	res, waitErr := p.Wait()
-	recordsR.Wake()
 	close(stop)
 	<-watched
 	// A child the test left running holds the record pipe open too; what
