@@ -22,10 +22,13 @@ import (
 // Checking reverts in process: most reverts the search for auxiliary
 // changes asks about do not compile, and each go test -c of one costs
 // the go command's start, the package's compile and, when it compiles, a
-// link. A revert that touches only the test's own package is type-checked
-// here instead, against the export data of its dependencies (compiled
-// once): a revert with type errors does not compile, without a build; one
-// that type-checks is built when it is to be run.
+// link. A revert is type-checked here instead, against the export data of
+// the dependencies it leaves as they are (compiled once): a revert with
+// type errors does not compile, without a build; one that type-checks is
+// built when it is to be run. A revert of the module's other packages
+// that the test depends on checks them from source too, and every package
+// of the module between them and the test's, in import order: a changed
+// API's callers elsewhere are what such a revert breaks.
 
 // maxTypeErrors is how many errors a check reports, as the compiler does.
 const maxTypeErrors = 10
@@ -43,6 +46,11 @@ type typeChecker struct {
 	files map[string]bool // true: the external test package
 	// parsed caches each file's syntax by path and content hash.
 	parsed map[parsedKey]*ast.File
+	// deps are the module's packages the test depends on (not the test's
+	// own), by import path; depFiles maps each of their Go files to its
+	// package's import path.
+	deps     map[string]*testbuild.Package
+	depFiles map[string]string
 }
 
 // newTypeChecker prepares checks of pkg, or returns nil when its reverts
@@ -80,7 +88,75 @@ func newTypeChecker(ctx context.Context, mod *testbuild.Module, pkg *testbuild.P
 	for _, n := range pkg.XTestGoFiles {
 		tc.files[filepath.Join(pkg.Dir, n)] = true
 	}
+	tc.deps, tc.depFiles = map[string]*testbuild.Package{}, map[string]string{}
+	if listing, err := mod.List(ctx); err == nil {
+		for _, p := range listing.All {
+			if _, dep := ex.Files[p.ImportPath]; !dep || p.ImportPath == pkg.ImportPath || len(p.CgoFiles) > 0 {
+				continue
+			}
+			tc.deps[p.ImportPath] = p
+			for _, n := range p.GoFiles {
+				tc.depFiles[filepath.Join(p.Dir, n)] = p.ImportPath
+			}
+		}
+	}
 	return tc, nil
+}
+
+// affected returns the module's packages a revert of files changes, in
+// import order (dependencies first): the packages holding files outside
+// the test's own, and the module's packages the test depends on that
+// import one of them, directly or not. ok is false when a file belongs to
+// no package the check knows.
+func (tc *typeChecker) affected(files map[string]replacement) (order []string, ok bool) {
+	changed := map[string]bool{}
+	for p := range files {
+		if _, own := tc.files[p]; own {
+			continue
+		}
+		path, dep := tc.depFiles[p]
+		if !dep {
+			return nil, false
+		}
+		changed[path] = true
+	}
+	if len(changed) == 0 {
+		return nil, true
+	}
+	// A package is affected when it is changed or imports an affected one.
+	state := map[string]int{} // 1: visiting, 2: affected, 3: not
+	var visit func(string) bool
+	visit = func(path string) bool {
+		switch state[path] {
+		case 1, 3:
+			return false
+		case 2:
+			return true
+		}
+		p := tc.deps[path]
+		if p == nil {
+			state[path] = 3
+			return false
+		}
+		state[path] = 1
+		hit := changed[path]
+		for _, imp := range p.Imports {
+			if visit(imp) {
+				hit = true
+			}
+		}
+		if hit {
+			state[path] = 2
+			order = append(order, path) // after its affected imports
+		} else {
+			state[path] = 3
+		}
+		return hit
+	}
+	for _, path := range slices.Sorted(maps.Keys(tc.deps)) {
+		visit(path)
+	}
+	return order, true
 }
 
 // check type-checks the test with files replaced. It returns the errors
@@ -88,13 +164,54 @@ func newTypeChecker(ctx context.Context, mod *testbuild.Module, pkg *testbuild.P
 // when the check cannot tell: a replaced file outside the package's, or
 // an import without export data.
 func (tc *typeChecker) check(files map[string]replacement) (msg string, decided bool) {
-	for p := range files {
-		if _, ok := tc.files[p]; !ok {
-			return "", false
-		}
+	order, ok := tc.affected(files)
+	if !ok {
+		return "", false
 	}
 	var own, external []*ast.File
 	var errs []string
+	undecided := false
+	conf := func() *types.Config {
+		return &types.Config{GoVersion: tc.goVersion, Sizes: tc.sizes, Error: func(err error) {
+			te, ok := err.(types.Error)
+			if ok && strings.Contains(te.Msg, "could not import") {
+				undecided = true
+			}
+			if len(errs) < maxTypeErrors {
+				errs = append(errs, err.Error())
+			}
+		}}
+	}
+	imp := fromSource{checked: map[string]*types.Package{}, imp: tc.imp}
+	for _, path := range order {
+		p := tc.deps[path]
+		var syntax []*ast.File
+		for _, n := range p.GoFiles {
+			f := filepath.Join(p.Dir, n)
+			src, present, err := tc.source(f, files)
+			if err != nil {
+				return "", false
+			}
+			if !present {
+				continue
+			}
+			parsed, err := tc.parse(f, src)
+			if err != nil {
+				return err.Error(), true
+			}
+			syntax = append(syntax, parsed)
+		}
+		c := conf()
+		c.Importer = imp
+		checked, _ := c.Check(path, tc.fset, syntax, nil)
+		if undecided {
+			return "", false
+		}
+		if len(errs) > 0 {
+			return strings.Join(errs, "\n"), true
+		}
+		imp.checked[path] = checked
+	}
 	paths := slices.Sorted(maps.Keys(tc.files)) // the errors in the compiler's order
 	for _, p := range paths {
 		ext := tc.files[p]
@@ -120,24 +237,12 @@ func (tc *typeChecker) check(files map[string]replacement) (msg string, decided 
 		slices.Sort(errs)
 		return strings.Join(errs, "\n"), true
 	}
-	undecided := false
-	conf := func() *types.Config {
-		return &types.Config{GoVersion: tc.goVersion, Sizes: tc.sizes, Error: func(err error) {
-			te, ok := err.(types.Error)
-			if ok && strings.Contains(te.Msg, "could not import") {
-				undecided = true
-			}
-			if len(errs) < maxTypeErrors {
-				errs = append(errs, err.Error())
-			}
-		}}
-	}
 	c := conf()
-	c.Importer = tc.imp
+	c.Importer = imp
 	checked, _ := c.Check(tc.pkg.ImportPath, tc.fset, own, nil)
 	if len(errs) == 0 && len(external) > 0 {
 		c := conf()
-		c.Importer = withPackage{checked, tc.imp}
+		c.Importer = withPackage{checked, imp}
 		c.Check(tc.pkg.ImportPath+"_test", tc.fset, external, nil)
 	}
 	if undecided {
@@ -192,4 +297,19 @@ func (w withPackage) Import(path string) (*types.Package, error) {
 		return w.pkg, nil
 	}
 	return w.imp.Import(path)
+}
+
+// fromSource imports the packages checked from source for one revert,
+// the rest from export data: those the revert leaves as they are, whose
+// export data therefore still holds.
+type fromSource struct {
+	checked map[string]*types.Package
+	imp     types.Importer
+}
+
+func (f fromSource) Import(path string) (*types.Package, error) {
+	if p, ok := f.checked[path]; ok {
+		return p, nil
+	}
+	return f.imp.Import(path)
 }
