@@ -187,19 +187,16 @@ func (tc *typeChecker) check(files map[string]replacement) (msg string, decided 
 		p := tc.deps[path]
 		var syntax []*ast.File
 		for _, n := range p.GoFiles {
-			f := filepath.Join(p.Dir, n)
-			src, present, err := tc.source(f, files)
-			if err != nil {
+			f, ok, perr := tc.load(filepath.Join(p.Dir, n), files)
+			if !ok {
 				return "", false
 			}
-			if !present {
-				continue
+			if perr != nil {
+				return perr.Error(), true
 			}
-			parsed, err := tc.parse(f, src)
-			if err != nil {
-				return err.Error(), true
+			if f != nil {
+				syntax = append(syntax, f)
 			}
-			syntax = append(syntax, parsed)
 		}
 		c := conf()
 		c.Importer = imp
@@ -214,20 +211,18 @@ func (tc *typeChecker) check(files map[string]replacement) (msg string, decided 
 	}
 	paths := slices.Sorted(maps.Keys(tc.files)) // the errors in the compiler's order
 	for _, p := range paths {
-		ext := tc.files[p]
-		src, present, err := tc.source(p, files)
-		if err != nil {
+		f, ok, perr := tc.load(p, files)
+		if !ok {
 			return "", false
 		}
-		if !present {
+		if perr != nil {
+			errs = append(errs, perr.Error())
 			continue
 		}
-		f, err := tc.parse(p, src)
-		if err != nil {
-			errs = append(errs, err.Error())
+		if f == nil {
 			continue
 		}
-		if ext {
+		if tc.files[p] {
 			external = append(external, f)
 		} else {
 			own = append(own, f)
@@ -249,6 +244,21 @@ func (tc *typeChecker) check(files map[string]replacement) (msg string, decided 
 		return "", false
 	}
 	return strings.Join(errs, "\n"), true
+}
+
+// load parses a file as the revert leaves it: nil when the revert
+// removes it, the parser's error when it does not parse, and ok false
+// when it cannot be read.
+func (tc *typeChecker) load(path string, files map[string]replacement) (f *ast.File, ok bool, parseErr error) {
+	src, present, err := tc.source(path, files)
+	if err != nil {
+		return nil, false, nil
+	}
+	if !present {
+		return nil, true, nil
+	}
+	f, err = tc.parse(path, src)
+	return f, true, err
 }
 
 // source is a file's content with files replaced, and whether it exists.
