@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"go/ast"
+	gobuild "go/build"
 	"go/importer"
 	"go/parser"
 	"go/token"
@@ -51,6 +52,11 @@ type typeChecker struct {
 	// package's import path.
 	deps     map[string]*testbuild.Package
 	depFiles map[string]string
+	// dirs maps the directory of the test's package and of each of deps
+	// to its import path, for files a revert brings back.
+	dirs map[string]string
+	// build matches a brought-back file's name and build constraints.
+	build gobuild.Context
 }
 
 // newTypeChecker prepares checks of pkg, or returns nil when its reverts
@@ -88,13 +94,19 @@ func newTypeChecker(ctx context.Context, mod *testbuild.Module, pkg *testbuild.P
 	for _, n := range pkg.XTestGoFiles {
 		tc.files[filepath.Join(pkg.Dir, n)] = true
 	}
-	tc.deps, tc.depFiles = map[string]*testbuild.Package{}, map[string]string{}
+	tc.deps, tc.depFiles, tc.dirs = map[string]*testbuild.Package{}, map[string]string{}, map[string]string{pkg.Dir: pkg.ImportPath}
+	tc.build = gobuild.Default
+	tc.build.GOARCH = ex.GOARCH
+	if goos := mod.Getenv("GOOS"); goos != "" {
+		tc.build.GOOS = goos
+	}
 	if listing, err := mod.List(ctx); err == nil {
 		for _, p := range listing.All {
 			if _, dep := ex.Files[p.ImportPath]; !dep || p.ImportPath == pkg.ImportPath || len(p.CgoFiles) > 0 {
 				continue
 			}
 			tc.deps[p.ImportPath] = p
+			tc.dirs[p.Dir] = p.ImportPath
 			for _, n := range p.GoFiles {
 				tc.depFiles[filepath.Join(p.Dir, n)] = p.ImportPath
 			}
@@ -106,22 +118,37 @@ func newTypeChecker(ctx context.Context, mod *testbuild.Module, pkg *testbuild.P
 // affected returns the module's packages a revert of files changes, in
 // import order (dependencies first): the packages holding files outside
 // the test's own, and the module's packages the test depends on that
-// import one of them, directly or not. ok is false when a file belongs to
-// no package the check knows.
-func (tc *typeChecker) affected(files map[string]replacement) (order []string, ok bool) {
+// import one of them, directly or not. restored are the files the revert
+// brings back (deleted since the base) that the build would compile, by
+// import path. ok is false when a file belongs to no package the check
+// knows, or is a brought-back test file.
+func (tc *typeChecker) affected(files map[string]replacement) (order []string, restored map[string][]string, ok bool) {
 	changed := map[string]bool{}
-	for p := range files {
+	restored = map[string][]string{}
+	for p, r := range files {
 		if _, own := tc.files[p]; own {
 			continue
 		}
 		path, dep := tc.depFiles[p]
 		if !dep {
-			return nil, false
+			dir, name := filepath.Split(p)
+			if path, dep = tc.dirs[filepath.Clean(dir)]; !dep || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+				return nil, nil, false
+			}
+			if !r.present || !tc.compiled(p, r.data) {
+				continue
+			}
+			restored[path] = append(restored[path], p)
 		}
-		changed[path] = true
+		if path != tc.pkg.ImportPath {
+			changed[path] = true
+		}
+	}
+	for _, ps := range restored {
+		slices.Sort(ps)
 	}
 	if len(changed) == 0 {
-		return nil, true
+		return nil, restored, true
 	}
 	// A package is affected when it is changed or imports an affected one.
 	state := map[string]int{} // 1: visiting, 2: affected, 3: not
@@ -156,7 +183,16 @@ func (tc *typeChecker) affected(files map[string]replacement) (order []string, o
 	for _, path := range slices.Sorted(maps.Keys(tc.deps)) {
 		visit(path)
 	}
-	return order, true
+	return order, restored, true
+}
+
+// compiled reports whether the build compiles a file of this content
+// brought back by a revert: its name and build constraints match.
+func (tc *typeChecker) compiled(path, data string) bool {
+	ctxt := tc.build
+	ctxt.OpenFile = func(string) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(data)), nil }
+	ok, err := ctxt.MatchFile(filepath.Dir(path), filepath.Base(path))
+	return err == nil && ok
 }
 
 // check type-checks the test with files replaced. It returns the errors
@@ -164,7 +200,7 @@ func (tc *typeChecker) affected(files map[string]replacement) (order []string, o
 // when the check cannot tell: a replaced file outside the package's, or
 // an import without export data.
 func (tc *typeChecker) check(files map[string]replacement) (msg string, decided bool) {
-	order, ok := tc.affected(files)
+	order, restored, ok := tc.affected(files)
 	if !ok {
 		return "", false
 	}
@@ -186,8 +222,12 @@ func (tc *typeChecker) check(files map[string]replacement) (msg string, decided 
 	for _, path := range order {
 		p := tc.deps[path]
 		var syntax []*ast.File
+		var paths []string
 		for _, n := range p.GoFiles {
-			f, ok, perr := tc.load(filepath.Join(p.Dir, n), files)
+			paths = append(paths, filepath.Join(p.Dir, n))
+		}
+		for _, file := range append(paths, restored[path]...) {
+			f, ok, perr := tc.load(file, files)
 			if !ok {
 				return "", false
 			}
@@ -209,7 +249,7 @@ func (tc *typeChecker) check(files map[string]replacement) (msg string, decided 
 		}
 		imp.checked[path] = checked
 	}
-	paths := slices.Sorted(maps.Keys(tc.files)) // the errors in the compiler's order
+	paths := slices.Sorted(slices.Values(append(slices.Collect(maps.Keys(tc.files)), restored[tc.pkg.ImportPath]...))) // the errors in the compiler's order
 	for _, p := range paths {
 		f, ok, perr := tc.load(p, files)
 		if !ok {

@@ -14,8 +14,9 @@ import (
 // the compiler's verdicts: errors in the package, in its in-package tests
 // and in its external tests are found, a revert that compiles has none,
 // a revert of a package the test depends on is checked with the packages
-// between it and the test, and a revert of a package the test does not
-// depend on is left to a build.
+// between it and the test, files a revert brings back count when the
+// build would compile them, and a revert of a package the test does not
+// depend on, or one bringing back a test file, is left to a build.
 func TestTypeCheckRevert(t *testing.T) {
 	t.Parallel()
 	dir := txtartest.Extract(t, filepath.Join("testdata", "typecheck.txtar"))
@@ -56,6 +57,12 @@ func TestTypeCheckRevert(t *testing.T) {
 			[]string{filepath.Join(dir, "mid", "mid.go") + ":6:"}},
 		{"test's use of a dependency", map[string]replacement{filepath.Join(dir, "mid", "mid.go"): {"package mid\n\nfunc Quad(x, y int) int { return 4 * x }\n", true}}, true,
 			[]string{"helper_test.go:5:29: not enough arguments in call to mid.Quad"}},
+		{"file brought back", map[string]replacement{filepath.Join(dir, "old.go"): {"package tc\n\nfunc Old() int { return Gone }\n", true}}, true,
+			[]string{"old.go:3:25: undefined: Gone"}},
+		{"dependency's file brought back", map[string]replacement{filepath.Join(dir, "dep", "old.go"): {"package dep\n\nfunc Twice(x int) int { return x }\n", true}}, true,
+			[]string{"Twice redeclared"}},
+		{"file brought back, not built", map[string]replacement{filepath.Join(dir, "dep", "old.go"): {"//go:build ignore\n\npackage dep\n\nfunc Twice(x int) int { return x }\n", true}}, true, nil},
+		{"test file brought back", map[string]replacement{filepath.Join(dir, "old_test.go"): {"package tc\n", true}}, false, nil},
 	} {
 		msg, decided := tc.check(c.files)
 		if decided != c.decided {
