@@ -91,31 +91,51 @@ func ddmin(ctx context.Context, c []int, passes passFunc) ([]int, error) {
 // reverted.
 type compileFunc func(ctx context.Context, reverted []int) (bool, error)
 
+// maxAuxChecks bounds the compile checks one shrinking of auxiliary hunks
+// makes. On a rewrite whose hunks nearly all compile only together
+// (hundreds of them) shrinking removes a few hunks in hundreds of checks,
+// and the search would spend its budget there instead of on runs; past
+// the bound the auxiliary hunks stay as shrunk so far, which compile.
+const maxAuxChecks = 64
+
 // minimizeAux is AFTER's Algorithm 4: given r and aux such that reverting
-// r ∪ aux compiles, it shrinks aux while r ∪ aux keeps compiling. Parts
-// keep the order of aux, which lists hunks file by file, so that a part is
-// mostly hunks of one file.
+// r ∪ aux compiles, it shrinks aux while r ∪ aux keeps compiling, within
+// maxAuxChecks checks. Parts keep the order of aux, which lists hunks
+// file by file, so that a part is mostly hunks of one file.
 func minimizeAux(ctx context.Context, r, aux []int, n int, compiles compileFunc) ([]int, error) {
-	if len(aux) < n {
-		return aux, nil
+	checks := 0
+	try := func(set []int) (bool, error) {
+		checks++
+		return compiles(ctx, union(r, set))
 	}
-	for _, part := range partition(aux, n) {
-		ok, err := compiles(ctx, union(r, part))
-		if err != nil {
-			return nil, err
+	for len(aux) >= n {
+		reduced := false
+		for _, part := range partition(aux, n) {
+			if checks >= maxAuxChecks {
+				return aux, nil
+			}
+			ok, err := try(part)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				aux, n, reduced = part, 2, true
+				break
+			}
+			rest := without(aux, part)
+			if ok, err = try(rest); err != nil {
+				return nil, err
+			}
+			if ok {
+				aux, n, reduced = rest, max(n-1, 2), true
+				break
+			}
 		}
-		if ok {
-			return minimizeAux(ctx, r, part, 2, compiles)
-		}
-		rest := without(aux, part)
-		if ok, err = compiles(ctx, union(r, rest)); err != nil {
-			return nil, err
-		}
-		if ok {
-			return minimizeAux(ctx, r, rest, max(n-1, 2), compiles)
+		if !reduced {
+			n *= 2
 		}
 	}
-	return minimizeAux(ctx, r, aux, 2*n, compiles)
+	return aux, nil
 }
 
 // partition splits c into n parts of nearly equal size, in order.

@@ -80,6 +80,28 @@ func TestMinimizeAux(t *testing.T) {
 	}
 }
 
+// TestMinimizeAuxBounded checks that shrinking auxiliary hunks that are
+// all needed (a rewrite whose hunks compile only together) stops after
+// maxAuxChecks checks with a set that compiles, not after hundreds.
+func TestMinimizeAuxBounded(t *testing.T) {
+	var aux []int
+	for i := 1; i <= 300; i++ {
+		aux = append(aux, i)
+	}
+	checks := 0
+	compiles := func(_ context.Context, set []int) (bool, error) {
+		checks++
+		return len(set) == 301, nil
+	}
+	got, err := minimizeAux(context.Background(), []int{0}, aux, 2, compiles)
+	if err != nil || !slices.Equal(got, aux) {
+		t.Errorf("got %d hunks, %v; want all 300", len(got), err)
+	}
+	if checks > maxAuxChecks {
+		t.Errorf("%d checks, want at most %d", checks, maxAuxChecks)
+	}
+}
+
 func TestPartition(t *testing.T) {
 	parts := partition([]int{1, 2, 3, 4, 5}, 3)
 	if len(parts) != 3 || len(parts[0])+len(parts[1])+len(parts[2]) != 5 {

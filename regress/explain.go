@@ -363,6 +363,9 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 		ex.Notes = append(ex.Notes, "the test passed on a second run without any revert: it may fail only at times")
 	}
 	aux, err := o.auxFor(ctx, root)
+	if err == nil {
+		root, aux, err = x.separate(ctx, root, aux)
+	}
 	if err != nil {
 		return x.stopped(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"go/ast"
+	gobuild "go/build"
 	"go/importer"
 	"go/parser"
 	"go/token"
@@ -22,10 +23,13 @@ import (
 // Checking reverts in process: most reverts the search for auxiliary
 // changes asks about do not compile, and each go test -c of one costs
 // the go command's start, the package's compile and, when it compiles, a
-// link. A revert that touches only the test's own package is type-checked
-// here instead, against the export data of its dependencies (compiled
-// once): a revert with type errors does not compile, without a build; one
-// that type-checks is built when it is to be run.
+// link. A revert is type-checked here instead, against the export data of
+// the dependencies it leaves as they are (compiled once): a revert with
+// type errors does not compile, without a build; one that type-checks is
+// built when it is to be run. A revert of the module's other packages
+// that the test depends on checks them from source too, and every package
+// of the module between them and the test's, in import order: a changed
+// API's callers elsewhere are what such a revert breaks.
 
 // maxTypeErrors is how many errors a check reports, as the compiler does.
 const maxTypeErrors = 10
@@ -43,6 +47,16 @@ type typeChecker struct {
 	files map[string]bool // true: the external test package
 	// parsed caches each file's syntax by path and content hash.
 	parsed map[parsedKey]*ast.File
+	// deps are the module's packages the test depends on (not the test's
+	// own), by import path; depFiles maps each of their Go files to its
+	// package's import path.
+	deps     map[string]*testbuild.Package
+	depFiles map[string]string
+	// dirs maps the directory of the test's package and of each of deps
+	// to its import path, for files a revert brings back.
+	dirs map[string]string
+	// build matches a brought-back file's name and build constraints.
+	build gobuild.Context
 }
 
 // newTypeChecker prepares checks of pkg, or returns nil when its reverts
@@ -80,7 +94,105 @@ func newTypeChecker(ctx context.Context, mod *testbuild.Module, pkg *testbuild.P
 	for _, n := range pkg.XTestGoFiles {
 		tc.files[filepath.Join(pkg.Dir, n)] = true
 	}
+	tc.deps, tc.depFiles, tc.dirs = map[string]*testbuild.Package{}, map[string]string{}, map[string]string{pkg.Dir: pkg.ImportPath}
+	tc.build = gobuild.Default
+	tc.build.GOARCH = ex.GOARCH
+	if goos := mod.Getenv("GOOS"); goos != "" {
+		tc.build.GOOS = goos
+	}
+	if listing, err := mod.List(ctx); err == nil {
+		for _, p := range listing.All {
+			if _, dep := ex.Files[p.ImportPath]; !dep || p.ImportPath == pkg.ImportPath || len(p.CgoFiles) > 0 {
+				continue
+			}
+			tc.deps[p.ImportPath] = p
+			tc.dirs[p.Dir] = p.ImportPath
+			for _, n := range p.GoFiles {
+				tc.depFiles[filepath.Join(p.Dir, n)] = p.ImportPath
+			}
+		}
+	}
 	return tc, nil
+}
+
+// affected returns the module's packages a revert of files changes, in
+// import order (dependencies first): the packages holding files outside
+// the test's own, and the module's packages the test depends on that
+// import one of them, directly or not. restored are the files the revert
+// brings back (deleted since the base) that the build would compile, by
+// import path. ok is false when a file belongs to no package the check
+// knows, or is a brought-back test file.
+func (tc *typeChecker) affected(files map[string]replacement) (order []string, restored map[string][]string, ok bool) {
+	changed := map[string]bool{}
+	restored = map[string][]string{}
+	for p, r := range files {
+		if _, own := tc.files[p]; own {
+			continue
+		}
+		path, dep := tc.depFiles[p]
+		if !dep {
+			dir, name := filepath.Split(p)
+			if path, dep = tc.dirs[filepath.Clean(dir)]; !dep || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+				return nil, nil, false
+			}
+			if !r.present || !tc.compiled(p, r.data) {
+				continue
+			}
+			restored[path] = append(restored[path], p)
+		}
+		if path != tc.pkg.ImportPath {
+			changed[path] = true
+		}
+	}
+	for _, ps := range restored {
+		slices.Sort(ps)
+	}
+	if len(changed) == 0 {
+		return nil, restored, true
+	}
+	// A package is affected when it is changed or imports an affected one.
+	state := map[string]int{} // 1: visiting, 2: affected, 3: not
+	var visit func(string) bool
+	visit = func(path string) bool {
+		switch state[path] {
+		case 1, 3:
+			return false
+		case 2:
+			return true
+		}
+		p := tc.deps[path]
+		if p == nil {
+			state[path] = 3
+			return false
+		}
+		state[path] = 1
+		hit := changed[path]
+		for _, imp := range p.Imports {
+			if visit(imp) {
+				hit = true
+			}
+		}
+		if hit {
+			state[path] = 2
+			order = append(order, path) // after its affected imports
+		} else {
+			state[path] = 3
+		}
+		return hit
+	}
+	for _, path := range slices.Sorted(maps.Keys(tc.deps)) {
+		visit(path)
+	}
+	return order, restored, true
+}
+
+// compiled reports whether the build compiles a file of this content
+// brought back by a revert: its name and build constraints match.
+func (tc *typeChecker) compiled(path, data string) bool {
+	ctxt := tc.build
+	ctxt.OpenFile = func(string) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(data)), nil }
+	ok, err := ctxt.MatchFile(filepath.Dir(path), filepath.Base(path))
+	return err == nil && ok
 }
 
 // check type-checks the test with files replaced. It returns the errors
@@ -88,38 +200,12 @@ func newTypeChecker(ctx context.Context, mod *testbuild.Module, pkg *testbuild.P
 // when the check cannot tell: a replaced file outside the package's, or
 // an import without export data.
 func (tc *typeChecker) check(files map[string]replacement) (msg string, decided bool) {
-	for p := range files {
-		if _, ok := tc.files[p]; !ok {
-			return "", false
-		}
+	order, restored, ok := tc.affected(files)
+	if !ok {
+		return "", false
 	}
 	var own, external []*ast.File
 	var errs []string
-	paths := slices.Sorted(maps.Keys(tc.files)) // the errors in the compiler's order
-	for _, p := range paths {
-		ext := tc.files[p]
-		src, present, err := tc.source(p, files)
-		if err != nil {
-			return "", false
-		}
-		if !present {
-			continue
-		}
-		f, err := tc.parse(p, src)
-		if err != nil {
-			errs = append(errs, err.Error())
-			continue
-		}
-		if ext {
-			external = append(external, f)
-		} else {
-			own = append(own, f)
-		}
-	}
-	if len(errs) > 0 {
-		slices.Sort(errs)
-		return strings.Join(errs, "\n"), true
-	}
 	undecided := false
 	conf := func() *types.Config {
 		return &types.Config{GoVersion: tc.goVersion, Sizes: tc.sizes, Error: func(err error) {
@@ -132,18 +218,87 @@ func (tc *typeChecker) check(files map[string]replacement) (msg string, decided 
 			}
 		}}
 	}
+	imp := fromSource{checked: map[string]*types.Package{}, imp: tc.imp}
+	for _, path := range order {
+		p := tc.deps[path]
+		var syntax []*ast.File
+		var paths []string
+		for _, n := range p.GoFiles {
+			paths = append(paths, filepath.Join(p.Dir, n))
+		}
+		for _, file := range append(paths, restored[path]...) {
+			f, ok, perr := tc.load(file, files)
+			if !ok {
+				return "", false
+			}
+			if perr != nil {
+				return perr.Error(), true
+			}
+			if f != nil {
+				syntax = append(syntax, f)
+			}
+		}
+		c := conf()
+		c.Importer = imp
+		checked, _ := c.Check(path, tc.fset, syntax, nil)
+		if undecided {
+			return "", false
+		}
+		if len(errs) > 0 {
+			return strings.Join(errs, "\n"), true
+		}
+		imp.checked[path] = checked
+	}
+	paths := slices.Sorted(slices.Values(append(slices.Collect(maps.Keys(tc.files)), restored[tc.pkg.ImportPath]...))) // the errors in the compiler's order
+	for _, p := range paths {
+		f, ok, perr := tc.load(p, files)
+		if !ok {
+			return "", false
+		}
+		if perr != nil {
+			errs = append(errs, perr.Error())
+			continue
+		}
+		if f == nil {
+			continue
+		}
+		if tc.files[p] {
+			external = append(external, f)
+		} else {
+			own = append(own, f)
+		}
+	}
+	if len(errs) > 0 {
+		slices.Sort(errs)
+		return strings.Join(errs, "\n"), true
+	}
 	c := conf()
-	c.Importer = tc.imp
+	c.Importer = imp
 	checked, _ := c.Check(tc.pkg.ImportPath, tc.fset, own, nil)
 	if len(errs) == 0 && len(external) > 0 {
 		c := conf()
-		c.Importer = withPackage{checked, tc.imp}
+		c.Importer = withPackage{checked, imp}
 		c.Check(tc.pkg.ImportPath+"_test", tc.fset, external, nil)
 	}
 	if undecided {
 		return "", false
 	}
 	return strings.Join(errs, "\n"), true
+}
+
+// load parses a file as the revert leaves it: nil when the revert
+// removes it, the parser's error when it does not parse, and ok false
+// when it cannot be read.
+func (tc *typeChecker) load(path string, files map[string]replacement) (f *ast.File, ok bool, parseErr error) {
+	src, present, err := tc.source(path, files)
+	if err != nil {
+		return nil, false, nil
+	}
+	if !present {
+		return nil, true, nil
+	}
+	f, err = tc.parse(path, src)
+	return f, true, err
 }
 
 // source is a file's content with files replaced, and whether it exists.
@@ -192,4 +347,19 @@ func (w withPackage) Import(path string) (*types.Package, error) {
 		return w.pkg, nil
 	}
 	return w.imp.Import(path)
+}
+
+// fromSource imports the packages checked from source for one revert,
+// the rest from export data: those the revert leaves as they are, whose
+// export data therefore still holds.
+type fromSource struct {
+	checked map[string]*types.Package
+	imp     types.Importer
+}
+
+func (f fromSource) Import(path string) (*types.Package, error) {
+	if p, ok := f.checked[path]; ok {
+		return p, nil
+	}
+	return f.imp.Import(path)
 }

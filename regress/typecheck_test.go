@@ -13,7 +13,10 @@ import (
 // TestTypeCheckRevert checks the in-process check of reverts against
 // the compiler's verdicts: errors in the package, in its in-package tests
 // and in its external tests are found, a revert that compiles has none,
-// and a revert outside the package is left to a build.
+// a revert of a package the test depends on is checked with the packages
+// between it and the test, files a revert brings back count when the
+// build would compile them, and a revert of a package the test does not
+// depend on, or one bringing back a test file, is left to a build.
 func TestTypeCheckRevert(t *testing.T) {
 	t.Parallel()
 	dir := txtartest.Extract(t, filepath.Join("testdata", "typecheck.txtar"))
@@ -29,7 +32,7 @@ func TestTypeCheckRevert(t *testing.T) {
 	if err != nil || tc == nil {
 		t.Fatalf("no type checker: %v", err)
 	}
-	src := filepath.Join(dir, "tc.go")
+	src, dep := filepath.Join(dir, "tc.go"), filepath.Join(dir, "dep", "dep.go")
 	for _, c := range []struct {
 		name    string
 		files   map[string]replacement
@@ -41,12 +44,25 @@ func TestTypeCheckRevert(t *testing.T) {
 		{"unused local", map[string]replacement{src: {"package tc\n\nfunc Double(x int) int { y := 1; return 2 * x }\n\nfunc Half(x int) int { return x / 2 }\n", true}}, true,
 			[]string{src + ":3:26: declared and not used: y"}},
 		{"in-package test", map[string]replacement{src: {"package tc\n\nfunc Double(x int) int { return 2 * x }\n", true}}, true,
-			[]string{"helper_test.go:3:9: undefined: Half"}},
+			[]string{"helper_test.go:5:9: undefined: Half"}},
 		{"external test", map[string]replacement{src: {"package tc\n\nfunc Double(x, y int) int { return 2 * x }\n\nfunc Half(x int) int { return x / 2 }\n", true}}, true,
 			[]string{"tc_test.go:10:16: not enough arguments in call to tc.Double"}},
 		{"file removed", map[string]replacement{src: {"", false}}, true, []string{"undefined: Half"}},
 		{"syntax", map[string]replacement{src: {"package tc\n\nfunc Double(x int) int { return 2 * }\n", true}}, true, []string{src + ":3:"}},
 		{"another package", map[string]replacement{filepath.Join(dir, "sub", "sub.go"): {"package sub\n", true}}, false, nil},
+		{"dependency compiles", map[string]replacement{dep: {"package dep\n\nfunc Twice(x int) int { return x + x }\n", true}}, true, nil},
+		{"dependency's error", map[string]replacement{dep: {"package dep\n\nfunc Twice(x int) int { return \"2\" }\n", true}}, true,
+			[]string{dep + ":3:32: cannot use \"2\""}},
+		{"dependency's importer", map[string]replacement{dep: {"package dep\n\nfunc Twice(x, y int) int { return 2 * x }\n", true}}, true,
+			[]string{filepath.Join(dir, "mid", "mid.go") + ":6:"}},
+		{"test's use of a dependency", map[string]replacement{filepath.Join(dir, "mid", "mid.go"): {"package mid\n\nfunc Quad(x, y int) int { return 4 * x }\n", true}}, true,
+			[]string{"helper_test.go:5:29: not enough arguments in call to mid.Quad"}},
+		{"file brought back", map[string]replacement{filepath.Join(dir, "old.go"): {"package tc\n\nfunc Old() int { return Gone }\n", true}}, true,
+			[]string{"old.go:3:25: undefined: Gone"}},
+		{"dependency's file brought back", map[string]replacement{filepath.Join(dir, "dep", "old.go"): {"package dep\n\nfunc Twice(x int) int { return x }\n", true}}, true,
+			[]string{"Twice redeclared"}},
+		{"file brought back, not built", map[string]replacement{filepath.Join(dir, "dep", "old.go"): {"//go:build ignore\n\npackage dep\n\nfunc Twice(x int) int { return x }\n", true}}, true, nil},
+		{"test file brought back", map[string]replacement{filepath.Join(dir, "old_test.go"): {"package tc\n", true}}, false, nil},
 	} {
 		msg, decided := tc.check(c.files)
 		if decided != c.decided {
