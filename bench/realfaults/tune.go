@@ -291,6 +291,7 @@ func runTune(args []string) error {
 	final := fs.String("final", "", "score the -variants on the held-out halves of this eval directory (and of -seeded), learned from the whole tuning half of -work: once, at the end")
 	variants := fs.String("variants", "", "semicolon-separated variants (head=trained|shipped,window=N,guard=G,tail=ochiai|tarantula|blend|spread[,fn=best|own|mix|learned,keep=N][,decl=N,declmax=N,declfail=1,declreader=N][,margin=M][,top=K,bonus=B][,drop=PREFIX][,fnlist=max+sum+top+best]); empty: a grid")
 	modelPath := fs.String("model", "", "with -final and one variant, write its model here")
+	fnModelPath := fs.String("function-model", "", "with -final and one fnlist= variant, set the function model of the model file here to the one learned from the whole tuning half")
 	seededSrc := fs.String("seeded-src", "", "comma-separated roots of the seeded faults' modules, for their functions (function-level figures and fn= variants)")
 	out := fs.String("out", "-", "markdown report (- for standard output)")
 	diagnose := fs.Int("diagnose", 0, "without -final: instead of the tables, list the N faults contributing most to the first variant's EXAM on the tuning half and those it ranks worse than Ochiai, with why")
@@ -349,6 +350,14 @@ func runTune(args []string) error {
 	}
 	if err := writeVariants(w, "Held-out half (learned from the whole tuning half)", held, vs, modelOf); err != nil {
 		return err
+	}
+	if *fnModelPath != "" {
+		if len(vs) != 1 || vs[0].FnList == "" {
+			return fmt.Errorf("-function-model wants one fnlist= variant")
+		}
+		if err := writeFunctionModel(*fnModelPath, vs[0].model(models).FunctionModel); err != nil {
+			return err
+		}
 	}
 	if *modelPath != "" {
 		if len(vs) != 1 {
@@ -459,4 +468,22 @@ func writeVariantProjects(w io.Writer, cases []*scoredCase, ords []order, res ma
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// writeFunctionModel sets the function model of the model file at path,
+// leaving the rest of it as it was.
+func writeFunctionModel(path string, fm *localize.FunctionModel) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("-function-model: %w", err)
+	}
+	var m localize.Model
+	if err := json.Unmarshal(data, &m); err != nil {
+		return fmt.Errorf("-function-model: %s: %w", path, err)
+	}
+	m.FunctionModel = fm
+	if data, err = json.MarshalIndent(&m, "", "  "); err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
 }

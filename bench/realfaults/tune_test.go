@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -206,5 +207,39 @@ func TestVariantFunctionList(t *testing.T) {
 	}
 	if p.fnPos != 2 || l.fnPos != 1 {
 		t.Errorf("function positions %v by best line and %v by the function model, want 2 and 1", p.fnPos, l.fnPos)
+	}
+}
+
+// -function-model sets the model file's function model and leaves the
+// rest of it byte for byte: the shipped model written back unchanged.
+func TestWriteFunctionModel(t *testing.T) {
+	shipped, err := os.ReadFile("../../internal/localize/model.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "model.json")
+	if err := os.WriteFile(path, shipped, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFunctionModel(path, nil); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := os.ReadFile(path); string(again) != string(shipped) {
+		t.Errorf("without a function model the shipped model changed:\n%s", again)
+	}
+	fm := &localize.FunctionModel{Aggregates: []string{"max"}, Weights: map[string]float64{"spectrum.ochiai": 1.5}}
+	if err := writeFunctionModel(path, fm); err != nil {
+		t.Fatal(err)
+	}
+	var m localize.Model
+	data, _ := os.ReadFile(path)
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(m.FunctionModel, fm) || !reflect.DeepEqual(m.Weights, localize.ShippedModel().Weights) || m.Window != localize.ShippedModel().Window {
+		t.Errorf("written model %+v", m)
+	}
+	if err := writeFunctionModel(filepath.Join(t.TempDir(), "none.json"), fm); err == nil {
+		t.Error("a missing model file gave no error")
 	}
 }
