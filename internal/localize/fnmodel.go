@@ -75,6 +75,12 @@ func FunctionFeatures(lines []RankedLine, of FunctionOf, aggregates []string) ([
 		}
 		f := features[k]
 		for col, v := range l.Evidence {
+			if col == EvidenceDeclarationRead {
+				// A place in the ranking (the reader's), not evidence
+				// against the code: features of it would learn where
+				// the declarations go.
+				continue
+			}
 			if on[0] {
 				// A line without the column has it at 0.
 				f[col] = max(f[col], v)

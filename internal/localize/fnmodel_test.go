@@ -20,12 +20,13 @@ func fnModelLines() ([]RankedLine, FunctionOf) {
 		{File: "a.go", Line: 1, Rank: 1, Tie: [2]int{1, 1}, Evidence: map[string]float64{"x": 0.9}},
 		{File: "a.go", Line: 2, Rank: 2, Tie: [2]int{2, 3}, Evidence: map[string]float64{"x": 0.5}},
 		{File: "a.go", Line: 3, Rank: 3, Tie: [2]int{2, 3}, Evidence: map[string]float64{"x": 0.5}},
-		{File: "a.go", Line: 4, Rank: 4, Tie: [2]int{4, 4}, Evidence: map[string]float64{"x": 0.1, "y": 3}},
+		{File: "a.go", Line: 4, Rank: 4, Tie: [2]int{4, 4}, Evidence: map[string]float64{"x": 0.1, "y": 3, EvidenceDeclarationRead: 1}},
 	}, of
 }
 
 // Each aggregate gives its features: the largest value, the log-scaled
-// sum, the share of the top positions and the best line's inverse place.
+// sum, the share of the top positions and the best line's inverse place;
+// a declaration's reader's place is no feature.
 func TestFunctionFeatures(t *testing.T) {
 	lines, of := fnModelLines()
 	fns, features, err := FunctionFeatures(lines, of, []string{AggregateMax, AggregateSum, AggregateTop, AggregateBest})
