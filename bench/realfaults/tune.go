@@ -291,7 +291,7 @@ func runTune(args []string) error {
 	final := fs.String("final", "", "score the -variants on the held-out halves of this eval directory (and of -seeded), learned from the whole tuning half of -work: once, at the end")
 	variants := fs.String("variants", "", "semicolon-separated variants (head=trained|shipped,window=N,guard=G,tail=ochiai|tarantula|blend|spread[,fn=best|own|mix|learned,keep=N][,decl=N,declmax=N,declfail=1,declreader=N][,margin=M][,top=K,bonus=B][,drop=PREFIX][,fnlist=max+sum+top+best]); empty: a grid")
 	modelPath := fs.String("model", "", "with -final and one variant, write its model here")
-	fnModelPath := fs.String("function-model", "", "with -final and one fnlist= variant, set the function model of the model file here to the one learned from the whole tuning half")
+	fnModelPath := fs.String("function-model", "", "with -final and one fnlist= variant among -variants, set the function model of the model file here to the one learned from the whole tuning half")
 	seededSrc := fs.String("seeded-src", "", "comma-separated roots of the seeded faults' modules, for their functions (function-level figures and fn= variants)")
 	out := fs.String("out", "-", "markdown report (- for standard output)")
 	diagnose := fs.Int("diagnose", 0, "without -final: instead of the tables, list the N faults contributing most to the first variant's EXAM on the tuning half and those it ranks worse than Ochiai, with why")
@@ -352,10 +352,11 @@ func runTune(args []string) error {
 		return err
 	}
 	if *fnModelPath != "" {
-		if len(vs) != 1 || vs[0].FnList == "" {
-			return fmt.Errorf("-function-model wants one fnlist= variant")
+		withList := slices.IndexFunc(vs, func(v variant) bool { return v.FnList != "" })
+		if withList < 0 || slices.IndexFunc(vs[withList+1:], func(v variant) bool { return v.FnList != "" }) >= 0 {
+			return fmt.Errorf("-function-model wants one fnlist= variant among -variants")
 		}
-		if err := writeFunctionModel(*fnModelPath, vs[0].model(models).FunctionModel); err != nil {
+		if err := writeFunctionModel(*fnModelPath, vs[withList].model(models).FunctionModel); err != nil {
 			return err
 		}
 	}
