@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/faultline-go/faultline/spectra"
 )
 
 // fnModelLines are a ranking's lines in rank order: A holds the best
@@ -103,5 +105,41 @@ func TestModelRankFunctions(t *testing.T) {
 	bad := &Model{Name: "m", FunctionModel: &FunctionModel{Aggregates: []string{"median"}}}
 	if _, err := bad.RankFunctions(lines, of); err == nil {
 		t.Error("a function model with an unknown aggregate ranked functions")
+	}
+}
+
+// A localization under the shipped model's learned order lists its
+// functions by the shipped function model; under a formula, by their best
+// lines.
+func TestLocalizationFunctionsByShippedModel(t *testing.T) {
+	shipped := ShippedModel()
+	if shipped.FunctionModel == nil {
+		t.Fatal("the shipped model has no function model")
+	}
+	// A's line ranks first with no evidence; B's, second, holds the
+	// evidence every function model weighs most.
+	of := func(file string, line int) Function { return Function{File: file, Name: map[int]string{1: "A", 2: "B"}[line], Line: line} }
+	strong := map[string]float64{}
+	for col, w := range shipped.FunctionModel.Weights {
+		if w > 0 && !strings.HasPrefix(col, "function.") {
+			strong[col] = 1
+		}
+	}
+	lines := []RankedLine{
+		{File: "a.go", Line: 1, Rank: 1, Tie: [2]int{1, 1}},
+		{File: "a.go", Line: 2, Rank: 2, Tie: [2]int{2, 2}, Evidence: strong},
+	}
+	for _, tc := range []struct {
+		order, model string
+		first        string
+	}{{OrderLearned, shipped.Name, "B"}, {OrderFormula, "", "A"}, {OrderLearned, "another model", "A"}} {
+		loc := &Localization{Matrix: &spectra.Matrix{}, Ranking: &Ranking{Formula: "ochiai", Order: tc.order, Model: tc.model, Lines: lines}}
+		fns, err := loc.Functions(of)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fns) != 2 || fns[0].Name != tc.first || fns[0].Rank != 1 {
+			t.Errorf("order %s, model %q: functions %+v, want %s first", tc.order, tc.model, fns, tc.first)
+		}
 	}
 }
