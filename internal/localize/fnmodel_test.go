@@ -118,7 +118,9 @@ func TestLocalizationFunctionsByShippedModel(t *testing.T) {
 	}
 	// A's line ranks first with no evidence; B's, second, holds the
 	// evidence every function model weighs most.
-	of := func(file string, line int) Function { return Function{File: file, Name: map[int]string{1: "A", 2: "B"}[line], Line: line} }
+	of := func(file string, line int) Function {
+		return Function{File: file, Name: map[int]string{1: "A", 2: "B"}[line], Line: line}
+	}
 	strong := map[string]float64{}
 	for col, w := range shipped.FunctionModel.Weights {
 		if w > 0 && !strings.HasPrefix(col, "function.") {
