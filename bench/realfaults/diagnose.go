@@ -178,5 +178,7 @@ func wholePosition(c *scoredCase, m *localize.Model) (pos float64, lines int) {
 	if err != nil {
 		return 0, len(c.Report.Lines)
 	}
-	return linesOutcome(c, r.Lines).pos, len(r.Lines)
+	// The line position only: no function list to rank.
+	o, _ := linesOutcome(c, r.Lines, func(*scoredCase, []localize.RankedLine) ([]localize.RankedFunction, error) { return nil, nil })
+	return o.pos, len(r.Lines)
 }

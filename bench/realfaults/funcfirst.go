@@ -54,34 +54,38 @@ func withSeededSources(cases []*scoredCase, dirs string) error {
 }
 
 // functionCases are the cases keep selects, each with its functions in
-// place of its lines: a function's evidence each column's largest value
-// among its lines, its faulty functions those holding a faulty line, in
-// the order of their best lines; for learning a function-level model.
-func functionCases(cases []*scoredCase, keep func(*scoredCase) bool) []*scoredCase {
+// place of its lines: a function's evidence its features under the
+// aggregates (localize.FunctionFeatures) over the lines linesOf gives, in
+// rank order; its faulty functions those holding a faulty line, the
+// functions in the order of their best lines; for learning a
+// function-level model.
+func functionCases(cases []*scoredCase, keep func(*scoredCase) bool, aggregates []string, linesOf func(*scoredCase) ([]localize.RankedLine, error)) ([]*scoredCase, error) {
 	var out []*scoredCase
 	for _, c := range cases {
 		if c.Report == nil || c.Funcs == nil || !keep(c) {
 			continue
 		}
+		lines, err := linesOf(c)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.ID, err)
+		}
+		fns, features, err := localize.FunctionFeatures(lines, c.Funcs, aggregates)
+		if err != nil {
+			return nil, err
+		}
 		fc := &scoredCase{ID: c.ID, Group: c.Group, Seeded: c.Seeded, HeldOut: c.HeldOut, Faulty: map[lineKey]bool{},
 			Report: &localize.RankReport{Ranking: localize.Ranking{Formula: c.Report.Formula}}}
-		index := map[localize.Function]int{}
-		for _, l := range c.Report.Lines {
+		for k, fn := range fns {
+			fc.Report.Lines = append(fc.Report.Lines, localize.RankedLine{File: fn.File, Line: fn.Line, Evidence: features[k]})
+		}
+		for l := range c.Faulty {
 			fn := c.Funcs(l.File, l.Line)
-			k, ok := index[fn]
-			if !ok {
-				k = len(fc.Report.Lines)
-				index[fn] = k
-				fc.Report.Lines = append(fc.Report.Lines, localize.RankedLine{File: fn.File, Line: fn.Line, Evidence: map[string]float64{}})
-			}
-			for col, v := range l.Evidence {
-				fc.Report.Lines[k].Evidence[col] = max(fc.Report.Lines[k].Evidence[col], v)
-			}
-			if c.Faulty[lineKey{l.File, l.Line}] {
-				fc.Faulty[lineKey{fn.File, fn.Line}] = true
-			}
+			fc.Faulty[lineKey{fn.File, fn.Line}] = true
 		}
 		out = append(out, fc)
 	}
-	return out
+	return out, nil
 }
+
+// reportLines are a case's lines in its report's order.
+func reportLines(c *scoredCase) ([]localize.RankedLine, error) { return c.Report.Lines, nil }

@@ -188,6 +188,9 @@ type order struct {
 	// that places lines no spectrum holds ranks more lines than the
 	// report.
 	lines func(c *scoredCase) ([]localize.RankedLine, error)
+	// functions, with lines, lists the functions of a ranking as the
+	// order does; nil: by their best lines.
+	functions func(c *scoredCase, lines []localize.RankedLine) ([]localize.RankedFunction, error)
 }
 
 // orders are the techniques alone, the current combined order and the
@@ -319,11 +322,20 @@ func learnedOrder(name string, modelOf func(*scoredCase) *localize.Model) order 
 			return nil, err
 		}
 		return r.Lines, nil
+	}, functions: func(c *scoredCase, lines []localize.RankedLine) ([]localize.RankedFunction, error) {
+		return modelOf(c).RankFunctions(lines, c.Funcs)
 	}}
 }
 
-// linesOutcome scores a whole ranking, its lines in rank order.
-func linesOutcome(c *scoredCase, lines []localize.RankedLine) outcome {
+// byBestLine ranks functions by their best lines, as an order without a
+// function model of its own lists them.
+func byBestLine(c *scoredCase, lines []localize.RankedLine) ([]localize.RankedFunction, error) {
+	return localize.RankFunctions(lines, c.Funcs), nil
+}
+
+// linesOutcome scores a whole ranking, its lines in rank order, and the
+// function list rankFns makes of it.
+func linesOutcome(c *scoredCase, lines []localize.RankedLine, rankFns func(*scoredCase, []localize.RankedLine) ([]localize.RankedFunction, error)) (outcome, error) {
 	faultyIn := map[[2]int]int{}
 	for _, l := range lines {
 		if c.Faulty[lineKey{l.File, l.Line}] {
@@ -333,15 +345,19 @@ func linesOutcome(c *scoredCase, lines []localize.RankedLine) outcome {
 	o := outcome{pos: expectedPosition(faultyIn), lines: len(lines)}
 	if c.Funcs != nil {
 		faulty := faultyFunctions(c)
+		fns, err := rankFns(c, lines)
+		if err != nil {
+			return o, err
+		}
 		fnIn := map[[2]int]int{}
-		for _, f := range localize.RankFunctions(lines, c.Funcs) {
+		for _, f := range fns {
 			if faulty[f.Function] {
 				fnIn[f.Tie]++
 			}
 		}
 		o.fnPos, o.fnScored = expectedPosition(fnIn), true
 	}
-	return o
+	return o, nil
 }
 
 // faultPosition is where a developer examining the ranking top down meets
@@ -529,7 +545,15 @@ func evaluate(cases []*scoredCase, ords []order) (map[*scoredCase][]outcome, err
 				if err != nil {
 					return nil, fmt.Errorf("%s, %s: %w", c.ID, o.name, err)
 				}
-				os = append(os, linesOutcome(c, lines))
+				rankFns := o.functions
+				if rankFns == nil {
+					rankFns = byBestLine
+				}
+				lo, err := linesOutcome(c, lines, rankFns)
+				if err != nil {
+					return nil, fmt.Errorf("%s, %s: %w", c.ID, o.name, err)
+				}
+				os = append(os, lo)
 				continue
 			}
 			ties, err := o.rank(c)

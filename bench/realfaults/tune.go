@@ -65,6 +65,11 @@ type variant struct {
 	// ranks within its first Top positions (localize.Model.FormulaTop).
 	Top   int
 	Bonus float64
+	// FnList, when set, orders the function list (not the lines) by a
+	// function model learned from the fold over these aggregates of the
+	// shipped order's lines, "+"-separated (localize.FunctionFeatures:
+	// max, sum, top, best).
+	FnList string
 }
 
 func (v variant) String() string {
@@ -92,6 +97,9 @@ func (v variant) String() string {
 	}
 	if v.Drop != "" {
 		s += ",drop=" + v.Drop
+	}
+	if v.FnList != "" {
+		s += ",fnlist=" + v.FnList
 	}
 	return s
 }
@@ -134,8 +142,11 @@ func parseVariant(s string) (variant, error) {
 			v.Top, err = strconv.Atoi(val)
 		case "bonus":
 			v.Bonus, err = strconv.ParseFloat(val, 64)
+		case "fnlist":
+			v.FnList = val
+			_, _, err = localize.FunctionFeatures(nil, nil, strings.Split(val, "+"))
 		default:
-			return v, fmt.Errorf("variant %q: unknown key %q (head, window, guard, tail, fn, keep, decl, declmax, declfail, declreader, margin, top, bonus, drop)", s, k)
+			return v, fmt.Errorf("variant %q: unknown key %q (head, window, guard, tail, fn, keep, decl, declmax, declfail, declreader, margin, top, bonus, drop, fnlist)", s, k)
 		}
 		if err != nil {
 			return v, fmt.Errorf("variant %q: %w", s, err)
@@ -155,6 +166,10 @@ func parseVariant(s string) (variant, error) {
 	if v.Keep < 0 || v.Keep > 0 && v.Fn == "" {
 		return v, fmt.Errorf("variant %q: keep %d wants fn and is not negative", s, v.Keep)
 	}
+	if v.FnList != "" && v.Head != "shipped" {
+		// The function model learns from the shipped order's lines.
+		return v, fmt.Errorf("variant %q: fnlist wants head=shipped", s)
+	}
 	if v.Window < 1 {
 		return v, fmt.Errorf("variant %q: window %d: a tail needs a window of at least 1", s, v.Window)
 	}
@@ -168,14 +183,25 @@ var tailWeights = map[string]map[string]float64{
 	"blend":     {"spectrum.ochiai.rank": 1, "spectrum.tarantula.rank": 1},
 }
 
-// trainedModels are the two models a variant may draw on, learned from
-// one set of faults: the head's (the top 300 non-faulty lines paired),
-// the spread tail's and the function-level one (functionCases).
-type trainedModels struct{ head, spread, functions *localize.Model }
+// trainedModels are the models a variant may draw on, learned from one
+// set of faults: the head's (the top 300 non-faulty lines paired), the
+// spread tail's, the function-level one (functionCases) and the function
+// list's, by aggregates.
+type trainedModels struct {
+	head, spread, functions *localize.Model
+	fnList                  map[string]*localize.Model
+}
 
-func learnModels(cases []*scoredCase, keep func(*scoredCase) bool, vs []variant) trainedModels {
-	var t trainedModels
+func learnModels(cases []*scoredCase, keep func(*scoredCase) bool, vs []variant) (trainedModels, error) {
+	t := trainedModels{fnList: map[string]*localize.Model{}}
 	for _, v := range vs {
+		if v.FnList != "" && t.fnList[v.FnList] == nil {
+			m, err := trainFunctionList(cases, keep, strings.Split(v.FnList, "+"))
+			if err != nil {
+				return t, err
+			}
+			t.fnList[v.FnList] = m
+		}
 		// Training is the slow part: only the models some variant uses.
 		if v.Head == "trained" && t.head == nil {
 			t.head = trainModel(cases, keep, "pairwise-tuning-halves", trainOptions{Negatives: trainNegatives})
@@ -184,10 +210,33 @@ func learnModels(cases []*scoredCase, keep func(*scoredCase) bool, vs []variant)
 			t.spread = trainModel(cases, keep, "pairwise-tuning-halves-spread", trainOptions{Negatives: trainNegatives, Spread: 300})
 		}
 		if v.Fn == localize.FunctionsLearned && t.functions == nil {
-			t.functions = trainModel(functionCases(cases, keep), func(*scoredCase) bool { return true }, "pairwise-functions", trainOptions{Negatives: trainNegatives})
+			fcs, err := functionCases(cases, keep, []string{localize.AggregateMax}, reportLines)
+			if err != nil {
+				return t, err
+			}
+			t.functions = trainModel(fcs, func(*scoredCase) bool { return true }, "pairwise-functions", trainOptions{Negatives: trainNegatives})
 		}
 	}
-	return t
+	return t, nil
+}
+
+// trainFunctionList learns a function model from the cases keep selects:
+// their functions' features under the aggregates, over the lines in the
+// shipped order (whose function list it reorders), paired as train pairs
+// lines.
+func trainFunctionList(cases []*scoredCase, keep func(*scoredCase) bool, aggregates []string) (*localize.Model, error) {
+	shipped := localize.ShippedModel()
+	fcs, err := functionCases(cases, keep, aggregates, func(c *scoredCase) ([]localize.RankedLine, error) {
+		r, err := learnedRanking(c, shipped)
+		if err != nil {
+			return nil, err
+		}
+		return r.Lines, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return trainModel(fcs, func(*scoredCase) bool { return true }, "pairwise-function-list", trainOptions{Negatives: trainNegatives}), nil
 }
 
 // model builds the variant's model from the learned ones.
@@ -217,6 +266,9 @@ func (v variant) model(t trainedModels) *localize.Model {
 	if v.Decl >= 0 {
 		m.Declarations = &localize.DeclarationOptions{After: v.Decl, MaxLines: v.DeclMax, FailingReaders: v.DeclFail, Readers: v.DeclReader}
 	}
+	if v.FnList != "" {
+		m.FunctionModel = &localize.FunctionModel{Aggregates: strings.Split(v.FnList, "+"), Weights: maps.Clone(t.fnList[v.FnList].Weights)}
+	}
 	m.Margin = v.Margin
 	if v.Top > 0 {
 		m.FormulaTop = &localize.FormulaTop{Top: v.Top, Bonus: v.Bonus}
@@ -237,8 +289,9 @@ func runTune(args []string) error {
 	fs, benchPath, work := rankingsFlagSet("tune", "eval's directory whose tuning half is tuned on (rankings under work/eval)")
 	seeded := fs.String("seeded", "", "directory of bench/effectiveness -rankings output (seeded faults)")
 	final := fs.String("final", "", "score the -variants on the held-out halves of this eval directory (and of -seeded), learned from the whole tuning half of -work: once, at the end")
-	variants := fs.String("variants", "", "semicolon-separated variants (head=trained|shipped,window=N,guard=G,tail=ochiai|tarantula|blend|spread[,fn=best|own|mix|learned,keep=N][,decl=N,declmax=N,declfail=1,declreader=N][,margin=M][,top=K,bonus=B][,drop=PREFIX]); empty: a grid")
+	variants := fs.String("variants", "", "semicolon-separated variants (head=trained|shipped,window=N,guard=G,tail=ochiai|tarantula|blend|spread[,fn=best|own|mix|learned,keep=N][,decl=N,declmax=N,declfail=1,declreader=N][,margin=M][,top=K,bonus=B][,drop=PREFIX][,fnlist=max+sum+top+best]); empty: a grid")
 	modelPath := fs.String("model", "", "with -final and one variant, write its model here")
+	fnModelPath := fs.String("function-model", "", "with -final and one fnlist= variant among -variants, set the function model of the model file here to the one learned from the whole tuning half")
 	seededSrc := fs.String("seeded-src", "", "comma-separated roots of the seeded faults' modules, for their functions (function-level figures and fn= variants)")
 	out := fs.String("out", "-", "markdown report (- for standard output)")
 	diagnose := fs.Int("diagnose", 0, "without -final: instead of the tables, list the N faults contributing most to the first variant's EXAM on the tuning half and those it ranks worse than Ochiai, with why")
@@ -263,7 +316,9 @@ func runTune(args []string) error {
 		// Inner folds: each fault ranked by models learned from the other.
 		var byFold [2]trainedModels
 		for f := range byFold {
-			byFold[f] = learnModels(all, func(c *scoredCase) bool { return tuning(c) && innerFold(c.Group) != f }, vs)
+			if byFold[f], err = learnModels(all, func(c *scoredCase) bool { return tuning(c) && innerFold(c.Group) != f }, vs); err != nil {
+				return err
+			}
 		}
 		modelOf := func(v variant) func(*scoredCase) *localize.Model {
 			ms := [2]*localize.Model{v.model(byFold[0]), v.model(byFold[1])}
@@ -275,7 +330,10 @@ func runTune(args []string) error {
 		}
 		return writeVariants(w, "Tuning half, inner folds", cases, vs, modelOf)
 	}
-	models := learnModels(all, tuning, vs)
+	models, err := learnModels(all, tuning, vs)
+	if err != nil {
+		return err
+	}
 	b, err := realfault.LoadBenchmark(*benchPath)
 	if err != nil {
 		return err
@@ -292,6 +350,15 @@ func runTune(args []string) error {
 	}
 	if err := writeVariants(w, "Held-out half (learned from the whole tuning half)", held, vs, modelOf); err != nil {
 		return err
+	}
+	if *fnModelPath != "" {
+		withList := slices.IndexFunc(vs, func(v variant) bool { return v.FnList != "" })
+		if withList < 0 || slices.IndexFunc(vs[withList+1:], func(v variant) bool { return v.FnList != "" }) >= 0 {
+			return fmt.Errorf("-function-model wants one fnlist= variant among -variants")
+		}
+		if err := writeFunctionModel(*fnModelPath, vs[withList].model(models).FunctionModel); err != nil {
+			return err
+		}
 	}
 	if *modelPath != "" {
 		if len(vs) != 1 {
@@ -402,4 +469,22 @@ func writeVariantProjects(w io.Writer, cases []*scoredCase, ords []order, res ma
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// writeFunctionModel sets the function model of the model file at path,
+// leaving the rest of it as it was.
+func writeFunctionModel(path string, fm *localize.FunctionModel) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("-function-model: %w", err)
+	}
+	var m localize.Model
+	if err := json.Unmarshal(data, &m); err != nil {
+		return fmt.Errorf("-function-model: %s: %w", path, err)
+	}
+	m.FunctionModel = fm
+	if data, err = json.MarshalIndent(&m, "", "  "); err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -142,7 +143,10 @@ func TestFunctionCases(t *testing.T) {
 			{File: "a.go", Line: 3, Evidence: map[string]float64{"x": 0.7}},
 		}}}}
 	noSource := &scoredCase{Report: c.Report}
-	got := functionCases([]*scoredCase{c, noSource}, func(*scoredCase) bool { return true })
+	got, err := functionCases([]*scoredCase{c, noSource}, func(*scoredCase) bool { return true }, []string{localize.AggregateMax}, reportLines)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(got) != 1 {
 		t.Fatalf("%d function cases, want 1 (the case without source has none)", len(got))
 	}
@@ -152,5 +156,91 @@ func TestFunctionCases(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got[0].Report.Lines, want) || !reflect.DeepEqual(got[0].Faulty, map[lineKey]bool{{"a.go", 10}: true}) || got[0].Group != "g" {
 		t.Errorf("function case %+v, faulty %v; want %+v, A faulty", got[0].Report.Lines, got[0].Faulty, want)
+	}
+}
+
+// A function-list variant parses back, wants the shipped head and known
+// aggregates, and scores the function list by its function model while
+// the lines keep the head's order.
+func TestVariantFunctionList(t *testing.T) {
+	v := variant{Head: "shipped", Window: 20, Tail: "ochiai", Decl: -1, FnList: "max+top"}
+	if got, err := parseVariant(v.String()); err != nil || got != v {
+		t.Errorf("parseVariant(%q) = %v, %v; want %v", v.String(), got, err, v)
+	}
+	for _, bad := range []string{"head=shipped,fnlist=median", "head=trained,fnlist=max"} {
+		if _, err := parseVariant(bad); err == nil {
+			t.Errorf("parseVariant(%q) gave no error", bad)
+		}
+	}
+	root := t.TempDir()
+	src := "package p\n\nfunc F() {\n\ta()\n\tb()\n}\n\nfunc G() {\n\tc()\n}\n"
+	if err := os.WriteFile(filepath.Join(root, "p.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Ochiai ranks F's line 4 first, G's line 9 second; G holds the fault
+	// and the only line with column "z".
+	report := &localize.RankReport{Ranking: localize.Ranking{Formula: "ochiai", Failed: 1, Passed: 2, Lines: []localize.RankedLine{
+		{File: "p.go", Line: 9, EF: 1, EP: 1, NP: 1, Evidence: map[string]float64{"z": 1}},
+		{File: "p.go", Line: 5, EF: 1, EP: 2},
+		{File: "p.go", Line: 4, EF: 1, NP: 2},
+	}}}
+	c := &scoredCase{ID: "c", Group: "g", Report: report, Faulty: map[lineKey]bool{{"p.go", 9}: true}, Funcs: localize.SourceFunctions(root)}
+	learned := trainedModels{fnList: map[string]*localize.Model{"max+top": {Weights: map[string]float64{"z": 1}}}}
+	withList := v.model(learned)
+	if withList.FunctionModel == nil || !reflect.DeepEqual(withList.FunctionModel.Aggregates, []string{"max", "top"}) {
+		t.Fatalf("function model %+v, want the fold's over max and top", withList.FunctionModel)
+	}
+	v.FnList = ""
+	plain := v.model(learned)
+	plain.Weights = map[string]float64{}
+	withList.Weights = map[string]float64{}
+	res, err := evaluate([]*scoredCase{c}, []order{
+		learnedOrder("plain", func(*scoredCase) *localize.Model { return plain }),
+		learnedOrder("list", func(*scoredCase) *localize.Model { return withList }),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, l := res[c][0], res[c][1]
+	if p.pos != 2 || l.pos != 2 {
+		t.Errorf("line positions %v and %v, want 2 under both (the lines' order is the head's)", p.pos, l.pos)
+	}
+	if p.fnPos != 2 || l.fnPos != 1 {
+		t.Errorf("function positions %v by best line and %v by the function model, want 2 and 1", p.fnPos, l.fnPos)
+	}
+}
+
+// -function-model sets the model file's function model and leaves the
+// rest of it byte for byte: the shipped model written back unchanged with
+// its own.
+func TestWriteFunctionModel(t *testing.T) {
+	shipped, err := os.ReadFile("../../internal/localize/model.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "model.json")
+	if err := os.WriteFile(path, shipped, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFunctionModel(path, localize.ShippedModel().FunctionModel); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := os.ReadFile(path); string(again) != string(shipped) {
+		t.Errorf("with its own function model the shipped model changed:\n%s", again)
+	}
+	fm := &localize.FunctionModel{Aggregates: []string{"max"}, Weights: map[string]float64{"spectrum.ochiai": 1.5}}
+	if err := writeFunctionModel(path, fm); err != nil {
+		t.Fatal(err)
+	}
+	var m localize.Model
+	data, _ := os.ReadFile(path)
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(m.FunctionModel, fm) || !reflect.DeepEqual(m.Weights, localize.ShippedModel().Weights) || m.Window != localize.ShippedModel().Window {
+		t.Errorf("written model %+v", m)
+	}
+	if err := writeFunctionModel(filepath.Join(t.TempDir(), "none.json"), fm); err == nil {
+		t.Error("a missing model file gave no error")
 	}
 }

@@ -129,7 +129,7 @@ func (c *rankCommand) SetFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.format, "format", "", "output format: "+formatNames()+" (default text)")
 	fs.StringVar(&c.outPath, "o", "", "write the output to this file (for gzoltar: this directory) instead of standard output")
 	fs.IntVar(&c.top, "top", 0, "write only the N most suspicious lines (0: every executed line in json, 20 in text and sarif)")
-	fs.IntVar(&c.functions, "functions", 0, "write only the N most suspicious functions, each placed by its best line (0: every function in json, 5 in text)")
+	fs.IntVar(&c.functions, "functions", 0, "write only the N most suspicious functions, ordered as the learned model orders them or by their best lines (0: every function in json, 5 in text)")
 	c.af.register(fs)
 }
 
@@ -304,7 +304,7 @@ func writeRankingText(w io.Writer, loc *localize.Localization, lines []localize.
 		return err
 	}
 	writeRankingLegend(w, r, formulaColumn, unscored, terms)
-	if err := writeFunctionsText(w, functions); err != nil {
+	if err := writeFunctionsText(w, r, functions); err != nil {
 		return err
 	}
 	writeAngelicText(w, summary, localize.FileLines(m.Root))
@@ -370,13 +370,18 @@ func writeRankingLegend(w io.Writer, r *localize.Ranking, formulaColumn string, 
 	}
 }
 
-// writeFunctionsText writes the function table under the line table: each
-// function placed by its best-ranked line.
-func writeFunctionsText(w io.Writer, functions []localize.RankedFunction) error {
+// writeFunctionsText writes the function table under the line table: the
+// functions of ranking r in the order of its model's function model, or
+// each placed by its best-ranked line.
+func writeFunctionsText(w io.Writer, r *localize.Ranking, functions []localize.RankedFunction) error {
 	if len(functions) == 0 {
 		return nil
 	}
-	fmt.Fprintf(w, "\nmost suspicious functions, each placed by its best line:\n\n")
+	if localize.FunctionModelOf(r).FunctionModel != nil {
+		fmt.Fprintf(w, "\nmost suspicious functions, ordered by the learned model over their lines' evidence (the best line breaking ties):\n\n")
+	} else {
+		fmt.Fprintf(w, "\nmost suspicious functions, each placed by its best line:\n\n")
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "RANK\tFUNCTION\tDECLARED\tBEST LINE\tLINES\tTIED\tOWN SPECTRUM")
 	formula := ""

@@ -279,3 +279,25 @@ func TestRankLegendFunctionFirst(t *testing.T) {
 		}
 	}
 }
+
+// Under the shipped model's learned order the function table says its
+// order is the model's; under a formula, that each function is placed by
+// its best line.
+func TestRankFunctionsHeading(t *testing.T) {
+	fns := []localize.RankedFunction{{Function: localize.Function{File: "a.go", Name: "A", Line: 1}, Rank: 1, Tie: [2]int{1, 1}, BestLine: 2, BestRank: 1, Lines: 1}}
+	for _, tc := range []struct {
+		r    *localize.Ranking
+		want string
+	}{
+		{&localize.Ranking{Order: localize.OrderLearned, Model: localize.ShippedModel().Name}, "ordered by the learned model over their lines' evidence"},
+		{&localize.Ranking{Order: localize.OrderFormula}, "each placed by its best line"},
+	} {
+		var b strings.Builder
+		if err := writeFunctionsText(&b, tc.r, fns); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "most suspicious functions, "+tc.want) {
+			t.Errorf("order %s: heading in\n%s\nwant %q", tc.r.Order, b.String(), tc.want)
+		}
+	}
+}

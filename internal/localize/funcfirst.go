@@ -2,6 +2,7 @@ package localize
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/faultline-go/faultline/spectra/rank"
@@ -94,34 +95,17 @@ func FunctionFirst(r *Ranking, of FunctionOf, opts FunctionFirstOptions) (*Ranki
 // counts of its most executed line are the function's.
 func functionPlaces(r *Ranking, of FunctionOf, opts FunctionFirstOptions) (map[Function]float64, error) {
 	by := opts.By
-	var fns []Function
-	index := map[Function]int{}
-	var best []float64 // the first position of each function's best line
-	var counts []rank.Counts
-	var evidence []map[string]float64 // each column's largest value among the function's lines
-	for _, l := range r.Lines {
-		fn := of(l.File, l.Line)
-		k, ok := index[fn]
-		if !ok {
-			k = len(fns)
-			index[fn] = k
-			fns = append(fns, fn)
-			best = append(best, float64(l.Tie[0]))
-			counts = append(counts, rank.Counts{})
-			evidence = append(evidence, map[string]float64{})
-		}
-		if by == FunctionsLearned {
-			for col, v := range l.Evidence {
-				if v > evidence[k][col] {
-					evidence[k][col] = v
-				}
-			}
-		}
+	fns, which := linesByFunction(r.Lines, of)
+	best := make([]float64, len(fns)) // the first position of each function's best line
+	for k := range best {
+		best[k] = math.Inf(1)
+	}
+	counts := make([]rank.Counts, len(fns))
+	for i, l := range r.Lines {
+		k := which[i]
 		c := &counts[k]
 		c.EF, c.EP = max(c.EF, l.EF), max(c.EP, l.EP)
-		if float64(l.Tie[0]) < best[k] {
-			best[k] = float64(l.Tie[0])
-		}
+		best[k] = min(best[k], float64(l.Tie[0]))
 	}
 	locs := make([]rank.Location, len(fns))
 	byBest := make([]float64, len(fns))
@@ -158,6 +142,10 @@ func functionPlaces(r *Ranking, of FunctionOf, opts FunctionFirstOptions) (map[F
 			}
 		}
 	case FunctionsLearned:
+		_, evidence, err := FunctionFeatures(r.Lines, of, []string{AggregateMax})
+		if err != nil {
+			return nil, err
+		}
 		m := &Model{Weights: opts.Weights}
 		names := m.names()
 		scores = make([]float64, len(fns))

@@ -67,12 +67,16 @@ func RankFunctionSpectra(m *spectra.Matrix, f rank.Formula, of FunctionOf) (map[
 	return out, nil
 }
 
-// Functions ranks the functions of a localization by their best lines
-// under its order (RankFunctions), each carrying its own spectrum ranked
-// by the ranking's formula (Ochiai's when the technique is no formula of
-// the four counts, BlockRank or SAT-TAR).
+// Functions ranks the functions of a localization: by the function model
+// of the model that ordered its lines when it has one (FunctionModelOf),
+// else by their best lines (RankFunctions); each carries its own spectrum
+// ranked by the ranking's formula (Ochiai's when the technique is no
+// formula of the four counts, BlockRank or SAT-TAR).
 func (l *Localization) Functions(of FunctionOf) ([]RankedFunction, error) {
-	fns := RankFunctions(l.Ranking.Lines, of)
+	fns, err := FunctionModelOf(l.Ranking).RankFunctions(l.Ranking.Lines, of)
+	if err != nil {
+		return nil, err
+	}
 	f, err := rank.Lookup(l.Ranking.Formula)
 	if err != nil {
 		f = rank.Default()
@@ -87,4 +91,15 @@ func (l *Localization) Functions(of FunctionOf) ([]RankedFunction, error) {
 		}
 	}
 	return fns, nil
+}
+
+// FunctionModelOf is the model whose function order lists a ranking's
+// functions: the shipped model when it ordered the lines (its
+// FunctionModel, when set, orders them), else one without a function
+// model, which lists them by their best lines.
+func FunctionModelOf(r *Ranking) *Model {
+	if m := ShippedModel(); r.Order == OrderLearned && r.Model == m.Name {
+		return m
+	}
+	return &Model{Name: "best line"}
 }

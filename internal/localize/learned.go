@@ -61,6 +61,10 @@ type Model struct {
 	// ranked lines read after their first reader (WithDeclarations): no
 	// spectrum holds them, so without it a fault in one is never met.
 	Declarations *DeclarationOptions `json:"declarations,omitempty"`
+	// FunctionModel, when set, orders the functions a ranking lists
+	// (RankFunctions) by their aggregated evidence rather than by their
+	// best lines; the lines' order does not change.
+	FunctionModel *FunctionModel `json:"functionModel,omitempty"`
 	// Evaluation says how the model was trained and how it did on
 	// held-out folds.
 	Evaluation string `json:"evaluation"`

@@ -244,10 +244,13 @@ type page struct {
 	Functions      []functionRow
 	MoreFunctions  int    // ranked functions not in the table
 	OwnFormula     string // the formula of the functions' own spectra
-	Files          []fileView
-	Failing        []testView
-	Diagnosability diagnosabilityView
-	BuildErrors    []string
+	// FunctionsByModel says the learned model's function model orders
+	// the functions, rather than their best lines.
+	FunctionsByModel bool
+	Files            []fileView
+	Failing          []testView
+	Diagnosability   diagnosabilityView
+	BuildErrors      []string
 }
 
 type legendEntry struct{ Color, Label string }
@@ -374,6 +377,7 @@ func (p *pageBuilder) page() (page, error) {
 		if pg.Functions, pg.MoreFunctions, pg.OwnFormula, err = p.functionRows(); err != nil {
 			return page{}, err
 		}
+		pg.FunctionsByModel = localize.FunctionModelOf(r).FunctionModel != nil
 	}
 	for _, f := range p.shown {
 		pg.Files = append(pg.Files, p.fileView(f))

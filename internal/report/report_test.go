@@ -262,6 +262,17 @@ func TestPageRanksFunctions(t *testing.T) {
 	if !strings.Contains(page, `<a href="#functions">Functions</a>`) {
 		t.Error("no link to the functions section")
 	}
+	if !strings.Contains(section, "each placed by its best line") {
+		t.Errorf("under the formula the caption does not say each function is placed by its best line:\n%s", section)
+	}
+	learned := html.UnescapeString(render(t, func(t *testing.T, in *pageInput) {
+		r := *in.loc.Ranking
+		r.Order, r.Model = localize.OrderLearned, localize.ShippedModel().Name
+		in.loc.Ranking = &r
+	}))
+	if !strings.Contains(learned, "Suspicious functions, ordered by the learned model over their lines' evidence") {
+		t.Error("under the shipped model's learned order the caption does not say the model orders the functions")
+	}
 }
 
 // Under an order that is not the formula, the ranking table gives the
