@@ -61,6 +61,8 @@ type runner struct {
 	// workingTree is the test binary built from the working tree, kept
 	// for running it again: the build is the same every time.
 	workingTree *testbuild.Binary
+	// phases times the builds and runs (nil: not timed).
+	phases *phases
 }
 
 func newRunner(mod *testbuild.Module, pkg *testbuild.Package, test string, timeout time.Duration) (*runner, error) {
@@ -91,6 +93,7 @@ func (r *runner) build(ctx context.Context, files map[string]replacement) (*test
 	}
 	r.seq++
 	r.builds++
+	defer r.phases.since("build", time.Now())
 	dir := filepath.Join(r.work, fmt.Sprint(r.seq))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, "", fmt.Errorf("creating the build directory: %w", err)
@@ -116,6 +119,7 @@ func (r *runner) build(ctx context.Context, files map[string]replacement) (*test
 // exec runs the leaf test of a built binary.
 func (r *runner) exec(ctx context.Context, bin *testbuild.Binary) (outcome, error) {
 	r.runs++
+	defer r.phases.since("run", time.Now())
 	out, err := r.mod.RunTest(ctx, bin, r.test, r.timeout, nil)
 	if err != nil {
 		return outcome{}, err
