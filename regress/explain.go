@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -257,11 +258,20 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 		}
 	}()
 
-	say("running %s in the working tree", t.Test)
-	now, err := run.runWorkingTree(ctx)
+	hist, err := newHistory(r, run, mod, modRel, pkg)
 	if err != nil {
 		return nil, err
 	}
+	hist.log = opts.Progress
+	stopBase := fetchBase(ctx, r, hist, opts.Base)
+	say("running %s in the working tree", t.Test)
+	now, err := run.runWorkingTree(ctx)
+	if err != nil {
+		stopBase(true)
+		return nil, err
+	}
+	// The base's verdict is needed only when the test fails here.
+	stopBase(now.Verdict == pass || now.Verdict == noBuild || now.Verdict == noTest || now.Verdict == memoryStopped)
 	switch now.Verdict {
 	case pass:
 		ex.Message = "the test passes in the working tree: nothing to explain (if it failed before, it fails only at times)"
@@ -277,11 +287,6 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 		return ex, nil
 	}
 
-	hist, err := newHistory(r, run, mod, modRel, pkg)
-	if err != nil {
-		return nil, err
-	}
-	hist.log = opts.Progress
 	based := time.Now()
 	base, err := findBase(ctx, r, hist, head, modRel, opts, ex, say)
 	trace.since("base", based)
@@ -404,6 +409,35 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 	attributeChanges(ctx, r, modRel, ex)
 	trace.since("attribute", attributed)
 	return ex, nil
+}
+
+// fetchBase builds and runs the test at the given base beside the working
+// tree's build and run, where the machine has more than one core: both
+// are needed whenever the test fails, and each is mostly a build. The
+// verdict is kept in hist for findBase. The returned stop waits for it,
+// cancelling it first when cancel says it is not needed; it must be
+// called before hist is used again.
+func fetchBase(ctx context.Context, r *repo, hist *history, base string) (stop func(cancel bool)) {
+	if base == "" || runtime.GOMAXPROCS(0) < 2 {
+		return func(bool) {}
+	}
+	commit, err := r.resolve(ctx, base)
+	if err != nil {
+		return func(bool) {} // findBase says so
+	}
+	bctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		hist.verdictAt(bctx, commit) // an error is met again in findBase
+	}()
+	return func(stop bool) {
+		if stop {
+			cancel()
+		}
+		<-done
+		cancel()
+	}
 }
 
 // maxFew bounds the changes single reverts one at a time.

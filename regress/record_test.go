@@ -3,12 +3,16 @@ package regress
 import (
 	"context"
 	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/internal/txtartest"
 )
 
 // Recording the failing run past its share of the budget is cancelled and
@@ -33,5 +37,34 @@ func TestRecordingEndsAtItsDeadline(t *testing.T) {
 	}
 	if got := semanticMiss(err); got != NoRootBudget {
 		t.Errorf("no root because %q, want the budget", got)
+	}
+}
+
+// A given base's verdict, fetched beside the working tree's run, counts
+// once; when the test passes in the working tree the base's run is
+// stopped and the explanation says there is nothing to explain.
+func TestGivenBaseFetchedBesideTheWorkingTree(t *testing.T) {
+	t.Parallel()
+	dir := txtartest.History(t, filepath.Join("testdata", "edges.txtar"))
+	base := txtartest.Git(t, dir, "rev-parse", "HEAD~1")
+	ex := explainDir(t, dir, Options{Base: base, Trace: true})
+	if ex.Message != "" || ex.Base != base || ex.BaseFound != "given" || len(ex.Changes) == 0 {
+		t.Fatalf("explanation %+v", ex)
+	}
+	if ex.Bisected != 1 || ex.BisectedCached != 0 {
+		t.Errorf("base verdict counted as %d run and %d cached, want 1 and 0", ex.Bisected, ex.BisectedCached)
+	}
+	var phases []string
+	for _, p := range ex.Phases {
+		phases = append(phases, p.Name)
+	}
+	for _, want := range []string{"list", "build", "run", "base", "diff"} {
+		if !slices.Contains(phases, want) {
+			t.Errorf("phases %v lack %q", phases, want)
+		}
+	}
+	txtartest.Git(t, dir, "reset", "-q", "--hard", base)
+	if ex := explainDir(t, dir, Options{Base: "HEAD~1"}); !strings.Contains(ex.Message, "passes in the working tree") {
+		t.Errorf("message = %q, want the test passing", ex.Message)
 	}
 }
