@@ -59,8 +59,10 @@ func LoadProgramContext(ctx context.Context, mod *testbuild.Module, pkgPath stri
 		Context: ctx,
 	}
 	pkgs, err := packages.Load(cfg, roots...)
-	if err == nil {
-		err = ctx.Err() // packages.Load may end early, with what it loaded
+	if ctx.Err() != nil {
+		// packages.Load may end early with what it loaded, or with the
+		// go command's failure as text.
+		err = ctx.Err()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: %w", pkgPath, err)
