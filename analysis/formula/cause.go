@@ -61,7 +61,13 @@ func (st *semanticState) pastDeadline() bool {
 // has passed, until the returned stop is called: a check under way when
 // it passes ends then, not at its own timeout.
 func (st *semanticState) interruptAtDeadline() (stop func()) {
-	if st.deadline.IsZero() {
+	return interruptAt(st.z, st.deadline)
+}
+
+// interruptAt interrupts z's work from deadline on (none when it is zero)
+// until the returned stop is called.
+func interruptAt(z *z3.Context, deadline time.Time) (stop func()) {
+	if deadline.IsZero() {
 		return func() {}
 	}
 	done := make(chan struct{})
@@ -69,7 +75,7 @@ func (st *semanticState) interruptAtDeadline() (stop func()) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		timer := time.NewTimer(time.Until(st.deadline))
+		timer := time.NewTimer(time.Until(deadline))
 		defer timer.Stop()
 		select {
 		case <-done:
@@ -81,7 +87,7 @@ func (st *semanticState) interruptAtDeadline() (stop func()) {
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			st.z.Interrupt()
+			z.Interrupt()
 			select {
 			case <-done:
 				return
@@ -119,7 +125,14 @@ func (r *FailingRun) state() (*semanticState, error) {
 	if err != nil {
 		return nil, err
 	}
+	stop := interruptAt(z, r.deadline) // encoding the run checks flows too
 	st, err := r.encodeState(z)
+	stop()
+	if !r.deadline.IsZero() && time.Now().After(r.deadline) && !instrument.BudgetExhausted(err) {
+		// Interrupted, the encoding is not to be trusted: whatever it
+		// says, the budget ended it.
+		err = fmt.Errorf("encoding the failing run: %w", instrument.ErrBudget)
+	}
 	if err != nil {
 		z.Close()
 		return nil, err
