@@ -31,6 +31,10 @@ type history struct {
 	tried   int    // commits built and run (not from the cache)
 	cached  int
 	log     func(string)
+	// known are the verdicts this explanation got, by commit: asked for
+	// again (the base's, fetched beside the working tree's run) they
+	// count once.
+	known map[string]commitVerdict
 }
 
 // commitVerdict is the test's outcome at one commit.
@@ -45,7 +49,7 @@ func newHistory(r *repo, run *runner, mod *testbuild.Module, modRel string, pkg 
 		return nil, err
 	}
 	h := &history{repo: r, run: run, mod: mod, modRel: modRel, testDir: filepath.ToSlash(rel),
-		cache: &verdictCache{files: mod.FileCache()}}
+		cache: &verdictCache{files: mod.FileCache()}, known: map[string]commitVerdict{}}
 	// The verdict at a commit depends on the test files it runs with (and
 	// on the other files being read as at the commit, which verdicts
 	// cached before they were have not).
@@ -102,6 +106,18 @@ func (h *history) filesAt(ctx context.Context, c string) (map[string]replacement
 // verdictAt builds and runs the test as of commit c, or recalls the
 // verdict from the cache.
 func (h *history) verdictAt(ctx context.Context, c string) (commitVerdict, error) {
+	if v, ok := h.known[c]; ok {
+		return v, nil
+	}
+	v, err := h.verdictFor(ctx, c)
+	if err == nil {
+		h.known[c] = v
+	}
+	return v, err
+}
+
+// verdictFor is verdictAt's work: the cache, else a build and a run.
+func (h *history) verdictFor(ctx context.Context, c string) (commitVerdict, error) {
 	k := c + " " + h.salt
 	if v, ok := h.cache.get(k); ok {
 		h.cached++

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -50,6 +51,9 @@ type Options struct {
 	// caller whose earlier attempt ran out of memory computing the causes
 	// sets it to NoRootMemory.
 	SkipCauses NoRootReason
+	// Trace, when set, times the explanation's phases into
+	// Explanation.Phases (FAULTLINE_DEBUG): where the time goes.
+	Trace bool
 	// alwaysRecord keeps the semantic step even where a few changes'
 	// reverts one at a time give the root: tests of the causes and of
 	// the fallback set it on their fixtures of two or three changes.
@@ -147,6 +151,15 @@ type Explanation struct {
 	// recording the failing run and computing its causes.
 	Seconds         float64 `json:"seconds"`
 	SemanticSeconds float64 `json:"semanticSeconds"`
+	// Phases are the times of the explanation's kinds of work, when
+	// Options.Trace asked for them.
+	Phases []Phase `json:"phases,omitempty"`
+	// BudgetRanOut says that the budget stopped a step before it ended:
+	// with more time the explanation could differ, so it is not cached.
+	BudgetRanOut bool `json:"budgetRanOut,omitempty"`
+	// Cached says that the explanation was made before, for the same
+	// content (CacheKey), and given again.
+	Cached bool `json:"cached,omitempty"`
 }
 
 // Change is one hunk of an explanation, in the working tree's lines.
@@ -199,7 +212,17 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 	opts.defaults()
 	start := time.Now()
 	ex := &Explanation{Test: t.Test, Package: t.Package, Changes: []Change{}, Cause: []CauseStep{}}
-	defer func() { ex.Seconds = time.Since(start).Seconds() }()
+	var trace *phases
+	if opts.Trace {
+		trace = newPhases()
+	}
+	defer func() {
+		ex.Seconds = time.Since(start).Seconds()
+		ex.Phases = trace.list()
+		if ex.NoRoot == NoRootBudget {
+			ex.BudgetRanOut = true
+		}
+	}()
 	say := func(format string, args ...any) {
 		if opts.Progress != nil {
 			opts.Progress(fmt.Sprintf(format, args...))
@@ -217,14 +240,17 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 	if err != nil {
 		return nil, err
 	}
+	listed := time.Now()
 	_, pkg, err := mod.ListPackage(ctx, t.Package)
 	if err != nil {
 		return nil, err
 	}
+	trace.since("list", listed)
 	run, err := newRunner(mod, pkg, t.Test, opts.RunTimeout)
 	if err != nil {
 		return nil, err
 	}
+	run.phases = trace
 	defer run.close()
 	defer func() {
 		if run.note != "" {
@@ -232,11 +258,20 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 		}
 	}()
 
-	say("running %s in the working tree", t.Test)
-	now, err := run.runWorkingTree(ctx)
+	hist, err := newHistory(r, run, mod, modRel, pkg)
 	if err != nil {
 		return nil, err
 	}
+	hist.log = opts.Progress
+	stopBase := fetchBase(ctx, r, hist, opts.Base)
+	say("running %s in the working tree", t.Test)
+	now, err := run.runWorkingTree(ctx)
+	if err != nil {
+		stopBase(true)
+		return nil, err
+	}
+	// The base's verdict is needed only when the test fails here.
+	stopBase(now.Verdict == pass || now.Verdict == noBuild || now.Verdict == noTest || now.Verdict == memoryStopped)
 	switch now.Verdict {
 	case pass:
 		ex.Message = "the test passes in the working tree: nothing to explain (if it failed before, it fails only at times)"
@@ -252,12 +287,9 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 		return ex, nil
 	}
 
-	hist, err := newHistory(r, run, mod, modRel, pkg)
-	if err != nil {
-		return nil, err
-	}
-	hist.log = opts.Progress
+	based := time.Now()
 	base, err := findBase(ctx, r, hist, head, modRel, opts, ex, say)
+	trace.since("base", based)
 	var edge *EdgeError
 	if errors.As(err, &edge) {
 		ex.Message = edge.Msg
@@ -268,10 +300,12 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 	}
 	ex.Base = base
 
+	diffed := time.Now()
 	cs, err := collectChanges(ctx, r, base, mod.Root, modRel)
 	if err != nil {
 		return nil, err
 	}
+	trace.since("diff", diffed)
 	ex.Total, ex.Kept = len(cs.hunks), cs.kept
 	if len(cs.hunks) == 0 {
 		ex.Message = "no Go file outside the tests, and neither go.mod nor go.sum, changed between the base and the working tree"
@@ -281,7 +315,9 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 		return ex, nil
 	}
 	say("%d hunks between %s and the working tree", len(cs.hunks), short(base))
+	neutralStart := time.Now()
 	neutral := neutralHunks(cs)
+	trace.since("neutral", neutralStart)
 	ex.Neutral = len(neutral)
 	all := make([]int, 0, len(cs.hunks))
 	for i := range cs.hunks {
@@ -301,6 +337,7 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 	}
 	o := newOracle(cs, run, mod.Root, time.Now().Add(opts.Budget), opts.MaxReruns)
 	o.log = opts.Progress
+	o.phases = trace
 	x := &explainer{ex: ex, cs: cs, o: o, mod: mod, target: t, opts: opts, say: say, neutral: neutral}
 	defer func() {
 		ex.Reruns, ex.Builds, ex.TypeChecks = o.reruns, o.builds, o.typeChecks
@@ -349,6 +386,7 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 	if errors.Is(err, errBudget) && len(o.best) > 0 && len(o.best) < len(all) {
 		// A smaller revert that passes is an answer, if not a minimal one.
 		root, err, ex.Found = o.best, nil, "partial"
+		ex.BudgetRanOut = true
 		ex.Notes = append(ex.Notes, fmt.Sprintf("the budget (%s, %d reruns) ran out before the search ended: the root changes are the smallest set tried whose revert passes, not a minimal one", opts.Budget, opts.MaxReruns))
 	}
 	if err != nil {
@@ -370,8 +408,39 @@ func Explain(ctx context.Context, mod *testbuild.Module, t testbuild.Target, opt
 		return x.stopped(err)
 	}
 	x.assemble(root, aux)
+	attributed := time.Now()
 	attributeChanges(ctx, r, modRel, ex)
+	trace.since("attribute", attributed)
 	return ex, nil
+}
+
+// fetchBase builds and runs the test at the given base beside the working
+// tree's build and run, where the machine has more than one core: both
+// are needed whenever the test fails, and each is mostly a build. The
+// verdict is kept in hist for findBase. The returned stop waits for it,
+// cancelling it first when cancel says it is not needed; it must be
+// called before hist is used again.
+func fetchBase(ctx context.Context, r *repo, hist *history, base string) (stop func(cancel bool)) {
+	if base == "" || runtime.GOMAXPROCS(0) < 2 {
+		return func(bool) {}
+	}
+	commit, err := r.resolve(ctx, base)
+	if err != nil {
+		return func(bool) {} // findBase says so
+	}
+	bctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		hist.verdictAt(bctx, commit) // an error is met again in findBase
+	}()
+	return func(stop bool) {
+		if stop {
+			cancel()
+		}
+		<-done
+		cancel()
+	}
 }
 
 // maxFew bounds the changes single reverts one at a time.
@@ -419,6 +488,8 @@ type explainer struct {
 	neutral []int
 	// executed are the hunks the failing run executes.
 	executed []int
+	// recordRun records the failing run (nil: analysis.RecordFailingRun).
+	recordRun func(context.Context, *testbuild.Module, testbuild.Target, analysis.Options) (*analysis.FailingRun, error)
 }
 
 // causeRec is one cause found, the hunks its statements fall in, and the
@@ -521,40 +592,24 @@ func semanticMiss(err error) NoRootReason {
 var errRecordTimeout = errors.New("recording the failing run ran out of its share of the budget")
 
 // record records the failing run for the semantic step, within
-// RecordTimeout.
+// RecordTimeout. Recording heeds its context throughout (the go command
+// killed, loading stopped between packages), so it is waited for: past
+// the timeout nothing of it goes on taking the CPU from the reverts.
 func (x *explainer) record(ctx context.Context) (*analysis.FailingRun, error) {
 	x.say("recording the failing run")
 	defer x.timeSemantic(time.Now())
+	defer x.o.phases.since("record", time.Now())
 	rctx, cancel := context.WithTimeout(ctx, x.opts.RecordTimeout)
 	defer cancel()
-	type recorded struct {
-		run *analysis.FailingRun
-		err error
+	recordRun := x.recordRun
+	if recordRun == nil {
+		recordRun = analysis.RecordFailingRun
 	}
-	// Loading the program does not heed the context: past the timeout
-	// the recording is left to end on its own, and closed.
-	done := make(chan recorded, 1)
-	go func() {
-		run, err := analysis.RecordFailingRun(rctx, x.mod, x.target, x.opts.Semantic)
-		done <- recorded{run, err}
-	}()
-	select {
-	case r := <-done:
-		if r.err != nil && ctx.Err() == nil && rctx.Err() != nil {
-			return nil, fmt.Errorf("%w (%s)", errRecordTimeout, x.opts.RecordTimeout)
-		}
-		return r.run, r.err
-	case <-rctx.Done():
-		go func() {
-			if r := <-done; r.run != nil {
-				r.run.Close()
-			}
-		}()
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+	run, err := recordRun(rctx, x.mod, x.target, x.opts.Semantic)
+	if err != nil && rctx.Err() != nil && ctx.Err() == nil {
 		return nil, fmt.Errorf("%w (%s)", errRecordTimeout, x.opts.RecordTimeout)
 	}
+	return run, err
 }
 
 // semantic runs the loop of Algorithm 1 over the causes.
@@ -562,6 +617,7 @@ func (x *explainer) semantic(ctx context.Context, run *analysis.FailingRun, dd f
 	start := time.Now()
 	c0, err := run.Cause()
 	x.timeSemantic(start)
+	x.o.phases.since("causes", start)
 	if err != nil {
 		x.ex.Notes = append(x.ex.Notes, "no semantic cause: "+err.Error())
 		x.ex.NoRoot = semanticMiss(err)
@@ -597,6 +653,7 @@ func (x *explainer) semantic(ctx context.Context, run *analysis.FailingRun, dd f
 		start := time.Now()
 		c, err := run.PredicateCause(next.p)
 		x.timeSemantic(start)
+		x.o.phases.since("causes", start)
 		if err != nil {
 			x.ex.Notes = append(x.ex.Notes, fmt.Sprintf("no cause for %s:%d: %v", next.p.File, next.p.Line, err))
 			if analysis.BudgetExhausted(err) {
@@ -687,6 +744,7 @@ func (x *explainer) executedHunks(run *analysis.FailingRun) []int {
 // stopped turns a budget that ran out into a message.
 func (x *explainer) stopped(err error) (*Explanation, error) {
 	if errors.Is(err, errBudget) {
+		x.ex.BudgetRanOut = true
 		x.ex.Message = fmt.Sprintf("the explanation stopped: its budget (%s, %d reruns) ran out before a revert made the test pass", x.opts.Budget, x.opts.MaxReruns)
 		return x.ex, nil
 	}

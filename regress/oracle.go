@@ -54,6 +54,8 @@ type oracle struct {
 	typesTried bool
 	typed      map[string]string
 	typeChecks int
+	// phases times the type checks (nil: not timed).
+	phases *phases
 }
 
 // build is one partial revert compiled: its binary, or the compiler's
@@ -176,6 +178,7 @@ func (o *oracle) startTypes(ctx context.Context) {
 	}
 	o.typesTried = true
 	start := time.Now()
+	defer o.phases.since("type checker setup", start)
 	tc, err := newTypeChecker(ctx, o.run.mod, o.run.pkg)
 	if o.log != nil {
 		switch {
@@ -198,7 +201,9 @@ func (o *oracle) typeCheck(set []int) (string, bool) {
 	if msg, ok := o.typed[k]; ok {
 		return msg, true
 	}
+	start := time.Now()
 	msg, decided := o.types.check(o.files(set))
+	o.phases.since("type check", start)
 	if decided {
 		o.typeChecks++
 		o.typed[k] = msg

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/faultline-go/faultline/internal/scratch"
@@ -50,9 +51,12 @@ type runner struct {
 	test    string
 	timeout time.Duration
 	work    string // scratch directory for binaries
-	seq     int
-	builds  int
-	runs    int
+	// mu guards seq, builds and runs: the base's build may run beside the
+	// working tree's.
+	mu     sync.Mutex
+	seq    int
+	builds int
+	runs   int
 	// removeWork removes work.
 	removeWork func() error
 	// note, when set, says that runs at older commits read the working
@@ -61,6 +65,8 @@ type runner struct {
 	// workingTree is the test binary built from the working tree, kept
 	// for running it again: the build is the same every time.
 	workingTree *testbuild.Binary
+	// phases times the builds and runs (nil: not timed).
+	phases *phases
 }
 
 func newRunner(mod *testbuild.Module, pkg *testbuild.Package, test string, timeout time.Duration) (*runner, error) {
@@ -89,9 +95,8 @@ func (r *runner) build(ctx context.Context, files map[string]replacement) (*test
 			o.Remove(path)
 		}
 	}
-	r.seq++
-	r.builds++
-	dir := filepath.Join(r.work, fmt.Sprint(r.seq))
+	defer r.phases.since("build", time.Now())
+	dir := filepath.Join(r.work, fmt.Sprint(r.next(true)))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, "", fmt.Errorf("creating the build directory: %w", err)
 	}
@@ -113,9 +118,23 @@ func (r *runner) build(ctx context.Context, files map[string]replacement) (*test
 	return nil, msg, nil
 }
 
+// next numbers a scratch directory, counting a build when it is one.
+func (r *runner) next(build bool) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seq++
+	if build {
+		r.builds++
+	}
+	return r.seq
+}
+
 // exec runs the leaf test of a built binary.
 func (r *runner) exec(ctx context.Context, bin *testbuild.Binary) (outcome, error) {
+	r.mu.Lock()
 	r.runs++
+	r.mu.Unlock()
+	defer r.phases.since("run", time.Now())
 	out, err := r.mod.RunTest(ctx, bin, r.test, r.timeout, nil)
 	if err != nil {
 		return outcome{}, err
@@ -177,8 +196,7 @@ func (r *runner) run(ctx context.Context, files map[string]replacement) (outcome
 	if !readAtRunTime(files) {
 		return r.exec(ctx, bin)
 	}
-	r.seq++
-	tree := filepath.Join(r.work, fmt.Sprintf("tree%d", r.seq))
+	tree := filepath.Join(r.work, fmt.Sprintf("tree%d", r.next(false)))
 	defer os.RemoveAll(tree)
 	err = copyTree(r.mod.Root, tree, files)
 	if errors.Is(err, errTreeTooLarge) {

@@ -5,6 +5,7 @@ package formula
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/faultline-go/faultline/analysis/instrument"
@@ -46,6 +47,58 @@ type semanticState struct {
 	stmts  []z3.Bool       // "statement holds" literal (not ab) of each site
 	siteOf map[uint32]int32
 	flips  map[int]z3.Bool // trace index -> literal of "the instance took the other direction"
+	// deadline ends the search for cores: Z3's timeout bounds each check
+	// alone, and a core takes a check per statement.
+	deadline time.Time
+}
+
+// pastDeadline reports whether the search for cores is out of time.
+func (st *semanticState) pastDeadline() bool {
+	return !st.deadline.IsZero() && time.Now().After(st.deadline)
+}
+
+// interruptAtDeadline interrupts the solver's checks once the deadline
+// has passed, until the returned stop is called: a check under way when
+// it passes ends then, not at its own timeout.
+func (st *semanticState) interruptAtDeadline() (stop func()) {
+	return interruptAt(st.z, st.deadline)
+}
+
+// interruptAt interrupts z's work from deadline on (none when it is zero)
+// until the returned stop is called.
+func interruptAt(z *z3.Context, deadline time.Time) (stop func()) {
+	if deadline.IsZero() {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		timer := time.NewTimer(time.Until(deadline))
+		defer timer.Stop()
+		select {
+		case <-done:
+			return
+		case <-timer.C:
+		}
+		// Z3 does not remember an interrupt: a check that starts
+		// afterwards needs another.
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			z.Interrupt()
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
 }
 
 // Close releases the solver.
@@ -72,7 +125,14 @@ func (r *FailingRun) state() (*semanticState, error) {
 	if err != nil {
 		return nil, err
 	}
+	stop := interruptAt(z, r.deadline) // encoding the run checks flows too
 	st, err := r.encodeState(z)
+	stop()
+	if !r.deadline.IsZero() && time.Now().After(r.deadline) && !instrument.BudgetExhausted(err) {
+		// Interrupted, the encoding is not to be trusted: whatever it
+		// says, the budget ended it.
+		err = fmt.Errorf("encoding the failing run: %w", instrument.ErrBudget)
+	}
 	if err != nil {
 		z.Close()
 		return nil, err
@@ -93,7 +153,7 @@ func (r *FailingRun) encodeState(z *z3.Context) (*semanticState, error) {
 	if err := enc.Replay(r.trace, nil, true, r.panic); err != nil {
 		return nil, fmt.Errorf("encoding the failing run: %w", err)
 	}
-	st := &semanticState{z: z, enc: enc, hooks: hooks, paths: map[int]z3.Bool{}, siteOf: map[uint32]int32{}, flips: map[int]z3.Bool{}}
+	st := &semanticState{z: z, enc: enc, hooks: hooks, paths: map[int]z3.Bool{}, siteOf: map[uint32]int32{}, flips: map[int]z3.Bool{}, deadline: r.deadline}
 	st.solver, err = z.NewSolver()
 	if err != nil {
 		return nil, err
@@ -226,11 +286,18 @@ func (st *semanticState) pathLits(except int) []z3.Bool {
 // with the fixed assumptions, is unsatisfiable; nil when even all of them
 // are satisfiable.
 func (st *semanticState) minimalCore(fixed []z3.Bool) ([]z3.Bool, error) {
+	defer st.interruptAtDeadline()()
 	check := func(stmts []z3.Bool) (z3.Result, []z3.Bool, error) {
+		if st.pastDeadline() {
+			return z3.Unknown, nil, fmt.Errorf("the cause's core: %w", instrument.ErrBudget)
+		}
 		res, err := st.solver.CheckAssumptions(append(slices.Clone(fixed), stmts...)...)
 		if err != nil || res != z3.Unsat {
 			if err == nil && res == z3.Unknown {
 				err = fmt.Errorf("the solver gave up on the cause: %s", st.solver.ReasonUnknown())
+				if st.pastDeadline() {
+					err = fmt.Errorf("the cause's core: %w", instrument.ErrBudget)
+				}
 			}
 			return res, nil, err
 		}

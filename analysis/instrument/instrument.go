@@ -35,21 +35,35 @@ type Program struct {
 	sortRanges bool                         // ranges over maps run in key order (sortrange.go)
 }
 
-// loadProgram loads pkgPath with its tests and the module packages its test
+// LoadProgram loads pkgPath with its tests and the module packages its test
 // binary is built from (roots, pkgPath among them), and instruments every
 // file of them into an overlay of mod. Only those are loaded from source;
 // every other package's types come from its export data, which keeps the
 // standard library's syntax out of memory.
 func LoadProgram(mod *testbuild.Module, pkgPath string, roots []string) (*Program, error) {
+	return LoadProgramContext(context.Background(), mod, pkgPath, roots)
+}
+
+// LoadProgramContext is LoadProgram stopped when ctx is done: the go
+// command it lists with is killed, and type checking and instrumenting
+// stop between packages and files, so that a caller past its deadline
+// leaves nothing working on in the background.
+func LoadProgramContext(ctx context.Context, mod *testbuild.Module, pkgPath string, roots []string) (*Program, error) {
 	root := mod.Root
 	cfg := &packages.Config{
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedSyntax |
 			packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports | packages.NeedModule,
-		Dir:   root,
-		Env:   mod.Env(),
-		Tests: true,
+		Dir:     root,
+		Env:     mod.Env(),
+		Tests:   true,
+		Context: ctx,
 	}
 	pkgs, err := packages.Load(cfg, roots...)
+	if ctx.Err() != nil {
+		// packages.Load may end early with what it loaded, or with the
+		// go command's failure as text.
+		err = ctx.Err()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: %w", pkgPath, err)
 	}
@@ -142,6 +156,9 @@ func LoadProgram(mod *testbuild.Module, pkgPath string, roots []string) (*Progra
 		prog.declareSentinels(u.file, u.p.TypesInfo)
 	}
 	for _, u := range units {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("instrumenting %s: %w", pkgPath, err)
+		}
 		rel, _ := filepath.Rel(root, u.path)
 		fi := &fileInstrumenter{prog: prog, info: u.p.TypesInfo, pkg: u.p.Types, file: u.file, rel: filepath.ToSlash(rel), src: u.src,
 			hard: strings.HasSuffix(u.path, "_test.go"), tf: prog.Fset.File(u.file.Pos()), lang: genericsVersion}
@@ -165,7 +182,7 @@ func LoadPackage(ctx context.Context, mod *testbuild.Module, pkgPath string) (*t
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	prog, err := LoadProgram(mod, pkgPath, testbuild.SortedPaths(listing.Closure(pkg)))
+	prog, err := LoadProgramContext(ctx, mod, pkgPath, testbuild.SortedPaths(listing.Closure(pkg)))
 	if err != nil {
 		mod.Hasher().Save()
 		return nil, nil, nil, err

@@ -42,6 +42,17 @@ type Measurement struct {
 	// Seconds is explain's own time for the test; Wall the command's.
 	Seconds float64 `json:"seconds"`
 	Wall    float64 `json:"wall"`
+	// TypeChecks counts the reverts type-checked without a build; Phases
+	// are explain's phase times (FAULTLINE_DEBUG), where it gives them.
+	TypeChecks int     `json:"typeChecks,omitempty"`
+	Phases     []Phase `json:"phases,omitempty"`
+}
+
+// Phase is one phase of explain's trace: its time and how often it ran.
+type Phase struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+	Count   int     `json:"count"`
 }
 
 // Span is a change's lines in a file; EndLine < Line for a change that
@@ -61,8 +72,10 @@ type explainOutput struct {
 			Line, EndLine int
 		}
 		Total, Neutral, Reruns, Builds, Bisected int
+		TypeChecks                               int
 		Found, NoRoot                            string
 		Seconds                                  float64
+		Phases                                   []Phase
 	}
 }
 
@@ -160,7 +173,7 @@ func measure(ctx context.Context, co *checkout, bin, work string, r Regression, 
 	if r.Dir != "." {
 		pkg = "./" + r.Dir
 	}
-	res, err := gocmd.Run(ctx, co.dir, append(gocmd.GoEnv(), "FAULTLINE_CACHE="+cache), timeout, bin, "explain", "-json",
+	res, err := gocmd.Run(ctx, co.dir, append(gocmd.GoEnv(), "FAULTLINE_CACHE="+cache, "FAULTLINE_DEBUG=1"), timeout, bin, "explain", "-json",
 		"-base", r.Base, "-strategy", strategy, "-max-explained", "1", "-parallel", "1", "-budget", budget.String(),
 		"-run", runPattern(r.Test), pkg)
 	m.Wall = res.Elapsed.Seconds()
@@ -183,6 +196,7 @@ func measure(ctx context.Context, co *checkout, bin, work string, r Regression, 
 	t := ex.Tests[0]
 	m.Message, m.Total, m.Neutral, m.Reruns, m.Builds, m.Bisected = t.Message, t.Total, t.Neutral, t.Reruns, t.Builds, t.Bisected
 	m.Found, m.NoRoot, m.Seconds = t.Found, t.NoRoot, t.Seconds
+	m.TypeChecks, m.Phases = t.TypeChecks, t.Phases
 	for _, c := range t.Changes {
 		if c.Role == "root" {
 			m.Roots = append(m.Roots, Span{File: c.File, Line: c.Line, EndLine: c.EndLine})

@@ -74,7 +74,7 @@ func (c *explainCommand) Run(ctx context.Context, args ...string) error {
 	}
 	progress := newProgressLine()
 	opts := localize.ExplainOptions{Base: c.base, MaxExplained: c.maxTests, Budget: c.budget, MaxReruns: c.maxReruns, RunTimeout: c.cf.timeout,
-		Strategy: c.strategy, Memory: c.memory << 20,
+		Strategy: c.strategy, Memory: c.memory << 20, Trace: os.Getenv("FAULTLINE_DEBUG") != "",
 		Progress: func(msg string) {
 			if c.verbose {
 				fmt.Fprintln(os.Stderr, msg)
@@ -157,6 +157,12 @@ func writeExplanationText(w io.Writer, ex localize.Explanation) {
 	}
 	if ex.Total > 0 {
 		fmt.Fprintf(w, "  %s since the base, %s, %s, %.1fs\n", count(ex.Total, "change"), count(ex.Reruns, "rerun"), count(ex.Builds, "build"), ex.Seconds)
+	}
+	if ex.Cached {
+		fmt.Fprintln(w, "  (explained before for the same content: from the cache)")
+	}
+	for _, p := range ex.Phases {
+		fmt.Fprintf(w, "  phase %-20s %6.1fs  x%d\n", p.Name, p.Seconds, p.Count)
 	}
 	fmt.Fprintln(w)
 }

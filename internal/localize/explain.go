@@ -40,6 +40,8 @@ type ExplainOptions struct {
 	TestMemory int64
 	// Progress, when set, hears what the explanation is doing.
 	Progress func(string)
+	// Trace times each explanation's phases (regress.Options.Trace).
+	Trace bool
 }
 
 // DefaultMaxExplained is how many failing tests one explanation request
@@ -85,6 +87,7 @@ type explainWork struct {
 	// SkipCauses leaves the causes out, for this reason
 	// (regress.Options.SkipCauses).
 	SkipCauses regress.NoRootReason `json:",omitempty"`
+	Trace      bool                 `json:",omitempty"`
 }
 
 // CheckHistory reports why the module cannot be explained from a git
@@ -113,17 +116,45 @@ func (s *Service) Explain(ctx context.Context, m *spectra.Matrix, opts ExplainOp
 	if opts.Tests == nil && len(targets) < failing {
 		out.Notes = append(out.Notes, fmt.Sprintf("explained the first %d of %d failing tests", len(targets), failing))
 	}
-	work := make([]explainWork, len(targets))
-	for i, t := range targets {
-		work[i] = explainWork{Target: t, Base: opts.Base, Budget: opts.Budget, MaxReruns: opts.MaxReruns,
-			RunTimeout: opts.RunTimeout, Strategy: opts.Strategy, Executed: executedLines(m, t)}
-	}
-	deadline := time.Now().Add(time.Duration(len(work)) * (opts.Budget + explainSlack))
+	// An explanation made before for the same content is given again
+	// (regress.CacheKey); the others are made in the worker and kept.
+	keys := map[testbuild.Target]string{}
+	order := map[testbuild.Target]int{}
 	add := func(ex regress.Explanation) {
 		out.Tests = append(out.Tests, ex)
 		if each != nil {
 			each(ex)
 		}
+	}
+	var work []explainWork
+	for i, t := range targets {
+		w := explainWork{Target: t, Base: opts.Base, Budget: opts.Budget, MaxReruns: opts.MaxReruns,
+			RunTimeout: opts.RunTimeout, Strategy: opts.Strategy, Executed: executedLines(m, t), Trace: opts.Trace}
+		order[t] = i
+		key, err := s.explainKey(ctx, w, opts.TestMemory)
+		if err != nil {
+			out.Notes = append(out.Notes, fmt.Sprintf("explaining %s without the cache: %v", t.Test, err))
+		} else if ex, ok := s.cachedExplanation(key); ok {
+			if opts.Progress != nil {
+				opts.Progress(t.Test + ": explained before for the same content: taken from the cache")
+			}
+			add(ex)
+			continue
+		}
+		keys[t] = key
+		work = append(work, w)
+	}
+	defer slices.SortStableFunc(out.Tests, func(a, b regress.Explanation) int {
+		return order[testbuild.Target{Package: a.Package, Test: a.Test}] - order[testbuild.Target{Package: b.Package, Test: b.Test}]
+	})
+	deadline := time.Now().Add(time.Duration(len(work)) * (opts.Budget + explainSlack))
+	fresh := func(ex regress.Explanation) {
+		if key := keys[testbuild.Target{Package: ex.Package, Test: ex.Test}]; key != "" && ex.Cacheable() {
+			if data, err := jsonMarshal(ex); err == nil {
+				s.explainCache.put(key, data)
+			}
+		}
+		add(ex)
 	}
 	// A worker stopped at its memory bound loses the test it was on: that
 	// test is explained again, by a new worker, without the causes (the
@@ -149,7 +180,7 @@ func (s *Service) Explain(ctx context.Context, m *spectra.Matrix, opts ExplainOp
 					if ex.NoRoot == regress.NoRootMemory {
 						ex.Notes = append(ex.Notes, fmt.Sprintf("the causes were left out: computing them, the explanation reached its memory bound (%d MB; -memory raises it)", opts.Memory>>20))
 					}
-					add(ex)
+					fresh(ex)
 				}
 			})
 		if err == nil {
@@ -179,6 +210,33 @@ func (s *Service) Explain(ctx context.Context, m *spectra.Matrix, opts ExplainOp
 			Message: fmt.Sprintf("not explained: the explanation reached its memory bound (%d MB) even without the causes (-memory raises it)", opts.Memory>>20)})
 	}
 	return out, nil
+}
+
+// explainKey is the cache key of one test's explanation: regress's
+// content key with the test memory bound, which changes verdicts.
+func (s *Service) explainKey(ctx context.Context, w explainWork, testMemory int64) (string, error) {
+	key, err := regress.CacheKey(ctx, s.ws.Module(), w.Target, w.options())
+	if err != nil {
+		return "", err
+	}
+	return testbuild.Bytes([]byte(fmt.Sprintf("%s\x00test memory %d", key, s.testMemory(testMemory)))), nil
+}
+
+// cachedExplanation returns the explanation kept under key, marked as
+// taken from the cache.
+func (s *Service) cachedExplanation(key string) (regress.Explanation, bool) {
+	var ex regress.Explanation
+	if !s.explainCache.get(key, &ex) {
+		return ex, false
+	}
+	ex.Cached = true
+	return ex, true
+}
+
+// options are the options regress explains the work's test with.
+func (w explainWork) options() regress.Options {
+	return regress.Options{Base: w.Base, Budget: w.Budget, MaxReruns: w.MaxReruns, RunTimeout: w.RunTimeout,
+		Strategy: w.Strategy, Executed: w.Executed, SkipCauses: w.SkipCauses, Trace: w.Trace}
 }
 
 // executedLines are the lines a test executed in the matrix.
@@ -212,9 +270,8 @@ func explainEach(ctx context.Context, mod *testbuild.Module, work []explainWork,
 		return send(r)
 	}
 	for _, w := range work {
-		opts := regress.Options{Base: w.Base, Budget: w.Budget, MaxReruns: w.MaxReruns, RunTimeout: w.RunTimeout,
-			Strategy: w.Strategy, Executed: w.Executed, SkipCauses: w.SkipCauses,
-			Progress: func(msg string) { reply(workReply{Progress: w.Target.Test + ": " + msg}) }}
+		opts := w.options()
+		opts.Progress = func(msg string) { reply(workReply{Progress: w.Target.Test + ": " + msg}) }
 		ex, err := regress.Explain(ctx, mod, w.Target, opts)
 		if err != nil {
 			return err // the caller names the test

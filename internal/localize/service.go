@@ -127,8 +127,9 @@ type Service struct {
 	ws    *spectra.Workspace
 	cache *analysis.ResultCache
 	// coreCache keeps the cores of SAT-TAR's order, suggestCache the
-	// searches of suggest, under content keys like the analyses.
-	coreCache, suggestCache *fileCache
+	// searches of suggest, explainCache the explanations of failing
+	// tests, under content keys like the analyses.
+	coreCache, suggestCache, explainCache *fileCache
 	// worker is how analyses run; tests may replace it.
 	worker workerFunc
 }
@@ -139,11 +140,12 @@ func New(ws *spectra.Workspace) (*Service, error) {
 	cache := analysis.NewResultCache(files)
 	cores := &fileCache{files: files, kind: "sattar"}
 	suggestions := &fileCache{files: files, kind: "suggest"}
+	explanations := &fileCache{files: files, kind: "explain"}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("locating the faultline executable: %w", err)
 	}
-	return &Service{ws: ws, cache: cache, coreCache: cores, suggestCache: suggestions, worker: processWorker(exe)}, nil
+	return &Service{ws: ws, cache: cache, coreCache: cores, suggestCache: suggestions, explainCache: explanations, worker: processWorker(exe)}, nil
 }
 
 // Workspace is the module and its spectra.

@@ -150,9 +150,12 @@ func (m *Module) Hasher() *Hasher { return m.hashes }
 // command prepares a go command run in dir (the module root when "").
 // PWD says dir: the go command takes its working directory from PWD when
 // that names the same directory, and an inherited PWD through a symbolic
-// link would make it report paths outside the module's root.
+// link would make it report paths outside the module's root. A cancelled
+// ctx kills the command's whole process group: the compilers and linkers
+// it started end with it instead of finishing on their own.
 func (m *Module) command(ctx context.Context, dir string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "go", args...)
+	killGroupOnCancel(cmd)
 	cmd.Dir = dir
 	if dir == "" {
 		cmd.Dir = m.Root

@@ -6,6 +6,9 @@ import "os/exec"
 
 func setProcessGroup(cmd *exec.Cmd) {}
 
+// killGroupOnCancel leaves the default: the command alone is killed.
+func killGroupOnCancel(cmd *exec.Cmd) {}
+
 func killGroup(cmd *exec.Cmd) {
 	if cmd.Process != nil {
 		cmd.Process.Kill()

@@ -15,6 +15,20 @@ func setProcessGroup(cmd *exec.Cmd) {
 	dieWithParent(cmd.SysProcAttr)
 }
 
+// killGroupOnCancel puts a go command in a process group of its own and
+// has its context's cancellation kill the group, whatever it started
+// included.
+func killGroupOnCancel(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	cmd.Cancel = func() error {
+		killGroup(cmd)
+		return nil
+	}
+}
+
 func killGroup(cmd *exec.Cmd) {
 	if cmd.Process != nil {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
