@@ -144,9 +144,13 @@ func (s *Service) Explain(ctx context.Context, m *spectra.Matrix, opts ExplainOp
 		keys[t] = key
 		work = append(work, w)
 	}
-	defer slices.SortStableFunc(out.Tests, func(a, b regress.Explanation) int {
-		return order[testbuild.Target{Package: a.Package, Test: a.Test}] - order[testbuild.Target{Package: b.Package, Test: b.Test}]
-	})
+	// Cached explanations come first; the tests' order is restored on
+	// return (out.Tests is read when the sort runs, not when deferred).
+	defer func() {
+		slices.SortStableFunc(out.Tests, func(a, b regress.Explanation) int {
+			return order[testbuild.Target{Package: a.Package, Test: a.Test}] - order[testbuild.Target{Package: b.Package, Test: b.Test}]
+		})
+	}()
 	deadline := time.Now().Add(time.Duration(len(work)) * (opts.Budget + explainSlack))
 	fresh := func(ex regress.Explanation) {
 		if key := keys[testbuild.Target{Package: ex.Package, Test: ex.Test}]; key != "" && ex.Cacheable() {

@@ -4,12 +4,15 @@ package localize
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/regress"
 )
 
 // An explanation made once is given again from the cache for the same
@@ -55,5 +58,36 @@ func TestExplainTakesCachedExplanation(t *testing.T) {
 	}
 	if _, err := s.Explain(context.Background(), m, ExplainOptions{}, nil); workers != 1 || err == nil {
 		t.Errorf("after an edit: %d workers, error %v; want the explanation made again", workers, err)
+	}
+}
+
+// Explanations come back in the order of the tests asked for, whether
+// taken from the cache or made in the worker.
+func TestExplainKeepsTestOrderWithCachedOnes(t *testing.T) {
+	s, m, _ := history(t, "running.txtar")
+	failing, _ := Select(m, 1)
+	if len(failing) != 1 {
+		t.Fatalf("failing tests %v", failing)
+	}
+	first, second := failing[0], testbuild.Target{Package: failing[0].Package, Test: failing[0].Test + "Again"}
+	s.worker = func(ctx context.Context, req workRequest, done func(workReply)) error {
+		for _, w := range req.Explain {
+			data, err := json.Marshal(regress.Explanation{Test: w.Target.Test, Package: w.Target.Package})
+			if err != nil {
+				return err
+			}
+			done(workReply{Explanation: data})
+		}
+		return nil
+	}
+	if _, err := s.Explain(context.Background(), m, ExplainOptions{Tests: []testbuild.Target{second}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	exs, err := s.Explain(context.Background(), m, ExplainOptions{Tests: []testbuild.Target{first, second}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exs.Tests) != 2 || exs.Tests[0].Test != first.Test || exs.Tests[1].Test != second.Test || !exs.Tests[1].Cached {
+		t.Fatalf("explanations %+v; want %s made, then %s from the cache", exs.Tests, first.Test, second.Test)
 	}
 }
