@@ -104,6 +104,46 @@ func (v variant) String() string {
 	return s
 }
 
+// variantKey is one key of a variant's String form and how it sets the
+// variant from its value.
+type variantKey struct {
+	name string
+	set  func(v *variant, val string) error
+}
+
+// variantKeys are the keys parseVariant reads, in the order errors name
+// them.
+var variantKeys = []variantKey{
+	{"head", func(v *variant, val string) error { v.Head = val; return nil }},
+	{"window", func(v *variant, val string) error { return parseInto(&v.Window, val, strconv.Atoi) }},
+	{"guard", func(v *variant, val string) error { return parseInto(&v.Guard, val, parseFloat) }},
+	{"tail", func(v *variant, val string) error { v.Tail = val; return nil }},
+	{"fn", func(v *variant, val string) error { v.Fn = val; return nil }},
+	{"keep", func(v *variant, val string) error { return parseInto(&v.Keep, val, strconv.Atoi) }},
+	{"decl", func(v *variant, val string) error { return parseInto(&v.Decl, val, strconv.Atoi) }},
+	{"declmax", func(v *variant, val string) error { return parseInto(&v.DeclMax, val, strconv.Atoi) }},
+	{"declfail", func(v *variant, val string) error { return parseInto(&v.DeclFail, val, strconv.ParseBool) }},
+	{"declreader", func(v *variant, val string) error { return parseInto(&v.DeclReader, val, strconv.Atoi) }},
+	{"margin", func(v *variant, val string) error { return parseInto(&v.Margin, val, parseFloat) }},
+	{"top", func(v *variant, val string) error { return parseInto(&v.Top, val, strconv.Atoi) }},
+	{"bonus", func(v *variant, val string) error { return parseInto(&v.Bonus, val, parseFloat) }},
+	{"drop", func(v *variant, val string) error { v.Drop = val; return nil }},
+	{"fnlist", func(v *variant, val string) error {
+		v.FnList = val
+		_, _, err := localize.FunctionFeatures(nil, nil, strings.Split(val, "+"))
+		return err
+	}},
+}
+
+// parseInto sets *dst to val parsed by parse.
+func parseInto[T any](dst *T, val string, parse func(string) (T, error)) error {
+	x, err := parse(val)
+	*dst = x
+	return err
+}
+
+func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
+
 // parseVariant reads a variant from its String form.
 func parseVariant(s string) (variant, error) {
 	v := variant{Head: "trained", Window: learnedWindow, Tail: "ochiai", Decl: -1}
@@ -112,42 +152,15 @@ func parseVariant(s string) (variant, error) {
 		if !ok {
 			return v, fmt.Errorf("variant %q: %q is not key=value", s, kv)
 		}
-		var err error
-		switch k {
-		case "head":
-			v.Head = val
-		case "window":
-			v.Window, err = strconv.Atoi(val)
-		case "guard":
-			v.Guard, err = strconv.ParseFloat(val, 64)
-		case "tail":
-			v.Tail = val
-		case "fn":
-			v.Fn = val
-		case "keep":
-			v.Keep, err = strconv.Atoi(val)
-		case "decl":
-			v.Decl, err = strconv.Atoi(val)
-		case "declmax":
-			v.DeclMax, err = strconv.Atoi(val)
-		case "drop":
-			v.Drop = val
-		case "declreader":
-			v.DeclReader, err = strconv.Atoi(val)
-		case "declfail":
-			v.DeclFail, err = strconv.ParseBool(val)
-		case "margin":
-			v.Margin, err = strconv.ParseFloat(val, 64)
-		case "top":
-			v.Top, err = strconv.Atoi(val)
-		case "bonus":
-			v.Bonus, err = strconv.ParseFloat(val, 64)
-		case "fnlist":
-			v.FnList = val
-			_, _, err = localize.FunctionFeatures(nil, nil, strings.Split(val, "+"))
-		default:
-			return v, fmt.Errorf("variant %q: unknown key %q (head, window, guard, tail, fn, keep, decl, declmax, declfail, declreader, margin, top, bonus, drop, fnlist)", s, k)
+		i := slices.IndexFunc(variantKeys, func(vk variantKey) bool { return vk.name == k })
+		if i < 0 {
+			names := make([]string, len(variantKeys))
+			for j, vk := range variantKeys {
+				names[j] = vk.name
+			}
+			return v, fmt.Errorf("variant %q: unknown key %q (%s)", s, k, strings.Join(names, ", "))
 		}
+		err := variantKeys[i].set(&v, val)
 		if err != nil {
 			return v, fmt.Errorf("variant %q: %w", s, err)
 		}
