@@ -70,6 +70,13 @@ type variant struct {
 	// shipped order's lines, "+"-separated (localize.FunctionFeatures:
 	// max, sum, top, best).
 	FnList string
+	// UnexecOn places the code lines no test runs within UnexecDist code
+	// lines of a line a failing test runs, in its function, after that
+	// line but not above position Unexec (localize.WithUnexecuted).
+	// UnexecReach, when positive, places only those near lines within
+	// the first UnexecReach positions.
+	UnexecOn                        bool
+	Unexec, UnexecDist, UnexecReach int
 }
 
 func (v variant) String() string {
@@ -101,6 +108,12 @@ func (v variant) String() string {
 	if v.FnList != "" {
 		s += ",fnlist=" + v.FnList
 	}
+	if v.UnexecOn {
+		s += fmt.Sprintf(",unexec=%d,unexecdist=%d", v.Unexec, v.UnexecDist)
+		if v.UnexecReach > 0 {
+			s += fmt.Sprintf(",unexecreach=%d", v.UnexecReach)
+		}
+	}
 	return s
 }
 
@@ -128,6 +141,9 @@ var variantKeys = []variantKey{
 	{"top", func(v *variant, val string) error { return parseInto(&v.Top, val, strconv.Atoi) }},
 	{"bonus", func(v *variant, val string) error { return parseInto(&v.Bonus, val, parseFloat) }},
 	{"drop", func(v *variant, val string) error { v.Drop = val; return nil }},
+	{"unexec", func(v *variant, val string) error { v.UnexecOn = true; return parseInto(&v.Unexec, val, strconv.Atoi) }},
+	{"unexecdist", func(v *variant, val string) error { return parseInto(&v.UnexecDist, val, strconv.Atoi) }},
+	{"unexecreach", func(v *variant, val string) error { return parseInto(&v.UnexecReach, val, strconv.Atoi) }},
 	{"fnlist", func(v *variant, val string) error {
 		v.FnList = val
 		_, _, err := localize.FunctionFeatures(nil, nil, strings.Split(val, "+"))
@@ -146,7 +162,7 @@ func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
 
 // parseVariant reads a variant from its String form.
 func parseVariant(s string) (variant, error) {
-	v := variant{Head: "trained", Window: learnedWindow, Tail: "ochiai", Decl: -1}
+	v := variant{Head: "trained", Window: learnedWindow, Tail: "ochiai", Decl: -1, UnexecDist: 1}
 	for _, kv := range strings.Split(s, ",") {
 		k, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		if !ok {
@@ -282,6 +298,9 @@ func (v variant) model(t trainedModels) *localize.Model {
 	if v.FnList != "" {
 		m.FunctionModel = &localize.FunctionModel{Aggregates: strings.Split(v.FnList, "+"), Weights: maps.Clone(t.fnList[v.FnList].Weights)}
 	}
+	if v.UnexecOn {
+		m.Unexecuted = &localize.UnexecutedOptions{After: v.Unexec, Distance: v.UnexecDist, Reach: v.UnexecReach}
+	}
 	m.Margin = v.Margin
 	if v.Top > 0 {
 		m.FormulaTop = &localize.FormulaTop{Top: v.Top, Bonus: v.Bonus}
@@ -302,7 +321,7 @@ func runTune(args []string) error {
 	fs, benchPath, work := rankingsFlagSet("tune", "eval's directory whose tuning half is tuned on (rankings under work/eval)")
 	seeded := fs.String("seeded", "", "directory of bench/effectiveness -rankings output (seeded faults)")
 	final := fs.String("final", "", "score the -variants on the held-out halves of this eval directory (and of -seeded), learned from the whole tuning half of -work: once, at the end")
-	variants := fs.String("variants", "", "semicolon-separated variants (head=trained|shipped,window=N,guard=G,tail=ochiai|tarantula|blend|spread[,fn=best|own|mix|learned,keep=N][,decl=N,declmax=N,declfail=1,declreader=N][,margin=M][,top=K,bonus=B][,drop=PREFIX][,fnlist=max+sum+top+best]); empty: a grid")
+	variants := fs.String("variants", "", "semicolon-separated variants (head=trained|shipped,window=N,guard=G,tail=ochiai|tarantula|blend|spread[,fn=best|own|mix|learned,keep=N][,decl=N,declmax=N,declfail=1,declreader=N][,margin=M][,top=K,bonus=B][,drop=PREFIX][,fnlist=max+sum+top+best][,unexec=N,unexecdist=D,unexecreach=R]); empty: a grid")
 	modelPath := fs.String("model", "", "with -final and one variant, write its model here")
 	fnModelPath := fs.String("function-model", "", "with -final and one fnlist= variant among -variants, set the function model of the model file here to the one learned from the whole tuning half")
 	seededSrc := fs.String("seeded-src", "", "comma-separated roots of the seeded faults' modules, for their functions (function-level figures and fn= variants)")
@@ -445,14 +464,14 @@ func writeVariants(w io.Writer, title string, cases []*scoredCase, vs []variant,
 		if n == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "| order | Top-1 | Top-5 | EXAM | worse than Ochiai | function Top-1 | function Top-5 | projects equal: Top-1 / Top-5 / EXAM |\n|---|---|---|---|---|---|---|---|\n")
+		fmt.Fprintf(w, "| order | Top-1 | Top-5 | EXAM | EXAM over executed lines | worse than Ochiai | function Top-1 | function Top-5 | projects equal: Top-1 / Top-5 / EXAM |\n|---|---|---|---|---|---|---|---|---|\n")
 		for k, o := range ords {
 			s := summarize(res, cases, k, kind.keep)
 			fn1, fn5 := s.fnCells()
 			worse := worseThan(res, cases, k, 0, kind.keep)
 			t1, t5, exam := perGroup(res, cases, k, kind.keep)
-			fmt.Fprintf(w, "| %s | %d (%.0f %%) | %d (%.0f %%) | %.4f | %d (%.0f %%) | %s | %s | %.0f %% / %.0f %% / %.4f |\n", o.name,
-				s.Top[0], s.pct(0), s.Top[2], s.pct(2), s.EXAM(), worse, 100*float64(worse)/float64(s.Faults), fn1, fn5, t1, t5, exam)
+			fmt.Fprintf(w, "| %s | %d (%.0f %%) | %d (%.0f %%) | %.4f | %.4f | %d (%.0f %%) | %s | %s | %.0f %% / %.0f %% / %.4f |\n", o.name,
+				s.Top[0], s.pct(0), s.Top[2], s.pct(2), s.EXAM(), s.EXAMExecuted(), worse, 100*float64(worse)/float64(s.Faults), fn1, fn5, t1, t5, exam)
 		}
 	}
 	writeVariantProjects(w, cases, ords, res)
