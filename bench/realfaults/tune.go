@@ -70,8 +70,8 @@ type variant struct {
 	// shipped order's lines, "+"-separated (localize.FunctionFeatures:
 	// max, sum, top, best).
 	FnList string
-	// UnexecOn places the code lines no test runs within UnexecDist code
-	// lines of a line a failing test runs, in its function, after that
+	// UnexecOn places the code lines no test runs within UnexecDist (0:
+	// 1) code lines of a line a failing test runs, in its function, after that
 	// line but not above position Unexec (localize.WithUnexecuted).
 	// UnexecReach, when positive, places only those near lines within
 	// the first UnexecReach positions.
@@ -109,7 +109,10 @@ func (v variant) String() string {
 		s += ",fnlist=" + v.FnList
 	}
 	if v.UnexecOn {
-		s += fmt.Sprintf(",unexec=%d,unexecdist=%d", v.Unexec, v.UnexecDist)
+		s += fmt.Sprintf(",unexec=%d", v.Unexec)
+		if v.UnexecDist > 0 {
+			s += fmt.Sprintf(",unexecdist=%d", v.UnexecDist)
+		}
 		if v.UnexecReach > 0 {
 			s += fmt.Sprintf(",unexecreach=%d", v.UnexecReach)
 		}
@@ -162,7 +165,7 @@ func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
 
 // parseVariant reads a variant from its String form.
 func parseVariant(s string) (variant, error) {
-	v := variant{Head: "trained", Window: learnedWindow, Tail: "ochiai", Decl: -1, UnexecDist: 1}
+	v := variant{Head: "trained", Window: learnedWindow, Tail: "ochiai", Decl: -1}
 	for _, kv := range strings.Split(s, ",") {
 		k, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		if !ok {
@@ -299,7 +302,7 @@ func (v variant) model(t trainedModels) *localize.Model {
 		m.FunctionModel = &localize.FunctionModel{Aggregates: strings.Split(v.FnList, "+"), Weights: maps.Clone(t.fnList[v.FnList].Weights)}
 	}
 	if v.UnexecOn {
-		m.Unexecuted = &localize.UnexecutedOptions{After: v.Unexec, Distance: v.UnexecDist, Reach: v.UnexecReach}
+		m.Unexecuted = &localize.UnexecutedOptions{After: v.Unexec, Distance: max(1, v.UnexecDist), Reach: v.UnexecReach}
 	}
 	m.Margin = v.Margin
 	if v.Top > 0 {

@@ -244,3 +244,24 @@ func TestWriteFunctionModel(t *testing.T) {
 		t.Error("a missing model file gave no error")
 	}
 }
+
+// unexec= gives the model WithUnexecuted's options, the distance 1 unless
+// set, and reads back from its String form.
+func TestVariantUnexecuted(t *testing.T) {
+	for spec, want := range map[string]localize.UnexecutedOptions{
+		"head=shipped,window=20,guard=0,tail=ochiai,unexec=150,unexecreach=20": {After: 150, Distance: 1, Reach: 20},
+		"head=shipped,window=20,guard=0,tail=ochiai,unexec=0,unexecdist=3":     {After: 0, Distance: 3},
+	} {
+		v, err := parseVariant(spec)
+		if err != nil || v.String() != spec {
+			t.Fatalf("parseVariant(%q) = %s, %v", spec, v, err)
+		}
+		if m := v.model(trainedModels{}); m.Unexecuted == nil || *m.Unexecuted != want {
+			t.Errorf("%s: model's unexecuted options %+v, want %+v", spec, m.Unexecuted, want)
+		}
+	}
+	v, err := parseVariant("head=shipped,window=20,guard=0,tail=ochiai")
+	if err != nil || v.model(trainedModels{}).Unexecuted != nil {
+		t.Errorf("without unexec=: %v, %+v", err, v.model(trainedModels{}).Unexecuted)
+	}
+}
