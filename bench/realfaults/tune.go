@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -328,6 +329,8 @@ func runTune(args []string) error {
 	modelPath := fs.String("model", "", "with -final and one variant, write its model here")
 	fnModelPath := fs.String("function-model", "", "with -final and one fnlist= variant among -variants, set the function model of the model file here to the one learned from the whole tuning half")
 	seededSrc := fs.String("seeded-src", "", "comma-separated roots of the seeded faults' modules, for their functions (function-level figures and fn= variants)")
+	normalize := fs.Bool("normalize", false, "without -final: divide each evidence column by its largest value in the fault's ranking before trained heads learn from it (spectrum.ochiai excepted)")
+	cross := fs.String("cross", "", "without -final: comma-separated column prefixes whose columns get a product with spectrum.ochiai as one more column, for trained heads to learn (interaction terms)")
 	out := fs.String("out", "-", "markdown report (- for standard output)")
 	diagnose := fs.Int("diagnose", 0, "without -final: instead of the tables, list the N faults contributing most to the first variant's EXAM on the tuning half and those it ranks worse than Ochiai, with why")
 	if err := fs.Parse(args); err != nil {
@@ -340,6 +343,18 @@ func runTune(args []string) error {
 	all, _, err := loadCases(*benchPath, *work, *seeded, *seededSrc)
 	if err != nil {
 		return err
+	}
+	if *cross != "" {
+		if *final != "" {
+			return fmt.Errorf("-cross is for the tuning half's inner folds, not -final")
+		}
+		withProducts(all, strings.Split(*cross, ","))
+	}
+	if *normalize {
+		if *final != "" {
+			return fmt.Errorf("-normalize is for the tuning half's inner folds, not -final")
+		}
+		normalizeColumns(all)
 	}
 	w, closeOut, err := createOut(*out)
 	if err != nil {
@@ -522,4 +537,58 @@ func writeFunctionModel(path string, fm *localize.FunctionModel) error {
 		return err
 	}
 	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// crossSuffix names a product column: the column times Ochiai's score.
+const crossSuffix = "*spectrum.ochiai"
+
+// withProducts adds to every line's evidence, for each column with one of
+// the prefixes, its product with the line's Ochiai score: a linear model
+// over them weighs the column by how suspicious the line is already.
+func withProducts(cases []*scoredCase, prefixes []string) {
+	for _, c := range cases {
+		if c.Report == nil {
+			continue
+		}
+		for i := range c.Report.Lines {
+			ev := c.Report.Lines[i].Evidence
+			ochiai := ev["spectrum.ochiai"]
+			for col, v := range ev {
+				if col == "spectrum.ochiai" || strings.HasSuffix(col, crossSuffix) || ochiai*v == 0 {
+					continue
+				}
+				for _, p := range prefixes {
+					if strings.HasPrefix(col, p) {
+						ev[col+crossSuffix] = v * ochiai
+						break
+					}
+				}
+			}
+		}
+	}
+}
+
+// normalizeColumns divides each evidence column of a fault's ranking by
+// its largest absolute value there, so that a column's weight means the
+// same in a project with large values and in one with small; Ochiai's
+// score, the head's main column, keeps its scale.
+func normalizeColumns(cases []*scoredCase) {
+	for _, c := range cases {
+		if c.Report == nil {
+			continue
+		}
+		top := map[string]float64{}
+		for _, l := range c.Report.Lines {
+			for col, v := range l.Evidence {
+				top[col] = max(top[col], math.Abs(v))
+			}
+		}
+		for _, l := range c.Report.Lines {
+			for col, v := range l.Evidence {
+				if col != "spectrum.ochiai" && top[col] > 0 {
+					l.Evidence[col] = v / top[col]
+				}
+			}
+		}
+	}
 }

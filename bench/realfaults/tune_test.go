@@ -265,3 +265,37 @@ func TestVariantUnexecuted(t *testing.T) {
 		t.Errorf("without unexec=: %v, %+v", err, v.model(trainedModels{}).Unexecuted)
 	}
 }
+
+// -cross adds products with Ochiai's score for the columns named, and
+// -normalize scales every column but Ochiai's by its largest value in the
+// fault's ranking.
+func TestCrossAndNormalize(t *testing.T) {
+	lines := func() []localize.RankedLine {
+		return []localize.RankedLine{
+			{File: "a.go", Line: 1, Evidence: map[string]float64{"spectrum.ochiai": 0.5, "static.depth": 4, "angelic.fix": 1}},
+			{File: "a.go", Line: 2, Evidence: map[string]float64{"spectrum.ochiai": 0.25, "static.depth": -2}},
+		}
+	}
+	c := &scoredCase{Report: &localize.RankReport{Ranking: localize.Ranking{Lines: lines()}}}
+	withProducts([]*scoredCase{c, {}}, []string{"static."})
+	want := []map[string]float64{
+		{"spectrum.ochiai": 0.5, "static.depth": 4, "angelic.fix": 1, "static.depth*spectrum.ochiai": 2},
+		{"spectrum.ochiai": 0.25, "static.depth": -2, "static.depth*spectrum.ochiai": -0.5},
+	}
+	for i, l := range c.Report.Lines {
+		if !reflect.DeepEqual(l.Evidence, want[i]) {
+			t.Errorf("-cross static.: line %d %v, want %v", l.Line, l.Evidence, want[i])
+		}
+	}
+	c = &scoredCase{Report: &localize.RankReport{Ranking: localize.Ranking{Lines: lines()}}}
+	normalizeColumns([]*scoredCase{c, {}})
+	want = []map[string]float64{
+		{"spectrum.ochiai": 0.5, "static.depth": 1, "angelic.fix": 1},
+		{"spectrum.ochiai": 0.25, "static.depth": -0.5},
+	}
+	for i, l := range c.Report.Lines {
+		if !reflect.DeepEqual(l.Evidence, want[i]) {
+			t.Errorf("-normalize: line %d %v, want %v", l.Line, l.Evidence, want[i])
+		}
+	}
+}
