@@ -47,7 +47,7 @@ func withSeededSources(cases []*scoredCase, dirs string) error {
 	}
 	for _, c := range cases {
 		if c.Seeded {
-			c.Funcs, c.Reads = byModule[c.Group].Functions, byModule[c.Group].Reads
+			c.Funcs, c.Reads, c.Spans = byModule[c.Group].Functions, byModule[c.Group].Reads, byModule[c.Group].Spans
 		}
 	}
 	return nil

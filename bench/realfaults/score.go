@@ -35,6 +35,9 @@ type scoredCase struct {
 	// Reads names the declarations a line of the faulty version reads;
 	// nil when its source is not at hand.
 	Reads localize.DeclarationReads
+	// Spans gives the declared functions of a file of the faulty
+	// version; nil when its source is not at hand.
+	Spans localize.FunctionSpans
 	// OwnSpectra are the functions with their own spectra's ranking, as
 	// faultline rank -json gives them; nil when the ranking predates it.
 	OwnSpectra []localize.RankedFunction
@@ -66,6 +69,7 @@ func loadRealCases(b *realfault.Benchmark, work string) ([]*scoredCase, error) {
 		if st, err := os.Stat(filepath.Join(dir, "src")); err == nil && st.IsDir() {
 			c.Funcs = localize.SourceFunctions(filepath.Join(dir, "src"))
 			c.Reads = localize.SourceDeclarationReads(filepath.Join(dir, "src"))
+			c.Spans = localize.SourceFunctionSpans(filepath.Join(dir, "src"))
 		}
 		var meta runMeta
 		data, err := os.ReadFile(filepath.Join(dir, "meta.json"))
@@ -296,7 +300,7 @@ func learnedInput(c *scoredCase) (*localize.Ranking, *localize.Evidence) {
 // so.
 func learnedRanking(c *scoredCase, m *localize.Model) (*localize.Ranking, error) {
 	base, ev := learnedInput(c)
-	r, err := m.Rank(base, ev, localize.ModuleSource{Functions: c.Funcs, Reads: c.Reads})
+	r, err := m.Rank(base, ev, localize.ModuleSource{Functions: c.Funcs, Reads: c.Reads, Spans: c.Spans})
 	if err != nil {
 		return nil, fmt.Errorf("%w (seeded faults get their functions from -seeded-src)", err)
 	}
@@ -342,7 +346,7 @@ func linesOutcome(c *scoredCase, lines []localize.RankedLine, rankFns func(*scor
 			faultyIn[l.Tie]++
 		}
 	}
-	o := outcome{pos: expectedPosition(faultyIn), lines: len(lines)}
+	o := outcome{pos: expectedPosition(faultyIn), lines: len(lines), executed: len(c.Report.Lines)}
 	if c.Funcs != nil {
 		faulty := faultyFunctions(c)
 		fns, err := rankFns(c, lines)
@@ -461,6 +465,10 @@ func expectedPosition(faultyIn map[[2]int]int) float64 {
 type outcome struct {
 	pos   float64 // 0: no faulty line ranked
 	lines int
+	// executed is how many lines some test runs (the report's lines),
+	// the same for every order: EXAM over it does not fall when an order
+	// adds lines no spectrum holds.
+	executed int
 	// fnPos is the faulty function's position (0: not ranked) when
 	// fnScored: the case's source is at hand.
 	fnPos    float64
@@ -472,6 +480,7 @@ type summary struct {
 	Faults, Unranked int
 	Top              [4]int // Top-1, 3, 5, 10
 	exam             float64
+	examExecuted     float64
 	// FnFaults are the faults scored at function level too, FnTop their
 	// faulty functions in the top 1 and 5.
 	FnFaults int
@@ -493,6 +502,7 @@ func (s *summary) add(o outcome) {
 	if o.pos == 0 {
 		s.Unranked++
 		s.exam++ // the whole ranking examined in vain
+		s.examExecuted++
 		return
 	}
 	for k, n := range topN {
@@ -501,6 +511,9 @@ func (s *summary) add(o outcome) {
 		}
 	}
 	s.exam += o.pos / float64(o.lines)
+	if o.executed > 0 {
+		s.examExecuted += min(1, o.pos/float64(o.executed))
+	}
 }
 
 // EXAM is the mean share of the ranking examined before the fault; a
@@ -510,6 +523,15 @@ func (s *summary) EXAM() float64 {
 		return math.NaN()
 	}
 	return s.exam / float64(s.Faults)
+}
+
+// EXAMExecuted is EXAM over the lines some test runs, whatever the order
+// added: a share above 1 counts as 1.
+func (s *summary) EXAMExecuted() float64 {
+	if s.Faults == 0 {
+		return math.NaN()
+	}
+	return s.examExecuted / float64(s.Faults)
 }
 
 // fnCells gives the function-level Top-1 and Top-5 as table cells, "-"
@@ -560,7 +582,7 @@ func evaluate(cases []*scoredCase, ords []order) (map[*scoredCase][]outcome, err
 			if err != nil {
 				return nil, fmt.Errorf("%s, %s: %w", c.ID, o.name, err)
 			}
-			o := outcome{pos: faultPosition(c, ties), lines: len(c.Report.Lines)}
+			o := outcome{pos: faultPosition(c, ties), lines: len(c.Report.Lines), executed: len(c.Report.Lines)}
 			if c.Funcs != nil {
 				o.fnPos, _ = functionPosition(c, ties)
 				o.fnScored = true

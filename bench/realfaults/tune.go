@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -70,6 +71,13 @@ type variant struct {
 	// shipped order's lines, "+"-separated (localize.FunctionFeatures:
 	// max, sum, top, best).
 	FnList string
+	// UnexecOn places the code lines no test runs within UnexecDist (0:
+	// 1) code lines of a line a failing test runs, in its function, after that
+	// line but not above position Unexec (localize.WithUnexecuted).
+	// UnexecReach, when positive, places only those near lines within
+	// the first UnexecReach positions.
+	UnexecOn                        bool
+	Unexec, UnexecDist, UnexecReach int
 }
 
 func (v variant) String() string {
@@ -101,6 +109,15 @@ func (v variant) String() string {
 	if v.FnList != "" {
 		s += ",fnlist=" + v.FnList
 	}
+	if v.UnexecOn {
+		s += fmt.Sprintf(",unexec=%d", v.Unexec)
+		if v.UnexecDist > 0 {
+			s += fmt.Sprintf(",unexecdist=%d", v.UnexecDist)
+		}
+		if v.UnexecReach > 0 {
+			s += fmt.Sprintf(",unexecreach=%d", v.UnexecReach)
+		}
+	}
 	return s
 }
 
@@ -128,6 +145,9 @@ var variantKeys = []variantKey{
 	{"top", func(v *variant, val string) error { return parseInto(&v.Top, val, strconv.Atoi) }},
 	{"bonus", func(v *variant, val string) error { return parseInto(&v.Bonus, val, parseFloat) }},
 	{"drop", func(v *variant, val string) error { v.Drop = val; return nil }},
+	{"unexec", func(v *variant, val string) error { v.UnexecOn = true; return parseInto(&v.Unexec, val, strconv.Atoi) }},
+	{"unexecdist", func(v *variant, val string) error { return parseInto(&v.UnexecDist, val, strconv.Atoi) }},
+	{"unexecreach", func(v *variant, val string) error { return parseInto(&v.UnexecReach, val, strconv.Atoi) }},
 	{"fnlist", func(v *variant, val string) error {
 		v.FnList = val
 		_, _, err := localize.FunctionFeatures(nil, nil, strings.Split(val, "+"))
@@ -282,6 +302,9 @@ func (v variant) model(t trainedModels) *localize.Model {
 	if v.FnList != "" {
 		m.FunctionModel = &localize.FunctionModel{Aggregates: strings.Split(v.FnList, "+"), Weights: maps.Clone(t.fnList[v.FnList].Weights)}
 	}
+	if v.UnexecOn {
+		m.Unexecuted = &localize.UnexecutedOptions{After: v.Unexec, Distance: max(1, v.UnexecDist), Reach: v.UnexecReach}
+	}
 	m.Margin = v.Margin
 	if v.Top > 0 {
 		m.FormulaTop = &localize.FormulaTop{Top: v.Top, Bonus: v.Bonus}
@@ -302,10 +325,12 @@ func runTune(args []string) error {
 	fs, benchPath, work := rankingsFlagSet("tune", "eval's directory whose tuning half is tuned on (rankings under work/eval)")
 	seeded := fs.String("seeded", "", "directory of bench/effectiveness -rankings output (seeded faults)")
 	final := fs.String("final", "", "score the -variants on the held-out halves of this eval directory (and of -seeded), learned from the whole tuning half of -work: once, at the end")
-	variants := fs.String("variants", "", "semicolon-separated variants (head=trained|shipped,window=N,guard=G,tail=ochiai|tarantula|blend|spread[,fn=best|own|mix|learned,keep=N][,decl=N,declmax=N,declfail=1,declreader=N][,margin=M][,top=K,bonus=B][,drop=PREFIX][,fnlist=max+sum+top+best]); empty: a grid")
+	variants := fs.String("variants", "", "semicolon-separated variants (head=trained|shipped,window=N,guard=G,tail=ochiai|tarantula|blend|spread[,fn=best|own|mix|learned,keep=N][,decl=N,declmax=N,declfail=1,declreader=N][,margin=M][,top=K,bonus=B][,drop=PREFIX][,fnlist=max+sum+top+best][,unexec=N,unexecdist=D,unexecreach=R]); empty: a grid")
 	modelPath := fs.String("model", "", "with -final and one variant, write its model here")
 	fnModelPath := fs.String("function-model", "", "with -final and one fnlist= variant among -variants, set the function model of the model file here to the one learned from the whole tuning half")
 	seededSrc := fs.String("seeded-src", "", "comma-separated roots of the seeded faults' modules, for their functions (function-level figures and fn= variants)")
+	normalize := fs.Bool("normalize", false, "without -final: divide each evidence column by its largest value in the fault's ranking before trained heads learn from it (spectrum.ochiai excepted)")
+	cross := fs.String("cross", "", "without -final: comma-separated column prefixes whose columns get a product with spectrum.ochiai as one more column, for trained heads to learn (interaction terms)")
 	out := fs.String("out", "-", "markdown report (- for standard output)")
 	diagnose := fs.Int("diagnose", 0, "without -final: instead of the tables, list the N faults contributing most to the first variant's EXAM on the tuning half and those it ranks worse than Ochiai, with why")
 	if err := fs.Parse(args); err != nil {
@@ -318,6 +343,18 @@ func runTune(args []string) error {
 	all, _, err := loadCases(*benchPath, *work, *seeded, *seededSrc)
 	if err != nil {
 		return err
+	}
+	if *cross != "" {
+		if *final != "" {
+			return fmt.Errorf("-cross is for the tuning half's inner folds, not -final")
+		}
+		withProducts(all, strings.Split(*cross, ","))
+	}
+	if *normalize {
+		if *final != "" {
+			return fmt.Errorf("-normalize is for the tuning half's inner folds, not -final")
+		}
+		normalizeColumns(all)
 	}
 	w, closeOut, err := createOut(*out)
 	if err != nil {
@@ -445,14 +482,14 @@ func writeVariants(w io.Writer, title string, cases []*scoredCase, vs []variant,
 		if n == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "| order | Top-1 | Top-5 | EXAM | worse than Ochiai | function Top-1 | function Top-5 | projects equal: Top-1 / Top-5 / EXAM |\n|---|---|---|---|---|---|---|---|\n")
+		fmt.Fprintf(w, "| order | Top-1 | Top-5 | EXAM | EXAM over executed lines | worse than Ochiai | function Top-1 | function Top-5 | projects equal: Top-1 / Top-5 / EXAM |\n|---|---|---|---|---|---|---|---|---|\n")
 		for k, o := range ords {
 			s := summarize(res, cases, k, kind.keep)
 			fn1, fn5 := s.fnCells()
 			worse := worseThan(res, cases, k, 0, kind.keep)
 			t1, t5, exam := perGroup(res, cases, k, kind.keep)
-			fmt.Fprintf(w, "| %s | %d (%.0f %%) | %d (%.0f %%) | %.4f | %d (%.0f %%) | %s | %s | %.0f %% / %.0f %% / %.4f |\n", o.name,
-				s.Top[0], s.pct(0), s.Top[2], s.pct(2), s.EXAM(), worse, 100*float64(worse)/float64(s.Faults), fn1, fn5, t1, t5, exam)
+			fmt.Fprintf(w, "| %s | %d (%.0f %%) | %d (%.0f %%) | %.4f | %.4f | %d (%.0f %%) | %s | %s | %.0f %% / %.0f %% / %.4f |\n", o.name,
+				s.Top[0], s.pct(0), s.Top[2], s.pct(2), s.EXAM(), s.EXAMExecuted(), worse, 100*float64(worse)/float64(s.Faults), fn1, fn5, t1, t5, exam)
 		}
 	}
 	writeVariantProjects(w, cases, ords, res)
@@ -500,4 +537,58 @@ func writeFunctionModel(path string, fm *localize.FunctionModel) error {
 		return err
 	}
 	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// crossSuffix names a product column: the column times Ochiai's score.
+const crossSuffix = "*spectrum.ochiai"
+
+// withProducts adds to every line's evidence, for each column with one of
+// the prefixes, its product with the line's Ochiai score: a linear model
+// over them weighs the column by how suspicious the line is already.
+func withProducts(cases []*scoredCase, prefixes []string) {
+	for _, c := range cases {
+		if c.Report == nil {
+			continue
+		}
+		for i := range c.Report.Lines {
+			ev := c.Report.Lines[i].Evidence
+			ochiai := ev["spectrum.ochiai"]
+			for col, v := range ev {
+				if col == "spectrum.ochiai" || strings.HasSuffix(col, crossSuffix) || ochiai*v == 0 {
+					continue
+				}
+				for _, p := range prefixes {
+					if strings.HasPrefix(col, p) {
+						ev[col+crossSuffix] = v * ochiai
+						break
+					}
+				}
+			}
+		}
+	}
+}
+
+// normalizeColumns divides each evidence column of a fault's ranking by
+// its largest absolute value there, so that a column's weight means the
+// same in a project with large values and in one with small; Ochiai's
+// score, the head's main column, keeps its scale.
+func normalizeColumns(cases []*scoredCase) {
+	for _, c := range cases {
+		if c.Report == nil {
+			continue
+		}
+		top := map[string]float64{}
+		for _, l := range c.Report.Lines {
+			for col, v := range l.Evidence {
+				top[col] = max(top[col], math.Abs(v))
+			}
+		}
+		for _, l := range c.Report.Lines {
+			for col, v := range l.Evidence {
+				if col != "spectrum.ochiai" && top[col] > 0 {
+					l.Evidence[col] = v / top[col]
+				}
+			}
+		}
+	}
 }

@@ -244,3 +244,58 @@ func TestWriteFunctionModel(t *testing.T) {
 		t.Error("a missing model file gave no error")
 	}
 }
+
+// unexec= gives the model WithUnexecuted's options, the distance 1 unless
+// set, and reads back from its String form.
+func TestVariantUnexecuted(t *testing.T) {
+	for spec, want := range map[string]localize.UnexecutedOptions{
+		"head=shipped,window=20,guard=0,tail=ochiai,unexec=150,unexecreach=20": {After: 150, Distance: 1, Reach: 20},
+		"head=shipped,window=20,guard=0,tail=ochiai,unexec=0,unexecdist=3":     {After: 0, Distance: 3},
+	} {
+		v, err := parseVariant(spec)
+		if err != nil || v.String() != spec {
+			t.Fatalf("parseVariant(%q) = %s, %v", spec, v, err)
+		}
+		if m := v.model(trainedModels{}); m.Unexecuted == nil || *m.Unexecuted != want {
+			t.Errorf("%s: model's unexecuted options %+v, want %+v", spec, m.Unexecuted, want)
+		}
+	}
+	v, err := parseVariant("head=shipped,window=20,guard=0,tail=ochiai")
+	if err != nil || v.model(trainedModels{}).Unexecuted != nil {
+		t.Errorf("without unexec=: %v, %+v", err, v.model(trainedModels{}).Unexecuted)
+	}
+}
+
+// -cross adds products with Ochiai's score for the columns named, and
+// -normalize scales every column but Ochiai's by its largest value in the
+// fault's ranking.
+func TestCrossAndNormalize(t *testing.T) {
+	lines := func() []localize.RankedLine {
+		return []localize.RankedLine{
+			{File: "a.go", Line: 1, Evidence: map[string]float64{"spectrum.ochiai": 0.5, "static.depth": 4, "angelic.fix": 1}},
+			{File: "a.go", Line: 2, Evidence: map[string]float64{"spectrum.ochiai": 0.25, "static.depth": -2}},
+		}
+	}
+	c := &scoredCase{Report: &localize.RankReport{Ranking: localize.Ranking{Lines: lines()}}}
+	withProducts([]*scoredCase{c, {}}, []string{"static."})
+	want := []map[string]float64{
+		{"spectrum.ochiai": 0.5, "static.depth": 4, "angelic.fix": 1, "static.depth*spectrum.ochiai": 2},
+		{"spectrum.ochiai": 0.25, "static.depth": -2, "static.depth*spectrum.ochiai": -0.5},
+	}
+	for i, l := range c.Report.Lines {
+		if !reflect.DeepEqual(l.Evidence, want[i]) {
+			t.Errorf("-cross static.: line %d %v, want %v", l.Line, l.Evidence, want[i])
+		}
+	}
+	c = &scoredCase{Report: &localize.RankReport{Ranking: localize.Ranking{Lines: lines()}}}
+	normalizeColumns([]*scoredCase{c, {}})
+	want = []map[string]float64{
+		{"spectrum.ochiai": 0.5, "static.depth": 1, "angelic.fix": 1},
+		{"spectrum.ochiai": 0.25, "static.depth": -0.5},
+	}
+	for i, l := range c.Report.Lines {
+		if !reflect.DeepEqual(l.Evidence, want[i]) {
+			t.Errorf("-normalize: line %d %v, want %v", l.Line, l.Evidence, want[i])
+		}
+	}
+}

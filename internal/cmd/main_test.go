@@ -314,15 +314,22 @@ func TestRankOrders(t *testing.T) {
 	// The learned order ranks the same lines by the shipped model over
 	// their evidence and says what placed each; after them come the
 	// package-level declarations they read (booking's ErrClash and
-	// interval's MinutesPerDay), which no spectrum holds.
+	// interval's MinutesPerDay), which no spectrum holds, then the lines
+	// no test runs next to the first lines (headers, closing braces).
 	learned := rank("-order", "learned")
-	spectrumLines, declarations := 0, map[string]bool{}
+	spectrumLines, declarations, unexecuted := 0, map[string]bool{}, 0
 	for _, l := range learned.Lines {
-		if l.Evidence[localize.EvidenceDeclarationRead] > 0 && l.EF+l.EP == 0 {
+		switch {
+		case l.Evidence[localize.EvidenceDeclarationRead] > 0 && l.EF+l.EP == 0:
 			declarations[fmt.Sprintf("%s:%d", l.File, l.Line)] = true
-		} else {
+		case l.Evidence[localize.EvidenceUnexecutedNextTo] > 0 && l.EF+l.EP == 0:
+			unexecuted++
+		default:
 			spectrumLines++
 		}
+	}
+	if (localize.ShippedModel().Unexecuted != nil) != (unexecuted > 0) {
+		t.Errorf("-order learned: %d lines no test runs placed, with the shipped model's options %+v", unexecuted, localize.ShippedModel().Unexecuted)
 	}
 	if learned.Order != localize.OrderLearned || learned.Model != localize.ShippedModel().Name || spectrumLines != len(combined.Lines) {
 		t.Fatalf("-order learned: order %q, model %q, %d lines and %d declarations; want learned by %q over %d lines",

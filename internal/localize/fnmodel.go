@@ -75,10 +75,10 @@ func FunctionFeatures(lines []RankedLine, of FunctionOf, aggregates []string) ([
 		}
 		f := features[k]
 		for col, v := range l.Evidence {
-			if col == EvidenceDeclarationRead {
-				// A place in the ranking (the reader's), not evidence
-				// against the code: features of it would learn where
-				// the declarations go.
+			if col == EvidenceDeclarationRead || col == EvidenceUnexecutedNextTo {
+				// A place in the ranking (the reader's, the executed
+				// neighbour's), not evidence against the code: features
+				// of it would learn where the placed lines go.
 				continue
 			}
 			if on[0] {

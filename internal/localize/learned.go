@@ -61,6 +61,10 @@ type Model struct {
 	// ranked lines read after their first reader (WithDeclarations): no
 	// spectrum holds them, so without it a fault in one is never met.
 	Declarations *DeclarationOptions `json:"declarations,omitempty"`
+	// Unexecuted, when set, places the code lines no test runs next to
+	// the executed lines of their function (WithUnexecuted): headers,
+	// closing braces and the places omission faults are fixed in.
+	Unexecuted *UnexecutedOptions `json:"unexecuted,omitempty"`
 	// FunctionModel, when set, orders the functions a ranking lists
 	// (RankFunctions) by their aggregated evidence rather than by their
 	// best lines; the lines' order does not change.
@@ -144,20 +148,23 @@ type DeclarationOptions struct {
 }
 
 // ModuleSource is what the orders that read the module's source go by:
-// the function holding each line, and the declarations each line reads.
-// Either may be nil for a model that does not use it.
+// the function holding each line, the declarations each line reads and
+// each file's function spans.
+// Any may be nil for a model that does not use it.
 type ModuleSource struct {
 	Functions FunctionOf
 	Reads     DeclarationReads
+	Spans     FunctionSpans
 }
 
 // SourceOf reads the module's source under root as the orders ask.
 func SourceOf(root string) ModuleSource {
-	return ModuleSource{Functions: SourceFunctions(root), Reads: SourceDeclarationReads(root)}
+	return ModuleSource{Functions: SourceFunctions(root), Reads: SourceDeclarationReads(root), Spans: SourceFunctionSpans(root)}
 }
 
 // Rank orders a formula ranking's lines by the model: Learned, then
-// FunctionFirst and WithDeclarations when the model says so.
+// FunctionFirst, WithDeclarations and WithUnexecuted when the model says
+// so.
 func (m *Model) Rank(formula *Ranking, ev *Evidence, src ModuleSource) (*Ranking, error) {
 	r, err := Learned(formula, ev, m)
 	if err != nil {
@@ -176,6 +183,12 @@ func (m *Model) Rank(formula *Ranking, ev *Evidence, src ModuleSource) (*Ranking
 			return nil, fmt.Errorf("model %s places declarations and has no source to find them in", m.Name)
 		}
 		r = WithDeclarations(r, src.Reads, *m.Declarations)
+	}
+	if m.Unexecuted != nil {
+		if src.Spans == nil {
+			return nil, fmt.Errorf("model %s places unexecuted lines and has no source to find them in", m.Name)
+		}
+		r = WithUnexecuted(r, src.Spans, *m.Unexecuted)
 	}
 	return r, nil
 }

@@ -72,6 +72,10 @@ func (snap *Snapshot) WhySentence(i int) string {
 		b.WriteString("its value runs before any test, so no test's coverage counts it.")
 		return b.String()
 	}
+	if l.Evidence[localize.EvidenceUnexecutedNextTo] > 0 {
+		b.WriteString("no test runs it, so no test's coverage counts it.")
+		return b.String()
+	}
 	b.WriteString("executed by " + snap.RunWords(l) + ".")
 	return b.String()
 }
@@ -311,6 +315,8 @@ func (snap *Snapshot) ReasonWords(r localize.Reason) string {
 		return "its function being on a failing test's panic stack"
 	case localize.EvidenceDeclarationRead:
 		return fmt.Sprintf("being a package-level declaration that the line ranked %d reads", int(v))
+	case localize.EvidenceUnexecutedNextTo:
+		return fmt.Sprintf("lying next to the line ranked %d, which a failing test runs", int(v))
 	}
 	if formula, ok := strings.CutPrefix(column, "spectrum."); ok {
 		if name, ok := strings.CutSuffix(formula, ".rank"); ok {

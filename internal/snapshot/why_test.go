@@ -51,28 +51,35 @@ func TestWhySentence(t *testing.T) {
 	if got, want := learned.WhySentence(1), "Rank 2 of 2 under the learned order (model m1): no evidence the model weighs lifts it, so the formula places it by ochiai 0.2; executed by all 2 failing and 1 of 3 passing tests."; got != want {
 		t.Errorf("learned, without reasons:\n got %s\nwant %s", got, want)
 	}
-	decl := localize.RankedLine{File: "a.go", Line: 1, Rank: 3, Tie: [2]int{3, 3}, NF: 2, NP: 3,
-		Evidence: map[string]float64{localize.EvidenceDeclarationRead: 1},
-		Because:  []localize.Reason{{Evidence: localize.EvidenceDeclarationRead, Value: 1}}}
-	learned.Ranking.Lines = append(learned.Ranking.Lines, decl)
-	if got, want := learned.WhySentence(2), "Rank 3 of 3 under the learned order (model m1): weighed most by being a package-level declaration that the line ranked 1 reads; its value runs before any test, so no test's coverage counts it."; got != want {
-		t.Errorf("learned, a placed declaration:\n got %s\nwant %s", got, want)
+	// Lines the learned order places without any spectrum: a
+	// declaration, and a line no test runs next to one a failing test
+	// runs.
+	for k, placed := range []struct{ column, want string }{
+		{localize.EvidenceDeclarationRead, "Rank 3 of 3 under the learned order (model m1): weighed most by being a package-level declaration that the line ranked 1 reads; its value runs before any test, so no test's coverage counts it."},
+		{localize.EvidenceUnexecutedNextTo, "Rank 4 of 4 under the learned order (model m1): weighed most by lying next to the line ranked 1, which a failing test runs; no test runs it, so no test's coverage counts it."},
+	} {
+		learned.Ranking.Lines = append(learned.Ranking.Lines, localize.RankedLine{File: "a.go", Line: k + 1, Rank: k + 3, Tie: [2]int{k + 3, k + 3}, NF: 2, NP: 3,
+			Evidence: map[string]float64{placed.column: 1}, Because: []localize.Reason{{Evidence: placed.column, Value: 1}}})
+		if got := learned.WhySentence(k + 2); got != placed.want {
+			t.Errorf("learned, a line placed by %s:\n got %s\nwant %s", placed.column, got, placed.want)
+		}
 	}
 
 	snap := &Snapshot{Ranking: ranking(localize.OrderLearned, line(3, 1, 0)), Results: multi}
 	for column, want := range map[string]string{
-		"spectrum.op2.rank":              "in the top 5 % under op2",
-		"blockrank.rank":                 "first under BlockRank",
-		"static.kind.if":                 "being an if statement",
-		"angelic.exclusive":              "one of 2 lines hosting a fix",
-		"angelic.fix":                    "a verified fix for 1 of 2 analysed failing tests",
-		"angelic.mcs":                    "part of a verified fix over 2 lines",
-		"spectrum.failShare":             "run by 50 % of the failing tests",
-		"sattar.suspect":                 "in the unsat cores of 50 % of the failing tests' checks",
-		"slice.member":                   "in a failing check's slice",
-		"slice.distance":                 "1 dependence from a failing check",
-		"invented.column":                "invented.column 0.5",
-		localize.EvidenceDeclarationRead: "being a package-level declaration that the line ranked 7 reads",
+		"spectrum.op2.rank":               "in the top 5 % under op2",
+		"blockrank.rank":                  "first under BlockRank",
+		"static.kind.if":                  "being an if statement",
+		"angelic.exclusive":               "one of 2 lines hosting a fix",
+		"angelic.fix":                     "a verified fix for 1 of 2 analysed failing tests",
+		"angelic.mcs":                     "part of a verified fix over 2 lines",
+		"spectrum.failShare":              "run by 50 % of the failing tests",
+		"sattar.suspect":                  "in the unsat cores of 50 % of the failing tests' checks",
+		"slice.member":                    "in a failing check's slice",
+		"slice.distance":                  "1 dependence from a failing check",
+		"invented.column":                 "invented.column 0.5",
+		localize.EvidenceDeclarationRead:  "being a package-level declaration that the line ranked 7 reads",
+		localize.EvidenceUnexecutedNextTo: "lying next to the line ranked 7, which a failing test runs",
 	} {
 		v := 0.5
 		switch column {
@@ -80,7 +87,7 @@ func TestWhySentence(t *testing.T) {
 			v = 0.95
 		case "blockrank.rank", "static.kind.if":
 			v = 1
-		case localize.EvidenceDeclarationRead:
+		case localize.EvidenceDeclarationRead, localize.EvidenceUnexecutedNextTo:
 			v = 7
 		}
 		if got := snap.ReasonWords(localize.Reason{Evidence: column, Value: v}); got != want {
