@@ -128,3 +128,74 @@ func TestWithDeclarations(t *testing.T) {
 		t.Error("with nothing read, the ranking should come back as it was")
 	}
 }
+
+// Only true reads of a package-level declaration link it: a local variable,
+// parameter or closure variable named like one shadows it, a struct key
+// named like one is a field, and a declaration in a file the build leaves
+// out is not the package's.
+func TestDeclarationReadsHonourShadowing(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"p/p.go": `package p
+
+var limit = 3
+
+const sep = ","
+
+type opts struct{ limit int }
+
+func Shadowed(s string) int {
+	limit := len(s)
+	return limit
+}
+
+func Param(limit int) int {
+	return limit
+}
+
+func Closure() func() int {
+	return func() int {
+		sep := 1
+		return sep
+	}
+}
+
+func Key() opts {
+	return opts{limit: 1}
+}
+
+func Read() int {
+	return limit + len(sep)
+}
+`,
+		"p/other.go": "package p\n\nfunc FromOtherFile() int {\n\treturn limit\n}\n",
+		"p/gen.go":   "//go:build ignore\n\npackage main\n\nvar sep = \";\"\n",
+	}
+	for name, src := range files {
+		path := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reads := SourceDeclarationReads(root)
+	for _, c := range []struct {
+		file string
+		line int
+		want []Declaration
+	}{
+		{"p/p.go", 10, nil}, // limit := len(s)
+		{"p/p.go", 11, nil}, // return limit, the local
+		{"p/p.go", 15, nil}, // the parameter
+		{"p/p.go", 21, nil}, // the closure's own sep
+		{"p/p.go", 26, nil}, // a field key
+		{"p/p.go", 30, []Declaration{{File: "p/p.go", Name: "limit", Start: 3, End: 3}, {File: "p/p.go", Name: "sep", Start: 5, End: 5}}},
+		{"p/other.go", 4, []Declaration{{File: "p/p.go", Name: "limit", Start: 3, End: 3}}},
+	} {
+		if got := reads(c.file, c.line); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s:%d reads %+v, want %+v", c.file, c.line, got, c.want)
+		}
+	}
+}

@@ -179,7 +179,7 @@ type pageBuilder struct {
 }
 
 func newPageBuilder(loc *localize.Localization, opts Options) *pageBuilder {
-	p := &pageBuilder{loc: loc, opts: opts, sources: export.NewSources(loc.Matrix.Root),
+	p := &pageBuilder{loc: loc, opts: opts, sources: loc.Sources(),
 		lines: loc.Matrix.Lines(), rankOf: map[lineKey]*localize.RankedLine{}, fileAnchor: map[string]string{}}
 	for i := range loc.Ranking.Lines {
 		l := &loc.Ranking.Lines[i]
