@@ -19,6 +19,18 @@ type Function struct {
 	Line int    `json:"line"`           // the first line of its declaration
 }
 
+// Label names the function for a reader: its name, or for the lines outside
+// any declared function "package-level declarations in <file>", which is
+// what they are (a variable's value, a table, a function literal assigned
+// to a package-level variable), so that the entry does not pass for a
+// function and each file's entry is told apart from the others'.
+func (f Function) Label() string {
+	if f.Name == "" {
+		return "package-level declarations in " + f.File
+	}
+	return f.Name
+}
+
 // FunctionOf names the function holding a line of a file, File relative to
 // the module root as in RankedLine.File.
 type FunctionOf func(file string, line int) Function
