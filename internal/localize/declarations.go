@@ -163,14 +163,27 @@ func resolveNames(fset *token.FileSet, dir string, files []packageFile) (info *t
 }
 
 // parsePackageDecls finds the package-level declarations of root/dir with
-// a value and the lines of its functions that read them.
+// a value and the lines of its functions that read them, or takes them
+// from the cache when its files have not changed since: type-checking a
+// package costs more than parsing it, and the server ranks again on every
+// analysed test.
 func parsePackageDecls(root, dir string, cache *parsed.Cache) *packageDecls {
-	p := &packageDecls{read: map[lineOf][]int{}}
 	files := packageFiles(root, dir, cache)
 	if len(files) == 0 {
-		return p
+		return &packageDecls{read: map[lineOf][]int{}}
 	}
-	info := resolveNames(cache.FileSet(), dir, files)
+	var key strings.Builder
+	key.WriteString("declarations\x00" + dir)
+	for _, f := range files {
+		fmt.Fprintf(&key, "\x00%s %x", f.rel, f.Hash)
+	}
+	return cache.Derived(key.String(), func() any { return packageDeclsOf(cache.FileSet(), dir, files) }).(*packageDecls)
+}
+
+// packageDeclsOf finds the declarations of a package's parsed files.
+func packageDeclsOf(fset *token.FileSet, dir string, files []packageFile) *packageDecls {
+	p := &packageDecls{read: map[lineOf][]int{}}
+	info := resolveNames(fset, dir, files)
 	// First the declarations, so that reads can name them whatever file
 	// they are in.
 	declOf := map[types.Object]int{}

@@ -4,7 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/faultline-go/faultline/internal/parsed"
 )
 
 // writeDeclModule writes a package whose function reads a regular
@@ -197,5 +200,31 @@ func Read() int {
 		if got := reads(c.file, c.line); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s:%d reads %+v, want %+v", c.file, c.line, got, c.want)
 		}
+	}
+}
+
+// Declarations found through one parsed-file cache are reused while the
+// package's files are unchanged and found again when one changes.
+func TestDeclarationReadsFollowChangedFiles(t *testing.T) {
+	root := writeDeclModule(t)
+	files := parsed.New(0)
+	if got := DeclarationReadsIn(root, files)("p/p.go", 17); len(got) != 1 || got[0].Name != "limit" {
+		t.Fatalf("line 17 reads %+v, want limit", got)
+	}
+	parses := files.Parses()
+	if got := DeclarationReadsIn(root, files)("p/p.go", 17); len(got) != 1 || files.Parses() != parses {
+		t.Fatalf("unchanged package: reads %+v, parsed %d files again", got, files.Parses()-parses)
+	}
+	src, err := os.ReadFile(filepath.Join(root, "p", "p.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Line 17 now reads a local named limit.
+	changed := strings.Replace(string(src), "func Match(s string) bool {", "func Match(s string) bool { limit := 1", 1)
+	if err := os.WriteFile(filepath.Join(root, "p", "p.go"), []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := DeclarationReadsIn(root, files)("p/p.go", 17); got != nil {
+		t.Errorf("after the change line 17 reads %+v, want none", got)
 	}
 }

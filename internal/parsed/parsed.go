@@ -42,7 +42,7 @@ func (f *File) Line(p token.Pos) int { return f.Tok.Line(p) }
 // DefaultBound is the source bytes the cache keeps parsed when its maker
 // gives no bound: a module of a few hundred files of a few kilobytes each,
 // whose syntax trees take some ten times that in memory.
-const DefaultBound = 4 << 20
+const DefaultBound = 2 << 20
 
 // Cache keeps the parsed files, least recently used first out once the
 // source they hold exceeds the bound. It is safe for concurrent use.
@@ -57,7 +57,15 @@ type Cache struct {
 	// Parses counts the files parsed rather than found, for tests and
 	// traces.
 	parses int
+	// derived are values computed from parsed files, by keys naming
+	// their content; derivedOrder lists the keys oldest first.
+	derived      map[string]any
+	derivedOrder []string
 }
+
+// maxDerived is how many derived values the cache keeps: one a package
+// of a large module, each much smaller than the syntax trees.
+const maxDerived = 512
 
 type cacheKey struct {
 	path string
@@ -70,7 +78,7 @@ func New(bound int64) *Cache {
 	if bound <= 0 {
 		bound = DefaultBound
 	}
-	return &Cache{fset: token.NewFileSet(), bound: bound, byKey: map[cacheKey]*list.Element{}, lru: list.New()}
+	return &Cache{fset: token.NewFileSet(), bound: bound, byKey: map[cacheKey]*list.Element{}, lru: list.New(), derived: map[string]any{}}
 }
 
 // FileSet is the file set of every file the cache parsed, which a type
@@ -83,6 +91,32 @@ func (c *Cache) Parses() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.parses
+}
+
+// Derived returns the value derived under key, computing it with derive
+// the first time. The key must name everything the value depends on (the
+// hashes of the files it is derived from), so that changed content is a
+// new key; the oldest values are let go past maxDerived. derive runs
+// outside the cache's lock and may read files through it.
+func (c *Cache) Derived(key string, derive func() any) any {
+	c.mu.Lock()
+	v, ok := c.derived[key]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = derive()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.derived[key]; !ok {
+		c.derivedOrder = append(c.derivedOrder, key)
+		if len(c.derivedOrder) > maxDerived {
+			delete(c.derived, c.derivedOrder[0])
+			c.derivedOrder = c.derivedOrder[1:]
+		}
+	}
+	c.derived[key] = v
+	return v
 }
 
 // Read reads and parses the file at path (without object resolution:

@@ -1,6 +1,7 @@
 package parsed
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -55,5 +56,23 @@ func TestCacheKeepsPartialTreesAndBound(t *testing.T) {
 	}
 	if got := a.Line(a.AST.Decls[0].Pos()); got != 3 {
 		t.Errorf("line %d after eviction, want 3", got)
+	}
+}
+
+func TestDerivedComputesOncePerKey(t *testing.T) {
+	c := New(0)
+	calls := 0
+	derive := func() any { calls++; return calls }
+	if v := c.Derived("a", derive); v != 1 {
+		t.Fatalf("first value %v, want 1", v)
+	}
+	if v := c.Derived("a", derive); v != 1 || calls != 1 {
+		t.Fatalf("same key derived again: value %v, %d calls", v, calls)
+	}
+	for i := range maxDerived {
+		c.Derived(fmt.Sprint("k", i), derive)
+	}
+	if c.Derived("a", derive); calls != maxDerived+2 {
+		t.Errorf("the oldest key was kept past the bound: %d calls", calls)
 	}
 }
