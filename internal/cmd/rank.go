@@ -390,7 +390,7 @@ func writeFunctionsText(w io.Writer, r *localize.Ranking, functions []localize.R
 		if s := f.Spectrum; s != nil {
 			own, formula = fmt.Sprintf("rank %s (%.4f)", rankRange(f.Spectrum.Rank, s.Tie), s.Score), s.Formula
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d (rank %d)\t%d\t%s\t%s\n", f.Rank, functionName(f.Function), functionPlace(f.Function), f.BestLine, f.BestRank, f.Lines, tiedRanks(f.Tie), own)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d (rank %d)\t%d\t%s\t%s\n", f.Rank, f.Label(), functionPlace(f.Function), f.BestLine, f.BestRank, f.Lines, tiedRanks(f.Tie), own)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -418,16 +418,8 @@ func rankRange(rank int, tie [2]int) string {
 	return fmt.Sprintf("%d-%d", tie[0], tie[1])
 }
 
-// functionName names a ranked function for a reader.
-func functionName(f localize.Function) string {
-	if f.Name == "" {
-		return "(outside functions)"
-	}
-	return f.Name
-}
-
 // functionPlace is where a ranked function is declared: file:line, or the
-// file alone for the lines outside functions.
+// file alone for the package-level declarations.
 func functionPlace(f localize.Function) string {
 	if f.Line == 0 {
 		return f.File

@@ -60,7 +60,7 @@ func (r rankResult) functions() ([]localize.RankedFunction, error) {
 	if r.loc.Ranking.Failed == 0 {
 		return nil, nil
 	}
-	fns, err := r.loc.Functions(localize.SourceFunctions(r.loc.Matrix.Root))
+	fns, err := r.loc.Functions(localize.FunctionsIn(r.loc.Sources()))
 	if err != nil {
 		return nil, fmt.Errorf("ranking functions: %w", err)
 	}

@@ -179,7 +179,7 @@ func TestRankTextTable(t *testing.T) {
 // added "functions" field, or the -functions most suspicious.
 func TestRankFunctionsOutput(t *testing.T) {
 	loc := tableLocalization(t, localize.OrderFormula)
-	// Ranked lines 1-6: line 1 outside functions, 2-4 in A, 5 in B, 6 in C,
+	// Ranked lines 1-6: line 1 a package-level declaration, 2-4 in A, 5 in B, 6 in C,
 	// block i holding line i+1. Only the failing tests run B, so B comes
 	// first by its own spectrum, the other three tie.
 	loc.Matrix = &localize.Matrix{Root: t.TempDir(), Tests: []localize.TestRun{
@@ -218,7 +218,7 @@ func TestRankFunctionsOutput(t *testing.T) {
 		t.Fatalf("no function table in:\n%s", text)
 	}
 	rows := parseRankTable(t, after)
-	want := [][2]string{{"(outside functions)", "a.go"}, {"A", "a.go:2"}, {"B", "a.go:5"}, {"C", "a.go:6"}}
+	want := [][2]string{{"package-level declarations in a.go", "a.go"}, {"A", "a.go:2"}, {"B", "a.go:5"}, {"C", "a.go:6"}}
 	if len(rows) != len(want) {
 		t.Fatalf("%d function rows, want %d:\n%s", len(rows), len(want), text)
 	}

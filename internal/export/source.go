@@ -3,13 +3,11 @@ package export
 import (
 	"bytes"
 	"go/ast"
-	"go/parser"
-	"go/token"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 
+	"github.com/faultline-go/faultline/internal/parsed"
 	"github.com/faultline-go/faultline/internal/receiver"
 )
 
@@ -17,8 +15,9 @@ import (
 // line and the function that holds it. A file that cannot be read or
 // parsed has no lines and no functions: the exports still name its lines.
 type Sources struct {
-	root  string
-	files map[string]*SourceFile
+	root   string
+	parsed *parsed.Cache
+	files  map[string]*SourceFile
 }
 
 // SourceFile is one file's text split into lines and its functions.
@@ -34,9 +33,16 @@ type funcSpan struct {
 	name       string
 }
 
-// NewSources reads files below root, a module root directory.
+// NewSources reads files below root, a module root directory, parsing
+// them into a cache of its own.
 func NewSources(root string) *Sources {
-	return &Sources{root: root, files: map[string]*SourceFile{}}
+	return NewSourcesIn(root, parsed.New(0))
+}
+
+// NewSourcesIn reads files below root through files, the parsed files its
+// caller shares with the other readers of the same source.
+func NewSourcesIn(root string, files *parsed.Cache) *Sources {
+	return &Sources{root: root, parsed: files, files: map[string]*SourceFile{}}
 }
 
 // File returns the file at rel, a slash-separated path below the root.
@@ -46,23 +52,21 @@ func (s *Sources) File(rel string) *SourceFile {
 	}
 	f := &SourceFile{}
 	s.files[rel] = f
-	data, err := os.ReadFile(filepath.Join(s.root, filepath.FromSlash(rel)))
+	pf, err := s.parsed.Read(filepath.Join(s.root, filepath.FromSlash(rel)))
 	if err != nil {
 		return f
 	}
-	f.Lines = bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
-	fset := token.NewFileSet()
-	parsed, err := parser.ParseFile(fset, rel, data, parser.SkipObjectResolution)
-	if parsed == nil {
+	f.Lines = bytes.Split(bytes.TrimSuffix(pf.Src, []byte("\n")), []byte("\n"))
+	if pf.AST == nil {
 		return f
 	}
-	_ = err // a partial syntax tree still names the functions it holds
-	for _, d := range parsed.Decls {
+	// A partial syntax tree still names the functions it holds.
+	for _, d := range pf.AST.Decls {
 		fn, ok := d.(*ast.FuncDecl)
 		if !ok || fn.Body == nil {
 			continue
 		}
-		decl := funcSpan{fset.Position(fn.Pos()).Line, fset.Position(fn.End()).Line, funcName(fn)}
+		decl := funcSpan{pf.Line(fn.Pos()), pf.Line(fn.End()), funcName(fn)}
 		f.funcs = append(f.funcs, decl)
 		f.decls = append(f.decls, decl)
 		// Function literals inside take the enclosing name with a suffix,
@@ -71,7 +75,7 @@ func (s *Sources) File(rel string) *SourceFile {
 		ast.Inspect(fn.Body, func(node ast.Node) bool {
 			if lit, ok := node.(*ast.FuncLit); ok {
 				n++
-				f.funcs = append(f.funcs, funcSpan{fset.Position(lit.Pos()).Line, fset.Position(lit.End()).Line, funcName(fn) + ".func" + strconv.Itoa(n)})
+				f.funcs = append(f.funcs, funcSpan{pf.Line(lit.Pos()), pf.Line(lit.End()), funcName(fn) + ".func" + strconv.Itoa(n)})
 				return false
 			}
 			return true

@@ -1,15 +1,20 @@
 package localize
 
 import (
+	"fmt"
 	"go/ast"
-	"go/parser"
+	"go/build"
 	"go/token"
+	"go/types"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/faultline-go/faultline/internal/bug"
+	"github.com/faultline-go/faultline/internal/parsed"
 )
 
 // Declaration is a package-level variable or constant specification: its
@@ -26,12 +31,20 @@ type Declaration struct {
 // DeclarationReads names the package-level declarations a line of a file
 // reads: by name, directly, or through the values of the declarations it
 // reads (a regular expression compiled from a string constant). Names are
-// matched without types, so a local variable that shadows one counts too.
+// resolved as the compiler resolves them, so a local variable, parameter or
+// field named like a declaration reads nothing of it.
 type DeclarationReads func(file string, line int) []Declaration
 
 // SourceDeclarationReads reads the module's non-test source files under
-// root, a package at a time as its lines are asked for.
+// root, a package at a time as its lines are asked for, parsing them into
+// a cache of its own.
 func SourceDeclarationReads(root string) DeclarationReads {
+	return DeclarationReadsIn(root, parsed.New(0))
+}
+
+// DeclarationReadsIn is SourceDeclarationReads through files, the parsed
+// files its caller shares with the other readers of the same source.
+func DeclarationReadsIn(root string, files *parsed.Cache) DeclarationReads {
 	var mu sync.Mutex
 	pkgs := map[string]*packageDecls{}
 	return func(file string, line int) []Declaration {
@@ -39,7 +52,7 @@ func SourceDeclarationReads(root string) DeclarationReads {
 		mu.Lock()
 		p, ok := pkgs[dir]
 		if !ok {
-			p = parsePackageDecls(root, dir)
+			p = parsePackageDecls(root, dir, files)
 			pkgs[dir] = p
 		}
 		mu.Unlock()
@@ -50,10 +63,9 @@ func SourceDeclarationReads(root string) DeclarationReads {
 // packageDecls are one package directory's declarations and what reads
 // them.
 type packageDecls struct {
-	byName map[string]int   // a declared name's declaration
-	decls  []Declaration    // in file, then line order
-	uses   [][]int          // the declarations each declaration's values read
-	read   map[lineOf][]int // the declarations each line reads directly
+	decls []Declaration    // in file, then line order
+	uses  [][]int          // the declarations each declaration's values read
+	read  map[lineOf][]int // the declarations each line reads directly
 }
 
 type lineOf struct {
@@ -88,40 +100,96 @@ func (p *packageDecls) reads(file string, line int) []Declaration {
 	return out
 }
 
-// parsePackageDecls parses the non-test Go files of root/dir; a file that
-// does not parse gives what its partial syntax tree holds.
-func parsePackageDecls(root, dir string) *packageDecls {
-	p := &packageDecls{byName: map[string]int{}, read: map[lineOf][]int{}}
-	entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(dir)))
+// packageFile is one parsed file of a package and its module-relative path.
+type packageFile struct {
+	rel string
+	*parsed.File
+}
+
+// packageFiles parses the non-test Go files of root/dir that the build
+// takes (its build constraints hold for this platform); a file that does
+// not parse gives what its partial syntax tree holds.
+func packageFiles(root, dir string, files *parsed.Cache) []packageFile {
+	abs := filepath.Join(root, filepath.FromSlash(dir))
+	entries, err := os.ReadDir(abs)
 	if err != nil {
-		return p
+		return nil
 	}
-	fset := token.NewFileSet()
-	type parsed struct {
-		rel  string
-		file *ast.File
-	}
-	var files []parsed
+	var out []packageFile
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
 			continue
 		}
-		rel := path.Join(dir, name)
-		if dir == "." {
-			rel = name
+		if ok, err := build.Default.MatchFile(abs, name); err != nil || !ok {
+			continue // another platform's file, or one the build ignores
 		}
-		f, _ := parser.ParseFile(fset, filepath.Join(root, filepath.FromSlash(rel)), nil, parser.SkipObjectResolution)
-		if f == nil {
+		f, err := files.Read(filepath.Join(abs, name))
+		if err != nil || f.AST == nil {
 			continue
 		}
-		files = append(files, parsed{rel, f})
+		out = append(out, packageFile{path.Join(dir, name), f})
 	}
+	return out
+}
+
+// noImports imports nothing: resolving which names are the package's own
+// needs no other package, and type-checking the module's dependencies
+// would cost more than the rest of the ranking.
+type noImports struct{}
+
+func (noImports) Import(path string) (*types.Package, error) {
+	return nil, fmt.Errorf("package %s not loaded", path)
+}
+
+// resolveNames type-checks the package's files on their own (imports
+// unresolved, errors ignored) for what each identifier defines and uses.
+// A panic of the checker is reported and leaves the names unresolved.
+func resolveNames(fset *token.FileSet, dir string, files []packageFile) (info *types.Info) {
+	info = &types.Info{Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{}}
+	defer func() {
+		if r := recover(); r != nil {
+			bug.Reportf("resolving the names of package %s: %v", dir, r)
+			info = &types.Info{}
+		}
+	}()
+	asts := make([]*ast.File, len(files))
+	for i, f := range files {
+		asts[i] = f.AST
+	}
+	conf := types.Config{Importer: noImports{}, Error: func(error) {}, FakeImportC: true}
+	_, _ = conf.Check(dir, fset, asts, info) // errors expected: no imports
+	return info
+}
+
+// parsePackageDecls finds the package-level declarations of root/dir with
+// a value and the lines of its functions that read them, or takes them
+// from the cache when its files have not changed since: type-checking a
+// package costs more than parsing it, and the server ranks again on every
+// analysed test.
+func parsePackageDecls(root, dir string, cache *parsed.Cache) *packageDecls {
+	files := packageFiles(root, dir, cache)
+	if len(files) == 0 {
+		return &packageDecls{read: map[lineOf][]int{}}
+	}
+	var key strings.Builder
+	key.WriteString("declarations\x00" + dir)
+	for _, f := range files {
+		fmt.Fprintf(&key, "\x00%s %x", f.rel, f.Hash)
+	}
+	return cache.Derived(key.String(), func() any { return packageDeclsOf(cache.FileSet(), dir, files) }).(*packageDecls)
+}
+
+// packageDeclsOf finds the declarations of a package's parsed files.
+func packageDeclsOf(fset *token.FileSet, dir string, files []packageFile) *packageDecls {
+	p := &packageDecls{read: map[lineOf][]int{}}
+	info := resolveNames(fset, dir, files)
 	// First the declarations, so that reads can name them whatever file
 	// they are in.
+	declOf := map[types.Object]int{}
 	var specs []*ast.ValueSpec
 	for _, f := range files {
-		for _, d := range f.file.Decls {
+		for _, d := range f.AST.Decls {
 			g, ok := d.(*ast.GenDecl)
 			if !ok || (g.Tok != token.VAR && g.Tok != token.CONST) {
 				continue
@@ -133,84 +201,52 @@ func parsePackageDecls(root, dir string) *packageDecls {
 				}
 				k := len(p.decls)
 				p.decls = append(p.decls, Declaration{File: f.rel, Name: vs.Names[0].Name,
-					Start: fset.Position(vs.Pos()).Line, End: fset.Position(vs.End()).Line})
+					Start: f.Line(vs.Pos()), End: f.Line(vs.End())})
 				specs = append(specs, vs)
 				for _, n := range vs.Names {
-					if n.Name != "_" {
-						p.byName[n.Name] = k
+					if obj := info.Defs[n]; obj != nil && n.Name != "_" {
+						declOf[obj] = k
 					}
 				}
 			}
 		}
+	}
+	// declsUsed gives the declarations n uses, in the order it names them.
+	declsUsed := func(n ast.Node, each func(id *ast.Ident, k int)) {
+		ast.Inspect(n, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				if k, ok := declOf[info.Uses[id]]; ok {
+					each(id, k)
+				}
+			}
+			return true
+		})
 	}
 	p.uses = make([][]int, len(p.decls))
 	for k, vs := range specs {
 		for _, v := range vs.Values {
-			p.uses[k] = append(p.uses[k], p.namesRead(v)...)
+			declsUsed(v, func(_ *ast.Ident, d int) {
+				if !slices.Contains(p.uses[k], d) {
+					p.uses[k] = append(p.uses[k], d)
+				}
+			})
 		}
 	}
 	for _, f := range files {
-		for _, d := range f.file.Decls {
+		for _, d := range f.AST.Decls {
 			fn, ok := d.(*ast.FuncDecl)
 			if !ok || fn.Body == nil {
 				continue
 			}
-			ast.Inspect(fn.Body, func(n ast.Node) bool {
-				id, ok := n.(*ast.Ident)
-				if !ok {
-					if sel, ok := n.(*ast.SelectorExpr); ok {
-						ast.Inspect(sel.X, func(n ast.Node) bool { p.noteRead(fset, f.rel, n); return true })
-						return false // a field or method name is not a package-level one
-					}
-					return true
+			declsUsed(fn.Body, func(id *ast.Ident, k int) {
+				at := lineOf{f.rel, f.Line(id.Pos())}
+				if !slices.Contains(p.read[at], k) {
+					p.read[at] = append(p.read[at], k)
 				}
-				p.noteRead(fset, f.rel, id)
-				return true
 			})
 		}
 	}
 	return p
-}
-
-// noteRead records that n's line reads the declaration n names, if any.
-func (p *packageDecls) noteRead(fset *token.FileSet, file string, n ast.Node) {
-	id, ok := n.(*ast.Ident)
-	if !ok {
-		return
-	}
-	k, ok := p.byName[id.Name]
-	if !ok {
-		return
-	}
-	at := lineOf{file, fset.Position(id.Pos()).Line}
-	if !slices.Contains(p.read[at], k) {
-		p.read[at] = append(p.read[at], k)
-	}
-}
-
-// namesRead gives the declarations an expression names.
-func (p *packageDecls) namesRead(e ast.Expr) []int {
-	var out []int
-	ast.Inspect(e, func(n ast.Node) bool {
-		if sel, ok := n.(*ast.SelectorExpr); ok {
-			ast.Inspect(sel.X, func(n ast.Node) bool {
-				if id, ok := n.(*ast.Ident); ok {
-					if k, ok := p.byName[id.Name]; ok && !slices.Contains(out, k) {
-						out = append(out, k)
-					}
-				}
-				return true
-			})
-			return false
-		}
-		if id, ok := n.(*ast.Ident); ok {
-			if k, ok := p.byName[id.Name]; ok && !slices.Contains(out, k) {
-				out = append(out, k)
-			}
-		}
-		return true
-	})
-	return out
 }
 
 // EvidenceDeclarationRead is the evidence column of a declaration's lines

@@ -4,7 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/faultline-go/faultline/internal/parsed"
 )
 
 // writeDeclModule writes a package whose function reads a regular
@@ -126,5 +129,102 @@ func TestWithDeclarations(t *testing.T) {
 	}
 	if WithDeclarations(r, func(string, int) []Declaration { return nil }, DeclarationOptions{}) != r {
 		t.Error("with nothing read, the ranking should come back as it was")
+	}
+}
+
+// Only true reads of a package-level declaration link it: a local variable,
+// parameter or closure variable named like one shadows it, a struct key
+// named like one is a field, and a declaration in a file the build leaves
+// out is not the package's.
+func TestDeclarationReadsHonourShadowing(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"p/p.go": `package p
+
+var limit = 3
+
+const sep = ","
+
+type opts struct{ limit int }
+
+func Shadowed(s string) int {
+	limit := len(s)
+	return limit
+}
+
+func Param(limit int) int {
+	return limit
+}
+
+func Closure() func() int {
+	return func() int {
+		sep := 1
+		return sep
+	}
+}
+
+func Key() opts {
+	return opts{limit: 1}
+}
+
+func Read() int {
+	return limit + len(sep)
+}
+`,
+		"p/other.go": "package p\n\nfunc FromOtherFile() int {\n\treturn limit\n}\n",
+		"p/gen.go":   "//go:build ignore\n\npackage main\n\nvar sep = \";\"\n",
+	}
+	for name, src := range files {
+		path := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reads := SourceDeclarationReads(root)
+	for _, c := range []struct {
+		file string
+		line int
+		want []Declaration
+	}{
+		{"p/p.go", 10, nil}, // limit := len(s)
+		{"p/p.go", 11, nil}, // return limit, the local
+		{"p/p.go", 15, nil}, // the parameter
+		{"p/p.go", 21, nil}, // the closure's own sep
+		{"p/p.go", 26, nil}, // a field key
+		{"p/p.go", 30, []Declaration{{File: "p/p.go", Name: "limit", Start: 3, End: 3}, {File: "p/p.go", Name: "sep", Start: 5, End: 5}}},
+		{"p/other.go", 4, []Declaration{{File: "p/p.go", Name: "limit", Start: 3, End: 3}}},
+	} {
+		if got := reads(c.file, c.line); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s:%d reads %+v, want %+v", c.file, c.line, got, c.want)
+		}
+	}
+}
+
+// Declarations found through one parsed-file cache are reused while the
+// package's files are unchanged and found again when one changes.
+func TestDeclarationReadsFollowChangedFiles(t *testing.T) {
+	root := writeDeclModule(t)
+	files := parsed.New(0)
+	if got := DeclarationReadsIn(root, files)("p/p.go", 17); len(got) != 1 || got[0].Name != "limit" {
+		t.Fatalf("line 17 reads %+v, want limit", got)
+	}
+	parses := files.Parses()
+	if got := DeclarationReadsIn(root, files)("p/p.go", 17); len(got) != 1 || files.Parses() != parses {
+		t.Fatalf("unchanged package: reads %+v, parsed %d files again", got, files.Parses()-parses)
+	}
+	src, err := os.ReadFile(filepath.Join(root, "p", "p.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Line 17 now reads a local named limit.
+	changed := strings.Replace(string(src), "func Match(s string) bool {", "func Match(s string) bool { limit := 1", 1)
+	if err := os.WriteFile(filepath.Join(root, "p", "p.go"), []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := DeclarationReadsIn(root, files)("p/p.go", 17); got != nil {
+		t.Errorf("after the change line 17 reads %+v, want none", got)
 	}
 }

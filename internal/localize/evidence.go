@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/internal/parsed"
 	"github.com/faultline-go/faultline/spectra"
 	"github.com/faultline-go/faultline/spectra/blockrank"
 	"github.com/faultline-go/faultline/spectra/rank"
@@ -27,6 +28,7 @@ type evidenceInput struct {
 	results  []analysis.TestResult
 	cores    []analysis.CoreResult // SAT-TAR's cores, when its order was asked for
 	mutation *Mutation             // the mutation analysis, when it ran
+	files    *parsed.Cache         // the module's parsed source
 }
 
 // evidenceSource is one technique's columns.
@@ -57,9 +59,9 @@ func evidenceSources() []evidenceSource {
 // formula ranking, taking those that do not depend on the analyses from
 // prior when it is set (an earlier gathering over the same lines). A
 // source that fails leaves its columns out and says why.
-func gatherEvidence(m *spectra.Matrix, lines []RankedLine, results []analysis.TestResult, cores []analysis.CoreResult, mut *Mutation, prior *Evidence) (*Evidence, []string) {
+func gatherEvidence(m *spectra.Matrix, files *parsed.Cache, lines []RankedLine, results []analysis.TestResult, cores []analysis.CoreResult, mut *Mutation, prior *Evidence) (*Evidence, []string) {
 	ev := &Evidence{Columns: map[string][]float64{}}
-	in := &evidenceInput{matrix: m, lines: lines, results: results, cores: cores, mutation: mut}
+	in := &evidenceInput{matrix: m, lines: lines, results: results, cores: cores, mutation: mut, files: files}
 	var notes []string
 	for _, src := range evidenceSources() {
 		if prior != nil && !src.analysed {

@@ -2,6 +2,7 @@ package localize
 
 import (
 	"github.com/faultline-go/faultline/internal/export"
+	"github.com/faultline-go/faultline/internal/parsed"
 )
 
 // Function is a function of the module's source as the function ranking
@@ -18,6 +19,18 @@ type Function struct {
 	Line int    `json:"line"`           // the first line of its declaration
 }
 
+// Label names the function for a reader: its name, or for the lines outside
+// any declared function "package-level declarations in <file>", which is
+// what they are (a variable's value, a table, a function literal assigned
+// to a package-level variable), so that the entry does not pass for a
+// function and each file's entry is told apart from the others'.
+func (f Function) Label() string {
+	if f.Name == "" {
+		return "package-level declarations in " + f.File
+	}
+	return f.Name
+}
+
 // FunctionOf names the function holding a line of a file, File relative to
 // the module root as in RankedLine.File.
 type FunctionOf func(file string, line int) Function
@@ -26,6 +39,27 @@ type FunctionOf func(file string, line int) Function
 // asked for and finds the declared function holding each line.
 func SourceFunctions(root string) FunctionOf {
 	return FunctionsIn(export.NewSources(root))
+}
+
+// ModuleSourceIn reads the module's source under root through files, the
+// parsed files shared by every reader of it, as the orders ask.
+func ModuleSourceIn(root string, files *parsed.Cache) ModuleSource {
+	return ModuleSource{Functions: FunctionsIn(export.NewSourcesIn(root, files)), Reads: DeclarationReadsIn(root, files)}
+}
+
+// SourceFiles are the parsed source files the localization read; for one
+// made without a service, a new cache that the caller keeps.
+func (l *Localization) SourceFiles() *parsed.Cache {
+	if l.Files == nil {
+		return parsed.New(0)
+	}
+	return l.Files
+}
+
+// Sources reads the localization's module source through its parsed
+// files.
+func (l *Localization) Sources() *export.Sources {
+	return export.NewSourcesIn(l.Matrix.Root, l.SourceFiles())
 }
 
 // FunctionsIn finds the declared function holding each line in src, for a

@@ -3,8 +3,6 @@ package localize
 import (
 	"fmt"
 	"go/ast"
-	"go/parser"
-	"go/token"
 	"os"
 	"path"
 	"path/filepath"
@@ -12,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/faultline-go/faultline/internal/parsed"
 	"github.com/faultline-go/faultline/internal/receiver"
 
 	"golang.org/x/mod/modfile"
@@ -46,6 +45,11 @@ const maxCallDistance = 4
 // that name, a cheap over-approximation. Columns are named
 // "identity.<column>", each in [0, 1].
 func IdentityEvidence(root string, failing []FailingTest, lines []RankedLine) (*Evidence, error) {
+	return identityEvidenceIn(root, parsed.New(0), failing, lines)
+}
+
+// identityEvidenceIn is IdentityEvidence reading the source through files.
+func identityEvidenceIn(root string, files *parsed.Cache, failing []FailingTest, lines []RankedLine) (*Evidence, error) {
 	ev := &Evidence{Columns: map[string][]float64{}}
 	put := func(column string, i int, v float64) {
 		name := identitySource + "." + column
@@ -72,7 +76,7 @@ func IdentityEvidence(root string, failing []FailingTest, lines []RankedLine) (*
 			dirs[d] = true
 		}
 	}
-	g := &callGraph{funcs: map[string][]int{}, methods: map[string][]int{}, modPath: modPath}
+	g := &callGraph{funcs: map[string][]int{}, methods: map[string][]int{}, modPath: modPath, files: files}
 	for d := range dirs {
 		if err := g.parseDir(root, d); err != nil {
 			return nil, err
@@ -153,7 +157,7 @@ func identityEvidence(in *evidenceInput, put func(string, int, float64)) error {
 			failing = append(failing, FailingTest{Package: t.Package, Name: t.Name})
 		}
 	}
-	ev, err := IdentityEvidence(in.matrix.Root, failing, in.lines)
+	ev, err := identityEvidenceIn(in.matrix.Root, in.files, failing, in.lines)
 	if err != nil {
 		return err
 	}
@@ -195,6 +199,7 @@ func packageDir(modPath, importPath string) (string, bool) {
 // functions each one's body names.
 type callGraph struct {
 	modPath string
+	files   *parsed.Cache
 	nodes   []funcNode
 	// funcs are the functions (not methods) by directory and name,
 	// methods the methods by name alone.
@@ -224,16 +229,16 @@ func (g *callGraph) parseDir(root, dir string) error {
 	if g.pkgNames == nil {
 		g.pkgNames = map[string]string{}
 	}
-	fset := token.NewFileSet()
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") {
 			continue
 		}
 		file := path.Join(dir, e.Name())
-		f, err := parser.ParseFile(fset, filepath.Join(root, filepath.FromSlash(file)), nil, parser.SkipObjectResolution)
-		if err != nil {
+		pf, err := g.files.Read(filepath.Join(root, filepath.FromSlash(file)))
+		if err != nil || pf.Err != nil {
 			continue
 		}
+		f := pf.AST
 		g.pkgNames[file] = f.Name.Name
 		imports := map[string]string{}
 		for _, s := range f.Imports {
@@ -253,7 +258,7 @@ func (g *callGraph) parseDir(root, dir string) error {
 				continue
 			}
 			n := funcNode{dir: dir, file: file, name: fd.Name.Name, body: fd.Body, imports: imports,
-				start: fset.Position(fd.Pos()).Line, end: fset.Position(fd.End()).Line}
+				start: pf.Line(fd.Pos()), end: pf.Line(fd.End())}
 			id := len(g.nodes)
 			if fd.Recv != nil && len(fd.Recv.List) > 0 {
 				n.recv = receiver.TypeName(fd.Recv.List[0].Type)

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/faultline-go/faultline/internal/parsed"
 	"github.com/faultline-go/faultline/spectra"
 )
 
@@ -76,7 +77,7 @@ func TestGatherIdentityEvidence(t *testing.T) {
 		{File: "kv/header.go", Line: 4, EF: 1, NP: 1},
 		{File: "kv/header.go", Line: 15, EP: 1, NF: 1},
 	}
-	ev, notes := gatherEvidence(m, lines, nil, nil, nil, nil)
+	ev, notes := gatherEvidence(m, parsed.New(0), lines, nil, nil, nil, nil)
 	if len(notes) > 0 {
 		t.Fatalf("notes: %v", notes)
 	}

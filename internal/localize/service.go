@@ -12,6 +12,7 @@ import (
 
 	"github.com/faultline-go/faultline/analysis"
 	"github.com/faultline-go/faultline/internal/bug"
+	"github.com/faultline-go/faultline/internal/parsed"
 	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/spectra"
 	"github.com/faultline-go/faultline/spectra/blockrank"
@@ -132,6 +133,9 @@ type Service struct {
 	coreCache, suggestCache, explainCache *fileCache
 	// worker is how analyses run; tests may replace it.
 	worker workerFunc
+	// files are the module's parsed source files, which every reader of
+	// the source shares: a file is parsed once for each content it has.
+	files *parsed.Cache
 }
 
 // New makes the service of a workspace.
@@ -145,7 +149,8 @@ func New(ws *spectra.Workspace) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("locating the faultline executable: %w", err)
 	}
-	return &Service{ws: ws, cache: cache, coreCache: cores, suggestCache: suggestions, explainCache: explanations, worker: processWorker(exe)}, nil
+	return &Service{ws: ws, cache: cache, coreCache: cores, suggestCache: suggestions, explainCache: explanations, worker: processWorker(exe),
+		files: parsed.New(0)}, nil
 }
 
 // Workspace is the module and its spectra.
@@ -166,6 +171,9 @@ type Localization struct {
 	// Mutation is what the mutation analysis found, when Options.Mutants
 	// asked for it.
 	Mutation *Mutation
+	// Files are the parsed source files the localization read, for those
+	// that read the same source after it (the function list, the report).
+	Files *parsed.Cache
 }
 
 // Angelic is what the analysis contributed. Its JSON form is the
@@ -341,7 +349,7 @@ func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options,
 		return nil, err
 	}
 	formula = withFormulaScores(formula)
-	loc := &Localization{Matrix: m, Formula: formula, Ranking: formula, Base: formula, SatTar: satTar}
+	loc := &Localization{Matrix: m, Formula: formula, Ranking: formula, Base: formula, SatTar: satTar, Files: s.files}
 	if opts.BlockRank != nil || opts.SatTar {
 		// The evidence is gathered over the formula's ranking, which
 		// carries every line's counts; BlockRank's own is a column.
@@ -551,7 +559,8 @@ func (st *state) order(loc *Localization, results []analysis.TestResult) {
 	if loc.SatTar != nil {
 		cores = loc.SatTar.Cores
 	}
-	ev, notes := gatherEvidence(loc.Matrix, loc.Base.Lines, results, cores, loc.Mutation, prior)
+	files := loc.SourceFiles()
+	ev, notes := gatherEvidence(loc.Matrix, files, loc.Base.Lines, results, cores, loc.Mutation, prior)
 	st.mu.Lock()
 	st.prior = ev
 	st.mu.Unlock()
@@ -561,7 +570,7 @@ func (st *state) order(loc *Localization, results []analysis.TestResult) {
 	}
 	switch st.opts.Order {
 	case OrderLearned:
-		learned, err := ShippedModel().Rank(loc.Base, ev, SourceOf(loc.Matrix.Root))
+		learned, err := ShippedModel().Rank(loc.Base, ev, ModuleSourceIn(loc.Matrix.Root, files))
 		if err != nil {
 			bug.Reportf("learned order: %v", err)
 			return

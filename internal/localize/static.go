@@ -2,10 +2,9 @@ package localize
 
 import (
 	"go/ast"
-	"go/parser"
-	"go/token"
 	"path/filepath"
 
+	"github.com/faultline-go/faultline/internal/parsed"
 	"github.com/faultline-go/faultline/spectra"
 )
 
@@ -19,16 +18,19 @@ type lineFacts struct {
 	fn    int // first line of the innermost function holding it; 0 outside functions
 }
 
-// fileFacts parses a source file and returns the facts of each of its
-// lines that holds a statement or lies in a function.
-func fileFacts(path string) (map[int]lineFacts, error) {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+// fileFacts parses a source file through files and returns the facts of
+// each of its lines that holds a statement or lies in a function.
+func fileFacts(files *parsed.Cache, path string) (map[int]lineFacts, error) {
+	pf, err := files.Read(path)
 	if err != nil {
 		return nil, err
 	}
+	if pf.Err != nil {
+		return nil, pf.Err
+	}
+	f := pf.AST
 	facts := map[int]lineFacts{}
-	lineOf := func(p token.Pos) int { return fset.Position(p).Line }
+	lineOf := pf.Line
 	var walk func(n ast.Node, depth, fn int)
 	walk = func(n ast.Node, depth, fn int) {
 		ast.Inspect(n, func(c ast.Node) bool {
@@ -142,7 +144,7 @@ func staticEvidence(in *evidenceInput, put func(string, int, float64)) error {
 	}
 	facts := map[string]map[int]lineFacts{}
 	for file := range byFile {
-		f, err := fileFacts(filepath.Join(in.matrix.Root, filepath.FromSlash(file)))
+		f, err := fileFacts(in.files, filepath.Join(in.matrix.Root, filepath.FromSlash(file)))
 		if err != nil {
 			continue // a file that no longer parses: no static facts for it
 		}

@@ -179,7 +179,7 @@ type pageBuilder struct {
 }
 
 func newPageBuilder(loc *localize.Localization, opts Options) *pageBuilder {
-	p := &pageBuilder{loc: loc, opts: opts, sources: export.NewSources(loc.Matrix.Root),
+	p := &pageBuilder{loc: loc, opts: opts, sources: loc.Sources(),
 		lines: loc.Matrix.Lines(), rankOf: map[lineKey]*localize.RankedLine{}, fileAnchor: map[string]string{}}
 	for i := range loc.Ranking.Lines {
 		l := &loc.Ranking.Lines[i]
@@ -494,11 +494,9 @@ func (p *pageBuilder) functionRows() (rows []functionRow, more int, formula stri
 		fns, more = fns[:p.opts.Functions], len(fns)-p.opts.Functions
 	}
 	for _, f := range fns {
-		row := functionRow{Rank: f.Rank, Name: f.Name, Declared: f.File, BestRank: f.BestRank, Lines: f.Lines,
+		row := functionRow{Rank: f.Rank, Name: f.Label(), Declared: f.File, BestRank: f.BestRank, Lines: f.Lines,
 			Best: fmt.Sprintf("%s:%d", f.File, f.BestLine), BestAt: p.href(f.File, f.BestLine), Tie: "-"}
-		if f.Name == "" {
-			row.Name = "(outside functions)"
-		} else {
+		if f.Name != "" {
 			row.Declared, row.DeclaredAt = fmt.Sprintf("%s:%d", f.File, f.Line), p.href(f.File, f.Line)
 		}
 		if f.Tie[0] != f.Tie[1] {

@@ -5,6 +5,7 @@ import (
 	"html"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -306,5 +307,26 @@ func TestRankingShowsTheOrdersScoreAndTheFix(t *testing.T) {
 	}
 	if want := `<td class="code">if tötal > 100 {<br><span class="fix">→ if true {  makes TestTotal/at_100,_discounted pass</span></td>`; !strings.Contains(text, want) {
 		t.Errorf("the fixed line does not show its fix inline: no %s", want)
+	}
+}
+
+// Ranked lines outside every declared function (a placed package-level
+// declaration) are one entry of their file in the function table, named
+// for what they are and told apart by their file, the row's header.
+func TestPageNamesPackageLevelDeclarations(t *testing.T) {
+	page := html.UnescapeString(render(t, func(t *testing.T, in *pageInput) {
+		r := *in.loc.Ranking
+		n := len(r.Lines)
+		r.Lines = append(slices.Clone(r.Lines), localize.RankedLine{File: "price/price.go", Line: 1, Rank: n + 1, Tie: [2]int{n + 1, n + 1}})
+		in.loc.Ranking = &r
+	}))
+	_, section, _ := strings.Cut(page, `<section id="functions">`)
+	section, _, _ = strings.Cut(section, "</section>")
+	row := `<th scope="row">package-level declarations in price/price.go</th><td>price/price.go</td>`
+	if !strings.Contains(section, row) {
+		t.Errorf("no row %s in:\n%s", row, section)
+	}
+	if strings.Contains(page, "outside functions") {
+		t.Error("the page still names the entry (outside functions)")
 	}
 }

@@ -171,7 +171,7 @@ func (s *spectrum) writeTests(w io.Writer) error {
 }
 
 func (s *spectrum) writeElements(w io.Writer) error {
-	sources := export.NewSources(s.loc.Matrix.Root)
+	sources := s.loc.Sources()
 	bw := bufio.NewWriter(w)
 	bw.WriteString("name\n")
 	for _, li := range s.elements {

@@ -170,7 +170,7 @@ func build(loc *localize.Localization, opts Options) (*sarif.Report, []result, e
 	if err != nil || strings.HasPrefix(prefix, "..") {
 		return nil, nil, fmt.Errorf("the module %s is not below the source root %s", loc.Matrix.Root, root)
 	}
-	b := &builder{loc: loc, sources: export.NewSources(loc.Matrix.Root), prefix: filepath.ToSlash(prefix), fps: map[string][]string{}}
+	b := &builder{loc: loc, sources: loc.Sources(), prefix: filepath.ToSlash(prefix), fps: map[string][]string{}}
 
 	run := sarif.NewRun()
 	run.Tool = sarif.NewTool()
