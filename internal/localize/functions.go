@@ -44,7 +44,7 @@ func SourceFunctions(root string) FunctionOf {
 // ModuleSourceIn reads the module's source under root through files, the
 // parsed files shared by every reader of it, as the orders ask.
 func ModuleSourceIn(root string, files *parsed.Cache) ModuleSource {
-	return ModuleSource{Functions: FunctionsIn(export.NewSourcesIn(root, files)), Reads: DeclarationReadsIn(root, files)}
+	return ModuleSource{Functions: FunctionsIn(export.NewSourcesIn(root, files)), Reads: DeclarationReadsIn(root, files), Spans: FunctionSpansIn(root, files)}
 }
 
 // SourceFiles are the parsed source files the localization read; for one

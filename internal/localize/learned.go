@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/faultline-go/faultline/internal/bug"
+	"github.com/faultline-go/faultline/internal/parsed"
 	"github.com/faultline-go/faultline/spectra/rank"
 )
 
@@ -159,7 +160,7 @@ type ModuleSource struct {
 
 // SourceOf reads the module's source under root as the orders ask.
 func SourceOf(root string) ModuleSource {
-	return ModuleSource{Functions: SourceFunctions(root), Reads: SourceDeclarationReads(root), Spans: SourceFunctionSpans(root)}
+	return ModuleSourceIn(root, parsed.New(0))
 }
 
 // Rank orders a formula ranking's lines by the model: Learned, then

@@ -2,14 +2,14 @@ package localize
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/scanner"
 	"go/token"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
+
+	"github.com/faultline-go/faultline/internal/parsed"
 )
 
 // FunctionSpan is one declared function of a file: its first line (the
@@ -27,37 +27,36 @@ type FunctionSpans func(file string) []FunctionSpan
 // SourceFunctionSpans reads the module's source files under root as they
 // are asked for, each once.
 func SourceFunctionSpans(root string) FunctionSpans {
+	return FunctionSpansIn(root, parsed.New(0))
+}
+
+// FunctionSpansIn is SourceFunctionSpans through files, the parsed files
+// its caller shares with the other readers of the same source.
+func FunctionSpansIn(root string, files *parsed.Cache) FunctionSpans {
 	var mu sync.Mutex
-	files := map[string][]FunctionSpan{}
+	spans := map[string][]FunctionSpan{}
 	return func(file string) []FunctionSpan {
 		mu.Lock()
 		defer mu.Unlock()
-		spans, ok := files[file]
+		s, ok := spans[file]
 		if !ok {
-			spans = parseFunctionSpans(filepath.Join(root, filepath.FromSlash(file)))
-			files[file] = spans
+			if f, err := files.Read(filepath.Join(root, filepath.FromSlash(file))); err == nil && f.Err == nil {
+				s = functionSpans(f)
+			}
+			spans[file] = s
 		}
-		return spans
+		return s
 	}
 }
 
-// parseFunctionSpans finds the declared functions of the Go file at path.
-func parseFunctionSpans(path string) []FunctionSpan {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
-	if err != nil || f == nil {
-		return nil
-	}
+// functionSpans finds the declared functions of a parsed file.
+func functionSpans(f *parsed.File) []FunctionSpan {
 	// A line holds code when a token other than an inserted semicolon
 	// starts on it; the scanner skips comments.
 	code := map[int]bool{}
 	var s scanner.Scanner
-	sf := token.NewFileSet().AddFile(path, -1, len(src))
-	s.Init(sf, src, nil, 0)
+	sf := token.NewFileSet().AddFile(f.Path, -1, len(f.Src))
+	s.Init(sf, f.Src, nil, 0)
 	for {
 		pos, tok, lit := s.Scan()
 		if tok == token.EOF {
@@ -66,15 +65,15 @@ func parseFunctionSpans(path string) []FunctionSpan {
 		if tok == token.SEMICOLON && lit == "\n" {
 			continue
 		}
-		code[sf.Position(pos).Line] = true
+		code[sf.Line(pos)] = true
 	}
 	var out []FunctionSpan
-	for _, d := range f.Decls {
+	for _, d := range f.AST.Decls {
 		fn, ok := d.(*ast.FuncDecl)
 		if !ok || fn.Body == nil {
 			continue
 		}
-		sp := FunctionSpan{Start: fset.Position(fn.Pos()).Line, End: fset.Position(fn.Body.Rbrace).Line}
+		sp := FunctionSpan{Start: f.Line(fn.Pos()), End: f.Line(fn.Body.Rbrace)}
 		for x := sp.Start; x <= sp.End; x++ {
 			if code[x] {
 				sp.Code = append(sp.Code, x)
