@@ -83,3 +83,43 @@ func TestTypeCheckRevert(t *testing.T) {
 		}
 	}
 }
+
+// TestTypeCheckImporterOfThePackage checks a revert of a dependency that
+// both the package and a helper of its external tests import, the helper
+// importing the package too: the helper is checked against the package
+// as the revert leaves it, not against its export data, whose types are
+// other types than the reverted dependency's.
+func TestTypeCheckImporterOfThePackage(t *testing.T) {
+	t.Parallel()
+	dir := txtartest.Extract(t, filepath.Join("testdata", "typecheck-importer.txtar"))
+	mod, err := testbuild.Open(dir, testbuild.Config{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, pkg, err := mod.ListPackage(context.Background(), "example.com/p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, err := newTypeChecker(context.Background(), mod, pkg)
+	if err != nil || tc == nil {
+		t.Fatalf("no type checker: %v", err)
+	}
+	opt := filepath.Join(dir, "opt", "opt.go")
+	for _, c := range []struct {
+		name string
+		src  string
+		err  string // what the errors hold; "": it compiles
+	}{
+		{"compiles", "package opt\n\ntype Option struct{ N, M int }\n\nfunc New() Option { return Option{} }\n", ""},
+		{"breaks the helper", "package opt\n\ntype Option struct{ N int }\n", "undefined: opt.New"},
+	} {
+		msg, decided := tc.check(map[string]replacement{opt: {c.src, true}})
+		if !decided {
+			t.Errorf("%s: not decided (%q)", c.name, msg)
+			continue
+		}
+		if c.err == "" && msg != "" || !strings.Contains(msg, c.err) {
+			t.Errorf("%s: errors %q, want %q", c.name, msg, c.err)
+		}
+	}
+}
