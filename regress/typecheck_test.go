@@ -19,19 +19,7 @@ import (
 // depend on, or one bringing back a test file, is left to a build.
 func TestTypeCheckRevert(t *testing.T) {
 	t.Parallel()
-	dir := txtartest.Extract(t, filepath.Join("testdata", "typecheck.txtar"))
-	mod, err := testbuild.Open(dir, testbuild.Config{CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, pkg, err := mod.ListPackage(context.Background(), "example.com/tc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tc, err := newTypeChecker(context.Background(), mod, pkg)
-	if err != nil || tc == nil {
-		t.Fatalf("no type checker: %v", err)
-	}
+	dir, tc := openTypeChecker(t, "typecheck.txtar", "example.com/tc")
 	src, dep := filepath.Join(dir, "tc.go"), filepath.Join(dir, "dep", "dep.go")
 	for _, c := range []struct {
 		name    string
@@ -91,19 +79,7 @@ func TestTypeCheckRevert(t *testing.T) {
 // other types than the reverted dependency's.
 func TestTypeCheckImporterOfThePackage(t *testing.T) {
 	t.Parallel()
-	dir := txtartest.Extract(t, filepath.Join("testdata", "typecheck-importer.txtar"))
-	mod, err := testbuild.Open(dir, testbuild.Config{CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, pkg, err := mod.ListPackage(context.Background(), "example.com/p")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tc, err := newTypeChecker(context.Background(), mod, pkg)
-	if err != nil || tc == nil {
-		t.Fatalf("no type checker: %v", err)
-	}
+	dir, tc := openTypeChecker(t, "typecheck-importer.txtar", "example.com/p")
 	opt := filepath.Join(dir, "opt", "opt.go")
 	for _, c := range []struct {
 		name string
@@ -122,4 +98,24 @@ func TestTypeCheckImporterOfThePackage(t *testing.T) {
 			t.Errorf("%s: errors %q, want %q", c.name, msg, c.err)
 		}
 	}
+}
+
+// openTypeChecker extracts a txtar module from testdata and prepares the
+// checks of one of its packages.
+func openTypeChecker(t *testing.T, archive, pkgPath string) (string, *typeChecker) {
+	t.Helper()
+	dir := txtartest.Extract(t, filepath.Join("testdata", archive))
+	mod, err := testbuild.Open(dir, testbuild.Config{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, pkg, err := mod.ListPackage(context.Background(), pkgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, err := newTypeChecker(context.Background(), mod, pkg)
+	if err != nil || tc == nil {
+		t.Fatalf("no type checker: %v", err)
+	}
+	return dir, tc
 }
