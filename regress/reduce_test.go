@@ -1,0 +1,108 @@
+package regress
+
+import (
+	"context"
+	"slices"
+	"testing"
+)
+
+// rewriteCompletion completes a revert the way the compiler does on a
+// rewrite: reverting any hunk of rewrite needs all of them reverted.
+func rewriteCompletion(rewrite []int) closeFunc {
+	return func(_ context.Context, set []int) ([]int, error) {
+		if slices.ContainsFunc(set, func(h int) bool { return slices.Contains(rewrite, h) }) {
+			return union(set, rewrite), nil
+		}
+		return sorted(set), nil
+	}
+}
+
+// revertPasses passes when every hunk of need is reverted.
+func revertPasses(need ...int) passFunc {
+	return func(_ context.Context, reverted []int) (bool, error) {
+		for _, h := range need {
+			if !slices.Contains(reverted, h) {
+				return false, nil
+			}
+		}
+		return true, nil
+	}
+}
+
+func singles(ids ...int) [][]int {
+	out := make([][]int, len(ids))
+	for i, id := range ids {
+		out[i] = []int{id}
+	}
+	return out
+}
+
+// TestClosedDDMinStepsOverARewrite checks that hunks that compile only
+// together do not hide a culprit elsewhere: the search ends at it.
+func TestClosedDDMinStepsOverARewrite(t *testing.T) {
+	all := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+	units, full, err := closedDDMin(context.Background(), singles(all...), all, rewriteCompletion([]int{0, 1, 2, 3, 4}), revertPasses(7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := flatten(units); !slices.Equal(got, []int{7}) || !slices.Equal(full, []int{7}) {
+		t.Errorf("closedDDMin = %v (revert %v), want [7]", got, full)
+	}
+}
+
+// TestClosedDDMinKeepsAWholeRewrite checks that when the culprit lies in
+// a rewrite whose hunks compile only together, the whole rewrite is
+// kept, where ddmin over the completed reverts ends at whichever hunk it
+// tried first and names it alone.
+func TestClosedDDMinKeepsAWholeRewrite(t *testing.T) {
+	ctx := context.Background()
+	rewrite := []int{0, 1, 2, 3, 4, 5}
+	complete := rewriteCompletion(rewrite)
+	passes := revertPasses(3)
+	units, full, err := closedDDMin(ctx, singles(rewrite...), rewrite, complete, passes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := flatten(units); !slices.Equal(got, rewrite) || !slices.Equal(full, rewrite) {
+		t.Errorf("closedDDMin = %v (revert %v), want the whole rewrite", got, full)
+	}
+	completed := func(ctx context.Context, set []int) (bool, error) {
+		f, _ := complete(ctx, set)
+		return passes(ctx, f)
+	}
+	if got, _ := ddmin(ctx, rewrite, completed); len(got) != 1 || got[0] == 3 {
+		t.Errorf("ddmin over completed reverts = %v; the case no longer shows what it guards against", got)
+	}
+}
+
+// TestClosedDDMinOverGroups checks the search over groups of hunks: the
+// group holding the culprit is kept whole.
+func TestClosedDDMinOverGroups(t *testing.T) {
+	groups := [][]int{{0, 1}, {2}, {3, 4, 5}, {6, 7}}
+	full := flatten(groups)
+	units, _, err := closedDDMin(context.Background(), groups, full, rewriteCompletion(nil), revertPasses(4, 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := flatten(units); !slices.Equal(got, []int{3, 4, 5}) {
+		t.Errorf("closedDDMin = %v, want [3 4 5]", got)
+	}
+}
+
+// TestDeclUnits checks that hunks sharing a declaration, directly or
+// through another hunk, form one group, and that a hunk of no
+// declaration is alone.
+func TestDeclUnits(t *testing.T) {
+	d := &declHunks{decls: map[int][]string{
+		0: {"f.go\x00func a"},
+		1: {"f.go\x00func a", "f.go\x00func b"},
+		2: {"f.go\x00func b"},
+		3: {"f.go\x00func c"},
+		5: {"f.go\x00func c"},
+	}}
+	got := declUnits(d, []int{5, 4, 3, 2, 1, 0})
+	want := [][]int{{0, 1, 2}, {3, 5}, {4}}
+	if !slices.EqualFunc(got, want, slices.Equal[[]int]) {
+		t.Errorf("declUnits = %v, want %v", got, want)
+	}
+}
