@@ -32,9 +32,12 @@ type closeFunc func(ctx context.Context, set []int) ([]int, error)
 // closedDDMin is ddmin over units (sets of hunks), from a completed revert
 // full of all of them that passes. A part is taken only when its completed
 // revert is smaller than full and passes, so the search cannot circle back
-// to the whole revert through the hunks a part needs to compile. It
-// returns the units kept and their completed revert.
-func closedDDMin(ctx context.Context, units [][]int, full []int, complete closeFunc, passes passFunc) ([][]int, []int, error) {
+// to the whole revert through the hunks a part needs to compile; the
+// search goes on over that completed revert, split into units by regroup,
+// so that a part that compiles only with hunks using it (a declaration
+// and its uses) can still give way to those hunks alone. It returns the
+// units kept and their completed revert.
+func closedDDMin(ctx context.Context, units [][]int, full []int, complete closeFunc, passes passFunc, regroup func([]int) [][]int) ([][]int, []int, error) {
 	try := func(part [][]int) (bool, []int, error) {
 		f, err := complete(ctx, flatten(part))
 		if err != nil || f == nil || len(f) >= len(full) {
@@ -53,7 +56,7 @@ func closedDDMin(ctx context.Context, units [][]int, full []int, complete closeF
 				return nil, nil, err
 			}
 			if ok {
-				units, full, n, reduced = part, f, 2, true
+				units, full, n, reduced = regroup(f), f, 2, true
 				break
 			}
 		}
@@ -70,7 +73,10 @@ func closedDDMin(ctx context.Context, units [][]int, full []int, complete closeF
 					return nil, nil, err
 				}
 				if ok {
-					units, full, n, reduced = rest, f, max(n-1, 2), true
+					units, full, n, reduced = regroup(f), f, max(n-1, 2), true
+					if len(units) != len(rest) {
+						n = 2
+					}
 					break
 				}
 			}
@@ -198,17 +204,15 @@ func (x *explainer) reduce(ctx context.Context, c []int) ([]int, error) {
 	}
 	units := declUnits(x.o.decls, without(full, x.neutral))
 	x.say("delta debugging over %d groups of %d hunks (a declaration's hunks together)", len(units), len(full))
-	units, full, err = closedDDMin(ctx, units, full, x.closeLocally, x.o.passes)
+	groups := func(set []int) [][]int { return declUnits(x.o.decls, without(set, x.neutral)) }
+	units, full, err = closedDDMin(ctx, units, full, x.closeLocally, x.o.passes, groups)
 	if err != nil {
 		return nil, err
 	}
 	if root := flatten(units); len(root) > 1 && len(root) <= maxRefined {
-		singles := make([][]int, len(root))
-		for i, h := range root {
-			singles[i] = []int{h}
-		}
+		ones := func(set []int) [][]int { return singles(without(set, x.neutral)) }
 		x.say("delta debugging over the %d hunks of the groups kept", len(root))
-		if units, full, err = closedDDMin(ctx, singles, full, x.closeLocally, x.o.passes); err != nil {
+		if units, full, err = closedDDMin(ctx, singles(root), full, x.closeLocally, x.o.passes, ones); err != nil {
 			return nil, err
 		}
 	}
@@ -218,4 +222,13 @@ func (x *explainer) reduce(ctx context.Context, c []int) ([]int, error) {
 		x.ex.Notes = append(x.ex.Notes, fmt.Sprintf("no part of the %d root changes compiles without the others and makes the test pass reverted: the revert could not be split further", len(root)))
 	}
 	return root, nil
+}
+
+// singles makes each hunk a unit of its own.
+func singles(ids []int) [][]int {
+	out := make([][]int, len(ids))
+	for i, id := range ids {
+		out[i] = []int{id}
+	}
+	return out
 }

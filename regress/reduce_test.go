@@ -29,19 +29,11 @@ func revertPasses(need ...int) passFunc {
 	}
 }
 
-func singles(ids ...int) [][]int {
-	out := make([][]int, len(ids))
-	for i, id := range ids {
-		out[i] = []int{id}
-	}
-	return out
-}
-
 // TestClosedDDMinStepsOverARewrite checks that hunks that compile only
 // together do not hide a culprit elsewhere: the search ends at it.
 func TestClosedDDMinStepsOverARewrite(t *testing.T) {
 	all := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
-	units, full, err := closedDDMin(context.Background(), singles(all...), all, rewriteCompletion([]int{0, 1, 2, 3, 4}), revertPasses(7))
+	units, full, err := closedDDMin(context.Background(), singles(all), all, rewriteCompletion([]int{0, 1, 2, 3, 4}), revertPasses(7), singles)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +51,7 @@ func TestClosedDDMinKeepsAWholeRewrite(t *testing.T) {
 	rewrite := []int{0, 1, 2, 3, 4, 5}
 	complete := rewriteCompletion(rewrite)
 	passes := revertPasses(3)
-	units, full, err := closedDDMin(ctx, singles(rewrite...), rewrite, complete, passes)
+	units, full, err := closedDDMin(ctx, singles(rewrite), rewrite, complete, passes, singles)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +72,7 @@ func TestClosedDDMinKeepsAWholeRewrite(t *testing.T) {
 func TestClosedDDMinOverGroups(t *testing.T) {
 	groups := [][]int{{0, 1}, {2}, {3, 4, 5}, {6, 7}}
 	full := flatten(groups)
-	units, _, err := closedDDMin(context.Background(), groups, full, rewriteCompletion(nil), revertPasses(4, 5))
+	units, _, err := closedDDMin(context.Background(), groups, full, rewriteCompletion(nil), revertPasses(4, 5), keepGroups(groups))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,5 +96,47 @@ func TestDeclUnits(t *testing.T) {
 	want := [][]int{{0, 1, 2}, {3, 5}, {4}}
 	if !slices.EqualFunc(got, want, slices.Equal[[]int]) {
 		t.Errorf("declUnits = %v, want %v", got, want)
+	}
+}
+
+// keepGroups regroups a revert into the groups given, each cut down to
+// the revert.
+func keepGroups(groups [][]int) func([]int) [][]int {
+	return func(set []int) [][]int {
+		var out [][]int
+		for _, g := range groups {
+			var kept []int
+			for _, h := range g {
+				if slices.Contains(set, h) {
+					kept = append(kept, h)
+				}
+			}
+			if len(kept) > 0 {
+				out = append(out, kept)
+			}
+		}
+		return out
+	}
+}
+
+// TestClosedDDMinDropsADeclarationForItsUse checks that a declaration
+// added whole, whose revert compiles only with its use reverted too,
+// gives way to the use: reverting the use alone compiles and passes, and
+// the declaration without a use changes nothing.
+func TestClosedDDMinDropsADeclarationForItsUse(t *testing.T) {
+	const decl, use = 1, 5
+	complete := func(_ context.Context, set []int) ([]int, error) {
+		if slices.Contains(set, decl) {
+			return union(set, []int{use}), nil
+		}
+		return sorted(set), nil
+	}
+	all := []int{0, 1, 2, 3, 4, 5, 6, 7}
+	units, full, err := closedDDMin(context.Background(), singles(all), all, complete, revertPasses(use), singles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := flatten(units); !slices.Equal(got, []int{use}) || !slices.Equal(full, []int{use}) {
+		t.Errorf("closedDDMin = %v (revert %v), want [%d]", got, full, use)
 	}
 }
