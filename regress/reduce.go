@@ -2,6 +2,7 @@ package regress
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -36,7 +37,7 @@ type closeFunc func(ctx context.Context, set []int) ([]int, error)
 // search goes on over that completed revert, split into units by regroup,
 // so that a part that compiles only with hunks using it (a declaration
 // and its uses) can still give way to those hunks alone. It returns the
-// units kept and their completed revert.
+// units kept and their completed revert, those so far with an error.
 func closedDDMin(ctx context.Context, units [][]int, full []int, complete closeFunc, passes passFunc, regroup func([]int) [][]int) ([][]int, []int, error) {
 	try := func(part [][]int) (bool, []int, error) {
 		f, err := complete(ctx, flatten(part))
@@ -53,7 +54,7 @@ func closedDDMin(ctx context.Context, units [][]int, full []int, complete closeF
 		for _, part := range parts {
 			ok, f, err := try(part)
 			if err != nil {
-				return nil, nil, err
+				return units, full, err
 			}
 			if ok {
 				units, full, n, reduced = regroup(f), f, 2, true
@@ -70,7 +71,7 @@ func closedDDMin(ctx context.Context, units [][]int, full []int, complete closeF
 				}
 				ok, f, err := try(rest)
 				if err != nil {
-					return nil, nil, err
+					return units, full, err
 				}
 				if ok {
 					units, full, n, reduced = regroup(f), f, max(n-1, 2), true
@@ -206,21 +207,25 @@ func (x *explainer) reduce(ctx context.Context, c []int) ([]int, error) {
 	x.say("delta debugging over %d groups of %d hunks (a declaration's hunks together)", len(units), len(full))
 	groups := func(set []int) [][]int { return declUnits(x.o.decls, without(set, x.neutral)) }
 	units, full, err = closedDDMin(ctx, units, full, x.closeLocally, x.o.passes, groups)
-	if err != nil {
-		return nil, err
-	}
-	if root := flatten(units); len(root) > 1 && len(root) <= maxRefined {
+	if root := flatten(units); err == nil && len(root) > 1 && len(root) <= maxRefined {
 		ones := func(set []int) [][]int { return singles(without(set, x.neutral)) }
 		x.say("delta debugging over the %d hunks of the groups kept", len(root))
-		if units, full, err = closedDDMin(ctx, singles(root), full, x.closeLocally, x.o.passes, ones); err != nil {
-			return nil, err
-		}
+		units, full, err = closedDDMin(ctx, singles(root), full, x.closeLocally, x.o.passes, ones)
 	}
 	root := flatten(units)
-	x.o.aux[key(root)] = sorted(without(full, root))
-	if len(root) > maxUnconfirmedAux {
+	switch {
+	case errors.Is(err, errBudget):
+		// The revert found so far passes: an answer, if not a minimal one.
+		x.ex.BudgetRanOut, err = true, nil
+		x.ex.Notes = append(x.ex.Notes, fmt.Sprintf("the budget ran out while delta debugging: the %d root changes are the smallest revert found so far that passes, not a minimal one", len(root)))
+	case err != nil:
+		return nil, err
+	case len(root) > maxRefined:
+		x.ex.Notes = append(x.ex.Notes, fmt.Sprintf("no declaration's changes among the %d root changes compile without the others and make the test pass reverted; more than %d, they were not tried one by one", len(root), maxRefined))
+	case len(root) > maxUnconfirmedAux:
 		x.ex.Notes = append(x.ex.Notes, fmt.Sprintf("no part of the %d root changes compiles without the others and makes the test pass reverted: the revert could not be split further", len(root)))
 	}
+	x.o.aux[key(root)] = sorted(without(full, root))
 	return root, nil
 }
 

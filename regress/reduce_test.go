@@ -2,6 +2,7 @@ package regress
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 )
@@ -138,5 +139,26 @@ func TestClosedDDMinDropsADeclarationForItsUse(t *testing.T) {
 	}
 	if got := flatten(units); !slices.Equal(got, []int{use}) || !slices.Equal(full, []int{use}) {
 		t.Errorf("closedDDMin = %v (revert %v), want [%d]", got, full, use)
+	}
+}
+
+// TestClosedDDMinKeepsItsProgressWhenTheBudgetRunsOut checks that a
+// search stopped by the budget returns the smallest revert it found
+// that passes, with the error.
+func TestClosedDDMinKeepsItsProgressWhenTheBudgetRunsOut(t *testing.T) {
+	all := []int{0, 1, 2, 3, 4, 5, 6, 7}
+	runs := 0
+	passes := func(ctx context.Context, reverted []int) (bool, error) {
+		if runs++; runs > 2 {
+			return false, errBudget
+		}
+		return revertPasses(6)(ctx, reverted)
+	}
+	units, full, err := closedDDMin(context.Background(), singles(all), all, rewriteCompletion(nil), passes, singles)
+	if !errors.Is(err, errBudget) {
+		t.Fatalf("err = %v, want the budget's", err)
+	}
+	if got := flatten(units); !slices.Equal(got, []int{4, 5, 6, 7}) || !slices.Equal(full, got) {
+		t.Errorf("closedDDMin = %v (revert %v), want [4 5 6 7], the one revert that passed", got, full)
 	}
 }
