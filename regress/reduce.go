@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Reducing a revert that compiles only whole. Plain delta debugging over
@@ -215,9 +216,17 @@ func (x *explainer) reduce(ctx context.Context, c []int) ([]int, error) {
 	root := flatten(units)
 	switch {
 	case errors.Is(err, errBudget):
-		// The revert found so far passes: an answer, if not a minimal one.
+		// The revert found so far passes: an answer, if not a minimal one;
+		// an earlier step's smaller revert that passed is a better one.
 		x.ex.BudgetRanOut, err = true, nil
+		best := x.o.best
+		if len(best) > 0 && len(best) < len(root) && !slices.ContainsFunc(best, setOf(x.neutral)) {
+			root, full = best, nil
+		}
 		x.ex.Notes = append(x.ex.Notes, fmt.Sprintf("the budget ran out while delta debugging: the %d root changes are the smallest revert found so far that passes, not a minimal one", len(root)))
+		if full == nil {
+			return root, nil // its auxiliary hunks are those it passed with
+		}
 	case err != nil:
 		return nil, err
 	case len(root) > maxRefined:
