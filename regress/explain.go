@@ -508,7 +508,8 @@ const maxCauses = 64
 // predicates to extend the causes until a revert passes. When the causes
 // give no root change it records why and falls back to the smallest
 // failure-inducing change ddmin finds among the changes the failing run
-// executes, then among every change.
+// executes, then among every change: over groups of hunks that compile
+// together, then over their hunks (reduce).
 func (x *explainer) after(ctx context.Context, all []int) ([]int, error) {
 	x.tried = map[string]bool{}
 	dd := func(c []int, found string) ([]int, error) {
@@ -562,8 +563,7 @@ func (x *explainer) after(ctx context.Context, all []int) ([]int, error) {
 		if ok, err := x.o.passes(ctx, c); err != nil || !ok {
 			return nil, err
 		}
-		x.say("ddmin over %d hunks (%s)", len(c), found)
-		root, err := ddmin(ctx, c, x.o.passes)
+		root, err := x.reduce(ctx, c)
 		if err == nil && len(root) > 0 {
 			x.ex.Found = found
 		}

@@ -40,6 +40,15 @@ func (x *explainer) separate(ctx context.Context, root, aux []int) ([]int, []int
 	default:
 		return root, aux, nil
 	}
-	x.ex.Notes = append(x.ex.Notes, fmt.Sprintf("the root changes needed %d other changes to compile, which %s: the revert cannot tell them apart, so all %d are reported as roots", len(aux), why, len(root)+len(aux)))
-	return union(root, aux), nil, nil
+	// A neutral hunk changes no behaviour: it stays auxiliary, never a root.
+	neutral := setOf(x.neutral)
+	var kept []int
+	for _, a := range aux {
+		if neutral(a) {
+			kept = append(kept, a)
+		}
+	}
+	roots := without(union(root, aux), kept)
+	x.ex.Notes = append(x.ex.Notes, fmt.Sprintf("the root changes needed %d other changes to compile, which %s: the revert cannot tell them apart, so all %d are reported as roots", len(aux), why, len(roots)))
+	return roots, kept, nil
 }

@@ -42,3 +42,20 @@ func TestSeparateRoles(t *testing.T) {
 		}
 	}
 }
+
+// TestSeparateKeepsNeutralHunksAuxiliary checks that when the roots and
+// their auxiliary hunks cannot be told apart, a neutral hunk among the
+// auxiliary ones (a revert completed from every other hunk takes them
+// too) stays auxiliary: it changes no behaviour, so it is never a root.
+func TestSeparateKeepsNeutralHunksAuxiliary(t *testing.T) {
+	aux := []int{1, 2, 3, 4, 5, 6, 7, 8, 9}
+	o := &oracle{verdicts: map[string]outcome{key(aux): {Verdict: noBuild}}}
+	x := &explainer{ex: &Explanation{}, o: o, neutral: []int{4}}
+	roots, gotAux, err := x.separate(context.Background(), []int{0}, aux)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(roots, 4) || !slices.Equal(gotAux, []int{4}) || len(roots) != 9 {
+		t.Errorf("roots %v, auxiliary %v; want the neutral hunk 4 auxiliary and the other nine roots", roots, gotAux)
+	}
+}

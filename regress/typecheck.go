@@ -140,14 +140,20 @@ func (tc *typeChecker) affected(files map[string]replacement) (order []string, r
 			}
 			restored[path] = append(restored[path], p)
 		}
-		if path != tc.pkg.ImportPath {
-			changed[path] = true
-		}
+		changed[path] = true
 	}
 	for _, ps := range restored {
 		slices.Sort(ps)
 	}
-	if len(changed) == 0 {
+	if len(restored[tc.pkg.ImportPath]) > 0 {
+		changed[tc.pkg.ImportPath] = true
+	}
+	for p := range files {
+		if test, own := tc.files[p]; own && !test && !strings.HasSuffix(p, "_test.go") {
+			changed[tc.pkg.ImportPath] = true
+		}
+	}
+	if len(changed) == 0 || len(changed) == 1 && changed[tc.pkg.ImportPath] && !tc.imported() {
 		return nil, restored, true
 	}
 	// A package is affected when it is changed or imports an affected one.
@@ -161,6 +167,12 @@ func (tc *typeChecker) affected(files map[string]replacement) (order []string, r
 			return true
 		}
 		p := tc.deps[path]
+		if path == tc.pkg.ImportPath {
+			// A package of the module the test depends on imports the
+			// package itself (a helper of its external tests): it sees
+			// the package as the revert leaves it.
+			p = tc.pkg
+		}
 		if p == nil {
 			state[path] = 3
 			return false
@@ -186,6 +198,17 @@ func (tc *typeChecker) affected(files map[string]replacement) (order []string, r
 	return order, restored, true
 }
 
+// imported reports whether a package of the module the test depends on
+// imports the test's package.
+func (tc *typeChecker) imported() bool {
+	for _, p := range tc.deps {
+		if slices.Contains(p.Imports, tc.pkg.ImportPath) {
+			return true
+		}
+	}
+	return false
+}
+
 // compiled reports whether the build compiles a file of this content
 // brought back by a revert: its name and build constraints match.
 func (tc *typeChecker) compiled(path, data string) bool {
@@ -204,7 +227,7 @@ func (tc *typeChecker) check(files map[string]replacement) (msg string, decided 
 	if !ok {
 		return "", false
 	}
-	var own, external []*ast.File
+	var internal, external []*ast.File
 	var errs []string
 	undecided := false
 	conf := func() *types.Config {
@@ -219,8 +242,15 @@ func (tc *typeChecker) check(files map[string]replacement) (msg string, decided 
 		}}
 	}
 	imp := fromSource{checked: map[string]*types.Package{}, imp: tc.imp}
+	own := tc.pkg.ImportPath
 	for _, path := range order {
 		p := tc.deps[path]
+		if path == own {
+			if len(tc.pkg.TestGoFiles) > 0 {
+				return "", false // go test compiles its importers against the package with its tests
+			}
+			p = tc.pkg
+		}
 		var syntax []*ast.File
 		var paths []string
 		for _, n := range p.GoFiles {
@@ -249,8 +279,12 @@ func (tc *typeChecker) check(files map[string]replacement) (msg string, decided 
 		}
 		imp.checked[path] = checked
 	}
-	paths := slices.Sorted(slices.Values(append(slices.Collect(maps.Keys(tc.files)), restored[tc.pkg.ImportPath]...))) // the errors in the compiler's order
+	paths := slices.Sorted(slices.Values(append(slices.Collect(maps.Keys(tc.files)), restored[own]...))) // the errors in the compiler's order
+	checked, ownChecked := imp.checked[own]
 	for _, p := range paths {
+		if ownChecked && !tc.files[p] {
+			continue // checked in import order
+		}
 		f, ok, perr := tc.load(p, files)
 		if !ok {
 			return "", false
@@ -265,20 +299,22 @@ func (tc *typeChecker) check(files map[string]replacement) (msg string, decided 
 		if tc.files[p] {
 			external = append(external, f)
 		} else {
-			own = append(own, f)
+			internal = append(internal, f)
 		}
 	}
 	if len(errs) > 0 {
 		slices.Sort(errs)
 		return strings.Join(errs, "\n"), true
 	}
-	c := conf()
-	c.Importer = imp
-	checked, _ := c.Check(tc.pkg.ImportPath, tc.fset, own, nil)
+	if !ownChecked {
+		c := conf()
+		c.Importer = imp
+		checked, _ = c.Check(own, tc.fset, internal, nil)
+	}
 	if len(errs) == 0 && len(external) > 0 {
 		c := conf()
 		c.Importer = withPackage{checked, imp}
-		c.Check(tc.pkg.ImportPath+"_test", tc.fset, external, nil)
+		c.Check(own+"_test", tc.fset, external, nil)
 	}
 	if undecided {
 		return "", false

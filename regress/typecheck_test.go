@@ -19,19 +19,7 @@ import (
 // depend on, or one bringing back a test file, is left to a build.
 func TestTypeCheckRevert(t *testing.T) {
 	t.Parallel()
-	dir := txtartest.Extract(t, filepath.Join("testdata", "typecheck.txtar"))
-	mod, err := testbuild.Open(dir, testbuild.Config{CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, pkg, err := mod.ListPackage(context.Background(), "example.com/tc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tc, err := newTypeChecker(context.Background(), mod, pkg)
-	if err != nil || tc == nil {
-		t.Fatalf("no type checker: %v", err)
-	}
+	dir, tc := openTypeChecker(t, "typecheck.txtar", "example.com/tc")
 	src, dep := filepath.Join(dir, "tc.go"), filepath.Join(dir, "dep", "dep.go")
 	for _, c := range []struct {
 		name    string
@@ -82,4 +70,52 @@ func TestTypeCheckRevert(t *testing.T) {
 			rest = rest[i+len(e):]
 		}
 	}
+}
+
+// TestTypeCheckImporterOfThePackage checks a revert of a dependency that
+// both the package and a helper of its external tests import, the helper
+// importing the package too: the helper is checked against the package
+// as the revert leaves it, not against its export data, whose types are
+// other types than the reverted dependency's.
+func TestTypeCheckImporterOfThePackage(t *testing.T) {
+	t.Parallel()
+	dir, tc := openTypeChecker(t, "typecheck-importer.txtar", "example.com/p")
+	opt := filepath.Join(dir, "opt", "opt.go")
+	for _, c := range []struct {
+		name string
+		src  string
+		err  string // what the errors hold; "": it compiles
+	}{
+		{"compiles", "package opt\n\ntype Option struct{ N, M int }\n\nfunc New() Option { return Option{} }\n", ""},
+		{"breaks the helper", "package opt\n\ntype Option struct{ N int }\n", "undefined: opt.New"},
+	} {
+		msg, decided := tc.check(map[string]replacement{opt: {c.src, true}})
+		if !decided {
+			t.Errorf("%s: not decided (%q)", c.name, msg)
+			continue
+		}
+		if c.err == "" && msg != "" || !strings.Contains(msg, c.err) {
+			t.Errorf("%s: errors %q, want %q", c.name, msg, c.err)
+		}
+	}
+}
+
+// openTypeChecker extracts a txtar module from testdata and prepares the
+// checks of one of its packages.
+func openTypeChecker(t *testing.T, archive, pkgPath string) (string, *typeChecker) {
+	t.Helper()
+	dir := txtartest.Extract(t, filepath.Join("testdata", archive))
+	mod, err := testbuild.Open(dir, testbuild.Config{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, pkg, err := mod.ListPackage(context.Background(), pkgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, err := newTypeChecker(context.Background(), mod, pkg)
+	if err != nil || tc == nil {
+		t.Fatalf("no type checker: %v", err)
+	}
+	return dir, tc
 }
