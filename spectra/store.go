@@ -266,18 +266,28 @@ func (s *store) rebuild(cause error) error {
 
 // putFiles stores the blocks of file contents not stored yet.
 func (s *store) putFiles(files []storedFile) error {
-	return s.putAbsent(bucketFiles, len(files), func(i int) (string, string, any) {
+	return s.putAbsent(bucketFiles, len(files), fileEntry(files))
+}
+
+// fileEntry gives putAbsent the files' blocks.
+func fileEntry(files []storedFile) func(i int) (string, string, any) {
+	return func(i int) (string, string, any) {
 		return fileKey(files[i].Path, files[i].Hash), "blocks of " + files[i].Path, files[i]
-	})
+	}
 }
 
 func fileKey(path, hash string) string { return hash + " " + path }
 
 // putFlows stores the graphs of file contents not stored yet.
 func (s *store) putFlows(flows []storedFlow) error {
-	return s.putAbsent(bucketFlows, len(flows), func(i int) (string, string, any) {
+	return s.putAbsent(bucketFlows, len(flows), flowEntry(flows))
+}
+
+// flowEntry gives putAbsent the files' control flow graphs.
+func flowEntry(flows []storedFlow) func(i int) (string, string, any) {
+	return func(i int) (string, string, any) {
 		return flowKey(flows[i].Path, flows[i].Hash), "control flow of " + flows[i].Path, flows[i]
-	})
+	}
 }
 
 // putAbsent stores n values under their keys in a bucket of content-keyed
@@ -286,23 +296,26 @@ func (s *store) putAbsent(bucket []byte, n int, entry func(i int) (key, what str
 	if n == 0 {
 		return nil
 	}
-	return s.transact(true, func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucket)
-		for i := range n {
-			key, what, value := entry(i)
-			if b.Get([]byte(key)) != nil {
-				continue
-			}
-			data, err := gobEncode(value)
-			if err != nil {
-				return fmt.Errorf("encoding %s: %w", what, err)
-			}
-			if err := b.Put([]byte(key), data); err != nil {
-				return err
-			}
+	return s.transact(true, func(tx *bolt.Tx) error { return putAbsentTx(tx, bucket, n, entry) })
+}
+
+// putAbsentTx is putAbsent within a write transaction.
+func putAbsentTx(tx *bolt.Tx, bucket []byte, n int, entry func(i int) (key, what string, value any)) error {
+	b := tx.Bucket(bucket)
+	for i := range n {
+		key, what, value := entry(i)
+		if b.Get([]byte(key)) != nil {
+			continue
 		}
-		return nil
-	})
+		data, err := gobEncode(value)
+		if err != nil {
+			return fmt.Errorf("encoding %s: %w", what, err)
+		}
+		if err := b.Put([]byte(key), data); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // testChunkKey is the key of the chunk-th chunk of r's tests. It names the
