@@ -446,8 +446,21 @@ func (s *store) updateState(tx *bolt.Tx, change func(*storedState)) error {
 	return tx.Bucket(bucketState).Put(keyCurrent, data)
 }
 
-// forget drops packages that no longer exist from the current state.
+// forget drops packages that no longer exist from the current state. It
+// writes only when there is one to drop: a write transaction syncs the
+// file to disk, which a collection should not wait for to change nothing.
 func (s *store) forget(keep map[string]bool) error {
+	st, err := s.current()
+	if err != nil {
+		return err
+	}
+	stale := false
+	for pkg := range st.Packages {
+		stale = stale || !keep[pkg]
+	}
+	if !stale {
+		return nil
+	}
 	return s.transact(true, func(tx *bolt.Tx) error {
 		return s.updateState(tx, func(st *storedState) {
 			for pkg := range st.Packages {
