@@ -264,12 +264,7 @@ func (s *store) rebuild(cause error) error {
 	return nil
 }
 
-// putFiles stores the blocks of file contents not stored yet.
-func (s *store) putFiles(files []storedFile) error {
-	return s.putAbsent(bucketFiles, len(files), fileEntry(files))
-}
-
-// fileEntry gives putAbsent the files' blocks.
+// fileEntry gives putAbsentTx the files' blocks.
 func fileEntry(files []storedFile) func(i int) (string, string, any) {
 	return func(i int) (string, string, any) {
 		return fileKey(files[i].Path, files[i].Hash), "blocks of " + files[i].Path, files[i]
@@ -278,28 +273,15 @@ func fileEntry(files []storedFile) func(i int) (string, string, any) {
 
 func fileKey(path, hash string) string { return hash + " " + path }
 
-// putFlows stores the graphs of file contents not stored yet.
-func (s *store) putFlows(flows []storedFlow) error {
-	return s.putAbsent(bucketFlows, len(flows), flowEntry(flows))
-}
-
-// flowEntry gives putAbsent the files' control flow graphs.
+// flowEntry gives putAbsentTx the files' control flow graphs.
 func flowEntry(flows []storedFlow) func(i int) (string, string, any) {
 	return func(i int) (string, string, any) {
 		return flowKey(flows[i].Path, flows[i].Hash), "control flow of " + flows[i].Path, flows[i]
 	}
 }
 
-// putAbsent stores n values under their keys in a bucket of content-keyed
-// values, leaving those stored already alone.
-func (s *store) putAbsent(bucket []byte, n int, entry func(i int) (key, what string, value any)) error {
-	if n == 0 {
-		return nil
-	}
-	return s.transact(true, func(tx *bolt.Tx) error { return putAbsentTx(tx, bucket, n, entry) })
-}
-
-// putAbsentTx is putAbsent within a write transaction.
+// putAbsentTx stores n values under their keys in a bucket of
+// content-keyed values, leaving those stored already alone.
 func putAbsentTx(tx *bolt.Tx, bucket []byte, n int, entry func(i int) (key, what string, value any)) error {
 	b := tx.Bucket(bucket)
 	for i := range n {

@@ -67,9 +67,9 @@ func (w *storeWriter) putTests(r *storedPackage) error {
 }
 
 // putFiles hands over the blocks and graphs of the build's files, those
-// not stored yet to be stored as store.putFiles and store.putFlows store
-// them: first, in the transaction of the first results, so that the build
-// does not wait for the store and no result is stored without its files.
+// not stored yet to be stored first, in the transaction of the first
+// results: the build does not wait for the store, and no result is
+// stored without its files.
 func (w *storeWriter) putFiles(files []storedFile, flows []storedFlow) error {
 	return w.send(storeJob{files: files, flows: flows})
 }
