@@ -188,17 +188,15 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 			flows = append(flows, fl)
 		}
 	}
-	if err := w.store.putFiles(toStore); err != nil {
-		return nil, storedFiles{}, err
-	}
-	if err := w.store.putFlows(flows); err != nil {
-		return nil, storedFiles{}, err
-	}
 	trace.done("instrument")
 	// Results are stored as they come, so that an interrupted collection
-	// keeps them, by a writer of their own.
+	// keeps them, by a writer of their own; the files' blocks go first,
+	// while the build runs.
 	writer := newStoreWriter(w.store)
 	defer writer.close()
+	if err := writer.putFiles(toStore, flows); err != nil {
+		return nil, storedFiles{}, err
+	}
 	report.phase("build")
 	// Cores the packages leave idle go to sharding each package's tests.
 	shards := max(1, co.Parallel/max(1, len(toRun)))

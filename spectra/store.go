@@ -264,45 +264,40 @@ func (s *store) rebuild(cause error) error {
 	return nil
 }
 
-// putFiles stores the blocks of file contents not stored yet.
-func (s *store) putFiles(files []storedFile) error {
-	return s.putAbsent(bucketFiles, len(files), func(i int) (string, string, any) {
+// fileEntry gives putAbsentTx the files' blocks.
+func fileEntry(files []storedFile) func(i int) (string, string, any) {
+	return func(i int) (string, string, any) {
 		return fileKey(files[i].Path, files[i].Hash), "blocks of " + files[i].Path, files[i]
-	})
+	}
 }
 
 func fileKey(path, hash string) string { return hash + " " + path }
 
-// putFlows stores the graphs of file contents not stored yet.
-func (s *store) putFlows(flows []storedFlow) error {
-	return s.putAbsent(bucketFlows, len(flows), func(i int) (string, string, any) {
+// flowEntry gives putAbsentTx the files' control flow graphs.
+func flowEntry(flows []storedFlow) func(i int) (string, string, any) {
+	return func(i int) (string, string, any) {
 		return flowKey(flows[i].Path, flows[i].Hash), "control flow of " + flows[i].Path, flows[i]
-	})
+	}
 }
 
-// putAbsent stores n values under their keys in a bucket of content-keyed
-// values, leaving those stored already alone.
-func (s *store) putAbsent(bucket []byte, n int, entry func(i int) (key, what string, value any)) error {
-	if n == 0 {
-		return nil
-	}
-	return s.transact(true, func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucket)
-		for i := range n {
-			key, what, value := entry(i)
-			if b.Get([]byte(key)) != nil {
-				continue
-			}
-			data, err := gobEncode(value)
-			if err != nil {
-				return fmt.Errorf("encoding %s: %w", what, err)
-			}
-			if err := b.Put([]byte(key), data); err != nil {
-				return err
-			}
+// putAbsentTx stores n values under their keys in a bucket of
+// content-keyed values, leaving those stored already alone.
+func putAbsentTx(tx *bolt.Tx, bucket []byte, n int, entry func(i int) (key, what string, value any)) error {
+	b := tx.Bucket(bucket)
+	for i := range n {
+		key, what, value := entry(i)
+		if b.Get([]byte(key)) != nil {
+			continue
 		}
-		return nil
-	})
+		data, err := gobEncode(value)
+		if err != nil {
+			return fmt.Errorf("encoding %s: %w", what, err)
+		}
+		if err := b.Put([]byte(key), data); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // testChunkKey is the key of the chunk-th chunk of r's tests. It names the
@@ -433,8 +428,21 @@ func (s *store) updateState(tx *bolt.Tx, change func(*storedState)) error {
 	return tx.Bucket(bucketState).Put(keyCurrent, data)
 }
 
-// forget drops packages that no longer exist from the current state.
+// forget drops packages that no longer exist from the current state. It
+// writes only when there is one to drop: a write transaction syncs the
+// file to disk, which a collection should not wait for to change nothing.
 func (s *store) forget(keep map[string]bool) error {
+	st, err := s.current()
+	if err != nil {
+		return err
+	}
+	stale := false
+	for pkg := range st.Packages {
+		stale = stale || !keep[pkg]
+	}
+	if !stale {
+		return nil
+	}
 	return s.transact(true, func(tx *bolt.Tx) error {
 		return s.updateState(tx, func(st *storedState) {
 			for pkg := range st.Packages {

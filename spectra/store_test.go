@@ -1,12 +1,14 @@
 package spectra
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -99,5 +101,42 @@ func TestCorruptStoreIsMovedAside(t *testing.T) {
 	}
 	if data, err := os.ReadFile(s.path + ".corrupt"); err != nil || !strings.HasPrefix(string(data), "not a database") {
 		t.Errorf("the corrupt store was not kept aside: %v", err)
+	}
+}
+
+// forget drops the packages that no longer exist, and leaves the store's
+// file as it is when there are none: a collection that changes nothing
+// writes nothing.
+func TestForgetWritesOnlyToDrop(t *testing.T) {
+	var warnings []string
+	s := storeIn(t.TempDir(), &warnings)
+	w := newStoreWriter(s)
+	for _, p := range []string{"m/a", "m/b"} {
+		if err := w.putResult(&storedPackage{Package: p, Key: "k " + p, Collected: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.close(); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(s.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.forget(map[string]bool{"m/a": true, "m/b": true}); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := os.ReadFile(s.path); err != nil || !bytes.Equal(before, after) {
+		t.Errorf("forgetting nothing changed the store's file (%v)", err)
+	}
+	if err := s.forget(map[string]bool{"m/a": true}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.current()
+	if err != nil || len(st.Packages) != 1 || st.Packages["m/a"] == "" {
+		t.Errorf("current packages %v, %v, want m/a alone", st.Packages, err)
+	}
+	if len(warnings) > 0 {
+		t.Errorf("warnings: %q", warnings)
 	}
 }

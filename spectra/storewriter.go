@@ -31,11 +31,14 @@ type storeWriter struct {
 	spare [][]byte
 }
 
-// storeJob is a chunk of a package's tests (key set) or its record.
+// storeJob is a chunk of a package's tests (key set), its record
+// (result set), or the blocks and graphs of the instrumented files.
 type storeJob struct {
 	key    []byte
 	tests  []storedTest
 	result *storedPackage
+	files  []storedFile
+	flows  []storedFlow
 }
 
 // maxBatchChunks bounds the chunks of tests written in one transaction,
@@ -61,6 +64,14 @@ func (w *storeWriter) putTests(r *storedPackage) error {
 	}
 	key, tests := takeChunk(r)
 	return w.send(storeJob{key: key, tests: tests})
+}
+
+// putFiles hands over the blocks and graphs of the build's files, those
+// not stored yet to be stored first, in the transaction of the first
+// results: the build does not wait for the store, and no result is
+// stored without its files.
+func (w *storeWriter) putFiles(files []storedFile, flows []storedFlow) error {
+	return w.send(storeJob{files: files, flows: flows})
 }
 
 // putResult hands r over to be stored as store.putResult stores it. r
@@ -128,6 +139,9 @@ func chunks(j storeJob) int {
 func (w *storeWriter) write(batch []storeJob) error {
 	data := make([][]byte, len(batch))
 	for i, j := range batch {
+		if j.key == nil && j.result == nil {
+			continue // files, encoded in the transaction
+		}
 		if j.result == nil {
 			var buf []byte
 			if n := len(w.spare); n > 0 {
@@ -143,7 +157,14 @@ func (w *storeWriter) write(batch []storeJob) error {
 	}
 	err := w.s.transact(true, func(tx *bolt.Tx) error {
 		for i, j := range batch {
-			if j.result == nil {
+			if j.key == nil && j.result == nil {
+				if err := putAbsentTx(tx, bucketFiles, len(j.files), fileEntry(j.files)); err != nil {
+					return err
+				}
+				if err := putAbsentTx(tx, bucketFlows, len(j.flows), flowEntry(j.flows)); err != nil {
+					return err
+				}
+			} else if j.result == nil {
 				if err := putChunk(tx, j.key, data[i]); err != nil {
 					return err
 				}
@@ -155,7 +176,7 @@ func (w *storeWriter) write(batch []storeJob) error {
 	})
 	// bbolt holds a value only until its transaction ends.
 	for i, j := range batch {
-		if j.result == nil {
+		if j.key != nil {
 			w.spare = append(w.spare, data[i])
 		}
 	}

@@ -95,3 +95,40 @@ func TestStoreWriterOnAFullDisk(t *testing.T) {
 		t.Errorf("a write handed over after the failure: %v, want %v", handed, err)
 	}
 }
+
+// TestStoreWriterStoresFilesWithTheFirstResult: the build's files handed
+// over before any result are stored with it, in one transaction, so that a
+// stored result finds its files' blocks.
+func TestStoreWriterStoresFilesWithTheFirstResult(t *testing.T) {
+	var warnings []string
+	s := storeIn(t.TempDir(), &warnings)
+	w := newStoreWriter(s)
+	file := storedFile{Path: "a.go", Hash: "h1", Blocks: []Block{{File: "a.go", Start: Pos{Line: 3}, End: Pos{Line: 4}, Lines: []int{3, 4}}}}
+	if err := w.putFiles([]storedFile{file}, nil); err != nil {
+		t.Fatal(err)
+	}
+	r := &storedPackage{Package: "m/a", Key: "ka", Collected: time.Now(), Files: []fileRef{{Path: "a.go", Hash: "h1", Blocks: 1}}}
+	r.tests = append(r.tests, storedTest{TestRun: TestRun{Package: r.Package, Name: "TestA", Verdict: Pass}, Hits: packHits([]int32{0})})
+	if err := w.putResult(r); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.close(); err != nil {
+		t.Fatal(err)
+	}
+	if w.transactions != 1 {
+		t.Errorf("%d transactions, want the files, the tests and the record in one", w.transactions)
+	}
+	stored, files, err := s.results([]string{"ka"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored["ka"] == nil {
+		t.Fatal("the result is not stored, or not with its files")
+	}
+	if got := files.blocks[fileKey("a.go", "h1")]; got == nil || !reflect.DeepEqual(*got, file) {
+		t.Errorf("stored file %+v, want %+v", got, file)
+	}
+	if len(warnings) > 0 {
+		t.Errorf("warnings: %q", warnings)
+	}
+}
