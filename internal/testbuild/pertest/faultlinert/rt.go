@@ -40,6 +40,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // T is the part of *testing.T the hooks use; the package does not import
@@ -56,6 +57,7 @@ type T interface {
 type state struct {
 	mu       sync.Mutex
 	counters []uint32          // every registered counter, mapped from the counters file
+	words    []uint64          // the same memory two counters a word, for scanning
 	layout   map[string][2]int // registered name (a package path) -> offset, length
 	linked   [][2]int          // ranges registered by this binary, by offset: first, end
 	counting [][2]int          // ranges whose records carry counts, by offset: first, end
@@ -109,15 +111,25 @@ func setup() {
 	rt.split = readNames(os.Getenv("FAULTLINE_SPLIT"))
 	rt.skip = readNames(os.Getenv("FAULTLINE_SKIP"))
 	if path := os.Getenv("FAULTLINE_COUNTERS"); path != "" && total > 0 {
-		if c, err := mapCounters(path, total); err == nil {
-			rt.counters = c
+		if w, err := mapCounters(path, (total+1)/2); err == nil {
+			rt.words = w
 		} else {
 			rt.emitError("mapping counters: " + err.Error())
 		}
 	}
-	if rt.counters == nil {
-		rt.counters = make([]uint32, total)
+	if rt.words == nil {
+		rt.words = make([]uint64, (total+1)/2)
 	}
+	rt.counters = halves(rt.words, total)
+}
+
+// halves is words seen as n uint32 counters (at most two per word).
+func halves(words []uint64, n int) []uint32 {
+	if n == 0 {
+		return nil
+	}
+	// Not unsafe.Slice: this file must compile at old language versions.
+	return (*[1 << 28]uint32)(unsafe.Pointer(&words[0]))[:n:n]
 }
 
 // Register returns the n counters of package pkg. The collector's layout
@@ -212,11 +224,7 @@ func (s *state) boundary(kind, name, flags string) {
 	// Atomic accesses: other goroutines of the test may still be counting,
 	// and a build with the race detector must not report faultline itself.
 	if s.out == nil {
-		for _, r := range s.linked {
-			for i := r[0]; i < r[1]; i++ {
-				atomic.StoreUint32(&s.counters[i], 0)
-			}
-		}
+		s.take(nil, false)
 		return
 	}
 	b := append(s.buf[:0], kind...)
@@ -226,32 +234,71 @@ func (s *state) boundary(kind, name, flags string) {
 		b = append(b, ' ')
 		b = append(b, flags...)
 	}
-	next := 0 // the first counting range not yet passed
-	for _, r := range s.linked {
-		for i := r[0]; i < r[1]; i++ {
-			c := atomic.LoadUint32(&s.counters[i])
-			if c == 0 {
-				continue
-			}
-			b = append(b, ' ')
-			b = strconv.AppendInt(b, int64(i), 10)
-			for next < len(s.counting) && s.counting[next][1] <= i {
-				next++
-			}
-			if next < len(s.counting) && s.counting[next][0] <= i {
-				// Counts executed meanwhile by other goroutines go to the
-				// next record rather than being lost.
-				c = atomic.SwapUint32(&s.counters[i], 0)
-				b = append(b, ':')
-				b = strconv.AppendUint(b, uint64(c), 10)
-				continue
-			}
-			atomic.StoreUint32(&s.counters[i], 0)
-		}
-	}
+	b = s.take(b, true)
 	b = append(b, '\n')
 	s.out.Write(b)
 	s.buf = b
+}
+
+// take resets the registered counters that are not zero and, when record
+// is set, appends them to b. Counters are scanned a word (two of them) at
+// a time, and eight words at once while all eight are zero: a test runs a
+// few hundred of a binary's thousands of counters.
+func (s *state) take(b []byte, record bool) []byte {
+	// Atomic accesses: other goroutines of the test may still be counting,
+	// and a build with the race detector must not report faultline itself.
+	next := 0 // the first counting range not yet passed
+	for _, r := range s.linked {
+		w, end := r[0]/2, (r[1]+1)/2
+		for w < end {
+			if end-w >= 8 && zero8(s.words[w:w+8]) {
+				w += 8
+				continue
+			}
+			if atomic.LoadUint64(&s.words[w]) == 0 {
+				w++
+				continue
+			}
+			for i := 2 * w; i < 2*w+2; i++ {
+				if i < r[0] || i >= r[1] {
+					continue // a neighbouring range's
+				}
+				c := atomic.LoadUint32(&s.counters[i])
+				if c == 0 {
+					continue
+				}
+				for next < len(s.counting) && s.counting[next][1] <= i {
+					next++
+				}
+				counted := next < len(s.counting) && s.counting[next][0] <= i
+				if counted {
+					// Counts executed meanwhile by other goroutines go to
+					// the next record rather than being lost.
+					c = atomic.SwapUint32(&s.counters[i], 0)
+				} else {
+					atomic.StoreUint32(&s.counters[i], 0)
+				}
+				if !record {
+					continue
+				}
+				b = append(b, ' ')
+				b = strconv.AppendInt(b, int64(i), 10)
+				if counted {
+					b = append(b, ':')
+					b = strconv.AppendUint(b, uint64(c), 10)
+				}
+			}
+			w++
+		}
+	}
+	return b
+}
+
+// zero8 reports whether the 8 words of ws are all zero.
+func zero8(ws []uint64) bool {
+	_ = ws[7] // one bounds check for the eight loads
+	return atomic.LoadUint64(&ws[0])|atomic.LoadUint64(&ws[1])|atomic.LoadUint64(&ws[2])|atomic.LoadUint64(&ws[3])|
+		atomic.LoadUint64(&ws[4])|atomic.LoadUint64(&ws[5])|atomic.LoadUint64(&ws[6])|atomic.LoadUint64(&ws[7]) == 0
 }
 
 // link adds the counters [first, end) to those a boundary scans: the layout

@@ -7,20 +7,22 @@ import (
 )
 
 // A boundary reports the counters of the ranges this binary registered, in
-// increasing order whatever order they registered in.
+// increasing order whatever order they registered in, scanning them a word
+// (two counters) at a time.
 func TestBoundaryScansRegisteredRanges(t *testing.T) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	s := &state{counters: make([]uint32, 10), out: w}
+	words := make([]uint64, 5)
+	s := &state{words: words, counters: halves(words, 10), out: w}
 	s.link(6, 8)
 	s.link(1, 3)
 	s.link(6, 8) // registered again
 	// Counter 4 belongs to no registered range: a binary that does not
 	// link that package never counts it, and the scan does not look.
-	for _, i := range []int{7, 1, 4, 2} {
+	for _, i := range []int{7, 1, 4, 2, 5} { // 5 shares a word with 4 and 6
 		s.counters[i] = 1
 	}
 	s.boundary("exit", "TestX", "-")
