@@ -14,19 +14,24 @@
 // one record to the collector's pipe and then reset; the collector
 // reassembles the records into one spectrum per leaf test.
 //
-// Records are lines of space-separated fields:
+// Records are binary, so that a test's hundreds of counters cost a byte or
+// two each to write and to read rather than a decimal number each: a
+// record is its payload's length (4 bytes, little-endian) and the payload,
 //
-//	enter <quoted test name> <counter>...   counters charged to the test running before this one started
-//	exit <quoted test name> <flags> <counter>...  the test's own counters since the last boundary
-//	skip <quoted test name>   a test finished by an earlier process, skipped again
-//	error <quoted message>
+//	kind flags uvarint(len(name)) name counter...
 //
-// A counter is its index, for a counter that only says whether it ran, or
-// index:count for one of a counting range (the layout file marks those):
-// counting needs the count, a block counter only that it is not zero.
+// kind one byte: 'e' enter (the counters are those charged to the test
+// running before this one started), 'x' exit (the test's own counters since
+// the last boundary), 's' skip (a test finished by an earlier process,
+// skipped again, no counters), '!' error (name is the message); flags one
+// byte, '-' or 'p' (the test is panicking). Counters ascend; each is
+// uvarint(gap<<1 | counted), gap the number of indices skipped since the
+// previous counter (or since -1), followed by uvarint(count) when counted:
+// a counter of a counting range carries its count (the layout file marks
+// those ranges), a block counter only that it is not zero. A length prefix
+// lets the collector drop the torn last record of a killed process.
 //
-// Flags are "-" or letters: p (panicking). Tests run sequentially: the
-// instrumentation turns t.Parallel into a no-op.
+// Tests run sequentially: the instrumentation turns t.Parallel into a no-op.
 package faultlinert
 
 import (
@@ -164,26 +169,20 @@ func Enter(t T) func() {
 	}
 	name := t.Name()
 	if rt.skip[name] || rt.claims != "" && !rt.mine(name) {
-		if rt.out != nil {
-			rt.out.Write([]byte("skip " + strconv.Quote(name) + "\n"))
-		}
+		rt.emit(recordSkip, name)
 		rt.mu.Unlock()
 		t.SkipNow()
 		return func() {}
 	}
-	rt.boundary("enter", name, "")
+	rt.boundary(recordEnter, name, false)
 	rt.stack = append(rt.stack, t)
 	rt.mu.Unlock()
 	return func() { exit(t, name, recover()) }
 }
 
 func exit(t T, name string, panicked interface{}) {
-	flags := "-"
-	if panicked != nil {
-		flags = "p"
-	}
 	rt.mu.Lock()
-	rt.boundary("exit", name, flags)
+	rt.boundary(recordExit, name, panicked != nil)
 	if n := len(rt.stack); n > 0 && rt.stack[n-1] == t {
 		rt.stack = rt.stack[:n-1]
 	}
@@ -197,16 +196,12 @@ func exit(t T, name string, panicked interface{}) {
 func EnterExample(name string) func() {
 	initOnce.Do(setup)
 	rt.mu.Lock()
-	rt.boundary("enter", name, "")
+	rt.boundary(recordEnter, name, false)
 	rt.mu.Unlock()
 	return func() {
 		p := recover()
-		flags := "-"
-		if p != nil {
-			flags = "p"
-		}
 		rt.mu.Lock()
-		rt.boundary("exit", name, flags)
+		rt.boundary(recordExit, name, p != nil)
 		rt.mu.Unlock()
 		if p != nil {
 			panic(p)
@@ -218,26 +213,52 @@ func EnterExample(name string) func() {
 // needs tests to run one at a time.
 func Parallel(T) {}
 
+// The kinds of records (see the package comment).
+const (
+	recordEnter = 'e'
+	recordExit  = 'x'
+	recordSkip  = 's'
+	recordError = '!'
+)
+
 // boundary writes the counters executed since the previous boundary and
 // resets them. The caller holds rt.mu.
-func (s *state) boundary(kind, name, flags string) {
-	// Atomic accesses: other goroutines of the test may still be counting,
-	// and a build with the race detector must not report faultline itself.
+func (s *state) boundary(kind byte, name string, panicked bool) {
 	if s.out == nil {
 		s.take(nil, false)
 		return
 	}
-	b := append(s.buf[:0], kind...)
-	b = append(b, ' ')
-	b = strconv.AppendQuote(b, name)
-	if flags != "" {
-		b = append(b, ' ')
-		b = append(b, flags...)
-	}
+	b := s.header(kind, name, panicked)
 	b = s.take(b, true)
-	b = append(b, '\n')
+	s.send(b)
+}
+
+// header starts a record in s.buf: the length, filled in by send, then
+// kind, flags and name.
+func (s *state) header(kind byte, name string, panicked bool) []byte {
+	flags := byte('-')
+	if panicked {
+		flags = 'p'
+	}
+	b := append(s.buf[:0], 0, 0, 0, 0, kind, flags)
+	b = appendUvarint(b, uint64(len(name)))
+	return append(b, name...)
+}
+
+// send fills in the length of the record b and writes it whole.
+func (s *state) send(b []byte) {
+	n := len(b) - 4
+	b[0], b[1], b[2], b[3] = byte(n), byte(n>>8), byte(n>>16), byte(n>>24)
 	s.out.Write(b)
 	s.buf = b
+}
+
+// emit writes a record without counters. The caller holds rt.mu, or runs
+// before any test.
+func (s *state) emit(kind byte, name string) {
+	if s.out != nil {
+		s.send(s.header(kind, name, false))
+	}
 }
 
 // take resets the registered counters that are not zero and, when record
@@ -247,6 +268,7 @@ func (s *state) boundary(kind, name, flags string) {
 func (s *state) take(b []byte, record bool) []byte {
 	// Atomic accesses: other goroutines of the test may still be counting,
 	// and a build with the race detector must not report faultline itself.
+	prev := -1
 	next := 0 // the first counting range not yet passed
 	for _, r := range s.linked {
 		w, end := r[0]/2, (r[1]+1)/2
@@ -281,12 +303,15 @@ func (s *state) take(b []byte, record bool) []byte {
 				if !record {
 					continue
 				}
-				b = append(b, ' ')
-				b = strconv.AppendInt(b, int64(i), 10)
+				field := uint64(i-prev-1) << 1
 				if counted {
-					b = append(b, ':')
-					b = strconv.AppendUint(b, uint64(c), 10)
+					field |= 1
 				}
+				b = appendUvarint(b, field)
+				if counted {
+					b = appendUvarint(b, uint64(c))
+				}
+				prev = i
 			}
 			w++
 		}
@@ -299,6 +324,16 @@ func zero8(ws []uint64) bool {
 	_ = ws[7] // one bounds check for the eight loads
 	return atomic.LoadUint64(&ws[0])|atomic.LoadUint64(&ws[1])|atomic.LoadUint64(&ws[2])|atomic.LoadUint64(&ws[3])|
 		atomic.LoadUint64(&ws[4])|atomic.LoadUint64(&ws[5])|atomic.LoadUint64(&ws[6])|atomic.LoadUint64(&ws[7]) == 0
+}
+
+// appendUvarint appends x as encoding/binary's uvarint, which this file
+// does not import to keep the instrumented binary's imports few.
+func appendUvarint(b []byte, x uint64) []byte {
+	for x >= 0x80 {
+		b = append(b, byte(x)|0x80)
+		x >>= 7
+	}
+	return append(b, byte(x))
 }
 
 // link adds the counters [first, end) to those a boundary scans: the layout
@@ -319,10 +354,7 @@ func (s *state) link(first, end int) {
 }
 
 func (s *state) emitError(msg string) {
-	if s.out == nil {
-		return
-	}
-	s.out.Write([]byte("error " + strconv.Quote(msg) + "\n"))
+	s.emit(recordError, msg)
 }
 
 // readNames reads a file of quoted test names, one per line.
