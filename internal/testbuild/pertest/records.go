@@ -1,11 +1,11 @@
 package pertest
 
 import (
-	"bytes"
+	"encoding/binary"
+	"fmt"
 	"iter"
 	"math/bits"
 	"slices"
-	"strconv"
 
 	"github.com/faultline-go/faultline/internal/packed"
 )
@@ -173,25 +173,30 @@ func newRecordReader() *recordReader {
 	return &recordReader{root: frame{pending: counts{}}}
 }
 
-// line reads one record. The line is the reader's buffer, read in place:
-// a large package's records list millions of counters, and copying each
-// line into a string first cost a collection of expr a tenth of a
-// second; what is kept (test names) is copied.
-func (rr *recordReader) line(line []byte) {
-	kind, rest, _ := bytes.Cut(line, []byte(" "))
-	name, rest, ok := cutQuoted(rest)
-	if !ok {
-		return // a torn final record of a killed process
+// record reads one record's payload (see package faultlinert for the
+// format). The payload is the reader's buffer, read in place: a large
+// package's records list millions of counters; what is kept (test names)
+// is copied. A malformed record is dropped.
+func (rr *recordReader) record(p []byte) {
+	if len(p) < 2 {
+		return
 	}
+	kind, flags := p[0], p[1]
+	size, n := binary.Uvarint(p[2:])
+	if n <= 0 || size > uint64(len(p)-2-n) {
+		return
+	}
+	name := string(p[2+n : 2+n+int(size)])
+	rest := p[2+n+int(size):]
 	rr.panicked = ""
-	switch string(kind) {
-	case "error":
+	switch kind {
+	case recordError:
 		rr.errors = append(rr.errors, name)
-	case "skip":
+	case recordSkip:
 		if n := len(rr.stack); n > 0 {
 			rr.stack[n-1].children = true
 		}
-	case "enter":
+	case recordEnter:
 		rr.charge(rest)
 		var ctx []int
 		parent := &rr.root
@@ -208,14 +213,13 @@ func (rr *recordReader) line(line []byte) {
 			f.children = true
 		}
 		rr.stack = append(rr.stack, &frame{name: name, context: ctx, pending: pending, own: rr.newSet()})
-	case "exit":
-		flags, hits, _ := bytes.Cut(rest, []byte(" "))
-		rr.charge(hits)
+	case recordExit:
+		rr.charge(rest)
 		n := len(rr.stack)
 		if n == 0 || rr.stack[n-1].name != name {
 			return
 		}
-		panicked := bytes.IndexByte(flags, 'p') >= 0
+		panicked := flags == 'p'
 		f := rr.stack[n-1]
 		rr.finish(f, panicked, true)
 		rr.stack = rr.stack[:n-1]
@@ -230,6 +234,36 @@ func (rr *recordReader) line(line []byte) {
 			rr.panicked = name
 		}
 	}
+}
+
+// The kinds of records, as package faultlinert writes them.
+const (
+	recordEnter = 'e'
+	recordExit  = 'x'
+	recordSkip  = 's'
+	recordError = '!'
+)
+
+// maxRecord bounds the payload of one record: far more than every counter
+// of a layout of millions, and little enough that a corrupt length is
+// caught rather than waited for.
+const maxRecord = 1 << 30
+
+// splitRecords is a bufio.SplitFunc that cuts the runtime's stream into
+// record payloads: each is preceded by its length (4 bytes,
+// little-endian). A torn last record (a killed process) yields no token.
+func splitRecords(data []byte, atEOF bool) (advance int, token []byte, err error) {
+	if len(data) < 4 {
+		return 0, nil, nil
+	}
+	n := binary.LittleEndian.Uint32(data)
+	if n > maxRecord {
+		return 0, nil, fmt.Errorf("a record of %d bytes in the runtime's stream", n)
+	}
+	if uint64(len(data)-4) < uint64(n) {
+		return 0, nil, nil
+	}
+	return 4 + int(n), data[4 : 4+n], nil
 }
 
 // newSet returns an empty counter set, one a finished test left if any:
@@ -264,46 +298,46 @@ func (rr *recordReader) top() *frame {
 	return &rr.root
 }
 
-// charge adds the counters listed in s to the running test, or to the
-// prelude: fields "index" (a block counter) or "index:count" (a counting
-// counter), separated by spaces, read in one pass; a malformed field is
-// skipped.
+// charge adds the counters encoded in s to the running test, or to the
+// prelude: ascending, each a uvarint of its gap from the previous one and
+// whether a count follows, read in one pass. A malformed list is read up
+// to its first bad field.
 func (rr *recordReader) charge(s []byte) {
 	target, targetCounts, stale := &rr.prelude, rr.root.pending, new(bool)
 	if n := len(rr.stack); n > 0 {
 		f := rr.stack[n-1]
 		target, targetCounts, stale = &f.own, f.pending, &f.stale
 	}
-	for i := 0; i < len(s); {
-		// The index: decimal digits, not too many for an int.
-		start, index := i, 0
-		for ; i < len(s) && s[i]-'0' <= 9; i++ {
-			index = index*10 + int(s[i]-'0')
+	index := -1
+	for len(s) > 0 {
+		field, n := binary.Uvarint(s)
+		if n <= 0 || field>>1 > maxCounterIndex {
+			return
 		}
-		digits := i - start
-		switch {
-		case digits == 0 || digits > 18:
-		case i == len(s) || s[i] == ' ':
+		s = s[n:]
+		index += 1 + int(field>>1)
+		if index > maxCounterIndex {
+			return
+		}
+		if field&1 == 0 {
 			if target.add(index) {
 				*stale = true
 			}
-		case s[i] == ':':
-			i++
-			countStart := i
-			for i < len(s) && s[i] != ' ' {
-				i++
-			}
-			if n, err := strconv.ParseUint(string(s[countStart:i]), 10, 64); err == nil {
-				targetCounts[index] += n
-			}
+			continue
 		}
-		// On to the next field, past anything malformed.
-		for i < len(s) && s[i] != ' ' {
-			i++
+		count, n := binary.Uvarint(s)
+		if n <= 0 {
+			return
 		}
-		i++
+		s = s[n:]
+		targetCounts[index] += count
 	}
 }
+
+// maxCounterIndex bounds the counter indices a record may name, so that a
+// corrupt one does not size a counter set: the runtime maps at most 2^28
+// counters.
+const maxCounterIndex = 1 << 28
 
 func (rr *recordReader) finish(f *frame, panicked, finished bool) {
 	if f.children {
@@ -335,27 +369,4 @@ func (rr *recordReader) interrupted(leftover []int, leftoverCounts []Count) stri
 	rr.finish(f, false, false)
 	rr.stack = nil
 	return f.name
-}
-
-// cutQuoted reads the Go-quoted string s starts with, returning it
-// unquoted (a copy) and the rest after one space.
-func cutQuoted(s []byte) (string, []byte, bool) {
-	if len(s) == 0 || s[0] != '"' {
-		return "", nil, false
-	}
-	end := 1
-	for end < len(s) && s[end] != '"' {
-		if s[end] == '\\' {
-			end++
-		}
-		end++
-	}
-	if end >= len(s) {
-		return "", nil, false
-	}
-	name, err := strconv.Unquote(string(s[:end+1]))
-	if err != nil {
-		return "", nil, false
-	}
-	return name, bytes.TrimPrefix(s[end+1:], []byte(" ")), true
 }

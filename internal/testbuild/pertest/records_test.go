@@ -1,19 +1,74 @@
 package pertest
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
 
+// read reads records written as text, one a line: kind (enter, exit, skip,
+// error), the quoted name, for exit the flags ("-" or "p"), then the
+// counters, "index" or "index:count", ascending.
 func read(lines ...string) *recordReader {
 	rr := newRecordReader()
 	for _, l := range lines {
-		rr.line([]byte(l))
+		rr.record(encodeRecord(l))
 	}
 	return rr
+}
+
+// encodeRecord encodes a record written as text (see read) as the runtime
+// does, without the length prefix.
+func encodeRecord(line string) []byte {
+	kind, rest, _ := strings.Cut(line, " ")
+	end := 1
+	for rest[end] != '"' {
+		if rest[end] == '\\' {
+			end++
+		}
+		end++
+	}
+	name, err := strconv.Unquote(rest[:end+1])
+	if err != nil {
+		panic(err)
+	}
+	fields := strings.Fields(rest[end+1:])
+	flags := byte('-')
+	if kind == "exit" {
+		flags = fields[0][0]
+		fields = fields[1:]
+	}
+	b := []byte{map[string]byte{"enter": 'e', "exit": 'x', "skip": 's', "error": '!'}[kind], flags}
+	b = binary.AppendUvarint(b, uint64(len(name)))
+	b = append(b, name...)
+	prev := -1
+	for _, f := range fields {
+		index, count, counted := strings.Cut(f, ":")
+		i, err := strconv.Atoi(index)
+		if err != nil || i <= prev {
+			panic("counter " + f)
+		}
+		field := uint64(i-prev-1) << 1
+		if counted {
+			field |= 1
+		}
+		b = binary.AppendUvarint(b, field)
+		if counted {
+			n, err := strconv.ParseUint(count, 10, 64)
+			if err != nil {
+				panic("counter " + f)
+			}
+			b = binary.AppendUvarint(b, n)
+		}
+		prev = i
+	}
+	return b
 }
 
 // TestCountsOfSubtests: every count is charged once, to the leaf test
@@ -65,14 +120,15 @@ func TestLeafCountersPacked(t *testing.T) {
 	for i := range n {
 		if i%2 == 0 {
 			fmt.Fprintf(&parent, " %d", i)
-		} else {
+		}
+		if i%2 == 1 || i < 3 { // 0 and 2 in both
 			fmt.Fprintf(&own, " %d", i)
 		}
 	}
 	rr := read(
 		`enter "TestT"`,
 		`enter "TestT/a"`+parent.String(), // the parent's counters: a's context
-		`exit "TestT/a" -`+own.String()+` 0 1 2`,
+		`exit "TestT/a" -`+own.String(),
 		`exit "TestT" -`,
 	)
 	if len(rr.leaves) != 1 {
@@ -115,25 +171,32 @@ func TestSubtestContextFollowsParent(t *testing.T) {
 // TestRecordsReadInPlace: records are read from one reused buffer, as the
 // runner's scanner hands them over; the names kept are copies, a test
 // starts with none of the counters of the test before it (whose set it
-// may reuse), and malformed fields are skipped, not misread.
+// may reuse), and a malformed counter list is read up to its first bad
+// field, not misread.
 func TestRecordsReadInPlace(t *testing.T) {
 	rr := newRecordReader()
 	buf := make([]byte, 0, 256)
-	for _, l := range []string{
-		`enter "TestA" 1`,
-		`exit "TestA" - 2 3 12x -4 5: 6:z  7 99999999999999999999 8:2`,
-		`enter "TestB\"x"`,
-		`exit "TestB\"x" - 4`,
-		`enter "TestC" 9`, // between the tests: TestC's
-		`exit "TestC" -`,
+	truncated := append(encodeRecord(`exit "TestC" - 9 10:3`), 0x80) // a uvarint cut short
+	huge := binary.AppendUvarint(encodeRecord(`exit "TestD" - 11`), (maxCounterIndex+1)<<1)
+	for _, rec := range [][]byte{
+		encodeRecord(`enter "TestA" 1`),
+		encodeRecord(`exit "TestA" - 2 3 7 8:2`),
+		encodeRecord(`enter "TestB\"x"`),
+		encodeRecord(`exit "TestB\"x" - 4`),
+		encodeRecord(`enter "TestC" 5`), // between the tests: TestC's
+		truncated,
+		encodeRecord(`enter "TestD"`),
+		huge,
+		{'x', '-', 10, 'T'}, // a name longer than the record
+		{'x'},
 	} {
-		buf = append(buf[:0], l...)
-		rr.line(buf)
+		buf = append(buf[:0], rec...)
+		rr.record(buf)
 		for i := range buf {
 			buf[i] = '#' // the next record overwrites the buffer
 		}
 	}
-	want := map[string][]int{"TestA": {1, 2, 3, 7}, `TestB"x`: {1, 4}, "TestC": {1, 9}}
+	want := map[string][]int{"TestA": {1, 2, 3, 7}, `TestB"x`: {1, 4}, "TestC": {1, 5, 9}, "TestD": {1, 5, 11}}
 	if len(rr.leaves) != len(want) {
 		t.Fatalf("%d leaves, want %d", len(rr.leaves), len(want))
 	}
@@ -144,5 +207,38 @@ func TestRecordsReadInPlace(t *testing.T) {
 	}
 	if got := rr.leaves[0].counts.sorted(); !reflect.DeepEqual(got, []Count{{8, 2}}) {
 		t.Errorf("TestA: counts %v, want [{8 2}]", got)
+	}
+	if got := rr.leaves[2].counts.sorted(); !reflect.DeepEqual(got, []Count{{10, 3}}) {
+		t.Errorf("TestC: counts %v, want [{10 3}]", got)
+	}
+}
+
+// TestSplitRecords: the stream is cut at each record's length; a torn last
+// record yields nothing, and a length past any layout is an error.
+func TestSplitRecords(t *testing.T) {
+	var stream []byte
+	for _, l := range []string{`enter "TestA" 1 2`, `exit "TestA" - 300:7`} {
+		p := encodeRecord(l)
+		stream = binary.LittleEndian.AppendUint32(stream, uint32(len(p)))
+		stream = append(stream, p...)
+	}
+	whole := len(stream)
+	stream = append(stream, 9, 0, 0, 0, 'x', '-') // torn
+	sc := bufio.NewScanner(bytes.NewReader(stream))
+	sc.Split(splitRecords)
+	rr := newRecordReader()
+	n := 0
+	for sc.Scan() {
+		rr.record(sc.Bytes())
+		n++
+	}
+	if n != 2 || sc.Err() != nil {
+		t.Fatalf("%d records, error %v; want 2 and none (stream of %d bytes, %d whole)", n, sc.Err(), len(stream), whole)
+	}
+	if len(rr.leaves) != 1 || rr.leaves[0].name != "TestA" || !reflect.DeepEqual(rr.leaves[0].counts.sorted(), []Count{{300, 7}}) {
+		t.Fatalf("leaves %+v", rr.leaves)
+	}
+	if _, _, err := splitRecords([]byte{0xff, 0xff, 0xff, 0xff, 'x'}, false); err == nil {
+		t.Error("a 4 GB record was not an error")
 	}
 }

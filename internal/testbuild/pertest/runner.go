@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -362,14 +363,21 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
-		lines := bufio.NewScanner(recordsR)
-		lines.Buffer(make([]byte, 1<<20), 1<<30)
-		for lines.Scan() {
+		records := bufio.NewScanner(recordsR)
+		records.Buffer(make([]byte, 1<<20), 4+maxRecord)
+		records.Split(splitRecords)
+		for records.Scan() {
 			mu.Lock()
-			rr.line(lines.Bytes())
+			rr.record(records.Bytes())
 			lastBoundary = time.Now()
 			release()
 			mu.Unlock()
+		}
+		if err := records.Err(); err != nil {
+			mu.Lock()
+			rr.errors = append(rr.errors, err.Error())
+			mu.Unlock()
+			io.Copy(io.Discard, recordsR) // the process must not block on a full pipe
 		}
 	}()
 	// The watchdog kills a test that runs past the timeout since the last

@@ -6,6 +6,6 @@ import "errors"
 
 // mapCounters is unavailable here: counters stay in process memory, and a
 // test that kills its process loses its own spectrum (its verdict is kept).
-func mapCounters(path string, n int) ([]uint32, error) {
+func mapCounters(path string, n int) ([]uint64, error) {
 	return nil, errors.New("shared counters are not supported on this system")
 }

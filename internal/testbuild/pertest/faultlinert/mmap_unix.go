@@ -8,21 +8,22 @@ import (
 	"unsafe"
 )
 
-// mapCounters maps the collector's counters file (n uint32 counters) shared,
-// so that the collector can read it after this process dies.
-func mapCounters(path string, n int) ([]uint32, error) {
+// mapCounters maps the collector's counters file (n words of two uint32
+// counters) shared, so that the collector can read it after this process
+// dies.
+func mapCounters(path string, n int) ([]uint64, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if err := f.Truncate(int64(n) * 4); err != nil {
+	if err := f.Truncate(int64(n) * 8); err != nil {
 		return nil, err
 	}
-	mem, err := syscall.Mmap(int(f.Fd()), 0, n*4, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	mem, err := syscall.Mmap(int(f.Fd()), 0, n*8, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
 	if err != nil {
 		return nil, err
 	}
 	// Not unsafe.Slice: this file must compile at old language versions.
-	return (*[1 << 30]uint32)(unsafe.Pointer(&mem[0]))[:n:n], nil
+	return (*[1 << 27]uint64)(unsafe.Pointer(&mem[0]))[:n:n], nil
 }

@@ -14,19 +14,24 @@
 // one record to the collector's pipe and then reset; the collector
 // reassembles the records into one spectrum per leaf test.
 //
-// Records are lines of space-separated fields:
+// Records are binary, so that a test's hundreds of counters cost a byte or
+// two each to write and to read rather than a decimal number each: a
+// record is its payload's length (4 bytes, little-endian) and the payload,
 //
-//	enter <quoted test name> <counter>...   counters charged to the test running before this one started
-//	exit <quoted test name> <flags> <counter>...  the test's own counters since the last boundary
-//	skip <quoted test name>   a test finished by an earlier process, skipped again
-//	error <quoted message>
+//	kind flags uvarint(len(name)) name counter...
 //
-// A counter is its index, for a counter that only says whether it ran, or
-// index:count for one of a counting range (the layout file marks those):
-// counting needs the count, a block counter only that it is not zero.
+// kind one byte: 'e' enter (the counters are those charged to the test
+// running before this one started), 'x' exit (the test's own counters since
+// the last boundary), 's' skip (a test finished by an earlier process,
+// skipped again, no counters), '!' error (name is the message); flags one
+// byte, '-' or 'p' (the test is panicking). Counters ascend; each is
+// uvarint(gap<<1 | counted), gap the number of indices skipped since the
+// previous counter (or since -1), followed by uvarint(count) when counted:
+// a counter of a counting range carries its count (the layout file marks
+// those ranges), a block counter only that it is not zero. A length prefix
+// lets the collector drop the torn last record of a killed process.
 //
-// Flags are "-" or letters: p (panicking). Tests run sequentially: the
-// instrumentation turns t.Parallel into a no-op.
+// Tests run sequentially: the instrumentation turns t.Parallel into a no-op.
 package faultlinert
 
 import (
@@ -40,6 +45,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // T is the part of *testing.T the hooks use; the package does not import
@@ -56,6 +62,7 @@ type T interface {
 type state struct {
 	mu       sync.Mutex
 	counters []uint32          // every registered counter, mapped from the counters file
+	words    []uint64          // the same memory two counters a word, for scanning
 	layout   map[string][2]int // registered name (a package path) -> offset, length
 	linked   [][2]int          // ranges registered by this binary, by offset: first, end
 	counting [][2]int          // ranges whose records carry counts, by offset: first, end
@@ -109,15 +116,25 @@ func setup() {
 	rt.split = readNames(os.Getenv("FAULTLINE_SPLIT"))
 	rt.skip = readNames(os.Getenv("FAULTLINE_SKIP"))
 	if path := os.Getenv("FAULTLINE_COUNTERS"); path != "" && total > 0 {
-		if c, err := mapCounters(path, total); err == nil {
-			rt.counters = c
+		if w, err := mapCounters(path, (total+1)/2); err == nil {
+			rt.words = w
 		} else {
 			rt.emitError("mapping counters: " + err.Error())
 		}
 	}
-	if rt.counters == nil {
-		rt.counters = make([]uint32, total)
+	if rt.words == nil {
+		rt.words = make([]uint64, (total+1)/2)
 	}
+	rt.counters = halves(rt.words, total)
+}
+
+// halves is words seen as n uint32 counters (at most two per word).
+func halves(words []uint64, n int) []uint32 {
+	if n == 0 {
+		return nil
+	}
+	// Not unsafe.Slice: this file must compile at old language versions.
+	return (*[1 << 28]uint32)(unsafe.Pointer(&words[0]))[:n:n]
 }
 
 // Register returns the n counters of package pkg. The collector's layout
@@ -152,26 +169,20 @@ func Enter(t T) func() {
 	}
 	name := t.Name()
 	if rt.skip[name] || rt.claims != "" && !rt.mine(name) {
-		if rt.out != nil {
-			rt.out.Write([]byte("skip " + strconv.Quote(name) + "\n"))
-		}
+		rt.emit(recordSkip, name)
 		rt.mu.Unlock()
 		t.SkipNow()
 		return func() {}
 	}
-	rt.boundary("enter", name, "")
+	rt.boundary(recordEnter, name, false)
 	rt.stack = append(rt.stack, t)
 	rt.mu.Unlock()
 	return func() { exit(t, name, recover()) }
 }
 
 func exit(t T, name string, panicked interface{}) {
-	flags := "-"
-	if panicked != nil {
-		flags = "p"
-	}
 	rt.mu.Lock()
-	rt.boundary("exit", name, flags)
+	rt.boundary(recordExit, name, panicked != nil)
 	if n := len(rt.stack); n > 0 && rt.stack[n-1] == t {
 		rt.stack = rt.stack[:n-1]
 	}
@@ -185,16 +196,12 @@ func exit(t T, name string, panicked interface{}) {
 func EnterExample(name string) func() {
 	initOnce.Do(setup)
 	rt.mu.Lock()
-	rt.boundary("enter", name, "")
+	rt.boundary(recordEnter, name, false)
 	rt.mu.Unlock()
 	return func() {
 		p := recover()
-		flags := "-"
-		if p != nil {
-			flags = "p"
-		}
 		rt.mu.Lock()
-		rt.boundary("exit", name, flags)
+		rt.boundary(recordExit, name, p != nil)
 		rt.mu.Unlock()
 		if p != nil {
 			panic(p)
@@ -206,52 +213,127 @@ func EnterExample(name string) func() {
 // needs tests to run one at a time.
 func Parallel(T) {}
 
+// The kinds of records (see the package comment).
+const (
+	recordEnter = 'e'
+	recordExit  = 'x'
+	recordSkip  = 's'
+	recordError = '!'
+)
+
 // boundary writes the counters executed since the previous boundary and
 // resets them. The caller holds rt.mu.
-func (s *state) boundary(kind, name, flags string) {
-	// Atomic accesses: other goroutines of the test may still be counting,
-	// and a build with the race detector must not report faultline itself.
+func (s *state) boundary(kind byte, name string, panicked bool) {
 	if s.out == nil {
-		for _, r := range s.linked {
-			for i := r[0]; i < r[1]; i++ {
-				atomic.StoreUint32(&s.counters[i], 0)
-			}
-		}
+		s.take(nil, false)
 		return
 	}
-	b := append(s.buf[:0], kind...)
-	b = append(b, ' ')
-	b = strconv.AppendQuote(b, name)
-	if flags != "" {
-		b = append(b, ' ')
-		b = append(b, flags...)
+	b := s.header(kind, name, panicked)
+	b = s.take(b, true)
+	s.send(b)
+}
+
+// header starts a record in s.buf: the length, filled in by send, then
+// kind, flags and name.
+func (s *state) header(kind byte, name string, panicked bool) []byte {
+	flags := byte('-')
+	if panicked {
+		flags = 'p'
 	}
-	next := 0 // the first counting range not yet passed
-	for _, r := range s.linked {
-		for i := r[0]; i < r[1]; i++ {
-			c := atomic.LoadUint32(&s.counters[i])
-			if c == 0 {
-				continue
-			}
-			b = append(b, ' ')
-			b = strconv.AppendInt(b, int64(i), 10)
-			for next < len(s.counting) && s.counting[next][1] <= i {
-				next++
-			}
-			if next < len(s.counting) && s.counting[next][0] <= i {
-				// Counts executed meanwhile by other goroutines go to the
-				// next record rather than being lost.
-				c = atomic.SwapUint32(&s.counters[i], 0)
-				b = append(b, ':')
-				b = strconv.AppendUint(b, uint64(c), 10)
-				continue
-			}
-			atomic.StoreUint32(&s.counters[i], 0)
-		}
-	}
-	b = append(b, '\n')
+	b := append(s.buf[:0], 0, 0, 0, 0, kind, flags)
+	b = appendUvarint(b, uint64(len(name)))
+	return append(b, name...)
+}
+
+// send fills in the length of the record b and writes it whole.
+func (s *state) send(b []byte) {
+	n := len(b) - 4
+	b[0], b[1], b[2], b[3] = byte(n), byte(n>>8), byte(n>>16), byte(n>>24)
 	s.out.Write(b)
 	s.buf = b
+}
+
+// emit writes a record without counters. The caller holds rt.mu, or runs
+// before any test.
+func (s *state) emit(kind byte, name string) {
+	if s.out != nil {
+		s.send(s.header(kind, name, false))
+	}
+}
+
+// take resets the registered counters that are not zero and, when record
+// is set, appends them to b. Counters are scanned a word (two of them) at
+// a time, and eight words at once while all eight are zero: a test runs a
+// few hundred of a binary's thousands of counters.
+func (s *state) take(b []byte, record bool) []byte {
+	// Atomic accesses: other goroutines of the test may still be counting,
+	// and a build with the race detector must not report faultline itself.
+	prev := -1
+	next := 0 // the first counting range not yet passed
+	for _, r := range s.linked {
+		w, end := r[0]/2, (r[1]+1)/2
+		for w < end {
+			if end-w >= 8 && zero8(s.words[w:w+8]) {
+				w += 8
+				continue
+			}
+			if atomic.LoadUint64(&s.words[w]) == 0 {
+				w++
+				continue
+			}
+			for i := 2 * w; i < 2*w+2; i++ {
+				if i < r[0] || i >= r[1] {
+					continue // a neighbouring range's
+				}
+				c := atomic.LoadUint32(&s.counters[i])
+				if c == 0 {
+					continue
+				}
+				for next < len(s.counting) && s.counting[next][1] <= i {
+					next++
+				}
+				counted := next < len(s.counting) && s.counting[next][0] <= i
+				if counted {
+					// Counts executed meanwhile by other goroutines go to
+					// the next record rather than being lost.
+					c = atomic.SwapUint32(&s.counters[i], 0)
+				} else {
+					atomic.StoreUint32(&s.counters[i], 0)
+				}
+				if !record {
+					continue
+				}
+				field := uint64(i-prev-1) << 1
+				if counted {
+					field |= 1
+				}
+				b = appendUvarint(b, field)
+				if counted {
+					b = appendUvarint(b, uint64(c))
+				}
+				prev = i
+			}
+			w++
+		}
+	}
+	return b
+}
+
+// zero8 reports whether the 8 words of ws are all zero.
+func zero8(ws []uint64) bool {
+	_ = ws[7] // one bounds check for the eight loads
+	return atomic.LoadUint64(&ws[0])|atomic.LoadUint64(&ws[1])|atomic.LoadUint64(&ws[2])|atomic.LoadUint64(&ws[3])|
+		atomic.LoadUint64(&ws[4])|atomic.LoadUint64(&ws[5])|atomic.LoadUint64(&ws[6])|atomic.LoadUint64(&ws[7]) == 0
+}
+
+// appendUvarint appends x as encoding/binary's uvarint, which this file
+// does not import to keep the instrumented binary's imports few.
+func appendUvarint(b []byte, x uint64) []byte {
+	for x >= 0x80 {
+		b = append(b, byte(x)|0x80)
+		x >>= 7
+	}
+	return append(b, byte(x))
 }
 
 // link adds the counters [first, end) to those a boundary scans: the layout
@@ -272,10 +354,7 @@ func (s *state) link(first, end int) {
 }
 
 func (s *state) emitError(msg string) {
-	if s.out == nil {
-		return
-	}
-	s.out.Write([]byte("error " + strconv.Quote(msg) + "\n"))
+	s.emit(recordError, msg)
 }
 
 // readNames reads a file of quoted test names, one per line.

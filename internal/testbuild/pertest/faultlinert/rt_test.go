@@ -1,20 +1,70 @@
 package faultlinert
 
 import (
+	"encoding/binary"
+	"io"
 	"os"
-	"strings"
+	"reflect"
 	"testing"
 )
 
-// A boundary reports the counters of the ranges this binary registered, in
-// increasing order whatever order they registered in.
-func TestBoundaryScansRegisteredRanges(t *testing.T) {
+// newState is a state of n counters writing its records to a pipe, whose
+// reading end it returns.
+func newState(t *testing.T, n int) (*state, *os.File) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	s := &state{counters: make([]uint32, 10), out: w}
+	t.Cleanup(func() { r.Close(); w.Close() })
+	words := make([]uint64, (n+1)/2)
+	return &state{words: words, counters: halves(words, n), out: w}, r
+}
+
+// decoded is one record read back.
+type decoded struct {
+	kind, flags byte
+	name        string
+	counters    []int
+	counts      map[int]uint64
+}
+
+// readRecords reads the records written so far; the writing end is closed.
+func readRecords(t *testing.T, s *state, r *os.File) []decoded {
+	s.out.Close()
+	data, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []decoded
+	for len(data) > 0 {
+		n := int(binary.LittleEndian.Uint32(data))
+		p := data[4 : 4+n]
+		data = data[4+n:]
+		d := decoded{kind: p[0], flags: p[1], counts: map[int]uint64{}}
+		size, k := binary.Uvarint(p[2:])
+		d.name = string(p[2+k : 2+k+int(size)])
+		p = p[2+k+int(size):]
+		index := -1
+		for len(p) > 0 {
+			field, k := binary.Uvarint(p)
+			p = p[k:]
+			index += 1 + int(field>>1)
+			d.counters = append(d.counters, index)
+			if field&1 != 0 {
+				c, k := binary.Uvarint(p)
+				p = p[k:]
+				d.counts[index] = c
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// A boundary reports the counters of the ranges this binary registered, in
+// increasing order whatever order they registered in, and resets them.
+func TestBoundaryScansRegisteredRanges(t *testing.T) {
+	s, r := newState(t, 10)
 	s.link(6, 8)
 	s.link(1, 3)
 	s.link(6, 8) // registered again
@@ -23,14 +73,67 @@ func TestBoundaryScansRegisteredRanges(t *testing.T) {
 	for _, i := range []int{7, 1, 4, 2} {
 		s.counters[i] = 1
 	}
-	s.boundary("exit", "TestX", "-")
-	w.Close()
-	buf := make([]byte, 100)
-	n, _ := r.Read(buf)
-	if got, want := strings.TrimSpace(string(buf[:n])), `exit "TestX" - 1 2 7`; got != want {
-		t.Errorf("record %q, want %q", got, want)
+	s.boundary(recordExit, "TestX", false)
+	recs := readRecords(t, s, r)
+	if len(recs) != 1 || recs[0].kind != 'x' || recs[0].flags != '-' || recs[0].name != "TestX" || !reflect.DeepEqual(recs[0].counters, []int{1, 2, 7}) {
+		t.Errorf("records %+v, want exit TestX - [1 2 7]", recs)
 	}
 	if want := [][2]int{{1, 3}, {6, 8}}; len(s.linked) != 2 || s.linked[0] != want[0] || s.linked[1] != want[1] {
 		t.Errorf("linked ranges %v, want %v", s.linked, want)
+	}
+	if s.counters[1] != 0 || s.counters[7] != 0 || s.counters[4] != 1 {
+		t.Errorf("counters after the boundary %v", s.counters)
+	}
+}
+
+// The scan skips zero words eight at a time and looks at each counter of a
+// word that is not zero: ranges that start and end inside a word (odd
+// offsets), counters at every position of a long range, counting ranges
+// beside block ranges, and gaps that need more than a byte.
+func TestBoundaryEncodesEveryCounter(t *testing.T) {
+	s, r := newState(t, 1001)
+	s.link(3, 500)
+	s.link(500, 700) // counting
+	s.link(701, 1001)
+	s.counting = [][2]int{{500, 700}}
+	hit := []int{3, 4, 9, 10, 11, 17, 18, 19, 20, 21, 22, 23, 24, 25, 499, 500, 501, 699, 701, 1000}
+	for _, i := range hit {
+		s.counters[i] = uint32(i)
+	}
+	s.counters[2] = 5   // outside every range
+	s.counters[700] = 5 // between two ranges in one word
+	s.boundary(recordEnter, "TestY", true)
+	s.boundary(recordExit, "TestY", false) // nothing since
+	recs := readRecords(t, s, r)
+	if len(recs) != 2 {
+		t.Fatalf("%d records", len(recs))
+	}
+	want := map[int]uint64{500: 500, 501: 501, 699: 699}
+	if got := recs[0]; got.kind != 'e' || got.flags != 'p' || !reflect.DeepEqual(got.counters, hit) || !reflect.DeepEqual(got.counts, want) {
+		t.Errorf("record %c %c %v %v, want e p %v %v", got.kind, got.flags, got.counters, got.counts, hit, want)
+	}
+	if got := recs[1]; got.kind != 'x' || len(got.counters) != 0 {
+		t.Errorf("second record %+v, want an exit without counters", got)
+	}
+	for i, c := range s.counters {
+		if c != 0 && i != 2 && i != 700 {
+			t.Errorf("counter %d left at %d", i, c)
+		}
+	}
+}
+
+// Without a collector a boundary only resets the counters.
+func TestBoundaryWithoutCollectorResets(t *testing.T) {
+	words := make([]uint64, 5)
+	s := &state{words: words, counters: halves(words, 9)}
+	s.link(0, 9)
+	for i := range s.counters {
+		s.counters[i] = 1
+	}
+	s.boundary(recordExit, "TestZ", false)
+	for i, c := range s.counters {
+		if c != 0 {
+			t.Errorf("counter %d left at %d", i, c)
+		}
 	}
 }
