@@ -71,3 +71,27 @@ func TestCauseRunningExample(t *testing.T) {
 		t.Logf("%s:%d %s  (%s)", s.File, s.Line, s.Text, s.Why)
 	}
 }
+
+// TestCauseOfUnrecordedPanic checks the cause of a run that panics inside
+// a call to code the instrumentation does not record (the standard
+// library): no modelled check fails, so the outcome is the last statement
+// recorded before the panic, here the faulty guard that let a negative
+// count through.
+func TestCauseOfUnrecordedPanic(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Skip(err)
+	}
+	dir := extract(t, "unguarded.txtar")
+	run, err := RecordFailingRun(context.Background(), open(t, dir), testbuild.Target{Package: "example.com/pad", Test: "TestPadLong"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	c, err := run.Cause()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprintf("%s:%d", c.Outcome.File, c.Outcome.Line); got != "pad.go:8" || c.Outcome.Test {
+		t.Errorf("outcome = %s (test %v), want pad.go:8, the guard the run passed last", got, c.Outcome.Test)
+	}
+}

@@ -200,10 +200,18 @@ func (r *FailingRun) encodeState(z *z3.Context) (*semanticState, error) {
 // minimal unsat core of the formula over the statements' literals. It
 // returns an error wrapping ErrNoCheck when the run failed no check the
 // formula models, or when the check does not follow from the modelled
-// values.
+// values. A run that panicked in code it does not record (a call into the
+// standard library) gives the cause of the last statement recorded before
+// the panic, with no statements of its own.
 func (r *FailingRun) Cause() (*Cause, error) {
 	sink := r.failedCheck()
 	if sink < 0 {
+		if j := r.unguardedPanic(); j >= 0 {
+			// Nothing the formula models failed: the cause is the
+			// statement the panic came from, whose critical predicates
+			// say why the run got there.
+			return &Cause{Outcome: r.statement(j, "the run panicked after this, in code it calls that is not recorded"), Statements: []Statement{}}, nil
+		}
 		return nil, ErrNoCheck
 	}
 	st, err := r.state()

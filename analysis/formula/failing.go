@@ -135,6 +135,47 @@ func RecordFailingRun(ctx context.Context, mod *testbuild.Module, t testbuild.Ta
 		files: map[string]*fileSyntax{}, deadline: time.Now().Add(opts.Budget)}, nil
 }
 
+// unguardedPanic returns the trace index of the last statement instance
+// the run recorded before a panic raised in code it does not record (a
+// call out of the module, into the standard library or the runtime, that
+// panicked where no guard of the instrumentation was): the last instance
+// with an expression of the activation the panic left first (the first of
+// the trailing exits). It is -1 when the run shows no panic, when a
+// guard recorded the panic, or when that statement is test code: only a
+// statement of the code under test can be explained from the changes.
+func (r *FailingRun) unguardedPanic() int {
+	if r.panic >= 0 || !strings.Contains(r.output, "panic: ") {
+		return -1
+	}
+	leave := -1
+	for i := len(r.trace) - 1; i >= 0; i-- {
+		ev := r.trace[i]
+		if ev.Site < 0 || int(ev.Site) >= len(r.prog.Sites) || r.prog.Sites[ev.Site].Kind != instrument.KindLeave {
+			break
+		}
+		leave = i
+	}
+	if leave < 0 {
+		return -1 // the run did not leave its calls unwinding
+	}
+	fn, act := r.prog.Sites[r.trace[leave].Site].Fn, r.trace[leave].Inst.Act
+	for i := leave - 1; i >= 0; i-- {
+		ev := r.trace[i]
+		if ev.Site < 0 || int(ev.Site) >= len(r.prog.Sites) || ev.Inst.Act != act {
+			continue
+		}
+		s := r.prog.Sites[ev.Site]
+		if s.Fn != fn || s.Expr == nil {
+			continue
+		}
+		if s.Hard {
+			return -1
+		}
+		return i
+	}
+	return -1
+}
+
 // Output is the failing run's output.
 func (r *FailingRun) Output() string { return r.output }
 
