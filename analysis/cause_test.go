@@ -95,3 +95,33 @@ func TestCauseOfUnrecordedPanic(t *testing.T) {
 		t.Errorf("outcome = %s (test %v), want pad.go:8, the guard the run passed last", got, c.Outcome.Test)
 	}
 }
+
+// TestCriticalPredicateOfTheCall checks that a cause statement no
+// condition of its own function controls has the condition that decided
+// its function's call, in the caller, as its critical predicate.
+func TestCriticalPredicateOfTheCall(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Skip(err)
+	}
+	dir := extract(t, "callcontrol.txtar")
+	run, err := RecordFailingRun(context.Background(), open(t, dir), testbuild.Target{Package: "example.com/callcontrol", Test: "TestLabelRoot"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	c, err := run.Cause()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprintf("%s:%d", c.Outcome.File, c.Outcome.Line); got != "tree.go:6" {
+		t.Fatalf("outcome = %s, want tree.go:6, the nil dereference", got)
+	}
+	c.Statements = append(c.Statements, c.Outcome)
+	var got []string
+	for _, p := range run.CriticalPredicates(c) {
+		got = append(got, fmt.Sprintf("%s:%d %s", p.File, p.Line, p.Kind))
+	}
+	if want := []string{"tree.go:11 control"}; !slices.Equal(got, want) {
+		t.Errorf("critical predicates = %v, want %v", got, want)
+	}
+}
