@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/faultline-go/faultline/internal/testbuild"
 )
@@ -107,5 +108,27 @@ func TestCriticalPredicateOfTheCall(t *testing.T) {
 	}
 	if want := []string{"tree.go:11 control"}; !slices.Equal(got, want) {
 		t.Errorf("critical predicates = %v, want %v", got, want)
+	}
+}
+
+// TestSetDeadline checks that the deadline the causes stop at can be
+// moved: past it the cause's core gives up with the budget, and a later
+// one lets the same run's cause be computed.
+func TestSetDeadline(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Skip(err)
+	}
+	run, err := RecordFailingRun(context.Background(), open(t, extract(t, "cause.txtar")), testbuild.Target{Package: "example.com/after", Test: "TestMaxPlus"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	run.SetDeadline(time.Now().Add(-time.Second))
+	if _, err := run.Cause(); !BudgetExhausted(err) {
+		t.Fatalf("past the deadline, Cause gave %v, want the budget exhausted", err)
+	}
+	run.SetDeadline(time.Now().Add(time.Minute))
+	if _, err := run.Cause(); err != nil {
+		t.Fatalf("with a minute left, Cause gave %v", err)
 	}
 }

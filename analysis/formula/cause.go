@@ -109,6 +109,18 @@ func (r *FailingRun) Close() {
 	}
 }
 
+// SetDeadline moves the time at which the semantic questions (Cause,
+// PredicateCause) stop: a caller that alternates them with other work
+// gives them what is left of their share each time, rather than a
+// deadline that the other work uses up.
+func (r *FailingRun) SetDeadline(t time.Time) {
+	r.deadline = t
+	if r.semantic != nil {
+		r.semantic.deadline = t
+		r.semantic.enc.deadline = t
+	}
+}
+
 // state encodes the failing run the first time it is asked for.
 func (r *FailingRun) state() (*semanticState, error) {
 	if r.semantic != nil {
