@@ -148,11 +148,21 @@ func withOutcome(c *analysis.Cause) *analysis.Cause {
 }
 
 // addCause records a cause and the hunks its statements, and the
-// statement whose outcome it forces, fall in.
+// statement whose outcome it forces, fall in; a changed condition of an
+// if, for or switch brings the hunks of the whole statement.
 func (x *explainer) addCause(c *analysis.Cause, parent int) {
 	var hunks []int
 	for _, s := range withOutcome(c).Statements {
-		hunks = append(hunks, x.hunksAt(s.File, s.Line, s.EndLine)...)
+		at := x.hunksAt(s.File, s.Line, s.EndLine)
+		if len(at) > 0 && s.BlockEnd > s.EndLine {
+			// A changed condition's change may be the block it
+			// decides as much as its header (a check moved inside
+			// it, braces that close it elsewhere): the hunks within
+			// the statement go with it, and the dynamic step keeps
+			// only those whose revert the test needs.
+			at = x.hunksAt(s.File, s.Line, s.BlockEnd)
+		}
+		hunks = append(hunks, at...)
 	}
 	x.causes = append(x.causes, causeRec{c: c, hunks: sorted(hunks), parent: parent})
 }

@@ -1,6 +1,7 @@
 package regress
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -27,5 +28,32 @@ func TestCauseDeadlineCountsOnlyTheCauses(t *testing.T) {
 	x.causeTime, x.o.deadline = 0, soon
 	if got := x.causeDeadline(); !got.Equal(soon) {
 		t.Errorf("deadline = %v, want the explanation's own, %v", got, soon)
+	}
+}
+
+// TestChangedConditionBringsItsBlock checks the hunks a cause maps to: a
+// condition whose header a hunk changes brings the hunks inside its
+// statement, while an unchanged condition brings none of them.
+func TestChangedConditionBringsItsBlock(t *testing.T) {
+	hunks := []*Hunk{
+		{ID: 0, File: "a.go", NewStart: 10, NewCount: 1},
+		{ID: 1, File: "a.go", NewStart: 12, NewCount: 2},
+		{ID: 2, File: "a.go", NewStart: 30, NewCount: 1},
+	}
+	x := &explainer{cs: &changeSet{files: []*fileChange{{Rel: "a.go", Hunks: hunks}}, hunks: hunks}}
+	check := analysis.Statement{File: "a_test.go", Line: 3, Test: true}
+	for _, tc := range []struct {
+		stmt analysis.Statement
+		want []int
+	}{
+		{analysis.Statement{File: "a.go", Line: 10, EndLine: 10, BlockEnd: 20}, []int{0, 1}},
+		{analysis.Statement{File: "a.go", Line: 5, EndLine: 5, BlockEnd: 20}, nil},
+		{analysis.Statement{File: "a.go", Line: 30, EndLine: 30}, []int{2}},
+	} {
+		x.causes = nil
+		x.addCause(&analysis.Cause{Outcome: check, Statements: []analysis.Statement{tc.stmt}}, -1)
+		if got := x.causes[0].hunks; !slices.Equal(got, tc.want) {
+			t.Errorf("hunks of a cause holding %s:%d-%d (block to %d) = %v, want %v", tc.stmt.File, tc.stmt.Line, tc.stmt.EndLine, tc.stmt.BlockEnd, got, tc.want)
+		}
 	}
 }

@@ -37,6 +37,10 @@ type Statement struct {
 	Text    string `json:"text"` // the statement's source, on one line
 	Why     string `json:"why"`  // what it did in the run
 	Test    bool   `json:"test,omitempty"`
+	// BlockEnd is, for the condition of an if, for or switch, the last
+	// line of that statement: what the condition decides runs up to
+	// there. 0 for other statements.
+	BlockEnd int `json:"-"`
 
 	site  int32 // the site whose instance this is
 	event int   // index in the trace of the instance meant
@@ -212,6 +216,9 @@ func (r *FailingRun) statement(i int, why string) Statement {
 			st.Line, st.EndLine = start.Line, end.Line
 			st.Text = oneLine(fs.lines, start.Line, end.Line)
 		}
+	}
+	if s.Kind == instrument.KindCond && s.Stmt != nil {
+		st.BlockEnd = r.prog.Fset.Position(s.Stmt.End()).Line
 	}
 	if why == "" {
 		why = r.describe(i)
