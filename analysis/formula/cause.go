@@ -109,6 +109,18 @@ func (r *FailingRun) Close() {
 	}
 }
 
+// SetDeadline moves the time at which the semantic questions (Cause,
+// PredicateCause) stop: a caller that alternates them with other work
+// gives them what is left of their share each time, rather than a
+// deadline that the other work uses up.
+func (r *FailingRun) SetDeadline(t time.Time) {
+	r.deadline = t
+	if r.semantic != nil {
+		r.semantic.deadline = t
+		r.semantic.enc.deadline = t
+	}
+}
+
 // state encodes the failing run the first time it is asked for.
 func (r *FailingRun) state() (*semanticState, error) {
 	if r.semantic != nil {
@@ -200,10 +212,18 @@ func (r *FailingRun) encodeState(z *z3.Context) (*semanticState, error) {
 // minimal unsat core of the formula over the statements' literals. It
 // returns an error wrapping ErrNoCheck when the run failed no check the
 // formula models, or when the check does not follow from the modelled
-// values.
+// values. A run that panicked in code it does not record (a call into the
+// standard library) gives the cause of the last statement recorded before
+// the panic, with no statements of its own.
 func (r *FailingRun) Cause() (*Cause, error) {
 	sink := r.failedCheck()
 	if sink < 0 {
+		if j := r.unguardedPanic(); j >= 0 {
+			// Nothing the formula models failed: the cause is the
+			// statement the panic came from, whose critical predicates
+			// say why the run got there.
+			return &Cause{Outcome: r.statement(j, "the run panicked after this, in code it calls that is not recorded"), Statements: []Statement{}}, nil
+		}
 		return nil, ErrNoCheck
 	}
 	st, err := r.state()

@@ -37,6 +37,10 @@ type Statement struct {
 	Text    string `json:"text"` // the statement's source, on one line
 	Why     string `json:"why"`  // what it did in the run
 	Test    bool   `json:"test,omitempty"`
+	// BlockEnd is, for the condition of an if, for or switch, the last
+	// line of that statement: what the condition decides runs up to
+	// there. 0 for other statements.
+	BlockEnd int `json:"-"`
 
 	site  int32 // the site whose instance this is
 	event int   // index in the trace of the instance meant
@@ -86,6 +90,9 @@ type FailingRun struct {
 	panic  int // trace index of the guard the run panicked at, or -1
 	files  map[string]*fileSyntax
 	conds  *conditionIndex // built when first asked (conditions)
+	// callers maps each activation to its call site (callSite), built
+	// when first asked.
+	callers map[callAct]int
 	// semantic holds the formula once encoded (cause.go).
 	semantic *semanticState
 	deadline time.Time
@@ -135,6 +142,47 @@ func RecordFailingRun(ctx context.Context, mod *testbuild.Module, t testbuild.Ta
 		files: map[string]*fileSyntax{}, deadline: time.Now().Add(opts.Budget)}, nil
 }
 
+// unguardedPanic returns the trace index of the last statement instance
+// the run recorded before a panic raised in code it does not record (a
+// call out of the module, into the standard library or the runtime, that
+// panicked where no guard of the instrumentation was): the last instance
+// with an expression of the activation the panic left first (the first of
+// the trailing exits). It is -1 when the run shows no panic, when a
+// guard recorded the panic, or when that statement is test code: only a
+// statement of the code under test can be explained from the changes.
+func (r *FailingRun) unguardedPanic() int {
+	if r.panic >= 0 || !strings.Contains(r.output, "panic: ") {
+		return -1
+	}
+	leave := -1
+	for i := len(r.trace) - 1; i >= 0; i-- {
+		ev := r.trace[i]
+		if ev.Site < 0 || int(ev.Site) >= len(r.prog.Sites) || r.prog.Sites[ev.Site].Kind != instrument.KindLeave {
+			break
+		}
+		leave = i
+	}
+	if leave < 0 {
+		return -1 // the run did not leave its calls unwinding
+	}
+	fn, act := r.prog.Sites[r.trace[leave].Site].Fn, r.trace[leave].Inst.Act
+	for i := leave - 1; i >= 0; i-- {
+		ev := r.trace[i]
+		if ev.Site < 0 || int(ev.Site) >= len(r.prog.Sites) || ev.Inst.Act != act {
+			continue
+		}
+		s := r.prog.Sites[ev.Site]
+		if s.Fn != fn || s.Expr == nil {
+			continue
+		}
+		if s.Hard {
+			return -1
+		}
+		return i
+	}
+	return -1
+}
+
 // Output is the failing run's output.
 func (r *FailingRun) Output() string { return r.output }
 
@@ -168,6 +216,9 @@ func (r *FailingRun) statement(i int, why string) Statement {
 			st.Line, st.EndLine = start.Line, end.Line
 			st.Text = oneLine(fs.lines, start.Line, end.Line)
 		}
+	}
+	if s.Kind == instrument.KindCond && s.Stmt != nil {
+		st.BlockEnd = r.prog.Fset.Position(s.Stmt.End()).Line
 	}
 	if why == "" {
 		why = r.describe(i)
@@ -268,7 +319,9 @@ func oneLine(lines []string, first, last int) string {
 // CriticalPredicates returns the critical predicates of a cause: for each
 // statement, the nearest executed condition it is control dependent on
 // (an enclosing if, for or case, or an earlier if that may leave the
-// function or loop), and the executed conditions between the last
+// function or loop; for a statement no condition of its function
+// controls, the one controlling the call in the nearest caller outside
+// the tests that has one), and the executed conditions between the last
 // definition of a local it reads and the statement whose other direction
 // would have assigned that local. Each predicate instance is given once,
 // in the order of the run.
@@ -287,13 +340,157 @@ func (r *FailingRun) CriticalPredicates(c *Cause) []Predicate {
 		if st.event < 0 || st.event >= len(r.trace) {
 			continue
 		}
-		add(r.controlling(st.event), "control", st, "")
+		ctrl := r.controlling(st.event)
+		// No condition of its own call decided that the statement ran:
+		// the condition that decided the call did, in the nearest caller
+		// of the code under test that has one, and the conditions that
+		// could have given the call's arguments other values.
+		for at := st.event; ctrl < 0; {
+			call := r.callSite(at)
+			if call < 0 || r.prog.Sites[r.trace[call].Site].Hard {
+				break
+			}
+			for _, pd := range r.potential(call) {
+				add(pd.event, "potential", st, pd.name)
+			}
+			if r.entersCall(call, at) {
+				ctrl = call // the caller's last instance is the condition whose branch makes the call
+				break
+			}
+			ctrl, at = r.controlling(call), call
+		}
+		add(ctrl, "control", st, "")
 		for _, pd := range r.potential(st.event) {
 			add(pd.event, "potential", st, pd.name)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Predicate) int { return a.event - b.event })
 	return out
+}
+
+// callAct is one call of an instrumented function in the trace.
+type callAct struct {
+	fn  *instrument.Function
+	act int32
+}
+
+// callSite returns the trace index of the caller's last recorded instance
+// before the call whose activation holds the instance at i (an argument
+// of the call, when it has one recorded), or -1 when there is none: the
+// test's own call, or a call from another goroutine.
+func (r *FailingRun) callSite(i int) int {
+	if r.callers == nil {
+		r.callers = r.callSites()
+	}
+	s := r.prog.Sites[r.trace[i].Site]
+	if call, ok := r.callers[callAct{s.Fn, r.trace[i].Inst.Act}]; ok {
+		return call
+	}
+	return -1
+}
+
+// callSites maps each activation to its caller's last instance with an
+// expression before the call; one whose caller recorded none before it
+// takes the caller's own call site.
+func (r *FailingRun) callSites() map[callAct]int {
+	type frame struct {
+		a    callAct
+		last int
+	}
+	out := map[callAct]int{}
+	var stack []frame
+	for i, ev := range r.trace {
+		if ev.Site < 0 || int(ev.Site) >= len(r.prog.Sites) {
+			continue
+		}
+		s := r.prog.Sites[ev.Site]
+		if s.Fn == nil {
+			continue
+		}
+		a := callAct{s.Fn, ev.Inst.Act}
+		switch s.Kind {
+		case instrument.KindEnter:
+			call := -1
+			if n := len(stack); n > 0 {
+				call = stack[n-1].last
+				if call < 0 {
+					call = out[stack[n-1].a]
+				}
+			}
+			if _, ok := out[a]; !ok {
+				out[a] = call
+			}
+			stack = append(stack, frame{a, -1})
+		case instrument.KindLeave:
+			for k := len(stack) - 1; k >= 0; k-- {
+				if stack[k].a == a {
+					stack = stack[:k]
+					break
+				}
+			}
+		default:
+			if n := len(stack); n > 0 && stack[n-1].a == a && s.Expr != nil {
+				stack[n-1].last = i
+			}
+		}
+	}
+	return out
+}
+
+// entersCall reports whether the instance at call, a caller's last one
+// before the call whose activation holds the instance at i, is a
+// condition whose direction taken leads to a call of that function: the
+// call then stands in the branch the condition chose.
+func (r *FailingRun) entersCall(call, i int) bool {
+	c := r.prog.Sites[r.trace[call].Site]
+	if c.Kind != instrument.KindCond || c.Stmt == nil {
+		return false
+	}
+	fn := r.prog.Sites[r.trace[i].Site].Fn
+	found := false
+	for _, n := range taken(c, r.trace[call].Value != 0) {
+		ast.Inspect(n, func(n ast.Node) bool {
+			if x, ok := n.(*ast.CallExpr); ok && r.prog.Callee(c.Info, x) == fn {
+				found = true
+			}
+			_, lit := n.(*ast.FuncLit)
+			return !found && !lit
+		})
+	}
+	return found
+}
+
+// taken is the code a condition instance's direction ran: the body of an
+// if or loop entered, the else of an if not, the body of a case chosen.
+func taken(cond *instrument.Site, dir bool) []ast.Node {
+	switch st := cond.Stmt.(type) {
+	case *ast.IfStmt:
+		if dir {
+			return []ast.Node{st.Body}
+		}
+		if st.Else != nil {
+			return []ast.Node{st.Else}
+		}
+	case *ast.ForStmt:
+		if dir {
+			return []ast.Node{st.Body}
+		}
+	case *ast.SwitchStmt:
+		if !dir {
+			return nil
+		}
+		for _, c := range st.Body.List {
+			cc := c.(*ast.CaseClause)
+			if slices.Contains(cc.List, cond.Expr) {
+				out := make([]ast.Node, 0, len(cc.Body))
+				for _, b := range cc.Body {
+					out = append(out, b)
+				}
+				return out
+			}
+		}
+	}
+	return nil
 }
 
 // controlling returns the trace index of the condition instance that

@@ -22,6 +22,9 @@ func Search(ctx context.Context, prog *instrument.Program, bin *instrument.TestB
 // Close releases what the run holds.
 func (r *FailingRun) Close() {}
 
+// SetDeadline moves the time at which the semantic questions stop.
+func (r *FailingRun) SetDeadline(t time.Time) { r.deadline = t }
+
 // Cause needs the Z3 binding, which needs cgo.
 func (r *FailingRun) Cause() (*Cause, error) { return nil, Available() }
 
