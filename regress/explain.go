@@ -510,8 +510,10 @@ const maxCauses = 64
 // predicates to extend the causes until a revert passes. When the causes
 // give no root change it records why and falls back to the smallest
 // failure-inducing change ddmin finds among the changes the failing run
-// executes, then among every change: over groups of hunks that compile
-// together, then over their hunks (reduce).
+// executes, then among every change; when the root's revert runs with more
+// than maxRefined hunks (a rewrite ddmin could not split), the changes are
+// searched again over groups of hunks that compile together, then over
+// their hunks (reduce).
 func (x *explainer) after(ctx context.Context, all []int) ([]int, error) {
 	x.tried = map[string]bool{}
 	dd := func(c []int, found string) ([]int, error) {
@@ -565,7 +567,20 @@ func (x *explainer) after(ctx context.Context, all []int) ([]int, error) {
 		if ok, err := x.o.passes(ctx, c); err != nil || !ok {
 			return nil, err
 		}
-		root, err := x.reduce(ctx, c)
+		x.say("ddmin over %d hunks (%s)", len(c), found)
+		root, err := ddmin(ctx, c, x.o.passes)
+		if err == nil && len(root) > 0 && x.completedSize(ctx, root) > maxRefined {
+			// Plain delta debugging circled back to a rewrite whose hunks
+			// compile only together; the search over the groups that
+			// compile together can split it. On smaller reverts it was
+			// measured to trade true hunks for other single hunks whose
+			// revert passes too (bench/README.md).
+			if small, err2 := x.reduce(ctx, c); err2 != nil {
+				err = err2
+			} else if len(small) > 0 {
+				root = small
+			}
+		}
 		if err == nil && len(root) > 0 {
 			x.ex.Found = found
 		}
@@ -575,6 +590,17 @@ func (x *explainer) after(ctx context.Context, all []int) ([]int, error) {
 		return root, err
 	}
 	return fallback(all, "all")
+}
+
+// completedSize is the number of hunks the revert of root runs with: root
+// and the auxiliary hunks it needs to compile (root alone when those are
+// not known within the budget).
+func (x *explainer) completedSize(ctx context.Context, root []int) int {
+	aux, err := x.o.auxFor(ctx, root)
+	if err != nil {
+		return len(root)
+	}
+	return len(root) + len(aux)
 }
 
 // hunksAt returns the candidate hunks that lines first..last of a file
