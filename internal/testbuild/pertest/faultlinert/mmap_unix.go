@@ -12,7 +12,20 @@ import (
 // counters) shared, so that the collector can read it after this process
 // dies.
 func mapCounters(path string, n int) ([]uint64, error) {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	return mapWords(path, os.O_RDWR, n)
+}
+
+// mapClaims maps the shards' claims table (n words), creating it zeroed
+// if it is not there: every shard truncates it to the same size, which
+// keeps the claims another has made.
+func mapClaims(path string, n int) ([]uint64, error) {
+	return mapWords(path, os.O_RDWR|os.O_CREATE, n)
+}
+
+// mapWords maps the file at path, opened with flag and sized to n words,
+// shared.
+func mapWords(path string, flag, n int) ([]uint64, error) {
+	f, err := os.OpenFile(path, flag, 0644)
 	if err != nil {
 		return nil, err
 	}

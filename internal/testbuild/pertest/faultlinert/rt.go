@@ -70,6 +70,7 @@ type state struct {
 	stack    []T               // the tests running, outermost first
 	skip     map[string]bool   // tests finished by an earlier process of this collection
 	claims   string            // directory of claimed top-level tests, when sharded
+	table    []uint64          // the shards' claims table in the claims directory, when mapped
 	split    map[string]bool   // top-level tests whose direct subtests are claimed one by one
 	shard    string            // this process's shard
 	buf      []byte
@@ -113,6 +114,10 @@ func setup() {
 	}
 	rt.claims = os.Getenv("FAULTLINE_CLAIMS")
 	rt.shard = os.Getenv("FAULTLINE_SHARD")
+	if n, err := strconv.Atoi(rt.shard); rt.claims != "" && err == nil && n >= 0 && n < 255 {
+		// Without the table every claim is a file: the claims go on.
+		rt.table, _ = mapClaims(filepath.Join(rt.claims, "table"), claimSlots)
+	}
 	rt.split = readNames(os.Getenv("FAULTLINE_SPLIT"))
 	rt.skip = readNames(os.Getenv("FAULTLINE_SKIP"))
 	if path := os.Getenv("FAULTLINE_COUNTERS"); path != "" && total > 0 {
@@ -393,6 +398,9 @@ func (s *state) mine(name string) bool {
 func claim(name string) bool {
 	h := fnv.New64a()
 	h.Write([]byte(name))
+	if mine, ok := claimInTable(rt.table, h.Sum64(), rt.shard); ok {
+		return mine
+	}
 	path := filepath.Join(rt.claims, strconv.FormatUint(h.Sum64(), 16))
 	tmp := path + ".shard" + rt.shard
 	if err := ioutil.WriteFile(tmp, []byte(rt.shard+"\n"+name), 0644); err != nil {
@@ -413,4 +421,46 @@ func claim(name string) bool {
 		owner = owner[:i]
 	}
 	return owner == rt.shard
+}
+
+// The claims table: claimSlots words shared by every shard's process (a
+// file mapped by each), a claim a word holding the test name's hash with
+// its low byte replaced by the claiming shard plus one, placed by linear
+// probing. A claim is one compare-and-swap in shared memory where a file
+// took seven system calls, and a shard skipping every subtest another
+// claimed made that twice per subtest. Words are only ever set, so the
+// probe window of a hash holds its claim or, once full of others, never
+// will: such a name is claimed by file by every shard alike.
+const (
+	claimSlots  = 1 << 17
+	claimWindow = 64
+)
+
+// claimInTable claims the test of hash h for shard in table, and reports
+// whether shard owns it; ok is false when the table cannot hold it.
+func claimInTable(table []uint64, h uint64, shard string) (mine, ok bool) {
+	n, err := strconv.Atoi(shard)
+	if len(table) == 0 || err != nil || n < 0 || n >= 255 {
+		return false, false
+	}
+	key := h &^ 0xff
+	word := key | uint64(n+1)
+	start := int((h >> 32) % uint64(len(table)))
+	for i := 0; i < claimWindow; i++ {
+		slot := &table[(start+i)%len(table)]
+		for {
+			v := atomic.LoadUint64(slot)
+			if v == 0 {
+				if atomic.CompareAndSwapUint64(slot, 0, word) {
+					return true, true
+				}
+				continue // another claim took the word: read it
+			}
+			if v&^0xff == key {
+				return v == word, true
+			}
+			break
+		}
+	}
+	return false, false
 }

@@ -137,3 +137,46 @@ func TestBoundaryWithoutCollectorResets(t *testing.T) {
 		}
 	}
 }
+
+// Two shards mapping one claims table: the first to claim a name owns it,
+// its owner claims it again after a restart, and a name whose probe
+// window is full of others' claims is left to the claim files by both.
+func TestClaimsTable(t *testing.T) {
+	path := t.TempDir() + "/table"
+	const slots = 256
+	first, err := mapClaims(path, slots)
+	if err != nil {
+		t.Skipf("no shared claims here: %v", err)
+	}
+	second, err := mapClaims(path, slots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := uint64(1); i <= 40; i++ {
+		h := i * 0x9e3779b97f4a7c15
+		mine, ok := claimInTable(first, h, "0")
+		if !ok || !mine {
+			t.Fatalf("shard 0's first claim of hash %x: mine %v, ok %v", h, mine, ok)
+		}
+		if mine, ok := claimInTable(second, h, "1"); !ok || mine {
+			t.Fatalf("shard 1 claimed hash %x shard 0 holds: mine %v, ok %v", h, mine, ok)
+		}
+		if mine, ok := claimInTable(second, h, "0"); !ok || !mine {
+			t.Fatalf("shard 0 after a restart lost hash %x: mine %v, ok %v", h, mine, ok)
+		}
+	}
+	// Fill every word but none of the hash below's.
+	full := make([]uint64, claimWindow)
+	for i := range full {
+		full[i] = uint64(i+1)<<8 | 1
+	}
+	const h = 0xabcdef0012345600
+	for _, shard := range []string{"0", "1"} {
+		if _, ok := claimInTable(full, h, shard); ok {
+			t.Errorf("shard %s claimed in a full window", shard)
+		}
+	}
+	if _, ok := claimInTable(nil, h, "0"); ok {
+		t.Error("claimed without a table")
+	}
+}
