@@ -52,10 +52,20 @@ func (s *Sources) File(rel string) *SourceFile {
 	}
 	f := &SourceFile{}
 	s.files[rel] = f
-	pf, err := s.parsed.Read(filepath.Join(s.root, filepath.FromSlash(rel)))
+	v, err := s.parsed.DerivedFrom("export.SourceFile", filepath.Join(s.root, filepath.FromSlash(rel)), func(pf *parsed.File) any {
+		return sourceFileOf(pf)
+	})
 	if err != nil {
 		return f
 	}
+	// A copy: funcOf is built on first use, each Sources its own.
+	*f = *v.(*SourceFile)
+	return f
+}
+
+// sourceFileOf splits a parsed file into lines and finds its functions.
+func sourceFileOf(pf *parsed.File) *SourceFile {
+	f := &SourceFile{}
 	f.Lines = bytes.Split(bytes.TrimSuffix(pf.Src, []byte("\n")), []byte("\n"))
 	if pf.AST == nil {
 		return f

@@ -1,11 +1,13 @@
 package localize
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"go/ast"
 	"go/build"
 	"go/token"
 	"go/types"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -106,16 +108,21 @@ type packageFile struct {
 	*parsed.File
 }
 
-// packageFiles parses the non-test Go files of root/dir that the build
-// takes (its build constraints hold for this platform); a file that does
-// not parse gives what its partial syntax tree holds.
-func packageFiles(root, dir string, files *parsed.Cache) []packageFile {
+// packageSource is one source file of a package as read, not yet parsed.
+type packageSource struct {
+	rel, path string
+	src       []byte
+}
+
+// packageSources reads the non-test Go files of root/dir that the build
+// takes (its build constraints hold for this platform).
+func packageSources(root, dir string) []packageSource {
 	abs := filepath.Join(root, filepath.FromSlash(dir))
 	entries, err := os.ReadDir(abs)
 	if err != nil {
 		return nil
 	}
-	var out []packageFile
+	var out []packageSource
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
@@ -124,11 +131,12 @@ func packageFiles(root, dir string, files *parsed.Cache) []packageFile {
 		if ok, err := build.Default.MatchFile(abs, name); err != nil || !ok {
 			continue // another platform's file, or one the build ignores
 		}
-		f, err := files.Read(filepath.Join(abs, name))
-		if err != nil || f.AST == nil {
+		p := filepath.Join(abs, name)
+		src, err := os.ReadFile(p)
+		if err != nil {
 			continue
 		}
-		out = append(out, packageFile{path.Join(dir, name), f})
+		out = append(out, packageSource{path.Join(dir, name), p, src})
 	}
 	return out
 }
@@ -168,16 +176,31 @@ func resolveNames(fset *token.FileSet, dir string, files []packageFile) (info *t
 // package costs more than parsing it, and the server ranks again on every
 // analysed test.
 func parsePackageDecls(root, dir string, cache *parsed.Cache) *packageDecls {
-	files := packageFiles(root, dir, cache)
-	if len(files) == 0 {
+	sources := packageSources(root, dir)
+	if len(sources) == 0 {
 		return &packageDecls{read: map[lineOf][]int{}}
 	}
 	var key strings.Builder
 	key.WriteString("declarations\x00" + dir)
-	for _, f := range files {
-		fmt.Fprintf(&key, "\x00%s %x", f.rel, f.Hash)
+	for _, s := range sources {
+		fmt.Fprintf(&key, "\x00%s %x", s.rel, sha256.Sum256(s.src))
 	}
-	return cache.Derived(key.String(), func() any { return packageDeclsOf(cache.FileSet(), dir, files) }).(*packageDecls)
+	return cache.Derived(key.String(), func() any {
+		// The package's trees are parsed into a file set of their own,
+		// which holds every file while they are checked together and is
+		// let go with them: the shared cache may let a file go meanwhile.
+		own := parsed.New(math.MaxInt64)
+		var files []packageFile
+		for _, s := range sources {
+			if f := own.Parse(s.path, s.src); f.AST != nil {
+				files = append(files, packageFile{s.rel, f})
+			}
+		}
+		if len(files) == 0 {
+			return &packageDecls{read: map[lineOf][]int{}}
+		}
+		return packageDeclsOf(own.FileSet(), dir, files)
+	}).(*packageDecls)
 }
 
 // packageDeclsOf finds the declarations of a package's parsed files.

@@ -211,12 +211,93 @@ type callGraph struct {
 // funcNode is one declared function.
 type funcNode struct {
 	dir, file, name, recv string
+	method                bool
 	start, end            int
-	body                  *ast.BlockStmt
+	refs                  *funcRefs
 	imports               map[string]string // package name in the file → import path
 }
 
-// parseDir parses the Go files of a module-relative directory; a file
+// funcRefs are the names a function's body refers to, which link
+// resolves: each set once, in no particular order.
+type funcRefs struct {
+	// qualified are pkg.F with pkg a name the file imports.
+	qualified [][2]string
+	// selected are the selectors' names after any other x. (a method or
+	// a field), idents every other identifier.
+	selected, idents []string
+}
+
+// fileNodes are the declared functions of a parsed file, as the call
+// graph keeps them: what link needs of their bodies, not the bodies.
+type fileNodes struct {
+	pkgName string
+	imports map[string]string
+	nodes   []funcNode // dir and file left to the reader
+}
+
+// nodesOf finds the declared functions of a file that parses.
+func nodesOf(pf *parsed.File) *fileNodes {
+	f := pf.AST
+	out := &fileNodes{pkgName: f.Name.Name, imports: map[string]string{}}
+	for _, s := range f.Imports {
+		p, err := strconv.Unquote(s.Path.Value)
+		if err != nil {
+			continue
+		}
+		name := importName(p)
+		if s.Name != nil {
+			name = s.Name.Name
+		}
+		out.imports[name] = p
+	}
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Body == nil {
+			continue
+		}
+		n := funcNode{name: fd.Name.Name, refs: refsOf(fd.Body, out.imports), imports: out.imports,
+			start: pf.Line(fd.Pos()), end: pf.Line(fd.End())}
+		if fd.Recv != nil && len(fd.Recv.List) > 0 {
+			n.method, n.recv = true, receiver.TypeName(fd.Recv.List[0].Type)
+		}
+		out.nodes = append(out.nodes, n)
+	}
+	return out
+}
+
+// refsOf collects the names a body refers to: an identifier (called or
+// passed on), pkg.F for a name the file imports, and x.M otherwise.
+func refsOf(body *ast.BlockStmt, imports map[string]string) *funcRefs {
+	r := &funcRefs{}
+	qualified, selected, idents := map[[2]string]bool{}, map[string]bool{}, map[string]bool{}
+	ast.Inspect(body, func(c ast.Node) bool {
+		switch c := c.(type) {
+		case *ast.SelectorExpr:
+			if x, ok := c.X.(*ast.Ident); ok {
+				if _, ok := imports[x.Name]; ok {
+					if q := [2]string{x.Name, c.Sel.Name}; !qualified[q] {
+						qualified[q] = true
+						r.qualified = append(r.qualified, q)
+					}
+					return false
+				}
+			}
+			if !selected[c.Sel.Name] {
+				selected[c.Sel.Name] = true
+				r.selected = append(r.selected, c.Sel.Name)
+			}
+		case *ast.Ident:
+			if !idents[c.Name] {
+				idents[c.Name] = true
+				r.idents = append(r.idents, c.Name)
+			}
+		}
+		return true
+	})
+	return r
+}
+
+// parseDir reads the Go files of a module-relative directory; a file
 // that does not parse is left out, as the static evidence leaves it.
 func (g *callGraph) parseDir(root, dir string) error {
 	entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(dir)))
@@ -234,34 +315,24 @@ func (g *callGraph) parseDir(root, dir string) error {
 			continue
 		}
 		file := path.Join(dir, e.Name())
-		pf, err := g.files.Read(filepath.Join(root, filepath.FromSlash(file)))
-		if err != nil || pf.Err != nil {
+		v, err := g.files.DerivedFrom("identity.nodes", filepath.Join(root, filepath.FromSlash(file)), func(pf *parsed.File) any {
+			if pf.Err != nil {
+				return (*fileNodes)(nil)
+			}
+			return nodesOf(pf)
+		})
+		if err != nil {
 			continue
 		}
-		f := pf.AST
-		g.pkgNames[file] = f.Name.Name
-		imports := map[string]string{}
-		for _, s := range f.Imports {
-			p, err := strconv.Unquote(s.Path.Value)
-			if err != nil {
-				continue
-			}
-			name := importName(p)
-			if s.Name != nil {
-				name = s.Name.Name
-			}
-			imports[name] = p
+		fn := v.(*fileNodes)
+		if fn == nil {
+			continue
 		}
-		for _, d := range f.Decls {
-			fd, ok := d.(*ast.FuncDecl)
-			if !ok || fd.Body == nil {
-				continue
-			}
-			n := funcNode{dir: dir, file: file, name: fd.Name.Name, body: fd.Body, imports: imports,
-				start: pf.Line(fd.Pos()), end: pf.Line(fd.End())}
+		g.pkgNames[file] = fn.pkgName
+		for _, n := range fn.nodes {
+			n.dir, n.file = dir, file
 			id := len(g.nodes)
-			if fd.Recv != nil && len(fd.Recv.List) > 0 {
-				n.recv = receiver.TypeName(fd.Recv.List[0].Type)
+			if n.method {
 				g.methods[n.name] = append(g.methods[n.name], id)
 			} else {
 				g.funcs[dir+"\x00"+n.name] = append(g.funcs[dir+"\x00"+n.name], id)
@@ -290,29 +361,23 @@ func (g *callGraph) link() {
 	g.calls = make([][]int, len(g.nodes))
 	for id, n := range g.nodes {
 		to := map[int]bool{}
-		ast.Inspect(n.body, func(c ast.Node) bool {
-			switch c := c.(type) {
-			case *ast.SelectorExpr:
-				if x, ok := c.X.(*ast.Ident); ok {
-					if p, ok := n.imports[x.Name]; ok {
-						if d, ok := packageDir(g.modPath, p); ok {
-							for _, t := range g.funcs[d+"\x00"+c.Sel.Name] {
-								to[t] = true
-							}
-						}
-						return false
-					}
-				}
-				for _, t := range g.methods[c.Sel.Name] {
-					to[t] = true
-				}
-			case *ast.Ident:
-				for _, t := range g.funcs[n.dir+"\x00"+c.Name] {
+		for _, q := range n.refs.qualified {
+			if d, ok := packageDir(g.modPath, n.imports[q[0]]); ok {
+				for _, t := range g.funcs[d+"\x00"+q[1]] {
 					to[t] = true
 				}
 			}
-			return true
-		})
+		}
+		for _, name := range n.refs.selected {
+			for _, t := range g.methods[name] {
+				to[t] = true
+			}
+		}
+		for _, name := range n.refs.idents {
+			for _, t := range g.funcs[n.dir+"\x00"+name] {
+				to[t] = true
+			}
+		}
 		delete(to, id)
 		for t := range to {
 			g.calls[id] = append(g.calls[id], t)

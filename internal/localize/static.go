@@ -21,13 +21,27 @@ type lineFacts struct {
 // fileFacts parses a source file through files and returns the facts of
 // each of its lines that holds a statement or lies in a function.
 func fileFacts(files *parsed.Cache, path string) (map[int]lineFacts, error) {
-	pf, err := files.Read(path)
+	v, err := files.DerivedFrom("static.facts", path, func(pf *parsed.File) any {
+		if pf.Err != nil {
+			return parsedFacts{err: pf.Err}
+		}
+		return parsedFacts{facts: factsOf(pf)}
+	})
 	if err != nil {
 		return nil, err
 	}
-	if pf.Err != nil {
-		return nil, pf.Err
-	}
+	pf := v.(parsedFacts)
+	return pf.facts, pf.err
+}
+
+// parsedFacts are a file's line facts, or why it does not parse.
+type parsedFacts struct {
+	facts map[int]lineFacts
+	err   error
+}
+
+// factsOf finds the facts of the lines of a file that parses.
+func factsOf(pf *parsed.File) map[int]lineFacts {
 	f := pf.AST
 	facts := map[int]lineFacts{}
 	lineOf := pf.Line
@@ -74,7 +88,7 @@ func fileFacts(files *parsed.Cache, path string) (map[int]lineFacts, error) {
 			}
 		}
 	}
-	return facts, nil
+	return facts
 }
 
 // note records the outermost statement starting on a line.

@@ -40,8 +40,14 @@ func FunctionSpansIn(root string, files *parsed.Cache) FunctionSpans {
 		defer mu.Unlock()
 		s, ok := spans[file]
 		if !ok {
-			if f, err := files.Read(filepath.Join(root, filepath.FromSlash(file))); err == nil && f.Err == nil {
-				s = functionSpans(f)
+			v, err := files.DerivedFrom("unexecuted.spans", filepath.Join(root, filepath.FromSlash(file)), func(f *parsed.File) any {
+				if f.Err != nil {
+					return []FunctionSpan(nil)
+				}
+				return functionSpans(f)
+			})
+			if err == nil {
+				s = v.([]FunctionSpan)
 			}
 			spans[file] = s
 		}

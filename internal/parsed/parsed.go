@@ -40,9 +40,12 @@ type File struct {
 func (f *File) Line(p token.Pos) int { return f.Tok.Line(p) }
 
 // DefaultBound is the source bytes the cache keeps parsed when its maker
-// gives no bound: a module of a few hundred files of a few kilobytes each,
-// whose syntax trees take some ten times that in memory.
-const DefaultBound = 2 << 20
+// gives no bound: a package's files or a few, whose syntax trees take
+// some ten times that in memory. The readers keep what they derive from a
+// file (DerivedFrom) rather than its tree, so the trees held are only
+// those read lately, to be shared by the readers of the same files one
+// after another, not the whole module's for as long as the cache lives.
+const DefaultBound = 512 << 10
 
 // Cache keeps the parsed files, least recently used first out once the
 // source they hold exceeds the bound. It is safe for concurrent use.
@@ -63,9 +66,10 @@ type Cache struct {
 	derivedOrder []string
 }
 
-// maxDerived is how many derived values the cache keeps: one a package
-// of a large module, each much smaller than the syntax trees.
-const maxDerived = 512
+// maxDerived is how many derived values the cache keeps: a few a file and
+// one a package of a large module, each much smaller than the file's
+// syntax tree.
+const maxDerived = 4096
 
 type cacheKey struct {
 	path string
@@ -117,6 +121,21 @@ func (c *Cache) Derived(key string, derive func() any) any {
 	}
 	c.derived[key] = v
 	return v
+}
+
+// DerivedFrom returns the value derived, under kind, from the file at
+// path as it is now, parsing it only when that content has no such value
+// yet: a reader that keeps what it needs of a file this way leaves its
+// syntax tree to the cache's bound. derive must not keep the File's
+// syntax tree. A file that cannot be read is an error.
+func (c *Cache) DerivedFrom(kind, path string, derive func(*File) any) (any, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return c.Derived(fmt.Sprintf("%s\x00%s\x00%x", kind, path, sha256.Sum256(src)), func() any {
+		return derive(c.Parse(path, src))
+	}), nil
 }
 
 // Read reads and parses the file at path (without object resolution:
