@@ -272,13 +272,15 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 				return err
 			}
 			trace.since(start, "run and convert "+p.ImportPath)
-			if err := writer.putResult(result); err != nil {
+			// Done once stored: a reader of the results so far (the
+			// server's, on a package with a failing test) must find them.
+			pkg := p.ImportPath
+			if err := writer.putResult(result, func() { report.packageDone(pkg) }); err != nil {
 				return err
 			}
 			mu.Lock()
 			results[result.Key] = result
 			mu.Unlock()
-			report.packageDone(p.ImportPath)
 			return nil
 		})
 	}
@@ -296,14 +298,14 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 		b.fileTable(listing.Closure(p), result)
 		b.edgeProfiler(listing.Closure(p), result)
 		result.BuildErr = w.mod.PlainBuildError(ctx, p, co.BuildFlags, failed[p.ImportPath])
-		if err := writer.putResult(result); err != nil {
+		pkg := p.ImportPath
+		if err := writer.putResult(result, func() { report.packageDone(pkg) }); err != nil {
 			g.Wait()
 			return nil, storedFiles{}, err
 		}
 		mu.Lock()
 		results[result.Key] = result
 		mu.Unlock()
-		report.packageDone(p.ImportPath)
 	}
 	if err := g.Wait(); err != nil {
 		return nil, storedFiles{}, err

@@ -112,7 +112,7 @@ func TestForgetWritesOnlyToDrop(t *testing.T) {
 	s := storeIn(t.TempDir(), &warnings)
 	w := newStoreWriter(s)
 	for _, p := range []string{"m/a", "m/b"} {
-		if err := w.putResult(&storedPackage{Package: p, Key: "k " + p, Collected: time.Now()}); err != nil {
+		if err := w.putResult(&storedPackage{Package: p, Key: "k " + p, Collected: time.Now()}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

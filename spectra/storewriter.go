@@ -39,6 +39,9 @@ type storeJob struct {
 	result *storedPackage
 	files  []storedFile
 	flows  []storedFlow
+	// stored, when set, is called once the job's transaction has
+	// committed: a reader of the store finds the job's data from then on.
+	stored func()
 }
 
 // maxBatchChunks bounds the chunks of tests written in one transaction,
@@ -74,13 +77,14 @@ func (w *storeWriter) putFiles(files []storedFile, flows []storedFlow) error {
 	return w.send(storeJob{files: files, flows: flows})
 }
 
-// putResult hands r over to be stored as store.putResult stores it. r
-// must not change afterwards.
-func (w *storeWriter) putResult(r *storedPackage) error {
+// putResult hands r over to be stored as store.putResult stores it, and
+// calls stored (when not nil) once it is in the store. r must not change
+// afterwards.
+func (w *storeWriter) putResult(r *storedPackage, stored func()) error {
 	if err := w.putTests(r); err != nil {
 		return err
 	}
-	return w.send(storeJob{result: r})
+	return w.send(storeJob{result: r, stored: stored})
 }
 
 func (w *storeWriter) send(j storeJob) error {
@@ -125,6 +129,14 @@ func (w *storeWriter) loop() {
 			w.err = err
 		}
 		w.mu.Unlock()
+		if err != nil {
+			continue
+		}
+		for _, j := range batch {
+			if j.stored != nil {
+				j.stored()
+			}
+		}
 	}
 }
 

@@ -33,7 +33,7 @@ func TestStoreWriterStoresInOrder(t *testing.T) {
 				}
 			}
 		}
-		if err := w.putResult(r); err != nil {
+		if err := w.putResult(r, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -82,7 +82,7 @@ func TestStoreWriterOnAFullDisk(t *testing.T) {
 	for p := range 100 {
 		r := &storedPackage{Package: fmt.Sprintf("m/p%d", p), Key: fmt.Sprintf("k%d", p), Collected: time.Now(),
 			tests: []storedTest{{TestRun: TestRun{Name: "TestA", Verdict: Pass}}}}
-		if handed = w.putResult(r); handed != nil {
+		if handed = w.putResult(r, nil); handed != nil {
 			break
 		}
 		time.Sleep(time.Millisecond)
@@ -109,7 +109,7 @@ func TestStoreWriterStoresFilesWithTheFirstResult(t *testing.T) {
 	}
 	r := &storedPackage{Package: "m/a", Key: "ka", Collected: time.Now(), Files: []fileRef{{Path: "a.go", Hash: "h1", Blocks: 1}}}
 	r.tests = append(r.tests, storedTest{TestRun: TestRun{Package: r.Package, Name: "TestA", Verdict: Pass}, Hits: packHits([]int32{0})})
-	if err := w.putResult(r); err != nil {
+	if err := w.putResult(r, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.close(); err != nil {
@@ -130,5 +130,44 @@ func TestStoreWriterStoresFilesWithTheFirstResult(t *testing.T) {
 	}
 	if len(warnings) > 0 {
 		t.Errorf("warnings: %q", warnings)
+	}
+}
+
+// TestStoreWriterCallsStoredAfterCommit: a package's stored callback runs
+// only once its result can be read back from the store, which is when the
+// collection reports the package done to readers of the results so far.
+func TestStoreWriterCallsStoredAfterCommit(t *testing.T) {
+	var warnings []string
+	s := storeIn(t.TempDir(), &warnings)
+	w := newStoreWriter(s)
+	found := make(chan error, 3)
+	for p := range 3 {
+		r := &storedPackage{Package: fmt.Sprintf("m/p%d", p), Key: fmt.Sprintf("k%d", p), Collected: time.Now()}
+		r.tests = append(r.tests, storedTest{TestRun: TestRun{Package: r.Package, Name: "TestA", Verdict: Fail}, Hits: packHits([]int32{1})})
+		key := r.Key
+		stored := func() {
+			got, _, err := s.results([]string{key})
+			if err == nil && got[key] == nil {
+				err = fmt.Errorf("%s reported stored but not readable: %v", key, got[key])
+			}
+			found <- err
+		}
+		if err := w.putResult(r, stored); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.close(); err != nil {
+		t.Fatal(err)
+	}
+	close(found)
+	n := 0
+	for err := range found {
+		n++
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if n != 3 {
+		t.Errorf("stored called %d times, want 3", n)
 	}
 }
