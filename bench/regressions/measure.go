@@ -177,6 +177,11 @@ func measure(ctx context.Context, co *checkout, bin, work string, r Regression, 
 		"-base", r.Base, "-strategy", strategy, "-max-explained", "1", "-parallel", "1", "-budget", budget.String(),
 		"-run", runPattern(r.Test), pkg)
 	m.Wall = res.Elapsed.Seconds()
+	// The whole explanation (notes, auxiliary changes, cause tree) stays
+	// in WORK for a look at why a report is as it is.
+	if dir := filepath.Join(work, "explained"); os.MkdirAll(dir, 0o755) == nil {
+		os.WriteFile(filepath.Join(dir, r.ID+"-"+strategy+".json"), res.Stdout, 0o644)
+	}
 	if res.TimedOut {
 		m.Error = fmt.Sprintf("killed after %v", timeout)
 		return m, nil
