@@ -400,10 +400,10 @@ func (r *FailingRun) failedCheck() int {
 	}
 	ops := map[*instrument.Assertion][]instrument.Value{}
 	for i, ev := range r.trace {
-		if ev.Site < 0 || int(ev.Site) >= len(r.prog.Sites) {
+		s := r.prog.SiteOf(ev)
+		if s == nil {
 			continue
 		}
-		s := r.prog.Sites[ev.Site]
 		switch {
 		case s.Kind == instrument.KindCond && s.FailsWhen != 0:
 			pass := s.FailsWhen == 2

@@ -432,10 +432,10 @@ func (e *encoder) Replay(trace []instrument.Event, forced map[instrument.InstKey
 		if i%1024 == 0 && !e.deadline.IsZero() && time.Now().After(e.deadline) {
 			return instrument.ErrBudget
 		}
-		if ev.Site < 0 || int(ev.Site) >= len(e.prog.Sites) {
+		s := e.prog.SiteOf(ev)
+		if s == nil {
 			return fmt.Errorf("trace names unknown site %d", ev.Site)
 		}
-		s := e.prog.Sites[ev.Site]
 		if e.cause != nil {
 			e.cause.event = i
 		}

@@ -400,11 +400,8 @@ func (r *FailingRun) callSites() map[callAct]int {
 	out := map[callAct]int{}
 	var stack []frame
 	for i, ev := range r.trace {
-		if ev.Site < 0 || int(ev.Site) >= len(r.prog.Sites) {
-			continue
-		}
-		s := r.prog.Sites[ev.Site]
-		if s.Fn == nil {
+		s := r.prog.SiteOf(ev)
+		if s == nil || s.Fn == nil {
 			continue
 		}
 		a := callAct{s.Fn, ev.Inst.Act}

@@ -368,10 +368,10 @@ func checksSeqs(prog *instrument.Program, trace []instrument.Event, panicAt int)
 func checksKind(prog *instrument.Program, trace []instrument.Event, kind func(types.Type) bool) bool {
 	seen := map[int32]bool{}
 	for _, ev := range trace {
-		if ev.Site < 0 || int(ev.Site) >= len(prog.Sites) {
+		s := prog.SiteOf(ev)
+		if s == nil {
 			continue
 		}
-		s := prog.Sites[ev.Site]
 		if seen[s.Id] || s.Expr == nil || s.FailsWhen == 0 && s.Kind != instrument.KindAssertArg {
 			continue
 		}

@@ -165,11 +165,8 @@ func (r *FailingRun) dependences(last int) [][]int32 {
 	notTakenDefs := map[notTakenKey][]*types.Var{}
 	for i := 0; i <= last; i++ {
 		ev := r.trace[i]
-		if ev.Site < 0 || int(ev.Site) >= len(r.prog.Sites) {
-			continue
-		}
-		s := r.prog.Sites[ev.Site]
-		if s.Fn == nil {
+		s := r.prog.SiteOf(ev)
+		if s == nil || s.Fn == nil {
 			continue
 		}
 		a := sliceAct{s.Fn, ev.Inst.Act}

@@ -24,10 +24,10 @@ func switchPredicates(ctx context.Context, prog *instrument.Program, bin *instru
 	var flips []flip
 	for i := len(first.Trace) - 1; i >= 0; i-- {
 		ev := first.Trace[i]
-		if ev.Site < 0 || int(ev.Site) >= len(prog.Sites) {
+		s := prog.SiteOf(ev)
+		if s == nil {
 			continue
 		}
-		s := prog.Sites[ev.Site]
 		switch s.Kind {
 		case instrument.KindCond, instrument.KindReturn, instrument.KindAssign, instrument.KindArg:
 		default:

@@ -571,3 +571,12 @@ func (fi *fileInstrumenter) Run(f *ast.File, runtimePath string) []testbuild.Edi
 	fi.insert(f.Name.End(), fmt.Sprintf("; import %s %q", fi.prog.rt, runtimePath))
 	return fi.edits
 }
+
+// SiteOf returns the site a trace event names, or nil when the event
+// names none of p's sites (a trace from another build, a corrupt record).
+func (p *Program) SiteOf(ev Event) *Site {
+	if ev.Site < 0 || int(ev.Site) >= len(p.Sites) {
+		return nil
+	}
+	return p.Sites[ev.Site]
+}
