@@ -73,7 +73,7 @@ func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, er
 		// A result without edge profiles is collected again when they are
 		// wanted; one with them serves either way. So is one with a test
 		// stopped under a smaller memory bound than this one.
-		if r := stored[keyOf[p.ImportPath]]; r == nil || co.Edges && !r.Flow && r.BuildErr == "" || r.MemoryBound > 0 && r.MemoryBound < co.TestMemory {
+		if r := stored[keyOf[p.ImportPath]]; r == nil || co.Edges && !r.Flow && r.BuildErr == "" || r.MemoryBound > 0 && r.MemoryBound < co.TestMemory || co.PassingOutput && r.QuietPasses {
 			toRun = append(toRun, p)
 		}
 	}
@@ -221,7 +221,7 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 		}
 		built[bin.Package.ImportPath] = true
 		p := bin.Package
-		result := &storedPackage{Package: p.ImportPath, Key: keyOf[p.ImportPath], Collected: time.Now()}
+		result := &storedPackage{Package: p.ImportPath, Key: keyOf[p.ImportPath], Collected: time.Now(), QuietPasses: !co.PassingOutput && shards > 1}
 		table := b.fileTable(listing.Closure(p), result)
 		profiles := b.edgeProfiler(listing.Closure(p), result)
 		g.Go(func() error {
@@ -233,6 +233,7 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 			// whole, its counters and events beside its converted tests.
 			err := pertest.Run(gctx, w.mod, bin, pertest.RunOptions{
 				Layout: b.layoutPath, Run: co.Run, Flags: co.TestFlags, Timeout: co.Timeout, Trace: trace.since, Shards: shards, Split: b.split[p.ImportPath],
+				Quiet:  !co.PassingOutput,
 				Memory: co.TestMemory,
 			}, func(leaf pertest.Leaf) { report.leafDone(p.ImportPath, leaf.Verdict) }, func(leaf pertest.Leaf) error {
 				t := storedTest{TestRun: TestRun{Package: p.ImportPath, Name: leaf.Name, Verdict: leaf.Verdict, Elapsed: leaf.Elapsed, Output: leaf.Output}}

@@ -90,6 +90,9 @@ type storedPackage struct {
 	// 0 when none was stopped. A collection under a larger bound runs the
 	// package again.
 	MemoryBound int64
+	// QuietPasses says its passing and skipped tests' output was not kept
+	// (CollectOptions.PassingOutput).
+	QuietPasses bool
 }
 
 // storedFlow is the control-flow graphs of one file content.

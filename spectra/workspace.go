@@ -49,6 +49,12 @@ type CollectOptions struct {
 	// that shows verdicts only, as faultline test does: assembling a large
 	// module's spectra costs a second of CPU.
 	VerdictsOnly bool
+	// PassingOutput keeps what passing and skipped tests print, for a
+	// caller that shows it (faultline test -v). Without it a package whose
+	// tests run in several processes at once runs them without -test.v,
+	// which on thousands of tiny tests costs more than the tests; a stored
+	// result without that output is collected again when it is wanted.
+	PassingOutput bool
 	// Progress, when set, is called as work advances, from several goroutines
 	// one at a time.
 	Progress func(Progress)

@@ -31,6 +31,8 @@ type collectFlags struct {
 	// verdictsOnly says the command shows verdicts only: the matrix is
 	// assembled without its spectra.
 	verdictsOnly bool
+	// passingOutput keeps passing tests' output (faultline test -v).
+	passingOutput bool
 }
 
 func (c *collectFlags) register(fs *flag.FlagSet) {
@@ -81,7 +83,7 @@ func (c *collectFlags) collectIn(ctx context.Context, ws *localize.Workspace, pa
 	progress := newProgressLine()
 	m, err := ws.Collect(ctx, localize.CollectOptions{
 		Packages: packages, Run: c.run, Timeout: c.timeout, Parallel: c.parallel, Progress: progress.update,
-		BuildFlags: c.buildFlags, TestFlags: c.testFlags, Edges: c.edges, VerdictsOnly: c.verdictsOnly,
+		BuildFlags: c.buildFlags, TestFlags: c.testFlags, Edges: c.edges, VerdictsOnly: c.verdictsOnly, PassingOutput: c.passingOutput,
 	})
 	progress.done()
 	if err == nil && !c.namesStopped {

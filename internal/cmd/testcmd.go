@@ -54,6 +54,7 @@ func (c *testCommand) Run(ctx context.Context, args ...string) error {
 	if c.race {
 		c.cf.buildFlags = append(c.cf.buildFlags, "-race")
 	}
+	c.cf.passingOutput = c.verbose
 	_, m, err := c.cf.collect(ctx, args)
 	if err != nil {
 		return err

@@ -21,7 +21,7 @@ type RunConfig struct {
 	Binary  string
 	Package string   // import path, as test2json reports it
 	Dir     string   // working directory: the package's, as go test uses
-	Args    []string // flags for the binary; -test.v=test2json is added
+	Args    []string // flags for the binary; -test.v=test2json is added unless Quiet
 	Env     []string // added to the module's environment
 	// ExtraFiles are inherited by the process as descriptors 3, 4, ...
 	ExtraFiles []*os.File
@@ -32,6 +32,12 @@ type RunConfig struct {
 	// starts, in bytes; past it they are killed (Result.Memory). 0 means
 	// the module's TestMemory.
 	Memory int64
+	// Quiet runs the binary without -test.v: it prints what failing tests
+	// logged and nothing for the others, so no event reports a test that
+	// passed or skipped; the caller learns those from elsewhere (the
+	// per-test runtime's records). A binary of thousands of tiny tests
+	// spends more on -test.v's three lines a test than on the tests.
+	Quiet bool
 }
 
 // Process is a running test binary whose output is converted to test2json's
@@ -71,7 +77,11 @@ const OutputGrace = time.Second
 func (m *Module) Start(ctx context.Context, cfg RunConfig) (*Process, error) {
 	p := &Process{events: newEventReader(cfg.OnEvent), read: make(chan struct{}), waited: make(chan error, 1)}
 	convert := newConverter(p.events.event)
-	p.cmd = exec.Command(cfg.Binary, append([]string{"-test.v=test2json"}, cfg.Args...)...)
+	args := cfg.Args
+	if !cfg.Quiet {
+		args = append([]string{"-test.v=test2json"}, args...)
+	}
+	p.cmd = exec.Command(cfg.Binary, args...)
 	p.cmd.Dir = cfg.Dir
 	p.cmd.Env = append(append([]string{}, m.env...), cfg.Env...)
 	// One writer for both, so that one pipe keeps their order.

@@ -25,7 +25,7 @@ var runtimeFS embed.FS
 
 // Version changes whenever the hooks or the runtime change what they
 // record, so that results recorded by an older one are not reused.
-const Version = "pertest-2"
+const Version = "pertest-3"
 
 // Runtime is the runtime package, injected as <module>/internal/faultlinert.
 func Runtime() testbuild.Runtime {

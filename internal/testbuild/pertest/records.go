@@ -6,6 +6,7 @@ import (
 	"iter"
 	"math/bits"
 	"slices"
+	"time"
 
 	"github.com/faultline-go/faultline/internal/packed"
 )
@@ -147,6 +148,11 @@ type leafRecord struct {
 	counts   counts
 	panicked bool
 	finished bool // an exit record was read
+	// What the exit record says of the test as its function returned:
+	// it had failed, or skipped itself, and how long it ran. A cleanup
+	// or an example's output check may still fail it.
+	failed, skipped bool
+	elapsed         time.Duration
 }
 
 // recordReader rebuilds leaf spectra from the runtime's record stream of
@@ -214,6 +220,11 @@ func (rr *recordReader) record(p []byte) {
 		}
 		rr.stack = append(rr.stack, &frame{name: name, context: ctx, pending: pending, own: rr.newSet()})
 	case recordExit:
+		micros, k := binary.Uvarint(rest)
+		if k <= 0 {
+			return
+		}
+		rest = rest[k:]
 		rr.charge(rest)
 		n := len(rr.stack)
 		if n == 0 || rr.stack[n-1].name != name {
@@ -221,7 +232,7 @@ func (rr *recordReader) record(p []byte) {
 		}
 		panicked := flags == 'p'
 		f := rr.stack[n-1]
-		rr.finish(f, panicked, true)
+		rr.finish(f, leafRecord{panicked: panicked, finished: true, failed: flags == 'f', skipped: flags == 'k', elapsed: time.Duration(micros) * time.Microsecond})
 		rr.stack = rr.stack[:n-1]
 		if f.children {
 			rr.top().pending.addAll(f.pending) // a parent's teardown: the next test's
@@ -339,12 +350,14 @@ func (rr *recordReader) charge(s []byte) {
 // counters.
 const maxCounterIndex = 1 << 28
 
-func (rr *recordReader) finish(f *frame, panicked, finished bool) {
+// finish ends a leaf test's frame; how it ended is in leaf.
+func (rr *recordReader) finish(f *frame, leaf leafRecord) {
 	if f.children {
 		return
 	}
 	rr.ended++
-	rr.leaves = append(rr.leaves, leafRecord{name: f.name, hits: packUnion(f.context, f.own), counts: f.pending, panicked: panicked, finished: finished})
+	leaf.name, leaf.hits, leaf.counts = f.name, packUnion(f.context, f.own), f.pending
+	rr.leaves = append(rr.leaves, leaf)
 }
 
 // interrupted closes the record stream of a process that died or was
@@ -366,7 +379,7 @@ func (rr *recordReader) interrupted(leftover []int, leftoverCounts []Count) stri
 	for _, c := range leftoverCounts {
 		f.pending[c.Index] += c.N
 	}
-	rr.finish(f, false, false)
+	rr.finish(f, leafRecord{})
 	rr.stack = nil
 	return f.name
 }

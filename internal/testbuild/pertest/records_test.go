@@ -47,6 +47,9 @@ func encodeRecord(line string) []byte {
 	b := []byte{map[string]byte{"enter": 'e', "exit": 'x', "skip": 's', "error": '!'}[kind], flags}
 	b = binary.AppendUvarint(b, uint64(len(name)))
 	b = append(b, name...)
+	if kind == "exit" {
+		b = binary.AppendUvarint(b, 0) // run time
+	}
 	prev := -1
 	for _, f := range fields {
 		index, count, counted := strings.Cut(f, ":")

@@ -47,6 +47,11 @@ type RunOptions struct {
 	Timeout time.Duration // per leaf test
 	Shards  int           // processes to spread the top-level tests over; 0 or 1 for one
 	Split   []string      // top-level tests whose direct subtests shards divide (Hooked.Split)
+	// Quiet runs shards without -test.v, the verdicts of the tests that
+	// pass or skip taken from their records and their output not kept:
+	// when any test fails, the run in one process that follows reports
+	// everything.
+	Quiet bool
 	// Memory bounds the resident memory of each test process tree, in
 	// bytes; 0 means the module's TestMemory.
 	Memory int64
@@ -109,13 +114,14 @@ func Run(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, opts R
 	var mu sync.Mutex
 	seen := map[string]bool{}
 	var leaves []Leaf
+	var shards []*runner
 	g, gctx := errgroup.WithContext(ctx)
 	for k := range opts.Shards {
 		dir := filepath.Join(work, "shard"+strconv.Itoa(k))
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			return fmt.Errorf("creating scratch directory: %w", err)
 		}
-		r := &runner{m: m, bin: bin, opts: opts, counting: counting, work: dir, shard: strconv.Itoa(k), claims: claims, split: split,
+		r := &runner{m: m, bin: bin, opts: opts, counting: counting, work: dir, shard: strconv.Itoa(k), claims: claims, split: split, quiet: opts.Quiet,
 			deliver: func(l Leaf) error {
 				mu.Lock()
 				defer mu.Unlock()
@@ -129,6 +135,7 @@ func Run(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, opts R
 				}
 				return nil
 			}}
+		shards = append(shards, r)
 		g.Go(func() error { return r.run(gctx, map[string]bool{}) })
 	}
 	if err := g.Wait(); err != nil {
@@ -136,6 +143,9 @@ func Run(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, opts R
 	}
 	var hung []Leaf
 	failing := false
+	for _, r := range shards {
+		failing = failing || r.failedUnseen
+	}
 	done := map[string]bool{}
 	for _, l := range leaves {
 		switch {
@@ -213,6 +223,13 @@ type runner struct {
 	shard    string // this process's shard; "" when not sharded
 	claims   string // the shards' claims directory
 	split    string // the file listing the split tests
+	// quiet runs the processes without -test.v (testbuild.RunConfig.Quiet),
+	// verdicts from the records: for shards, whose failing runs are run
+	// again in one process that reports everything.
+	quiet bool
+	// failedUnseen is set when a quiet process failed in a way no leaf's
+	// record shows (a cleanup's or an example's failure).
+	failedUnseen bool
 	// deliver gets each leaf once its verdict is final, in order; it is
 	// called from the goroutines reading a process's output, one at a time.
 	deliver func(Leaf) error
@@ -305,13 +322,18 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 				if !rec.finished || rec.panicked || rec.name == killedFor {
 					return
 				}
-				ev := proc.TakeSettled(rec.name)
-				if ev == nil {
-					return // not reported yet, or failed
-				}
-				leaf := Leaf{Name: rec.name, Verdict: testbuild.Pass, Elapsed: ev.Elapsed, Output: ev.Output(), Counters: rec.hits, Counts: rec.counts.sorted()}
-				if ev.Action == "skip" {
-					leaf.Verdict = testbuild.Skip
+				var leaf Leaf
+				if r.quiet {
+					leaf = quietLeaf(rec)
+				} else {
+					ev := proc.TakeSettled(rec.name)
+					if ev == nil {
+						return // not reported yet, or failed
+					}
+					leaf = Leaf{Name: rec.name, Verdict: testbuild.Pass, Elapsed: ev.Elapsed, Output: ev.Output(), Counters: rec.hits, Counts: rec.counts.sorted()}
+					if ev.Action == "skip" {
+						leaf.Verdict = testbuild.Skip
+					}
 				}
 				done[rec.name] = true
 				delivered++
@@ -341,6 +363,7 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 			"FAULTLINE_SPLIT=" + r.split,
 		},
 		ExtraFiles: []*os.File{recordsW},
+		Quiet:      r.quiet,
 		OnEvent: func(ev testbuild.Event) {
 			if ev.Action == "pass" || ev.Action == "skip" {
 				mu.Lock()
@@ -432,6 +455,12 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 		r.trace(started, fmt.Sprintf("runtime of %s: %s", r.bin.Package.ImportPath, msg))
 	}
 	pr.abnormal = res.Abnormal()
+	if r.quiet && res.ExitCode != 0 && !res.Killed && res.Memory == nil {
+		// The process failed, maybe where no record shows it (a
+		// cleanup's or an example's failure, or TestMain's exit): the
+		// run in one process decides.
+		r.failedUnseen = true
+	}
 	// The process must be restarted for the remaining tests when it died
 	// inside a test, of a test's panic (even a top-level test's, which has
 	// already left the stack), or abnormally between tests.
@@ -464,6 +493,8 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 		case rec.panicked || !rec.finished:
 			leaf.Verdict = testbuild.Panic
 			leaf.Output += panicOutput(res, rec.name, leaf.Output)
+		case r.quiet:
+			leaf = quietLeaf(rec)
 		case !res.Reported(rec.name):
 			// The test ended, as its records say, but test2json did not
 			// report how (it cannot read a name longer than 4 KB).
@@ -484,6 +515,19 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 		pr.leaves = append(pr.leaves, leaf)
 	}
 	return pr, nil
+}
+
+// quietLeaf is a finished leaf of a quiet process, its verdict as its exit
+// record gives it; its output is not known.
+func quietLeaf(rec leafRecord) Leaf {
+	leaf := Leaf{Name: rec.name, Verdict: testbuild.Pass, Elapsed: rec.elapsed, Counters: rec.hits, Counts: rec.counts.sorted()}
+	switch {
+	case rec.failed:
+		leaf.Verdict = testbuild.Fail
+	case rec.skipped:
+		leaf.Verdict = testbuild.Skip
+	}
+	return leaf
 }
 
 // judgeUnreported gives its verdict to a test that ended without

@@ -24,7 +24,11 @@
 // running before this one started), 'x' exit (the test's own counters since
 // the last boundary), 's' skip (a test finished by an earlier process,
 // skipped again, no counters), '!' error (name is the message); flags one
-// byte, '-' or 'p' (the test is panicking). Counters ascend; each is
+// byte: '-', or on an exit record 'p' (the test is panicking), 'f' (it has
+// failed so far) or 'k' (it skipped itself). An exit record's name is
+// followed by uvarint(the test's run time in microseconds), so that a
+// process run without -test.v, which reports only failures, still gives
+// each test its verdict and time. Counters ascend; each is
 // uvarint(gap<<1 | counted), gap the number of indices skipped since the
 // previous counter (or since -1), followed by uvarint(count) when counted:
 // a counter of a counting range carries its count (the layout file marks
@@ -45,6 +49,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -57,6 +62,8 @@ import (
 type T interface {
 	Name() string
 	SkipNow()
+	Failed() bool
+	Skipped() bool
 }
 
 type state struct {
@@ -68,6 +75,7 @@ type state struct {
 	counting [][2]int          // ranges whose records carry counts, by offset: first, end
 	out      *os.File          // the collector's pipe; nil when run outside a collection
 	stack    []T               // the tests running, outermost first
+	started  []time.Time       // when each test of stack started
 	skip     map[string]bool   // tests finished by an earlier process of this collection
 	claims   string            // directory of claimed top-level tests, when sharded
 	table    []uint64          // the shards' claims table in the claims directory, when mapped
@@ -179,17 +187,33 @@ func Enter(t T) func() {
 		t.SkipNow()
 		return func() {}
 	}
-	rt.boundary(recordEnter, name, false)
+	rt.boundary(recordEnter, name, '-', 0)
 	rt.stack = append(rt.stack, t)
+	rt.started = append(rt.started, time.Now())
 	rt.mu.Unlock()
 	return func() { exit(t, name, recover()) }
 }
 
 func exit(t T, name string, panicked interface{}) {
 	rt.mu.Lock()
-	rt.boundary(recordExit, name, panicked != nil)
-	if n := len(rt.stack); n > 0 && rt.stack[n-1] == t {
+	flags := byte('-')
+	switch {
+	case panicked != nil:
+		flags = 'p'
+	case t.Failed():
+		flags = 'f'
+	case t.Skipped():
+		flags = 'k'
+	}
+	var elapsed time.Duration
+	n := len(rt.stack)
+	if n > 0 && rt.stack[n-1] == t {
+		elapsed = time.Since(rt.started[n-1])
+	}
+	rt.boundary(recordExit, name, flags, elapsed)
+	if n > 0 && rt.stack[n-1] == t {
 		rt.stack = rt.stack[:n-1]
+		rt.started = rt.started[:n-1]
 	}
 	rt.mu.Unlock()
 	if panicked != nil {
@@ -201,12 +225,19 @@ func exit(t T, name string, panicked interface{}) {
 func EnterExample(name string) func() {
 	initOnce.Do(setup)
 	rt.mu.Lock()
-	rt.boundary(recordEnter, name, false)
+	rt.boundary(recordEnter, name, '-', 0)
 	rt.mu.Unlock()
+	started := time.Now()
 	return func() {
 		p := recover()
+		flags := byte('-')
+		if p != nil {
+			flags = 'p'
+		}
+		// An example's output is compared after it returns: it fails
+		// there, not here, and a process without -test.v says so.
 		rt.mu.Lock()
-		rt.boundary(recordExit, name, p != nil)
+		rt.boundary(recordExit, name, flags, time.Since(started))
 		rt.mu.Unlock()
 		if p != nil {
 			panic(p)
@@ -228,23 +259,22 @@ const (
 
 // boundary writes the counters executed since the previous boundary and
 // resets them. The caller holds rt.mu.
-func (s *state) boundary(kind byte, name string, panicked bool) {
+func (s *state) boundary(kind byte, name string, flags byte, elapsed time.Duration) {
 	if s.out == nil {
 		s.take(nil, false)
 		return
 	}
-	b := s.header(kind, name, panicked)
+	b := s.header(kind, name, flags)
+	if kind == recordExit {
+		b = appendUvarint(b, uint64(elapsed/time.Microsecond))
+	}
 	b = s.take(b, true)
 	s.send(b)
 }
 
 // header starts a record in s.buf: the length, filled in by send, then
 // kind, flags and name.
-func (s *state) header(kind byte, name string, panicked bool) []byte {
-	flags := byte('-')
-	if panicked {
-		flags = 'p'
-	}
+func (s *state) header(kind byte, name string, flags byte) []byte {
 	b := append(s.buf[:0], 0, 0, 0, 0, kind, flags)
 	b = appendUvarint(b, uint64(len(name)))
 	return append(b, name...)
@@ -262,7 +292,7 @@ func (s *state) send(b []byte) {
 // before any test.
 func (s *state) emit(kind byte, name string) {
 	if s.out != nil {
-		s.send(s.header(kind, name, false))
+		s.send(s.header(kind, name, '-'))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"testing"
+	"time"
 )
 
 // newState is a state of n counters writing its records to a pipe, whose
@@ -24,6 +25,7 @@ func newState(t *testing.T, n int) (*state, *os.File) {
 type decoded struct {
 	kind, flags byte
 	name        string
+	elapsed     uint64 // microseconds, on an exit record
 	counters    []int
 	counts      map[int]uint64
 }
@@ -44,6 +46,10 @@ func readRecords(t *testing.T, s *state, r *os.File) []decoded {
 		size, k := binary.Uvarint(p[2:])
 		d.name = string(p[2+k : 2+k+int(size)])
 		p = p[2+k+int(size):]
+		if d.kind == recordExit {
+			d.elapsed, k = binary.Uvarint(p)
+			p = p[k:]
+		}
 		index := -1
 		for len(p) > 0 {
 			field, k := binary.Uvarint(p)
@@ -73,7 +79,7 @@ func TestBoundaryScansRegisteredRanges(t *testing.T) {
 	for _, i := range []int{7, 1, 4, 2} {
 		s.counters[i] = 1
 	}
-	s.boundary(recordExit, "TestX", false)
+	s.boundary(recordExit, "TestX", '-', 0)
 	recs := readRecords(t, s, r)
 	if len(recs) != 1 || recs[0].kind != 'x' || recs[0].flags != '-' || recs[0].name != "TestX" || !reflect.DeepEqual(recs[0].counters, []int{1, 2, 7}) {
 		t.Errorf("records %+v, want exit TestX - [1 2 7]", recs)
@@ -102,8 +108,8 @@ func TestBoundaryEncodesEveryCounter(t *testing.T) {
 	}
 	s.counters[2] = 5   // outside every range
 	s.counters[700] = 5 // between two ranges in one word
-	s.boundary(recordEnter, "TestY", true)
-	s.boundary(recordExit, "TestY", false) // nothing since
+	s.boundary(recordEnter, "TestY", 'p', 0)
+	s.boundary(recordExit, "TestY", '-', 1500*time.Microsecond) // nothing since
 	recs := readRecords(t, s, r)
 	if len(recs) != 2 {
 		t.Fatalf("%d records", len(recs))
@@ -112,8 +118,8 @@ func TestBoundaryEncodesEveryCounter(t *testing.T) {
 	if got := recs[0]; got.kind != 'e' || got.flags != 'p' || !reflect.DeepEqual(got.counters, hit) || !reflect.DeepEqual(got.counts, want) {
 		t.Errorf("record %c %c %v %v, want e p %v %v", got.kind, got.flags, got.counters, got.counts, hit, want)
 	}
-	if got := recs[1]; got.kind != 'x' || len(got.counters) != 0 {
-		t.Errorf("second record %+v, want an exit without counters", got)
+	if got := recs[1]; got.kind != 'x' || len(got.counters) != 0 || got.elapsed != 1500 {
+		t.Errorf("second record %+v, want an exit of 1500µs without counters", got)
 	}
 	for i, c := range s.counters {
 		if c != 0 && i != 2 && i != 700 {
@@ -130,7 +136,7 @@ func TestBoundaryWithoutCollectorResets(t *testing.T) {
 	for i := range s.counters {
 		s.counters[i] = 1
 	}
-	s.boundary(recordExit, "TestZ", false)
+	s.boundary(recordExit, "TestZ", '-', 0)
 	for i, c := range s.counters {
 		if c != 0 {
 			t.Errorf("counter %d left at %d", i, c)
