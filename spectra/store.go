@@ -90,7 +90,8 @@ type storedPackage struct {
 	// 0 when none was stopped. A collection under a larger bound runs the
 	// package again.
 	MemoryBound int64
-	// QuietPasses says its passing and skipped tests' output was not kept
+	// QuietPasses says its tests ran in shards without -test.v, so that
+	// its passing and skipped tests' output may not have been kept
 	// (CollectOptions.PassingOutput).
 	QuietPasses bool
 }
