@@ -221,7 +221,12 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 		}
 		built[bin.Package.ImportPath] = true
 		p := bin.Package
-		result := &storedPackage{Package: p.ImportPath, Key: keyOf[p.ImportPath], Collected: time.Now(), QuietPasses: !co.PassingOutput && shards > 1}
+		opts := pertest.RunOptions{
+			Layout: b.layoutPath, Run: co.Run, Flags: co.TestFlags, Timeout: co.Timeout, Trace: trace.since, Shards: shards, Split: b.split[p.ImportPath],
+			Quiet:  !co.PassingOutput,
+			Memory: co.TestMemory,
+		}
+		result := &storedPackage{Package: p.ImportPath, Key: keyOf[p.ImportPath], Collected: time.Now(), QuietPasses: opts.QuietShards()}
 		table := b.fileTable(listing.Closure(p), result)
 		profiles := b.edgeProfiler(listing.Closure(p), result)
 		g.Go(func() error {
@@ -231,11 +236,7 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 			// Each leaf is converted, and its tests stored a chunk at a
 			// time, as its verdict is final: a package's run is not held
 			// whole, its counters and events beside its converted tests.
-			err := pertest.Run(gctx, w.mod, bin, pertest.RunOptions{
-				Layout: b.layoutPath, Run: co.Run, Flags: co.TestFlags, Timeout: co.Timeout, Trace: trace.since, Shards: shards, Split: b.split[p.ImportPath],
-				Quiet:  !co.PassingOutput,
-				Memory: co.TestMemory,
-			}, func(leaf pertest.Leaf) { report.leafDone(p.ImportPath, leaf.Verdict) }, func(leaf pertest.Leaf) error {
+			err := pertest.Run(gctx, w.mod, bin, opts, func(leaf pertest.Leaf) { report.leafDone(p.ImportPath, leaf.Verdict) }, func(leaf pertest.Leaf) error {
 				t := storedTest{TestRun: TestRun{Package: p.ImportPath, Name: leaf.Name, Verdict: leaf.Verdict, Elapsed: leaf.Elapsed, Output: leaf.Output}}
 				switch {
 				case leaf.Verdict == Panic || leaf.Verdict == Timeout:

@@ -60,6 +60,10 @@ type RunOptions struct {
 	Trace func(start time.Time, what string)
 }
 
+// QuietShards reports whether the tests run in shards without -test.v,
+// their passing and skipped tests' output not kept.
+func (o RunOptions) QuietShards() bool { return o.Quiet && o.Shards > 1 }
+
 // maxRestarts bounds how many times one binary is restarted after a test
 // crashed or hung; each restart finishes at least one more test.
 const maxRestarts = 10000
@@ -121,7 +125,7 @@ func Run(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, opts R
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			return fmt.Errorf("creating scratch directory: %w", err)
 		}
-		r := &runner{m: m, bin: bin, opts: opts, counting: counting, work: dir, shard: strconv.Itoa(k), claims: claims, split: split, quiet: opts.Quiet,
+		r := &runner{m: m, bin: bin, opts: opts, counting: counting, work: dir, shard: strconv.Itoa(k), claims: claims, split: split, quiet: opts.QuietShards(),
 			deliver: func(l Leaf) error {
 				mu.Lock()
 				defer mu.Unlock()
