@@ -253,6 +253,10 @@ type trainOptions struct {
 	EqualProjects bool
 	// Without is a prefix of columns left out of the model ("" for none).
 	Without string
+	// Normalize learns from each fault's columns scaled as a normalizing
+	// model scales them (localize.Evidence.Scales), and says so in the
+	// model.
+	Normalize bool
 }
 
 // trainingCase is one fault's pairs: each faulty line's evidence against
@@ -281,10 +285,13 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, o
 		cols = append(cols, k)
 	}
 	sort.Strings(cols)
-	vec := func(l localize.RankedLine) []float64 {
+	vec := func(l localize.RankedLine, scales map[string]float64) []float64 {
 		x := make([]float64, len(cols))
 		for j, k := range cols {
 			x[j] = l.Evidence[k]
+			if s, ok := scales[k]; ok {
+				x[j] /= s
+			}
 		}
 		return x
 	}
@@ -295,6 +302,11 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, o
 			continue
 		}
 		var tc trainingCase
+		var scales map[string]float64
+		if opt.Normalize {
+			_, ev := learnedInput(c)
+			scales = ev.Scales()
+		}
 		stride := 0
 		if rest := len(c.Report.Lines) - opt.Negatives; opt.Spread > 0 && rest > 0 {
 			stride = max(1, rest/opt.Spread)
@@ -307,9 +319,9 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, o
 			spread := stride > 0 && i >= opt.Negatives && (i-opt.Negatives)%stride == 0
 			switch {
 			case c.Faulty[lineKey{l.File, l.Line}]:
-				tc.pos = append(tc.pos, vec(l))
+				tc.pos = append(tc.pos, vec(l, scales))
 			case i < opt.Negatives || angelic || spread:
-				tc.neg = append(tc.neg, vec(l))
+				tc.neg = append(tc.neg, vec(l, scales))
 			}
 		}
 		if len(tc.pos) > 0 && len(tc.neg) > 0 {
@@ -353,7 +365,7 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, o
 			w[j] -= trainRate * grad[j]
 		}
 	}
-	m := &localize.Model{Name: name, Weights: map[string]float64{}, Window: opt.Window}
+	m := &localize.Model{Name: name, Weights: map[string]float64{}, Window: opt.Window, Normalize: opt.Normalize}
 	for j, k := range cols {
 		if math.Abs(w[j]) >= 1e-4 {
 			m.Weights[k] = math.Round(w[j]*1e4) / 1e4

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -78,6 +77,10 @@ type variant struct {
 	// the first UnexecReach positions.
 	UnexecOn                        bool
 	Unexec, UnexecDist, UnexecReach int
+	// Norm makes a trained head normalize (localize.Model.Normalize):
+	// it learns from and weighs each column but Ochiai's score divided by
+	// the column's largest value in the fault's ranking.
+	Norm bool
 }
 
 func (v variant) String() string {
@@ -118,6 +121,9 @@ func (v variant) String() string {
 			s += fmt.Sprintf(",unexecreach=%d", v.UnexecReach)
 		}
 	}
+	if v.Norm {
+		s += ",norm=1"
+	}
 	return s
 }
 
@@ -148,6 +154,7 @@ var variantKeys = []variantKey{
 	{"unexec", func(v *variant, val string) error { v.UnexecOn = true; return parseInto(&v.Unexec, val, strconv.Atoi) }},
 	{"unexecdist", func(v *variant, val string) error { return parseInto(&v.UnexecDist, val, strconv.Atoi) }},
 	{"unexecreach", func(v *variant, val string) error { return parseInto(&v.UnexecReach, val, strconv.Atoi) }},
+	{"norm", func(v *variant, val string) error { return parseInto(&v.Norm, val, strconv.ParseBool) }},
 	{"fnlist", func(v *variant, val string) error {
 		v.FnList = val
 		_, _, err := localize.FunctionFeatures(nil, nil, strings.Split(val, "+"))
@@ -203,6 +210,9 @@ func parseVariant(s string) (variant, error) {
 		// The function model learns from the shipped order's lines.
 		return v, fmt.Errorf("variant %q: fnlist wants head=shipped", s)
 	}
+	if v.Norm && v.Head != "trained" {
+		return v, fmt.Errorf("variant %q: norm wants head=trained", s)
+	}
 	if v.Window < 1 {
 		return v, fmt.Errorf("variant %q: window %d: a tail needs a window of at least 1", s, v.Window)
 	}
@@ -221,8 +231,8 @@ var tailWeights = map[string]map[string]float64{
 // spread tail's, the function-level one (functionCases) and the function
 // list's, by aggregates.
 type trainedModels struct {
-	head, spread, functions *localize.Model
-	fnList                  map[string]*localize.Model
+	head, normHead, spread, functions *localize.Model
+	fnList                            map[string]*localize.Model
 }
 
 func learnModels(cases []*scoredCase, keep func(*scoredCase) bool, vs []variant) (trainedModels, error) {
@@ -236,8 +246,11 @@ func learnModels(cases []*scoredCase, keep func(*scoredCase) bool, vs []variant)
 			t.fnList[v.FnList] = m
 		}
 		// Training is the slow part: only the models some variant uses.
-		if v.Head == "trained" && t.head == nil {
+		if v.Head == "trained" && !v.Norm && t.head == nil {
 			t.head = trainModel(cases, keep, "pairwise-tuning-halves", trainOptions{Negatives: trainNegatives})
+		}
+		if v.Head == "trained" && v.Norm && t.normHead == nil {
+			t.normHead = trainModel(cases, keep, "pairwise-tuning-halves-normalized", trainOptions{Negatives: trainNegatives, Normalize: true})
 		}
 		if v.Tail == "spread" && t.spread == nil {
 			t.spread = trainModel(cases, keep, "pairwise-tuning-halves-spread", trainOptions{Negatives: trainNegatives, Spread: 300})
@@ -275,10 +288,13 @@ func trainFunctionList(cases []*scoredCase, keep func(*scoredCase) bool, aggrega
 // model builds the variant's model from the learned ones.
 func (v variant) model(t trainedModels) *localize.Model {
 	head := t.head
-	if v.Head == "shipped" {
+	switch {
+	case v.Head == "shipped":
 		head = localize.ShippedModel()
+	case v.Norm:
+		head = t.normHead
 	}
-	m := &localize.Model{Name: head.Name, Default: localize.OrderLearned, Window: v.Window, Weights: maps.Clone(head.Weights)}
+	m := &localize.Model{Name: head.Name, Default: localize.OrderLearned, Window: v.Window, Weights: maps.Clone(head.Weights), Normalize: head.Normalize}
 	m.Weights["spectrum.ochiai"] += v.Guard
 	for col := range m.Weights {
 		if v.Drop != "" && strings.HasPrefix(col, v.Drop) {
@@ -325,11 +341,10 @@ func runTune(args []string) error {
 	fs, benchPath, work := rankingsFlagSet("tune", "eval's directory whose tuning half is tuned on (rankings under work/eval)")
 	seeded := fs.String("seeded", "", "directory of bench/effectiveness -rankings output (seeded faults)")
 	final := fs.String("final", "", "score the -variants on the held-out halves of this eval directory (and of -seeded), learned from the whole tuning half of -work: once, at the end")
-	variants := fs.String("variants", "", "semicolon-separated variants (head=trained|shipped,window=N,guard=G,tail=ochiai|tarantula|blend|spread[,fn=best|own|mix|learned,keep=N][,decl=N,declmax=N,declfail=1,declreader=N][,margin=M][,top=K,bonus=B][,drop=PREFIX][,fnlist=max+sum+top+best][,unexec=N,unexecdist=D,unexecreach=R]); empty: a grid")
+	variants := fs.String("variants", "", "semicolon-separated variants (head=trained|shipped,window=N,guard=G,tail=ochiai|tarantula|blend|spread[,fn=best|own|mix|learned,keep=N][,decl=N,declmax=N,declfail=1,declreader=N][,margin=M][,top=K,bonus=B][,drop=PREFIX][,fnlist=max+sum+top+best][,unexec=N,unexecdist=D,unexecreach=R][,norm=1]); empty: a grid")
 	modelPath := fs.String("model", "", "with -final and one variant, write its model here")
 	fnModelPath := fs.String("function-model", "", "with -final and one fnlist= variant among -variants, set the function model of the model file here to the one learned from the whole tuning half")
 	seededSrc := fs.String("seeded-src", "", "comma-separated roots of the seeded faults' modules, for their functions (function-level figures and fn= variants)")
-	normalize := fs.Bool("normalize", false, "without -final: divide each evidence column by its largest value in the fault's ranking before trained heads learn from it (spectrum.ochiai excepted)")
 	cross := fs.String("cross", "", "without -final: comma-separated column prefixes whose columns get a product with spectrum.ochiai as one more column, for trained heads to learn (interaction terms)")
 	out := fs.String("out", "-", "markdown report (- for standard output)")
 	diagnose := fs.Int("diagnose", 0, "without -final: instead of the tables, list the N faults contributing most to the first variant's EXAM on the tuning half and those it ranks worse than Ochiai, with why")
@@ -349,12 +364,6 @@ func runTune(args []string) error {
 			return fmt.Errorf("-cross is for the tuning half's inner folds, not -final")
 		}
 		withProducts(all, strings.Split(*cross, ","))
-	}
-	if *normalize {
-		if *final != "" {
-			return fmt.Errorf("-normalize is for the tuning half's inner folds, not -final")
-		}
-		normalizeColumns(all)
 	}
 	w, closeOut, err := createOut(*out)
 	if err != nil {
@@ -562,31 +571,6 @@ func withProducts(cases []*scoredCase, prefixes []string) {
 						ev[col+crossSuffix] = v * ochiai
 						break
 					}
-				}
-			}
-		}
-	}
-}
-
-// normalizeColumns divides each evidence column of a fault's ranking by
-// its largest absolute value there, so that a column's weight means the
-// same in a project with large values and in one with small; Ochiai's
-// score, the head's main column, keeps its scale.
-func normalizeColumns(cases []*scoredCase) {
-	for _, c := range cases {
-		if c.Report == nil {
-			continue
-		}
-		top := map[string]float64{}
-		for _, l := range c.Report.Lines {
-			for col, v := range l.Evidence {
-				top[col] = max(top[col], math.Abs(v))
-			}
-		}
-		for _, l := range c.Report.Lines {
-			for col, v := range l.Evidence {
-				if col != "spectrum.ochiai" && top[col] > 0 {
-					l.Evidence[col] = v / top[col]
 				}
 			}
 		}

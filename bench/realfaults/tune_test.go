@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -266,10 +267,8 @@ func TestVariantUnexecuted(t *testing.T) {
 	}
 }
 
-// -cross adds products with Ochiai's score for the columns named, and
-// -normalize scales every column but Ochiai's by its largest value in the
-// fault's ranking.
-func TestCrossAndNormalize(t *testing.T) {
+// -cross adds products with Ochiai's score for the columns named.
+func TestCross(t *testing.T) {
 	lines := func() []localize.RankedLine {
 		return []localize.RankedLine{
 			{File: "a.go", Line: 1, Evidence: map[string]float64{"spectrum.ochiai": 0.5, "static.depth": 4, "angelic.fix": 1}},
@@ -287,15 +286,49 @@ func TestCrossAndNormalize(t *testing.T) {
 			t.Errorf("-cross static.: line %d %v, want %v", l.Line, l.Evidence, want[i])
 		}
 	}
-	c = &scoredCase{Report: &localize.RankReport{Ranking: localize.Ranking{Lines: lines()}}}
-	normalizeColumns([]*scoredCase{c, {}})
-	want = []map[string]float64{
-		{"spectrum.ochiai": 0.5, "static.depth": 1, "angelic.fix": 1},
-		{"spectrum.ochiai": 0.25, "static.depth": -0.5},
+}
+
+// norm=1 trains a head on each fault's columns scaled as the model scales
+// them when it ranks, and the variant's model says it normalizes: a column
+// that tells the faulty line apart only by its share of the largest value
+// gets its weight either way, but at the scale the model will see.
+func TestNormalizedHead(t *testing.T) {
+	v, err := parseVariant("head=trained,window=20,guard=0,tail=ochiai,norm=1")
+	if err != nil || !v.Norm || v.String() != "head=trained,window=20,guard=0,tail=ochiai,norm=1" {
+		t.Fatalf("parseVariant: %s, %v", v, err)
 	}
-	for i, l := range c.Report.Lines {
-		if !reflect.DeepEqual(l.Evidence, want[i]) {
-			t.Errorf("-normalize: line %d %v, want %v", l.Line, l.Evidence, want[i])
+	if _, err := parseVariant("head=shipped,norm=1"); err == nil {
+		t.Errorf("norm=1 with the shipped head: no error")
+	}
+	var cases []*scoredCase
+	for k, big := range []float64{1000, 2} {
+		lines := []localize.RankedLine{
+			{File: "a.go", Line: 1, Evidence: map[string]float64{"spectrum.ochiai": 0.5, "static.depth": big}},
+			{File: "a.go", Line: 2, Evidence: map[string]float64{"spectrum.ochiai": 0.5, "static.depth": big / 2}},
+			{File: "a.go", Line: 3, Evidence: map[string]float64{"spectrum.ochiai": 0.5}},
+		}
+		cases = append(cases, &scoredCase{ID: fmt.Sprint("f", k), Group: fmt.Sprint("g", k), Report: &localize.RankReport{Ranking: localize.Ranking{Lines: lines}},
+			Faulty: map[lineKey]bool{{"a.go", 1}: true}})
+	}
+	all := func(*scoredCase) bool { return true }
+	models, err := learnModels(cases, all, []variant{v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := v.model(models)
+	if !m.Normalize || models.head != nil {
+		t.Fatalf("norm=1: model normalizes %v, plain head trained %v", m.Normalize, models.head != nil)
+	}
+	if m.Weights["static.depth"] <= 0 {
+		t.Errorf("norm=1: static.depth weighs %v, want more than 0", m.Weights["static.depth"])
+	}
+	for _, c := range cases {
+		r, err := learnedRanking(c, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Lines[0].Line != 1 {
+			t.Errorf("%s: line %d first, want the faulty line 1", c.ID, r.Lines[0].Line)
 		}
 	}
 }

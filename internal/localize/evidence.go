@@ -2,6 +2,7 @@ package localize
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -99,6 +100,49 @@ func (e *Evidence) Line(i int) map[string]float64 {
 		if c[i] != 0 {
 			out[name] = c[i]
 		}
+	}
+	return out
+}
+
+// unscaledColumn is the column Scales leaves as it is: the formula's
+// score, which a learned order weighs against everything else.
+const unscaledColumn = "spectrum.ochiai"
+
+// Scales gives each column but the formula's score the largest absolute
+// value it takes over the ranking's lines (columns that are zero
+// throughout have none).
+func (e *Evidence) Scales() map[string]float64 {
+	scales := map[string]float64{}
+	for name, c := range e.Columns {
+		if name == unscaledColumn {
+			continue
+		}
+		top := 0.0
+		for _, v := range c {
+			top = max(top, math.Abs(v))
+		}
+		if top > 0 {
+			scales[name] = top
+		}
+	}
+	return scales
+}
+
+// Scaled returns a copy of e with each column that scales names divided
+// by its scale.
+func (e *Evidence) Scaled(scales map[string]float64) *Evidence {
+	out := &Evidence{Columns: make(map[string][]float64, len(e.Columns))}
+	for name, c := range e.Columns {
+		s, ok := scales[name]
+		if !ok {
+			out.Columns[name] = c
+			continue
+		}
+		scaled := make([]float64, len(c))
+		for i, v := range c {
+			scaled[i] = v / s
+		}
+		out.Columns[name] = scaled
 	}
 	return out
 }

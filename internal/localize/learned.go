@@ -37,6 +37,12 @@ type Model struct {
 	// which costs EXAM, while developers look at the first few lines
 	// only. 0 reorders every line.
 	Window int `json:"window,omitempty"`
+	// Normalize divides each column but the formula's score by its
+	// largest absolute value in the ranking before it is weighed
+	// (Evidence.Scales): a call count or a distance runs to hundreds in
+	// one project and to a few in another, and a weight learned over
+	// both then means the same in each.
+	Normalize bool `json:"normalize,omitempty"`
 	// Margin, when positive, lets the model overrule the formula inside
 	// the window only by whole margins: scores are counted in steps of
 	// Margin, the formula ordering the lines of one step. A weighted sum
@@ -90,7 +96,16 @@ var ShippedModel = sync.OnceValue(func() *Model {
 // Score returns a line's learned score and the evidence behind it,
 // largest contribution first.
 func (m *Model) Score(ev *Evidence, i int) (float64, []Reason) {
-	return m.score(m.names(), ev, i)
+	return m.score(m.names(), m.weighed(ev), ev, i)
+}
+
+// weighed is the evidence as the model weighs it: scaled when the model
+// normalizes.
+func (m *Model) weighed(ev *Evidence) *Evidence {
+	if !m.Normalize {
+		return ev
+	}
+	return ev.Scaled(ev.Scales())
 }
 
 // names are the model's columns in the order its sums take them: a sum in
@@ -98,17 +113,19 @@ func (m *Model) Score(ev *Evidence, i int) (float64, []Reason) {
 // call, and break ties at random.
 func (m *Model) names() []string { return slices.Sorted(maps.Keys(m.Weights)) }
 
-func (m *Model) score(names []string, ev *Evidence, i int) (float64, []Reason) {
+// score weighs the line's weighed evidence; its reasons give the
+// measured values.
+func (m *Model) score(names []string, weighed, measured *Evidence, i int) (float64, []Reason) {
 	score := 0.0
 	var why []Reason
 	for _, name := range names {
 		w := m.Weights[name]
-		c, ok := ev.Columns[name]
+		c, ok := weighed.Columns[name]
 		if !ok || c[i] == 0 || w == 0 {
 			continue
 		}
 		score += w * c[i]
-		why = append(why, Reason{Evidence: name, Value: c[i], Contribution: w * c[i]})
+		why = append(why, Reason{Evidence: name, Value: measured.Columns[name][i], Contribution: w * c[i]})
 	}
 	slices.SortFunc(why, func(a, b Reason) int {
 		if a.Contribution != b.Contribution {
@@ -210,9 +227,10 @@ func Learned(formula *Ranking, ev *Evidence, m *Model) (*Ranking, error) {
 	formulaScores := make([]float64, n)
 	because := make([][]Reason, n)
 	names := m.names()
+	weighed := m.weighed(ev)
 	for i, l := range formula.Lines {
 		locs[i] = rank.Location{File: l.File, Line: l.Line}
-		scores[i], because[i] = m.score(names, ev, i)
+		scores[i], because[i] = m.score(names, weighed, ev, i)
 		formulaScores[i] = l.Score
 		if math.IsNaN(scores[i]) {
 			return nil, fmt.Errorf("model %s scores %s:%d as NaN", m.Name, l.File, l.Line)
@@ -242,7 +260,7 @@ func Learned(formula *Ranking, ev *Evidence, m *Model) (*Ranking, error) {
 			if r.TieFirst <= m.Window {
 				inWindow[r.Elem] = 1
 			} else {
-				scores[r.Elem], _ = tail.score(tailNames, ev, r.Elem)
+				scores[r.Elem], _ = tail.score(tailNames, ev, ev, r.Elem)
 				keys[r.Elem] = scores[r.Elem]
 				because[r.Elem] = nil
 				if math.IsNaN(scores[r.Elem]) {

@@ -165,3 +165,50 @@ func TestLearnedMarginAndFormulaTop(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnedNormalizes: a normalizing model weighs each column but
+// Ochiai's score by its share of the column's largest value, so a column
+// of large numbers does not drown a column of small ones; the reasons give
+// the values as measured.
+func TestLearnedNormalizes(t *testing.T) {
+	formula := &Ranking{Formula: "ochiai", Order: OrderFormula, Failed: 1, Passed: 3}
+	for i := range 2 {
+		formula.Lines = append(formula.Lines, RankedLine{File: "a.go", Line: i + 1, Score: 0.3})
+	}
+	ev := &Evidence{Columns: map[string][]float64{
+		"spectrum.ochiai": {0.3, 0.3},
+		"a":               {100, 50},
+		"b":               {0, 1},
+	}}
+	m := &Model{Name: "test", Weights: map[string]float64{"spectrum.ochiai": 1, "a": 1, "b": 10}}
+	for _, tc := range []struct {
+		normalize bool
+		first     int
+		score     float64 // line 2's
+	}{
+		{false, 1, 0.3 + 50 + 10},
+		{true, 2, 0.3 + 0.5 + 10},
+	} {
+		m.Normalize = tc.normalize
+		r, err := Learned(formula, ev, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Lines[0].Line != tc.first {
+			t.Errorf("normalize %v: line %d first, want %d", tc.normalize, r.Lines[0].Line, tc.first)
+		}
+		for _, l := range r.Lines {
+			if l.Line != 2 {
+				continue
+			}
+			if math.Abs(*l.OrderScore-tc.score) > 1e-9 {
+				t.Errorf("normalize %v: line 2 scores %v, want %v", tc.normalize, *l.OrderScore, tc.score)
+			}
+			for _, why := range l.Because {
+				if why.Evidence == "a" && why.Value != 50 {
+					t.Errorf("normalize %v: line 2's reason a has value %v, want 50 as measured", tc.normalize, why.Value)
+				}
+			}
+		}
+	}
+}
