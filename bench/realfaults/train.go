@@ -257,13 +257,20 @@ type trainOptions struct {
 	// model scales them (localize.Evidence.Scales), and says so in the
 	// model.
 	Normalize bool
+	// Below, when positive, weighs the pairs whose non-faulty line Ochiai
+	// scores below the fault's best faulty line Below times as much as
+	// the others.
+	Below float64
 }
 
 // trainingCase is one fault's pairs: each faulty line's evidence against
 // the non-faulty lines', and the fault's weight in the loss.
 type trainingCase struct {
 	pos, neg [][]float64
-	weight   float64
+	// negWeight weighs each non-faulty line's pairs; nil weighs them
+	// alike.
+	negWeight []float64
+	weight    float64
 }
 
 func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, opt trainOptions) *localize.Model {
@@ -311,6 +318,14 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, o
 		if rest := len(c.Report.Lines) - opt.Negatives; opt.Spread > 0 && rest > 0 {
 			stride = max(1, rest/opt.Spread)
 		}
+		// faultScore is Ochiai's score of the fault's best faulty line.
+		faultScore := math.Inf(-1)
+		for _, l := range c.Report.Lines {
+			if c.Faulty[lineKey{l.File, l.Line}] {
+				faultScore = max(faultScore, l.Evidence[localize.FormulaColumn])
+			}
+		}
+		var negOchiai []float64
 		for i, l := range c.Report.Lines {
 			angelic := false
 			for k := range l.Evidence {
@@ -322,6 +337,16 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, o
 				tc.pos = append(tc.pos, vec(l, scales))
 			case i < opt.Negatives || angelic || spread:
 				tc.neg = append(tc.neg, vec(l, scales))
+				negOchiai = append(negOchiai, l.Evidence[localize.FormulaColumn])
+			}
+		}
+		if opt.Below > 0 {
+			tc.negWeight = make([]float64, len(tc.neg))
+			for b, o := range negOchiai {
+				tc.negWeight[b] = 1
+				if o < faultScore {
+					tc.negWeight[b] = opt.Below
+				}
 			}
 		}
 		if len(tc.pos) > 0 && len(tc.neg) > 0 {
@@ -348,12 +373,23 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, o
 		for _, tc := range data {
 			// Each pair's gradient is g·(p-n): summed per line, one pass
 			// over the lines' columns, not one per pair.
-			scale := tc.weight / float64(len(tc.pos)*len(tc.neg))
+			negTotal := float64(len(tc.neg))
+			if tc.negWeight != nil {
+				negTotal = 0
+				for _, nw := range tc.negWeight {
+					negTotal += nw
+				}
+			}
+			scale := tc.weight / (float64(len(tc.pos)) * negTotal)
 			sp, sn := scoresOf(w, tc.pos), scoresOf(w, tc.neg)
 			gp, gn := make([]float64, len(sp)), make([]float64, len(sn))
 			for a := range sp {
 				for b := range sn {
-					g := -scale / (1 + math.Exp(sp[a]-sn[b])) // d/dm log(1+e^-m)
+					pair := scale
+					if tc.negWeight != nil {
+						pair *= tc.negWeight[b]
+					}
+					g := -pair / (1 + math.Exp(sp[a]-sn[b])) // d/dm log(1+e^-m)
 					gp[a] += g
 					gn[b] -= g
 				}

@@ -81,6 +81,24 @@ type variant struct {
 	// it learns from and weighs each column but Ochiai's score divided by
 	// the column's largest value in the fault's ranking.
 	Norm bool
+	// Neg, when positive, pairs a trained head's faulty lines with that
+	// many of the fault's top non-faulty lines rather than
+	// trainNegatives.
+	Neg int
+	// Below, when positive, weighs a trained head's pairs whose
+	// non-faulty line Ochiai ranks below the faulty one Below times as
+	// much as the others: a head that passes such a line ranks the fault
+	// worse than Ochiai alone would.
+	Below float64
+}
+
+// headOptions are the training options of the variant's trained head.
+func (v variant) headOptions() trainOptions {
+	o := trainOptions{Negatives: trainNegatives, Normalize: v.Norm, Below: v.Below}
+	if v.Neg > 0 {
+		o.Negatives = v.Neg
+	}
+	return o
 }
 
 func (v variant) String() string {
@@ -124,6 +142,12 @@ func (v variant) String() string {
 	if v.Norm {
 		s += ",norm=1"
 	}
+	if v.Neg > 0 {
+		s += fmt.Sprintf(",neg=%d", v.Neg)
+	}
+	if v.Below > 0 {
+		s += fmt.Sprintf(",below=%g", v.Below)
+	}
 	return s
 }
 
@@ -155,6 +179,8 @@ var variantKeys = []variantKey{
 	{"unexecdist", func(v *variant, val string) error { return parseInto(&v.UnexecDist, val, strconv.Atoi) }},
 	{"unexecreach", func(v *variant, val string) error { return parseInto(&v.UnexecReach, val, strconv.Atoi) }},
 	{"norm", func(v *variant, val string) error { return parseInto(&v.Norm, val, strconv.ParseBool) }},
+	{"neg", func(v *variant, val string) error { return parseInto(&v.Neg, val, strconv.Atoi) }},
+	{"below", func(v *variant, val string) error { return parseInto(&v.Below, val, parseFloat) }},
 	{"fnlist", func(v *variant, val string) error {
 		v.FnList = val
 		_, _, err := localize.FunctionFeatures(nil, nil, strings.Split(val, "+"))
@@ -210,8 +236,11 @@ func parseVariant(s string) (variant, error) {
 		// The function model learns from the shipped order's lines.
 		return v, fmt.Errorf("variant %q: fnlist wants head=shipped", s)
 	}
-	if v.Norm && v.Head != "trained" {
-		return v, fmt.Errorf("variant %q: norm wants head=trained", s)
+	if (v.Norm || v.Neg != 0 || v.Below != 0) && v.Head != "trained" {
+		return v, fmt.Errorf("variant %q: norm, neg and below want head=trained", s)
+	}
+	if v.Neg < 0 || v.Below < 0 {
+		return v, fmt.Errorf("variant %q: neg and below may not be negative", s)
 	}
 	if v.Window < 1 {
 		return v, fmt.Errorf("variant %q: window %d: a tail needs a window of at least 1", s, v.Window)
@@ -227,16 +256,18 @@ var tailWeights = map[string]map[string]float64{
 }
 
 // trainedModels are the models a variant may draw on, learned from one
-// set of faults: the head's (the top 300 non-faulty lines paired), the
-// spread tail's, the function-level one (functionCases) and the function
-// list's, by aggregates.
+// set of faults: the heads, by their training options (the top 300
+// non-faulty lines paired, unless a variant says otherwise), the spread
+// tail's, the function-level one (functionCases) and the function list's,
+// by aggregates.
 type trainedModels struct {
-	head, normHead, spread, functions *localize.Model
-	fnList                            map[string]*localize.Model
+	heads             map[trainOptions]*localize.Model
+	spread, functions *localize.Model
+	fnList            map[string]*localize.Model
 }
 
 func learnModels(cases []*scoredCase, keep func(*scoredCase) bool, vs []variant) (trainedModels, error) {
-	t := trainedModels{fnList: map[string]*localize.Model{}}
+	t := trainedModels{heads: map[trainOptions]*localize.Model{}, fnList: map[string]*localize.Model{}}
 	for _, v := range vs {
 		if v.FnList != "" && t.fnList[v.FnList] == nil {
 			m, err := trainFunctionList(cases, keep, strings.Split(v.FnList, "+"))
@@ -246,11 +277,12 @@ func learnModels(cases []*scoredCase, keep func(*scoredCase) bool, vs []variant)
 			t.fnList[v.FnList] = m
 		}
 		// Training is the slow part: only the models some variant uses.
-		if v.Head == "trained" && !v.Norm && t.head == nil {
-			t.head = trainModel(cases, keep, "pairwise-tuning-halves", trainOptions{Negatives: trainNegatives})
-		}
-		if v.Head == "trained" && v.Norm && t.normHead == nil {
-			t.normHead = trainModel(cases, keep, "pairwise-tuning-halves-normalized", trainOptions{Negatives: trainNegatives, Normalize: true})
+		if o := v.headOptions(); v.Head == "trained" && t.heads[o] == nil {
+			name := "pairwise-tuning-halves"
+			if o.Normalize {
+				name += "-normalized"
+			}
+			t.heads[o] = trainModel(cases, keep, name, o)
 		}
 		if v.Tail == "spread" && t.spread == nil {
 			t.spread = trainModel(cases, keep, "pairwise-tuning-halves-spread", trainOptions{Negatives: trainNegatives, Spread: 300})
@@ -287,12 +319,9 @@ func trainFunctionList(cases []*scoredCase, keep func(*scoredCase) bool, aggrega
 
 // model builds the variant's model from the learned ones.
 func (v variant) model(t trainedModels) *localize.Model {
-	head := t.head
-	switch {
-	case v.Head == "shipped":
+	head := t.heads[v.headOptions()]
+	if v.Head == "shipped" {
 		head = localize.ShippedModel()
-	case v.Norm:
-		head = t.normHead
 	}
 	m := &localize.Model{Name: head.Name, Default: localize.OrderLearned, Window: v.Window, Weights: maps.Clone(head.Weights), Normalize: head.Normalize}
 	m.Weights["spectrum.ochiai"] += v.Guard
@@ -341,7 +370,7 @@ func runTune(args []string) error {
 	fs, benchPath, work := rankingsFlagSet("tune", "eval's directory whose tuning half is tuned on (rankings under work/eval)")
 	seeded := fs.String("seeded", "", "directory of bench/effectiveness -rankings output (seeded faults)")
 	final := fs.String("final", "", "score the -variants on the held-out halves of this eval directory (and of -seeded), learned from the whole tuning half of -work: once, at the end")
-	variants := fs.String("variants", "", "semicolon-separated variants (head=trained|shipped,window=N,guard=G,tail=ochiai|tarantula|blend|spread[,fn=best|own|mix|learned,keep=N][,decl=N,declmax=N,declfail=1,declreader=N][,margin=M][,top=K,bonus=B][,drop=PREFIX][,fnlist=max+sum+top+best][,unexec=N,unexecdist=D,unexecreach=R][,norm=1]); empty: a grid")
+	variants := fs.String("variants", "", "semicolon-separated variants (head=trained|shipped,window=N,guard=G,tail=ochiai|tarantula|blend|spread[,fn=best|own|mix|learned,keep=N][,decl=N,declmax=N,declfail=1,declreader=N][,margin=M][,top=K,bonus=B][,drop=PREFIX][,fnlist=max+sum+top+best][,unexec=N,unexecdist=D,unexecreach=R][,norm=1][,neg=N][,below=B]); empty: a grid")
 	modelPath := fs.String("model", "", "with -final and one variant, write its model here")
 	fnModelPath := fs.String("function-model", "", "with -final and one fnlist= variant among -variants, set the function model of the model file here to the one learned from the whole tuning half")
 	seededSrc := fs.String("seeded-src", "", "comma-separated roots of the seeded faults' modules, for their functions (function-level figures and fn= variants)")

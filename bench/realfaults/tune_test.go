@@ -37,16 +37,17 @@ func TestVariantRoundTrip(t *testing.T) {
 // from the fixed weights or the spread model, and the learned models are
 // left as they were.
 func TestVariantModel(t *testing.T) {
+	head := &localize.Model{Name: "h", Weights: map[string]float64{"spectrum.ochiai": 2, "angelic.fix": 1}}
 	learned := trainedModels{
-		head:   &localize.Model{Name: "h", Weights: map[string]float64{"spectrum.ochiai": 2, "angelic.fix": 1}},
+		heads:  map[trainOptions]*localize.Model{{Negatives: trainNegatives}: head},
 		spread: &localize.Model{Name: "s", Weights: map[string]float64{"spectrum.passShare": -1}},
 	}
 	m := variant{Head: "trained", Window: 7, Guard: 3, Tail: "spread", Decl: -1}.model(learned)
 	if m.Window != 7 || m.Weights["spectrum.ochiai"] != 5 || m.Weights["angelic.fix"] != 1 || m.Tail["spectrum.passShare"] != -1 {
 		t.Errorf("model %+v", m)
 	}
-	if learned.head.Weights["spectrum.ochiai"] != 2 {
-		t.Errorf("the guard changed the learned model: %v", learned.head.Weights)
+	if head.Weights["spectrum.ochiai"] != 2 {
+		t.Errorf("the guard changed the learned model: %v", head.Weights)
 	}
 	if m := (variant{Head: "trained", Window: 7, Guard: 0, Tail: "tarantula"}).model(learned); len(m.Tail) != 1 || m.Tail["spectrum.tarantula"] != 1 {
 		t.Errorf("tarantula tail %v", m.Tail)
@@ -100,7 +101,7 @@ func TestVariantFunctionFirst(t *testing.T) {
 	if err := withSeededSources([]*scoredCase{c}, root); err != nil {
 		t.Fatal(err)
 	}
-	learned := trainedModels{head: &localize.Model{Name: "test", Weights: map[string]float64{}}}
+	learned := trainedModels{heads: map[trainOptions]*localize.Model{{Negatives: trainNegatives}: {Name: "test", Weights: map[string]float64{}}}}
 	v := variant{Head: "trained", Window: 20, Tail: "ochiai", Decl: -1}
 	plain, err := learnedTies(c, v.model(learned))
 	if err != nil {
@@ -316,8 +317,8 @@ func TestNormalizedHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := v.model(models)
-	if !m.Normalize || models.head != nil {
-		t.Fatalf("norm=1: model normalizes %v, plain head trained %v", m.Normalize, models.head != nil)
+	if !m.Normalize || len(models.heads) != 1 {
+		t.Fatalf("norm=1: model normalizes %v, %d heads trained, want 1", m.Normalize, len(models.heads))
 	}
 	if m.Weights["static.depth"] <= 0 {
 		t.Errorf("norm=1: static.depth weighs %v, want more than 0", m.Weights["static.depth"])
@@ -330,5 +331,42 @@ func TestNormalizedHead(t *testing.T) {
 		if r.Lines[0].Line != 1 {
 			t.Errorf("%s: line %d first, want the faulty line 1", c.ID, r.Lines[0].Line)
 		}
+	}
+}
+
+// below=B weighs a fault's pairs whose non-faulty line Ochiai ranks below
+// the fault B times as much as its others: a column that would lift such
+// a line past the fault in one project weighs less, though it lifts the
+// fault in another.
+func TestBelowWeighsPairsUnderTheFault(t *testing.T) {
+	line := func(n int, ochiai, x float64) localize.RankedLine {
+		return localize.RankedLine{File: "a.go", Line: n, Evidence: map[string]float64{"spectrum.ochiai": ochiai, "static.depth": x}}
+	}
+	cases := []*scoredCase{
+		// x lifts a line Ochiai ranks below the fault past it.
+		{ID: "a", Group: "a", Report: &localize.RankReport{Ranking: localize.Ranking{Lines: []localize.RankedLine{line(1, 0.6, 0), line(2, 0.5, 0), line(3, 0.4, 1)}}},
+			Faulty: map[lineKey]bool{{"a.go", 2}: true}},
+		// x lifts the fault past a line Ochiai ranks above it.
+		{ID: "b", Group: "b", Report: &localize.RankReport{Ranking: localize.Ranking{Lines: []localize.RankedLine{line(1, 0.6, 0), line(2, 0.3, 1), line(3, 0.2, 1)}}},
+			Faulty: map[lineKey]bool{{"a.go", 2}: true}},
+	}
+	all := func(*scoredCase) bool { return true }
+	weight := func(spec string) float64 {
+		v, err := parseVariant(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		models, err := learnModels(cases, all, []variant{v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.model(models).Weights["static.depth"]
+	}
+	plain, below := weight("head=trained,window=20"), weight("head=trained,window=20,below=10")
+	if !(below < plain) {
+		t.Errorf("static.depth weighs %v with below=10, %v without; want less with it", below, plain)
+	}
+	if _, err := parseVariant("head=shipped,below=2"); err == nil {
+		t.Errorf("below=2 with the shipped head: no error")
 	}
 }

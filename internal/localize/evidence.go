@@ -104,9 +104,9 @@ func (e *Evidence) Line(i int) map[string]float64 {
 	return out
 }
 
-// unscaledColumn is the column Scales leaves as it is: the formula's
-// score, which a learned order weighs against everything else.
-const unscaledColumn = "spectrum.ochiai"
+// FormulaColumn is the default formula's score, the column a learned
+// order weighs everything else against; Scales leaves it as it is.
+const FormulaColumn = "spectrum.ochiai"
 
 // Scales gives each column but the formula's score the largest absolute
 // value it takes over the ranking's lines (columns that are zero
@@ -114,7 +114,7 @@ const unscaledColumn = "spectrum.ochiai"
 func (e *Evidence) Scales() map[string]float64 {
 	scales := map[string]float64{}
 	for name, c := range e.Columns {
-		if name == unscaledColumn {
+		if name == FormulaColumn {
 			continue
 		}
 		top := 0.0
