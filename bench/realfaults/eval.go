@@ -44,6 +44,7 @@ func runEval(ctx context.Context, args []string) error {
 	testTimeout := fs.String("timeout", "30s", "faultline's per-test timeout")
 	deadline := fs.Duration("rank-deadline", 10*time.Minute, "hard limit on one faultline run")
 	follow := fs.Duration("follow", 0, "keep evaluating faults the benchmark file gains, until none came for this long")
+	more := fs.String("rank-flags", "", "more flags for each faultline rank, space-separated (say \"-mutants 200\", for the mutation columns)")
 	redo := fs.Bool("redo-stale", false, "after the faults not yet ranked, rank again, newest fault first, those ranked by a faultline binary older than this one")
 	// Several evals may share a work directory: each claims a fault before
 	// it runs it.
@@ -110,7 +111,7 @@ func runEval(ctx context.Context, args []string) error {
 			}
 			did++
 			p, _ := b.Project(f.Repo)
-			err := evalFault(ctx, f, p.Env, dir, *mirrors, bin, *testTimeout, *deadline)
+			err := evalFault(ctx, f, p.Env, dir, *mirrors, bin, *testTimeout, strings.Fields(*more), *deadline)
 			release()
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "%s: %v\n", f.ID, err)
@@ -131,8 +132,9 @@ func runEval(ctx context.Context, args []string) error {
 }
 
 // evalFault materializes a fault's faulty version and runs faultline on it.
-// projectEnv are the variables the project's tests need (Project.Env).
-func evalFault(ctx context.Context, f *realfault.Fault, projectEnv []string, dir, mirrors, bin, testTimeout string, deadline time.Duration) error {
+// projectEnv are the variables the project's tests need (Project.Env);
+// more are flags added to each run's.
+func evalFault(ctx context.Context, f *realfault.Fault, projectEnv []string, dir, mirrors, bin, testTimeout string, more []string, deadline time.Duration) error {
 	src := filepath.Join(dir, "src")
 	if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
 		s, err := newSource(mirrors, f)
@@ -151,7 +153,7 @@ func evalFault(ctx context.Context, f *realfault.Fault, projectEnv []string, dir
 	env := append([]string{"FAULTLINE_CACHE=" + store, "GOFLAGS=-mod=mod -buildvcs=false"}, projectEnv...)
 	for _, r := range evalRuns {
 		args := append([]string{"rank", "-json", "-timeout", testTimeout}, r.flags...)
-		args = append(args, patterns(f.Packages)...)
+		args = append(append(args, more...), patterns(f.Packages)...)
 		res, err := gocmd.Run(ctx, src, append(gocmd.GoEnv(), env...), deadline, bin, args...)
 		meta.Seconds[r.name] = res.Elapsed.Seconds()
 		if ctx.Err() != nil {
