@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/internal/txtartest"
@@ -134,5 +135,24 @@ func TestScore(t *testing.T) {
 		if math.Abs(g.Metallaxis-w.Metallaxis) > 1e-9 || math.Abs(g.MUSE-w.MUSE) > 1e-9 || g.Mutants != w.Mutants {
 			t.Errorf("%v: %+v, want %+v", l, g, w)
 		}
+	}
+}
+
+// TestRunBudgetCountsFromTheFirstRun: generating and building the
+// schemata do not use up the run budget, so even the smallest budget runs
+// one mutant, and then stops.
+func TestRunBudgetCountsFromTheFirstRun(t *testing.T) {
+	mod := openModule(t, "operators.txtar")
+	const pkg = "example.com/ops"
+	tests := []Test{
+		{pkg, "TestRatio", true, covering(5), 0},
+		{pkg, "TestRatioOne", false, covering(5), 0},
+	}
+	res, err := Analyze(context.Background(), mod, fileLines(t, mod, "ops.go"), tests, Options{MaxMutants: 100, RunBudget: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Generated < 2 || res.Run != 1 {
+		t.Errorf("run budget of 1ns: %d of %d mutants ran, want 1", res.Run, res.Generated)
 	}
 }

@@ -27,8 +27,13 @@ type Options struct {
 	MaxMutants int // mutants generated at most
 	// Timeout bounds one run of a mutant's covering tests, together with
 	// ten times their time in the collection, whichever is longer.
-	Timeout  time.Duration
-	Deadline time.Time // no run starts after it; zero for none
+	Timeout time.Duration
+	// RunBudget bounds the mutants' runs: none starts once this long has
+	// passed since the first started; 0 for no bound. It counts from the
+	// first run, not from the start, so that generating and building the
+	// schemata (seconds on a real module) do not use up a small budget
+	// before any mutant runs.
+	RunBudget time.Duration
 }
 
 // Kill is what one mutant did to the tests that cover its line.
@@ -108,6 +113,7 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 	}
 	// A mutant's fix is verified only when it ran in every package with
 	// tests covering its line, against all of them (needed, runs, partial).
+	var deadline time.Time // the first run's start plus the run budget
 	ran := make([]bool, len(s.Mutants))
 	needed, runs, partial := make([]int, len(s.Mutants)), make([]int, len(s.Mutants)), make([]bool, len(s.Mutants))
 	for _, pkg := range pkgs {
@@ -118,6 +124,9 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 		}
 	}
 	for _, pkg := range pkgs {
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			break // no mutant would run in it
+		}
 		bin, err := s.Build(ctx, pkg)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -132,7 +141,7 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 			return nil, err
 		}
 		for i, m := range s.Mutants {
-			if !opts.Deadline.IsZero() && time.Now().After(opts.Deadline) {
+			if !deadline.IsZero() && time.Now().After(deadline) {
 				break
 			}
 			var covering []Test
@@ -151,6 +160,10 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 			if len(covering) == 0 {
 				continue
 			}
+			if deadline.IsZero() && opts.RunBudget > 0 {
+				deadline = time.Now().Add(opts.RunBudget)
+			}
+			r.deadline = deadline
 			out, err := r.run(ctx, m.ID, covering)
 			if err != nil {
 				return nil, err
@@ -253,9 +266,10 @@ func Score(kills []Kill, failing, passing int) map[Loc]Scores {
 
 // runner runs one package's schemata binary.
 type runner struct {
-	mod  *testbuild.Module
-	bin  *testbuild.Binary
-	opts Options
+	mod      *testbuild.Module
+	bin      *testbuild.Binary
+	opts     Options
+	deadline time.Time // bounds a run's time once the run budget started; zero for none
 }
 
 // outcome is one test's run under a mutant.
@@ -285,8 +299,8 @@ func (r *runner) run(ctx context.Context, id int, tests []Test) (map[string]outc
 		spent += t.Elapsed
 	}
 	timeout := max(r.opts.Timeout, 10*spent)
-	if !r.opts.Deadline.IsZero() {
-		timeout = max(min(timeout, time.Until(r.opts.Deadline)), time.Second)
+	if !r.deadline.IsZero() {
+		timeout = max(min(timeout, time.Until(r.deadline)), time.Second)
 	}
 	res, err := p.WaitWithin(ctx, timeout)
 	if err != nil {

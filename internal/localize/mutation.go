@@ -36,7 +36,8 @@ type OperatorFix struct {
 
 // mutate runs the mutation analysis over the lines the failing tests
 // execute, the formula's best first, within opts.Mutants mutants and the
-// analysis budget of the failing tests it would analyse.
+// analysis budget of the failing tests it would analyse, counted from the
+// first mutant's run.
 func (s *Service) mutate(ctx context.Context, loc *Localization, opts Options) *Mutation {
 	m := loc.Matrix
 	var lines []mutation.Loc
@@ -64,7 +65,7 @@ func (s *Service) mutate(ctx context.Context, loc *Localization, opts Options) *
 		tests = append(tests, mutation.Test{Package: t.Package, Name: t.Name, Failing: t.Verdict.Failing(), Lines: covered, Elapsed: t.Elapsed})
 	}
 	mopts := mutation.Options{MaxMutants: opts.Mutants, Timeout: 2 * time.Second,
-		Deadline: time.Now().Add(time.Duration(min(failing, opts.MaxAnalyzed)) * opts.Budget)}
+		RunBudget: time.Duration(min(failing, opts.MaxAnalyzed)) * opts.Budget}
 	out := &Mutation{Fixes: []OperatorFix{}}
 	res, err := mutation.Analyze(ctx, s.ws.Module(), lines, tests, mopts)
 	if err != nil {
