@@ -90,11 +90,14 @@ type variant struct {
 	// much as the others: a head that passes such a line ranks the fault
 	// worse than Ochiai alone would.
 	Below float64
+	// Without trains the head without the columns with this prefix (""
+	// for none): what they add, by leaving them out.
+	Without string
 }
 
 // headOptions are the training options of the variant's trained head.
 func (v variant) headOptions() trainOptions {
-	o := trainOptions{Negatives: trainNegatives, Normalize: v.Norm, Below: v.Below}
+	o := trainOptions{Negatives: trainNegatives, Normalize: v.Norm, Below: v.Below, Without: v.Without}
 	if v.Neg > 0 {
 		o.Negatives = v.Neg
 	}
@@ -148,6 +151,9 @@ func (v variant) String() string {
 	if v.Below > 0 {
 		s += fmt.Sprintf(",below=%g", v.Below)
 	}
+	if v.Without != "" {
+		s += ",without=" + v.Without
+	}
 	return s
 }
 
@@ -181,6 +187,7 @@ var variantKeys = []variantKey{
 	{"norm", func(v *variant, val string) error { return parseInto(&v.Norm, val, strconv.ParseBool) }},
 	{"neg", func(v *variant, val string) error { return parseInto(&v.Neg, val, strconv.Atoi) }},
 	{"below", func(v *variant, val string) error { return parseInto(&v.Below, val, parseFloat) }},
+	{"without", func(v *variant, val string) error { v.Without = val; return nil }},
 	{"fnlist", func(v *variant, val string) error {
 		v.FnList = val
 		_, _, err := localize.FunctionFeatures(nil, nil, strings.Split(val, "+"))
@@ -236,8 +243,8 @@ func parseVariant(s string) (variant, error) {
 		// The function model learns from the shipped order's lines.
 		return v, fmt.Errorf("variant %q: fnlist wants head=shipped", s)
 	}
-	if (v.Norm || v.Neg != 0 || v.Below != 0) && v.Head != "trained" {
-		return v, fmt.Errorf("variant %q: norm, neg and below want head=trained", s)
+	if (v.Norm || v.Neg != 0 || v.Below != 0 || v.Without != "") && v.Head != "trained" {
+		return v, fmt.Errorf("variant %q: norm, neg, below and without want head=trained", s)
 	}
 	if v.Neg < 0 || v.Below < 0 {
 		return v, fmt.Errorf("variant %q: neg and below may not be negative", s)
@@ -370,7 +377,7 @@ func runTune(args []string) error {
 	fs, benchPath, work := rankingsFlagSet("tune", "eval's directory whose tuning half is tuned on (rankings under work/eval)")
 	seeded := fs.String("seeded", "", "directory of bench/effectiveness -rankings output (seeded faults)")
 	final := fs.String("final", "", "score the -variants on the held-out halves of this eval directory (and of -seeded), learned from the whole tuning half of -work: once, at the end")
-	variants := fs.String("variants", "", "semicolon-separated variants (head=trained|shipped,window=N,guard=G,tail=ochiai|tarantula|blend|spread[,fn=best|own|mix|learned,keep=N][,decl=N,declmax=N,declfail=1,declreader=N][,margin=M][,top=K,bonus=B][,drop=PREFIX][,fnlist=max+sum+top+best][,unexec=N,unexecdist=D,unexecreach=R][,norm=1][,neg=N][,below=B]); empty: a grid")
+	variants := fs.String("variants", "", "semicolon-separated variants (head=trained|shipped,window=N,guard=G,tail=ochiai|tarantula|blend|spread[,fn=best|own|mix|learned,keep=N][,decl=N,declmax=N,declfail=1,declreader=N][,margin=M][,top=K,bonus=B][,drop=PREFIX][,fnlist=max+sum+top+best][,unexec=N,unexecdist=D,unexecreach=R][,norm=1][,neg=N][,below=B][,without=PREFIX]); empty: a grid")
 	modelPath := fs.String("model", "", "with -final and one variant, write its model here")
 	fnModelPath := fs.String("function-model", "", "with -final and one fnlist= variant among -variants, set the function model of the model file here to the one learned from the whole tuning half")
 	seededSrc := fs.String("seeded-src", "", "comma-separated roots of the seeded faults' modules, for their functions (function-level figures and fn= variants)")

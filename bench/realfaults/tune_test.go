@@ -20,13 +20,14 @@ func TestVariantRoundTrip(t *testing.T) {
 		{Head: "trained", Window: 10, Tail: "ochiai"}, {Head: "shipped", Window: 5, Guard: 3.5, Tail: "spread"},
 		{Head: "trained", Window: 20, Guard: 1000, Tail: "blend"}, {Head: "shipped", Window: 20, Tail: "ochiai", Fn: "own", Keep: 5},
 		{Head: "shipped", Window: 20, Tail: "ochiai", Fn: "best", Keep: 150, Decl: 100, DeclMax: 30, DeclFail: true, DeclReader: 50, Margin: 0.5, Top: 3, Bonus: 1, Drop: "static."},
+		{Head: "trained", Window: 20, Tail: "ochiai", Decl: -1, Norm: true, Neg: 50, Below: 3, Without: "mutation."},
 	} {
 		got, err := parseVariant(v.String())
 		if err != nil || got != v {
 			t.Errorf("parseVariant(%q) = %v, %v; want %v", v.String(), got, err, v)
 		}
 	}
-	for _, bad := range []string{"head=mine", "window=0", "window=x", "tail=op2", "guard", "depth=3", "fn=line", "keep=3", "fn=best,keep=-1"} {
+	for _, bad := range []string{"head=mine", "window=0", "window=x", "tail=op2", "guard", "depth=3", "fn=line", "keep=3", "fn=best,keep=-1", "head=shipped,without=static.", "neg=-1", "below=-2"} {
 		if _, err := parseVariant(bad); err == nil {
 			t.Errorf("parseVariant(%q) gave no error", bad)
 		}
