@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/faultline-go/faultline/internal/localize"
 )
@@ -50,5 +51,19 @@ func runScore(args []string) error {
 	} {
 		writeTable(w, t.title, all, ords, res, t.keep)
 	}
+	var projects []string
+	for _, c := range all {
+		if !c.Seeded && !slices.Contains(projects, c.Group) {
+			projects = append(projects, c.Group)
+		}
+	}
+	slices.Sort(projects)
+	heldOut := func(p string) string {
+		if slices.ContainsFunc(all, func(c *scoredCase) bool { return !c.Seeded && c.Group == p && c.HeldOut }) {
+			return p + " *"
+		}
+		return p
+	}
+	writeProjects(w, "Real faults by project (held-out projects marked *)", all, ords, res, projects, heldOut)
 	return nil
 }

@@ -499,7 +499,7 @@ func writeReport(w io.Writer, all []*scoredCase, ords []order, res, swapRes, cv 
 	for _, size := range []string{"one-line", "one-hunk", "multi-hunk"} {
 		writeTable(w, "Real faults, both folds, "+size+" fixes", all, ords, cv, func(c *scoredCase) bool { return !c.Seeded && c.Size == size })
 	}
-	writeProjects(w, all, ords, cv, names)
+	writeProjects(w, "Real faults by project, both folds", all, ords, cv, names, nil)
 	fmt.Fprintf(w, "\n## Decision\n\nDefault order: **%s**. %s.\n\nModel %s weights (learned on the tuning halves):\n\n", m.Default, m.Evaluation, m.Name)
 	keys := make([]string, 0, len(m.Weights))
 	for k := range m.Weights {
@@ -597,9 +597,11 @@ func explained(r *localize.RankReport) bool {
 }
 
 // writeProjects gives each project's real faults under Ochiai, the
-// combined order and the learned one, over both folds.
-func writeProjects(w io.Writer, all []*scoredCase, ords []order, cv map[*scoredCase][]outcome, names []string) {
-	fmt.Fprintf(w, "\n## Real faults by project, both folds\n\n")
+// combined order and the learned one (the last two of ords), under a
+// heading that says how the learned one was scored; label, when set,
+// gives the name a project's row shows.
+func writeProjects(w io.Writer, title string, all []*scoredCase, ords []order, cv map[*scoredCase][]outcome, names []string, label func(string) string) {
+	fmt.Fprintf(w, "\n## %s\n\n", title)
 	fmt.Fprintf(w, "| project | faults | Ochiai Top-1 / Top-5 / EXAM; function Top-1 / Top-5 | combined | learned |\n|---|---|---|---|---|\n")
 	for _, n := range names {
 		keep := func(c *scoredCase) bool { return !c.Seeded && c.Group == n }
@@ -615,6 +617,9 @@ func writeProjects(w io.Writer, all []*scoredCase, ords []order, cv map[*scoredC
 			cells = append(cells, fmt.Sprintf("%d / %d / %.4f; %s", s.Top[0], s.Top[2], s.EXAM(), fn))
 		}
 		if faults > 0 {
+			if label != nil {
+				n = label(n)
+			}
 			fmt.Fprintf(w, "| %s | %d | %s |\n", n, faults, strings.Join(cells, " | "))
 		}
 	}
