@@ -105,94 +105,66 @@ func (v variant) headOptions() trainOptions {
 }
 
 func (v variant) String() string {
-	s := fmt.Sprintf("head=%s,window=%d,guard=%g,tail=%s", v.Head, v.Window, v.Guard, v.Tail)
-	if v.Fn != "" {
-		s += fmt.Sprintf(",fn=%s,keep=%d", v.Fn, v.Keep)
-	}
-	if v.Decl >= 0 {
-		s += fmt.Sprintf(",decl=%d", v.Decl)
-	}
-	if v.DeclMax > 0 {
-		s += fmt.Sprintf(",declmax=%d", v.DeclMax)
-	}
-	if v.DeclFail {
-		s += ",declfail=1"
-	}
-	if v.DeclReader > 0 {
-		s += fmt.Sprintf(",declreader=%d", v.DeclReader)
-	}
-	if v.Margin > 0 {
-		s += fmt.Sprintf(",margin=%g", v.Margin)
-	}
-	if v.Top > 0 {
-		s += fmt.Sprintf(",top=%d,bonus=%g", v.Top, v.Bonus)
-	}
-	if v.Drop != "" {
-		s += ",drop=" + v.Drop
-	}
-	if v.FnList != "" {
-		s += ",fnlist=" + v.FnList
-	}
-	if v.UnexecOn {
-		s += fmt.Sprintf(",unexec=%d", v.Unexec)
-		if v.UnexecDist > 0 {
-			s += fmt.Sprintf(",unexecdist=%d", v.UnexecDist)
-		}
-		if v.UnexecReach > 0 {
-			s += fmt.Sprintf(",unexecreach=%d", v.UnexecReach)
+	var parts []string
+	for _, k := range variantKeys {
+		if val, ok := k.show(v); ok {
+			parts = append(parts, k.name+"="+val)
 		}
 	}
-	if v.Norm {
-		s += ",norm=1"
-	}
-	if v.Neg > 0 {
-		s += fmt.Sprintf(",neg=%d", v.Neg)
-	}
-	if v.Below > 0 {
-		s += fmt.Sprintf(",below=%g", v.Below)
-	}
-	if v.Without != "" {
-		s += ",without=" + v.Without
-	}
-	return s
+	return strings.Join(parts, ",")
 }
 
-// variantKey is one key of a variant's String form and how it sets the
-// variant from its value.
+// variantKey is one key of a variant's String form: how it sets the
+// variant from its value, and its value in the form, if it shows there.
 type variantKey struct {
 	name string
 	set  func(v *variant, val string) error
+	show func(v variant) (string, bool)
 }
 
-// variantKeys are the keys parseVariant reads, in the order errors name
-// them.
+// always, when, whenInt and whenFloat are the ways keys show.
+func always(val string) (string, bool)        { return val, true }
+func when(on bool, val string) (string, bool) { return val, on }
+func whenInt(n int) (string, bool)            { return strconv.Itoa(n), n > 0 }
+func whenFloat(x float64) (string, bool)      { return strconv.FormatFloat(x, 'g', -1, 64), x > 0 }
+
+// variantKeys are the keys parseVariant reads, in the order String writes
+// them and errors name them.
 var variantKeys = []variantKey{
-	{"head", func(v *variant, val string) error { v.Head = val; return nil }},
-	{"window", func(v *variant, val string) error { return parseInto(&v.Window, val, strconv.Atoi) }},
-	{"guard", func(v *variant, val string) error { return parseInto(&v.Guard, val, parseFloat) }},
-	{"tail", func(v *variant, val string) error { v.Tail = val; return nil }},
-	{"fn", func(v *variant, val string) error { v.Fn = val; return nil }},
-	{"keep", func(v *variant, val string) error { return parseInto(&v.Keep, val, strconv.Atoi) }},
-	{"decl", func(v *variant, val string) error { return parseInto(&v.Decl, val, strconv.Atoi) }},
-	{"declmax", func(v *variant, val string) error { return parseInto(&v.DeclMax, val, strconv.Atoi) }},
-	{"declfail", func(v *variant, val string) error { return parseInto(&v.DeclFail, val, strconv.ParseBool) }},
-	{"declreader", func(v *variant, val string) error { return parseInto(&v.DeclReader, val, strconv.Atoi) }},
-	{"margin", func(v *variant, val string) error { return parseInto(&v.Margin, val, parseFloat) }},
-	{"top", func(v *variant, val string) error { return parseInto(&v.Top, val, strconv.Atoi) }},
-	{"bonus", func(v *variant, val string) error { return parseInto(&v.Bonus, val, parseFloat) }},
-	{"drop", func(v *variant, val string) error { v.Drop = val; return nil }},
-	{"unexec", func(v *variant, val string) error { v.UnexecOn = true; return parseInto(&v.Unexec, val, strconv.Atoi) }},
-	{"unexecdist", func(v *variant, val string) error { return parseInto(&v.UnexecDist, val, strconv.Atoi) }},
-	{"unexecreach", func(v *variant, val string) error { return parseInto(&v.UnexecReach, val, strconv.Atoi) }},
-	{"norm", func(v *variant, val string) error { return parseInto(&v.Norm, val, strconv.ParseBool) }},
-	{"neg", func(v *variant, val string) error { return parseInto(&v.Neg, val, strconv.Atoi) }},
-	{"below", func(v *variant, val string) error { return parseInto(&v.Below, val, parseFloat) }},
-	{"without", func(v *variant, val string) error { v.Without = val; return nil }},
+	{"head", func(v *variant, val string) error { v.Head = val; return nil }, func(v variant) (string, bool) { return always(v.Head) }},
+	{"window", func(v *variant, val string) error { return parseInto(&v.Window, val, strconv.Atoi) }, func(v variant) (string, bool) { return always(strconv.Itoa(v.Window)) }},
+	{"guard", func(v *variant, val string) error { return parseInto(&v.Guard, val, parseFloat) }, func(v variant) (string, bool) { return always(strconv.FormatFloat(v.Guard, 'g', -1, 64)) }},
+	{"tail", func(v *variant, val string) error { v.Tail = val; return nil }, func(v variant) (string, bool) { return always(v.Tail) }},
+	{"fn", func(v *variant, val string) error { v.Fn = val; return nil }, func(v variant) (string, bool) { return when(v.Fn != "", v.Fn) }},
+	{"keep", func(v *variant, val string) error { return parseInto(&v.Keep, val, strconv.Atoi) }, func(v variant) (string, bool) { return when(v.Fn != "", strconv.Itoa(v.Keep)) }},
+	{"decl", func(v *variant, val string) error { return parseInto(&v.Decl, val, strconv.Atoi) }, func(v variant) (string, bool) { return when(v.Decl >= 0, strconv.Itoa(v.Decl)) }},
+	{"declmax", func(v *variant, val string) error { return parseInto(&v.DeclMax, val, strconv.Atoi) }, func(v variant) (string, bool) { return whenInt(v.DeclMax) }},
+	{"declfail", func(v *variant, val string) error { return parseInto(&v.DeclFail, val, strconv.ParseBool) }, func(v variant) (string, bool) { return when(v.DeclFail, "1") }},
+	{"declreader", func(v *variant, val string) error { return parseInto(&v.DeclReader, val, strconv.Atoi) }, func(v variant) (string, bool) { return whenInt(v.DeclReader) }},
+	{"margin", func(v *variant, val string) error { return parseInto(&v.Margin, val, parseFloat) }, func(v variant) (string, bool) { return whenFloat(v.Margin) }},
+	{"top", func(v *variant, val string) error { return parseInto(&v.Top, val, strconv.Atoi) }, func(v variant) (string, bool) { return whenInt(v.Top) }},
+	{"bonus", func(v *variant, val string) error { return parseInto(&v.Bonus, val, parseFloat) }, func(v variant) (string, bool) {
+		return when(v.Top > 0, strconv.FormatFloat(v.Bonus, 'g', -1, 64))
+	}},
+	{"drop", func(v *variant, val string) error { v.Drop = val; return nil }, func(v variant) (string, bool) { return when(v.Drop != "", v.Drop) }},
 	{"fnlist", func(v *variant, val string) error {
 		v.FnList = val
 		_, _, err := localize.FunctionFeatures(nil, nil, strings.Split(val, "+"))
 		return err
+	}, func(v variant) (string, bool) { return when(v.FnList != "", v.FnList) }},
+	{"unexec", func(v *variant, val string) error { v.UnexecOn = true; return parseInto(&v.Unexec, val, strconv.Atoi) }, func(v variant) (string, bool) {
+		return when(v.UnexecOn, strconv.Itoa(v.Unexec))
 	}},
+	{"unexecdist", func(v *variant, val string) error { return parseInto(&v.UnexecDist, val, strconv.Atoi) }, func(v variant) (string, bool) {
+		return when(v.UnexecOn && v.UnexecDist > 0, strconv.Itoa(v.UnexecDist))
+	}},
+	{"unexecreach", func(v *variant, val string) error { return parseInto(&v.UnexecReach, val, strconv.Atoi) }, func(v variant) (string, bool) {
+		return when(v.UnexecOn && v.UnexecReach > 0, strconv.Itoa(v.UnexecReach))
+	}},
+	{"norm", func(v *variant, val string) error { return parseInto(&v.Norm, val, strconv.ParseBool) }, func(v variant) (string, bool) { return when(v.Norm, "1") }},
+	{"neg", func(v *variant, val string) error { return parseInto(&v.Neg, val, strconv.Atoi) }, func(v variant) (string, bool) { return whenInt(v.Neg) }},
+	{"below", func(v *variant, val string) error { return parseInto(&v.Below, val, parseFloat) }, func(v variant) (string, bool) { return whenFloat(v.Below) }},
+	{"without", func(v *variant, val string) error { v.Without = val; return nil }, func(v variant) (string, bool) { return when(v.Without != "", v.Without) }},
 }
 
 // parseInto sets *dst to val parsed by parse.
