@@ -318,14 +318,7 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, o
 		if rest := len(c.Report.Lines) - opt.Negatives; opt.Spread > 0 && rest > 0 {
 			stride = max(1, rest/opt.Spread)
 		}
-		// faultScore is Ochiai's score of the fault's best faulty line.
-		faultScore := math.Inf(-1)
-		for _, l := range c.Report.Lines {
-			if c.Faulty[lineKey{l.File, l.Line}] {
-				faultScore = max(faultScore, l.Evidence[localize.FormulaColumn])
-			}
-		}
-		var negOchiai []float64
+		var negOchiai []float64 // each non-faulty line's Ochiai score, for Below
 		for i, l := range c.Report.Lines {
 			angelic := false
 			for k := range l.Evidence {
@@ -341,6 +334,13 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, o
 			}
 		}
 		if opt.Below > 0 {
+			// faultScore is Ochiai's score of the fault's best faulty line.
+			faultScore := math.Inf(-1)
+			for _, l := range c.Report.Lines {
+				if c.Faulty[lineKey{l.File, l.Line}] {
+					faultScore = max(faultScore, l.Evidence[localize.FormulaColumn])
+				}
+			}
 			tc.negWeight = make([]float64, len(tc.neg))
 			for b, o := range negOchiai {
 				tc.negWeight[b] = 1
