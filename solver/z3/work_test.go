@@ -3,6 +3,7 @@
 package z3
 
 import (
+	"errors"
 	"math/big"
 	"testing"
 )
@@ -113,5 +114,42 @@ func TestHoldKeepsObjectsUntilClose(t *testing.T) {
 			t.Errorf("hold %v: %d references before, %d made, %d after collecting", hold, before, made, after)
 		}
 		ctx.Close()
+	}
+}
+
+// TestCloseReleasesEveryReference checks that Close gives back every
+// reference the binding still holds before it deletes the context, in
+// either mode and with terms, solvers and models still reachable: Z3
+// deletes a context that still holds references into a deep term in time
+// that grows with the square of its depth (BenchmarkCloseDeepTerm).
+func TestCloseReleasesEveryReference(t *testing.T) {
+	for _, hold := range []bool{false, true} {
+		ctx, err := NewContext(Config{Hold: hold})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := ctx.BVConst("x", 32)
+		sum := x
+		for i := range 3 * heldChunk { // more than one chunk
+			sum = sum.Add(ctx.BVUint(uint64(i), 32))
+		}
+		s, err := ctx.NewSolver()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Assert(sum.Eq(ctx.BVUint(7, 32))); err != nil {
+			t.Fatal(err)
+		}
+		m := satModel(t, s)
+		if ctx.liveRefs() == 0 {
+			t.Fatalf("hold %v: no references held before Close", hold)
+		}
+		ctx.Close()
+		if live := ctx.rel.live.Load(); live != 0 {
+			t.Errorf("hold %v: %d references still held after Close", hold, live)
+		}
+		if _, err := m.Eval(x, true); !errors.Is(err, ErrClosed) {
+			t.Errorf("hold %v: a model of a closed context evaluated with %v, want ErrClosed", hold, err)
+		}
 	}
 }
