@@ -77,7 +77,7 @@ func processCPU(b *testing.B) time.Duration {
 
 // BenchmarkCloseDeepTerm measures Close of a context that still holds a
 // chain of 4,000 nested additions: deleted with its references held, Z3
-// took 5 s; released first, milliseconds.
+// took 6 s; released first, milliseconds (bench/README.md, solver section).
 func BenchmarkCloseDeepTerm(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
