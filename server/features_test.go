@@ -32,10 +32,16 @@ func TestFeatures(t *testing.T) {
 		t.Errorf("first diagnostic %+v, want rank 1 on line 5 as a warning", d)
 	}
 	msg := string(d.Message.(protocol.String))
-	for _, want := range []string{"score 1 (ochiai)", "rank 1 of 3", "1 of 1 failing", "TestNextPositive", "0 of 2 passing"} {
+	for _, want := range []string{"score 1 (ochiai)", "1 of 1 failing", "TestNextPositive", "0 of 2 passing"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q lacks %q", msg, want)
 		}
+	}
+	// The formula's order (3 lines) is published first and the learned
+	// one (5 lines) right after: under load the first diagnostics read
+	// may already be the second's.
+	if !strings.Contains(msg, "rank 1 of 3") && !strings.Contains(msg, "rank 1 of 5 under the learned order") {
+		t.Errorf("message %q gives neither the formula's rank 1 of 3 nor the learned order's 1 of 5", msg)
 	}
 	if src, _ := d.Source.Get(); src != "faultline" || d.Code.(protocol.String) != "suspicious" {
 		t.Errorf("source %q code %v", src, d.Code)
