@@ -122,18 +122,20 @@ type variantKey struct {
 	show func(v variant) (string, bool)
 }
 
-// always, when, whenInt and whenFloat are the ways keys show.
+// always, when, whenInt and whenFloat are the ways keys show; ftoa writes
+// a float as parseFloat reads it back.
 func always(val string) (string, bool)        { return val, true }
 func when(on bool, val string) (string, bool) { return val, on }
 func whenInt(n int) (string, bool)            { return strconv.Itoa(n), n > 0 }
-func whenFloat(x float64) (string, bool)      { return strconv.FormatFloat(x, 'g', -1, 64), x > 0 }
+func whenFloat(x float64) (string, bool)      { return ftoa(x), x > 0 }
+func ftoa(x float64) string                   { return strconv.FormatFloat(x, 'g', -1, 64) }
 
 // variantKeys are the keys parseVariant reads, in the order String writes
 // them and errors name them.
 var variantKeys = []variantKey{
 	{"head", func(v *variant, val string) error { v.Head = val; return nil }, func(v variant) (string, bool) { return always(v.Head) }},
 	{"window", func(v *variant, val string) error { return parseInto(&v.Window, val, strconv.Atoi) }, func(v variant) (string, bool) { return always(strconv.Itoa(v.Window)) }},
-	{"guard", func(v *variant, val string) error { return parseInto(&v.Guard, val, parseFloat) }, func(v variant) (string, bool) { return always(strconv.FormatFloat(v.Guard, 'g', -1, 64)) }},
+	{"guard", func(v *variant, val string) error { return parseInto(&v.Guard, val, parseFloat) }, func(v variant) (string, bool) { return always(ftoa(v.Guard)) }},
 	{"tail", func(v *variant, val string) error { v.Tail = val; return nil }, func(v variant) (string, bool) { return always(v.Tail) }},
 	{"fn", func(v *variant, val string) error { v.Fn = val; return nil }, func(v variant) (string, bool) { return when(v.Fn != "", v.Fn) }},
 	{"keep", func(v *variant, val string) error { return parseInto(&v.Keep, val, strconv.Atoi) }, func(v variant) (string, bool) { return when(v.Fn != "", strconv.Itoa(v.Keep)) }},
@@ -143,9 +145,7 @@ var variantKeys = []variantKey{
 	{"declreader", func(v *variant, val string) error { return parseInto(&v.DeclReader, val, strconv.Atoi) }, func(v variant) (string, bool) { return whenInt(v.DeclReader) }},
 	{"margin", func(v *variant, val string) error { return parseInto(&v.Margin, val, parseFloat) }, func(v variant) (string, bool) { return whenFloat(v.Margin) }},
 	{"top", func(v *variant, val string) error { return parseInto(&v.Top, val, strconv.Atoi) }, func(v variant) (string, bool) { return whenInt(v.Top) }},
-	{"bonus", func(v *variant, val string) error { return parseInto(&v.Bonus, val, parseFloat) }, func(v variant) (string, bool) {
-		return when(v.Top > 0, strconv.FormatFloat(v.Bonus, 'g', -1, 64))
-	}},
+	{"bonus", func(v *variant, val string) error { return parseInto(&v.Bonus, val, parseFloat) }, func(v variant) (string, bool) { return when(v.Top > 0, ftoa(v.Bonus)) }},
 	{"drop", func(v *variant, val string) error { v.Drop = val; return nil }, func(v variant) (string, bool) { return when(v.Drop != "", v.Drop) }},
 	{"fnlist", func(v *variant, val string) error {
 		v.FnList = val

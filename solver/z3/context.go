@@ -179,7 +179,7 @@ func (ctx *Context) Close() {
 	ctx.rel.live.Add(-int64(len(ctx.heldOther)))
 	for _, chunk := range ctx.heldTerms {
 		for _, h := range chunk {
-			C.Z3_dec_ref(ctx.c, C.Z3_ast(h.ptr))
+			ctx.release(pendingRelease{kind: kindAST, ptr: h.ptr})
 		}
 		ctx.rel.live.Add(-int64(len(chunk)))
 	}
