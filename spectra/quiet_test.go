@@ -2,6 +2,8 @@ package spectra
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -72,4 +74,67 @@ func TestQuietShardsRunAgainOnUnrecordedFailure(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A leaf that fails in the shards runs again alone, its passing siblings and
+// the other tests not again, and keeps its verdict with its output.
+func TestQuietShardsRunOnlyFailingLeavesAgain(t *testing.T) {
+	runs := filepath.Join(t.TempDir(), "runs")
+	t.Setenv("QUIET_RUNS", runs)
+	t.Setenv("QUIET_TABLE_FAILS", "1")
+	t.Setenv("QUIET_TABLE_PANICS", "1")
+	ws, _ := workspace(t, "quiet.txtar")
+	m, err := ws.Collect(context.Background(), CollectOptions{Parallel: 2, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verdicts := quietVerdicts(m)
+	if r := verdicts["TestTable/7"]; r.Verdict != Fail || !strings.Contains(r.Output, "wrong") {
+		t.Errorf("TestTable/7: %s %q, want a failure with its message", r.Verdict, r.Output)
+	}
+	if r := verdicts["TestTable/3"]; r.Verdict != Panic || !strings.Contains(r.Output, "table entry 3") {
+		t.Errorf("TestTable/3: %s %q, want a panic with its message", r.Verdict, r.Output)
+	}
+	if len(m.Tests) != 24 || verdicts["TestTable/6"].Verdict != Pass || verdicts["TestSlow"].Verdict != Pass {
+		t.Errorf("%d tests, TestTable/6 %s, TestSlow %s: want 24, both passing", len(m.Tests), verdicts["TestTable/6"].Verdict, verdicts["TestSlow"].Verdict)
+	}
+	if n := quietRuns(t, runs); n != 1 {
+		t.Errorf("TestSlow ran %d times, want once", n)
+	}
+}
+
+// A leaf that fails beside the other tests and passes alone sends the
+// package to a run in one process, whose verdicts stand.
+func TestQuietShardsRunAllAgainWhenAFailureGoesAlone(t *testing.T) {
+	runs := filepath.Join(t.TempDir(), "runs")
+	t.Setenv("QUIET_RUNS", runs)
+	t.Setenv("QUIET_FAILS_BESIDE", "1")
+	ws, _ := workspace(t, "quiet.txtar")
+	m, err := ws.Collect(context.Background(), CollectOptions{Parallel: 2, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := quietVerdicts(m)["TestTable/7"]; r.Verdict != Fail || !strings.Contains(r.Output, "fails beside") {
+		t.Errorf("TestTable/7: %s %q, want the failure of the run in one process", r.Verdict, r.Output)
+	}
+	if n := quietRuns(t, runs); n != 2 {
+		t.Errorf("TestSlow ran %d times, want twice: in a shard and in the run in one process", n)
+	}
+}
+
+func quietVerdicts(m *Matrix) map[string]TestRun {
+	byName := map[string]TestRun{}
+	for _, r := range m.Tests {
+		byName[r.Name] = r
+	}
+	return byName
+}
+
+func quietRuns(t *testing.T, file string) int {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(data), "run\n")
 }

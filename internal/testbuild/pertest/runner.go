@@ -80,10 +80,12 @@ const maxRestarts = 10000
 //
 // With Shards > 1 the top-level tests are spread over that many processes
 // running at once. Tests that pass alone can fail beside each other (shared
-// files, ports, test order), so when any test fails, the binary runs again
-// in one process and that run's verdicts stand; tests that hung or went
-// over the memory bound keep their verdict rather than do it again. The
-// leaves then go to take once every process has ended.
+// files, ports, test order), so the failing leaves run again in one
+// process (rerunFailing); when one of them passes there, the whole binary
+// runs again in one process and that run's verdicts stand, as when a
+// failure showed in no leaf's record. Tests that hung or went over the
+// memory bound keep their verdict rather than do it again. The leaves then
+// go to take once every process has ended.
 func Run(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, opts RunOptions, progress func(Leaf), take func(Leaf) error) error {
 	work, remove, err := scratch.MkdirTemp("run-")
 	if err != nil {
@@ -146,9 +148,9 @@ func Run(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, opts R
 		return err
 	}
 	var hung []Leaf
-	failing := false
+	failing, unseen := false, false
 	for _, r := range shards {
-		failing = failing || r.failedUnseen
+		unseen = unseen || r.failedUnseen || unrecordedFailure(r.failedNames, leaves)
 	}
 	done := map[string]bool{}
 	for _, l := range leaves {
@@ -160,7 +162,16 @@ func Run(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, opts R
 			failing = true
 		}
 	}
-	if failing {
+	if failing && !unseen && opts.Run == "" {
+		again, ok, err := rerunFailing(ctx, m, bin, opts, counting, filepath.Join(work, "failing"), leaves)
+		if err != nil {
+			return err
+		}
+		if ok {
+			leaves, failing = again, false
+		}
+	}
+	if failing || unseen {
 		alone := hung
 		r := &runner{m: m, bin: bin, opts: opts, counting: counting, work: filepath.Join(work, "alone"),
 			deliver: func(l Leaf) error { alone = append(alone, l); return nil }}
@@ -180,6 +191,101 @@ func Run(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, opts R
 	}
 	return nil
 }
+
+// unrecordedFailure reports whether a test a quiet process reported failing
+// is neither a failing leaf nor the parent of one: a cleanup's or an
+// example's failure, which no record shows.
+func unrecordedFailure(reported []string, leaves []Leaf) bool {
+	explained := map[string]bool{}
+	for _, l := range leaves {
+		if !l.Verdict.Failing() {
+			continue
+		}
+		for name := l.Name; ; {
+			explained[name] = true
+			i := strings.LastIndexByte(name, '/')
+			if i < 0 {
+				break
+			}
+			name = name[:i]
+		}
+	}
+	for _, name := range reported {
+		if !explained[name] {
+			return true
+		}
+	}
+	return false
+}
+
+// rerunFailing runs the failing leaves of a sharded run again in one
+// process, each failing top-level test with its failing subtests only. A
+// failure is most often the code's, not the shards': when every failing
+// leaf fails again, ok is set and the leaves are the shards' with the
+// failing ones replaced by their new runs, which report their output.
+// Otherwise a failure came from running beside other tests, and the caller
+// runs the binary again in one process, as go test would. (A test that
+// fails in its shard and alone but would pass after the tests before it in
+// go test's one process keeps its failure: it depends on their leftovers.)
+func rerunFailing(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, opts RunOptions, counting [][2]int, work string, leaves []Leaf) (again []Leaf, ok bool, err error) {
+	failed, failedTops := map[string]bool{}, map[string]bool{}
+	for _, l := range leaves {
+		if l.Verdict.Failing() && l.Verdict != testbuild.Timeout {
+			failed[l.Name] = true
+			top, _, _ := strings.Cut(l.Name, "/")
+			failedTops[top] = true
+		}
+	}
+	var tops []string
+	for top := range failedTops {
+		tops = append(tops, regexp.QuoteMeta(top))
+	}
+	slices.Sort(tops)
+	opts.Run = "^(" + strings.Join(tops, "|") + ")$"
+	if len(opts.Run) > maxRunPattern {
+		return nil, false, nil
+	}
+	// The failing tests' passing, skipped and hung subtests are not run
+	// again: the runtime skips them.
+	done := map[string]bool{}
+	for _, l := range leaves {
+		top, _, sub := strings.Cut(l.Name, "/")
+		if sub && !failed[l.Name] && failedTops[top] {
+			done[l.Name] = true
+		}
+	}
+	r := &runner{m: m, bin: bin, opts: opts, counting: counting, work: work,
+		deliver: func(l Leaf) error { again = append(again, l); return nil }}
+	if err := os.Mkdir(work, 0o755); err != nil {
+		return nil, false, fmt.Errorf("creating scratch directory: %w", err)
+	}
+	if err := r.run(ctx, done); err != nil {
+		return nil, false, err
+	}
+	ran := map[string]bool{}
+	for _, l := range again {
+		if !l.Verdict.Failing() && failed[l.Name] {
+			return nil, false, nil
+		}
+		ran[l.Name] = true
+	}
+	for name := range failed {
+		if !ran[name] {
+			return nil, false, nil
+		}
+	}
+	kept := again
+	for _, l := range leaves {
+		if !ran[l.Name] {
+			kept = append(kept, l)
+		}
+	}
+	return kept, true, nil
+}
+
+// maxRunPattern bounds the -test.run pattern of rerunFailing, well under
+// Linux's bound on one argument (128 KiB).
+const maxRunPattern = 32 << 10
 
 // run runs the tests of one process and its restarts, skipping those in
 // done, and delivers each leaf.
@@ -231,9 +337,12 @@ type runner struct {
 	// verdicts from the records: for shards, whose failing runs are run
 	// again in one process that reports everything.
 	quiet bool
-	// failedUnseen is set when a quiet process failed in a way no leaf's
-	// record shows (a cleanup's or an example's failure).
+	// failedUnseen is set when a quiet process failed and reported no
+	// failing test (TestMain's exit); failedNames are the tests its
+	// processes reported failing, which the records must account for
+	// (unrecordedFailure).
 	failedUnseen bool
+	failedNames  []string
 	// deliver gets each leaf once its verdict is final, in order; it is
 	// called from the goroutines reading a process's output, one at a time.
 	deliver func(Leaf) error
@@ -462,8 +571,19 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 	if r.quiet && res.ExitCode != 0 && !res.Killed && res.Memory == nil {
 		// The process failed, maybe where no record shows it (a
 		// cleanup's or an example's failure, or TestMain's exit): the
-		// run in one process decides.
-		r.failedUnseen = true
+		// tests it reports failing are checked against the records, and
+		// a failure it does not name leaves the run in one process to
+		// decide.
+		reported := false
+		for name, ev := range res.Tests {
+			if name != "" && ev.Action == "fail" {
+				r.failedNames = append(r.failedNames, name)
+				reported = true
+			}
+		}
+		// A test that panicked has a record of it.
+		reported = reported || rr.panicked != "" || len(rr.stack) > 0
+		r.failedUnseen = r.failedUnseen || !reported
 	}
 	// The process must be restarted for the remaining tests when it died
 	// inside a test, of a test's panic (even a top-level test's, which has
