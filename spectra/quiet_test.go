@@ -24,10 +24,7 @@ func TestQuietShardsGiveVerdictsAndTimes(t *testing.T) {
 		return m, last
 	}
 	m, _ := collectWith(false)
-	byName := map[string]TestRun{}
-	for _, r := range m.Tests {
-		byName[r.Name] = r
-	}
+	byName := quietVerdicts(m)
 	if len(m.Tests) != 24 {
 		t.Fatalf("%d tests, want 24: %v", len(m.Tests), m.Tests)
 	}
@@ -79,15 +76,7 @@ func TestQuietShardsRunAgainOnUnrecordedFailure(t *testing.T) {
 // A leaf that fails in the shards runs again alone, its passing siblings and
 // the other tests not again, and keeps its verdict with its output.
 func TestQuietShardsRunOnlyFailingLeavesAgain(t *testing.T) {
-	runs := filepath.Join(t.TempDir(), "runs")
-	t.Setenv("QUIET_RUNS", runs)
-	t.Setenv("QUIET_TABLE_FAILS", "1")
-	t.Setenv("QUIET_TABLE_PANICS", "1")
-	ws, _ := workspace(t, "quiet.txtar")
-	m, err := ws.Collect(context.Background(), CollectOptions{Parallel: 2, Timeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, runs := collectQuiet(t, "QUIET_TABLE_FAILS", "QUIET_TABLE_PANICS")
 	verdicts := quietVerdicts(m)
 	if r := verdicts["TestTable/7"]; r.Verdict != Fail || !strings.Contains(r.Output, "wrong") {
 		t.Errorf("TestTable/7: %s %q, want a failure with its message", r.Verdict, r.Output)
@@ -98,28 +87,42 @@ func TestQuietShardsRunOnlyFailingLeavesAgain(t *testing.T) {
 	if len(m.Tests) != 24 || verdicts["TestTable/6"].Verdict != Pass || verdicts["TestSlow"].Verdict != Pass {
 		t.Errorf("%d tests, TestTable/6 %s, TestSlow %s: want 24, both passing", len(m.Tests), verdicts["TestTable/6"].Verdict, verdicts["TestSlow"].Verdict)
 	}
-	if n := quietRuns(t, runs); n != 1 {
-		t.Errorf("TestSlow ran %d times, want once", n)
+	if runs != 1 {
+		t.Errorf("TestSlow ran %d times, want once", runs)
 	}
 }
 
 // A leaf that fails beside the other tests and passes alone sends the
 // package to a run in one process, whose verdicts stand.
 func TestQuietShardsRunAllAgainWhenAFailureGoesAlone(t *testing.T) {
+	m, runs := collectQuiet(t, "QUIET_FAILS_BESIDE")
+	if r := quietVerdicts(m)["TestTable/7"]; r.Verdict != Fail || !strings.Contains(r.Output, "fails beside") {
+		t.Errorf("TestTable/7: %s %q, want the failure of the run in one process", r.Verdict, r.Output)
+	}
+	if runs != 2 {
+		t.Errorf("TestSlow ran %d times, want twice: in a shard and in the run in one process", runs)
+	}
+}
+
+// collectQuiet collects quiet.txtar in two quiet shards with the variables
+// named set, and counts TestSlow's runs.
+func collectQuiet(t *testing.T, set ...string) (*Matrix, int) {
+	t.Helper()
 	runs := filepath.Join(t.TempDir(), "runs")
 	t.Setenv("QUIET_RUNS", runs)
-	t.Setenv("QUIET_FAILS_BESIDE", "1")
+	for _, v := range set {
+		t.Setenv(v, "1")
+	}
 	ws, _ := workspace(t, "quiet.txtar")
 	m, err := ws.Collect(context.Background(), CollectOptions{Parallel: 2, Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := quietVerdicts(m)["TestTable/7"]; r.Verdict != Fail || !strings.Contains(r.Output, "fails beside") {
-		t.Errorf("TestTable/7: %s %q, want the failure of the run in one process", r.Verdict, r.Output)
+	data, err := os.ReadFile(runs)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if n := quietRuns(t, runs); n != 2 {
-		t.Errorf("TestSlow ran %d times, want twice: in a shard and in the run in one process", n)
-	}
+	return m, strings.Count(string(data), "run\n")
 }
 
 func quietVerdicts(m *Matrix) map[string]TestRun {
@@ -128,13 +131,4 @@ func quietVerdicts(m *Matrix) map[string]TestRun {
 		byName[r.Name] = r
 	}
 	return byName
-}
-
-func quietRuns(t *testing.T, file string) int {
-	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Count(string(data), "run\n")
 }
