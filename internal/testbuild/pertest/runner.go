@@ -148,10 +148,14 @@ func Run(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, opts R
 		return err
 	}
 	var hung []Leaf
-	failing, unseen := false, false
+	var reported []string
+	unseen := false
 	for _, r := range shards {
-		unseen = unseen || r.failedUnseen || unrecordedFailure(r.failedNames, leaves)
+		unseen = unseen || r.failedUnseen
+		reported = append(reported, r.failedNames...)
 	}
+	unseen = unseen || unrecordedFailure(reported, leaves)
+	failing := false
 	done := map[string]bool{}
 	for _, l := range leaves {
 		switch {
@@ -262,21 +266,18 @@ func rerunFailing(ctx context.Context, m *testbuild.Module, bin *testbuild.Binar
 	if err := r.run(ctx, done); err != nil {
 		return nil, false, err
 	}
-	ran := map[string]bool{}
+	ran := map[string]testbuild.Verdict{}
 	for _, l := range again {
-		if !l.Verdict.Failing() && failed[l.Name] {
-			return nil, false, nil
-		}
-		ran[l.Name] = true
+		ran[l.Name] = l.Verdict
 	}
 	for name := range failed {
-		if !ran[name] {
+		if !ran[name].Failing() {
 			return nil, false, nil
 		}
 	}
 	kept := again
 	for _, l := range leaves {
-		if !ran[l.Name] {
+		if _, rerun := ran[l.Name]; !rerun {
 			kept = append(kept, l)
 		}
 	}
