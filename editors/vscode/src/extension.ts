@@ -14,7 +14,7 @@ import {
   StaticFeature,
   DynamicFeature,
 } from 'vscode-languageclient/node';
-import { LEVELS, RankingResult, byUri, parseRanking, rows, RowModel } from './ranking';
+import { LEVELS, RankingResult, byUri, parseRanking, rows, RowModel, sameRows } from './ranking';
 import { FaultlineNotifications } from './notifications';
 import { serverCommand, serverSettings } from './settings';
 import { ServerStatus, TopSuspect, runSummary, statusView } from './status';
@@ -52,7 +52,12 @@ class SuspiciousLinesView implements vscode.TreeDataProvider<RowModel> {
   readonly onDidChangeTreeData = this.changed.event;
   private items: RowModel[] = [];
 
+  // set shows items. A ranking published again unchanged (each analysis
+  // result republishes it) leaves the tree as it is: a rebuilt tree drops
+  // its rows' commands, and a click landing meanwhile fails with "command
+  // not found".
   set(items: RowModel[]): void {
+    if (sameRows(this.items, items)) return;
     this.items = items;
     this.changed.fire(undefined);
   }

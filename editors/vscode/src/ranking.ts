@@ -111,6 +111,22 @@ export interface RowModel {
   level: number;
 }
 
+/** sameRows reports whether two row lists show the same thing, in the same order. */
+export function sameRows(a: readonly RowModel[], b: readonly RowModel[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every(
+      (r, i) =>
+        r.label === b[i].label &&
+        r.description === b[i].description &&
+        r.tooltip === b[i].tooltip &&
+        r.uri === b[i].uri &&
+        r.line === b[i].line &&
+        r.level === b[i].level,
+    )
+  );
+}
+
 function baseName(file: string): string {
   const i = file.lastIndexOf('/');
   return i < 0 ? file : file.slice(i + 1);

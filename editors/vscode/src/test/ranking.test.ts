@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LEVELS, byUri, level, lineLevel, parseRanking, rows } from '../ranking';
+import { LEVELS, byUri, level, lineLevel, parseRanking, rows, sameRows } from '../ranking';
 
 const sample = {
   formula: 'ochiai',
@@ -49,6 +49,9 @@ test('ranking is sorted by rank and rows describe each line', () => {
   assert.equal(r[1].description, '#2 (tied 2–3) · ochiai 0.50');
   assert.match(r[0].tooltip, /run by 1 of 1 failing and 0 of 3 passing tests/);
   assert.equal(r[3].level, 0);
+  assert.ok(sameRows(r, rows(parseRanking(sample))), 'the same ranking parsed twice gives the same rows');
+  assert.ok(!sameRows(r, r.slice(1)) && !sameRows(r, [...r].reverse()), 'fewer or reordered rows are not the same');
+  assert.ok(!sameRows(r, r.map((row, i) => (i === 2 ? { ...row, tooltip: row.tooltip + ' ' } : row))), 'a changed tooltip is a change');
 });
 
 test('decorations group coloured lines per document and skip zero scores', () => {
