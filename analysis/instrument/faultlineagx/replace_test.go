@@ -2,6 +2,7 @@ package faultlineagx
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -118,6 +119,39 @@ func TestValueSummaryAndForcing(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, line := range []string{`L 9 1 3 1 s"a"`, `D 9 2 s"a"`, `D 9 1 s"forced"`} {
+		if !strings.Contains(string(data), line+"\n") {
+			t.Errorf("summary lacks %q:\n%s", line, data)
+		}
+	}
+}
+
+// Returns from instrumented code during package initialization, before
+// the tests parse their flags, leave the file alone; the first return
+// once the tests run writes what they recorded too.
+func TestValueSummaryWaitsForTheTests(t *testing.T) {
+	reset(t, nil)
+	dir := t.TempDir()
+	valuesPath, summary, valuesOn = filepath.Join(dir, "values"), map[int32]*siteValues{}, true
+	started := false
+	testsStarted = func() bool { return started }
+	t.Cleanup(func() { summary, valuesOn, testsStarted = nil, false, flag.Parsed })
+	for range 3 {
+		Enter(1)
+		V(9, "init")
+		Leave(2)
+	}
+	if _, err := os.Stat(valuesPath); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the summary was written during initialization (%v)", err)
+	}
+	started = true
+	Enter(3)
+	V(11, "test")
+	Leave(4)
+	data, err := os.ReadFile(valuesPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{`D 9 3 s"init"`, `D 11 1 s"test"`} {
 		if !strings.Contains(string(data), line+"\n") {
 			t.Errorf("summary lacks %q:\n%s", line, data)
 		}

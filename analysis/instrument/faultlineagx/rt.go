@@ -20,6 +20,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -56,6 +57,12 @@ var (
 	buf       []byte
 	tags      = map[int32]int64{} // last value per switch tag site
 	strBytes  int                 // string bytes recorded so far
+	// testsStarted says the test binary's main has parsed its flags.
+	// Package initialization before it can call instrumented code
+	// thousands of times (tables built by helpers): its events are not
+	// written, and the value summary waits for the first return after it
+	// rather than rewriting its file at each one.
+	testsStarted = flag.Parsed
 )
 
 // Strings longer than maxString bytes, and all strings once the trace has
@@ -173,9 +180,14 @@ func flushLocked() {
 }
 
 // startLocked begins the trace line of an instance in buf, reporting false
-// when there is no trace.
+// when there is no trace or the tests have not started: package
+// initialization (a test table built by helpers, say) can make most of a
+// run's events, which the failing check cannot read (the formula keeps
+// globals concrete) but every run would write and the analysis parse.
+// Its instances are still counted, so that the tests' instances keep
+// their numbers.
 func startLocked(k key) bool {
-	if out == nil {
+	if out == nil || !testsStarted() {
 		return false
 	}
 	if events >= maxEvents {
@@ -451,7 +463,8 @@ func Recover(t interface {
 // Leave records a function exit. The trace is flushed whenever control is
 // back in a test function (or above), which runs even when the test fails
 // by t.Fatal or a panic (Leave is deferred), and after which a crashing
-// test binary writes no more.
+// test binary writes no more. The value summary is rewritten whenever
+// control leaves the outermost instrumented function once the tests run.
 // The leave site of a function is numbered right after its enter site;
 // the activation left is the innermost of that function (with parallel
 // subtests it need not be the top one).
@@ -474,7 +487,7 @@ func Leave(site int32) {
 	if depth <= 1 && out != nil {
 		flushLocked()
 	}
-	if depth == 0 && summary != nil {
+	if depth == 0 && summary != nil && testsStarted() {
 		writeValuesLocked()
 	}
 }

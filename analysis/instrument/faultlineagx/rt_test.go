@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"flag"
 	"math"
 	"strings"
 	"testing"
@@ -124,6 +125,29 @@ func TestErrorsRecordAndForceTheirNilness(t *testing.T) {
 		t.Errorf("non-nil forced non-nil: got %v, want its own error", got)
 	}
 	if got, want := strings.Join(trace(buf), " "), "3 0 1 1|3 0 2 1|3 0 3 0|3 0 4 1|"; got != want {
+		t.Errorf("trace %q, want %q", got, want)
+	}
+}
+
+// Package initialization, before the tests parse their flags, writes no
+// events but counts its instances: the test's own keep their numbers.
+func TestInitializationIsCountedNotWritten(t *testing.T) {
+	buf := reset(t, nil)
+	started := false
+	testsStarted = func() bool { return started }
+	t.Cleanup(func() { testsStarted = flag.Parsed })
+	Enter(1)
+	I[Int](5, 7)
+	Leave(2)
+	if got := trace(buf); len(got) != 0 {
+		t.Fatalf("initialization wrote %q", got)
+	}
+	started = true
+	Enter(1)
+	I[Int](5, 8)
+	Leave(2)
+	want := "1 2 1 0|5 2 1 8|2 2 1 0|"
+	if got := strings.Join(trace(buf), " "); got != want {
 		t.Errorf("trace %q, want %q", got, want)
 	}
 }
