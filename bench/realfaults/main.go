@@ -21,6 +21,8 @@
 //	tune         compare variants of the learned order (window, guard,
 //	             the order below the window) on the tuning half alone,
 //	             then score the chosen ones on the held-out half (-final)
+//	compare      compare two eval directories fault by fault: rank time,
+//	             lines listed elsewhere, the faulty line's place
 package main
 
 import (
@@ -69,7 +71,7 @@ func rankingsFlagSet(name, workHelp string) (fs *flag.FlagSet, benchPath, work *
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: realfaults mine|materialize|eval|augment|train|score|tune [flags]")
+		return fmt.Errorf("usage: realfaults mine|materialize|eval|augment|train|score|tune|compare [flags]")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -88,8 +90,10 @@ func run(args []string) error {
 		return runScore(args[1:])
 	case "tune":
 		return runTune(args[1:])
+	case "compare":
+		return runCompare(args[1:])
 	}
-	return fmt.Errorf("unknown subcommand %q: want mine, materialize, eval, augment, train, score or tune", args[0])
+	return fmt.Errorf("unknown subcommand %q: want mine, materialize, eval, augment, train, score, tune or compare", args[0])
 }
 
 func runMine(ctx context.Context, args []string) error {
