@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -20,11 +21,12 @@ import (
 // first faulty line is listed. It is how a change that should not move a
 // line (a faster build, a cheaper run) shows what it did move.
 func runCompare(args []string) error {
-	fs, benchPath, _ := rankingsFlagSet("compare", "unused: give -old and -new")
-	oldWork := fs.String("old", "", "eval directory of the baseline binary")
-	newWork := fs.String("new", "", "eval directory of the changed binary")
-	faults := fs.String("faults", "", "comma-separated fault ids (default: every fault ranked in both)")
-	if err := fs.Parse(args); err != nil {
+	flags := flag.NewFlagSet("compare", flag.ContinueOnError)
+	benchPath := flags.String("bench", defaultBenchmark, "the benchmark file")
+	oldWork := flags.String("old", "", "eval directory of the baseline binary")
+	newWork := flags.String("new", "", "eval directory of the changed binary")
+	faults := flags.String("faults", "", "comma-separated fault ids (default: every fault ranked in both)")
+	if err := flags.Parse(args); err != nil {
 		return err
 	}
 	if *oldWork == "" || *newWork == "" {
