@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -53,13 +52,9 @@ type evalResult struct {
 
 func readEvalResult(work, id string) (*evalResult, error) {
 	dir := filepath.Join(work, "eval", id)
-	data, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+	meta, err := readRunMeta(dir)
 	if err != nil {
 		return nil, err
-	}
-	var meta runMeta
-	if err := json.Unmarshal(data, &meta); err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	r := &evalResult{seconds: meta.Seconds["evidence"], load: meta.Load[0]}
 	if err := readReport(filepath.Join(dir, "evidence.json"), &r.report); err != nil {

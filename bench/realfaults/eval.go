@@ -36,6 +36,20 @@ type runMeta struct {
 	Load    [3]float64         `json:"load"`             // load average when the fault was done
 }
 
+// readRunMeta reads what eval recorded of the fault in dir; an error
+// satisfying errors.Is(err, fs.ErrNotExist) says it is not evaluated yet.
+func readRunMeta(dir string) (runMeta, error) {
+	var meta runMeta
+	data, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+	if err != nil {
+		return meta, err
+	}
+	if err := json.Unmarshal(data, &meta); err != nil {
+		return meta, fmt.Errorf("%s: %w", dir, err)
+	}
+	return meta, nil
+}
+
 func runEval(ctx context.Context, args []string) error {
 	fs, benchPath, work := rankingsFlagSet("eval", "directory of the materialized faults and faultline's reports (a run resumes)")
 	mirrors := fs.String("mirrors", "", "directory of the projects' git histories (empty: the Go module proxy)")

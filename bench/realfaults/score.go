@@ -71,15 +71,11 @@ func loadRealCases(b *realfault.Benchmark, work string) ([]*scoredCase, error) {
 			c.Reads = localize.SourceDeclarationReads(filepath.Join(dir, "src"))
 			c.Spans = localize.SourceFunctionSpans(filepath.Join(dir, "src"))
 		}
-		var meta runMeta
-		data, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+		meta, err := readRunMeta(dir)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // not evaluated yet
 		} else if err != nil {
 			return nil, err
-		}
-		if err := json.Unmarshal(data, &meta); err != nil {
-			return nil, fmt.Errorf("%s: %w", f.ID, err)
 		}
 		c.Seconds, c.Load = meta.Seconds["evidence"], meta.Load[0]
 		if e := meta.Errors["evidence"]; e != "" {
