@@ -48,6 +48,7 @@ func CacheKey(ctx context.Context, mod *testbuild.Module, t testbuild.Target, op
 	for _, l := range opts.Executed {
 		fmt.Fprintf(d, "%s:%d\n", l.File, l.Line)
 	}
+	fmt.Fprintf(d, "passing %v\n", opts.Passing)
 	from := opts.Base
 	if from == "" {
 		from = "HEAD"

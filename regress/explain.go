@@ -37,6 +37,11 @@ type Options struct {
 	// the fallback when no cause holds the responsible change; nil takes
 	// the statements the recorded run executed.
 	Executed []Line
+	// Passing counts, for each line of Executed, the passing tests that
+	// executed it too (nil: not known): among changes that reverts
+	// cannot tell apart, those the failing run executes and the fewest
+	// passing tests do are the roots.
+	Passing []int
 	// Semantic bounds the recorded run and its cores.
 	Semantic analysis.Options
 	// Strategy is "after" (the default: semantic causes, then delta

@@ -84,6 +84,9 @@ type explainWork struct {
 	// Executed are the lines the failing test executed in the collected
 	// spectra: where the explanation looks when no cause holds the change.
 	Executed []regress.Line
+	// Passing counts the passing tests that executed each line of
+	// Executed.
+	Passing []int
 	// SkipCauses leaves the causes out, for this reason
 	// (regress.Options.SkipCauses).
 	SkipCauses regress.NoRootReason `json:",omitempty"`
@@ -129,7 +132,8 @@ func (s *Service) Explain(ctx context.Context, m *spectra.Matrix, opts ExplainOp
 	var work []explainWork
 	for i, t := range targets {
 		w := explainWork{Target: t, Base: opts.Base, Budget: opts.Budget, MaxReruns: opts.MaxReruns,
-			RunTimeout: opts.RunTimeout, Strategy: opts.Strategy, Executed: executedLines(m, t), Trace: opts.Trace}
+			RunTimeout: opts.RunTimeout, Strategy: opts.Strategy, Trace: opts.Trace}
+		w.Executed, w.Passing = executedLines(m, t)
 		order[t] = i
 		key, err := s.explainKey(ctx, w, opts.TestMemory)
 		if err != nil {
@@ -240,28 +244,48 @@ func (s *Service) cachedExplanation(key string) (regress.Explanation, bool) {
 // options are the options regress explains the work's test with.
 func (w explainWork) options() regress.Options {
 	return regress.Options{Base: w.Base, Budget: w.Budget, MaxReruns: w.MaxReruns, RunTimeout: w.RunTimeout,
-		Strategy: w.Strategy, Executed: w.Executed, SkipCauses: w.SkipCauses, Trace: w.Trace}
+		Strategy: w.Strategy, Executed: w.Executed, Passing: w.Passing, SkipCauses: w.SkipCauses, Trace: w.Trace}
 }
 
-// executedLines are the lines a test executed in the matrix.
-func executedLines(m *spectra.Matrix, t testbuild.Target) []regress.Line {
+// executedLines are the lines a test executed in the matrix, and for
+// each the passing tests that executed it too.
+func executedLines(m *spectra.Matrix, t testbuild.Target) ([]regress.Line, []int) {
 	i := slices.IndexFunc(m.Tests, func(r spectra.TestRun) bool { return r.Package == t.Package && r.Name == t.Test })
 	if i < 0 {
-		return nil
+		return nil, nil
 	}
-	out := []regress.Line{}
-	seen := map[regress.Line]bool{}
+	passing := map[int]int{} // by block the failing test executed
+	for h := range m.Tests[i].Hits.All() {
+		passing[h] = 0
+	}
+	for _, r := range m.Tests {
+		if r.Verdict != spectra.Pass {
+			continue
+		}
+		for h := range r.Hits.All() {
+			if n, ok := passing[h]; ok {
+				passing[h] = n + 1
+			}
+		}
+	}
+	lines := []regress.Line{}
+	counts := []int{}
+	at := map[regress.Line]int{}
 	for h := range m.Tests[i].Hits.All() {
 		b := m.Blocks[h]
 		for _, l := range b.Lines {
 			line := regress.Line{File: b.File, Line: l}
-			if !seen[line] {
-				seen[line] = true
-				out = append(out, line)
+			if k, ok := at[line]; ok {
+				// A line of several blocks: the most specific of them.
+				counts[k] = min(counts[k], passing[h])
+				continue
 			}
+			at[line] = len(lines)
+			lines = append(lines, line)
+			counts = append(counts, passing[h])
 		}
 	}
-	return out
+	return lines, counts
 }
 
 // explainEach is the worker's side: it explains each test in turn and
