@@ -41,6 +41,9 @@ func (c *explainCommand) SetFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.strategy, "strategy", "after", "after (causes of the failure, then delta debugging over their changes) or ddmin (delta debugging over every change)")
 	fs.Int64Var(&c.memory, "memory", localize.DefaultMemory>>20, "memory in MB the explaining process may hold before it is stopped")
 	fs.BoolVar(&c.verbose, "v", false, "print what the explanation is doing on standard error")
+	if f := fs.Lookup("run"); f != nil {
+		f.Usage = "explain only the failing tests matching the regular expression, as go test -run matches them (the packages' other tests run all the same)"
+	}
 }
 
 func (c *explainCommand) DetailedHelp(fs *flag.FlagSet) {
@@ -52,6 +55,10 @@ failed check. Changes are the diff between the base and the working tree,
 uncommitted edits included; reverts are built aside, and neither the files
 nor the git state are touched.`)
 }
+
+// otherTestsTime bounds collecting the tests -run does not pick, whose
+// spectra only sharpen an explanation (regress.Options.Passing).
+const otherTestsTime = 30 * time.Second
 
 func (c *explainCommand) Run(ctx context.Context, args ...string) error {
 	if c.strategy != "after" && c.strategy != "ddmin" {
@@ -68,13 +75,51 @@ func (c *explainCommand) Run(ctx context.Context, args ...string) error {
 	if err := svc.CheckHistory(ctx); err != nil {
 		return err
 	}
-	m, err := c.cf.collectIn(ctx, ws, args)
+	// The package's passing tests are collected too, whatever -run picks
+	// to explain: their spectra tell apart changes that reverts cannot.
+	run := c.cf.run
+	var match func(string) bool
+	if run != "" {
+		if match, err = testNameMatcher(run); err != nil {
+			return usagef("-run: %v", err)
+		}
+	}
+	c.cf.run = ""
+	whole := ctx
+	if run != "" {
+		var cancel context.CancelFunc
+		whole, cancel = context.WithTimeout(ctx, otherTestsTime)
+		defer cancel()
+	}
+	m, err := c.cf.collectIn(whole, ws, args)
+	c.cf.run = run
+	if err != nil && ctx.Err() == nil && whole.Err() != nil {
+		// Tests that hang or crawl: explaining needs only those -run
+		// picks, and their changes are then told apart without the others.
+		fmt.Fprintf(os.Stderr, "faultline: the packages' other tests ran longer than %s: explaining from the tests -run picks alone\n", otherTestsTime)
+		m, err = c.cf.collectIn(ctx, ws, args)
+	}
 	if err != nil {
 		return err
 	}
+	var targets []localize.Target
+	if match != nil {
+		for _, t := range m.Tests {
+			if t.Verdict.Failing() && t.Verdict != localize.VerdictBuildError && match(t.Name) {
+				targets = append(targets, localize.Target{Package: t.Package, Test: t.Name})
+			}
+		}
+		if len(targets) > c.maxTests {
+			fmt.Fprintf(os.Stderr, "faultline: explaining the first %d of the %d failing tests -run matches\n", c.maxTests, len(targets))
+			targets = targets[:c.maxTests]
+		}
+		if targets == nil {
+			targets = []localize.Target{}
+		}
+	}
 	progress := newProgressLine()
 	opts := localize.ExplainOptions{Base: c.base, MaxExplained: c.maxTests, Budget: c.budget, MaxReruns: c.maxReruns, RunTimeout: c.cf.timeout,
-		Strategy: c.strategy, Memory: c.memory << 20, Trace: os.Getenv("FAULTLINE_DEBUG") != "",
+		Strategy: c.strategy, Memory: c.memory << 20, Tests: targets, Trace: os.Getenv("FAULTLINE_DEBUG") != "",
 		Progress: func(msg string) {
 			if c.verbose {
 				fmt.Fprintln(os.Stderr, msg)
@@ -103,8 +148,11 @@ func (c *explainCommand) Run(ctx context.Context, args ...string) error {
 		}
 		return buildFailure(os.Stderr, m)
 	}
-	if exs.Failing == 0 {
+	switch {
+	case exs.Failing == 0:
 		fmt.Println(noFailureMessage(m))
+	case len(exs.Tests) == 0 && run != "":
+		fmt.Printf("no failing test matches -run %q (failing: %s)\n", run, count(exs.Failing, "test"))
 	}
 	for _, n := range exs.Notes {
 		fmt.Fprintf(os.Stderr, "faultline: %s\n", n)

@@ -152,3 +152,28 @@ func TestExplainAtMemoryBound(t *testing.T) {
 		t.Errorf("output lacks %q:\n%s", want, stdout)
 	}
 }
+
+// explain -run picks the failing tests to explain, as go test -run matches
+// names, and says so when it matches none of them.
+func TestExplainRunPicksTheTests(t *testing.T) {
+	if err := localize.AnalysisAvailable(); err != nil {
+		t.Skip(err)
+	}
+	dir := txtartest.History(t, filepath.Join("..", "..", "regress", "testdata", "running.txtar"))
+	store := t.TempDir()
+	stdout, stderr, code := faultlineWithStore(t, dir, store, "explain", "-run", "^TestNone$")
+	if code != 0 || !strings.Contains(stdout, `no failing test matches -run "^TestNone$" (failing: 1 test)`) {
+		t.Errorf("-run matching no failing test: exit %d\n%s%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = faultlineWithStore(t, dir, store, "explain", "-json", "-run", "^TestMax")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var out localize.Explanations
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if len(out.Tests) != 1 || out.Tests[0].Test != "TestMaxPlus" {
+		t.Errorf("explained %+v, want TestMaxPlus", out.Tests)
+	}
+}
