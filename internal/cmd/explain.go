@@ -79,18 +79,16 @@ func (c *explainCommand) Run(ctx context.Context, args ...string) error {
 	// to explain: their spectra tell apart changes that reverts cannot.
 	run := c.cf.run
 	var match func(string) bool
+	whole := ctx
 	if run != "" {
 		if match, err = testNameMatcher(run); err != nil {
 			return usagef("-run: %v", err)
 		}
-	}
-	c.cf.run = ""
-	whole := ctx
-	if run != "" {
 		var cancel context.CancelFunc
 		whole, cancel = context.WithTimeout(ctx, otherTestsTime)
 		defer cancel()
 	}
+	c.cf.run = ""
 	m, err := c.cf.collectIn(whole, ws, args)
 	c.cf.run = run
 	if err != nil && ctx.Err() == nil && whole.Err() != nil {
@@ -102,24 +100,9 @@ func (c *explainCommand) Run(ctx context.Context, args ...string) error {
 	if err != nil {
 		return err
 	}
-	var targets []localize.Target
-	if match != nil {
-		for _, t := range m.Tests {
-			if t.Verdict.Failing() && t.Verdict != localize.VerdictBuildError && match(t.Name) {
-				targets = append(targets, localize.Target{Package: t.Package, Test: t.Name})
-			}
-		}
-		if len(targets) > c.maxTests {
-			fmt.Fprintf(os.Stderr, "faultline: explaining the first %d of the %d failing tests -run matches\n", c.maxTests, len(targets))
-			targets = targets[:c.maxTests]
-		}
-		if targets == nil {
-			targets = []localize.Target{}
-		}
-	}
 	progress := newProgressLine()
 	opts := localize.ExplainOptions{Base: c.base, MaxExplained: c.maxTests, Budget: c.budget, MaxReruns: c.maxReruns, RunTimeout: c.cf.timeout,
-		Strategy: c.strategy, Memory: c.memory << 20, Tests: targets, Trace: os.Getenv("FAULTLINE_DEBUG") != "",
+		Strategy: c.strategy, Memory: c.memory << 20, Match: match, Trace: os.Getenv("FAULTLINE_DEBUG") != "",
 		Progress: func(msg string) {
 			if c.verbose {
 				fmt.Fprintln(os.Stderr, msg)

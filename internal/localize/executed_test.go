@@ -24,12 +24,12 @@ func TestExecutedLinesCountPassingTests(t *testing.T) {
 			{Package: "p", Name: "S", Verdict: spectra.Skip, Hits: spectra.NewHits(1)},
 		},
 	}
-	lines, passing := executedLines(m, testbuild.Target{Package: "p", Test: "F"})
+	lines, passing := executedLines(m, testbuild.Target{Package: "p", Test: "F"}, passingRuns(m))
 	want := []regress.Line{{File: "a.go", Line: 1}, {File: "a.go", Line: 2}, {File: "a.go", Line: 3}}
 	if !slices.Equal(lines, want) || !slices.Equal(passing, []int{2, 1, 1}) {
 		t.Errorf("lines %v, passing %v; want %v and [2 1 1]", lines, passing, want)
 	}
-	if lines, passing := executedLines(m, testbuild.Target{Package: "p", Test: "missing"}); lines != nil || passing != nil {
+	if lines, passing := executedLines(m, testbuild.Target{Package: "p", Test: "missing"}, passingRuns(m)); lines != nil || passing != nil {
 		t.Errorf("a test not in the matrix: lines %v, passing %v", lines, passing)
 	}
 }

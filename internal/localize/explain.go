@@ -25,6 +25,9 @@ type ExplainOptions struct {
 	// the failing tests to explain instead.
 	MaxExplained int
 	Tests        []testbuild.Target
+	// Match, when set, keeps to the failing tests whose names it accepts
+	// (faultline explain -run).
+	Match func(name string) bool
 	// Budget bounds the dynamic step of one test (default 10m), MaxReruns
 	// its reruns (default 200), RunTimeout one run of the test (default
 	// 60s); zero takes regress's defaults.
@@ -108,7 +111,7 @@ func (s *Service) CheckHistory(ctx context.Context) error {
 // are returned with the error.
 func (s *Service) Explain(ctx context.Context, m *spectra.Matrix, opts ExplainOptions, each func(regress.Explanation)) (*Explanations, error) {
 	opts.defaults()
-	targets, failing := Select(m, opts.MaxExplained)
+	targets, matched, failing := selectMatching(m, opts.MaxExplained, opts.Match)
 	if opts.Tests != nil {
 		targets = opts.Tests
 	}
@@ -116,9 +119,10 @@ func (s *Service) Explain(ctx context.Context, m *spectra.Matrix, opts ExplainOp
 	if len(targets) == 0 {
 		return out, nil
 	}
-	if opts.Tests == nil && len(targets) < failing {
-		out.Notes = append(out.Notes, fmt.Sprintf("explained the first %d of %d failing tests", len(targets), failing))
+	if opts.Tests == nil && len(targets) < matched {
+		out.Notes = append(out.Notes, fmt.Sprintf("explained the first %d of %d failing tests", len(targets), matched))
 	}
+	passing := passingRuns(m)
 	// An explanation made before for the same content is given again
 	// (regress.CacheKey); the others are made in the worker and kept.
 	keys := map[testbuild.Target]string{}
@@ -133,7 +137,7 @@ func (s *Service) Explain(ctx context.Context, m *spectra.Matrix, opts ExplainOp
 	for i, t := range targets {
 		w := explainWork{Target: t, Base: opts.Base, Budget: opts.Budget, MaxReruns: opts.MaxReruns,
 			RunTimeout: opts.RunTimeout, Strategy: opts.Strategy, Trace: opts.Trace}
-		w.Executed, w.Passing = executedLines(m, t)
+		w.Executed, w.Passing = executedLines(m, t, passing)
 		order[t] = i
 		key, err := s.explainKey(ctx, w, opts.TestMemory)
 		if err != nil {
@@ -247,26 +251,29 @@ func (w explainWork) options() regress.Options {
 		Strategy: w.Strategy, Executed: w.Executed, Passing: w.Passing, SkipCauses: w.SkipCauses, Trace: w.Trace}
 }
 
-// executedLines are the lines a test executed in the matrix, and for
-// each the passing tests that executed it too.
-func executedLines(m *spectra.Matrix, t testbuild.Target) ([]regress.Line, []int) {
-	i := slices.IndexFunc(m.Tests, func(r spectra.TestRun) bool { return r.Package == t.Package && r.Name == t.Test })
-	if i < 0 {
-		return nil, nil
-	}
-	passing := map[int]int{} // by block the failing test executed
-	for h := range m.Tests[i].Hits.All() {
-		passing[h] = 0
-	}
+// passingRuns counts, for each block of m, the passing tests that
+// executed it.
+func passingRuns(m *spectra.Matrix) []int {
+	counts := make([]int, len(m.Blocks))
 	for _, r := range m.Tests {
 		if r.Verdict != spectra.Pass {
 			continue
 		}
 		for h := range r.Hits.All() {
-			if n, ok := passing[h]; ok {
-				passing[h] = n + 1
+			if h < len(counts) {
+				counts[h]++
 			}
 		}
+	}
+	return counts
+}
+
+// executedLines are the lines a test executed in the matrix, and for
+// each the passing tests that executed it too (passing: passingRuns).
+func executedLines(m *spectra.Matrix, t testbuild.Target, passing []int) ([]regress.Line, []int) {
+	i := slices.IndexFunc(m.Tests, func(r spectra.TestRun) bool { return r.Package == t.Package && r.Name == t.Test })
+	if i < 0 {
+		return nil, nil
 	}
 	lines := []regress.Line{}
 	counts := []int{}

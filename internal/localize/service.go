@@ -252,16 +252,27 @@ type AnalyzedTest struct {
 // max failing leaf tests in the matrix's order (package, then name), so
 // that every caller analyses, and caches, the same ones.
 func Select(m *spectra.Matrix, max int) (selected []testbuild.Target, failing int) {
+	selected, _, failing = selectMatching(m, max, nil)
+	return selected, failing
+}
+
+// selectMatching is Select over the failing tests whose names match
+// accepts (nil: every one); matched counts those.
+func selectMatching(m *spectra.Matrix, max int, match func(name string) bool) (selected []testbuild.Target, matched, failing int) {
 	for _, t := range m.Tests {
 		if !t.Verdict.Failing() || t.Verdict == spectra.BuildError {
 			continue
 		}
 		failing++
+		if match != nil && !match(t.Name) {
+			continue
+		}
+		matched++
 		if len(selected) < max {
 			selected = append(selected, testbuild.Target{Package: t.Package, Test: t.Name})
 		}
 	}
-	return selected, failing
+	return selected, matched, failing
 }
 
 // maxPassingNamed bounds the passing tests named for a target.
