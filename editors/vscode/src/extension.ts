@@ -14,7 +14,7 @@ import {
   StaticFeature,
   DynamicFeature,
 } from 'vscode-languageclient/node';
-import { LEVELS, RankingResult, byUri, parseRanking, rows, RowModel, sameRows } from './ranking';
+import { LEVELS, RankingResult, byUri, parseRanking, rowId, rows, RowModel, sameRows } from './ranking';
 import { FaultlineNotifications } from './notifications';
 import { serverCommand, serverSettings } from './settings';
 import { ServerStatus, TopSuspect, runSummary, statusView } from './status';
@@ -70,7 +70,13 @@ class SuspiciousLinesView implements vscode.TreeDataProvider<RowModel> {
       'circle-filled',
       new vscode.ThemeColor(`faultline.ruler${Math.max(row.level, 1)}`),
     );
-    item.command = { command: 'faultline.openLocation', title: 'Open', arguments: [row.uri, row.line] };
+    // A row keeps its id (and so its handle) when the ranking is published
+    // again, and its command has no arguments: VS Code keeps a command with
+    // arguments only until the view's next refresh, and a click landing in
+    // between failed with "Actual command not found". The command opens the
+    // view's selection instead, which the click has just set.
+    item.id = rowId(row);
+    item.command = { command: 'faultline.openLocation', title: 'Open' };
     item.contextValue = 'suspiciousLine';
     return item;
   }
@@ -89,6 +95,9 @@ class Faultline implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private readonly decorations: vscode.TextEditorDecorationType[] = [];
   private readonly view = new SuspiciousLinesView();
+  private readonly tree = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: this.view, showCollapseAll: false });
+  /** selectedRow is the row last selected in the view, kept while the view refreshes. */
+  private selectedRow: RowModel | undefined;
   private readonly statusItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
   private readonly output = vscode.window.createOutputChannel('faultline');
   private ranking: RankingResult | undefined;
@@ -121,10 +130,13 @@ class Faultline implements vscode.Disposable {
       this.statusItem,
       this.output,
       this.view,
-      vscode.window.createTreeView(VIEW_ID, { treeDataProvider: this.view, showCollapseAll: false }),
+      this.tree,
+      this.tree.onDidChangeSelection((e) => {
+        if (e.selection.length > 0) this.selectedRow = e.selection[0];
+      }),
       vscode.commands.registerCommand('faultline.run', () => this.run()),
       vscode.commands.registerCommand('faultline.showRanking', () => this.showRanking()),
-      vscode.commands.registerCommand('faultline.openLocation', (uri: string, line: number) => this.open(uri, line)),
+      vscode.commands.registerCommand('faultline.openLocation', (uri?: unknown, line?: unknown) => this.openLocation(uri, line)),
       vscode.commands.registerCommand('faultline.explain', (test?: unknown) => this.explain(test)),
       vscode.window.onDidChangeVisibleTextEditors(() => this.paint()),
       vscode.workspace.onDidChangeConfiguration((e) => this.configurationChanged(e)),
@@ -326,6 +338,19 @@ class Faultline implements vscode.Disposable {
     this.statusItem.tooltip = view.tooltip;
     this.statusItem.backgroundColor = view.error ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
     this.statusItem.show();
+  }
+
+  /**
+   * openLocation opens uri at line, or without them (a click on a row of
+   * the view) the selected row.
+   */
+  private async openLocation(uri: unknown, line: unknown): Promise<void> {
+    if (typeof uri === 'string') {
+      await this.open(uri, typeof line === 'number' ? line : 1);
+      return;
+    }
+    const row = this.tree.selection[0] ?? this.selectedRow;
+    if (row) await this.open(row.uri, row.line);
   }
 
   private async open(uri: string, line: number): Promise<void> {

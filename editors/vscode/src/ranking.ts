@@ -61,7 +61,8 @@ export function maxScore(lines: readonly RankedLine[]): number {
 
 /**
  * parseRanking checks the shape of a faultline/ranking result and returns
- * the well-formed lines sorted by rank (score descending within a rank).
+ * the well-formed lines sorted by rank (score descending within a rank),
+ * each line once.
  * Throws with a clear message when the result is not a ranking at all.
  */
 export function parseRanking(raw: unknown): RankingResult {
@@ -91,13 +92,22 @@ export function parseRanking(raw: unknown): RankingResult {
     });
   }
   valid.sort((a, b) => a.rank - b.rank || b.score - a.score);
+  // A line is one row of the view, named by its place (rowId): a line
+  // listed twice keeps its best rank.
+  const seen = new Set<string>();
+  const unique = valid.filter((l) => {
+    const key = `${l.uri}#${l.line}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
   return {
     formula: typeof r.formula === 'string' ? r.formula : '',
     order: r.order === 'combined' || r.order === 'learned' ? r.order : 'formula',
     model: typeof r.model === 'string' ? r.model : '',
     failed: Number(r.failed ?? 0),
     passed: Number(r.passed ?? 0),
-    lines: valid,
+    lines: unique,
   };
 }
 
@@ -109,6 +119,11 @@ export interface RowModel {
   uri: string;
   line: number; // 1-based
   level: number;
+}
+
+/** rowId names a row by its line, so that it keeps its name when the order changes. */
+export function rowId(row: RowModel): string {
+  return `${row.uri}#${row.line}`;
 }
 
 /** sameRows reports whether two row lists show the same thing, in the same order. */

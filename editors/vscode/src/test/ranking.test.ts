@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LEVELS, byUri, level, lineLevel, parseRanking, rows, sameRows } from '../ranking';
+import { LEVELS, byUri, level, lineLevel, parseRanking, rowId, rows, sameRows } from '../ranking';
 
 const sample = {
   formula: 'ochiai',
@@ -52,6 +52,16 @@ test('ranking is sorted by rank and rows describe each line', () => {
   assert.ok(sameRows(r, rows(parseRanking(sample))), 'the same ranking parsed twice gives the same rows');
   assert.ok(!sameRows(r, r.slice(1)) && !sameRows(r, [...r].reverse()), 'fewer or reordered rows are not the same');
   assert.ok(!sameRows(r, r.map((row, i) => (i === 2 ? { ...row, tooltip: row.tooltip + ' ' } : row))), 'a changed tooltip is a change');
+});
+
+test('a row keeps its id when the order changes, and no two rows share one', () => {
+  const r = rows(parseRanking(sample));
+  const ids = r.map(rowId);
+  assert.equal(new Set(ids).size, ids.length, `ids repeat: ${ids.join(', ')}`);
+  const reordered = [...r].reverse().map((row) => ({ ...row, description: 'moved' }));
+  assert.deepEqual(reordered.map(rowId), [...ids].reverse());
+  const twice = parseRanking({ lines: [{ uri: 'file:///a.go', line: 3, rank: 4 }, { uri: 'file:///a.go', line: 3, rank: 1 }] });
+  assert.deepEqual(twice.lines.map((l) => l.rank), [1], 'a line listed twice is one row, at its best rank');
 });
 
 test('decorations group coloured lines per document and skip zero scores', () => {
