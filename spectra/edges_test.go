@@ -10,13 +10,13 @@ import (
 )
 
 // Instrumentation must build wherever the original does and leave alone
-// what it does not own; tests that rely on their order keep their verdicts
-// in one process. (Across shards a test that needs an earlier test's
-// leftovers can keep a failure when the shards ran the two apart: see
-// rerunFailing. Which shard claims which test varies from run to run.)
+// what it does not own; tests that rely on their order must keep their
+// verdicts however the collection spreads them over processes: TestSecond
+// needs TestFirst's leftovers, and which shard claims which varies from
+// run to run.
 func TestCollectEdges(t *testing.T) {
 	ws, _ := workspace(t, "edges.txtar")
-	m, err := ws.Collect(context.Background(), CollectOptions{Parallel: 1, Timeout: time.Minute})
+	m, err := ws.Collect(context.Background(), CollectOptions{Parallel: 2, Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -228,9 +228,13 @@ func unrecordedFailure(reported []string, leaves []Leaf) bool {
 // leaf fails again, ok is set and the leaves are the shards' with the
 // failing ones replaced by their new runs, which report their output.
 // Otherwise a failure came from running beside other tests, and the caller
-// runs the binary again in one process, as go test would. (A test that
-// fails in its shard and alone but would pass after the tests before it in
-// go test's one process keeps its failure: it depends on their leftovers.)
+// runs the binary again in one process, as go test would.
+//
+// A test may need the leftovers of the tests go test runs before it in its
+// one process, which another shard ran: the tests before the last failing
+// one run again first, in go test's order, when that costs little (see
+// predecessors). A test whose predecessors cost more, or whose passing
+// sibling subtests it needs, keeps a failure its shard gave it.
 func rerunFailing(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, opts RunOptions, counting [][2]int, work string, leaves []Leaf) (again []Leaf, ok bool, err error) {
 	failed, failedTops := map[string]bool{}, map[string]bool{}
 	for _, l := range leaves {
@@ -240,8 +244,12 @@ func rerunFailing(ctx context.Context, m *testbuild.Module, bin *testbuild.Binar
 			failedTops[top] = true
 		}
 	}
+	before := predecessors(ctx, m, bin, failedTops, leaves)
 	var tops []string
 	for top := range failedTops {
+		tops = append(tops, regexp.QuoteMeta(top))
+	}
+	for top := range before {
 		tops = append(tops, regexp.QuoteMeta(top))
 	}
 	slices.Sort(tops)
@@ -267,9 +275,21 @@ func rerunFailing(ctx context.Context, m *testbuild.Module, bin *testbuild.Binar
 		return nil, false, err
 	}
 	ran := map[string]testbuild.Verdict{}
+	rerun := again[:0]
 	for _, l := range again {
+		top, _, _ := strings.Cut(l.Name, "/")
+		if before[top] {
+			// Run for its leftovers: the shard's run stands, unless the
+			// order go test gives the tests changes its verdict too.
+			if l.Verdict.Failing() {
+				return nil, false, nil
+			}
+			continue
+		}
 		ran[l.Name] = l.Verdict
+		rerun = append(rerun, l)
 	}
+	again = rerun
 	for name := range failed {
 		if !ran[name].Failing() {
 			return nil, false, nil
@@ -282,6 +302,90 @@ func rerunFailing(ctx context.Context, m *testbuild.Module, bin *testbuild.Binar
 		}
 	}
 	return kept, true, nil
+}
+
+// predecessors returns the top-level tests that go test runs before the
+// last of the failing tops, in the binary's order (-test.list), when
+// together they ran for at most predecessorsTime in the shards or no
+// longer than the failing tests themselves; nil when they cost more or the
+// binary cannot list its tests.
+func predecessors(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, failedTops map[string]bool, leaves []Leaf) map[string]bool {
+	order, err := listTests(ctx, m, bin)
+	if err != nil {
+		return nil
+	}
+	last := -1
+	for i, name := range order {
+		if failedTops[name] {
+			last = i
+		}
+	}
+	before := map[string]bool{}
+	for _, name := range order[:last+1] {
+		if !failedTops[name] {
+			before[name] = true
+		}
+	}
+	if len(before) == 0 {
+		return nil
+	}
+	var cost, failing time.Duration
+	for _, l := range leaves {
+		top, _, _ := strings.Cut(l.Name, "/")
+		switch {
+		case before[top]:
+			cost += l.Elapsed
+		case failedTops[top]:
+			failing += l.Elapsed
+		}
+	}
+	if cost > max(predecessorsTime, failing) {
+		return nil
+	}
+	return before
+}
+
+// predecessorsTime is what running the tests before a failing one again
+// may cost whatever the failing tests cost: an order-dependent test's
+// predecessor is most often a quick one that sets some state.
+const predecessorsTime = 2 * time.Second
+
+// listTime bounds listing a binary's tests; a TestMain may do much before
+// it lists them.
+const listTime = 10 * time.Second
+
+// listTests lists the binary's top-level tests in the order go test runs
+// them.
+func listTests(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary) ([]string, error) {
+	var mu sync.Mutex
+	var names []string
+	p, err := m.Start(ctx, testbuild.RunConfig{
+		Binary:  bin.Path,
+		Package: bin.Package.ImportPath,
+		Dir:     bin.Package.Dir,
+		Args:    []string{"-test.list=^Test"},
+		OnEvent: func(ev testbuild.Event) {
+			name := strings.TrimSpace(ev.Output)
+			if ev.Action == "output" && strings.HasPrefix(name, "Test") && !strings.ContainsAny(name, " \t") {
+				mu.Lock()
+				names = append(names, name)
+				mu.Unlock()
+			}
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing the tests of %s: %w", bin.Package.ImportPath, err)
+	}
+	res, err := p.WaitWithin(ctx, listTime)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("listing the tests of %s: %w", bin.Package.ImportPath, err)
+	case res.Killed || res.ExitCode != 0:
+		return nil, fmt.Errorf("listing the tests of %s: exit code %d (killed: %t)", bin.Package.ImportPath, res.ExitCode, res.Killed)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return names, nil
 }
 
 // maxRunPattern bounds the -test.run pattern of rerunFailing, well under
