@@ -350,9 +350,10 @@ func predecessors(ctx context.Context, m *testbuild.Module, bin *testbuild.Binar
 // predecessor is most often a quick one that sets some state.
 const predecessorsTime = 2 * time.Second
 
-// listTime bounds listing a binary's tests; a TestMain may do much before
-// it lists them.
-const listTime = 10 * time.Second
+// listTime bounds listing a binary's tests, which runs the package's
+// TestMain: one that takes longer leaves the failing tests to run again
+// alone.
+const listTime = predecessorsTime
 
 // listTests lists the binary's top-level tests in the order go test runs
 // them.
