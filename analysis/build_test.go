@@ -48,3 +48,9 @@ func TestBuildWithoutGoDirective(t *testing.T) {
 func TestBuildUnspellableTypes(t *testing.T) {
 	instrumentedTestsPass(t, extract(t, "unspellable.txtar"), "example.com/unspellable", "TestBackoff", "TestLocal")
 }
+
+// A call's results returned or passed on whole keep a site only where the
+// result's type is recorded as the type it is returned or passed as.
+func TestBuildTupleResultsOfOtherTypes(t *testing.T) {
+	instrumentedTestsPass(t, extract(t, "tuplekinds.txtar"), "example.com/tuplekinds", "TestTuple")
+}

@@ -51,7 +51,7 @@ func (fi *fileInstrumenter) calls(fn *Function, e ast.Node) {
 			if inner := fi.tupleCall(n.Args, sig.Params().Len()); inner != nil && !sig.Variadic() {
 				comps := map[int]*Site{}
 				for i := 0; i < sig.Params().Len(); i++ {
-					if t := sig.Params().At(i).Type(); ValueKind(t) != 0 {
+					if t := sig.Params().At(i).Type(); recordedAs(fi.info.TypeOf(inner), i, t) {
 						st := fi.site(KindArg, fn, inner, t)
 						st.Index, st.Target, st.Tuple = i, callee, true
 						st.Text += fmt.Sprintf(" (result %d)", i+1)
@@ -130,6 +130,20 @@ func (fi *fileInstrumenter) tupleAssign(fn *Function, call *ast.CallExpr, lhs []
 	fi.tuple(fn, call, comps)
 }
 
+// recordedAs reports whether result i of a call whose results are tuple
+// can have a site as a value of type as, the type it is returned or passed
+// as: the tuple helper records the result under its own type, which may be
+// another (an interface embedding error, or a pointer implementing it,
+// returned as error). Such a result stays concrete.
+func recordedAs(tuple types.Type, i int, as types.Type) bool {
+	results, ok := tuple.(*types.Tuple)
+	if !ok || i >= results.Len() || ValueKind(as) == 0 {
+		return false
+	}
+	result := results.At(i).Type()
+	return ValueKind(result) == ValueKind(as) && recorder(result) == recorder(as)
+}
+
 // tuple passes a call with several results through a helper declared at
 // the end of the file: it records that the call returned (a kindResult
 // site, binding the callee's results to the call) and then each result
@@ -144,6 +158,13 @@ func (fi *fileInstrumenter) tuple(fn *Function, call *ast.CallExpr, comps map[in
 	if !ok {
 		bug.Reportf("a call of one result passed as a tuple: %s", fi.info.TypeOf(call))
 		return
+	}
+	for i, st := range comps {
+		if !recordedAs(results, i, st.Typ) {
+			// The helper would not compile; its sites never record.
+			bug.Reportf("result %d of a call recorded as %s, its type %s", i, st.Typ, results.At(i).Type())
+			return
+		}
 	}
 	rs := fi.site(KindResult, fn, call, nil)
 	var params, args, resultTypes, rets []string

@@ -336,7 +336,7 @@ func (fi *fileInstrumenter) stmt(fn *Function, s ast.Stmt, inList bool) {
 			comps := map[int]*Site{}
 			var last *Site
 			for i, t := range fn.Results {
-				if ValueKind(t) != 0 {
+				if recordedAs(fi.info.TypeOf(call), i, t) {
 					last = fi.site(KindReturn, fn, call, t)
 					last.Index, last.Tuple = i, true
 					last.Text += fmt.Sprintf(" (result %d)", i+1)
