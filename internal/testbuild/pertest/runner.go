@@ -244,7 +244,11 @@ func rerunFailing(ctx context.Context, m *testbuild.Module, bin *testbuild.Binar
 			failedTops[top] = true
 		}
 	}
-	before := predecessors(ctx, m, bin, failedTops, leaves)
+	listed := time.Now()
+	before, why := predecessors(ctx, m, bin, failedTops, leaves)
+	if opts.Trace != nil {
+		opts.Trace(listed, fmt.Sprintf("%s: failing tests run again after %d tests before them (%s)", bin.Package.ImportPath, len(before), why))
+	}
 	var tops []string
 	for top := range failedTops {
 		tops = append(tops, regexp.QuoteMeta(top))
@@ -308,11 +312,11 @@ func rerunFailing(ctx context.Context, m *testbuild.Module, bin *testbuild.Binar
 // last of the failing tops, in the binary's order (-test.list), when
 // together they ran for at most predecessorsTime in the shards or no
 // longer than the failing tests themselves; nil when they cost more or the
-// binary cannot list its tests.
-func predecessors(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, failedTops map[string]bool, leaves []Leaf) map[string]bool {
+// binary cannot list its tests. why says which.
+func predecessors(ctx context.Context, m *testbuild.Module, bin *testbuild.Binary, failedTops map[string]bool, leaves []Leaf) (before map[string]bool, why string) {
 	order, err := listTests(ctx, m, bin)
 	if err != nil {
-		return nil
+		return nil, err.Error()
 	}
 	last := -1
 	for i, name := range order {
@@ -320,14 +324,14 @@ func predecessors(ctx context.Context, m *testbuild.Module, bin *testbuild.Binar
 			last = i
 		}
 	}
-	before := map[string]bool{}
+	before = map[string]bool{}
 	for _, name := range order[:last+1] {
 		if !failedTops[name] {
 			before[name] = true
 		}
 	}
 	if len(before) == 0 {
-		return nil
+		return nil, "none listed"
 	}
 	var cost, failing time.Duration
 	for _, l := range leaves {
@@ -340,9 +344,9 @@ func predecessors(ctx context.Context, m *testbuild.Module, bin *testbuild.Binar
 		}
 	}
 	if cost > max(predecessorsTime, failing) {
-		return nil
+		return nil, fmt.Sprintf("%d before them took %s, the failing tests %s", len(before), cost.Round(time.Millisecond), failing.Round(time.Millisecond))
 	}
-	return before
+	return before, fmt.Sprintf("they took %s", cost.Round(time.Millisecond))
 }
 
 // predecessorsTime is what running the tests before a failing one again
