@@ -270,11 +270,12 @@ func rerunFailing(ctx context.Context, m *testbuild.Module, bin *testbuild.Binar
 			done[l.Name] = true
 		}
 	}
-	r := &runner{m: m, bin: bin, opts: opts, counting: counting, work: work,
+	r := &runner{m: m, bin: bin, opts: opts, counting: counting, work: work, firstOnly: before,
 		deliver: func(l Leaf) error { again = append(again, l); return nil }}
 	if err := os.Mkdir(work, 0o755); err != nil {
 		return nil, false, fmt.Errorf("creating scratch directory: %w", err)
 	}
+	started := time.Now()
 	if err := r.run(ctx, done); err != nil {
 		return nil, false, err
 	}
@@ -286,6 +287,7 @@ func rerunFailing(ctx context.Context, m *testbuild.Module, bin *testbuild.Binar
 			// Run for its leftovers: the shard's run stands, unless the
 			// order go test gives the tests changes its verdict too.
 			if l.Verdict.Failing() {
+				r.trace(started, fmt.Sprintf("%s: %s, run before the failing tests, failed (%s)", bin.Package.ImportPath, l.Name, l.Verdict))
 				return nil, false, nil
 			}
 			continue
@@ -296,6 +298,7 @@ func rerunFailing(ctx context.Context, m *testbuild.Module, bin *testbuild.Binar
 	again = rerun
 	for name := range failed {
 		if !ran[name].Failing() {
+			r.trace(started, fmt.Sprintf("%s: %s failed in its shard, not again (%q)", bin.Package.ImportPath, name, ran[name]))
 			return nil, false, nil
 		}
 	}
@@ -414,6 +417,18 @@ func (r *runner) run(ctx context.Context, done map[string]bool) error {
 				return err
 			}
 		}
+		if attempt == 0 && len(r.firstOnly) > 0 {
+			// Skipped whole from now on: their subtests need not be
+			// listed (a list every restart writes and reads).
+			for name := range done {
+				if top, _, sub := strings.Cut(name, "/"); sub && r.firstOnly[top] {
+					delete(done, name)
+				}
+			}
+			for name := range r.firstOnly {
+				done[name] = true
+			}
+		}
 		fresh := p.delivered + len(p.leaves) // the leaves this process finished
 		if !p.restart {
 			if p.abnormal && fresh == 0 && attempt == 0 {
@@ -456,6 +471,10 @@ type runner struct {
 	// deliver gets each leaf once its verdict is final, in order; it is
 	// called from the goroutines reading a process's output, one at a time.
 	deliver func(Leaf) error
+	// firstOnly are top-level tests run for their leftovers, in the first
+	// process alone: a process restarted after a crash starts from nothing,
+	// as go test's would have ended.
+	firstOnly map[string]bool
 }
 
 func (r *runner) trace(start time.Time, what string) {
