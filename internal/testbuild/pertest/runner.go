@@ -247,7 +247,11 @@ func rerunFailing(ctx context.Context, m *testbuild.Module, bin *testbuild.Binar
 	listed := time.Now()
 	before, why := predecessors(ctx, m, bin, failedTops, leaves)
 	if opts.Trace != nil {
-		opts.Trace(listed, fmt.Sprintf("%s: failing tests run again after %d tests before them (%s)", bin.Package.ImportPath, len(before), why))
+		what := "alone"
+		if len(before) > 0 {
+			what = fmt.Sprintf("after the %d tests before them", len(before))
+		}
+		opts.Trace(listed, fmt.Sprintf("%s: failing tests run again %s (%s)", bin.Package.ImportPath, what, why))
 	}
 	var tops []string
 	for top := range failedTops {
