@@ -78,6 +78,8 @@ func (c *explainCommand) Run(ctx context.Context, args ...string) error {
 	// The package's passing tests are collected too, whatever -run picks
 	// to explain: their spectra tell apart changes that reverts cannot.
 	run := c.cf.run
+	every := c.cf
+	every.run = ""
 	var match func(string) bool
 	whole := ctx
 	if run != "" {
@@ -88,9 +90,7 @@ func (c *explainCommand) Run(ctx context.Context, args ...string) error {
 		whole, cancel = context.WithTimeout(ctx, otherTestsTime)
 		defer cancel()
 	}
-	c.cf.run = ""
-	m, err := c.cf.collectIn(whole, ws, args)
-	c.cf.run = run
+	m, err := every.collectIn(whole, ws, args)
 	if err != nil && ctx.Err() == nil && whole.Err() != nil {
 		// Tests that hang or crawl: explaining needs only those -run
 		// picks, and their changes are then told apart without the others.
