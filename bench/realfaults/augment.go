@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,10 +21,13 @@ import (
 // evidence columns faultline computes from source alone, computed by the
 // same function rank calls, so that train learns from what the product
 // would give without running any test again: today the failing tests'
-// identity (localize.IdentityEvidence).
+// identity (localize.IdentityEvidence) and, given the projects' histories,
+// the lines' change history as the faulty version's parent commit has it
+// (localize.HistoryEvidence).
 func runAugment(args []string) error {
 	fs, benchPath, work := rankingsFlagSet("augment", "eval's directory (rankings under work/eval), only read")
 	out := fs.String("out", "", "directory to write the augmented copies under (out/eval/<fault>; src is linked, not copied)")
+	mirrors := fs.String("mirrors", "", "directory holding the projects' git histories (owner+name/repo, owner+name.git or owner+name), for the history columns (empty: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -40,7 +45,15 @@ func runAugment(args []string) error {
 	}
 	done, skipped := 0, 0
 	for _, f := range b.Faults {
-		ok, err := augmentFault(f, filepath.Join(*work, "eval", f.ID), filepath.Join(*out, "eval", f.ID))
+		history := ""
+		if *mirrors != "" {
+			g, err := realfault.FindGitDir(*mirrors, f.Repo)
+			if err != nil {
+				return fmt.Errorf("%s: %w", f.ID, err)
+			}
+			history = g.Dir
+		}
+		ok, err := augmentFault(f, filepath.Join(*work, "eval", f.ID), filepath.Join(*out, "eval", f.ID), history)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.ID, err)
 		}
@@ -56,8 +69,9 @@ func runAugment(args []string) error {
 
 // augmentFault writes one fault's augmented copy; ok is false when the
 // fault has no ranking or source to augment (not evaluated yet, or its
-// run failed), which is no error.
-func augmentFault(f realfault.Fault, from, to string) (ok bool, err error) {
+// run failed), which is no error. history is the project's git directory,
+// empty for no history columns.
+func augmentFault(f realfault.Fault, from, to, history string) (ok bool, err error) {
 	meta, err := os.ReadFile(filepath.Join(from, "meta.json"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -85,7 +99,7 @@ func augmentFault(f realfault.Fault, from, to string) (ok bool, err error) {
 	} else if err != nil {
 		return false, err
 	}
-	augmented, err := augmentReport(data, src, f.Failing)
+	augmented, err := augmentReport(data, src, f.Failing, history, f.Parent)
 	if err != nil {
 		return false, err
 	}
@@ -102,12 +116,13 @@ func augmentFault(f realfault.Fault, from, to string) (ok bool, err error) {
 	return ok, os.Symlink(src, link)
 }
 
-// augmentReport adds the identity columns to every line of a faultline
+// augmentReport adds the identity columns (and, with a history, the
+// history columns as commit parent has them) to every line of a faultline
 // rank -json output, keeping every other field as it is; nil when the
 // output has no lines or does not decode. The failing tests are the ranking's own (those the
 // angelic analysis lists, when it lists every failing test), else the
 // benchmark's.
-func augmentReport(data []byte, src string, benchFailing []gocmd.TestID) ([]byte, error) {
+func augmentReport(data []byte, src string, benchFailing []gocmd.TestID, history, parent string) ([]byte, error) {
 	// An output that does not decode is no ranking, as train reads it.
 	var raw map[string]json.RawMessage
 	var report localize.RankReport
@@ -143,14 +158,25 @@ func augmentReport(data []byte, src string, benchFailing []gocmd.TestID) ([]byte
 	if err != nil {
 		return nil, err
 	}
+	added := []string{"identity."}
+	if history != "" {
+		h, err := localize.HistoryEvidence(context.Background(), history, parent, report.Lines)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(ev.Columns, h.Columns)
+		added = append(added, "history.")
+	}
 	for i, l := range lines {
 		e, _ := l["evidence"].(map[string]any)
 		if e == nil {
 			e = map[string]any{}
 		}
 		for name := range e {
-			if strings.HasPrefix(name, "identity.") {
-				delete(e, name)
+			for _, p := range added {
+				if strings.HasPrefix(name, p) {
+					delete(e, name)
+				}
 			}
 		}
 		for name, c := range ev.Columns {

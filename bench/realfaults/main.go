@@ -13,7 +13,9 @@
 //	materialize  write a fault's faulty (or fixed) version into a directory
 //	eval         run faultline on every fault's faulty version (resumable)
 //	augment      copy eval's rankings with the evidence computed from
-//	             source alone (the failing tests' identity) added
+//	             source alone (the failing tests' identity) and, with
+//	             -mirrors, from the history (how recently lines changed)
+//	             added
 //	train        score every technique and order on the rankings eval kept
 //	             (and on bench/effectiveness' seeded faults), learn the
 //	             order's model on the tuning halves, decide the default

@@ -261,6 +261,11 @@ type trainOptions struct {
 	// scores below the fault's best faulty line Below times as much as
 	// the others.
 	Below float64
+	// Learn, when set, learns only the weights of the columns with this
+	// prefix, starting from the shipped head's weights and keeping its
+	// others: what new columns add to a head already chosen, without
+	// learning that head again.
+	Learn string
 }
 
 // trainingCase is one fault's pairs: each faulty line's evidence against
@@ -365,6 +370,15 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, o
 		}
 	}
 	w := make([]float64, len(cols))
+	learned := make([]bool, len(cols))
+	var from map[string]float64
+	if opt.Learn != "" {
+		from = localize.ShippedModel().Weights
+	}
+	for j, k := range cols {
+		w[j] = from[k]
+		learned[j] = opt.Learn == "" || strings.HasPrefix(k, opt.Learn)
+	}
 	grad := make([]float64, len(cols))
 	for it := 0; it < trainIterations; it++ {
 		for j := range grad {
@@ -398,7 +412,9 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, o
 			addScaled(grad, tc.neg, gn)
 		}
 		for j := range w {
-			w[j] -= trainRate * grad[j]
+			if learned[j] {
+				w[j] -= trainRate * grad[j]
+			}
 		}
 	}
 	m := &localize.Model{Name: name, Weights: map[string]float64{}, Window: opt.Window, Normalize: opt.Normalize}

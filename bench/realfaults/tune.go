@@ -93,11 +93,14 @@ type variant struct {
 	// Without trains the head without the columns with this prefix (""
 	// for none): what they add, by leaving them out.
 	Without string
+	// Learn trains only the weights of the columns with this prefix,
+	// starting from the shipped head's and keeping its other weights.
+	Learn string
 }
 
 // headOptions are the training options of the variant's trained head.
 func (v variant) headOptions() trainOptions {
-	o := trainOptions{Negatives: trainNegatives, Normalize: v.Norm, Below: v.Below, Without: v.Without}
+	o := trainOptions{Negatives: trainNegatives, Normalize: v.Norm, Below: v.Below, Without: v.Without, Learn: v.Learn}
 	if v.Neg > 0 {
 		o.Negatives = v.Neg
 	}
@@ -165,6 +168,7 @@ var variantKeys = []variantKey{
 	{"neg", func(v *variant, val string) error { return parseInto(&v.Neg, val, strconv.Atoi) }, func(v variant) (string, bool) { return whenInt(v.Neg) }},
 	{"below", func(v *variant, val string) error { return parseInto(&v.Below, val, parseFloat) }, func(v variant) (string, bool) { return whenFloat(v.Below) }},
 	{"without", func(v *variant, val string) error { v.Without = val; return nil }, func(v variant) (string, bool) { return when(v.Without != "", v.Without) }},
+	{"learn", func(v *variant, val string) error { v.Learn = val; return nil }, func(v variant) (string, bool) { return when(v.Learn != "", v.Learn) }},
 }
 
 // parseInto sets *dst to val parsed by parse.
@@ -215,8 +219,11 @@ func parseVariant(s string) (variant, error) {
 		// The function model learns from the shipped order's lines.
 		return v, fmt.Errorf("variant %q: fnlist wants head=shipped", s)
 	}
-	if (v.Norm || v.Neg != 0 || v.Below != 0 || v.Without != "") && v.Head != "trained" {
-		return v, fmt.Errorf("variant %q: norm, neg, below and without want head=trained", s)
+	if (v.Norm || v.Neg != 0 || v.Below != 0 || v.Without != "" || v.Learn != "") && v.Head != "trained" {
+		return v, fmt.Errorf("variant %q: norm, neg, below, without and learn want head=trained", s)
+	}
+	if v.Learn != "" && v.Norm {
+		return v, fmt.Errorf("variant %q: learn keeps the shipped head's weights, which are not normalized", s)
 	}
 	if v.Neg < 0 || v.Below < 0 {
 		return v, fmt.Errorf("variant %q: neg and below may not be negative", s)
@@ -260,6 +267,9 @@ func learnModels(cases []*scoredCase, keep func(*scoredCase) bool, vs []variant)
 			name := "pairwise-tuning-halves"
 			if o.Normalize {
 				name += "-normalized"
+			}
+			if o.Learn != "" {
+				name = localize.ShippedModel().Name + "+" + strings.TrimSuffix(o.Learn, ".")
 			}
 			t.heads[o] = trainModel(cases, keep, name, o)
 		}

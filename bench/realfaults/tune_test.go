@@ -21,13 +21,14 @@ func TestVariantRoundTrip(t *testing.T) {
 		{Head: "trained", Window: 20, Guard: 1000, Tail: "blend"}, {Head: "shipped", Window: 20, Tail: "ochiai", Fn: "own", Keep: 5},
 		{Head: "shipped", Window: 20, Tail: "ochiai", Fn: "best", Keep: 150, Decl: 100, DeclMax: 30, DeclFail: true, DeclReader: 50, Margin: 0.5, Top: 3, Bonus: 1, Drop: "static."},
 		{Head: "trained", Window: 20, Tail: "ochiai", Decl: -1, Norm: true, Neg: 50, Below: 3, Without: "mutation."},
+		{Head: "trained", Window: 20, Tail: "ochiai", Decl: -1, Learn: "history."},
 	} {
 		got, err := parseVariant(v.String())
 		if err != nil || got != v {
 			t.Errorf("parseVariant(%q) = %v, %v; want %v", v.String(), got, err, v)
 		}
 	}
-	for _, bad := range []string{"head=mine", "window=0", "window=x", "tail=op2", "guard", "depth=3", "fn=line", "keep=3", "fn=best,keep=-1", "head=shipped,without=static.", "neg=-1", "below=-2"} {
+	for _, bad := range []string{"head=mine", "window=0", "window=x", "tail=op2", "guard", "depth=3", "fn=line", "keep=3", "fn=best,keep=-1", "head=shipped,without=static.", "neg=-1", "below=-2", "head=shipped,learn=history.", "learn=history.,norm=1"} {
 		if _, err := parseVariant(bad); err == nil {
 			t.Errorf("parseVariant(%q) gave no error", bad)
 		}
@@ -369,5 +370,35 @@ func TestBelowWeighsPairsUnderTheFault(t *testing.T) {
 	}
 	if _, err := parseVariant("head=shipped,below=2"); err == nil {
 		t.Errorf("below=2 with the shipped head: no error")
+	}
+}
+
+// TestLearnKeepsTheShippedHead: learn= learns the new columns' weights and
+// leaves the shipped head's own as they are.
+func TestLearnKeepsTheShippedHead(t *testing.T) {
+	shipped := localize.ShippedModel().Weights
+	line := func(n int, ochiai, recent float64) localize.RankedLine {
+		return localize.RankedLine{File: "a.go", Line: n, Evidence: map[string]float64{"spectrum.ochiai": ochiai, "static.depth": 1 - recent, "history.recent": recent}}
+	}
+	cases := []*scoredCase{
+		{ID: "a", Group: "a", Report: &localize.RankReport{Ranking: localize.Ranking{Lines: []localize.RankedLine{line(1, 0.6, 0), line(2, 0.5, 1), line(3, 0.4, 0)}}},
+			Faulty: map[lineKey]bool{{"a.go", 2}: true}},
+	}
+	v, err := parseVariant("head=trained,window=20,learn=history.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	models, err := learnModels(cases, func(*scoredCase) bool { return true }, []variant{v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := v.model(models).Weights
+	if w["history.recent"] <= 0 {
+		t.Errorf("history.recent weighs %v, want a positive weight learned", w["history.recent"])
+	}
+	for _, col := range []string{"spectrum.ochiai", "static.depth"} {
+		if w[col] != shipped[col] {
+			t.Errorf("%s weighs %v, want the shipped %v kept", col, w[col], shipped[col])
+		}
 	}
 }

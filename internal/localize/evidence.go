@@ -93,6 +93,20 @@ func gatherEvidence(m *spectra.Matrix, files *parsed.Cache, lines []RankedLine, 
 	return ev, notes
 }
 
+// putter sets source's columns of n lines, making each column as it is
+// first set.
+func (e *Evidence) putter(source string, n int) func(column string, line int, v float64) {
+	return func(column string, line int, v float64) {
+		name := source + "." + column
+		c := e.Columns[name]
+		if c == nil {
+			c = make([]float64, n)
+			e.Columns[name] = c
+		}
+		c[line] = v
+	}
+}
+
 // Line returns one line's nonzero evidence.
 func (e *Evidence) Line(i int) map[string]float64 {
 	out := map[string]float64{}

@@ -51,15 +51,7 @@ func IdentityEvidence(root string, failing []FailingTest, lines []RankedLine) (*
 // identityEvidenceIn is IdentityEvidence reading the source through files.
 func identityEvidenceIn(root string, files *parsed.Cache, failing []FailingTest, lines []RankedLine) (*Evidence, error) {
 	ev := &Evidence{Columns: map[string][]float64{}}
-	put := func(column string, i int, v float64) {
-		name := identitySource + "." + column
-		c := ev.Columns[name]
-		if c == nil {
-			c = make([]float64, len(lines))
-			ev.Columns[name] = c
-		}
-		c[i] = v
-	}
+	put := ev.putter(identitySource, len(lines))
 	if len(failing) == 0 || len(lines) == 0 {
 		return ev, nil
 	}
