@@ -20,7 +20,7 @@ const recentCommits = 3
 // last changed against the other ranked lines: recency, its time's
 // mid-rank among theirs scaled to [0, 1] (1 the newest); newest, 1 when no
 // ranked line changed later; recent, 1 when its change is among the three
-// newest changes of the ranked lines. A failing test most often fails
+// newest changes of the ranked lines. A failing test often fails
 // because of a recent change, and an edit not committed yet is the newest
 // of all. dir and rev are as regress.LineTimes takes them: the working
 // tree when rev is empty. Columns are named "history.<column>"; a line
