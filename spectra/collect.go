@@ -122,6 +122,17 @@ func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, er
 // thousands of tests is neither held whole nor encoded in one buffer.
 const testChunkBytes = 1 << 20
 
+// countersFile and edgesFile are the files the collection adds to an
+// instrumented package, declaring its block and edge counters. Go
+// initializes a package's variables in the order the go command hands it
+// the files, by name, when nothing orders them otherwise; a name cannot
+// start with anything below "0", and "0." sorts before any other name but
+// "0.go" itself.
+const (
+	countersFile = "0._faultline_counters.go"
+	edgesFile    = "0._faultline_edges.go"
+)
+
 // instrumentedFile is a non-test file with counters.
 type instrumentedFile struct {
 	rel, hash string
@@ -535,15 +546,20 @@ func (w *Workspace) instrument(listing *testbuild.Listing, toRun []*testbuild.Pa
 			b.files = append(b.files, f)
 			b.byPackage[q.ImportPath] = append(b.byPackage[q.ImportPath], f)
 		}
+		// The counters' files come first in the package, so that their
+		// variables come first in the package's initialization order: a
+		// variable whose initializer reaches counted code through an
+		// interface or a function value does not depend on them as the
+		// language sees it, and is initialized in declaration order.
 		if n > 0 {
 			counters := pertest.CountersFile(q.Name, q.ImportPath, runtimePath, names, n)
-			if err := overlay.Put(filepath.Join(q.Dir, "zz_faultline_counters.go"), counters); err != nil {
+			if err := overlay.Put(filepath.Join(q.Dir, countersFile), counters); err != nil {
 				return nil, err
 			}
 		}
 		if nEdges > 0 {
 			counters := edges.CountersFile(q.Name, q.ImportPath, runtimePath, names, edgeNames, nEdges, atomic)
-			if err := overlay.Put(filepath.Join(q.Dir, "zz_faultline_edges.go"), counters); err != nil {
+			if err := overlay.Put(filepath.Join(q.Dir, edgesFile), counters); err != nil {
 				return nil, err
 			}
 			edgeRanges = append(edgeRanges, edgeRange{q.ImportPath, nEdges, counted})

@@ -209,3 +209,19 @@ func TestCollectTakesLeavesAsTheyPass(t *testing.T) {
 		t.Errorf("tests %q, want %q", got, want)
 	}
 }
+
+// Counted code that package variables' initializers reach through an
+// interface or a function value runs before the package's tests, with
+// its counters ready, with edges counted or not.
+func TestCollectCountsCodeRunInPackageInitialization(t *testing.T) {
+	for _, edges := range []bool{false, true} {
+		ws, _ := workspace(t, "initorder.txtar")
+		m, err := ws.Collect(context.Background(), CollectOptions{Timeout: time.Minute, Edges: edges})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.BuildErrors) != 0 || len(m.Tests) != 1 || m.Tests[0].Name != "TestLookup" || m.Tests[0].Verdict != Pass {
+			t.Fatalf("edges %v: build errors %v, tests %+v; want TestLookup passing alone", edges, m.BuildErrors, m.Tests)
+		}
+	}
+}
