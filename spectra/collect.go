@@ -548,9 +548,9 @@ func (w *Workspace) instrument(listing *testbuild.Listing, toRun []*testbuild.Pa
 		}
 		// The counters' files come first in the package, so that their
 		// variables come first in the package's initialization order: a
-		// variable whose initializer reaches counted code through an
-		// interface or a function value does not depend on them as the
-		// language sees it, and is initialized in declaration order.
+		// variable whose initializer reaches counted code only through an
+		// interface's method does not depend on them as the language sees
+		// it, and is initialized in declaration order.
 		if n > 0 {
 			counters := pertest.CountersFile(q.Name, q.ImportPath, runtimePath, names, n)
 			if err := overlay.Put(filepath.Join(q.Dir, countersFile), counters); err != nil {

@@ -211,8 +211,8 @@ func TestCollectTakesLeavesAsTheyPass(t *testing.T) {
 }
 
 // Counted code that package variables' initializers reach through an
-// interface or a function value runs before the package's tests, with
-// its counters ready, with edges counted or not.
+// interface's methods or a function value runs before the package's
+// tests, with its counters ready, with edges counted or not.
 func TestCollectCountsCodeRunInPackageInitialization(t *testing.T) {
 	for _, edges := range []bool{false, true} {
 		ws, _ := workspace(t, "initorder.txtar")
