@@ -25,11 +25,16 @@ func Analyze(ctx context.Context, mod *testbuild.Module, targets []testbuild.Tar
 	return out, err
 }
 
+// notStartedNote is the note of a test whose analysis Options.StartBy
+// kept from starting.
+const notStartedNote = "not analysed: the time for this ranking's analyses ran out before it started; it is analysed next time"
+
 // AnalyzeEach analyses the targets package by package and hands each result
 // to done as soon as it is complete. A package that cannot be analysed (its
 // instrumented build fails, say) gives each of its targets a result whose
 // note says why; only a cancelled context, an error of done or a failure of
-// the module as a whole stops the loop.
+// the module as a whole stops the loop. Past Options.StartBy no further
+// analysis starts: the targets left get a note and EndedBudget.
 func AnalyzeEach(ctx context.Context, mod *testbuild.Module, targets []testbuild.Target, opts Options, done func(TestResult) error) error {
 	opts.Defaults()
 	work, remove, err := scratch.MkdirTemp("agx-")
@@ -50,30 +55,36 @@ func AnalyzeEach(ctx context.Context, mod *testbuild.Module, targets []testbuild
 		}
 		byPkg[t.Package] = append(byPkg[t.Package], t)
 	}
+	startPassed := func() bool { return !opts.StartBy.IsZero() && time.Now().After(opts.StartBy) }
 	for _, path := range order {
 		pkg := listing.Package(path)
 		var prog *instrument.Program
 		var bin *instrument.TestBinary
 		var sources map[string]string
 		err := fmt.Errorf("%s is not a package of module %s", path, mod.Path)
-		if pkg != nil {
+		switch {
+		case startPassed():
+			err = nil // nothing to build: no test of the package starts
+		case pkg != nil:
 			err = result.Recovered("instrumenting "+path, func() (err error) {
 				prog, err = instrument.LoadProgram(mod, path, testbuild.SortedPaths(listing.Closure(pkg)))
 				return err
 			})
-		}
-		if err == nil {
-			sources, err = keys.Sources(pkg)
-		}
-		if err == nil {
-			bin, err = instrument.BuildTestBinary(ctx, mod, keys, prog, pkg, work)
+			if err == nil {
+				sources, err = keys.Sources(pkg)
+			}
+			if err == nil {
+				bin, err = instrument.BuildTestBinary(ctx, mod, keys, prog, pkg, work)
+			}
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		for _, t := range byPkg[path] {
 			r := &TestResult{Test: t.Test}
-			if err == nil {
+			if startPassed() {
+				r.Notes, r.Ended = []string{notStartedNote}, result.EndedBudget
+			} else if err == nil {
 				bin.Timeout = opts.RunTimeout
 				aerr := result.Recovered("analysing "+t.Test, func() (err error) {
 					r, err = analyzeTest(ctx, prog, bin, t, opts)

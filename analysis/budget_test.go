@@ -33,3 +33,36 @@ func TestBudgetHoldsDuringARun(t *testing.T) {
 		t.Errorf("Analyze took %s", elapsed)
 	}
 }
+
+// Past Options.StartBy no test's analysis starts: a test already running
+// ends on its own bounds, the ones after it get a note and EndedBudget,
+// which no cache keeps.
+func TestStartByBoundsTheAnalysesTogether(t *testing.T) {
+	dir := extract(t, "slow.txtar")
+	mod := open(t, dir)
+	first := testbuild.Target{Package: "example.com/slow", Test: "TestAdd"}
+	second := testbuild.Target{Package: "example.com/slow", Test: "TestAdd"}
+	// Build first, so that the first analysis starts well before StartBy;
+	// the failing run outlasts its cap of 6s, so the second would start
+	// after it.
+	if _, err := Analyze(context.Background(), mod, []testbuild.Target{first}, Options{Budget: time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Budget: 2 * time.Second, StartBy: time.Now().Add(4 * time.Second)}
+	res, err := Analyze(context.Background(), mod, []testbuild.Target{first, second}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 2 || slices.Contains(res[0].Notes, notStartedNote) || !slices.Contains(res[1].Notes, notStartedNote) || res[1].Ended != EndedBudget {
+		t.Fatalf("results %+v; want the first analysed and the second not started", res)
+	}
+	if res[1].Ended.Cacheable() {
+		t.Errorf("a test not started is cacheable")
+	}
+	// Started past it, nothing is built or run.
+	start := time.Now()
+	res, err = Analyze(context.Background(), mod, []testbuild.Target{first}, Options{StartBy: start.Add(-time.Second)})
+	if err != nil || len(res) != 1 || !slices.Contains(res[0].Notes, notStartedNote) || time.Since(start) > time.Second {
+		t.Errorf("results %+v, error %v in %s; want the note at once", res, err, time.Since(start))
+	}
+}

@@ -73,7 +73,7 @@ type cachedCandidate struct {
 // Key hashes what the analysis of a test of pkg depends on.
 func (c *ResultCache) Key(keys *testbuild.Keys, pkg *testbuild.Package, test string, opts Options) string {
 	opts.Defaults()
-	opts.Passing = nil
+	opts.Passing, opts.StartBy = nil, time.Time{}
 	return testbuild.Bytes([]byte(fmt.Sprintf("%s\x00%s\x00%s\x00%+v\x00%s", cacheFormat, pkg.ImportPath, test, opts, keys.TestBinary(pkg))))
 }
 

@@ -34,6 +34,11 @@ type Options struct {
 	// they produce. Without them it takes top-level tests of similar
 	// names. It is no part of a result's cache key.
 	Passing map[string][]string `json:",omitempty"`
+	// StartBy, when set, is the time after which no further test's
+	// analysis starts (AnalyzeEach): those left get EndedBudget, which is
+	// not cached, so that one ranking's analyses together stay bounded.
+	// It is no part of a result's cache key.
+	StartBy time.Time `json:",omitzero"`
 
 	// panicIn names a test whose analysis panics, as a bug of faultline's
 	// would: the tests' way to check that a panic costs only its test.

@@ -400,6 +400,7 @@ func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options,
 	}
 	aopts := opts.analysisOptions()
 	aopts.Passing = passingFor(m, targets)
+	aopts.StartBy = time.Now().Add(analysesTime(opts.Budget))
 	werr := s.eachTarget(ctx, workRequest{Root: s.ws.Root(), CacheRoot: s.ws.Module().CacheRoot(), Targets: pick(targets, missing),
 		Options: aopts, Memory: opts.Memory, TestMemory: s.testMemory(opts.TestMemory), Env: s.ws.Module().Env(),
 		Deadline: time.Now().Add(time.Duration(len(missing))*aopts.WallCap() + workerSlack)},
@@ -439,6 +440,17 @@ func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options,
 	}
 	return st.publish(progress), nil
 }
+
+// analysesBudgets is how many budgets one ranking's analyses may start
+// within, together: past that no further failing test's analysis starts
+// (the ones left are analysed next time). With the default budget a
+// ranking's analyses end within about 90 s however many tests reach the
+// wall-clock cap (a test started last may run to its own cap, three
+// budgets).
+const analysesBudgets = 6
+
+// analysesTime is the time within which one ranking's analyses start.
+func analysesTime(budget time.Duration) time.Duration { return analysesBudgets * budget }
 
 // workerSlack is the time a worker may take beyond the tests' budgets:
 // loading, instrumenting and building the tests' packages.
