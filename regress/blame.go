@@ -37,12 +37,12 @@ func LineTimes(ctx context.Context, dir, rev string, files []string) (map[string
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, fmt.Errorf("%w: git is not on the PATH", ErrNoHistory)
 	}
-	r := &repo{root: dir, env: append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_PAGER=cat")}
+	r := newRepo(dir, os.Environ())
 	head := rev
 	if head == "" {
 		head = "HEAD"
 	}
-	if _, err := r.git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", head+"^{commit}"); err != nil {
+	if _, err := r.resolve(ctx, head); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}

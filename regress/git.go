@@ -46,7 +46,7 @@ func openRepo(ctx context.Context, dir string, env []string) (*repo, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, errors.New("explain needs git on the PATH")
 	}
-	r := &repo{root: dir, env: append(append([]string{}, env...), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_PAGER=cat")}
+	r := newRepo(dir, env)
 	out, err := r.git(ctx, "rev-parse", "--show-toplevel")
 	if err != nil {
 		if ctx.Err() != nil {
@@ -60,6 +60,12 @@ func openRepo(ctx context.Context, dir string, env []string) (*repo, error) {
 	}
 	r.root = top
 	return r, nil
+}
+
+// newRepo is a repo at dir whose git commands run in env, read-only and
+// never prompting.
+func newRepo(dir string, env []string) *repo {
+	return &repo{root: dir, env: append(append([]string{}, env...), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_PAGER=cat")}
 }
 
 // git runs a git command at the top level and returns its standard output;

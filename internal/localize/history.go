@@ -3,8 +3,8 @@ package localize
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
-	"sort"
 
 	"github.com/faultline-go/faultline/regress"
 )
@@ -43,14 +43,11 @@ func historyColumns(ctx context.Context, dir, rev string, lines []RankedLine, pu
 	if len(lines) == 0 {
 		return nil
 	}
-	var files []string
+	files := map[string]bool{}
 	for _, l := range lines {
-		if !slices.Contains(files, l.File) {
-			files = append(files, l.File)
-		}
+		files[l.File] = true
 	}
-	sort.Strings(files)
-	times, err := regress.LineTimes(ctx, dir, rev, files)
+	times, err := regress.LineTimes(ctx, dir, rev, slices.Sorted(maps.Keys(files)))
 	if err != nil {
 		if errors.Is(err, regress.ErrNoHistory) {
 			return nil // not in a repository with a history: no columns, no complaint
