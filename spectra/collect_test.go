@@ -225,3 +225,26 @@ func TestCollectCountsCodeRunInPackageInitialization(t *testing.T) {
 		}
 	}
 }
+
+func TestCollectRecordsTestsWithABlankT(t *testing.T) {
+	ws, _ := workspace(t, "blankt.txtar")
+	m, err := ws.Collect(context.Background(), CollectOptions{Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Verdict{}
+	hits := map[string]int{}
+	for _, test := range m.Tests {
+		got[test.Name] = test.Verdict
+		hits[test.Name] = test.Hits.Len()
+	}
+	want := map[string]Verdict{"FuzzParse/seed#0": Pass, "FuzzParse/seed#1": Panic, "TestUnnamed/long": Pass, "TestUnnamed/short": Pass}
+	if !maps.Equal(got, want) {
+		t.Fatalf("tests %v, want %v; build errors %v", got, want, m.BuildErrors)
+	}
+	for name, n := range hits {
+		if n == 0 {
+			t.Errorf("%s ran no block", name)
+		}
+	}
+}

@@ -17,7 +17,7 @@ import (
 
 // Version changes whenever the coverage pass changes what it produces, so
 // that stored results made by an older one are not reused.
-const Version = "faultline-coverage-5"
+const Version = "faultline-coverage-6"
 
 // Block is a counter's source region: a straight run of statements.
 type Block struct {

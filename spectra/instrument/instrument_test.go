@@ -76,11 +76,15 @@ func checkLinesKept(t *testing.T, name string, src []byte, opts FileOptions) *Re
 		}
 		return m
 	}
-	// t.Parallel() is deliberately rewritten; undo that before comparing.
+	// t.Parallel() is deliberately rewritten, and a blank *testing.T
+	// named; undo that before comparing.
 	srcLines, outLines := strings.Split(string(src), "\n"), strings.Split(string(out), "\n")
 	for i := range outLines {
 		if i < len(srcLines) && !strings.Contains(srcLines[i], "faultlinert_") {
 			outLines[i] = parallelCall.ReplaceAllString(outLines[i], "$1.Parallel()")
+		}
+		if i < len(srcLines) && !strings.Contains(srcLines[i], "faultlineT_") {
+			outLines[i] = strings.ReplaceAll(outLines[i], "faultlineT_ ", "_ ")
 		}
 	}
 	undone := []byte(strings.Join(outLines, "\n"))
@@ -176,6 +180,10 @@ func ExampleX() { fmt.Println(1) }
 
 func FuzzX(f *tst.F) { f.Fuzz(func(t *tst.T, b []byte) {}) }
 
+func FuzzBlank(f *tst.F) { f.Fuzz(func(_ *tst.T, s string) {}) }
+
+func TestUnnamed(t *tst.T) { t.Run("u", func(*tst.T) {}); t.Run("v", func(*tst.T, ...int) {}) }
+
 func notATest(x int) {}
 `)
 	res := checkLinesKept(t, "x_test.go", src, options(src, false, false))
@@ -187,6 +195,9 @@ func notATest(x int) {}
 		"func helper(t *tst.T, n int) {defer faultlinert_.Enter(t)();}",
 		`func ExampleX() {defer faultlinert_.EnterExample("ExampleX")(); fmt.Println(1) }`,
 		"f.Fuzz(func(t *tst.T, b []byte) {defer faultlinert_.Enter(t)();})",
+		"f.Fuzz(func(faultlineT_ *tst.T, s string) {defer faultlinert_.Enter(faultlineT_)();})",
+		`t.Run("u", func(faultlineT_ *tst.T) {defer faultlinert_.Enter(faultlineT_)();})`,
+		`t.Run("v", func(faultlineT_ *tst.T, _ ...int) {defer faultlinert_.Enter(faultlineT_)();})`,
 		"func notATest(x int) {}",
 	} {
 		if !strings.Contains(out, want) {

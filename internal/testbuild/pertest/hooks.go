@@ -17,13 +17,17 @@ type Names struct {
 	Runtime  string // import name of the runtime
 	Counters string // the package's counters variable
 	Atomic   string // import name of sync/atomic, for atomic counters
+	// Test names a test function's *testing.T left unnamed or blank
+	// (func(_ *testing.T, in string) of a fuzz target), so that its hook
+	// can refer to it.
+	Test string
 }
 
 // NamesFor chooses the names for a package from the sources of all its
 // files.
 func NamesFor(files ...[]byte) Names {
-	n := testbuild.UnusedNames(files, "faultlinert_", "faultlineCounters_", "faultlineatomic_")
-	return Names{Runtime: n[0], Counters: n[1], Atomic: n[2]}
+	n := testbuild.UnusedNames(files, "faultlinert_", "faultlineCounters_", "faultlineatomic_", "faultlineT_")
+	return Names{Runtime: n[0], Counters: n[1], Atomic: n[2], Test: n[3]}
 }
 
 // Hooked is what Hooks found in one file.
@@ -111,6 +115,12 @@ func (h *hooker) hookFunc(name string, topLevel bool, typ *ast.FuncType, body *a
 		return
 	}
 	t := h.testingParam(typ)
+	if t == "" && h.names.Test != "" && h.blankTestingParam(typ) {
+		// Without a name the test could not be told from its parent: a
+		// fuzz target's seeds, a subtest, would go unrecorded.
+		t = h.names.Test
+		h.nameParams(typ)
+	}
 	if t == "" {
 		return
 	}
@@ -124,22 +134,59 @@ func isTestFile(name string) bool { return strings.HasSuffix(name, "_test.go") }
 // testingParam returns the name of the function's first parameter when it
 // is a named *testing.T.
 func (h *hooker) testingParam(typ *ast.FuncType) string {
-	if h.testing == "" || typ.Params == nil || len(typ.Params.List) == 0 {
-		return ""
-	}
-	field := typ.Params.List[0]
-	star, ok := field.Type.(*ast.StarExpr)
-	if !ok || len(field.Names) == 0 || field.Names[0].Name == "_" {
-		return ""
-	}
-	sel, ok := star.X.(*ast.SelectorExpr)
-	if !ok || sel.Sel.Name != "T" {
-		return ""
-	}
-	if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Name != h.testing {
+	field := h.firstTestingT(typ)
+	if field == nil || len(field.Names) == 0 || field.Names[0].Name == "_" {
 		return ""
 	}
 	return field.Names[0].Name
+}
+
+// blankTestingParam reports whether the function's first parameter is a
+// *testing.T without a name or named _.
+func (h *hooker) blankTestingParam(typ *ast.FuncType) bool {
+	field := h.firstTestingT(typ)
+	return field != nil && (len(field.Names) == 0 || field.Names[0].Name == "_")
+}
+
+// firstTestingT returns the function's first parameter field when its type
+// is *testing.T.
+func (h *hooker) firstTestingT(typ *ast.FuncType) *ast.Field {
+	if h.testing == "" || typ.Params == nil || len(typ.Params.List) == 0 {
+		return nil
+	}
+	field := typ.Params.List[0]
+	star, ok := field.Type.(*ast.StarExpr)
+	if !ok {
+		return nil
+	}
+	sel, ok := star.X.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "T" {
+		return nil
+	}
+	if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Name != h.testing {
+		return nil
+	}
+	return field
+}
+
+// nameParams gives the blank *testing.T its name, names.Test: "_" is
+// replaced; in a list of unnamed parameters every other one is named "_",
+// since Go names all of a list's parameters or none. Nothing moves to
+// another line.
+func (h *hooker) nameParams(typ *ast.FuncType) {
+	first := typ.Params.List[0]
+	if len(first.Names) > 0 {
+		blank := first.Names[0]
+		h.edits = append(h.edits, testbuild.Edit{Off: h.file.Offset(blank.Pos()), Del: len("_"), Text: h.names.Test})
+		return
+	}
+	for i, field := range typ.Params.List {
+		name := "_"
+		if i == 0 {
+			name = h.names.Test
+		}
+		h.insert(field.Type.Pos(), name+" ")
+	}
 }
 
 // neutralizeParallel turns t.Parallel() into a no-op call.
