@@ -5,6 +5,8 @@
 // filter selects no test), and as the angelic analysis instruments it
 // (analysis.BuildInstrumented, which runs nothing). A package whose plain
 // build fails is excluded; every other failure is the instrumentation's.
+// With -verdicts it also runs every test, plainly with go test -json and
+// as spectra collects them, and lists the leaf tests whose verdicts differ.
 //
 //	go run ./bench/instrument -out /tmp/instrument-report.md \
 //	    -modules github.com/robfig/cron/v3@v3.0.1,github.com/yuin/goldmark@v1.8.7 [DIR...]
@@ -43,6 +45,7 @@ func main() {
 	out := flag.String("out", "", "file to write the full report to (markdown)")
 	skipAnalysis := flag.Bool("spectra-only", false, "check only the spectra instrumentation")
 	skipSpectra := flag.Bool("analysis-only", false, "check only the angelic analysis's instrumentation")
+	verdicts := flag.Bool("verdicts", false, "also run every test plainly and as spectra collects it, and compare the verdicts")
 	flag.Parse()
 	if *skipAnalysis && *skipSpectra {
 		fail(errors.New("-spectra-only and -analysis-only exclude each other"))
@@ -69,7 +72,7 @@ func main() {
 	for i, s := range subjects {
 		r := &report{subject: s.name, loadBefore: loadAverage()}
 		work := filepath.Join(scratch, fmt.Sprint(i))
-		if err := check(ctx, s, work, !*skipSpectra, !*skipAnalysis, r); err != nil {
+		if err := check(ctx, s, work, !*skipSpectra, !*skipAnalysis, *verdicts, r); err != nil {
 			r.err = err
 		}
 		os.RemoveAll(work)
@@ -118,6 +121,10 @@ type report struct {
 	timeAnal   time.Duration
 	analysed   bool
 	collected  bool // the spectra were checked
+	// verdicts compares the tests' verdicts plainly and collected, when
+	// verdictsChecked.
+	verdicts        verdictCheck
+	verdictsChecked bool
 	loadBefore string
 	loadAfter  string
 	err        error // the module could not be checked at all
@@ -129,7 +136,7 @@ const instrumentationMessage = "faultline could not instrument this package"
 
 // check builds every test package of one subject plainly, as spectra does
 // and as the analysis does.
-func check(ctx context.Context, s subject, scratch string, withSpectra, withAnalysis bool, r *report) error {
+func check(ctx context.Context, s subject, scratch string, withSpectra, withAnalysis, withVerdicts bool, r *report) error {
 	dir := s.dir
 	if s.module != "" {
 		var err error
@@ -178,6 +185,12 @@ func check(ctx context.Context, s subject, scratch string, withSpectra, withAnal
 	if withSpectra {
 		r.collected = true
 		if err := checkSpectra(ctx, dir, cache, r); err != nil {
+			return err
+		}
+	}
+	if withVerdicts {
+		r.verdictsChecked = true
+		if err := checkVerdicts(ctx, dir, cache, r); err != nil {
 			return err
 		}
 	}
@@ -311,22 +324,26 @@ func (r *report) analysisTime() string {
 
 // summary writes one row per module and the totals.
 func summary(w io.Writer, reports []*report) {
-	fmt.Fprintln(w, "| module | go | packages with tests | plain-build failures (excluded) | spectra failures | analysis failures | plain build | spectra | analysis | load |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
-	var pkgs, plain, spec, anal int
+	fmt.Fprintln(w, "| module | go | packages with tests | plain-build failures (excluded) | spectra failures | analysis failures | tests against go test | plain build | spectra | analysis | load |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+	var pkgs, plain, spec, anal, differ, lost, extra, leaves int
 	for _, r := range reports {
 		if r.err != nil {
-			fmt.Fprintf(w, "| %s | %s | not checked: %s | | | | | | | |\n", r.subject, r.goVersion, firstLine(r.err.Error()))
+			fmt.Fprintf(w, "| %s | %s | not checked: %s | | | | | | | | |\n", r.subject, r.goVersion, firstLine(r.err.Error()))
 			continue
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s–%s |\n", r.subject, r.goVersion, len(r.packages), len(r.plain),
-			r.spectraCount(), r.analysisCount(), seconds(r.timePlain), r.spectraTime(), r.analysisTime(), r.loadBefore, r.loadAfter)
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s–%s |\n", r.subject, r.goVersion, len(r.packages), len(r.plain),
+			r.spectraCount(), r.analysisCount(), r.differences(), seconds(r.timePlain), r.spectraTime(), r.analysisTime(), r.loadBefore, r.loadAfter)
 		pkgs += len(r.packages)
 		plain += len(r.plain)
 		spec += len(r.spectra)
 		anal += len(r.analysis)
+		differ += len(r.verdicts.differ)
+		lost += len(r.verdicts.lost)
+		extra += len(r.verdicts.extra)
+		leaves += r.verdicts.leaves
 	}
-	fmt.Fprintf(w, "| **total** (%d modules) | | %d | %d | %d | %d | | | | |\n", len(reports), pkgs, plain, spec, anal)
+	fmt.Fprintf(w, "| **total** (%d modules) | | %d | %d | %d | %d | %d differ, %d lost, %d extra of %d | | | | |\n", len(reports), pkgs, plain, spec, anal, differ, lost, extra, leaves)
 }
 
 // print writes one module's table and its failures: the first line of
@@ -337,10 +354,11 @@ func (r *report) print(w io.Writer, full bool) {
 		fmt.Fprintf(w, "Not checked: %s\n", r.err)
 		return
 	}
-	fmt.Fprintln(w, "| go | packages with tests | plain-build failures (excluded) | spectra failures | analysis failures | plain build | spectra | analysis | load |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
-	fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %s | %s | %s–%s |\n", r.goVersion, len(r.packages), len(r.plain), r.spectraCount(),
-		r.analysisCount(), seconds(r.timePlain), r.spectraTime(), r.analysisTime(), r.loadBefore, r.loadAfter)
+	fmt.Fprintln(w, "| go | packages with tests | plain-build failures (excluded) | spectra failures | analysis failures | tests against go test | plain build | spectra | analysis | load |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s–%s |\n", r.goVersion, len(r.packages), len(r.plain), r.spectraCount(),
+		r.analysisCount(), r.differences(), seconds(r.timePlain), r.spectraTime(), r.analysisTime(), r.loadBefore, r.loadAfter)
+	defer r.printVerdicts(w, full)
 	for _, f := range []struct {
 		what string
 		msgs map[string]string

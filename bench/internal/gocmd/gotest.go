@@ -29,6 +29,9 @@ type TestOutcome struct {
 	FailedPackages []string // packages with a failing verdict, sorted
 	// Leaves holds every leaf test's verdict: "pass", "fail" or "skip".
 	Leaves map[TestID]string
+	// All holds every test's verdict, parents too: a subtest whose name
+	// holds a slash ("http://x") looks like its own parent's parent.
+	All map[TestID]string
 }
 
 // Mixed reports whether the run has at least one failing and one passing
@@ -49,7 +52,7 @@ type testEvent struct {
 func ParseTestEvents(out []byte) (TestOutcome, error) {
 	final := make(map[TestID]string)
 	var order []TestID
-	o := TestOutcome{Leaves: map[TestID]string{}}
+	o := TestOutcome{Leaves: map[TestID]string{}, All: final}
 	failedPkgs := make(map[string]bool)
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 1024*1024), 64*1024*1024)
