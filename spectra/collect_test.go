@@ -248,3 +248,19 @@ func TestCollectRecordsTestsWithABlankT(t *testing.T) {
 		}
 	}
 }
+
+func TestCollectRecordsEachTestOfASuite(t *testing.T) {
+	ws, _ := workspace(t, "suites.txtar")
+	m, err := ws.Collect(context.Background(), CollectOptions{Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Verdict{}
+	for _, test := range m.Tests {
+		got[test.Name] = test.Verdict
+	}
+	want := map[string]Verdict{"TestAbs/TestNegative": Fail, "TestAbs/TestPositive": Pass, "TestAbs/TestZero": Pass}
+	if !maps.Equal(got, want) {
+		t.Fatalf("tests %v, want %v; build errors %v", got, want, m.BuildErrors)
+	}
+}

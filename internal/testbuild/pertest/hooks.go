@@ -53,12 +53,14 @@ func Hooks(fset *token.FileSet, f *ast.File, names Names) Hooked {
 		return Hooked{}
 	}
 	var split []string
+	suites := suiteTypes(f)
 	for _, decl := range f.Decls {
 		fn, ok := decl.(*ast.FuncDecl)
 		if !ok || fn.Body == nil {
 			continue
 		}
 		h.hookFunc(fn.Name.Name, fn.Recv == nil, fn.Type, fn.Body)
+		h.hookSuiteMethod(fn, suites)
 		ast.Inspect(fn.Body, func(n ast.Node) bool {
 			if lit, ok := n.(*ast.FuncLit); ok {
 				h.hookFunc("", false, lit.Type, lit.Body)
@@ -70,6 +72,79 @@ func Hooks(fset *token.FileSet, f *ast.File, names Names) Hooked {
 		}
 	}
 	return Hooked{Edits: h.edits, Import: h.hooked, Split: split}
+}
+
+// testifySuite is the import path of testify's suites, whose test methods
+// take no *testing.T: testify runs each as a subtest and hands the
+// suite its T.
+const testifySuite = "github.com/stretchr/testify/suite"
+
+// suiteTypes returns the names of the file's struct types that embed
+// testify's suite.Suite: their methods can reach the running test's T.
+func suiteTypes(f *ast.File) map[string]bool {
+	pkg := testbuild.ImportName(f, testifySuite)
+	if pkg == "" || pkg == "_" {
+		return nil
+	}
+	suites := map[string]bool{}
+	for _, decl := range f.Decls {
+		gen, ok := decl.(*ast.GenDecl)
+		if !ok || gen.Tok != token.TYPE {
+			continue
+		}
+		for _, spec := range gen.Specs {
+			ts := spec.(*ast.TypeSpec)
+			st, ok := ts.Type.(*ast.StructType)
+			if !ok || ts.TypeParams != nil {
+				continue
+			}
+			for _, field := range st.Fields.List {
+				typ := field.Type
+				if star, ok := typ.(*ast.StarExpr); ok {
+					typ = star.X
+				}
+				sel, ok := typ.(*ast.SelectorExpr)
+				if len(field.Names) == 0 && ok && sel.Sel.Name == "Suite" {
+					if id, ok := sel.X.(*ast.Ident); ok && id.Name == pkg {
+						suites[ts.Name.Name] = true
+					}
+				}
+			}
+		}
+	}
+	return suites
+}
+
+// hookSuiteMethod hooks a test method of a testify suite declared in the
+// file (func (s *S) TestX()), which testify runs as a subtest whose T the
+// receiver's T() returns (faultlinert.EnterSuite). Without the hook every
+// method's run would be its suite's test's.
+func (h *hooker) hookSuiteMethod(fn *ast.FuncDecl, suites map[string]bool) {
+	if len(suites) == 0 || fn.Recv == nil || len(fn.Recv.List) != 1 || !strings.HasPrefix(fn.Name.Name, "Test") ||
+		fn.Type.Params.NumFields() != 0 || fn.Type.Results.NumFields() != 0 {
+		return
+	}
+	recv := fn.Recv.List[0]
+	typ := recv.Type
+	if star, ok := typ.(*ast.StarExpr); ok {
+		typ = star.X
+	}
+	if id, ok := typ.(*ast.Ident); !ok || !suites[id.Name] {
+		return
+	}
+	name := h.names.Test
+	switch {
+	case name == "" && (len(recv.Names) == 0 || recv.Names[0].Name == "_"):
+		return
+	case len(recv.Names) == 0:
+		h.insert(recv.Type.Pos(), name+" ")
+	case recv.Names[0].Name == "_":
+		h.edits = append(h.edits, testbuild.Edit{Off: h.file.Offset(recv.Names[0].Pos()), Del: len("_"), Text: name})
+	default:
+		name = recv.Names[0].Name
+	}
+	h.insert(fn.Body.Lbrace+1, fmt.Sprintf("defer %s.EnterSuite(%s)();", h.names.Runtime, name))
+	h.hooked = true
 }
 
 // startsSubtests reports whether body calls t.Run itself.

@@ -45,6 +45,7 @@ import (
 	"io/ioutil"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -219,6 +220,30 @@ func exit(t T, name string, panicked interface{}) {
 	if panicked != nil {
 		panic(panicked) // keep the test's own verdict and trace
 	}
+}
+
+// EnterSuite is deferred at the start of every test method of a testify
+// suite, s the method's receiver:
+//
+//	defer faultlinert.EnterSuite(s)()
+//
+// testify runs the method as a subtest whose T the suite's T method
+// returns. Found by reflection, so that a suite whose T is not testify's
+// still compiles; without a T the method stays its parent's.
+func EnterSuite(s interface{}) func() {
+	m := reflect.ValueOf(s).MethodByName("T")
+	if !m.IsValid() || m.Type().NumIn() != 0 || m.Type().NumOut() != 1 {
+		return func() {}
+	}
+	v := m.Call(nil)[0]
+	if v.Kind() == reflect.Ptr && v.IsNil() || v.Kind() == reflect.Interface && v.IsNil() {
+		return func() {}
+	}
+	t, ok := v.Interface().(T)
+	if !ok {
+		return func() {}
+	}
+	return Enter(t)
 }
 
 // EnterExample is deferred at the start of every Example function.
