@@ -226,7 +226,7 @@ func TestCollectCountsCodeRunInPackageInitialization(t *testing.T) {
 	}
 }
 
-func TestCollectRecordsTestsWithABlankT(t *testing.T) {
+func TestCollectRecordsFuzzTargetsAndTestsWithABlankT(t *testing.T) {
 	ws, _ := workspace(t, "blankt.txtar")
 	m, err := ws.Collect(context.Background(), CollectOptions{Timeout: time.Minute})
 	if err != nil {
@@ -238,12 +238,13 @@ func TestCollectRecordsTestsWithABlankT(t *testing.T) {
 		got[test.Name] = test.Verdict
 		hits[test.Name] = test.Hits.Len()
 	}
-	want := map[string]Verdict{"FuzzParse/seed#0": Pass, "FuzzParse/seed#1": Panic, "TestUnnamed/long": Pass, "TestUnnamed/short": Pass}
+	want := map[string]Verdict{"FuzzParse/seed#0": Pass, "FuzzParse/seed#1": Panic, "TestUnnamed/long": Pass, "TestUnnamed/short": Pass,
+		"FuzzBroken": Fail, "FuzzNoSeeds": Pass}
 	if !maps.Equal(got, want) {
 		t.Fatalf("tests %v, want %v; build errors %v", got, want, m.BuildErrors)
 	}
 	for name, n := range hits {
-		if n == 0 {
+		if n == 0 && name != "FuzzNoSeeds" { // the others call Parse
 			t.Errorf("%s ran no block", name)
 		}
 	}

@@ -44,9 +44,10 @@ type Hooked struct {
 
 // Hooks returns the edits that tell the runtime where each test starts and
 // ends: a deferred call at the top of every function that takes a
-// *testing.T (tests, subtests, fuzz callbacks, helpers) and of every
-// Example, and t.Parallel() turned into a no-op, since attribution needs
-// one test at a time.
+// *testing.T or *testing.F (tests, subtests, fuzz targets and callbacks,
+// helpers), of every Example and of every test method of a testify suite,
+// and t.Parallel() turned into a no-op, since attribution needs one test
+// at a time.
 func Hooks(fset *token.FileSet, f *ast.File, names Names) Hooked {
 	h := &hooker{file: fset.File(f.Pos()), names: names, testing: testbuild.ImportName(f, "testing")}
 	if h.testing == "" && !isTestFile(h.file.Name()) {
@@ -224,7 +225,8 @@ func (h *hooker) blankTestingParam(typ *ast.FuncType) bool {
 }
 
 // firstTestingT returns the function's first parameter field when its type
-// is *testing.T.
+// is *testing.T, or *testing.F: a fuzz target is a test of its own, which
+// fails when its setup does and whose seeds are its subtests.
 func (h *hooker) firstTestingT(typ *ast.FuncType) *ast.Field {
 	if h.testing == "" || typ.Params == nil || len(typ.Params.List) == 0 {
 		return nil
@@ -235,7 +237,7 @@ func (h *hooker) firstTestingT(typ *ast.FuncType) *ast.Field {
 		return nil
 	}
 	sel, ok := star.X.(*ast.SelectorExpr)
-	if !ok || sel.Sel.Name != "T" {
+	if !ok || sel.Sel.Name != "T" && sel.Sel.Name != "F" {
 		return nil
 	}
 	if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Name != h.testing {
