@@ -110,24 +110,24 @@ type subject struct {
 
 // report is one module's outcome.
 type report struct {
-	subject    string
-	goVersion  string
-	packages   []string          // packages with tests
-	plain      map[string]string // package -> plain build failure
-	spectra    map[string]string // package -> spectra instrumentation failure
-	analysis   map[string]string // package -> analysis instrumentation failure
-	timePlain  time.Duration
-	timeSpec   time.Duration
-	timeAnal   time.Duration
-	analysed   bool
-	collected  bool // the spectra were checked
+	subject   string
+	goVersion string
+	packages  []string          // packages with tests
+	plain     map[string]string // package -> plain build failure
+	spectra   map[string]string // package -> spectra instrumentation failure
+	analysis  map[string]string // package -> analysis instrumentation failure
+	timePlain time.Duration
+	timeSpec  time.Duration
+	timeAnal  time.Duration
+	analysed  bool
+	collected bool // the spectra were checked
 	// verdicts compares the tests' verdicts plainly and collected, when
 	// verdictsChecked.
 	verdicts        verdictCheck
 	verdictsChecked bool
-	loadBefore string
-	loadAfter  string
-	err        error // the module could not be checked at all
+	loadBefore      string
+	loadAfter       string
+	err             error // the module could not be checked at all
 }
 
 // instrumentationMessage starts the message spectra stores for a package
