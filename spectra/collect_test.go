@@ -226,42 +226,35 @@ func TestCollectCountsCodeRunInPackageInitialization(t *testing.T) {
 	}
 }
 
-func TestCollectRecordsFuzzTargetsAndTestsWithABlankT(t *testing.T) {
-	ws, _ := workspace(t, "blankt.txtar")
+// collectTests collects the workspace of a txtar file and checks that its
+// tests have the verdicts of want, by name; it returns the collection.
+func collectTests(t *testing.T, archive string, want map[string]Verdict) *Matrix {
+	t.Helper()
+	ws, _ := workspace(t, archive)
 	m, err := ws.Collect(context.Background(), CollectOptions{Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]Verdict{}
-	hits := map[string]int{}
 	for _, test := range m.Tests {
 		got[test.Name] = test.Verdict
-		hits[test.Name] = test.Hits.Len()
 	}
-	want := map[string]Verdict{"FuzzParse/seed#0": Pass, "FuzzParse/seed#1": Panic, "TestUnnamed/long": Pass, "TestUnnamed/short": Pass,
-		"FuzzBroken": Fail, "FuzzNoSeeds": Pass}
 	if !maps.Equal(got, want) {
 		t.Fatalf("tests %v, want %v; build errors %v", got, want, m.BuildErrors)
 	}
-	for name, n := range hits {
-		if n == 0 && name != "FuzzNoSeeds" { // the others call Parse
-			t.Errorf("%s ran no block", name)
+	return m
+}
+
+func TestCollectRecordsFuzzTargetsAndTestsWithABlankT(t *testing.T) {
+	m := collectTests(t, "blankt.txtar", map[string]Verdict{"FuzzParse/seed#0": Pass, "FuzzParse/seed#1": Panic,
+		"TestUnnamed/long": Pass, "TestUnnamed/short": Pass, "FuzzBroken": Fail, "FuzzNoSeeds": Pass})
+	for _, test := range m.Tests {
+		if test.Hits.Len() == 0 && test.Name != "FuzzNoSeeds" { // the others call Parse
+			t.Errorf("%s ran no block", test.Name)
 		}
 	}
 }
 
 func TestCollectRecordsEachTestOfASuite(t *testing.T) {
-	ws, _ := workspace(t, "suites.txtar")
-	m, err := ws.Collect(context.Background(), CollectOptions{Timeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]Verdict{}
-	for _, test := range m.Tests {
-		got[test.Name] = test.Verdict
-	}
-	want := map[string]Verdict{"TestAbs/TestNegative": Fail, "TestAbs/TestPositive": Pass, "TestAbs/TestZero": Pass}
-	if !maps.Equal(got, want) {
-		t.Fatalf("tests %v, want %v; build errors %v", got, want, m.BuildErrors)
-	}
+	collectTests(t, "suites.txtar", map[string]Verdict{"TestAbs/TestNegative": Fail, "TestAbs/TestPositive": Pass, "TestAbs/TestZero": Pass})
 }
