@@ -155,8 +155,8 @@ func (r *report) printVerdicts(w io.Writer, full bool) {
 			shown = shown[:10]
 		}
 		for _, d := range shown {
-			if len(d) > 300 {
-				d = d[:300] + "…"
+			if r := []rune(d); len(r) > 200 {
+				d = string(r[:200]) + "…"
 			}
 			fmt.Fprintf(w, "- `%s`\n", strings.ReplaceAll(d, "`", "'"))
 		}
