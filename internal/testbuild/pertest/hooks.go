@@ -17,9 +17,9 @@ type Names struct {
 	Runtime  string // import name of the runtime
 	Counters string // the package's counters variable
 	Atomic   string // import name of sync/atomic, for atomic counters
-	// Test names a test function's *testing.T left unnamed or blank
-	// (func(_ *testing.T, in string) of a fuzz target), so that its hook
-	// can refer to it.
+	// Test names a test function's *testing.T (or F, or a suite method's
+	// receiver) left unnamed or blank, as in a fuzz target's
+	// func(_ *testing.T, in string), so that its hook can refer to it.
 	Test string
 }
 
@@ -208,7 +208,7 @@ func (h *hooker) hookFunc(name string, topLevel bool, typ *ast.FuncType, body *a
 func isTestFile(name string) bool { return strings.HasSuffix(name, "_test.go") }
 
 // testingParam returns the name of the function's first parameter when it
-// is a named *testing.T.
+// is a named *testing.T or *testing.F.
 func (h *hooker) testingParam(typ *ast.FuncType) string {
 	field := h.firstTestingT(typ)
 	if field == nil || len(field.Names) == 0 || field.Names[0].Name == "_" {
@@ -218,7 +218,7 @@ func (h *hooker) testingParam(typ *ast.FuncType) string {
 }
 
 // blankTestingParam reports whether the function's first parameter is a
-// *testing.T without a name or named _.
+// *testing.T or *testing.F without a name or named _.
 func (h *hooker) blankTestingParam(typ *ast.FuncType) bool {
 	field := h.firstTestingT(typ)
 	return field != nil && (len(field.Names) == 0 || field.Names[0].Name == "_")
@@ -246,7 +246,7 @@ func (h *hooker) firstTestingT(typ *ast.FuncType) *ast.Field {
 	return field
 }
 
-// nameParams gives the blank *testing.T its name, names.Test: "_" is
+// nameParams gives the blank first parameter its name, names.Test: "_" is
 // replaced; in a list of unnamed parameters every other one is named "_",
 // since Go names all of a list's parameters or none. Nothing moves to
 // another line.
