@@ -256,5 +256,6 @@ func TestCollectRecordsFuzzTargetsAndTestsWithABlankT(t *testing.T) {
 }
 
 func TestCollectRecordsEachTestOfASuite(t *testing.T) {
-	collectTests(t, "suites.txtar", map[string]Verdict{"TestAbs/TestNegative": Fail, "TestAbs/TestPositive": Pass, "TestAbs/TestZero": Pass})
+	collectTests(t, "suites.txtar", map[string]Verdict{"TestAbs/TestNegative": Fail, "TestAbs/TestPositive": Pass, "TestAbs/TestZero": Pass,
+		"TestAbs/TestTable/case": Pass, "TestAbs/TestTable/case#01": Fail})
 }

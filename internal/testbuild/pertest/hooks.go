@@ -118,7 +118,8 @@ func suiteTypes(f *ast.File) map[string]bool {
 
 // hookSuiteMethod hooks a test method of a testify suite declared in the
 // file (func (s *S) TestX()), which testify runs as a subtest whose T the
-// receiver's T() returns (faultlinert.EnterSuite). Without the hook every
+// receiver's T() returns (faultlinert.EnterSuite), and the functions it
+// runs as subtests of its own with s.Run. Without the hooks every
 // method's run would be its suite's test's.
 func (h *hooker) hookSuiteMethod(fn *ast.FuncDecl, suites map[string]bool) {
 	if len(suites) == 0 || fn.Recv == nil || len(fn.Recv.List) != 1 || !strings.HasPrefix(fn.Name.Name, "Test") ||
@@ -144,8 +145,28 @@ func (h *hooker) hookSuiteMethod(fn *ast.FuncDecl, suites map[string]bool) {
 	default:
 		name = recv.Names[0].Name
 	}
-	h.insert(fn.Body.Lbrace+1, fmt.Sprintf("defer %s.EnterSuite(%s)();", h.names.Runtime, name))
+	hook := fmt.Sprintf("defer %s.EnterSuite(%s)();", h.names.Runtime, name)
+	h.insert(fn.Body.Lbrace+1, hook)
 	h.hooked = true
+	// The method's own subtests, s.Run("case", func() {...}): testify
+	// hands the suite each one's T as it runs the function.
+	ast.Inspect(fn.Body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) != 2 {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok || sel.Sel.Name != "Run" {
+			return true
+		}
+		if id, ok := sel.X.(*ast.Ident); !ok || id.Name != name {
+			return true
+		}
+		if lit, ok := call.Args[1].(*ast.FuncLit); ok && lit.Type.Params.NumFields() == 0 && lit.Type.Results.NumFields() == 0 {
+			h.insert(lit.Body.Lbrace+1, hook)
+		}
+		return true
+	})
 }
 
 // startsSubtests reports whether body calls t.Run itself.
