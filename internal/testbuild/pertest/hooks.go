@@ -151,35 +151,37 @@ func (h *hooker) hookSuiteMethod(fn *ast.FuncDecl, suites map[string]bool) {
 	// The method's own subtests, s.Run("case", func() {...}): testify
 	// hands the suite each one's T as it runs the function.
 	ast.Inspect(fn.Body, func(n ast.Node) bool {
-		call, ok := n.(*ast.CallExpr)
-		if !ok || len(call.Args) != 2 {
-			return true
-		}
-		sel, ok := call.Fun.(*ast.SelectorExpr)
-		if !ok || sel.Sel.Name != "Run" {
-			return true
-		}
-		if id, ok := sel.X.(*ast.Ident); !ok || id.Name != name {
-			return true
-		}
-		if lit, ok := call.Args[1].(*ast.FuncLit); ok && lit.Type.Params.NumFields() == 0 && lit.Type.Results.NumFields() == 0 {
-			h.insert(lit.Body.Lbrace+1, hook)
+		if call := methodCall(n, name, "Run"); call != nil && len(call.Args) == 2 {
+			if lit, ok := call.Args[1].(*ast.FuncLit); ok && lit.Type.Params.NumFields() == 0 && lit.Type.Results.NumFields() == 0 {
+				h.insert(lit.Body.Lbrace+1, hook)
+			}
 		}
 		return true
 	})
+}
+
+// methodCall returns n when it calls method on the variable recv
+// (recv.method(...)), else nil.
+func methodCall(n ast.Node, recv, method string) *ast.CallExpr {
+	call, ok := n.(*ast.CallExpr)
+	if !ok {
+		return nil
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != method {
+		return nil
+	}
+	if id, ok := sel.X.(*ast.Ident); !ok || id.Name != recv {
+		return nil
+	}
+	return call
 }
 
 // startsSubtests reports whether body calls t.Run itself.
 func startsSubtests(body *ast.BlockStmt, t string) bool {
 	found := false
 	ast.Inspect(body, func(n ast.Node) bool {
-		if call, ok := n.(*ast.CallExpr); ok {
-			if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Run" {
-				if id, ok := sel.X.(*ast.Ident); ok && id.Name == t {
-					found = true
-				}
-			}
-		}
+		found = methodCall(n, t, "Run") != nil
 		return !found
 	})
 	return found
@@ -293,23 +295,18 @@ func (h *hooker) neutralizeParallel(body *ast.BlockStmt, t string) {
 		if lit, ok := n.(*ast.FuncLit); ok && h.testingParam(lit.Type) != "" {
 			return false // a subtest: its own hook handles its own t
 		}
-		call, ok := n.(*ast.CallExpr)
-		if !ok || len(call.Args) != 0 {
+		call := methodCall(n, t, "Parallel")
+		if call == nil || len(call.Args) != 0 {
 			return true
 		}
-		sel, ok := call.Fun.(*ast.SelectorExpr)
-		if !ok || sel.Sel.Name != "Parallel" {
-			return true
+		// "t.Parallel()" becomes "faultlinert_.Parallel(t          )".
+		recvEnd := call.Fun.(*ast.SelectorExpr).X.End()
+		if h.file.Line(recvEnd) != h.file.Line(call.Rparen) {
+			return true // a call split over lines keeps its own
 		}
-		if id, ok := sel.X.(*ast.Ident); ok && id.Name == t {
-			// "t.Parallel()" becomes "faultlinert_.Parallel(t          )".
-			from, to := h.file.Offset(sel.X.End()), h.file.Offset(call.Rparen)
-			if h.file.Line(sel.X.End()) != h.file.Line(call.Rparen) {
-				return true // a call split over lines keeps its own
-			}
-			h.insert(call.Pos(), h.names.Runtime+".Parallel(")
-			h.edits = append(h.edits, testbuild.Edit{Off: from, Del: to - from, Text: strings.Repeat(" ", to-from)})
-		}
+		from, to := h.file.Offset(recvEnd), h.file.Offset(call.Rparen)
+		h.insert(call.Pos(), h.names.Runtime+".Parallel(")
+		h.edits = append(h.edits, testbuild.Edit{Off: from, Del: to - from, Text: strings.Repeat(" ", to-from)})
 		return true
 	})
 }
