@@ -480,6 +480,7 @@ func (w *Workspace) instrument(listing *testbuild.Listing, toRun []*testbuild.Pa
 			}
 		}
 		names := pertest.NamesFor(all...)
+		suites := pertest.SuiteTypes(sources)
 		var edgeNames edges.Names
 		if withEdges {
 			edgeNames = edges.NamesFor(all...)
@@ -490,7 +491,7 @@ func (w *Workspace) instrument(listing *testbuild.Listing, toRun []*testbuild.Pa
 			for _, name := range list {
 				file := filepath.Join(q.Dir, name)
 				isTest := strings.HasSuffix(name, "_test.go")
-				src, res, err := reuse.instrument(file, sources[name], instrument.FileOptions{Coverage: !isTest, Runtime: runtimePath,
+				src, res, err := reuse.instrument(file, sources[name], instrument.FileOptions{Coverage: !isTest, Runtime: runtimePath, Suites: suites,
 					Options: instrument.Options{FirstID: n, Names: names, Atomic: atomic}})
 				if err != nil {
 					continue // the build reports a syntax error

@@ -83,6 +83,9 @@ type FileOptions struct {
 	Options
 	Coverage bool   // count blocks: a non-test file
 	Runtime  string // import path of the per-test runtime
+	// Suites are the package's testify suite types (pertest.SuiteTypes),
+	// whose test methods get hooks in whichever file they are.
+	Suites []string
 }
 
 // Result is one instrumented file.
@@ -104,7 +107,7 @@ func File(filename string, src []byte, opts FileOptions) (*Result, error) {
 	if opts.Coverage && ast.IsGenerated(f) {
 		return &Result{Generated: true}, nil
 	}
-	hooks := pertest.Hooks(fset, f, opts.Names)
+	hooks := pertest.Hooks(fset, f, opts.Names, opts.Suites)
 	res := &Result{Split: hooks.Split}
 	edits := hooks.Edits
 	if opts.Coverage {

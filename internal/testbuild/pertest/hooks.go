@@ -1,9 +1,12 @@
 package pertest
 
 import (
+	"bytes"
 	"fmt"
 	"go/ast"
+	"go/parser"
 	"go/token"
+	"slices"
 	"strings"
 
 	"github.com/faultline-go/faultline/internal/testbuild"
@@ -48,20 +51,28 @@ type Hooked struct {
 // helpers), of every Example and of every test method of a testify suite,
 // and t.Parallel() turned into a no-op, since attribution needs one test
 // at a time.
-func Hooks(fset *token.FileSet, f *ast.File, names Names) Hooked {
+// suites names the package's testify suite types declared in its other
+// files (SuiteTypes); the file's own are found here.
+func Hooks(fset *token.FileSet, f *ast.File, names Names, suites []string) Hooked {
 	h := &hooker{file: fset.File(f.Pos()), names: names, testing: testbuild.ImportName(f, "testing")}
 	if h.testing == "" && !isTestFile(h.file.Name()) {
 		return Hooked{}
 	}
 	var split []string
-	suites := suiteTypes(f)
+	suiteSet := suiteTypes(f)
+	for _, name := range suites {
+		if suiteSet == nil {
+			suiteSet = map[string]bool{}
+		}
+		suiteSet[name] = true
+	}
 	for _, decl := range f.Decls {
 		fn, ok := decl.(*ast.FuncDecl)
 		if !ok || fn.Body == nil {
 			continue
 		}
 		h.hookFunc(fn.Name.Name, fn.Recv == nil, fn.Type, fn.Body)
-		h.hookSuiteMethod(fn, suites)
+		h.hookSuiteMethod(fn, suiteSet)
 		ast.Inspect(fn.Body, func(n ast.Node) bool {
 			if lit, ok := n.(*ast.FuncLit); ok {
 				h.hookFunc("", false, lit.Type, lit.Body)
@@ -79,6 +90,27 @@ func Hooks(fset *token.FileSet, f *ast.File, names Names) Hooked {
 // take no *testing.T: testify runs each as a subtest and hands the
 // suite its T.
 const testifySuite = "github.com/stretchr/testify/suite"
+
+// SuiteTypes returns the names of the struct types that the test files
+// among files (name to source) declare embedding testify's suite.Suite,
+// sorted: a suite's methods are often in other files than its type.
+func SuiteTypes(files map[string][]byte) []string {
+	var out []string
+	for name, src := range files {
+		if !isTestFile(name) || !bytes.Contains(src, []byte(testifySuite)) {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.SkipObjectResolution)
+		if err != nil {
+			continue // the build reports it
+		}
+		for typ := range suiteTypes(f) {
+			out = append(out, typ)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
 
 // suiteTypes returns the names of the file's struct types that embed
 // testify's suite.Suite: their methods can reach the running test's T.
@@ -116,8 +148,8 @@ func suiteTypes(f *ast.File) map[string]bool {
 	return suites
 }
 
-// hookSuiteMethod hooks a test method of a testify suite declared in the
-// file (func (s *S) TestX()), which testify runs as a subtest whose T the
+// hookSuiteMethod hooks a test method of a testify suite of the package
+// (func (s *S) TestX()), which testify runs as a subtest whose T the
 // receiver's T() returns (faultlinert.EnterSuite), and the functions it
 // runs as subtests of its own with s.Run. Without the hooks every
 // method's run would be its suite's test's.
