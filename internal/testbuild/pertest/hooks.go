@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"slices"
 	"strings"
 
@@ -51,6 +52,7 @@ type Hooked struct {
 // helpers), of every Example and of every test method of a testify suite,
 // and t.Parallel() turned into a no-op, since attribution needs one test
 // at a time.
+//
 // suites names the package's testify suite types declared in its other
 // files (SuiteTypes); the file's own are found here.
 func Hooks(fset *token.FileSet, f *ast.File, names Names, suites []string) Hooked {
@@ -59,13 +61,11 @@ func Hooks(fset *token.FileSet, f *ast.File, names Names, suites []string) Hooke
 		return Hooked{}
 	}
 	var split []string
-	suiteSet := suiteTypes(f)
+	suiteSet := map[string]bool{}
 	for _, name := range suites {
-		if suiteSet == nil {
-			suiteSet = map[string]bool{}
-		}
 		suiteSet[name] = true
 	}
+	addSuiteTypes(f, suiteSet)
 	for _, decl := range f.Decls {
 		fn, ok := decl.(*ast.FuncDecl)
 		if !ok || fn.Body == nil {
@@ -95,7 +95,7 @@ const testifySuite = "github.com/stretchr/testify/suite"
 // among files (name to source) declare embedding testify's suite.Suite,
 // sorted: a suite's methods are often in other files than its type.
 func SuiteTypes(files map[string][]byte) []string {
-	var out []string
+	suites := map[string]bool{}
 	for name, src := range files {
 		if !isTestFile(name) || !bytes.Contains(src, []byte(testifySuite)) {
 			continue
@@ -104,22 +104,19 @@ func SuiteTypes(files map[string][]byte) []string {
 		if err != nil {
 			continue // the build reports it
 		}
-		for typ := range suiteTypes(f) {
-			out = append(out, typ)
-		}
+		addSuiteTypes(f, suites)
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return slices.Sorted(maps.Keys(suites))
 }
 
-// suiteTypes returns the names of the file's struct types that embed
-// testify's suite.Suite: their methods can reach the running test's T.
-func suiteTypes(f *ast.File) map[string]bool {
+// addSuiteTypes adds to suites the names of the file's struct types that
+// embed testify's suite.Suite: their methods can reach the running test's
+// T.
+func addSuiteTypes(f *ast.File, suites map[string]bool) {
 	pkg := testbuild.ImportName(f, testifySuite)
 	if pkg == "" || pkg == "_" {
-		return nil
+		return
 	}
-	suites := map[string]bool{}
 	for _, decl := range f.Decls {
 		gen, ok := decl.(*ast.GenDecl)
 		if !ok || gen.Tok != token.TYPE {
@@ -127,25 +124,29 @@ func suiteTypes(f *ast.File) map[string]bool {
 		}
 		for _, spec := range gen.Specs {
 			ts := spec.(*ast.TypeSpec)
-			st, ok := ts.Type.(*ast.StructType)
-			if !ok || ts.TypeParams != nil {
-				continue
-			}
-			for _, field := range st.Fields.List {
-				typ := field.Type
-				if star, ok := typ.(*ast.StarExpr); ok {
-					typ = star.X
-				}
-				sel, ok := typ.(*ast.SelectorExpr)
-				if len(field.Names) == 0 && ok && sel.Sel.Name == "Suite" {
-					if id, ok := sel.X.(*ast.Ident); ok && id.Name == pkg {
-						suites[ts.Name.Name] = true
-					}
-				}
+			if st, ok := ts.Type.(*ast.StructType); ok && ts.TypeParams == nil && embedsSuite(st, pkg) {
+				suites[ts.Name.Name] = true
 			}
 		}
 	}
-	return suites
+}
+
+// embedsSuite reports whether the struct embeds pkg.Suite or *pkg.Suite.
+func embedsSuite(st *ast.StructType, pkg string) bool {
+	for _, field := range st.Fields.List {
+		typ := field.Type
+		if star, ok := typ.(*ast.StarExpr); ok {
+			typ = star.X
+		}
+		sel, ok := typ.(*ast.SelectorExpr)
+		if len(field.Names) > 0 || !ok || sel.Sel.Name != "Suite" {
+			continue
+		}
+		if id, ok := sel.X.(*ast.Ident); ok && id.Name == pkg {
+			return true
+		}
+	}
+	return false
 }
 
 // hookSuiteMethod hooks a test method of a testify suite of the package
