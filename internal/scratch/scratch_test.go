@@ -21,10 +21,14 @@ const holderEnv = "SCRATCH_TEST_HOLDER"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(holderEnv) != "" {
-		dir, _, err := MkdirTemp("held-")
+		dir, remove, err := MkdirTemp("held-")
 		if err != nil {
 			os.Exit(2)
 		}
+		// The directory is held while remove is reachable: discarded,
+		// the lock file's descriptor would be closed by the collector and
+		// the directory look abandoned while this process runs.
+		defer remove()
 		// A process group of its own, as a test process has.
 		child := exec.Command("sleep", "300")
 		child.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -32,7 +36,10 @@ func TestMain(m *testing.M) {
 			os.Exit(2)
 		}
 		fmt.Printf("%s\n%d\n", dir, child.Process.Pid)
-		select {}
+		// Until killed. (An empty select would end the process at once,
+		// the runtime finding every goroutine asleep, and leave the
+		// directory abandoned before the test looks.)
+		time.Sleep(time.Hour)
 	}
 	os.Exit(m.Run())
 }
