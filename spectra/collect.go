@@ -123,11 +123,11 @@ func (w *Workspace) Collect(ctx context.Context, co CollectOptions) (*Matrix, er
 const testChunkBytes = 1 << 20
 
 // countersFile and edgesFile are the files the collection adds to an
-// instrumented package, declaring its block and edge counters. Go
-// initializes a package's variables in the order the go command hands it
-// the files, by name, when nothing orders them otherwise; a name cannot
-// start with anything below "0", and "0." sorts before any other name but
-// "0.go" itself.
+// instrumented package, declaring its block and edge counters, which are
+// ready before any of the package's variables is initialized
+// (pertest.RangeFile). Their names sort before nearly every other (a name
+// cannot start with anything below "0"), so that the init that moves the
+// counters into the shared file runs before the package's own.
 const (
 	countersFile = "0._faultline_counters.go"
 	edgesFile    = "0._faultline_edges.go"
@@ -547,11 +547,6 @@ func (w *Workspace) instrument(listing *testbuild.Listing, toRun []*testbuild.Pa
 			b.files = append(b.files, f)
 			b.byPackage[q.ImportPath] = append(b.byPackage[q.ImportPath], f)
 		}
-		// The counters' files come first in the package, so that their
-		// variables come first in the package's initialization order: a
-		// variable whose initializer reaches counted code only through an
-		// interface's method does not depend on them as the language sees
-		// it, and is initialized in declaration order.
 		if n > 0 {
 			counters := pertest.CountersFile(q.Name, q.ImportPath, runtimePath, names, n)
 			if err := overlay.Put(filepath.Join(q.Dir, countersFile), counters); err != nil {

@@ -223,6 +223,9 @@ func TestCollectCountsCodeRunInPackageInitialization(t *testing.T) {
 		if len(m.BuildErrors) != 0 || len(m.Tests) != 1 || m.Tests[0].Name != "TestLookup" || m.Tests[0].Verdict != Pass {
 			t.Fatalf("edges %v: build errors %v, tests %+v; want TestLookup passing alone", edges, m.BuildErrors, m.Tests)
 		}
+		if _, passing := m.Executing("k/k.go", 14); len(passing) != 1 {
+			t.Errorf("edges %v: k.go:14, run only by initialization, is in %d tests' spectra, want 1", edges, len(passing))
+		}
 	}
 }
 

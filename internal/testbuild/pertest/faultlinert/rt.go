@@ -151,19 +151,35 @@ func halves(words []uint64, n int) []uint32 {
 	return (*[1 << 28]uint32)(unsafe.Pointer(&words[0]))[:n:n]
 }
 
-// Register returns the n counters of package pkg. The collector's layout
-// file assigns each package its place in the shared counters file; a package
-// missing from the layout gets private counters that are never reported.
-func Register(pkg string, n int) []uint32 {
+// Register moves the counters of package pkg into the shared counters
+// file and returns where they now are. A package counts from the start of
+// the program in early, its own array, which needs no initialization:
+// code that package variables' initializers reach before Register runs (in
+// the package's init) is counted there, and those counts move too. The
+// collector's layout file assigns each package its place in the shared
+// file; a package missing from the layout keeps counting in early, and
+// those counts are never reported.
+func Register(pkg string, early []uint32) unsafe.Pointer {
+	n := len(early)
+	if n == 0 {
+		return nil
+	}
 	initOnce.Do(setup)
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	if place, ok := rt.layout[pkg]; ok && place[1] == n && place[0]+n <= len(rt.counters) {
-		rt.link(place[0], place[0]+n)
-		return rt.counters[place[0] : place[0]+n : place[0]+n]
+	place, ok := rt.layout[pkg]
+	if !ok || place[1] != n || place[0]+n > len(rt.counters) {
+		rt.emitError("no counter layout for package " + pkg)
+		return unsafe.Pointer(&early[0])
 	}
-	rt.emitError("no counter layout for package " + pkg)
-	return make([]uint32, n)
+	rt.link(place[0], place[0]+n)
+	shared := rt.counters[place[0] : place[0]+n : place[0]+n]
+	for i := range early {
+		if c := atomic.LoadUint32(&early[i]); c != 0 {
+			atomic.AddUint32(&shared[i], c)
+		}
+	}
+	return unsafe.Pointer(&shared[0])
 }
 
 // Enter is deferred at the start of every function that takes a *testing.T:
