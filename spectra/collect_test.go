@@ -262,3 +262,37 @@ func TestCollectRecordsEachTestOfASuite(t *testing.T) {
 	collectTests(t, "suites.txtar", map[string]Verdict{"TestAbs/TestNegative": Fail, "TestAbs/TestPositive": Pass, "TestAbs/TestZero": Pass,
 		"TestAbs/TestTable/case": Pass, "TestAbs/TestTable/case#01": Fail})
 }
+
+// A test's own panic ends the test with its trace and the verdict panic,
+// and the tests after it run on in the same process (one: shards would
+// divide the tests).
+func TestCollectRunsOnPastATestsOwnPanic(t *testing.T) {
+	ws, want := workspace(t, "panics.txtar")
+	m, err := ws.Collect(context.Background(), CollectOptions{Timeout: time.Minute, Parallel: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]TestRun{}
+	for _, test := range m.Tests {
+		got[test.Name] = test
+	}
+	for _, line := range strings.Split(strings.TrimSpace(want), "\n") {
+		fields := strings.Fields(line)
+		name, verdict := fields[0], fields[1]
+		site, _ := strconv.Atoi(fields[2])
+		test := got[name]
+		var wantSites []Site
+		if site > 0 {
+			wantSites = []Site{{File: "calc/calc.go", Line: site}}
+		}
+		if test.Verdict != Verdict(verdict) || !slices.Equal(test.FailSites, wantSites) {
+			t.Errorf("%s: verdict %q, failure at %v; want %s at %v\n%s", name, test.Verdict, test.FailSites, verdict, wantSites, test.Output)
+		}
+		if test.Verdict == Panic && !strings.Contains(test.Output, "panic: runtime error: invalid memory address") {
+			t.Errorf("%s: output without the panic:\n%s", name, test.Output)
+		}
+	}
+	if len(m.Tests) != 4 {
+		t.Errorf("%d tests, want 4", len(m.Tests))
+	}
+}

@@ -6,8 +6,9 @@
 // starts and ends, the counters file of each instrumented package and the
 // runtime (package faultlinert, compiled into the binary), and it runs a
 // binary to the end: one process per binary, restarted past a test that
-// panics, exits or hangs, so that every leaf test gets its counters and
-// its verdict.
+// exits, hangs or panics outside its own goroutine (its own panic ends
+// only the test), so that every leaf test gets its counters and its
+// verdict.
 package pertest
 
 import (

@@ -40,12 +40,14 @@ package faultlinert
 
 import (
 	"bufio"
+	"fmt"
 	"hash/fnv"
 	//lint:ignore SA1019 written for the module's Go version (see T), which may predate os.ReadFile (Go 1.16)
 	"io/ioutil"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -233,9 +235,46 @@ func exit(t T, name string, panicked interface{}) {
 		rt.started = rt.started[:n-1]
 	}
 	rt.mu.Unlock()
-	if panicked != nil {
-		panic(panicked) // keep the test's own verdict and trace
+	if panicked == nil {
+		return
 	}
+	// A panic in the test's own goroutine ends the test, not the process:
+	// the trace goes to its output as the runtime would print it, and the
+	// test fails as t.FailNow fails it, so that the tests after it run on
+	// in this process (as a testify suite's do) rather than in a new one
+	// per panic. A test of hundreds of cases that all panic after one bad
+	// change would otherwise start hundreds of processes.
+	if f, ok := t.(interface{ FailNow() }); ok {
+		os.Stdout.WriteString("panic: " + panicText(panicked) + " [recovered]\n\n" + panickingStack())
+		f.FailNow()
+	}
+	panic(panicked) // keep the test's own verdict and trace
+}
+
+// panickingStack is the goroutine's trace from the call to panic on, as
+// the runtime prints a panic's: without the frames of this hook, which
+// runs in a deferred call.
+func panickingStack() string {
+	lines := strings.Split(string(debug.Stack()), "\n")
+	// A header line, then two lines a frame: the function, then its file.
+	for i := 1; i+1 < len(lines); i += 2 {
+		if strings.HasPrefix(lines[i], "panic(") {
+			return lines[0] + "\n" + strings.Join(lines[i:], "\n")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// panicText is a panic's value as the runtime prints it, near enough for
+// a reader and for the collector, which reads the trace that follows.
+func panicText(v interface{}) string {
+	switch v := v.(type) {
+	case error:
+		return v.Error()
+	case interface{ String() string }:
+		return v.String()
+	}
+	return fmt.Sprintf("%#v", v)
 }
 
 // EnterSuite is deferred at the start of every test method of a testify
