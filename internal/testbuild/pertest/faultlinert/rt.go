@@ -245,11 +245,16 @@ func exit(t T, name string, panicked interface{}) {
 	// per panic. A test of hundreds of cases that all panic after one bad
 	// change would otherwise start hundreds of processes.
 	if f, ok := t.(interface{ FailNow() }); ok {
-		os.Stdout.WriteString("panic: " + panicText(panicked) + " [recovered]\n\n" + panickingStack())
+		traceOut.WriteString("panic: " + panicText(panicked) + " [recovered]\n\n" + panickingStack())
 		f.FailNow()
 	}
 	panic(panicked) // keep the test's own verdict and trace
 }
+
+// traceOut is where a test's panic is printed: the process's standard
+// error, as the runtime prints one, even when the test has replaced
+// os.Stdout or os.Stderr to capture what it prints.
+var traceOut = os.NewFile(2, "stderr")
 
 // panickingStack is the goroutine's trace from the call to panic on, as
 // the runtime prints a panic's: without the frames of this hook, which
