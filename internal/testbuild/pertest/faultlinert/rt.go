@@ -278,8 +278,10 @@ func panicText(v interface{}) string {
 		return v.Error()
 	case interface{ String() string }:
 		return v.String()
+	case string:
+		return v
 	}
-	return fmt.Sprintf("%#v", v)
+	return fmt.Sprintf("%v", v)
 }
 
 // EnterSuite is deferred at the start of every test method of a testify

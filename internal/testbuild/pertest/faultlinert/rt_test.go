@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -184,5 +185,32 @@ func TestClaimsTable(t *testing.T) {
 	}
 	if _, ok := claimInTable(nil, h, "0"); ok {
 		t.Error("claimed without a table")
+	}
+}
+
+// A recovered panic is printed as the runtime prints one: its value, then
+// the trace from the call to panic on, without the hook's frames.
+func TestPanicPrintedAsTheRuntimePrintsIt(t *testing.T) {
+	var text, stack string
+	func() {
+		defer func() {
+			v := recover()
+			text, stack = panicText(v), panickingStack()
+		}()
+		var m map[string]int
+		m["x"] = 1
+	}()
+	if text != "assignment to entry in nil map" {
+		t.Errorf("value %q", text)
+	}
+	lines := strings.Split(stack, "\n")
+	if len(lines) < 4 || !strings.HasPrefix(lines[0], "goroutine ") || !strings.HasPrefix(lines[1], "panic(") ||
+		!strings.Contains(lines[3], "TestPanicPrintedAsTheRuntimePrintsIt") {
+		t.Errorf("trace:\n%s", stack)
+	}
+	for v, want := range map[interface{}]string{"boom": "boom", 42: "42", time.Second: "1s"} {
+		if got := panicText(v); got != want {
+			t.Errorf("panicText(%#v) = %q, want %q", v, got, want)
+		}
 	}
 }
