@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -229,16 +230,17 @@ func misses(patterns []string, inModule, outside []*Package, modulePath string) 
 	}
 	var out []Miss
 	for _, pat := range patterns {
-		if matched[pat] {
+		listed := listedPattern(pat)
+		if matched[listed] {
 			continue
 		}
 		reason := "matched no packages"
 		for _, p := range outside {
-			if !slices.Contains(p.Match, pat) {
+			if !slices.Contains(p.Match, listed) {
 				continue
 			}
 			if p.Error != nil {
-				reason = strings.TrimPrefix(p.Error.Err, "pattern "+pat+": ")
+				reason = strings.TrimPrefix(p.Error.Err, "pattern "+listed+": ")
 			} else {
 				reason = "matched only packages outside module " + modulePath
 			}
@@ -247,6 +249,31 @@ func misses(patterns []string, inModule, outside []*Package, modulePath string) 
 		out = append(out, Miss{Pattern: pat, Reason: reason})
 	}
 	return out
+}
+
+// listedPattern is pattern as go list's Match gives it: the go command
+// puts each pattern in canonical form first, so that ./a/ and ./a//b/..
+// are listed as ./a (a leading ./ kept), an absolute path is cleaned as a
+// file path, and a version after @ is left alone.
+func listedPattern(pattern string) string {
+	if filepath.IsAbs(pattern) {
+		return filepath.Clean(pattern)
+	}
+	p, version := pattern, ""
+	local := p == "." || p == ".." || strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../")
+	if i := strings.IndexByte(p, '@'); i >= 0 && !local {
+		p, version = p[:i], p[i:]
+	}
+	p = strings.ReplaceAll(p, `\`, "/")
+	switch {
+	case !strings.HasPrefix(p, "./"):
+		p = path.Clean(p)
+	case path.Clean(p) == ".":
+		p = "."
+	default:
+		p = "./" + path.Clean(p)
+	}
+	return p + version
 }
 
 // goList runs go list in dir and returns the packages of the main module,

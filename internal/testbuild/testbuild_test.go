@@ -391,10 +391,11 @@ func TestPassesShareABuild(t *testing.T) {
 // reason, as go test refuses them; the others select their packages.
 func TestListMisses(t *testing.T) {
 	m := workspace(t, "verdicts.txtar")
-	l, err := m.List(context.Background(), "./v", "./nosuch/...", "./nosuch", "TestPass", "fmt")
+	l, err := m.List(context.Background(), "./v/", "./nosuch/...", "./nosuch", "TestPass", "fmt", ".//v/../v")
 	if err != nil {
 		t.Fatal(err)
 	}
+	// ./v/ and .//v/../v are ./v as go list reports the patterns a package matched.
 	if len(l.Requested) != 1 || l.Requested[0].ImportPath != "example.com/verdicts/v" {
 		t.Errorf("requested %v, want example.com/verdicts/v alone", l.Requested)
 	}
