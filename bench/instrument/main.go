@@ -46,6 +46,8 @@ func main() {
 	skipAnalysis := flag.Bool("spectra-only", false, "check only the spectra instrumentation")
 	skipSpectra := flag.Bool("analysis-only", false, "check only the angelic analysis's instrumentation")
 	verdicts := flag.Bool("verdicts", false, "also run every test plainly and as spectra collects it, and compare the verdicts")
+	mutants := flag.Int("mutants", 0, "with -verdicts, also compare the verdicts of this many faulty versions of each module, one mutation each")
+	seed := flag.Uint64("seed", 1, "with -mutants, the seed that draws the mutations")
 	flag.Parse()
 	if *skipAnalysis && *skipSpectra {
 		fail(errors.New("-spectra-only and -analysis-only exclude each other"))
@@ -72,7 +74,7 @@ func main() {
 	for i, s := range subjects {
 		r := &report{subject: s.name, loadBefore: loadAverage()}
 		work := filepath.Join(scratch, fmt.Sprint(i))
-		if err := check(ctx, s, work, !*skipSpectra, !*skipAnalysis, *verdicts, r); err != nil {
+		if err := check(ctx, s, work, !*skipSpectra, !*skipAnalysis, *verdicts, *mutants, *seed, r); err != nil {
 			r.err = err
 		}
 		os.RemoveAll(work)
@@ -82,12 +84,18 @@ func main() {
 	}
 	fmt.Println()
 	summary(os.Stdout, reports)
+	if *mutants > 0 {
+		mutantSummary(os.Stdout, reports)
+	}
 	if *out != "" {
 		f, err := os.Create(*out)
 		if err != nil {
 			fail(err)
 		}
 		summary(f, reports)
+		if *mutants > 0 {
+			mutantSummary(f, reports)
+		}
 		for _, r := range reports {
 			r.print(f, true)
 		}
@@ -125,9 +133,12 @@ type report struct {
 	// verdictsChecked.
 	verdicts        verdictCheck
 	verdictsChecked bool
-	loadBefore      string
-	loadAfter       string
-	err             error // the module could not be checked at all
+	// mutants compares the verdicts of faulty versions, when mutantsChecked.
+	mutants        mutantCheck
+	mutantsChecked bool
+	loadBefore     string
+	loadAfter      string
+	err            error // the module could not be checked at all
 }
 
 // instrumentationMessage starts the message spectra stores for a package
@@ -136,7 +147,7 @@ const instrumentationMessage = "faultline could not instrument this package"
 
 // check builds every test package of one subject plainly, as spectra does
 // and as the analysis does.
-func check(ctx context.Context, s subject, scratch string, withSpectra, withAnalysis, withVerdicts bool, r *report) error {
+func check(ctx context.Context, s subject, scratch string, withSpectra, withAnalysis, withVerdicts bool, mutants int, seed uint64, r *report) error {
 	dir := s.dir
 	if s.module != "" {
 		var err error
@@ -192,6 +203,12 @@ func check(ctx context.Context, s subject, scratch string, withSpectra, withAnal
 		r.verdictsChecked = true
 		if err := checkVerdicts(ctx, dir, cache, r); err != nil {
 			return err
+		}
+		if mutants > 0 {
+			r.mutantsChecked = true
+			if err := checkMutantVerdicts(ctx, dir, mod.Path, cache, pkgs, mutants, seed, r); err != nil {
+				return err
+			}
 		}
 	}
 
@@ -346,6 +363,30 @@ func summary(w io.Writer, reports []*report) {
 	fmt.Fprintf(w, "| **total** (%d modules) | | %d | %d | %d | %d | %d differ, %d lost, %d extra of %d | | | | |\n", len(reports), pkgs, plain, spec, anal, differ, lost, extra, leaves)
 }
 
+// mutantSummary writes one row per module checked on mutants, and the
+// totals.
+func mutantSummary(w io.Writer, reports []*report) {
+	fmt.Fprintln(w, "\n| module | mutants tried | built | with a failing test | with a panic | tests against go test |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	var total mutantCheck
+	for _, r := range reports {
+		if r.err != nil || !r.mutantsChecked {
+			continue
+		}
+		c := r.mutants
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %s |\n", r.subject, c.tried, c.built, c.failing, c.panics, c.verdictCheck)
+		total.tried += c.tried
+		total.built += c.built
+		total.failing += c.failing
+		total.panics += c.panics
+		total.leaves += c.leaves
+		total.differ = append(total.differ, c.differ...)
+		total.lost = append(total.lost, c.lost...)
+		total.extra = append(total.extra, c.extra...)
+	}
+	fmt.Fprintf(w, "| **total** | %d | %d | %d | %d | %s |\n", total.tried, total.built, total.failing, total.panics, total.verdictCheck)
+}
+
 // print writes one module's table and its failures: the first line of
 // each, or with full the whole message.
 func (r *report) print(w io.Writer, full bool) {
@@ -358,6 +399,7 @@ func (r *report) print(w io.Writer, full bool) {
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 	fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s–%s |\n", r.goVersion, len(r.packages), len(r.plain), r.spectraCount(),
 		r.analysisCount(), r.differences(), seconds(r.timePlain), r.spectraTime(), r.analysisTime(), r.loadBefore, r.loadAfter)
+	defer r.printMutants(w, full)
 	defer r.printVerdicts(w, full)
 	for _, f := range []struct {
 		what string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/faultline-go/faultline/bench/internal/gocmd"
+	"github.com/faultline-go/faultline/bench/internal/mutation"
 	"github.com/faultline-go/faultline/internal/testbuild"
 	"github.com/faultline-go/faultline/spectra"
 )
@@ -43,24 +45,32 @@ var address = regexp.MustCompile(`0x[0-9a-f]{6,}`)
 // instrumented package that starts or runs other than the original would
 // localize from wrong spectra.
 func checkVerdicts(ctx context.Context, dir, cache string, r *report) error {
-	start := time.Now()
-	plain, err := gocmd.RunGoTest(ctx, dir, []string{"./..."}, verdictTimeout, nil, "-vet=off")
-	if err != nil {
-		return fmt.Errorf("plain go test: %w", err)
-	}
-	r.verdicts.timePl = time.Since(start)
-	start = time.Now()
-	ws, err := spectra.Open(dir, spectra.Options{CacheDir: filepath.Join(cache, "verdicts")})
-	if err != nil {
-		return err
-	}
-	m, err := ws.Collect(ctx, spectra.CollectOptions{})
-	if err != nil {
-		return fmt.Errorf("collection: %w", err)
-	}
-	r.verdicts.timeCol = time.Since(start)
+	_, err := compareVerdicts(ctx, dir, filepath.Join(cache, "verdicts"), []string{"./..."}, verdictTimeout, spectra.CollectOptions{}, "", r, &r.verdicts)
+	return err
+}
 
-	v := &r.verdicts
+// compareVerdicts runs the tests of pkgs plainly and as spectra collects
+// them into the store under cache, adds what it finds to v (each entry
+// after label) and returns the collection.
+func compareVerdicts(ctx context.Context, dir, cache string, pkgs []string, plainTimeout time.Duration, co spectra.CollectOptions, label string, r *report, v *verdictCheck) (*spectra.Matrix, error) {
+	start := time.Now()
+	plain, err := gocmd.RunGoTest(ctx, dir, pkgs, plainTimeout, nil, "-vet=off")
+	if err != nil {
+		return nil, fmt.Errorf("plain go test: %w", err)
+	}
+	v.timePl += time.Since(start)
+	start = time.Now()
+	ws, err := spectra.Open(dir, spectra.Options{CacheDir: cache})
+	if err != nil {
+		return nil, err
+	}
+	co.Packages = pkgs
+	m, err := ws.Collect(ctx, co)
+	if err != nil {
+		return nil, fmt.Errorf("collection: %w", err)
+	}
+	v.timeCol += time.Since(start)
+
 	skip := func(id gocmd.TestID) bool {
 		if _, failed := r.plain[id.Package]; failed {
 			return true
@@ -94,24 +104,111 @@ func checkVerdicts(ctx context.Context, dir, cache string, r *report) error {
 		}
 		v.leaves++
 		if got, ok := ours[id]; ok && got != want {
-			v.differ = append(v.differ, fmt.Sprintf("%s %s: go test %s, faultline %s", id.Package, id.Test, want, got))
+			v.differ = append(v.differ, fmt.Sprintf("%s%s %s: go test %s, faultline %s", label, id.Package, id.Test, want, got))
 		} else if !ok && !below[id] {
-			v.lost = append(v.lost, fmt.Sprintf("%s %s: go test %s", id.Package, id.Test, want))
+			v.lost = append(v.lost, fmt.Sprintf("%s%s %s: go test %s", label, id.Package, id.Test, want))
 		}
 	}
 	for id, got := range ours {
 		want, ok := plain.All[id]
 		switch {
 		case !ok:
-			v.extra = append(v.extra, fmt.Sprintf("%s %s: faultline %s", id.Package, id.Test, got))
+			v.extra = append(v.extra, fmt.Sprintf("%s%s %s: faultline %s", label, id.Package, id.Test, got))
 		case want != got && plain.Leaves[id] == "":
 			// A leaf here that go test's names made a parent.
-			v.differ = append(v.differ, fmt.Sprintf("%s %s: go test %s, faultline %s", id.Package, id.Test, want, got))
+			v.differ = append(v.differ, fmt.Sprintf("%s%s %s: go test %s, faultline %s", label, id.Package, id.Test, want, got))
 		}
 	}
 	slices.Sort(v.differ)
 	slices.Sort(v.lost)
 	slices.Sort(v.extra)
+	return m, nil
+}
+
+// mutantCheck is how the tests of faulty versions of a module fared
+// plainly and instrumented: verdicts summed over the mutants.
+type mutantCheck struct {
+	verdictCheck
+	tried, built    int // mutants applied; those whose package built
+	failing, panics int // mutants with a failing test; with a test that panicked
+}
+
+// Timeouts of a mutant's runs: a mutant may loop forever, and the plain
+// run's bound ends the whole test binary where the collection's ends one
+// test.
+const (
+	mutantPlainTimeout = 90 * time.Second
+	mutantTestTimeout  = 20 * time.Second
+)
+
+// checkMutantVerdicts compares the verdicts of n faulty versions of the
+// module, each one mutation (bench/internal/mutation's, drawn by seed as
+// bench/effectiveness draws them) in a non-test file of a package with
+// tests: failing, panicking and hanging tests, which a published module's
+// do not have. Each runs its package's tests alone, plainly and collected
+// into a store of its own. The file is restored after each.
+func checkMutantVerdicts(ctx context.Context, dir, modulePath, cache string, pkgs []*testbuild.Package, n int, seed uint64, r *report) error {
+	owner := map[string]string{} // module-relative file -> package
+	var files []string
+	for _, p := range pkgs {
+		if _, failed := r.plain[p.ImportPath]; failed {
+			continue
+		}
+		for _, f := range p.GoFiles {
+			rel, err := filepath.Rel(dir, filepath.Join(p.Dir, f))
+			if err != nil {
+				return err
+			}
+			rel = filepath.ToSlash(rel)
+			owner[rel] = p.ImportPath
+			files = append(files, rel)
+		}
+	}
+	sites, err := mutation.ModuleSites(dir, files)
+	if err != nil {
+		return err
+	}
+	sites = mutation.Shuffle(sites, seed, modulePath)
+	c := &r.mutants
+	for _, site := range sites[:min(n, len(sites))] {
+		path := filepath.Join(dir, filepath.FromSlash(site.File))
+		orig, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		mutated, err := site.Apply(orig)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, mutated, 0o644); err != nil {
+			return err
+		}
+		c.tried++
+		store := filepath.Join(cache, fmt.Sprintf("mutant%d", c.tried))
+		m, err := compareVerdicts(ctx, dir, store, []string{owner[site.File]}, mutantPlainTimeout, spectra.CollectOptions{Timeout: mutantTestTimeout}, site.ID()+": ", r, &c.verdictCheck)
+		if werr := os.WriteFile(path, orig, 0o644); err == nil {
+			err = werr
+		}
+		os.RemoveAll(store)
+		if err != nil {
+			return fmt.Errorf("mutant %s: %w", site.ID(), err)
+		}
+		if len(m.BuildErrors) > 0 {
+			continue
+		}
+		c.built++
+		failing, panicked := false, false
+		for _, t := range m.Tests {
+			failing = failing || t.Verdict.Failing()
+			panicked = panicked || t.Verdict == testbuild.Panic
+		}
+		if failing {
+			c.failing++
+		}
+		if panicked {
+			c.panics++
+		}
+	}
 	return nil
 }
 
@@ -131,14 +228,31 @@ func (r *report) differences() string {
 	if !r.verdictsChecked {
 		return "–"
 	}
-	v := r.verdicts
+	return r.verdicts.String()
+}
+
+func (v verdictCheck) String() string {
 	return fmt.Sprintf("%d differ, %d lost, %d extra of %d", len(v.differ), len(v.lost), len(v.extra), v.leaves)
+}
+
+// printMutants writes the mutants' line and the tests whose verdicts
+// differ on them.
+func (r *report) printMutants(w io.Writer, full bool) {
+	if !r.mutantsChecked {
+		return
+	}
+	c := r.mutants
+	fmt.Fprintf(w, "\nMutants: %d tried, %d built, %d with a failing test, %d with a test that panicked; tests against go test: %s.\n", c.tried, c.built, c.failing, c.panics, c.verdictCheck)
+	printVerdicts(w, c.verdictCheck, full)
 }
 
 // printVerdicts lists the tests that differ, the first ten of each kind
 // unless full.
 func (r *report) printVerdicts(w io.Writer, full bool) {
-	v := r.verdicts
+	printVerdicts(w, r.verdicts, full)
+}
+
+func printVerdicts(w io.Writer, v verdictCheck, full bool) {
 	if v.addressed > 0 {
 		fmt.Fprintf(w, "\n%d tests left out of the verdict check: their names hold a pointer's address.\n", v.addressed)
 	}
