@@ -296,3 +296,22 @@ func TestCollectRunsOnPastATestsOwnPanic(t *testing.T) {
 		t.Errorf("%d tests, want 4", len(m.Tests))
 	}
 }
+
+// A test that hangs or dies after another test's panic in its process is
+// run again in a new one: the panic may have left a lock held. (A timeout
+// of 4 s stops the hanging one after 1 s.)
+func TestCollectRunsATestAgainThatHangsAfterAPanic(t *testing.T) {
+	ws, _ := workspace(t, "panicheld.txtar")
+	m, err := ws.Collect(context.Background(), CollectOptions{Timeout: 4 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Verdict{}
+	for _, test := range m.Tests {
+		got[test.Name] = test.Verdict
+	}
+	want := map[string]Verdict{"TestIncr/panics": Panic, "TestIncr/after": Pass, "TestHold/panics": Panic, "TestHold/after": Pass}
+	if !maps.Equal(got, want) {
+		t.Errorf("tests %v, want %v", got, want)
+	}
+}

@@ -169,8 +169,12 @@ type recordReader struct {
 	// counter layout, counters that could not be mapped).
 	errors []string
 	// panicked is the test whose panicking exit was the last record: the
-	// process dies of that panic right after.
+	// process dies of that panic right after, unless the panic was
+	// recovered (recovered then says so at the next record).
 	panicked string
+	// recovered says the process went on past a test's panic: the runtime
+	// ended the test, or a testify suite recovered it.
+	recovered bool
 	// free are the counter sets of finished tests, for the next ones.
 	free []counterSet
 }
@@ -194,6 +198,7 @@ func (rr *recordReader) record(p []byte) {
 	}
 	name := string(p[2+n : 2+n+int(size)])
 	rest := p[2+n+int(size):]
+	rr.recovered = rr.recovered || rr.panicked != ""
 	rr.panicked = ""
 	switch kind {
 	case recordError:

@@ -446,11 +446,19 @@ func (r *runner) run(ctx context.Context, done map[string]bool) error {
 		if fresh == 0 && (p.interrupted == "" || done[p.interrupted]) {
 			return nil // a restart would run nothing new
 		}
-		if p.interrupted != "" {
+		if p.interrupted != "" && !p.again {
 			done[p.interrupted] = true
 		}
 	}
 	return fmt.Errorf("%s: gave up after %d restarts", r.bin.Package.ImportPath, maxRestarts)
+}
+
+// afterPanicTimeout bounds a test that runs after another test's panic in
+// the same process, where a hang may be the panic's doing and the test
+// runs again in a new process with the whole timeout: a quarter of the
+// timeout, at most 10 s.
+func afterPanicTimeout(timeout time.Duration) time.Duration {
+	return min(timeout/4, 10*time.Second)
 }
 
 type runner struct {
@@ -493,6 +501,7 @@ type processResult struct {
 	delivered     int    // leaves delivered while the process ran
 	restart       bool   // the process died or was killed while tests were running
 	interrupted   string // the test to blame, when it had not finished
+	again         bool   // the interrupted test runs again rather than being judged
 	abnormal      bool   // the process ended by a signal, a crash or os.Exit
 	output        string // printed outside any test
 	prelude       Counters
@@ -663,7 +672,11 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 				return
 			case <-tick.C:
 				mu.Lock()
-				if n := len(rr.stack); n > 0 && time.Since(lastBoundary) > r.opts.Timeout {
+				bound := r.opts.Timeout
+				if rr.recovered {
+					bound = afterPanicTimeout(bound)
+				}
+				if n := len(rr.stack); n > 0 && time.Since(lastBoundary) > bound {
 					killedFor = rr.stack[n-1].name
 					proc.Kill()
 				}
@@ -729,10 +742,18 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 	case pr.abnormal && rr.ended > 0:
 		pr.restart = true
 	}
+	// After a panic the process went on from, a test that hung or brought
+	// the process down may be that panic's doing (a lock the panicking test
+	// left held): it runs again in the new process rather than being
+	// judged here.
+	pr.again = rr.recovered && pr.interrupted != ""
+	if pr.again {
+		r.trace(started, fmt.Sprintf("%s: %s runs again in a new process: it was stopped after another test's panic", r.bin.Package.ImportPath, pr.interrupted))
+	}
 	pr.prelude = packUnion(nil, rr.prelude)
 	pr.preludeCounts = rr.root.pending.sorted()
 	for _, rec := range rr.leaves {
-		if done[rec.name] {
+		if done[rec.name] || pr.again && rec.name == pr.interrupted {
 			continue
 		}
 		ev := res.Tests[rec.name]
