@@ -2,8 +2,9 @@
 
 // Command hostile runs faultline rank on modules whose tests are hostile or
 // merely sloppy (a detached child holding the output, unbounded
-// allocation, huge unterminated output, a hang, crashes) and prints a
-// markdown table of each run's wall time, exit code and peak memory.
+// allocation, huge unterminated output, a hang, crashes, a table of
+// panics) and prints a markdown table of each run's wall time, exit code
+// and peak memory.
 //
 //	go run ./bench/hostile -faultline BIN
 //

@@ -111,5 +111,15 @@ func recurse(n int) int { return recurse(n+1) + Abs(n) }
 
 func TestRecurses(t *testing.T) { recurse(0) }
 `)},
+		{"panics", "a table test of 1,000 cases that each panic (a nil map written)", testFile([]string{"fmt", "os", "testing"}, `
+func TestTable(t *testing.T) {
+	for i := 0; i < 1000; i++ {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			var m map[int]int
+			m[i] = Abs(-i)
+		})
+	}
+}
+`)},
 	}
 }
