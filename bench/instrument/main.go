@@ -366,17 +366,18 @@ func summary(w io.Writer, reports []*report) {
 // mutantSummary writes one row per module checked on mutants, and the
 // totals.
 func mutantSummary(w io.Writer, reports []*report) {
-	fmt.Fprintln(w, "\n| module | mutants tried | built | with a failing test | with a panic | tests against go test |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "\n| module | mutants tried | built | plain go test ran nothing | with a failing test | with a panic | tests against go test |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	var total mutantCheck
 	for _, r := range reports {
 		if r.err != nil || !r.mutantsChecked {
 			continue
 		}
 		c := r.mutants
-		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %s |\n", r.subject, c.tried, c.built, c.failing, c.panics, c.verdictCheck)
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %d | %s |\n", r.subject, c.tried, c.built, c.ranNothing, c.failing, c.panics, c.verdictCheck)
 		total.tried += c.tried
 		total.built += c.built
+		total.ranNothing += c.ranNothing
 		total.failing += c.failing
 		total.panics += c.panics
 		total.leaves += c.leaves
@@ -384,7 +385,7 @@ func mutantSummary(w io.Writer, reports []*report) {
 		total.lost = append(total.lost, c.lost...)
 		total.extra = append(total.extra, c.extra...)
 	}
-	fmt.Fprintf(w, "| **total** | %d | %d | %d | %d | %s |\n", total.tried, total.built, total.failing, total.panics, total.verdictCheck)
+	fmt.Fprintf(w, "| **total** | %d | %d | %d | %d | %d | %s |\n", total.tried, total.built, total.ranNothing, total.failing, total.panics, total.verdictCheck)
 }
 
 // print writes one module's table and its failures: the first line of

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -56,7 +57,7 @@ func compareVerdicts(ctx context.Context, dir, cache string, pkgs []string, plai
 	start := time.Now()
 	plain, err := gocmd.RunGoTest(ctx, dir, pkgs, plainTimeout, nil, "-vet=off")
 	if err != nil {
-		return nil, fmt.Errorf("plain go test: %w", err)
+		return nil, plainError{err}
 	}
 	v.timePl += time.Since(start)
 	start = time.Now()
@@ -125,12 +126,21 @@ func compareVerdicts(ctx context.Context, dir, cache string, pkgs []string, plai
 	return m, nil
 }
 
+// plainError is a plain go test that ran no test: a published module's
+// is broken, while a faulty version's may fail in its package's
+// initialization or TestMain.
+type plainError struct{ err error }
+
+func (e plainError) Error() string { return "plain go test: " + e.err.Error() }
+func (e plainError) Unwrap() error { return e.err }
+
 // mutantCheck is how the tests of faulty versions of a module fared
 // plainly and instrumented: verdicts summed over the mutants.
 type mutantCheck struct {
 	verdictCheck
 	tried, built    int // mutants applied; those whose package built
 	failing, panics int // mutants with a failing test; with a test that panicked
+	ranNothing      int // mutants whose plain go test ran no test (their package's setup failed)
 }
 
 // Timeouts of a mutant's runs: a mutant may loop forever, and the plain
@@ -190,6 +200,11 @@ func checkMutantVerdicts(ctx context.Context, dir, modulePath, cache string, pkg
 			err = werr
 		}
 		os.RemoveAll(store)
+		var pe plainError
+		if errors.As(err, &pe) {
+			c.ranNothing++
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("mutant %s: %w", site.ID(), err)
 		}
@@ -242,7 +257,7 @@ func (r *report) printMutants(w io.Writer, full bool) {
 		return
 	}
 	c := r.mutants
-	fmt.Fprintf(w, "\nMutants: %d tried, %d built, %d with a failing test, %d with a test that panicked; tests against go test: %s.\n", c.tried, c.built, c.failing, c.panics, c.verdictCheck)
+	fmt.Fprintf(w, "\nMutants: %d tried, %d built, %d whose plain go test ran no test, %d with a failing test, %d with a test that panicked; tests against go test: %s.\n", c.tried, c.built, c.ranNothing, c.failing, c.panics, c.verdictCheck)
 	printVerdicts(w, c.verdictCheck, full)
 }
 
