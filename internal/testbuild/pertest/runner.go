@@ -745,8 +745,8 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 	// After a panic the process went on from, a test that hung or brought
 	// the process down may be that panic's doing (a lock the panicking test
 	// left held): it runs again in the new process rather than being
-	// judged here.
-	pr.again = rr.recovered && pr.interrupted != ""
+	// judged here. Memory it took is its own.
+	pr.again = rr.recovered && pr.interrupted != "" && res.Memory == nil
 	if pr.again {
 		r.trace(started, fmt.Sprintf("%s: %s runs again in a new process: it was stopped after another test's panic", r.bin.Package.ImportPath, pr.interrupted))
 	}
