@@ -6,7 +6,9 @@
 // (analysis.BuildInstrumented, which runs nothing). A package whose plain
 // build fails is excluded; every other failure is the instrumentation's.
 // With -verdicts it also runs every test, plainly with go test -json and
-// as spectra collects them, and lists the leaf tests whose verdicts differ.
+// as spectra collects them, and lists the leaf tests whose verdicts differ;
+// with -mutants N as well, the same on N faulty versions of each module,
+// one mutation each, whose tests fail, panic and hang.
 //
 //	go run ./bench/instrument -out /tmp/instrument-report.md \
 //	    -modules github.com/robfig/cron/v3@v3.0.1,github.com/yuin/goldmark@v1.8.7 [DIR...]
