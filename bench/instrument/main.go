@@ -377,15 +377,7 @@ func mutantSummary(w io.Writer, reports []*report) {
 		}
 		c := r.mutants
 		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %d | %s |\n", r.subject, c.tried, c.built, c.ranNothing, c.failing, c.panics, c.verdictCheck)
-		total.tried += c.tried
-		total.built += c.built
-		total.ranNothing += c.ranNothing
-		total.failing += c.failing
-		total.panics += c.panics
-		total.leaves += c.leaves
-		total.differ = append(total.differ, c.differ...)
-		total.lost = append(total.lost, c.lost...)
-		total.extra = append(total.extra, c.extra...)
+		total.add(c)
 	}
 	fmt.Fprintf(w, "| **total** | %d | %d | %d | %d | %d | %s |\n", total.tried, total.built, total.ranNothing, total.failing, total.panics, total.verdictCheck)
 }

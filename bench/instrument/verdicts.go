@@ -143,6 +143,19 @@ type mutantCheck struct {
 	ranNothing      int // mutants whose plain go test ran no test (their package's setup failed)
 }
 
+// add sums another module's mutants into c.
+func (c *mutantCheck) add(o mutantCheck) {
+	c.tried += o.tried
+	c.built += o.built
+	c.ranNothing += o.ranNothing
+	c.failing += o.failing
+	c.panics += o.panics
+	c.leaves += o.leaves
+	c.differ = append(c.differ, o.differ...)
+	c.lost = append(c.lost, o.lost...)
+	c.extra = append(c.extra, o.extra...)
+}
+
 // Timeouts of a mutant's runs: a mutant may loop forever, and the plain
 // run's bound ends the whole test binary where the collection's ends one
 // test.
