@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,15 +85,15 @@ func (m *Module) Start(ctx context.Context, cfg RunConfig) (*Process, error) {
 	p.cmd = exec.Command(cfg.Binary, args...)
 	p.cmd.Dir = cfg.Dir
 	p.cmd.Env = append(append([]string{}, m.env...), cfg.Env...)
-	// One writer for both, so that one pipe keeps their order.
-	feed := &lineStarts{w: convert}
-	p.cmd.Stdout = feed
-	p.cmd.Stderr = feed
+	// One pipe for both, so that it keeps their order.
+	out, err := NewPipe()
+	if err != nil {
+		return nil, err
+	}
+	p.cmd.Stdout = out.Writer()
+	p.cmd.Stderr = out.Writer()
 	p.cmd.ExtraFiles = cfg.ExtraFiles
 	setProcessGroup(p.cmd)
-	// A child the test left running (a detached one escapes the group) may
-	// hold the output pipe open after the test process is gone.
-	p.cmd.WaitDelay = OutputGrace
 	started := make(chan error, 1)
 	go func() {
 		// The process dies with faultline's thread that started it
@@ -103,9 +104,18 @@ func (m *Module) Start(ctx context.Context, cfg RunConfig) (*Process, error) {
 		defer runtime.UnlockOSThread()
 		p.started = time.Now()
 		if err := p.cmd.Start(); err != nil {
+			out.Close()
 			started <- err
 			return
 		}
+		out.CloseWriter()
+		copied := make(chan struct{})
+		go func() {
+			defer close(copied)
+			if _, err := io.Copy(&lineStarts{w: convert}, out); err != nil {
+				io.Copy(io.Discard, out) // the process must not block on a full pipe
+			}
+		}()
 		// Should faultline die before the group, the next one to start
 		// stops what is left of it (whatever the system's death signal
 		// missed); a failure to record costs only that.
@@ -113,8 +123,17 @@ func (m *Module) Start(ctx context.Context, cfg RunConfig) (*Process, error) {
 		started <- nil
 		err := p.cmd.Wait()
 		killGroup(p.cmd) // whatever the test started dies with it
-		// Wait has copied the output, or given up on it OutputGrace
-		// after the process ended.
+		// A child the test left running (a detached one escapes the
+		// group) may hold the pipe open after the test process is gone.
+		grace := time.NewTimer(OutputGrace)
+		select {
+		case <-copied:
+		case <-grace.C:
+			out.Stop()
+			<-copied
+		}
+		grace.Stop()
+		out.Close()
 		convert.close()
 		close(p.read)
 		p.waited <- err
@@ -160,7 +179,7 @@ func (p *Process) Wait() (*Result, error) {
 	res.Memory = p.memory
 	p.mu.Unlock()
 	var exit *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &exit) && !errors.Is(waitErr, exec.ErrWaitDelay) {
+	if waitErr != nil && !errors.As(waitErr, &exit) {
 		return nil, fmt.Errorf("running %s: %w", filepath.Base(p.cmd.Path), waitErr)
 	}
 	p.events.mu.Lock()

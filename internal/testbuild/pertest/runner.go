@@ -526,7 +526,7 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 	if err := os.WriteFile(countersPath, nil, 0o644); err != nil {
 		return nil, fmt.Errorf("creating counters file: %w", err)
 	}
-	recordsR, recordsW, err := os.Pipe()
+	records, err := testbuild.NewPipe()
 	if err != nil {
 		return nil, fmt.Errorf("creating record pipe: %w", err)
 	}
@@ -617,7 +617,7 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 			"FAULTLINE_SHARD=" + r.shard,
 			"FAULTLINE_SPLIT=" + r.split,
 		},
-		ExtraFiles: []*os.File{recordsW},
+		ExtraFiles: []*os.File{records.Writer()},
 		Quiet:      r.quiet,
 		OnEvent: func(ev testbuild.Event) {
 			if ev.Action == "pass" || ev.Action == "skip" {
@@ -627,9 +627,9 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 			}
 		},
 	})
-	recordsW.Close()
+	records.CloseWriter()
 	if err != nil {
-		recordsR.Close()
+		records.Close()
 		return nil, err
 	}
 	started := time.Now()
@@ -641,21 +641,21 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
-		records := bufio.NewScanner(recordsR)
-		records.Buffer(make([]byte, 1<<20), 4+maxRecord)
-		records.Split(splitRecords)
-		for records.Scan() {
+		sc := bufio.NewScanner(records)
+		sc.Buffer(make([]byte, 1<<20), 4+maxRecord)
+		sc.Split(splitRecords)
+		for sc.Scan() {
 			mu.Lock()
-			rr.record(records.Bytes())
+			rr.record(sc.Bytes())
 			lastBoundary = time.Now()
 			release()
 			mu.Unlock()
 		}
-		if err := records.Err(); err != nil {
+		if err := sc.Err(); err != nil {
 			mu.Lock()
 			rr.errors = append(rr.errors, err.Error())
 			mu.Unlock()
-			io.Copy(io.Discard, recordsR) // the process must not block on a full pipe
+			io.Copy(io.Discard, records) // the process must not block on a full pipe
 		}
 	}()
 	// The watchdog kills a test that runs past the timeout since the last
@@ -692,10 +692,10 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 	select {
 	case <-readDone:
 	case <-time.After(testbuild.OutputGrace):
-		recordsR.Close() // ends the read
+		records.Stop() // ends the read
 		<-readDone
 	}
-	recordsR.Close()
+	records.Close()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
