@@ -7,11 +7,11 @@ import (
 )
 
 // A test process writes a line of output and a record at every test
-// boundary. A pipe read through Go's poller wakes faultline at each such
-// write (Linux wakes a polled pipe's waiters on every write): on expr's
-// test/gen, 43,689 subtests, that was 64,000 context switches of faultline
-// for 69,000 of the test binary's. A Pipe is read without the poller, a
-// moment after the last read (Pause), so that one read takes what many
+// boundary. A reader always waiting on the pipe, as Go's poller does, is
+// woken by each such write: on expr's test/gen, 43,689 subtests, that was
+// 64,000 context switches of faultline for 69,000 of the test binary's. A
+// Pipe's reader waits on the pipe only while it is empty, and after a read
+// lets it fill for a moment (Pause), so that one read takes what many
 // writes left.
 
 // Pause is how long a Pipe's reader waits before reading again after a
@@ -20,9 +20,9 @@ import (
 // second, and then reads fill the buffer and do not wait.
 const Pause = 2 * time.Millisecond
 
-// maxIdlePause bounds the wait between reads of an empty pipe, which
-// doubles from Pause while the pipe stays empty.
-const maxIdlePause = 32 * time.Millisecond
+// idleWait bounds a wait for an empty pipe to be written to or closed,
+// after which Stop is looked at again.
+const idleWait = 20 * time.Millisecond
 
 // Pipe is a pipe from a test process to faultline. Its write end is for the
 // process (os/exec's Stdout, Stderr or ExtraFiles) and is closed after the
@@ -50,12 +50,12 @@ func (p *Pipe) CloseWriter() error { return p.w.Close() }
 func (p *Pipe) Stop() { p.stopOnce.Do(func() { close(p.stop) }) }
 
 // Read reads what the pipe holds, waiting first when the read before did not
-// fill its buffer.
+// fill its buffer. An empty pipe is waited on until a write, the end, or
+// Stop.
 func (p *Pipe) Read(b []byte) (int, error) {
 	if p.short && !p.sleep(Pause) {
 		p.short = false // stopped: take what is left without waiting
 	}
-	idle := Pause
 	for {
 		n, empty, err := p.read.read(b)
 		if n > 0 || err != nil {
@@ -65,13 +65,14 @@ func (p *Pipe) Read(b []byte) (int, error) {
 		if !empty {
 			continue
 		}
-		if !p.sleep(idle) {
-			if n, _, err := p.read.read(b); n > 0 {
-				return n, err
-			}
+		select {
+		case <-p.stop:
 			return 0, errStopped
+		default:
 		}
-		idle = min(2*idle, maxIdlePause)
+		if err := p.read.wait(idleWait); err != nil {
+			return 0, err
+		}
 	}
 }
 

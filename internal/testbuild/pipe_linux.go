@@ -6,6 +6,9 @@ import (
 	"io"
 	"os"
 	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // errStopped ends the reading of a stopped pipe: to its reader, the end of
@@ -46,6 +49,23 @@ func (r pipeReader) read(b []byte) (n int, empty bool, err error) {
 			return 0, false, io.EOF
 		}
 		return n, false, nil
+	}
+}
+
+// wait waits at most d for the pipe to be written to or closed. It polls
+// the descriptor only while the pipe is empty: a reader waiting on the pipe
+// is woken by every write, and one not waiting is not.
+func (r pipeReader) wait(d time.Duration) error {
+	fds := []unix.PollFd{{Fd: int32(r.fd), Events: unix.POLLIN}}
+	for {
+		_, err := unix.Poll(fds, int(d/time.Millisecond))
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("waiting on a test process's pipe: %w", err)
+		}
+		return nil
 	}
 }
 

@@ -38,4 +38,7 @@ func (r pipeReader) read(b []byte) (n int, empty bool, err error) {
 	return n, false, err
 }
 
+// wait is not called: read waits in Go's poller.
+func (r pipeReader) wait(time.Duration) error { return nil }
+
 func (r pipeReader) close() error { return r.f.Close() }
