@@ -31,10 +31,12 @@ const idleWait = 20 * time.Millisecond
 type Pipe struct {
 	w *os.File
 
-	stop     chan struct{}
-	stopOnce sync.Once
-	short    bool // the last read returned less than was asked
-	read     pipeReader
+	stop      chan struct{}
+	stopOnce  sync.Once
+	ended     chan struct{}
+	endedOnce sync.Once
+	short     bool // the last read returned less than was asked
+	read      pipeReader
 }
 
 // Writer is the pipe's write end, for the process.
@@ -43,6 +45,11 @@ func (p *Pipe) Writer() *os.File { return p.w }
 // CloseWriter closes faultline's copy of the write end, once the process
 // has its own: the reader then sees the end when the process's is closed.
 func (p *Pipe) CloseWriter() error { return p.w.Close() }
+
+// Ended says the process has exited: what is left is read without
+// pausing, since no writer is kept from running by the reads any more, and
+// a caller waits for the end of the output as briefly as it can.
+func (p *Pipe) Ended() { p.endedOnce.Do(func() { close(p.ended) }) }
 
 // Stop ends reading: Read returns what the pipe holds and then io.EOF,
 // even while a process (one the test left running) still holds the write
@@ -76,11 +83,14 @@ func (p *Pipe) Read(b []byte) (int, error) {
 	}
 }
 
-// sleep waits d, and reports false when Stop came first.
+// sleep waits d, unless the process has ended, and reports false when Stop
+// came first.
 func (p *Pipe) sleep(d time.Duration) bool {
 	select {
 	case <-p.stop:
 		return false
+	case <-p.ended:
+		return true
 	default:
 	}
 	t := time.NewTimer(d)
@@ -88,9 +98,10 @@ func (p *Pipe) sleep(d time.Duration) bool {
 	select {
 	case <-p.stop:
 		return false
+	case <-p.ended:
 	case <-t.C:
-		return true
 	}
+	return true
 }
 
 // Close closes both ends; call it once reading has ended.

@@ -29,7 +29,7 @@ func NewPipe() (*Pipe, error) {
 	}
 	// The write end is blocking: os.NewFile leaves it out of the poller,
 	// and the process writes to it as to any pipe.
-	return &Pipe{w: os.NewFile(uintptr(fds[1]), "|1"), stop: make(chan struct{}), read: pipeReader{fd: fds[0]}}, nil
+	return &Pipe{w: os.NewFile(uintptr(fds[1]), "|1"), stop: make(chan struct{}), ended: make(chan struct{}), read: pipeReader{fd: fds[0]}}, nil
 }
 
 type pipeReader struct{ fd int }

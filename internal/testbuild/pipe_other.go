@@ -20,7 +20,7 @@ func NewPipe() (*Pipe, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Pipe{w: w, stop: make(chan struct{}), read: pipeReader{f: r}}
+	p := &Pipe{w: w, stop: make(chan struct{}), ended: make(chan struct{}), read: pipeReader{f: r}}
 	go func() {
 		<-p.stop
 		r.SetReadDeadline(time.Now())

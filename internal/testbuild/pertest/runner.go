@@ -685,6 +685,7 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 		}
 	}()
 	res, waitErr := p.Wait()
+	records.Ended()
 	close(stop)
 	<-watched
 	// A child the test left running holds the record pipe open too; what
