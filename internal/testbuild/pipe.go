@@ -60,6 +60,9 @@ func (p *Pipe) Stop() { p.stopOnce.Do(func() { close(p.stop) }) }
 // fill its buffer. An empty pipe is waited on until a write, the end, or
 // Stop.
 func (p *Pipe) Read(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
 	if p.short && !p.sleep(Pause) {
 		p.short = false // stopped: take what is left without waiting
 	}
