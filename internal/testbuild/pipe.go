@@ -1,6 +1,7 @@
 package testbuild
 
 import (
+	"io"
 	"os"
 	"sync"
 	"time"
@@ -46,10 +47,24 @@ func (p *Pipe) Writer() *os.File { return p.w }
 // has its own: the reader then sees the end when the process's is closed.
 func (p *Pipe) CloseWriter() error { return p.w.Close() }
 
-// Ended says the process has exited: what is left is read without
-// pausing, since no writer is kept from running by the reads any more, and
-// a caller waits for the end of the output as briefly as it can.
-func (p *Pipe) Ended() { p.endedOnce.Do(func() { close(p.ended) }) }
+// Finish ends the reading once the process has exited, read being closed
+// by the reader when it has seen the end. What is left is read without
+// pausing, since no writer is kept from running by the reads any more;
+// should a process the test left running (a detached one escapes the
+// process group) hold the pipe open, the reader is stopped after
+// OutputGrace. Finish then closes the pipe.
+func (p *Pipe) Finish(read <-chan struct{}) {
+	p.endedOnce.Do(func() { close(p.ended) })
+	grace := time.NewTimer(OutputGrace)
+	defer grace.Stop()
+	select {
+	case <-read:
+	case <-grace.C:
+		p.Stop()
+		<-read
+	}
+	p.Close()
+}
 
 // Stop ends reading: Read returns what the pipe holds and then io.EOF,
 // even while a process (one the test left running) still holds the write
@@ -77,7 +92,7 @@ func (p *Pipe) Read(b []byte) (int, error) {
 		}
 		select {
 		case <-p.stop:
-			return 0, errStopped
+			return 0, io.EOF
 		default:
 		}
 		if err := p.read.wait(idleWait); err != nil {

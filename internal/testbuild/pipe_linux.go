@@ -11,10 +11,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// errStopped ends the reading of a stopped pipe: to its reader, the end of
-// what the pipe will give.
-var errStopped = io.EOF
-
 // NewPipe makes a pipe whose read end is polled by Read, not registered
 // with Go's poller.
 func NewPipe() (*Pipe, error) {

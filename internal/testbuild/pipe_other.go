@@ -9,10 +9,6 @@ import (
 	"time"
 )
 
-// errStopped ends the reading of a stopped pipe: to its reader, the end of
-// what the pipe will give.
-var errStopped = io.EOF
-
 // NewPipe makes a pipe read through Go's poller, Stop setting a past
 // deadline on its read end.
 func NewPipe() (*Pipe, error) {

@@ -122,19 +122,8 @@ func (m *Module) Start(ctx context.Context, cfg RunConfig) (*Process, error) {
 		scratch.NoteGroup(cfg.Binary, p.cmd.Process.Pid)
 		started <- nil
 		err := p.cmd.Wait()
-		out.Ended()
 		killGroup(p.cmd) // whatever the test started dies with it
-		// A child the test left running (a detached one escapes the
-		// group) may hold the pipe open after the test process is gone.
-		grace := time.NewTimer(OutputGrace)
-		select {
-		case <-copied:
-		case <-grace.C:
-			out.Stop()
-			<-copied
-		}
-		grace.Stop()
-		out.Close()
+		out.Finish(copied)
 		convert.close()
 		close(p.read)
 		p.waited <- err

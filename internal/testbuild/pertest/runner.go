@@ -685,18 +685,11 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 		}
 	}()
 	res, waitErr := p.Wait()
-	records.Ended()
 	close(stop)
 	<-watched
-	// A child the test left running holds the record pipe open too; what
-	// the test process wrote is in the pipe by the time it has exited.
-	select {
-	case <-readDone:
-	case <-time.After(testbuild.OutputGrace):
-		records.Stop() // ends the read
-		<-readDone
-	}
-	records.Close()
+	// What the test process wrote is in the pipe by the time it has exited;
+	// a child it left running may hold the pipe open too.
+	records.Finish(readDone)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
