@@ -315,3 +315,22 @@ func TestCollectRunsATestAgainThatHangsAfterAPanic(t *testing.T) {
 		t.Errorf("tests %v, want %v", got, want)
 	}
 }
+
+// A file table whose blocks do not increase with the counters is not
+// handed to the runner, which packs leaves in the table's numbering: the
+// leaves are then renumbered and sorted here.
+func TestIncreasingFileTable(t *testing.T) {
+	for _, c := range []struct {
+		table []int32
+		want  bool
+	}{
+		{nil, true},
+		{[]int32{-1, 0, -1, 1, 2, -1}, true},
+		{[]int32{0, 2, 1}, false},
+		{[]int32{3, -1, 3}, false},
+	} {
+		if got := increasing(c.table); got != c.want {
+			t.Errorf("increasing(%v) = %v, want %v", c.table, got, c.want)
+		}
+	}
+}

@@ -43,16 +43,28 @@ func (s counterSet) appendTo(out []int) []int {
 	return out
 }
 
-// Counters is a set of counter indices, packed: the leaf tests a process
+// Counters is a set of counter indices (or their numbers in
+// RunOptions.Renumber), packed as ascending uvarint gaps from -1: the leaf
+// tests a process
 // has finished and not handed on yet are held, tens of thousands of them
 // in a large package when one early leaf failed.
 type Counters struct {
 	set packed.Set
 }
 
-// packUnion packs the union of an ascending list and a set.
-func packUnion(list []int, set counterSet) Counters {
+// packUnion packs the union of an ascending list and a set, each member
+// renumbered through renumber when it is set (RunOptions.Renumber).
+func packUnion(list []int, set counterSet, renumber []int32) Counters {
 	var c Counters
+	add := func(x int) {
+		if renumber != nil {
+			if x >= len(renumber) || renumber[x] < 0 {
+				return
+			}
+			x = int(renumber[x])
+		}
+		c.set.Append(x) // a repeat is dropped
+	}
 	i := 0
 	for w, word := range set {
 		for word != 0 {
@@ -60,13 +72,13 @@ func packUnion(list []int, set counterSet) Counters {
 			word &^= 1 << b
 			x := w*64 + b
 			for ; i < len(list) && list[i] < x; i++ {
-				c.set.Append(list[i])
+				add(list[i])
 			}
-			c.set.Append(x) // a repeat in list is dropped
+			add(x)
 		}
 	}
 	for ; i < len(list); i++ {
-		c.set.Append(list[i])
+		add(list[i])
 	}
 	return c
 }
@@ -79,6 +91,10 @@ func (c Counters) Len() int { return c.set.Len() }
 
 // Size is the number of bytes the packed set takes.
 func (c Counters) Size() int { return len(c.set.Bytes()) }
+
+// Bytes is the packed set: uvarints of the gaps between members, the first
+// from -1. It is the caller's once the leaf is taken.
+func (c Counters) Bytes() []byte { return c.set.Bytes() }
 
 // union merges two ascending lists.
 func union(a, b []int) []int {
@@ -177,6 +193,8 @@ type recordReader struct {
 	recovered bool
 	// free are the counter sets of finished tests, for the next ones.
 	free []counterSet
+	// renumber is RunOptions.Renumber.
+	renumber []int32
 }
 
 func newRecordReader() *recordReader {
@@ -361,7 +379,7 @@ func (rr *recordReader) finish(f *frame, leaf leafRecord) {
 		return
 	}
 	rr.ended++
-	leaf.name, leaf.hits, leaf.counts = f.name, packUnion(f.context, f.own), f.pending
+	leaf.name, leaf.hits, leaf.counts = f.name, packUnion(f.context, f.own, rr.renumber), f.pending
 	rr.leaves = append(rr.leaves, leaf)
 }
 

@@ -113,6 +113,33 @@ func TestCountsOfSubtests(t *testing.T) {
 	}
 }
 
+// TestLeafCountersRenumbered: with a renumbering, a leaf's counters,
+// its context's included, are packed in the caller's numbering, those
+// numbered -1 or beyond the table left out, in the packed form the store
+// keeps (gaps from -1).
+func TestLeafCountersRenumbered(t *testing.T) {
+	rr := newRecordReader()
+	rr.renumber = []int32{-1, 0, 4, -1, 5, 9, 300}
+	for _, l := range []string{
+		`enter "TestT" 1 4`,      // package init
+		`enter "TestT/a" 2`,      // the parent's setup
+		`exit "TestT/a" - 5 6 8`, // 8 is beyond the table
+		`exit "TestT" -`,
+	} {
+		rr.record(encodeRecord(l))
+	}
+	if len(rr.leaves) != 1 {
+		t.Fatalf("%d leaves, want 1", len(rr.leaves))
+	}
+	hits := rr.leaves[0].hits
+	if got, want := slices.Collect(hits.All()), []int{0, 4, 5, 9, 300}; !reflect.DeepEqual(got, want) {
+		t.Errorf("hits %v, want %v", got, want)
+	}
+	if got, want := hits.Bytes(), []byte{1, 4, 1, 4, 0xa3, 0x02}; !bytes.Equal(got, want) {
+		t.Errorf("packed %v, want %v", got, want)
+	}
+}
+
 // TestLeafCountersPacked: a leaf's counters are held packed, a byte per
 // counter when they are dense, not eight, since every leaf of a binary is
 // held until its process ends; its context (the parent's counters) and its

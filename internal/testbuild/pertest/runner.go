@@ -22,8 +22,9 @@ import (
 )
 
 // Leaf is one leaf test's run: its verdict and output, the counters it
-// executed (indices into the build's layout), and the counts of the
-// counting counters it executed, by ascending index.
+// executed (indices into the build's layout, or their numbers in
+// RunOptions.Renumber), and the counts of the counting counters it
+// executed, by ascending index into the layout.
 type Leaf struct {
 	Name     string
 	Verdict  testbuild.Verdict
@@ -58,6 +59,12 @@ type RunOptions struct {
 	// Trace, when set, hears where the time goes (process restarts, runtime
 	// complaints).
 	Trace func(start time.Time, what string)
+	// Renumber, when set, gives each counter its number in the caller's
+	// numbering, or -1 to leave it out of Leaf.Counters; beyond its end a
+	// counter is left out. The numbers must increase with the counters:
+	// each leaf's counters are packed in that numbering as they are read,
+	// not decoded and packed again by the caller.
+	Renumber []int32
 }
 
 // QuietShards reports whether the tests run in shards without -test.v,
@@ -560,6 +567,7 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 	}
 	args = append(args, r.opts.Flags...)
 	rr := newRecordReader()
+	rr.renumber = r.opts.Renumber
 	var (
 		mu           sync.Mutex // guards what follows, and rr
 		proc         *testbuild.Process
@@ -744,7 +752,7 @@ func (r *runner) process(ctx context.Context, done map[string]bool, attempt int)
 	if pr.again {
 		r.trace(started, fmt.Sprintf("%s: %s runs again in a new process: it was stopped after another test's panic", r.bin.Package.ImportPath, pr.interrupted))
 	}
-	pr.prelude = packUnion(nil, rr.prelude)
+	pr.prelude = packUnion(nil, rr.prelude, rr.renumber)
 	pr.preludeCounts = rr.root.pending.sorted()
 	for _, rec := range rr.leaves {
 		if done[rec.name] || pr.again && rec.name == pr.interrupted {
