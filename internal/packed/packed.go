@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"iter"
+	"slices"
 )
 
 // Set is a set of non-negative integers, built in ascending order.
@@ -52,6 +53,10 @@ func (s Set) All() iter.Seq[int] {
 
 // Len is the number of members.
 func (s Set) Len() int { return s.n }
+
+// Grow makes room for n more bytes, about n more members whose gaps are
+// under 128, so that a set built to a known size is allocated once.
+func (s *Set) Grow(n int) { s.bytes = slices.Grow(s.bytes, n) }
 
 // Bytes is the packed form, which Decode reads back; it shares the set's
 // storage.

@@ -56,6 +56,11 @@ type Counters struct {
 // renumbered through renumber when it is set (RunOptions.Renumber).
 func packUnion(list []int, set counterSet, renumber []int32) Counters {
 	var c Counters
+	members := len(list)
+	for _, word := range set {
+		members += bits.OnesCount64(word)
+	}
+	c.set.Grow(members) // a byte a member while the gaps are under 128
 	add := func(x int) {
 		if renumber != nil {
 			if x >= len(renumber) || renumber[x] < 0 {
