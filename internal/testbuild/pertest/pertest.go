@@ -21,7 +21,7 @@ import (
 	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
-//go:embed faultlinert/rt.go faultlinert/mmap_unix.go faultlinert/mmap_other.go faultlinert/race_on.go faultlinert/race_off.go
+//go:embed faultlinert/rt.go faultlinert/mmap_unix.go faultlinert/mmap_other.go
 var runtimeFS embed.FS
 
 // Version changes whenever the hooks or the runtime change what they

@@ -385,21 +385,16 @@ func (s *state) emit(kind byte, name string) {
 
 // take resets the registered counters that are not zero and, when record
 // is set, appends them to b. Counters are scanned a word (two of them) at
-// a time, and chunkWords or eight words at once while all are zero: a test
-// runs a few hundred of a binary's thousands of counters.
+// a time, and eight words at once while all eight are zero: a test runs a
+// few hundred of a binary's thousands of counters.
 func (s *state) take(b []byte, record bool) []byte {
-	// Under the race detector every access is atomic: other goroutines of
-	// the test may still be counting, and the detector must not report
-	// faultline itself.
+	// Atomic accesses: other goroutines of the test may still be counting,
+	// and a build with the race detector must not report faultline itself.
 	prev := -1
 	next := 0 // the first counting range not yet passed
 	for _, r := range s.linked {
 		w, end := r[0]/2, (r[1]+1)/2
 		for w < end {
-			if !raceBuild && end-w >= chunkWords && zeroChunk(s.words[w:w+chunkWords]) {
-				w += chunkWords
-				continue
-			}
 			if end-w >= 8 && zero8(s.words[w:w+8]) {
 				w += 8
 				continue
@@ -412,7 +407,7 @@ func (s *state) take(b []byte, record bool) []byte {
 				if i < r[0] || i >= r[1] {
 					continue // a neighbouring range's
 				}
-				c := load32(&s.counters[i])
+				c := atomic.LoadUint32(&s.counters[i])
 				if c == 0 {
 					continue
 				}
@@ -425,7 +420,7 @@ func (s *state) take(b []byte, record bool) []byte {
 					// the next record rather than being lost.
 					c = atomic.SwapUint32(&s.counters[i], 0)
 				} else {
-					reset32(&s.counters[i])
+					atomic.StoreUint32(&s.counters[i], 0)
 				}
 				if !record {
 					continue
@@ -444,41 +439,6 @@ func (s *state) take(b []byte, record bool) []byte {
 		}
 	}
 	return b
-}
-
-// load32 and reset32 read and reset a counter as the build increments
-// it: atomically with the race detector, plainly otherwise, where an
-// atomic store costs a locked exchange for each counter a test ran.
-func load32(p *uint32) uint32 {
-	if raceBuild {
-		return atomic.LoadUint32(p)
-	}
-	return *p
-}
-
-func reset32(p *uint32) {
-	if raceBuild {
-		atomic.StoreUint32(p, 0)
-		return
-	}
-	*p = 0
-}
-
-// chunkWords is how many words a scan passes over at once while all are
-// zero, compared as bytes with a zero chunk: the runtime's comparison reads
-// wide vector registers, several times faster than eight loads of a word.
-const chunkWords = 64
-
-var zeroWords [chunkWords]uint64
-
-// zeroChunk reports whether the chunkWords words of ws are all zero. The
-// comparison's reads are not atomic: only a build with the race detector
-// counts atomically, and it does not call this.
-func zeroChunk(ws []uint64) bool {
-	_ = ws[chunkWords-1]
-	b := (*[chunkWords * 8]byte)(unsafe.Pointer(&ws[0]))
-	z := (*[chunkWords * 8]byte)(unsafe.Pointer(&zeroWords[0]))
-	return string(b[:]) == string(z[:])
 }
 
 // zero8 reports whether the 8 words of ws are all zero.

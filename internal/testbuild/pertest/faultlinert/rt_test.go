@@ -214,29 +214,3 @@ func TestPanicPrintedAsTheRuntimePrintsIt(t *testing.T) {
 		}
 	}
 }
-
-// BenchmarkBoundary is one test boundary of a binary like expr's test/gen:
-// about 5,000 counters linked, a few hundred of them executed by the test,
-// in runs of a function's blocks.
-func BenchmarkBoundary(b *testing.B) {
-	const n = 5035
-	words := make([]uint64, (n+1)/2)
-	s := &state{words: words, counters: halves(words, n), out: nil}
-	s.link(0, n)
-	s.out, _ = os.Open(os.DevNull)
-	defer s.out.Close()
-	var hit []int
-	for f := 0; f < n-20; f += 157 { // 32 functions of 12 blocks each
-		for k := 0; k < 12; k++ {
-			hit = append(hit, f+k)
-		}
-	}
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		for _, c := range hit {
-			s.counters[c]++
-		}
-		s.boundary(recordExit, "TestGenerated/case", '-', 0)
-		s.boundary(recordEnter, "TestGenerated/next", '-', 0)
-	}
-}
