@@ -242,6 +242,8 @@ func (w *Workspace) run(ctx context.Context, listing *testbuild.Listing, toRun [
 		if increasing(table) {
 			// The leaves come packed as blocks, as the store keeps them.
 			opts.Renumber = table
+		} else {
+			bug.Reportf("the counter table of %s is not increasing", p.ImportPath)
 		}
 		profiles := b.edgeProfiler(listing.Closure(p), result)
 		g.Go(func() error {
@@ -363,8 +365,8 @@ func (b *build) fileTable(deps []*testbuild.Package, result *storedPackage) []in
 
 // increasing reports whether the blocks of a file table increase with the
 // counters, as fileTable makes them when the layout lists packages in
-// import path order. A table that does not is reported and read the slow
-// way: each leaf's counters decoded, renumbered and sorted.
+// import path order. The leaves of a table that does not are read the
+// slow way: each leaf's counters decoded, renumbered and sorted.
 func increasing(table []int32) bool {
 	last := int32(-1)
 	for _, b := range table {
@@ -372,7 +374,6 @@ func increasing(table []int32) bool {
 			continue
 		}
 		if b <= last {
-			bug.Reportf("the counter table is not increasing: block %d after %d", b, last)
 			return false
 		}
 		last = b

@@ -45,9 +45,8 @@ func (s counterSet) appendTo(out []int) []int {
 
 // Counters is a set of counter indices (or their numbers in
 // RunOptions.Renumber), packed as ascending uvarint gaps from -1: the leaf
-// tests a process
-// has finished and not handed on yet are held, tens of thousands of them
-// in a large package when one early leaf failed.
+// tests a process has finished and not handed on yet are held, tens of
+// thousands of them in a large package when one early leaf failed.
 type Counters struct {
 	set packed.Set
 }
