@@ -5,6 +5,7 @@ package analysis
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,6 +32,23 @@ func TestBudgetHoldsDuringARun(t *testing.T) {
 	}
 	if elapsed := time.Since(start); elapsed > 10*time.Second {
 		t.Errorf("Analyze took %s", elapsed)
+	}
+}
+
+// A failing test whose recorded run hangs ends its analysis at that run's
+// timeout, with a note, not at the wall-clock cap.
+func TestHangingRunEndsTheAnalysis(t *testing.T) {
+	dir := extract(t, "hang.txtar")
+	mod := open(t, dir)
+	target := testbuild.Target{Package: "example.com/hang", Test: "TestWait"}
+	res, err := Analyze(context.Background(), mod, []testbuild.Target{target}, Options{Budget: 10 * time.Second, RunTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res[0]
+	hangs := slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "did not end within 1s") })
+	if !hangs || r.Runs != 1 || r.Ended == EndedBudget {
+		t.Errorf("ended %q after %d runs in %s with notes %v; want one run and the note", r.Ended, r.Runs, r.Total, r.Notes)
 	}
 }
 

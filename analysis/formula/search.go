@@ -45,6 +45,12 @@ func Search(ctx context.Context, prog *instrument.Program, bin *instrument.TestB
 	if first.Memory != nil {
 		return fmt.Errorf("the failing run %w", first.Memory)
 	}
+	if first.TimedOut {
+		// Every forced run would hang as long: the analysis would spend
+		// its wall-clock cap on runs that end no check.
+		res.Notes = append(res.Notes, fmt.Sprintf("the test did not end within %s: a run that hangs reaches no failing check to explain", bin.Timeout))
+		return nil
+	}
 	// A forced run may loop: bound it by the failing run's own duration.
 	bin.Timeout = min(opts.RunTimeout, max(2*time.Second, 20*first.Elapsed))
 	if first.Passed {

@@ -51,6 +51,7 @@ type RunResult struct {
 	Trace     []Event
 	Output    string
 	Memory    *testbuild.MemoryStop // set when the test memory bound stopped the run
+	TimedOut  bool                  // the run was stopped at its own timeout (TestBinary.Timeout)
 }
 
 // testBinary is an instrumented test binary and where its runs keep their
@@ -128,7 +129,7 @@ func (b *TestBinary) RunEnv(ctx context.Context, test string, force []ForcedValu
 	if err := environmentFailure(test, out.KilledOutside, out.ExitCode, out.Output); err != nil {
 		return nil, err
 	}
-	res := &RunResult{Passed: out.Passed, Output: out.Output, Elapsed: out.Elapsed}
+	res := &RunResult{Passed: out.Passed, Output: out.Output, Elapsed: out.Elapsed, TimedOut: out.Verdict == testbuild.Timeout}
 	res.Memory = out.Memory
 	res.Trace, err = readTrace(tracePath)
 	if err != nil {
