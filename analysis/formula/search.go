@@ -46,8 +46,9 @@ func Search(ctx context.Context, prog *instrument.Program, bin *instrument.TestB
 		return fmt.Errorf("the failing run %w", first.Memory)
 	}
 	if first.TimedOut {
-		// Every forced run would hang as long: the analysis would spend
-		// its wall-clock cap on runs that end no check.
+		// The trace ends at no failing check, and forced runs that still
+		// hang take as long: the analysis would spend its wall-clock cap
+		// on them.
 		res.Notes = append(res.Notes, fmt.Sprintf("the test did not end within %s: a run that hangs reaches no failing check to explain", bin.Timeout))
 		return nil
 	}
