@@ -93,9 +93,6 @@ func (c Counters) All() iter.Seq[int] { return c.set.All() }
 // Len is the number of counters in the set.
 func (c Counters) Len() int { return c.set.Len() }
 
-// Size is the number of bytes the packed set takes.
-func (c Counters) Size() int { return len(c.set.Bytes()) }
-
 // Bytes is the packed set: uvarints of the gaps between members, the first
 // from -1. It is the caller's once the leaf is taken.
 func (c Counters) Bytes() []byte { return c.set.Bytes() }

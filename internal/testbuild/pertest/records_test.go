@@ -169,8 +169,8 @@ func TestLeafCountersPacked(t *testing.T) {
 	if len(got) != n || hits.Len() != n || got[0] != 0 || got[n-1] != n-1 || !slices.IsSorted(got) {
 		t.Fatalf("hits: %d counters (Len %d), from %d to %d, want 0 to %d", len(got), hits.Len(), got[0], got[len(got)-1], n-1)
 	}
-	if hits.Size() > n {
-		t.Errorf("%d counters take %d bytes, want at most %d", n, hits.Size(), n)
+	if len(hits.Bytes()) > n {
+		t.Errorf("%d counters take %d bytes, want at most %d", n, len(hits.Bytes()), n)
 	}
 }
 
