@@ -86,3 +86,17 @@ func TestSliceOfTestifyCheck(t *testing.T) {
 		{test: "TestMean", in: []int{9, 10}, out: []int{7, 8}, nearerOf: [2]int{10, 9}},
 	})
 }
+
+// TestSliceThroughStores: a check on a local that a call stored through
+// (a pointer receiver, a slice argument, an interface's dynamic value)
+// depends on the call's stores; a subtest that panics in non-test code
+// still leaves its run's record.
+func TestSliceThroughStores(t *testing.T) {
+	checkSlices(t, extract(t, "sliceref.txtar"), "example.com/stack", "stack.go", []sliceCase{
+		{test: "TestPush", in: []int{15}, out: []int{14}},
+		{test: "TestFill", in: []int{29}, out: []int{26}},
+		{test: "TestSizer", in: []int{39, 40}, out: []int{38}},
+		{test: "TestShift/one", in: []int{39, 40}, out: []int{38}},
+		{test: "TestAt/first", in: []int{51, 52}},
+	})
+}

@@ -28,10 +28,14 @@ import (
 //     slice, the condition instances since a local's last assignment whose
 //     direction not taken would have assigned it, for each local read (an
 //     omitted assignment is then reached through its condition).
+//   - stores: a call given a pointer, slice or map (its receiver or a
+//     parameter) depends on what it stored through them, and a later read
+//     of a caller's local of a matching type depends on the call, since
+//     the heap itself is not followed.
 // Sites of one statement instance (consecutive in their sliceAct) depend
 // on each other, so an assertion's operands and a statement's parts are
-// one node. What flows through the heap, globals and closures is not
-// followed: the slice under-approximates there.
+// one node. What flows through globals and closures is not followed: the
+// slice under-approximates there.
 
 // sliceAct is one call of an instrumented function: the runtime numbers
 // activations per function.
@@ -163,6 +167,38 @@ func (r *FailingRun) dependences(last int) [][]int32 {
 	// run did not do matters for an omitted assignment).
 	potential := map[actVar][]int32{}
 	notTakenDefs := map[notTakenKey][]*types.Var{}
+	// Calls that left each activation having been given a pointer, slice
+	// or map: what they stored through it the caller reads in any local
+	// of a matching type read later (the heap is not followed, so the
+	// match is by type).
+	mutators := map[sliceAct][]mutatorCall{}
+	matches := map[refMatch]bool{}
+	// mutatedBy returns the leave events of the calls since v's last
+	// assignment in a that may have stored through it, newest first,
+	// among the last maxMutators calls.
+	mutatedBy := func(a sliceAct, v *types.Var) []int32 {
+		since := int32(-1)
+		if j, ok := lastDef[actVar{a, v}]; ok {
+			since = j
+		}
+		var out []int32
+		ms := mutators[a]
+		for k := len(ms) - 1; k >= max(0, len(ms)-maxMutators) && ms[k].leave > since; k-- {
+			for _, r := range ms[k].fn.Refs {
+				key := refMatch{r.Type(), v}
+				ok, seen := matches[key]
+				if !seen {
+					ok = mayShare(r.Type(), v.Type())
+					matches[key] = ok
+				}
+				if ok {
+					out = append(out, ms[k].leave)
+					break
+				}
+			}
+		}
+		return out
+	}
 	for i := 0; i <= last; i++ {
 		ev := r.trace[i]
 		s := r.prog.SiteOf(ev)
@@ -205,6 +241,21 @@ func (r *FailingRun) dependences(last int) [][]int32 {
 			} else if j, ok := lastEvent[a]; ok {
 				dep(j)
 			}
+			// What it stored through its pointers, slices and maps, itself
+			// or in the calls it made.
+			for _, v := range a.fn.Refs {
+				if j, ok := lastDef[actVar{a, v}]; ok {
+					dep(j)
+				}
+				for _, j := range mutatedBy(a, v) {
+					dep(j)
+				}
+			}
+			if k := len(stack); len(a.fn.Refs) > 0 && k > 0 {
+				caller := stack[k-1]
+				mutators[caller] = append(mutators[caller], mutatorCall{a.fn, int32(i)})
+			}
+			delete(mutators, a)
 			continue
 		}
 		info := infos[ev.Site]
@@ -251,6 +302,9 @@ func (r *FailingRun) dependences(last int) [][]int32 {
 			for _, j := range potential[actVar{a, v}] {
 				dep(j)
 			}
+			for _, j := range mutatedBy(a, v) {
+				dep(j)
+			}
 		}
 		if s.Kind == instrument.KindParam {
 			for _, j := range args[a] {
@@ -290,6 +344,42 @@ func (r *FailingRun) dependences(last int) [][]int32 {
 		lastEvent[a] = int32(i)
 	}
 	return deps
+}
+
+// maxMutators bounds how many of the calls before a read of a local are
+// asked whether they stored through it: a loop of calls between an
+// assignment and its reads would otherwise make the slice quadratic in
+// the trace.
+const maxMutators = 16
+
+// mutatorCall is a call given a pointer, slice or map, by its function and
+// its leave event.
+type mutatorCall struct {
+	fn    *instrument.Function
+	leave int32
+}
+
+// refMatch asks whether a callee's parameter of type ref may share
+// storage with local v of its caller.
+type refMatch struct {
+	ref types.Type
+	v   *types.Var
+}
+
+// mayShare reports whether a parameter of type ref may have been given v
+// (or v's address, for a method with a pointer receiver called on an
+// addressable value, or v's dynamic value when v is an interface).
+func mayShare(ref types.Type, v types.Type) bool {
+	if types.Identical(ref, v) {
+		return true
+	}
+	if p, ok := ref.(*types.Pointer); ok && types.Identical(p.Elem(), v) {
+		return true
+	}
+	if iface, ok := v.Underlying().(*types.Interface); ok && !iface.Empty() {
+		return types.Implements(ref, iface)
+	}
+	return false
 }
 
 // notTakenKey is a condition site and the direction one of its instances

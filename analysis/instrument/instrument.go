@@ -206,6 +206,14 @@ func (p *Program) declare(pos token.Pos, name string, hard bool, obj types.Objec
 		for i := 0; i < sig.Results().Len(); i++ {
 			f.Results = append(f.Results, sig.Results().At(i).Type())
 		}
+		if r := sig.Recv(); r != nil && isRef(r.Type()) {
+			f.Refs = append(f.Refs, r)
+		}
+		for i := 0; i < sig.Params().Len(); i++ {
+			if p := sig.Params().At(i); isRef(p.Type()) {
+				f.Refs = append(f.Refs, p)
+			}
+		}
 	}
 	p.Funcs[key] = f
 	return f
@@ -579,4 +587,14 @@ func (p *Program) SiteOf(ev Event) *Site {
 		return nil
 	}
 	return p.Sites[ev.Site]
+}
+
+// isRef reports whether a value of type t refers to storage its holder
+// shares: a callee given one may change what its caller sees.
+func isRef(t types.Type) bool {
+	switch t.Underlying().(type) {
+	case *types.Pointer, *types.Slice, *types.Map:
+		return true
+	}
+	return false
 }

@@ -96,7 +96,10 @@ type Function struct {
 	Name         string
 	Hard         bool
 	Results      []types.Type
-	Tracked      map[*types.Var]bool
+	// Refs are the receiver and parameters through which the function
+	// may change what its caller holds: pointers, slices and maps.
+	Refs    []*types.Var
+	Tracked map[*types.Var]bool
 	// defers says the body defers a call, which may change the results
 	// after a return statement has set them.
 	Defers bool

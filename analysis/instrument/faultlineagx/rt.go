@@ -446,12 +446,20 @@ func Enter(site int32) {
 // Recover, deferred by every func(t *testing.T) of the tests, turns a
 // panic during a trial into a failure of that trial: a panic would end the
 // process, and with it the trials after it, and a failing test that panics
-// would get one trial per process. Outside trials it leaves the panic be.
+// would get one trial per process. Outside trials it leaves the panic be,
+// having written the trace: a panic in a subtest ends the process from
+// the subtest's goroutine, so Leave never gets back to the test function
+// whose return writes it, and the run would have recorded nothing.
 func Recover(t interface {
 	Helper()
 	Errorf(string, ...any)
 }) {
 	if len(trials) == 0 {
+		mu.Lock()
+		defer mu.Unlock()
+		if out != nil {
+			flushLocked()
+		}
 		return
 	}
 	if r := recover(); r != nil {
