@@ -89,8 +89,9 @@ func TestSliceOfTestifyCheck(t *testing.T) {
 
 // TestSliceThroughStores: a check on a local that a call stored through
 // (a pointer receiver, a slice argument, an interface's dynamic value)
-// depends on the call's stores; a subtest that panics in non-test code
-// still leaves its run's record.
+// depends on the call's stores, and one holding a struct the trace does
+// not record on the call that returned it; a subtest that panics in
+// non-test code still leaves its run's record.
 func TestSliceThroughStores(t *testing.T) {
 	checkSlices(t, extract(t, "sliceref.txtar"), "example.com/stack", "stack.go", []sliceCase{
 		{test: "TestPush", in: []int{15}, out: []int{14}},
@@ -98,5 +99,6 @@ func TestSliceThroughStores(t *testing.T) {
 		{test: "TestSizer", in: []int{39, 40}, out: []int{38}},
 		{test: "TestShift/one", in: []int{39, 40}, out: []int{38}},
 		{test: "TestAt/first", in: []int{51, 52}},
+		{test: "TestMod", in: []int{74}, out: []int{73}},
 	})
 }

@@ -28,10 +28,12 @@ import (
 //     slice, the condition instances since a local's last assignment whose
 //     direction not taken would have assigned it, for each local read (an
 //     omitted assignment is then reached through its condition).
-//   - stores: a call given a pointer, slice or map (its receiver or a
+//   - writes: a call given a pointer, slice or map (its receiver or a
 //     parameter) depends on what it stored through them, and a later read
 //     of a caller's local of a matching type depends on the call, since
-//     the heap itself is not followed.
+//     the heap itself is not followed; so does a read of a local of the
+//     type of a value the call returned that the trace does not record
+//     (a struct, say), whose assignment has no instance of its own.
 // Sites of one statement instance (consecutive in their sliceAct) depend
 // on each other, so an assertion's operands and a statement's parts are
 // one node. What flows through globals and closures is not followed: the
@@ -168,33 +170,35 @@ func (r *FailingRun) dependences(last int) [][]int32 {
 	potential := map[actVar][]int32{}
 	notTakenDefs := map[notTakenKey][]*types.Var{}
 	// Calls that left each activation having been given a pointer, slice
-	// or map: what they stored through it the caller reads in any local
-	// of a matching type read later (the heap is not followed, so the
-	// match is by type).
-	mutators := map[sliceAct][]mutatorCall{}
+	// or map, or returning a value the trace does not record: a local of
+	// the caller of a matching type read later may hold what they stored
+	// or returned (the heap, and assignments of unrecorded values, are
+	// not followed, so the match is by type).
+	writers := map[sliceAct][]writerCall{}
 	matches := map[refMatch]bool{}
-	// mutatedBy returns the leave events of the calls since v's last
-	// assignment in a that may have stored through it, newest first,
-	// among the last maxMutators calls.
-	mutatedBy := func(a sliceAct, v *types.Var) []int32 {
+	shares := func(t types.Type, v *types.Var) bool {
+		key := refMatch{t, v}
+		ok, seen := matches[key]
+		if !seen {
+			ok = mayShare(t, v.Type())
+			matches[key] = ok
+		}
+		return ok
+	}
+	// writtenBy returns the leave events of the calls since v's last
+	// recorded assignment in a that may have written it, newest first,
+	// among the last maxWriters calls.
+	writtenBy := func(a sliceAct, v *types.Var) []int32 {
 		since := int32(-1)
 		if j, ok := lastDef[actVar{a, v}]; ok {
 			since = j
 		}
 		var out []int32
-		ms := mutators[a]
-		for k := len(ms) - 1; k >= max(0, len(ms)-maxMutators) && ms[k].leave > since; k-- {
-			for _, r := range ms[k].fn.Refs {
-				key := refMatch{r.Type(), v}
-				ok, seen := matches[key]
-				if !seen {
-					ok = mayShare(r.Type(), v.Type())
-					matches[key] = ok
-				}
-				if ok {
-					out = append(out, ms[k].leave)
-					break
-				}
+		ws := writers[a]
+		for k := len(ws) - 1; k >= max(0, len(ws)-maxWriters) && ws[k].leave > since; k-- {
+			if slices.ContainsFunc(ws[k].fn.Refs, func(r *types.Var) bool { return shares(r.Type(), v) }) ||
+				slices.ContainsFunc(ws[k].fn.Results, func(t types.Type) bool { return instrument.ValueKind(t) == 0 && shares(t, v) }) {
+				out = append(out, ws[k].leave)
 			}
 		}
 		return out
@@ -247,15 +251,15 @@ func (r *FailingRun) dependences(last int) [][]int32 {
 				if j, ok := lastDef[actVar{a, v}]; ok {
 					dep(j)
 				}
-				for _, j := range mutatedBy(a, v) {
+				for _, j := range writtenBy(a, v) {
 					dep(j)
 				}
 			}
-			if k := len(stack); len(a.fn.Refs) > 0 && k > 0 {
+			if k := len(stack); k > 0 && (len(a.fn.Refs) > 0 || len(a.fn.Results) > 0) {
 				caller := stack[k-1]
-				mutators[caller] = append(mutators[caller], mutatorCall{a.fn, int32(i)})
+				writers[caller] = append(writers[caller], writerCall{a.fn, int32(i)})
 			}
-			delete(mutators, a)
+			delete(writers, a)
 			continue
 		}
 		info := infos[ev.Site]
@@ -302,7 +306,7 @@ func (r *FailingRun) dependences(last int) [][]int32 {
 			for _, j := range potential[actVar{a, v}] {
 				dep(j)
 			}
-			for _, j := range mutatedBy(a, v) {
+			for _, j := range writtenBy(a, v) {
 				dep(j)
 			}
 		}
@@ -346,21 +350,20 @@ func (r *FailingRun) dependences(last int) [][]int32 {
 	return deps
 }
 
-// maxMutators bounds how many of the calls before a read of a local are
-// asked whether they stored through it: a loop of calls between an
-// assignment and its reads would otherwise make the slice quadratic in
-// the trace.
-const maxMutators = 16
+// maxWriters bounds how many of the calls before a read of a local are
+// asked whether they wrote it: a loop of calls between an assignment and
+// its reads would otherwise make the slice quadratic in the trace.
+const maxWriters = 16
 
-// mutatorCall is a call given a pointer, slice or map, by its function and
-// its leave event.
-type mutatorCall struct {
+// writerCall is a call given a pointer, slice or map or returning a
+// value, by its function and its leave event.
+type writerCall struct {
 	fn    *instrument.Function
 	leave int32
 }
 
-// refMatch asks whether a callee's parameter of type ref may share
-// storage with local v of its caller.
+// refMatch asks whether a callee's parameter or result of type ref may
+// share storage with local v of its caller, or be its value.
 type refMatch struct {
 	ref types.Type
 	v   *types.Var
