@@ -261,10 +261,10 @@ type trainOptions struct {
 	// scores below the fault's best faulty line Below times as much as
 	// the others.
 	Below float64
-	// Learn, when set, learns only the weights of the columns with this
-	// prefix, starting from the shipped head's weights and keeping its
-	// others: what new columns add to a head already chosen, without
-	// learning that head again.
+	// Learn, when set, learns only the weights of the columns with one of
+	// these prefixes ("|" between them), starting from the shipped head's
+	// weights and keeping its others: what new columns add to a head
+	// already chosen, without learning that head again.
 	Learn string
 }
 
@@ -377,7 +377,7 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, o
 	}
 	for j, k := range cols {
 		w[j] = from[k]
-		learned[j] = opt.Learn == "" || strings.HasPrefix(k, opt.Learn)
+		learned[j] = opt.Learn == "" || slices.ContainsFunc(strings.Split(opt.Learn, "|"), func(p string) bool { return strings.HasPrefix(k, p) })
 	}
 	grad := make([]float64, len(cols))
 	for it := 0; it < trainIterations; it++ {

@@ -93,8 +93,9 @@ type variant struct {
 	// Without trains the head without the columns with this prefix (""
 	// for none): what they add, by leaving them out.
 	Without string
-	// Learn trains only the weights of the columns with this prefix,
-	// starting from the shipped head's and keeping its other weights.
+	// Learn trains only the weights of the columns with these prefixes
+	// ("|" between them), starting from the shipped head's and keeping
+	// its other weights.
 	Learn string
 }
 
@@ -269,7 +270,7 @@ func learnModels(cases []*scoredCase, keep func(*scoredCase) bool, vs []variant)
 				name += "-normalized"
 			}
 			if o.Learn != "" {
-				name = localize.ShippedModel().Name + "+" + strings.TrimSuffix(o.Learn, ".")
+				name = localize.ShippedModel().Name + "+" + strings.ReplaceAll(strings.TrimSuffix(strings.ReplaceAll(o.Learn, ".|", "|"), "."), "|", "+")
 			}
 			t.heads[o] = trainModel(cases, keep, name, o)
 		}

@@ -373,32 +373,42 @@ func TestBelowWeighsPairsUnderTheFault(t *testing.T) {
 	}
 }
 
-// TestLearnKeepsTheShippedHead: learn= learns the new columns' weights and
-// leaves the shipped head's own as they are.
+// TestLearnKeepsTheShippedHead: learn= learns the new columns' weights (of
+// one prefix or several) and leaves the shipped head's own as they are.
 func TestLearnKeepsTheShippedHead(t *testing.T) {
 	shipped := localize.ShippedModel().Weights
 	line := func(n int, ochiai, recent float64) localize.RankedLine {
-		return localize.RankedLine{File: "a.go", Line: n, Evidence: map[string]float64{"spectrum.ochiai": ochiai, "static.depth": 1 - recent, "history.recent": recent}}
+		return localize.RankedLine{File: "a.go", Line: n, Evidence: map[string]float64{"spectrum.ochiai": ochiai, "static.depth": 1 - recent, "history.recent": recent, "slice.member": recent}}
 	}
 	cases := []*scoredCase{
 		{ID: "a", Group: "a", Report: &localize.RankReport{Ranking: localize.Ranking{Lines: []localize.RankedLine{line(1, 0.6, 0), line(2, 0.5, 1), line(3, 0.4, 0)}}},
 			Faulty: map[lineKey]bool{{"a.go", 2}: true}},
 	}
-	v, err := parseVariant("head=trained,window=20,learn=history.")
-	if err != nil {
-		t.Fatal(err)
-	}
-	models, err := learnModels(cases, func(*scoredCase) bool { return true }, []variant{v})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := v.model(models).Weights
-	if w["history.recent"] <= 0 {
-		t.Errorf("history.recent weighs %v, want a positive weight learned", w["history.recent"])
-	}
-	for _, col := range []string{"spectrum.ochiai", "static.depth"} {
-		if w[col] != shipped[col] {
-			t.Errorf("%s weighs %v, want the shipped %v kept", col, w[col], shipped[col])
+	for _, c := range []struct {
+		learn       string
+		new, shared []string
+	}{
+		{"history.", []string{"history.recent"}, []string{"spectrum.ochiai", "static.depth", "slice.member"}},
+		{"history.|slice.", []string{"history.recent", "slice.member"}, []string{"spectrum.ochiai", "static.depth"}},
+	} {
+		v, err := parseVariant("head=trained,window=20,learn=" + c.learn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		models, err := learnModels(cases, func(*scoredCase) bool { return true }, []variant{v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := v.model(models).Weights
+		for _, col := range c.new {
+			if w[col] <= 0 {
+				t.Errorf("learn=%s: %s weighs %v, want a positive weight learned", c.learn, col, w[col])
+			}
+		}
+		for _, col := range c.shared {
+			if w[col] != shipped[col] {
+				t.Errorf("learn=%s: %s weighs %v, want the shipped %v kept", c.learn, col, w[col], shipped[col])
+			}
 		}
 	}
 }
