@@ -200,7 +200,6 @@ func spectrumEvidence(in *evidenceInput, put func(string, int, float64)) error {
 			put("onlyFailing", i, 1)
 		}
 	}
-	nearestColumns(in.matrix, in.lines, put)
 	return nil
 }
 

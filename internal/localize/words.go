@@ -20,7 +20,6 @@ var evidenceTerms = map[string]EvidenceTerm{
 	"spectrum.failShare":     {"run by failing tests", "the share of the failing tests that run the line"},
 	"spectrum.passShare":     {"run by passing tests", "the share of the passing tests that run the line (counts against it)"},
 	"spectrum.onlyFailing":   {"run by failing tests only", "no passing test runs the line"},
-	"spectrum.nearest":       {"missed by the nearest passing test", "the share of the failing tests whose most alike passing test does not run the line"},
 	"blockrank.rank":         {"high under BlockRank", "the line ranks high under BlockRank, which weighs the paths the tests take"},
 	"angelic.fix":            {"verified fix", "changing a value on the line makes a failing test pass, checked by running it"},
 	"angelic.solver":         {"fix found by the solver", "a verified fix on the line was found by solving the failing run's constraints"},

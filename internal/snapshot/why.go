@@ -267,8 +267,6 @@ func (snap *Snapshot) ReasonWords(r localize.Reason) string {
 		return fmt.Sprintf("run by %d %% of the passing tests", pct(v))
 	case "spectrum.onlyFailing":
 		return "run by failing tests only"
-	case "spectrum.nearest":
-		return fmt.Sprintf("not run by the most alike passing test of %d %% of the failing tests", pct(v))
 	case "blockrank.rank":
 		return placeWords("BlockRank", v)
 	case "angelic.fix":
