@@ -369,7 +369,7 @@ var (
 	rawPanic       = regexp.MustCompile(`(?m)^(panic: |fatal error: )`)
 	bugReport      = regexp.MustCompile(`(?m)^faultline: internal bug`)
 	abnormalEnd    = regexp.MustCompile(`ended abnormally`)
-	boundReached   = regexp.MustCompile(`not analysed: .*(memory bound|time bound)`)
+	boundReached   = regexp.MustCompile(`not analysed: .*(memory bound|time bound|time for this ranking's analyses ran out)`)
 	notAnalysed    = regexp.MustCompile(`not analysed: `)
 )
 

@@ -42,6 +42,15 @@ func TestScanCountsEveryKindOfFailure(t *testing.T) {
 	}
 }
 
+// A test whose analysis the ranking's time kept from starting is bounded,
+// not an error.
+func TestScanRankingTimeBound(t *testing.T) {
+	s := scan(rankJSON("TestE: not analysed: the time for this ranking's analyses ran out before it started; it is analysed next time"), nil, nil)
+	if s.errors != 0 || s.bounded != 2 || s.ended != 3 {
+		t.Errorf("errors %d, bounded %d, ended %d; want 0, 2, 3", s.errors, s.bounded, s.ended)
+	}
+}
+
 func TestScanCleanRun(t *testing.T) {
 	s := scan(rankJSON(), []byte("collecting\n"), nil)
 	if s.errors+s.panics+s.bugs+s.abnormal != 0 || s.bounded != 1 || s.ended != 4 || s.rankFailed || len(s.evidence) != 0 {
