@@ -369,9 +369,11 @@ type refMatch struct {
 	v   *types.Var
 }
 
-// mayShare reports whether a parameter of type ref may have been given v
-// (or v's address, for a method with a pointer receiver called on an
-// addressable value, or v's dynamic value when v is an interface).
+// mayShare reports whether a parameter of type ref may have been given a
+// local of type v, or a result of type ref assigned to it: the same type,
+// the local's address (a method with a pointer receiver called on an
+// addressable value), or the local's dynamic value when it is an
+// interface.
 func mayShare(ref types.Type, v types.Type) bool {
 	if types.Identical(ref, v) {
 		return true

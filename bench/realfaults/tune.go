@@ -270,7 +270,11 @@ func learnModels(cases []*scoredCase, keep func(*scoredCase) bool, vs []variant)
 				name += "-normalized"
 			}
 			if o.Learn != "" {
-				name = localize.ShippedModel().Name + "+" + strings.ReplaceAll(strings.TrimSuffix(strings.ReplaceAll(o.Learn, ".|", "|"), "."), "|", "+")
+				prefixes := strings.Split(o.Learn, "|")
+				for i, p := range prefixes {
+					prefixes[i] = strings.TrimSuffix(p, ".")
+				}
+				name = localize.ShippedModel().Name + "+" + strings.Join(prefixes, "+")
 			}
 			t.heads[o] = trainModel(cases, keep, name, o)
 		}
