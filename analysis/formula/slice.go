@@ -185,6 +185,25 @@ func (r *FailingRun) dependences(last int) [][]int32 {
 		}
 		return ok
 	}
+	// writes are the types of what a function may write for its caller:
+	// its pointers, slices and maps, and its results the trace does not
+	// record; derived once per function, asked at every read.
+	writeTypes := map[*instrument.Function][]types.Type{}
+	writes := func(fn *instrument.Function) []types.Type {
+		ts, ok := writeTypes[fn]
+		if !ok {
+			for _, r := range fn.Refs {
+				ts = append(ts, r.Type())
+			}
+			for _, t := range fn.Results {
+				if instrument.ValueKind(t) == 0 {
+					ts = append(ts, t)
+				}
+			}
+			writeTypes[fn] = ts
+		}
+		return ts
+	}
 	// writtenBy returns the leave events of the calls since v's last
 	// recorded assignment in a that may have written it, newest first,
 	// among the last maxWriters calls.
@@ -196,8 +215,7 @@ func (r *FailingRun) dependences(last int) [][]int32 {
 		var out []int32
 		ws := writers[a]
 		for k := len(ws) - 1; k >= max(0, len(ws)-maxWriters) && ws[k].leave > since; k-- {
-			if slices.ContainsFunc(ws[k].fn.Refs, func(r *types.Var) bool { return shares(r.Type(), v) }) ||
-				slices.ContainsFunc(ws[k].fn.Results, func(t types.Type) bool { return instrument.ValueKind(t) == 0 && shares(t, v) }) {
+			if slices.ContainsFunc(writes(ws[k].fn), func(t types.Type) bool { return shares(t, v) }) {
 				out = append(out, ws[k].leave)
 			}
 		}
