@@ -42,7 +42,7 @@ func runTrain(args []string) error {
 	fs.IntVar(&opt.Negatives, "negatives", trainNegatives, "a fault's top non-faulty lines paired with its faulty ones")
 	fs.IntVar(&opt.Spread, "spread", 0, "more non-faulty lines paired, evenly spread over the rest of the ranking")
 	fs.BoolVar(&opt.EqualProjects, "equal-projects", false, "weigh projects (modules) equally in the loss, not faults")
-	fs.StringVar(&opt.Without, "without", "", "learn no weight for the columns with this prefix (identity.: what they add, by leaving them out)")
+	fs.StringVar(&opt.Without, "without", "", "learn no weight for the columns with these prefixes, | between them (identity.: what they add, by leaving them out)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -251,7 +251,8 @@ type trainOptions struct {
 	// EqualProjects weighs each group (project or module) equally, its
 	// faults sharing its weight, so a large project does not decide.
 	EqualProjects bool
-	// Without is a prefix of columns left out of the model ("" for none).
+	// Without are the prefixes of columns left out of the model ("|"
+	// between them; "" for none).
 	Without string
 	// Normalize learns from each fault's columns scaled as a normalizing
 	// model scales them (localize.Evidence.Scales), and says so in the
@@ -266,6 +267,10 @@ type trainOptions struct {
 	// weights and keeping its others: what new columns add to a head
 	// already chosen, without learning that head again.
 	Learn string
+	// Listwise learns by the softmax (ListNet top-one) loss over each
+	// fault's lines instead of pairs: the probability the model puts on a
+	// faulty line coming first, which is what Top-1 counts.
+	Listwise bool
 }
 
 // trainingCase is one fault's pairs: each faulty line's evidence against
@@ -284,7 +289,7 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, o
 		if keep(c) && c.Report != nil {
 			for _, l := range c.Report.Lines {
 				for k := range l.Evidence {
-					if !collectedByDefault(k) || (opt.Without != "" && strings.HasPrefix(k, opt.Without)) {
+					if !collectedByDefault(k) || hasAnyPrefix(k, opt.Without) {
 						continue
 					}
 					colSet[k] = true
@@ -377,7 +382,7 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, o
 	}
 	for j, k := range cols {
 		w[j] = from[k]
-		learned[j] = opt.Learn == "" || slices.ContainsFunc(strings.Split(opt.Learn, "|"), func(p string) bool { return strings.HasPrefix(k, p) })
+		learned[j] = opt.Learn == "" || hasAnyPrefix(k, opt.Learn)
 	}
 	grad := make([]float64, len(cols))
 	for it := 0; it < trainIterations; it++ {
@@ -397,6 +402,12 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, o
 			scale := tc.weight / (float64(len(tc.pos)) * negTotal)
 			sp, sn := scoresOf(w, tc.pos), scoresOf(w, tc.neg)
 			gp, gn := make([]float64, len(sp)), make([]float64, len(sn))
+			if opt.Listwise {
+				listwiseGradient(tc, sp, sn, gp, gn)
+				addScaled(grad, tc.pos, gp)
+				addScaled(grad, tc.neg, gn)
+				continue
+			}
 			for a := range sp {
 				for b := range sn {
 					pair := scale
@@ -424,6 +435,43 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, o
 		}
 	}
 	return m
+}
+
+// listwiseGradient sets gp and gn to the gradient, by the lines' scores,
+// of the fault's weighted loss -log(Σ_pos e^s / Σ_all e^s): the
+// probability a softmax over its lines puts on a faulty one (negWeight
+// weighs each non-faulty line's share of the sum).
+func listwiseGradient(tc trainingCase, sp, sn, gp, gn []float64) {
+	top := math.Inf(-1)
+	for _, s := range slices.Concat(sp, sn) {
+		top = max(top, s)
+	}
+	var pos, all float64
+	ep, en := make([]float64, len(sp)), make([]float64, len(sn))
+	for a, s := range sp {
+		ep[a] = math.Exp(s - top)
+		pos += ep[a]
+	}
+	all = pos
+	for b, s := range sn {
+		en[b] = math.Exp(s - top)
+		if tc.negWeight != nil {
+			en[b] *= tc.negWeight[b]
+		}
+		all += en[b]
+	}
+	for a := range sp {
+		gp[a] = tc.weight * (ep[a]/all - ep[a]/pos)
+	}
+	for b := range sn {
+		gn[b] = tc.weight * en[b] / all
+	}
+}
+
+// hasAnyPrefix says whether column has one of the "|"-separated prefixes
+// ("" has none).
+func hasAnyPrefix(column, prefixes string) bool {
+	return prefixes != "" && slices.ContainsFunc(strings.Split(prefixes, "|"), func(p string) bool { return strings.HasPrefix(column, p) })
 }
 
 // scoresOf is each line's weighted sum under w.

@@ -90,18 +90,21 @@ type variant struct {
 	// much as the others: a head that passes such a line ranks the fault
 	// worse than Ochiai alone would.
 	Below float64
-	// Without trains the head without the columns with this prefix (""
-	// for none): what they add, by leaving them out.
+	// Without trains the head without the columns with these prefixes
+	// ("|" between them; "" for none): what they add, by leaving them
+	// out.
 	Without string
 	// Learn trains only the weights of the columns with these prefixes
 	// ("|" between them), starting from the shipped head's and keeping
 	// its other weights.
 	Learn string
+	// Listwise trains the head by the softmax loss (trainOptions.Listwise).
+	Listwise bool
 }
 
 // headOptions are the training options of the variant's trained head.
 func (v variant) headOptions() trainOptions {
-	o := trainOptions{Negatives: trainNegatives, Normalize: v.Norm, Below: v.Below, Without: v.Without, Learn: v.Learn}
+	o := trainOptions{Negatives: trainNegatives, Normalize: v.Norm, Below: v.Below, Without: v.Without, Learn: v.Learn, Listwise: v.Listwise}
 	if v.Neg > 0 {
 		o.Negatives = v.Neg
 	}
@@ -169,6 +172,13 @@ var variantKeys = []variantKey{
 	{"neg", func(v *variant, val string) error { return parseInto(&v.Neg, val, strconv.Atoi) }, func(v variant) (string, bool) { return whenInt(v.Neg) }},
 	{"below", func(v *variant, val string) error { return parseInto(&v.Below, val, parseFloat) }, func(v variant) (string, bool) { return whenFloat(v.Below) }},
 	{"without", func(v *variant, val string) error { v.Without = val; return nil }, func(v variant) (string, bool) { return when(v.Without != "", v.Without) }},
+	{"loss", func(v *variant, val string) error {
+		if val != "pairs" && val != "list" {
+			return fmt.Errorf("loss %q: pairs or list", val)
+		}
+		v.Listwise = val == "list"
+		return nil
+	}, func(v variant) (string, bool) { return when(v.Listwise, "list") }},
 	{"learn", func(v *variant, val string) error { v.Learn = val; return nil }, func(v variant) (string, bool) { return when(v.Learn != "", v.Learn) }},
 }
 
@@ -220,8 +230,8 @@ func parseVariant(s string) (variant, error) {
 		// The function model learns from the shipped order's lines.
 		return v, fmt.Errorf("variant %q: fnlist wants head=shipped", s)
 	}
-	if (v.Norm || v.Neg != 0 || v.Below != 0 || v.Without != "" || v.Learn != "") && v.Head != "trained" {
-		return v, fmt.Errorf("variant %q: norm, neg, below, without and learn want head=trained", s)
+	if (v.Norm || v.Neg != 0 || v.Below != 0 || v.Without != "" || v.Learn != "" || v.Listwise) && v.Head != "trained" {
+		return v, fmt.Errorf("variant %q: norm, neg, below, without, learn and loss want head=trained", s)
 	}
 	if v.Learn != "" && v.Norm {
 		return v, fmt.Errorf("variant %q: learn keeps the shipped head's weights, which are not normalized", s)
