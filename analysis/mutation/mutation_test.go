@@ -156,3 +156,34 @@ func TestRunBudgetCountsFromTheFirstRun(t *testing.T) {
 		t.Errorf("run budget of 1ns: %d of %d mutants ran, want 1", res.Run, res.Generated)
 	}
 }
+
+// TestDeadlineBoundsTheRuns: a deadline passed before the first run lets
+// no mutant run, whatever the run budget, and one far off leaves the run
+// budget in charge: every mutant with a covering test runs without one.
+func TestDeadlineBoundsTheRuns(t *testing.T) {
+	mod := openModule(t, "operators.txtar")
+	const pkg = "example.com/ops"
+	tests := []Test{
+		{pkg, "TestRatio", true, covering(5), 0},
+		{pkg, "TestRatioOne", false, covering(5), 0},
+	}
+	lines := fileLines(t, mod, "ops.go")
+	for _, c := range []struct {
+		name     string
+		deadline time.Time
+		budget   time.Duration
+		want     func(run, generated int) bool
+	}{
+		{"passed", time.Now().Add(-time.Second), time.Hour, func(run, _ int) bool { return run == 0 }},
+		{"far off", time.Now().Add(time.Hour), time.Nanosecond, func(run, _ int) bool { return run == 1 }},
+		{"far off, no budget", time.Now().Add(time.Hour), 0, func(run, _ int) bool { return run == 2 }},
+	} {
+		res, err := Analyze(context.Background(), mod, lines, tests, Options{MaxMutants: 100, RunBudget: c.budget, Deadline: c.deadline})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Generated < 2 || !c.want(res.Run, res.Generated) {
+			t.Errorf("deadline %s, run budget %v: %d of %d mutants ran", c.name, c.budget, res.Run, res.Generated)
+		}
+	}
+}

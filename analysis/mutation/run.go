@@ -34,6 +34,22 @@ type Options struct {
 	// schemata (seconds on a real module) do not use up a small budget
 	// before any mutant runs.
 	RunBudget time.Duration
+	// Deadline, when set, is when the analysis's runs end whatever the
+	// run budget: no package is built and no mutant starts after it, and
+	// a run under way stops there. It is how a caller shares one window
+	// between this analysis and others.
+	Deadline time.Time
+}
+
+// passed says whether the deadline t, when set, has passed.
+func passed(t time.Time) bool { return !t.IsZero() && time.Now().After(t) }
+
+// earliest is the earlier of two deadlines, a zero one being none.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
 }
 
 // Kill is what one mutant did to the tests that cover its line.
@@ -113,7 +129,10 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 	}
 	// A mutant's fix is verified only when it ran in every package with
 	// tests covering its line, against all of them (needed, runs, partial).
-	var deadline time.Time // the first run's start plus the run budget
+	// deadline is the first run's start plus the run budget, or
+	// opts.Deadline when that is earlier; before the first run, only
+	// opts.Deadline bounds.
+	var deadline time.Time
 	ran := make([]bool, len(s.Mutants))
 	needed, runs, partial := make([]int, len(s.Mutants)), make([]int, len(s.Mutants)), make([]bool, len(s.Mutants))
 	for _, pkg := range pkgs {
@@ -124,7 +143,7 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 		}
 	}
 	for _, pkg := range pkgs {
-		if !deadline.IsZero() && time.Now().After(deadline) {
+		if passed(deadline) || passed(opts.Deadline) {
 			break // no mutant would run in it
 		}
 		bin, err := s.Build(ctx, pkg)
@@ -135,13 +154,13 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 			res.BuildErrors[pkg] = err.Error()
 			continue
 		}
-		r := &runner{mod: mod, bin: bin, opts: opts}
+		r := &runner{mod: mod, bin: bin, opts: opts, deadline: earliest(deadline, opts.Deadline)}
 		base, err := r.run(ctx, -1, byPkg[pkg])
 		if err != nil {
 			return nil, err
 		}
 		for i, m := range s.Mutants {
-			if !deadline.IsZero() && time.Now().After(deadline) {
+			if passed(deadline) || passed(opts.Deadline) {
 				break
 			}
 			var covering []Test
@@ -160,8 +179,11 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 			if len(covering) == 0 {
 				continue
 			}
-			if deadline.IsZero() && opts.RunBudget > 0 {
-				deadline = time.Now().Add(opts.RunBudget)
+			if deadline.IsZero() {
+				deadline = opts.Deadline
+				if opts.RunBudget > 0 {
+					deadline = earliest(opts.Deadline, time.Now().Add(opts.RunBudget))
+				}
 			}
 			r.deadline = deadline
 			out, err := r.run(ctx, m.ID, covering)
@@ -269,7 +291,7 @@ type runner struct {
 	mod      *testbuild.Module
 	bin      *testbuild.Binary
 	opts     Options
-	deadline time.Time // bounds a run's time once the run budget started; zero for none
+	deadline time.Time // bounds a run's time (the run budget's or Options.Deadline); zero for none
 }
 
 // outcome is one test's run under a mutant.

@@ -27,7 +27,7 @@ func (a *angelicFlags) register(fs *flag.FlagSet) {
 	model := localize.ShippedModel()
 	fs.StringVar(&a.order, "order", "", fmt.Sprintf("how lines are ordered: formula, combined (verified angelic fixes first, then the formula) or learned (model %s over every technique's evidence); default %s", model.Name, model.Default))
 	fs.BoolVar(&a.evidence, "evidence", false, "give every line's evidence (json), whatever the order")
-	fs.DurationVar(&a.budget, "budget", localize.DefaultBudget, "angelic analysis work per failing test, as time on an unloaded machine (the answer does not depend on load; a loaded machine may take up to 3x as long); no analysis starts later than 6 budgets after the first")
+	fs.DurationVar(&a.budget, "budget", localize.DefaultBudget, "angelic analysis work per failing test, as time on an unloaded machine (the answer does not depend on load; a loaded machine may take up to 3x as long); one ranking's analyses start within 6 budgets, its mutants (-mutants) running first, within 3")
 	fs.IntVar(&a.maxTests, "max-analyzed", localize.DefaultMaxAnalyzed, "analyse at most this many failing tests (results are cached per test)")
 	fs.Int64Var(&a.memory, "memory", localize.DefaultMemory>>20, "memory in MB one analysis may hold before it is stopped")
 	fs.BoolVar(&a.strings, "strings", false, "model strings and byte slices in the angelic analysis for tests that check them (slower)")

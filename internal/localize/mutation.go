@@ -37,8 +37,8 @@ type OperatorFix struct {
 // mutate runs the mutation analysis over the lines the failing tests
 // execute, the formula's best first, within opts.Mutants mutants and the
 // analysis budget of the failing tests it would analyse, counted from the
-// first mutant's run.
-func (s *Service) mutate(ctx context.Context, loc *Localization, opts Options) *Mutation {
+// first mutant's run, its runs ending by deadline whatever that budget.
+func (s *Service) mutate(ctx context.Context, loc *Localization, opts Options, deadline time.Time) *Mutation {
 	m := loc.Matrix
 	var lines []mutation.Loc
 	for _, l := range loc.Base.Lines {
@@ -65,7 +65,7 @@ func (s *Service) mutate(ctx context.Context, loc *Localization, opts Options) *
 		tests = append(tests, mutation.Test{Package: t.Package, Name: t.Name, Failing: t.Verdict.Failing(), Lines: covered, Elapsed: t.Elapsed})
 	}
 	mopts := mutation.Options{MaxMutants: opts.Mutants, Timeout: 2 * time.Second,
-		RunBudget: time.Duration(min(failing, opts.MaxAnalyzed)) * opts.Budget}
+		RunBudget: time.Duration(min(failing, opts.MaxAnalyzed)) * opts.Budget, Deadline: deadline}
 	out := &Mutation{Fixes: []OperatorFix{}}
 	res, err := mutation.Analyze(ctx, s.ws.Module(), lines, tests, mopts)
 	if err != nil {

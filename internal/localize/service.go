@@ -368,8 +368,12 @@ func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options,
 			return nil, err
 		}
 	}
+	// One window bounds the ranking's mutants and analyses together: the
+	// mutants' runs end within its first half, and the analyses start
+	// within the whole of it, after the mutants.
+	window := time.Now()
 	if opts.Mutants > 0 && formula.Failed > 0 {
-		loc.Mutation = s.mutate(ctx, loc, opts)
+		loc.Mutation = s.mutate(ctx, loc, opts, window.Add(mutationTime(opts.Budget)))
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -400,7 +404,7 @@ func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options,
 	}
 	aopts := opts.analysisOptions()
 	aopts.Passing = passingFor(m, targets)
-	aopts.StartBy = time.Now().Add(analysesTime(opts.Budget))
+	aopts.StartBy = window.Add(analysesTime(opts.Budget))
 	werr := s.eachTarget(ctx, workRequest{Root: s.ws.Root(), CacheRoot: s.ws.Module().CacheRoot(), Targets: pick(targets, missing),
 		Options: aopts, Memory: opts.Memory, TestMemory: s.testMemory(opts.TestMemory), Env: s.ws.Module().Env(),
 		Deadline: time.Now().Add(time.Duration(len(missing))*aopts.WallCap() + workerSlack)},
@@ -451,6 +455,14 @@ const analysesBudgets = 6
 
 // analysesTime is the time within which one ranking's analyses start.
 func analysesTime(budget time.Duration) time.Duration { return analysesBudgets * budget }
+
+// mutationBudgets is how many budgets of that window one ranking's
+// mutants may run in, from its start: half, so that asking for mutants
+// leaves the analyses, which come after, time to start.
+const mutationBudgets = analysesBudgets / 2
+
+// mutationTime is the time within which one ranking's mutants end.
+func mutationTime(budget time.Duration) time.Duration { return mutationBudgets * budget }
 
 // workerSlack is the time a worker may take beyond the tests' budgets:
 // loading, instrumenting and building the tests' packages.
