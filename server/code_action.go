@@ -18,8 +18,9 @@ type showTestsArgs struct {
 }
 
 // codeAction offers, on ranked lines in the range, to show the failing tests
-// that run the line and, where a provider found one, to preview a fix; on a
-// failing fuzz target, to add the inputs that sharpen the ranking.
+// that run the line and, where a provider found one, to preview a fix or
+// apply a verified operator fix; on a failing fuzz target, to add the
+// inputs that sharpen the ranking.
 func codeAction(ctx context.Context, s *Server, p *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
 	snap, rel, ok := s.locate(p.TextDocument.URI)
 	if !ok || snap.Ranking.Failed == 0 || snap.BuildErrors != "" {
@@ -71,6 +72,17 @@ func codeAction(ctx context.Context, s *Server, p *protocol.CodeActionParams) ([
 				actions = append(actions, action)
 			}
 		}
+		for _, fix := range snap.Findings.OperatorFixesAt(rel, line) {
+			edit, ok := s.bufferEdit(snap, []snapshot.Edit{fix.Edit})
+			if !ok {
+				continue
+			}
+			actions = append(actions, &protocol.CodeAction{
+				Title: "Apply verified operator fix: " + fix.Title(),
+				Kind:  &kind,
+				Edit:  edit,
+			})
+		}
 	}
 	return append(actions, s.revertActions(snap, rel, p.Range)...), nil
 }
@@ -78,12 +90,20 @@ func codeAction(ctx context.Context, s *Server, p *protocol.CodeActionParams) ([
 // fixEdit maps a fix candidate onto the current buffers; a candidate whose
 // lines were edited since collection is dropped.
 func (s *Server) fixEdit(snap *snapshot.Snapshot, fix snapshot.FixCandidate) (*protocol.WorkspaceEdit, bool) {
-	enc := s.encoding()
-	changes := make(map[uri.URI][]protocol.TextEdit)
 	for _, e := range fix.Edits {
 		if !writable(e.NewText) {
 			return nil, false
 		}
+	}
+	return s.bufferEdit(snap, fix.Edits)
+}
+
+// bufferEdit maps edits of the collected source onto the current buffers;
+// false when a line they edit was changed since collection.
+func (s *Server) bufferEdit(snap *snapshot.Snapshot, edits []snapshot.Edit) (*protocol.WorkspaceEdit, bool) {
+	enc := s.encoding()
+	changes := make(map[uri.URI][]protocol.TextEdit)
+	for _, e := range edits {
 		f, ft, ok := s.textOf(snap, e.File)
 		if !ok {
 			return nil, false

@@ -11,7 +11,7 @@ import (
 
 // hover explains a line: when ranked, its spectrum counts and its score
 // under every formula; when a fix candidate changes it, what the angelic
-// values mean.
+// values mean; when a mutant of it is a verified operator fix, that fix.
 func hover(ctx context.Context, s *Server, p *protocol.HoverParams) (*protocol.Hover, error) {
 	snap, rel, ok := s.locate(p.TextDocument.URI)
 	if !ok || snap.Ranking.Failed == 0 || snap.BuildErrors != "" {
@@ -31,6 +31,9 @@ func hover(ctx context.Context, s *Server, p *protocol.HoverParams) (*protocol.H
 		parts = append(parts, snap.HoverText(i))
 	}
 	if text := angelicHoverText(snap.Findings.FixesTouching(rel, line), rel, line); text != "" {
+		parts = append(parts, text)
+	}
+	if text := operatorHoverText(snap.Findings.OperatorFixesAt(rel, line)); text != "" {
 		parts = append(parts, text)
 	}
 	if len(parts) == 0 {
@@ -68,4 +71,19 @@ func angelicHoverText(fixes []snapshot.FixCandidate, rel string, line int) strin
 		return ""
 	}
 	return "**angelic fixes** (a demonstration of what would make the test pass, not a fix to apply as is)\n\n" + b.String()
+}
+
+// operatorHoverText lists the verified operator fixes of a line, each as
+// an edit of the line: "`return a * b` → `return a / b` (`* → /`) makes
+// the failing test that runs the line pass ...".
+func operatorHoverText(fixes []snapshot.OperatorFix) string {
+	if len(fixes) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("**verified operator fixes** (mutants of this line; the \"Apply verified operator fix\" action previews one)\n\n")
+	for _, f := range fixes {
+		fmt.Fprintf(&b, "- `%s` → `%s` (`%s`) %s\n", f.Before, f.Edited, f.Change, f.Effect())
+	}
+	return b.String()
 }

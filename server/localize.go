@@ -11,8 +11,8 @@ import (
 )
 
 // localize starts the localization of the view's current results in the
-// background, when the angelic setting is on or the formula is SAT-TAR's
-// (whose cores come from the service) and a test fails: the service
+// background, when the angelic or mutants setting is on or the formula is
+// SAT-TAR's (whose cores come from the service) and a test fails: the service
 // takes cached analyses at once and runs the others one failing test at a
 // time, and every state it reaches becomes a snapshot, so that diagnostics,
 // hints, lenses and the ranking view follow the combined order as it
@@ -42,8 +42,12 @@ func (v *view) localize() {
 	v.srv.spawn("the angelic analysis of "+v.root, func() {
 		defer v.srv.analyses.Done()
 		title := "faultline: angelic analysis"
-		if !st.Angelic {
+		switch {
+		case st.Angelic:
+		case st.Technique().SatTar():
 			title = "faultline: SAT-TAR's cores"
+		default:
+			title = "faultline: mutants"
 		}
 		p := v.srv.beginProgress(ctx, title)
 		start := time.Now()
@@ -109,13 +113,20 @@ func angelicSummary(l *localize.Localization) string {
 	if a == nil && l.SatTar != nil {
 		return fmt.Sprintf("%d cores", len(l.SatTar.Cores))
 	}
+	if a == nil && l.Mutation != nil {
+		return fmt.Sprintf("%d of %d mutants run, %d verified operator fixes", l.Mutation.Run, l.Mutation.Generated, len(l.Mutation.Fixes))
+	}
 	if a == nil {
 		return "no failing test"
 	}
 	if a.Unavailable != "" {
 		return "not available"
 	}
-	return fmt.Sprintf("%d of %d failing tests analysed, %d verified fixes", a.Analyzed, a.Failing, len(a.Fixes))
+	s := fmt.Sprintf("%d of %d failing tests analysed, %d verified fixes", a.Analyzed, a.Failing, len(a.Fixes))
+	if m := l.Mutation; m != nil {
+		s += fmt.Sprintf(", %d verified operator fixes", len(m.Fixes))
+	}
+	return s
 }
 
 // unavailable says once per session why no angelic analysis runs.

@@ -89,6 +89,16 @@ func (s *Service) mutate(ctx context.Context, loc *Localization, opts Options, d
 	return out
 }
 
+// ScoresAt returns the mutation scores of one line (a path relative to
+// the module root); false when no mutant of it ran or m is nil.
+func (m *Mutation) ScoresAt(file string, line int) (mutation.Scores, bool) {
+	if m == nil {
+		return mutation.Scores{}, false
+	}
+	s, ok := m.Lines[mutation.Loc{File: file, Line: line}]
+	return s, ok && s.Mutants > 0
+}
+
 // OperatorFixesAt returns the verified operator fixes on one line of a
 // file (a path relative to the module root or absolute).
 func (l *Localization) OperatorFixesAt(file string, line int) []OperatorFix {

@@ -120,6 +120,11 @@ func All() []Setting {
 			"How many failing tests the angelic analysis looks at, the first in package and name order, as `faultline rank -max-analyzed`; results are cached per test."),
 		megabytesSetting("memory", 1, func(s *Settings) *int64 { return &s.Memory }, "`Settings.Memory`, in bytes",
 			"The memory in MB one analysis may hold before it is stopped, as `faultline rank -memory`; the solver's search stops at half of it."),
+		countSetting("mutants", 0, func(s *Settings) *int { return &s.Mutants }, "`Settings.Mutants`",
+			"How many mutants of the lines the failing tests run may be tried, the most suspicious lines first, as `faultline rank -mutants`; 0 (the default) tries none. "+
+				"A mutant (an operator swapped, a boundary moved, a condition negated, a constant moved by one, a statement removed) that makes every failing test "+
+				"that runs its line pass and keeps every passing one passing is a verified operator fix: the hover names it and the \"Apply verified operator fix\" "+
+				"code action previews it. The mutants run before the angelic analysis, within the first half of its time window (`budget`)."),
 		megabytesSetting("testMemory", 0, func(s *Settings) *int64 { return &s.TestMemory }, "`Settings.TestMemory`, in bytes",
 			"The memory in MB the processes of one test may hold before the test is stopped with the verdict `memory`, in collection and analysis alike, "+
 				"as `faultline rank -test-memory`; 0 is the smaller of 4096 and half the machine's memory. Enforced on Linux."),

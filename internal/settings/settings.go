@@ -35,6 +35,10 @@ type Settings struct {
 	Budget      time.Duration
 	MaxAnalyzed int
 	Memory      int64 // bytes
+	// Mutants, when positive, runs at most this many mutants of the lines
+	// the failing tests run, as faultline rank's -mutants does: the
+	// verified operator fixes and the mutants' evidence.
+	Mutants int
 	// Trust is TrustAsk or TrustNever. It can only lower trust: settings
 	// may come from the workspace itself (ErrTrustFromSettings).
 	Trust string
@@ -70,7 +74,7 @@ func Default() Settings {
 func (s Settings) LocalizeOptions() localize.Options {
 	f := s.Technique().Formula // nil for blockrank and sattar
 	return localize.Options{Formula: f, SatTar: s.Technique().SatTar(), Angelic: s.Angelic, Budget: s.Budget, MaxAnalyzed: s.MaxAnalyzed, Memory: s.Memory,
-		TestMemory: s.TestMemory}
+		TestMemory: s.TestMemory, Mutants: s.Mutants}
 }
 
 // ShownOrder is the order the lines are shown in: the setting's, except
@@ -88,8 +92,8 @@ func (s Settings) ShownOrder() string {
 }
 
 // Localizes reports whether the settings ask the localization service for
-// anything beyond the formula: analyses, or SAT-TAR's cores.
-func (s Settings) Localizes() bool { return s.Angelic || s.Technique().SatTar() }
+// anything beyond the formula: analyses, mutants or SAT-TAR's cores.
+func (s Settings) Localizes() bool { return s.Angelic || s.Mutants > 0 || s.Technique().SatTar() }
 
 // Technique is the ranking technique the formula setting names, checked
 // when the setting was taken (the default formula should it not parse).

@@ -15,6 +15,8 @@ import (
 type Findings struct {
 	Values []AngelicValue
 	Fixes  []FixCandidate
+	// Operators are the mutation analysis's verified operator fixes.
+	Operators []OperatorFix
 }
 
 // AngelicValue is a value an expression would need to take for the failing

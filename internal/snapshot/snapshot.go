@@ -44,6 +44,9 @@ type Snapshot struct {
 	// on these results); findings are its candidates as shown.
 	Angelic  *localize.Angelic
 	Findings *findingsSlot
+	// Mutation is what the mutation analysis contributed (nil: it did not
+	// run on these results); its operator fixes are in Findings.
+	Mutation *localize.Mutation
 	// Results are the analyses behind the ranking: angelic's, those of the
 	// focused test alone when localized.
 	Results []localize.TestResult
@@ -78,8 +81,9 @@ type FileLine struct {
 // indexes the result for the per-request lookups.
 func BuildSnapshot(seq uint64, root string, m *localize.Matrix, loc *localize.Localization, st Choices, focus string, cache *ContentCache, evc *EvidenceCache) (*Snapshot, error) {
 	var cores *localize.SatTar
+	var mutation *localize.Mutation
 	if loc != nil && loc.Matrix == m {
-		cores = loc.SatTar
+		cores, mutation = loc.SatTar, loc.Mutation
 	}
 	ranker, err := lineRanker(st.Formula, cores)
 	if err != nil {
@@ -108,7 +112,9 @@ func BuildSnapshot(seq uint64, root string, m *localize.Matrix, loc *localize.Lo
 	if r, err = ordered(r, m, angelic, results, cores, st, evc, key); err != nil {
 		return nil, fmt.Errorf("ordering: %w", err)
 	}
-	f, byID := FindingsOf(results, collectedLines(root, m, cache))
+	src := collectedLines(root, m, cache)
+	f, byID := FindingsOf(results, src)
+	f.Operators = operatorFixesOf(mutation, src)
 	snap := &Snapshot{
 		Seq: seq, Root: root, Matrix: m, Ranking: r, Settings: st, Focus: focus,
 		Runs:      make(map[int]lineRuns),
@@ -117,6 +123,7 @@ func BuildSnapshot(seq uint64, root string, m *localize.Matrix, loc *localize.Lo
 		At:        make(map[FileLine]int, len(r.Lines)),
 		Hashes:    make(map[string]ContentHash),
 		Angelic:   angelic,
+		Mutation:  mutation,
 		Results:   results,
 		Findings:  &findingsSlot{Findings: f, byID: byID},
 	}

@@ -67,6 +67,9 @@ func (snap *Snapshot) WhySentence(i int) string {
 			fmt.Fprintf(&b, "it hosts a verified fix for %s, which this order does not weigh, ", snap.ofAnalysed(fixes.single))
 		}
 	}
+	for _, more := range snap.moreEvidence(l) {
+		b.WriteString(more + ", ")
+	}
 	if l.Evidence[localize.EvidenceDeclarationRead] > 0 {
 		// Its value runs before any test: coverage counts it for none.
 		b.WriteString("its value runs before any test, so no test's coverage counts it.")
@@ -78,6 +81,43 @@ func (snap *Snapshot) WhySentence(i int) string {
 	}
 	b.WriteString("executed by " + snap.RunWords(l) + ".")
 	return b.String()
+}
+
+// moreEvidence says what else points at the line that the order's own
+// words above did not name: the failing checks' slice, the mutants of the
+// line and a verified operator fix on it.
+func (snap *Snapshot) moreEvidence(l localize.RankedLine) []string {
+	named := map[string]bool{}
+	for _, r := range l.Because {
+		named[r.Evidence] = true
+	}
+	var out []string
+	if v := l.Evidence["slice.distance"]; v > 0 && !named["slice.distance"] && !named["slice.member"] {
+		// The column is 1/(1+d) for a line d dependences from the check.
+		switch d := int(math.Round(1/v)) - 1; d {
+		case 0:
+			out = append(out, "it is a failing check")
+		case 1:
+			out = append(out, "a failing check depends on it directly")
+		default:
+			out = append(out, fmt.Sprintf("a failing check depends on it through %d dependences", d))
+		}
+	}
+	if s, ok := snap.Mutation.ScoresAt(l.File, l.Line); ok && (s.Metallaxis > 0 || s.MUSE > 0) {
+		out = append(out, fmt.Sprintf("%s of it ran, scoring Metallaxis-FL %.2g and MUSE %.2g", plural(s.Mutants, "mutant"), s.Metallaxis, s.MUSE))
+	}
+	for _, f := range snap.Findings.OperatorFixesAt(l.File, l.Line) {
+		out = append(out, fmt.Sprintf("it hosts a verified operator fix (%s)", f.Change))
+	}
+	return out
+}
+
+// plural is n things: "1 mutant", "3 mutants".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // orderWords names the order that produced the ranking, and when the

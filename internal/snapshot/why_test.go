@@ -3,6 +3,7 @@ package snapshot
 import (
 	"testing"
 
+	"github.com/faultline-go/faultline/analysis/mutation"
 	"github.com/faultline-go/faultline/internal/localize"
 )
 
@@ -50,6 +51,19 @@ func TestWhySentence(t *testing.T) {
 	}
 	if got, want := learned.WhySentence(1), "Rank 2 of 2 under the learned order (model m1): no evidence the model weighs lifts it, so the formula places it by ochiai 0.2; executed by all 2 failing and 1 of 3 passing tests."; got != want {
 		t.Errorf("learned, without reasons:\n got %s\nwant %s", got, want)
+	}
+	// Evidence the model did not name: the slice, the mutants and an
+	// operator fix.
+	sliced := line(3, 1, 0)
+	sliced.Evidence = map[string]float64{"slice.member": 1, "slice.distance": 1.0 / 3}
+	mutated := &Snapshot{Ranking: ranking(localize.OrderLearned, sliced), Findings: &findingsSlot{Findings: Findings{Operators: []OperatorFix{
+		{OperatorFix: localize.OperatorFix{File: "a.go", Line: 3, Change: "* → /"}}}}},
+		Mutation: &localize.Mutation{Lines: map[mutation.Loc]mutation.Scores{{File: "a.go", Line: 3}: {Metallaxis: 0.5, MUSE: 0.25, Mutants: 4}}}}
+	mutated.Ranking.Model = "m1"
+	if got, want := mutated.WhySentence(0), "Rank 1 of 1 under the learned order (model m1): no evidence the model weighs lifts it, so the formula places it by ochiai 0.5; "+
+		"a failing check depends on it through 2 dependences, 4 mutants of it ran, scoring Metallaxis-FL 0.5 and MUSE 0.25, "+
+		"it hosts a verified operator fix (* → /), executed by all 2 failing and 1 of 3 passing tests."; got != want {
+		t.Errorf("learned, with the slice and mutants:\n got %s\nwant %s", got, want)
 	}
 	// Lines the learned order places without any spectrum: a
 	// declaration, and a line no test runs next to one a failing test

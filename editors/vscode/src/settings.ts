@@ -13,6 +13,7 @@ export interface ServerSettings {
   order: 'formula' | 'combined' | 'learned';
   budget: string;
   maxAnalyzed: number;
+  mutants: number;
   testMemory: number;
   memory: number;
   trust: 'ask' | 'never';
@@ -29,6 +30,7 @@ export const DEFAULTS: ServerSettings = {
   order: 'learned',
   budget: '10s',
   maxAnalyzed: 10,
+  mutants: 0,
   testMemory: 0,
   memory: 1024,
   trust: 'ask',
@@ -47,6 +49,7 @@ export function serverSettings(get: <T>(key: string) => T | undefined): ServerSe
     order: get<'formula' | 'combined' | 'learned'>('order') ?? DEFAULTS.order,
     budget: get<string>('budget') ?? DEFAULTS.budget,
     maxAnalyzed: get<number>('maxAnalyzed') ?? DEFAULTS.maxAnalyzed,
+    mutants: get<number>('mutants') ?? DEFAULTS.mutants,
     testMemory: get<number>('testMemory') ?? DEFAULTS.testMemory,
     memory: get<number>('memory') ?? DEFAULTS.memory,
     // Only "never" is sent: the server refuses trust granted by settings.

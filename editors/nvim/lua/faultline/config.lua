@@ -22,6 +22,9 @@ M.defaults = {
   order = "learned",
   budget = "10s",
   maxAnalyzed = 10,
+  -- mutants of the failing tests' lines to try for verified operator
+  -- fixes (0: none).
+  mutants = 0,
   -- MB the processes of one test may hold (0: the smaller of 4096 and
   -- half the machine's memory).
   testMemory = 0,
@@ -46,7 +49,7 @@ M.defaults = {
 local server_keys = {
   "formula", "top", "threshold", "autoRun", "timeout", "parallel",
   "angelic", "order", "budget", "maxAnalyzed", "memory", "trust",
-  "testMemory",
+  "testMemory", "mutants",
 }
 
 local function check_type(name, value, want)
@@ -84,6 +87,7 @@ function M.merge(opts)
   end
   check_type("budget", cfg.budget, "string")
   check_type("maxAnalyzed", cfg.maxAnalyzed, "number")
+  check_type("mutants", cfg.mutants, "number")
   check_type("testMemory", cfg.testMemory, "number")
   check_type("memory", cfg.memory, "number")
   if cfg.trust ~= "ask" and cfg.trust ~= "always" and cfg.trust ~= "never" then
