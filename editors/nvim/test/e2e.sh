@@ -3,7 +3,8 @@
 # server, an example module with known ground truth (examples/<name>/fault.json),
 # then workspace trust on a module whose tests leave a marker (test/trust.lua),
 # then :FaultlineExplain on a module whose git history holds a regression
-# (test/explain.lua).
+# (test/explain.lua), then a verified operator fix applied from its code
+# action (test/operator.lua).
 #
 # usage: editors/nvim/test/e2e.sh [example ...]     (default: booking)
 # env:   FAULTLINE_BIN     server binary (default: build one from the repo root)
@@ -123,6 +124,15 @@ done
 echo "e2e: explain: :FaultlineExplain TestMaxPlus on the history in $mod"
 run_case explain "$mod" explain.lua MODULE="$mod" COMMIT="$(git -C "$mod" rev-parse HEAD)" \
   COMMIT_DATE="$(git -C "$mod" log -1 --format=%as)"
+
+# A verified operator fix: Ratio multiplies where it should divide
+# (test/operator.lua says what is checked).
+mod="$work/ratio"
+mkdir -p "$mod"
+awk -v dir="$mod" '/^-- .* --$/ { file = dir "/" substr($0, 4, length($0) - 6); next } file { print > file }' \
+  "$repo/server/testdata/ratio.txtar"
+echo "e2e: operator: the mutants of $mod and the \"Apply verified operator fix\" action"
+run_case operator "$mod" operator.lua MODULE="$mod"
 
 echo "nvim-e2e: $passed passed, $failed failed"
 [ $failed -eq 0 ]
