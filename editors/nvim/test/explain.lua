@@ -18,20 +18,9 @@ local ok, err = pcall(function()
   local commit, date = env("COMMIT"), env("COMMIT_DATE")
   local timeout = 300000
 
-  vim.lsp.set_log_level("debug")
-  vim.opt.runtimepath:prepend(env("FAULTLINE_PLUGIN_DIR"))
-  vim.cmd("filetype on")
-  vim.cmd("runtime plugin/faultline.lua")
+  local faultline = harness.plugin()
   if vim.fn.exists(":FaultlineExplain") ~= 2 then
     finish(1, "plugin/faultline.lua did not define :FaultlineExplain")
-  end
-  local faultline = require("faultline")
-  -- Without vim.secure the server asks before it runs the tests: "Run
-  -- this time".
-  local ask = vim.lsp.handlers["window/showMessageRequest"]
-  vim.lsp.handlers["window/showMessageRequest"] = function(e, params, ctx, config)
-    vim.api.nvim_feedkeys("1\r", "t", false)
-    return ask(e, params, ctx, config)
   end
   faultline.setup({ cmd = cmd, open_quickfix = false })
 

@@ -1,6 +1,7 @@
 -- Helpers of the headless end-to-end scripts (e2e.lua, trust.lua,
 -- explain.lua): output, the verdict line with Neovim's exit code, required
--- environment variables, and waiting for the server to attach. Load with
+-- environment variables, loading the plugin and waiting for the server to
+-- attach. Load with
 -- dofile from the script's own directory.
 local M = {}
 
@@ -38,6 +39,23 @@ function M.attached(faultline, bufnr, ms)
     return false
   end, 100)
   return id
+end
+
+-- plugin loads the plugin from FAULTLINE_PLUGIN_DIR, with the LSP log at
+-- debug level, and answers the server's question before it runs a
+-- module's tests (asked without vim.secure) with "Run this time". It
+-- returns require("faultline").
+function M.plugin()
+  vim.lsp.set_log_level("debug")
+  vim.opt.runtimepath:prepend(M.env("FAULTLINE_PLUGIN_DIR"))
+  vim.cmd("filetype on")
+  vim.cmd("runtime plugin/faultline.lua")
+  local ask = vim.lsp.handlers["window/showMessageRequest"]
+  vim.lsp.handlers["window/showMessageRequest"] = function(e, params, ctx, config)
+    vim.api.nvim_feedkeys("1\r", "t", false)
+    return ask(e, params, ctx, config)
+  end
+  return require("faultline")
 end
 
 return M

@@ -15,18 +15,7 @@ local ok, err = pcall(function()
   local module = uv.fs_realpath(env("MODULE"))
   local timeout = 300000
 
-  vim.lsp.set_log_level("debug")
-  vim.opt.runtimepath:prepend(env("FAULTLINE_PLUGIN_DIR"))
-  vim.cmd("filetype on")
-  vim.cmd("runtime plugin/faultline.lua")
-  local faultline = require("faultline")
-  -- Without vim.secure the server asks before it runs the tests: "Run
-  -- this time".
-  local ask = vim.lsp.handlers["window/showMessageRequest"]
-  vim.lsp.handlers["window/showMessageRequest"] = function(e, params, ctx, config)
-    vim.api.nvim_feedkeys("1\r", "t", false)
-    return ask(e, params, ctx, config)
-  end
+  local faultline = harness.plugin()
   faultline.setup({ cmd = cmd, open_quickfix = false, angelic = false, order = "formula", mutants = 50 })
 
   local started = uv.now()
