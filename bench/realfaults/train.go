@@ -271,6 +271,11 @@ type trainOptions struct {
 	// fault's lines instead of pairs: the probability the model puts on a
 	// faulty line coming first, which is what Top-1 counts.
 	Listwise bool
+	// Prior, when positive, starts every weight from the shipped head's
+	// (0 for a column it has none for) and pulls it back there, not to
+	// zero, by an L2 penalty Prior times trainL2: the data move the
+	// shipped weights only as far as they outweigh that pull.
+	Prior float64
 }
 
 // trainingCase is one fault's pairs: each faulty line's evidence against
@@ -377,8 +382,15 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, o
 	w := make([]float64, len(cols))
 	learned := make([]bool, len(cols))
 	var from map[string]float64
-	if opt.Learn != "" {
+	if opt.Learn != "" || opt.Prior > 0 {
 		from = localize.ShippedModel().Weights
+	}
+	penalty, prior := trainL2, make([]float64, len(cols))
+	if opt.Prior > 0 {
+		penalty = opt.Prior * trainL2
+		for j, k := range cols {
+			prior[j] = from[k]
+		}
 	}
 	for j, k := range cols {
 		w[j] = from[k]
@@ -387,7 +399,7 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, o
 	grad := make([]float64, len(cols))
 	for it := 0; it < trainIterations; it++ {
 		for j := range grad {
-			grad[j] = 2 * trainL2 * w[j]
+			grad[j] = 2 * penalty * (w[j] - prior[j])
 		}
 		for _, tc := range data {
 			// Each pair's gradient is g·(p-n): summed per line, one pass

@@ -100,11 +100,14 @@ type variant struct {
 	Learn string
 	// Listwise trains the head by the softmax loss (trainOptions.Listwise).
 	Listwise bool
+	// Prior pulls a trained head toward the shipped head's weights
+	// (trainOptions.Prior); 0: toward zero.
+	Prior float64
 }
 
 // headOptions are the training options of the variant's trained head.
 func (v variant) headOptions() trainOptions {
-	o := trainOptions{Negatives: trainNegatives, Normalize: v.Norm, Below: v.Below, Without: v.Without, Learn: v.Learn, Listwise: v.Listwise}
+	o := trainOptions{Negatives: trainNegatives, Normalize: v.Norm, Below: v.Below, Without: v.Without, Learn: v.Learn, Listwise: v.Listwise, Prior: v.Prior}
 	if v.Neg > 0 {
 		o.Negatives = v.Neg
 	}
@@ -179,6 +182,7 @@ var variantKeys = []variantKey{
 		v.Listwise = val == "list"
 		return nil
 	}, func(v variant) (string, bool) { return when(v.Listwise, "list") }},
+	{"prior", func(v *variant, val string) error { return parseInto(&v.Prior, val, parseFloat) }, func(v variant) (string, bool) { return whenFloat(v.Prior) }},
 	{"learn", func(v *variant, val string) error { v.Learn = val; return nil }, func(v variant) (string, bool) { return when(v.Learn != "", v.Learn) }},
 }
 
@@ -230,8 +234,8 @@ func parseVariant(s string) (variant, error) {
 		// The function model learns from the shipped order's lines.
 		return v, fmt.Errorf("variant %q: fnlist wants head=shipped", s)
 	}
-	if (v.Norm || v.Neg != 0 || v.Below != 0 || v.Without != "" || v.Learn != "" || v.Listwise) && v.Head != "trained" {
-		return v, fmt.Errorf("variant %q: norm, neg, below, without, learn and loss want head=trained", s)
+	if (v.Norm || v.Neg != 0 || v.Below != 0 || v.Without != "" || v.Learn != "" || v.Listwise || v.Prior != 0) && v.Head != "trained" {
+		return v, fmt.Errorf("variant %q: norm, neg, below, without, learn, loss and prior want head=trained", s)
 	}
 	if v.Learn != "" && v.Norm {
 		return v, fmt.Errorf("variant %q: learn keeps the shipped head's weights, which are not normalized", s)
