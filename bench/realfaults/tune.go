@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -539,7 +540,57 @@ func writeVariants(w io.Writer, title string, cases []*scoredCase, vs []variant,
 		}
 	}
 	writeVariantProjects(w, cases, ords, res)
+	if len(vs) > 1 {
+		writePaired(w, cases, ords, res)
+	}
 	return nil
+}
+
+// writePaired compares each variant with the first, fault by fault, on
+// the real faults: how many each puts first (in the top five) that the
+// other does not, and the two-sided exact sign test's p-value on those
+// discordant faults (McNemar's), which says whether a difference in Top-1
+// or Top-5 stands out from the split's noise.
+func writePaired(w io.Writer, cases []*scoredCase, ords []order, res map[*scoredCase][]outcome) {
+	const first = 2 // after Ochiai and Tarantula
+	fmt.Fprintf(w, "\n### Real faults, each variant against %s, fault by fault\n\n", ords[first].name)
+	fmt.Fprintf(w, "| variant | first here only / there only (p) | top five here only / there only (p) |\n|---|---|---|\n")
+	for k := first + 1; k < len(ords); k++ {
+		fmt.Fprintf(w, "| %s |", ords[k].name)
+		for _, n := range []float64{1, 5} {
+			won, lost := 0, 0
+			for _, c := range cases {
+				os, ok := res[c]
+				if !ok || c.Seeded {
+					continue
+				}
+				in := func(o outcome) bool { return o.pos > 0 && o.pos <= n }
+				switch a, b := in(os[k]), in(os[first]); {
+				case a && !b:
+					won++
+				case b && !a:
+					lost++
+				}
+			}
+			fmt.Fprintf(w, " %d / %d (%.2f) |", won, lost, signTest(won, lost))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// signTest is the two-sided exact binomial p-value of a split of a+b
+// discordant pairs into a and b under even odds.
+func signTest(a, b int) float64 {
+	n, k := a+b, min(a, b)
+	if n == 0 {
+		return 1
+	}
+	p, term := 0.0, math.Pow(0.5, float64(n)) // C(n,0)/2^n
+	for i := 0; i <= k; i++ {
+		p += term
+		term = term * float64(n-i) / float64(i+1)
+	}
+	return min(1, 2*p)
 }
 
 // writeVariantProjects gives each project's real faults under every

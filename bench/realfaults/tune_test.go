@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -409,6 +410,19 @@ func TestLearnKeepsTheShippedHead(t *testing.T) {
 			if w[col] != shipped[col] {
 				t.Errorf("learn=%s: %s weighs %v, want the shipped %v kept", c.learn, col, w[col], shipped[col])
 			}
+		}
+	}
+}
+
+// The sign test's p-values, against the binomial's: 5 against 0 is
+// 2·(1/32); an even split is 1.
+func TestSignTest(t *testing.T) {
+	for _, c := range []struct {
+		a, b int
+		want float64
+	}{{5, 0, 0.0625}, {0, 5, 0.0625}, {3, 3, 1}, {0, 0, 1}, {9, 1, 2 * 11.0 / 1024}} {
+		if got := signTest(c.a, c.b); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("signTest(%d, %d) = %g, want %g", c.a, c.b, got, c.want)
 		}
 	}
 }
