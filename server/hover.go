@@ -83,7 +83,7 @@ func operatorHoverText(fixes []snapshot.OperatorFix) string {
 	var b strings.Builder
 	b.WriteString("**verified operator fixes** (mutants of this line; the \"Apply verified operator fix\" action previews one)\n\n")
 	for _, f := range fixes {
-		fmt.Fprintf(&b, "- `%s` → `%s` (`%s`) %s\n", f.Before, f.Edited, f.Change, f.Effect())
+		fmt.Fprintf(&b, "- %s %s\n", f.Shown(), f.Effect())
 	}
 	return b.String()
 }
