@@ -297,17 +297,25 @@ func (b *builder) result(l localize.RankedLine) result {
 }
 
 // operatorFixText is a verified operator fix as its edited line: "ops.go:5
-// return a / b (* → /, verified by the mutant's runs)".
+// return a / b (* → /, verified by the mutant's runs)", or for a removed
+// statement "ops.go:5 (the statement removed, ...)".
 func operatorFixText(f localize.OperatorFix) string {
+	if f.Edited == "" {
+		return fmt.Sprintf("%s:%d  (the statement removed, verified by the mutant's test runs)", f.File, f.Line)
+	}
 	return fmt.Sprintf("%s:%d  %s  (%s, verified by the mutant's test runs)", f.File, f.Line, f.Edited, f.Change)
 }
 
 // operatorFix is a verified operator fix as a replacement of its line's
-// text after the indentation.
+// text after the indentation; a removed statement deletes its whole line.
 func (b *builder) operatorFix(f localize.OperatorFix) fix {
-	line := b.sources.File(f.File).Line(f.Line)
+	src := b.sources.File(f.File)
+	line := src.Line(f.Line)
 	indent := len(line) - len(bytes.TrimLeft(line, " \t"))
 	deleted := region{StartLine: f.Line, StartColumn: column(line, indent+1), EndLine: f.Line, EndColumn: column(line, len(line)+1)}
+	if f.Edited == "" && f.Line < len(src.Lines) {
+		deleted = region{StartLine: f.Line, StartColumn: 1, EndLine: f.Line + 1, EndColumn: 1}
+	}
 	return fix{
 		Description: message{Text: operatorFixText(f) + "."},
 		ArtifactChanges: []artifactChange{{

@@ -285,3 +285,23 @@ func TestOperatorFixesAreFixes(t *testing.T) {
 		t.Errorf("message %q does not show the operator fix", results[0].Message.Text)
 	}
 }
+
+// A verified removal of a statement deletes its whole line.
+func TestOperatorFixRemovesTheLine(t *testing.T) {
+	loc := exporttest.Module(t)
+	loc.Mutation = &localize.Mutation{Fixes: []localize.OperatorFix{{File: "price/price.go", Line: 9, Operator: "removal",
+		Change: "removed", Edited: "", Fixed: 1}}}
+	l, _ := write(t, loc, Options{})
+	results := *l.Runs[0].Results
+	fixes := results[0].Fixes
+	if len(fixes) != 2 {
+		t.Fatalf("fixes %+v", fixes)
+	}
+	repl := fixes[1].ArtifactChanges[0].Replacements[0]
+	if r := repl.DeletedRegion; r.StartLine != 9 || r.StartColumn != 1 || r.EndLine != 10 || r.EndColumn != 1 || repl.InsertedContent.Text != "" {
+		t.Errorf("removal %+v, want line 9 deleted whole (9:1-10:1)", repl)
+	}
+	if !strings.Contains(results[0].Message.Text, "Operator fix: price/price.go:9  (the statement removed") {
+		t.Errorf("message %q does not show the removal", results[0].Message.Text)
+	}
+}
