@@ -2,7 +2,8 @@
 # End-to-end test of the VS Code extension: package the .vsix, install
 # code-server and playwright-core (test/e2e/setup.sh), build faultline, and
 # run test/e2e/e2e.js against an example module in headless Chromium, then
-# test/e2e/explain.js on a git history holding a regression.
+# test/e2e/explain.js on a git history holding a regression and
+# test/e2e/operator.js on a module with an operator fault.
 #
 # usage: editors/vscode/test/e2e.sh [example]     (default: booking)
 # env:   FAULTLINE_BIN  server binary (default: built from the repo root)

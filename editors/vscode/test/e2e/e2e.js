@@ -9,7 +9,8 @@
 // value is shown as an inlay hint and the "Preview angelic fix" action is
 // offered on the line where faultline fix finds a verified candidate. Then
 // explain a regression from a git history through its code lens and revert
-// its root changes (explain.js). Any error notification or dialog other
+// its root changes (explain.js), and apply a verified operator fix from its
+// code action (operator.js). Any error notification or dialog other
 // than the workspace-trust question fails the test.
 // Screenshots are kept in the artifacts directory.
 //
@@ -29,6 +30,7 @@ const path = require('node:path');
 const { chromium } = require('playwright-core');
 const { watchErrors, unexpectedShown, runCommand, openFile, openTrusted, goToLine, codeActions, chooseAction } = require('./workbench');
 const { explainScenario } = require('./explain');
+const { operatorScenario } = require('./operator');
 
 const here = __dirname;
 const repo = path.resolve(here, '..', '..', '..', '..');
@@ -427,6 +429,8 @@ async function main() {
 
       await explainScenario({ page, base, repo, work, artifacts, log, fail, timeout: rankingTimeout });
       await noErrorsShown('while explaining a regression');
+      await operatorScenario({ page, base, repo, work, artifacts, log, fail, timeout: rankingTimeout });
+      await noErrorsShown('while applying an operator fix');
     } catch (err) {
       for (const shown of await unexpectedShown(page).catch(() => [])) log(`the workbench showed ${shown}`);
       await page.screenshot({ path: screenshot }).catch(() => {});

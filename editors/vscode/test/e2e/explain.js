@@ -15,6 +15,7 @@ const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { runCommand, openFile, openTrusted, goToLine, codeActions, chooseAction } = require('./workbench');
+const { readTxtar } = require('./txtar');
 
 // The regression commit, as git records it: its subject and author date are
 // what the diagnostic must name.
@@ -27,22 +28,6 @@ const COMMAND = 'faultline: Explain a failing test from the git history';
 // must survive the revert (c1 and c4).
 const ROOT_LINES = [10, 17];
 const OTHER_LINES = [4, 19];
-
-// readTxtar returns the files of a txtar archive, by name.
-function readTxtar(file) {
-  const files = new Map();
-  let name;
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    const header = /^-- (.+) --$/.exec(line);
-    if (header) {
-      name = header[1];
-      files.set(name, []);
-    } else if (name !== undefined) {
-      files.get(name).push(line);
-    }
-  }
-  return new Map([...files].map(([n, lines]) => [n, lines.join('\n')]));
-}
 
 // git runs git in dir and returns its output, failing on an error.
 function git(dir, args, fail, env = {}) {
