@@ -262,46 +262,38 @@ func TestPrune(t *testing.T) {
 	}
 }
 
-// A verified operator fix is a fix of its line after the indentation.
+// A verified operator fix is a fix of its line after the indentation; a
+// removed statement's deletes the whole line.
 func TestOperatorFixesAreFixes(t *testing.T) {
-	loc := exporttest.Module(t)
-	loc.Mutation = &localize.Mutation{Fixes: []localize.OperatorFix{{File: "price/price.go", Line: 9, Operator: "boundary",
-		Change: "> → >=", Edited: "if tötal >= 100 {", Fixed: 1}}}
-	l, _ := write(t, loc, Options{})
-	results := *l.Runs[0].Results
-	fixes := results[0].Fixes
-	if len(fixes) != 2 {
-		t.Fatalf("fixes %+v", fixes)
-	}
-	repl := fixes[1].ArtifactChanges[0].Replacements[0]
-	// "\tif tötal > 100 {": the tab kept, up to code point 18.
-	if r := repl.DeletedRegion; r.StartLine != 9 || r.StartColumn != 2 || r.EndLine != 9 || r.EndColumn != 18 {
-		t.Errorf("deleted region %+v, want 9:2-9:18", r)
-	}
-	if repl.InsertedContent.Text != "if tötal >= 100 {" || fixes[1].Properties["change"] != "> → >=" {
-		t.Errorf("operator fix %+v", fixes[1])
-	}
-	if !strings.Contains(results[0].Message.Text, "Operator fix: price/price.go:9  if tötal >= 100 {") {
-		t.Errorf("message %q does not show the operator fix", results[0].Message.Text)
-	}
-}
-
-// A verified removal of a statement deletes its whole line.
-func TestOperatorFixRemovesTheLine(t *testing.T) {
-	loc := exporttest.Module(t)
-	loc.Mutation = &localize.Mutation{Fixes: []localize.OperatorFix{{File: "price/price.go", Line: 9, Operator: "removal",
-		Change: "removed", Edited: "", Fixed: 1}}}
-	l, _ := write(t, loc, Options{})
-	results := *l.Runs[0].Results
-	fixes := results[0].Fixes
-	if len(fixes) != 2 {
-		t.Fatalf("fixes %+v", fixes)
-	}
-	repl := fixes[1].ArtifactChanges[0].Replacements[0]
-	if r := repl.DeletedRegion; r.StartLine != 9 || r.StartColumn != 1 || r.EndLine != 10 || r.EndColumn != 1 || repl.InsertedContent.Text != "" {
-		t.Errorf("removal %+v, want line 9 deleted whole (9:1-10:1)", repl)
-	}
-	if !strings.Contains(results[0].Message.Text, "Operator fix: price/price.go:9  (the statement removed") {
-		t.Errorf("message %q does not show the removal", results[0].Message.Text)
+	for _, c := range []struct {
+		name          string
+		fix           localize.OperatorFix
+		deleted       [4]int // start line, column, end line, column
+		inserted, say string
+	}{
+		// "\tif tötal > 100 {": the tab kept, up to code point 18.
+		{"swap", localize.OperatorFix{File: "price/price.go", Line: 9, Operator: "boundary", Change: "> → >=", Edited: "if tötal >= 100 {", Fixed: 1},
+			[4]int{9, 2, 9, 18}, "if tötal >= 100 {", "Operator fix: price/price.go:9  if tötal >= 100 {"},
+		{"removal", localize.OperatorFix{File: "price/price.go", Line: 9, Operator: "removal", Change: "removed", Fixed: 1},
+			[4]int{9, 1, 10, 1}, "", "Operator fix: price/price.go:9  (the statement removed"},
+	} {
+		loc := exporttest.Module(t)
+		loc.Mutation = &localize.Mutation{Fixes: []localize.OperatorFix{c.fix}}
+		l, _ := write(t, loc, Options{})
+		results := *l.Runs[0].Results
+		fixes := results[0].Fixes
+		if len(fixes) != 2 {
+			t.Fatalf("%s: fixes %+v", c.name, fixes)
+		}
+		repl := fixes[1].ArtifactChanges[0].Replacements[0]
+		if r := repl.DeletedRegion; [4]int{r.StartLine, r.StartColumn, r.EndLine, r.EndColumn} != c.deleted {
+			t.Errorf("%s: deleted region %+v, want %v", c.name, r, c.deleted)
+		}
+		if repl.InsertedContent.Text != c.inserted || fixes[1].Properties["change"] != c.fix.Change {
+			t.Errorf("%s: operator fix %+v", c.name, fixes[1])
+		}
+		if !strings.Contains(results[0].Message.Text, c.say) {
+			t.Errorf("%s: message %q does not show the operator fix", c.name, results[0].Message.Text)
+		}
 	}
 }
