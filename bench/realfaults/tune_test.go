@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/faultline-go/faultline/internal/localize"
@@ -423,6 +424,30 @@ func TestSignTest(t *testing.T) {
 	}{{5, 0, 0.0625}, {0, 5, 0.0625}, {3, 3, 1}, {0, 0, 1}, {9, 1, 2 * 11.0 / 1024}} {
 		if got := signTest(c.a, c.b); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("signTest(%d, %d) = %g, want %g", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+// Intervals by project: a project whose faults all come first and one
+// whose faults never do give a Top-1 interval from 0 to 100 %; an order
+// that puts every fault first gives 100–100 %.
+func TestWriteIntervals(t *testing.T) {
+	var cases []*scoredCase
+	res := map[*scoredCase][]outcome{}
+	for i, g := range []string{"a", "a", "b", "b"} {
+		c := &scoredCase{Group: g}
+		cases = append(cases, c)
+		mixed := 1.0
+		if i >= 2 {
+			mixed = 9
+		}
+		res[c] = []outcome{{pos: mixed}, {pos: 1}}
+	}
+	var b strings.Builder
+	writeIntervals(&b, cases, []order{{name: "mixed"}, {name: "first"}}, res)
+	for _, want := range []string{"2000 resamples of the 2 projects", "| mixed | 0–100 % | 0–100 % |", "| first | 100–100 % | 100–100 % |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("intervals lack %q:\n%s", want, b.String())
 		}
 	}
 }
