@@ -450,9 +450,9 @@ func trainModel(cases []*scoredCase, keep func(*scoredCase) bool, name string, o
 }
 
 // listwiseGradient sets gp and gn to the gradient, by the lines' scores,
-// of the fault's weighted loss -log(Σ_pos e^s / Σ_all e^s): the
-// probability a softmax over its lines puts on a faulty one (negWeight
-// weighs each non-faulty line's share of the sum).
+// of the fault's weighted loss -log(Σ_pos e^s / Σ_all e^s): minus the log
+// of the probability a softmax over its lines puts on its faulty ones
+// (negWeight weighs each non-faulty line's share of the sum).
 func listwiseGradient(tc trainingCase, sp, sn, gp, gn []float64) {
 	top := math.Inf(-1)
 	for _, s := range slices.Concat(sp, sn) {
