@@ -185,5 +185,8 @@ func TestDeadlineBoundsTheRuns(t *testing.T) {
 		if res.Generated < 2 || !c.want(res.Run, res.Generated) {
 			t.Errorf("deadline %s, run budget %v: %d of %d mutants ran", c.name, c.budget, res.Run, res.Generated)
 		}
+		if cut := c.budget != 0 || c.deadline.Before(time.Now()); res.Cut != cut {
+			t.Errorf("deadline %s, run budget %v: cut %v, want %v", c.name, c.budget, res.Cut, cut)
+		}
 	}
 }

@@ -77,6 +77,10 @@ type Result struct {
 	Lines     map[Loc]Scores `json:"-"`
 	// BuildErrors are the packages whose schemata binary did not build.
 	BuildErrors map[string]string `json:"buildErrors,omitempty"`
+	// Cut says the run budget or the deadline stopped the runs before
+	// every mutant with a covering test ran: another run, given more time,
+	// may find more.
+	Cut bool `json:"cut,omitempty"`
 }
 
 // Scores are a line's mutation-based suspiciousness.
@@ -144,6 +148,7 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 	}
 	for _, pkg := range pkgs {
 		if passed(deadline) || passed(opts.Deadline) {
+			res.Cut = true
 			break // no mutant would run in it
 		}
 		bin, err := s.Build(ctx, pkg)
@@ -161,6 +166,7 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 		}
 		for i, m := range s.Mutants {
 			if passed(deadline) || passed(opts.Deadline) {
+				res.Cut = true
 				break
 			}
 			var covering []Test
@@ -229,6 +235,8 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 	res.Run = len(res.Kills)
 	res.Lines = Score(res.Kills, failing, passing)
 	res.Elapsed = time.Since(start)
+	// A run that ended past a deadline may have been cut short by it.
+	res.Cut = res.Cut || passed(deadline) || passed(opts.Deadline)
 	return res, nil
 }
 

@@ -21,8 +21,8 @@ var wantOperatorFixes = []string{"ops.go:5: return a / b", "ops.go:10: level -= 
 // fixes in text and json, and without -mutants nothing of mutation shows;
 // fix -mutants -json lists them too.
 func TestRankShowsOperatorFixes(t *testing.T) {
-	dir := txtartest.Extract(t, operatorModule)
-	stdout, stderr, code := faultline(t, dir, "rank", "-angelic=false", "-mutants", "50", ".")
+	dir, store := txtartest.Extract(t, operatorModule), t.TempDir()
+	stdout, stderr, code := faultlineWithStore(t, dir, store, "rank", "-angelic=false", "-mutants", "50", ".")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -34,7 +34,7 @@ func TestRankShowsOperatorFixes(t *testing.T) {
 			t.Errorf("no operator fix %q in:\n%s", want, stdout)
 		}
 	}
-	stdout, stderr, _ = faultline(t, dir, "rank", "-angelic=false", "-mutants", "50", "-json", "-evidence", ".")
+	stdout, stderr, _ = faultlineWithStore(t, dir, store, "rank", "-angelic=false", "-mutants", "50", "-json", "-evidence", ".")
 	var out struct {
 		Lines []struct {
 			File     string
@@ -42,7 +42,8 @@ func TestRankShowsOperatorFixes(t *testing.T) {
 			Evidence map[string]float64
 		}
 		Mutation *struct {
-			Fixes []struct {
+			Cached bool
+			Fixes  []struct {
 				File   string
 				Line   int
 				Edited string
@@ -54,6 +55,11 @@ func TestRankShowsOperatorFixes(t *testing.T) {
 	}
 	if out.Mutation == nil || len(out.Mutation.Fixes) != len(wantOperatorFixes) {
 		t.Fatalf("mutation in json: %+v", out.Mutation)
+	}
+	// The first rank ran every mutant: the second, on the same source,
+	// tests and options, takes the analysis from the cache.
+	if !out.Mutation.Cached {
+		t.Errorf("the second rank -mutants ran the mutants again")
 	}
 	for _, l := range out.Lines {
 		if l.Line == 5 && l.Evidence["mutation.fix"] != 1 {

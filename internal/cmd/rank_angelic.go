@@ -71,8 +71,12 @@ func writeMutationText(w io.Writer, m *localize.Mutation) {
 	if m == nil {
 		return
 	}
-	fmt.Fprintf(w, "\nmutation analysis: %d of %d mutants run in %.1fs, %d verified operator fixes\n",
-		m.Run, m.Generated, m.Seconds, len(m.Fixes))
+	took := fmt.Sprintf("in %.1fs", m.Seconds)
+	if m.Cached {
+		took = "(from the cache)"
+	}
+	fmt.Fprintf(w, "\nmutation analysis: %d of %d mutants run %s, %d verified operator fixes\n",
+		m.Run, m.Generated, took, len(m.Fixes))
 	for _, f := range m.Fixes {
 		tests := "test"
 		if f.Fixed != 1 {

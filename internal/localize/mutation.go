@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/faultline-go/faultline/analysis/mutation"
+	"github.com/faultline-go/faultline/internal/testbuild"
 )
 
 // Mutation is what the mutation analysis contributed. Its JSON form is
@@ -20,6 +22,9 @@ type Mutation struct {
 	// passing.
 	Fixes []OperatorFix `json:"fixes"`
 	Notes []string      `json:"notes,omitempty"`
+	// Cached says the analysis was taken from the cache: the same source,
+	// tests and options ran every mutant before.
+	Cached bool `json:"cached,omitempty"`
 	// Lines are the mutation scores by line, for the evidence.
 	Lines map[mutation.Loc]mutation.Scores `json:"-"`
 }
@@ -66,12 +71,28 @@ func (s *Service) mutate(ctx context.Context, loc *Localization, opts Options, d
 	}
 	mopts := mutation.Options{MaxMutants: opts.Mutants, Timeout: 2 * time.Second,
 		RunBudget: time.Duration(min(failing, opts.MaxAnalyzed)) * opts.Budget, Deadline: deadline}
+	key, keyed := s.mutationKey(ctx, lines, tests, mopts)
+	if keyed {
+		var c cachedMutation
+		if s.mutationCache.get(key, &c) {
+			return c.mutation()
+		}
+	}
 	out := &Mutation{Fixes: []OperatorFix{}}
 	res, err := mutation.Analyze(ctx, s.ws.Module(), lines, tests, mopts)
 	if err != nil {
 		out.Notes = append(out.Notes, fmt.Sprintf("mutation analysis failed: %v", err))
 		return out
 	}
+	defer func() {
+		// Only a whole analysis is kept: one the clock cut short or a
+		// build failed may go further next time.
+		if keyed && !res.Cut && len(res.BuildErrors) == 0 && ctx.Err() == nil {
+			if data, err := jsonMarshal(cachedOf(out)); err == nil {
+				s.mutationCache.put(key, data)
+			}
+		}
+	}()
 	out.Generated, out.Run, out.Seconds, out.Lines = res.Generated, res.Run, res.Elapsed.Seconds(), res.Lines
 	for pkg, msg := range res.BuildErrors {
 		out.Notes = append(out.Notes, fmt.Sprintf("the mutants of %s did not build: %s", pkg, msg))
@@ -87,6 +108,72 @@ func (s *Service) mutate(ctx context.Context, loc *Localization, opts Options, d
 		}
 	}
 	return out
+}
+
+// mutationFormat changes when the cached mutation analyses' form or
+// meaning does.
+const mutationFormat = "faultline-mutation-1"
+
+// mutationKey is the cache key of a mutation analysis: the test binaries
+// of the packages whose tests it runs (their source and dependencies), the
+// lines and tests it was given and its bounds. false when the module
+// cannot be listed.
+func (s *Service) mutationKey(ctx context.Context, lines []mutation.Loc, tests []mutation.Test, opts mutation.Options) (string, bool) {
+	listing, keys, err := s.ws.Module().ListKeys(ctx)
+	if err != nil {
+		return "", false
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\x00%d\x00%v\x00%v\x00", mutationFormat, opts.MaxMutants, opts.Timeout, opts.RunBudget)
+	for _, l := range lines {
+		fmt.Fprintf(&b, "%s:%d\x00", l.File, l.Line)
+	}
+	binaries := map[string]bool{}
+	for _, t := range tests {
+		fmt.Fprintf(&b, "%s %s %v\x00", t.Package, t.Name, t.Failing)
+		if binaries[t.Package] {
+			continue
+		}
+		pkg := listing.Package(t.Package)
+		if pkg == nil {
+			return "", false
+		}
+		binaries[t.Package] = true
+		fmt.Fprintf(&b, "%s\x00", keys.TestBinary(pkg))
+	}
+	return testbuild.Bytes([]byte(b.String())), true
+}
+
+// cachedMutation is a Mutation with its line scores, which its JSON form
+// leaves out.
+type cachedMutation struct {
+	Mutation Mutation
+	Lines    []cachedScores
+}
+
+type cachedScores struct {
+	Loc    mutation.Loc
+	Scores mutation.Scores
+}
+
+func cachedOf(m *Mutation) cachedMutation {
+	c := cachedMutation{Mutation: *m}
+	for l, sc := range m.Lines {
+		c.Lines = append(c.Lines, cachedScores{l, sc})
+	}
+	return c
+}
+
+func (c cachedMutation) mutation() *Mutation {
+	m := c.Mutation
+	m.Cached, m.Lines = true, map[mutation.Loc]mutation.Scores{}
+	for _, l := range c.Lines {
+		m.Lines[l.Loc] = l.Scores
+	}
+	if m.Fixes == nil {
+		m.Fixes = []OperatorFix{}
+	}
+	return &m
 }
 
 // ScoresAt returns the mutation scores of one line (a path relative to

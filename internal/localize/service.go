@@ -131,6 +131,8 @@ type Service struct {
 	// searches of suggest, explainCache the explanations of failing
 	// tests, under content keys like the analyses.
 	coreCache, suggestCache, explainCache *fileCache
+	// mutationCache keeps whole mutation analyses under content keys.
+	mutationCache *fileCache
 	// worker is how analyses run; tests may replace it.
 	worker workerFunc
 	// files are the module's parsed source files, which every reader of
@@ -145,11 +147,12 @@ func New(ws *spectra.Workspace) (*Service, error) {
 	cores := &fileCache{files: files, kind: "sattar"}
 	suggestions := &fileCache{files: files, kind: "suggest"}
 	explanations := &fileCache{files: files, kind: "explain"}
+	mutations := &fileCache{files: files, kind: "mutation"}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("locating the faultline executable: %w", err)
 	}
-	return &Service{ws: ws, cache: cache, coreCache: cores, suggestCache: suggestions, explainCache: explanations, worker: processWorker(exe),
+	return &Service{ws: ws, cache: cache, coreCache: cores, suggestCache: suggestions, explainCache: explanations, mutationCache: mutations, worker: processWorker(exe),
 		files: parsed.New(0)}, nil
 }
 

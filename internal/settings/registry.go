@@ -124,7 +124,7 @@ func All() []Setting {
 			"How many mutants of the lines the failing tests run may be tried, the most suspicious lines first, as `faultline rank -mutants`; 0 (the default) tries none. "+
 				"A mutant (an operator swapped, a boundary moved, a condition negated, a constant moved by one, a statement removed) that makes every failing test "+
 				"that runs its line pass and keeps every passing one passing is a verified operator fix: the hover names it and the \"Apply verified operator fix\" "+
-				"code action previews it. The mutants run before the angelic analysis, within the first half of its time window (`budget`), and again each time the failing tests' results change."),
+				"code action previews it. The mutants run before the angelic analysis, within the first half of its time window (`budget`), and again each time the code they run changes (an analysis that ran every mutant is cached)."),
 		megabytesSetting("testMemory", 0, func(s *Settings) *int64 { return &s.TestMemory }, "`Settings.TestMemory`, in bytes",
 			"The memory in MB the processes of one test may hold before the test is stopped with the verdict `memory`, in collection and analysis alike, "+
 				"as `faultline rank -test-memory`; 0 is the smaller of 4096 and half the machine's memory. Enforced on Linux."),
