@@ -228,27 +228,28 @@ func processWorker(exe string) workerFunc {
 				}
 			}
 		}()
-		err = json.NewEncoder(stdin).Encode(req)
+		// A worker that ended before it read the whole request (a panic
+		// at its start) closed the pipe: what it wrote before it ended,
+		// its bug report and error, is read all the same.
+		sendErr := json.NewEncoder(stdin).Encode(req)
 		stdin.Close()
 		var failure string
-		if err == nil {
-			lines := bufio.NewScanner(stdout)
-			lines.Buffer(make([]byte, 1<<20), 1<<30)
-			for lines.Scan() {
-				var reply workReply
-				if json.Unmarshal(lines.Bytes(), &reply) != nil {
-					continue
-				}
-				if reply.Error != "" {
-					failure = reply.Error
-					continue
-				}
-				if reply.Bug != nil {
-					bug.Default.Add(*reply.Bug)
-					continue
-				}
-				done(reply)
+		lines := bufio.NewScanner(stdout)
+		lines.Buffer(make([]byte, 1<<20), 1<<30)
+		for lines.Scan() {
+			var reply workReply
+			if json.Unmarshal(lines.Bytes(), &reply) != nil {
+				continue
 			}
+			if reply.Error != "" {
+				failure = reply.Error
+				continue
+			}
+			if reply.Bug != nil {
+				bug.Default.Add(*reply.Bug)
+				continue
+			}
+			done(reply)
 		}
 		waitErr := cmd.Wait()
 		close(stop)
@@ -264,6 +265,8 @@ func processWorker(exe string) workerFunc {
 			return errors.New(failure)
 		case waitErr != nil:
 			return fmt.Errorf("the analysis ended abnormally: %v", waitErr)
+		case sendErr != nil:
+			return fmt.Errorf("sending the analysis its request: %w", sendErr)
 		}
 		return nil
 	}
