@@ -237,6 +237,7 @@ type page struct {
 	Order          string // how the lines are ranked, as a phrase
 	OrderScore     string // the order's own score's column header; "" when the order is the formula's
 	Angelic        *localize.Angelic
+	Mutation       *localize.Mutation // nil unless -mutants ran
 	Sunburst       template.HTML
 	Legend         []legendEntry
 	Ranked         []rankedRow
@@ -299,7 +300,10 @@ type sourceLine struct {
 	Label     string // rank, score and tie, for ranked lines with failing evidence
 	Title     string
 	Fixes     []string
-	Ranked    bool
+	// OperatorFixes are the verified operator fixes of the line, as
+	// operatorFixText gives them.
+	OperatorFixes []string
+	Ranked        bool
 }
 
 type testView struct {
@@ -328,6 +332,7 @@ func (p *pageBuilder) page() (page, error) {
 	pg := page{
 		Module: loc.Matrix.ModulePath, Failed: r.Failed, Passed: r.Passed, Formula: r.Formula, Order: orderPhrase(r), OrderScore: orderScoreHeader(r),
 		Angelic:  loc.Angelic,
+		Mutation: loc.Mutation,
 		Sunburst: template.HTML(p.sunburst()), // built from escaped parts
 	}
 	if !p.opts.Generated.IsZero() {
@@ -368,6 +373,10 @@ func (p *pageBuilder) page() (page, error) {
 				edit := p.edit(fixes[0])
 				row.Fix = strings.TrimSpace(edit.After) + "  " + analysis.Effect(fixes[0].Test, fixes[0].Avoids)
 				row.MoreFixes = len(fixes) - 1
+			}
+			if ops := p.loc.OperatorFixesAt(l.File, l.Line); len(ops) > 0 && row.Fix == "" {
+				row.Fix = operatorFixText(ops[0])
+				row.MoreFixes = len(ops) - 1
 			}
 			pg.Ranked = append(pg.Ranked, row)
 		}
@@ -447,6 +456,9 @@ func (p *pageBuilder) fileView(file string) fileView {
 			edit := p.edit(f)
 			sl.Fixes = append(sl.Fixes, fmt.Sprintf("%s  →  %s  %s", edit.Before, edit.After, analysis.Effect(f.Test, f.Avoids)))
 		}
+		for _, f := range p.loc.OperatorFixesAt(file, n) {
+			sl.OperatorFixes = append(sl.OperatorFixes, operatorFixText(f))
+		}
 		v.Lines = append(v.Lines, sl)
 	}
 	return v
@@ -475,6 +487,23 @@ func (p *pageBuilder) testView(t spectra.TestRun) testView {
 		}
 	}
 	return v
+}
+
+// operatorFixText is a verified operator fix as the line it writes and
+// what it does: "return a / b  (* → /) makes 2 failing tests pass", or
+// for a removed statement "(the statement removed) makes ...".
+func operatorFixText(f localize.OperatorFix) string {
+	edited := f.Edited
+	if edited == "" {
+		edited = "(the statement removed)"
+	} else {
+		edited += "  (" + f.Change + ")"
+	}
+	tests := "the failing test that runs it"
+	if f.Fixed != 1 {
+		tests = fmt.Sprintf("the %d failing tests that run it", f.Fixed)
+	}
+	return edited + " makes " + tests + " pass, verified by the mutant's test runs"
 }
 
 // edit is a fix as an edit of its source line.

@@ -330,3 +330,33 @@ func TestPageNamesPackageLevelDeclarations(t *testing.T) {
 		t.Error("the page still names the entry (outside functions)")
 	}
 }
+
+// A verified operator fix shows in the ranking's row of a line with no
+// angelic fix, under its line in the source, and in the mutation note.
+func TestPageShowsOperatorFixes(t *testing.T) {
+	var fixed localize.RankedLine
+	page := render(t, func(t *testing.T, in *pageInput) {
+		for _, l := range in.loc.Ranking.Lines {
+			if l.EF > 0 && len(in.loc.FixesAt(l.File, l.Line)) == 0 {
+				fixed = l
+				break
+			}
+		}
+		if fixed.File == "" {
+			t.Fatal("no ranked line without an angelic fix")
+		}
+		in.loc.Mutation = &localize.Mutation{Generated: 12, Run: 9, Fixes: []localize.OperatorFix{
+			{File: fixed.File, Line: fixed.Line, Operator: "arithmetic", Change: "* → /", Edited: "return a / b", Fixed: 2}}}
+	})
+	text := html.UnescapeString(page)
+	fix := "return a / b  (* → /) makes the 2 failing tests that run it pass, verified by the mutant's test runs"
+	for _, want := range []string{
+		`<span class="fix">→ ` + fix + `</span></td>`,
+		`<span class="fix">operator fix: ` + fix + `</span>`,
+		"Mutation analysis: 9 of 12 mutants run, 1 verified operator fixes.",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the page does not show %q", want)
+		}
+	}
+}
