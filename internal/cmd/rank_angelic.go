@@ -83,7 +83,7 @@ func writeMutationText(w io.Writer, m *localize.Mutation) {
 			tests += "s"
 		}
 		edited := f.Edited
-		if edited == "" {
+		if f.Removes() {
 			edited = "(the line's statement removed)"
 		}
 		fmt.Fprintf(w, "  %s:%d: %s  (%s; makes %d failing %s pass)\n", f.File, f.Line, edited, f.Change, f.Fixed, tests)

@@ -39,6 +39,20 @@ type OperatorFix struct {
 	Fixed    int    `json:"fixed"`    // failing tests it makes pass
 }
 
+// Removes says whether the fix removes its line's statement: the
+// removal operator leaves Edited empty.
+func (f OperatorFix) Removes() bool { return f.Edited == "" }
+
+// FailingThatRun names the failing tests the fix makes pass, as those
+// that run what (a noun phrase): "the failing test that runs it", "the 2
+// failing tests that run it".
+func (f OperatorFix) FailingThatRun(what string) string {
+	if f.Fixed == 1 {
+		return "the failing test that runs " + what
+	}
+	return fmt.Sprintf("the %d failing tests that run %s", f.Fixed, what)
+}
+
 // mutate runs the mutation analysis over the lines the failing tests
 // execute, the formula's best first, within opts.Mutants mutants and the
 // analysis budget of the failing tests it would analyse, counted from the

@@ -493,17 +493,11 @@ func (p *pageBuilder) testView(t spectra.TestRun) testView {
 // what it does: "return a / b  (* → /) makes 2 failing tests pass", or
 // for a removed statement "(the statement removed) makes ...".
 func operatorFixText(f localize.OperatorFix) string {
-	edited := f.Edited
-	if edited == "" {
+	edited := f.Edited + "  (" + f.Change + ")"
+	if f.Removes() {
 		edited = "(the statement removed)"
-	} else {
-		edited += "  (" + f.Change + ")"
 	}
-	tests := "the failing test that runs it"
-	if f.Fixed != 1 {
-		tests = fmt.Sprintf("the %d failing tests that run it", f.Fixed)
-	}
-	return edited + " makes " + tests + " pass, verified by the mutant's test runs"
+	return edited + " makes " + f.FailingThatRun("it") + " pass, verified by the mutant's test runs"
 }
 
 // edit is a fix as an edit of its source line.

@@ -20,17 +20,13 @@ type OperatorFix struct {
 
 // Effect says what the fix does and how that is known.
 func (f OperatorFix) Effect() string {
-	failing := "the failing test that runs the line"
-	if f.Fixed != 1 {
-		failing = fmt.Sprintf("the %d failing tests that run the line", f.Fixed)
-	}
-	return "makes " + failing + " pass and keeps the passing ones passing (verified by the mutant's test runs)"
+	return "makes " + f.FailingThatRun("the line") + " pass and keeps the passing ones passing (verified by the mutant's test runs)"
 }
 
 // Title names the fix in a list of actions: "`* → /`: return a / b", or
 // "remove `total += x`" for a removed statement.
 func (f OperatorFix) Title() string {
-	if f.removes() {
+	if f.Removes() {
 		return fmt.Sprintf("remove `%s`", f.Before)
 	}
 	return fmt.Sprintf("`%s`: %s", f.Change, f.Edited)
@@ -39,15 +35,11 @@ func (f OperatorFix) Title() string {
 // Shown is the fix as an edit of its line, for the hover:
 // "`return a * b` → `return a / b` (`* → /`)", or "`total += x` removed".
 func (f OperatorFix) Shown() string {
-	if f.removes() {
+	if f.Removes() {
 		return fmt.Sprintf("`%s` removed", f.Before)
 	}
 	return fmt.Sprintf("`%s` → `%s` (`%s`)", f.Before, f.Edited, f.Change)
 }
-
-// removes says whether the fix removes its statement (the mutation
-// analysis's removal operator leaves the line empty).
-func (f OperatorFix) removes() bool { return f.Edited == "" }
 
 // operatorFixesOf shows the mutation analysis's verified operator fixes
 // as edits of their lines as collected (src); a fix whose line the
@@ -68,7 +60,7 @@ func operatorFixesOf(m *localize.Mutation, src localize.SourceLines) []OperatorF
 		o := OperatorFix{OperatorFix: f, Before: text[indent:], Edit: Edit{
 			File: f.File, StartLine: f.Line, StartCol: indent + 1, EndLine: f.Line, EndCol: len(text) + 1, NewText: f.Edited,
 		}}
-		if o.removes() && f.Line < len(lines) {
+		if o.Removes() && f.Line < len(lines) {
 			// The whole line goes, not only its text.
 			o.Edit.StartCol, o.Edit.EndLine, o.Edit.EndCol = 1, f.Line+1, 1
 		}

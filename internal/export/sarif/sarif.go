@@ -300,7 +300,7 @@ func (b *builder) result(l localize.RankedLine) result {
 // return a / b (* → /, verified by the mutant's runs)", or for a removed
 // statement "ops.go:5 (the statement removed, ...)".
 func operatorFixText(f localize.OperatorFix) string {
-	if f.Edited == "" {
+	if f.Removes() {
 		return fmt.Sprintf("%s:%d  (the statement removed, verified by the mutant's test runs)", f.File, f.Line)
 	}
 	return fmt.Sprintf("%s:%d  %s  (%s, verified by the mutant's test runs)", f.File, f.Line, f.Edited, f.Change)
@@ -313,7 +313,7 @@ func (b *builder) operatorFix(f localize.OperatorFix) fix {
 	line := src.Line(f.Line)
 	indent := len(line) - len(bytes.TrimLeft(line, " \t"))
 	deleted := region{StartLine: f.Line, StartColumn: column(line, indent+1), EndLine: f.Line, EndColumn: column(line, len(line)+1)}
-	if f.Edited == "" && f.Line < len(src.Lines) {
+	if f.Removes() && f.Line < len(src.Lines) {
 		deleted = region{StartLine: f.Line, StartColumn: 1, EndLine: f.Line + 1, EndColumn: 1}
 	}
 	return fix{
