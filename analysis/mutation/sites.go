@@ -352,8 +352,12 @@ func (m *fileMutator) incDec(s *ast.IncDecStmt) {
 // remove makes a statement's removal a mutant: it runs only while the
 // mutant is inactive, and everything it uses is still used.
 func (m *fileMutator) remove(s ast.Stmt, parent ast.Node) {
-	switch parent.(type) {
-	case *ast.BlockStmt, *ast.CaseClause, *ast.CommClause:
+	switch p := parent.(type) {
+	case *ast.BlockStmt, *ast.CaseClause:
+	case *ast.CommClause:
+		if p.Comm == s {
+			return // a select case's communication, which must stay one
+		}
 	default:
 		return // a statement of an if, for or switch header
 	}
