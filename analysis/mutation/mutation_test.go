@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -188,5 +189,72 @@ func TestDeadlineBoundsTheRuns(t *testing.T) {
 		if cut := c.budget != 0 || c.deadline.Before(time.Now()); res.Cut != cut {
 			t.Errorf("deadline %s, run budget %v: cut %v, want %v", c.name, c.budget, res.Cut, cut)
 		}
+	}
+}
+
+func TestRunPattern(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"TestA"}, "^(TestA)$"},
+		{[]string{"TestA", "TestB"}, "^(TestA|TestB)$"},
+		{[]string{"TestCli/double_dash", "TestCli/x.y", "TestOther/case"}, `^(TestCli|TestOther)$/^(double_dash|x\.y|case)$`},
+		// Mixed depths run the top-level tests whole.
+		{[]string{"TestA", "TestB/case/deeper"}, "^(TestA|TestB)$"},
+		{[]string{"TestB/a/b", "TestB/a/c"}, "^(TestB)$/^(a)$/^(b|c)$"},
+	} {
+		if got := runPattern(c.names); got != c.want {
+			t.Errorf("runPattern(%q) = %s, want %s", c.names, got, c.want)
+		}
+	}
+}
+
+// TestRunOrder: round by round, each round the lines in the order given.
+func TestRunOrder(t *testing.T) {
+	mu := func(line int) Mutant { return Mutant{File: "f.go", Line: line} }
+	mutants := []Mutant{mu(1), mu(1), mu(2), mu(3), mu(3), mu(3)}
+	lines := []Loc{{"f.go", 3}, {"f.go", 1}, {"f.go", 2}}
+	got := runOrder(mutants, lines)
+	want := []int{3, 0, 2, 4, 1, 5}
+	if !slices.Equal(got, want) {
+		t.Errorf("runOrder = %v, want %v", got, want)
+	}
+}
+
+// TestBudgetReachesEveryLine: the failing case is fast and every passing
+// run slow (two tests of 0.4 s). Within a run budget that fits a few slow
+// runs, every mutant's failing side runs, the table's slow case does not
+// run beside the failing one, and the fix on the line given first is
+// verified before the budget ends.
+func TestBudgetReachesEveryLine(t *testing.T) {
+	mod := openModule(t, "slowpass.txtar")
+	const pkg = "example.com/slow"
+	lines := []Loc{{"slow.go", 9}, {"slow.go", 5}, {"slow.go", 6}, {"slow.go", 7}, {"slow.go", 8}}
+	all := map[Loc]bool{}
+	for _, l := range lines {
+		all[l] = true
+	}
+	tests := []Test{
+		{pkg, "TestScore/small", true, all, time.Millisecond},
+		{pkg, "TestScore/slow_case", false, all, 400 * time.Millisecond},
+		{pkg, "TestScoreSlow", false, all, 400 * time.Millisecond},
+	}
+	res, err := Analyze(context.Background(), mod, lines, tests, Options{MaxMutants: 100, Timeout: 5 * time.Second, RunBudget: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Generated < 8 || res.Run != res.Generated {
+		t.Errorf("%d of %d mutants ran within the budget", res.Run, res.Generated)
+	}
+	fixed := false
+	for _, k := range res.Kills {
+		if k.Covering == 0 {
+			t.Errorf("mutant %q ran no test", k.Mutant.Edited)
+		}
+		fixed = fixed || (k.Fix && k.Mutant.Edited == "return s / 2")
+	}
+	if !fixed {
+		t.Errorf("no verified fix \"return s / 2\"; kills: %+v", res.Kills)
 	}
 }

@@ -66,6 +66,11 @@ type Kill struct {
 	// Fix says every covering failing test passed and every covering
 	// passing test still passed: a verified operator fix.
 	Fix bool `json:"fix,omitempty"`
+	// Partial says some of its covering tests did not run under it (the
+	// budget ended first, a package's schemata did not build, or a test's
+	// verdict unmutated differed from the collection's): its passing
+	// side, when it did not run, counts as unbroken.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // Result is a mutation analysis: each mutant run, and the lines' scores.
@@ -131,25 +136,16 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 	for i, m := range s.Mutants {
 		kills[i].Mutant = m
 	}
-	// A mutant's fix is verified only when it ran in every package with
-	// tests covering its line, against all of them (needed, runs, partial).
 	// deadline is the first run's start plus the run budget, or
 	// opts.Deadline when that is earlier; before the first run, only
 	// opts.Deadline bounds.
 	var deadline time.Time
-	ran := make([]bool, len(s.Mutants))
-	needed, runs, partial := make([]int, len(s.Mutants)), make([]int, len(s.Mutants)), make([]bool, len(s.Mutants))
+	over := func() bool { return passed(deadline) || passed(opts.Deadline) }
+	var runners []*pkgRunner
 	for _, pkg := range pkgs {
-		for i, m := range s.Mutants {
-			if slices.ContainsFunc(byPkg[pkg], func(t Test) bool { return t.Lines[Loc{m.File, m.Line}] }) {
-				needed[i]++
-			}
-		}
-	}
-	for _, pkg := range pkgs {
-		if passed(deadline) || passed(opts.Deadline) {
+		if over() {
 			res.Cut = true
-			break // no mutant would run in it
+			break
 		}
 		bin, err := s.Build(ctx, pkg)
 		if err != nil {
@@ -159,57 +155,99 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 			res.BuildErrors[pkg] = err.Error()
 			continue
 		}
-		r := &runner{mod: mod, bin: bin, opts: opts, deadline: earliest(deadline, opts.Deadline)}
+		r := &runner{mod: mod, bin: bin, opts: opts, deadline: opts.Deadline}
 		base, err := r.run(ctx, -1, byPkg[pkg])
 		if err != nil {
 			return nil, err
 		}
+		runners = append(runners, &pkgRunner{runner: r, pkg: pkg, tests: byPkg[pkg], base: base})
+	}
+	// A mutant's fix is verified only when every test covering its line
+	// ran under it, in every package: needed counts the package runs of
+	// each side (failing, passing) it has, done those that ran.
+	needed, done := make([]int, len(s.Mutants)), make([]int, len(s.Mutants))
+	partial := make([]bool, len(s.Mutants))
+	for _, pr := range runners {
 		for i, m := range s.Mutants {
-			if passed(deadline) || passed(opts.Deadline) {
-				res.Cut = true
-				break
+			fail, pass, stale := pr.covering(m)
+			partial[i] = partial[i] || stale
+			needed[i] += min(len(fail), 1) + min(len(pass), 1)
+		}
+	}
+	// A package whose schemata did not build, or was not built before the
+	// deadline, runs none of its tests.
+	for _, pkg := range pkgs {
+		if slices.ContainsFunc(runners, func(pr *pkgRunner) bool { return pr.pkg == pkg }) {
+			continue
+		}
+		for i, m := range s.Mutants {
+			if slices.ContainsFunc(byPkg[pkg], func(t Test) bool { return t.Lines[Loc{m.File, m.Line}] }) {
+				partial[i] = true
 			}
-			var covering []Test
-			for _, t := range byPkg[pkg] {
-				if !t.Lines[Loc{m.File, m.Line}] {
-					continue
-				}
-				// A test whose unmutated verdict differs from the
-				// collection's says nothing.
-				if base[t.Name].passed == t.Failing {
-					partial[i] = true
-					continue
-				}
-				covering = append(covering, t)
-			}
-			if len(covering) == 0 {
+		}
+	}
+	// The runs go in three phases, each over the mutants in runOrder: the
+	// covering failing tests first, fast as a rule and all that
+	// Metallaxis-FL needs of a mutant that changes no failure; then the
+	// covering passing tests of the mutants that changed a failure (their
+	// Metallaxis-FL scores, and whether they are fixes); then the other
+	// mutants' passing tests (MUSE's broken passing tests). A budget
+	// that ends early so leaves each run mutant's failing side known; once
+	// it ends, no later phase runs either.
+	order := runOrder(s.Mutants, lines)
+	ran := make([]bool, len(s.Mutants))
+	phases := []struct {
+		failing bool
+		want    func(k *Kill) bool
+	}{
+		{true, func(*Kill) bool { return true }},
+		{false, func(k *Kill) bool { return k.FailChanged > 0 }},
+		{false, func(k *Kill) bool { return k.FailChanged == 0 }},
+	}
+	for _, ph := range phases {
+		for _, i := range order {
+			k := &kills[i]
+			if !ph.want(k) {
 				continue
 			}
-			if deadline.IsZero() {
-				deadline = opts.Deadline
-				if opts.RunBudget > 0 {
-					deadline = earliest(opts.Deadline, time.Now().Add(opts.RunBudget))
+			for _, pr := range runners {
+				if over() {
+					res.Cut = true
+					break
 				}
-			}
-			r.deadline = deadline
-			out, err := r.run(ctx, m.ID, covering)
-			if err != nil {
-				return nil, err
-			}
-			ran[i] = true
-			runs[i]++
-			k := &kills[i]
-			for _, t := range covering {
-				o := out[t.Name]
-				k.Covering++
-				switch {
-				case t.Failing && o.passed:
-					k.FailToPass++
-					k.FailChanged++
-				case t.Failing && o.output != base[t.Name].output:
-					k.FailChanged++
-				case !t.Failing && !o.passed:
-					k.PassToFail++
+				fail, pass, _ := pr.covering(k.Mutant)
+				covering := pass
+				if ph.failing {
+					covering = fail
+				}
+				if len(covering) == 0 {
+					continue
+				}
+				if deadline.IsZero() {
+					deadline = opts.Deadline
+					if opts.RunBudget > 0 {
+						deadline = earliest(opts.Deadline, time.Now().Add(opts.RunBudget))
+					}
+				}
+				pr.deadline = earliest(deadline, opts.Deadline)
+				out, err := pr.run(ctx, k.Mutant.ID, covering)
+				if err != nil {
+					return nil, err
+				}
+				ran[i] = true
+				done[i]++
+				for _, t := range covering {
+					o := out[t.Name]
+					k.Covering++
+					switch {
+					case t.Failing && o.passed:
+						k.FailToPass++
+						k.FailChanged++
+					case t.Failing && o.output != pr.base[t.Name].output:
+						k.FailChanged++
+					case !t.Failing && !o.passed:
+						k.PassToFail++
+					}
 				}
 			}
 		}
@@ -228,8 +266,8 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 		}
 		k := kills[i]
 		// Each package's kills add up; a fix must hold in all of them.
-		k.Fix = k.FailToPass > 0 && k.PassToFail == 0 && k.FailToPass == coveringFailing(tests, k.Mutant) &&
-			runs[i] == needed[i] && !partial[i]
+		k.Partial = done[i] < needed[i] || partial[i]
+		k.Fix = k.FailToPass > 0 && k.PassToFail == 0 && k.FailToPass == coveringFailing(tests, k.Mutant) && !k.Partial
 		res.Kills = append(res.Kills, k)
 	}
 	res.Run = len(res.Kills)
@@ -294,6 +332,66 @@ func Score(kills []Kill, failing, passing int) map[Loc]Scores {
 	return out
 }
 
+// pkgRunner runs the mutants of package pkg's schemata against its
+// tests; base are the tests' runs with no mutant active.
+type pkgRunner struct {
+	*runner
+	pkg   string
+	tests []Test
+	base  map[string]outcome
+}
+
+// covering are the package's failing and passing tests that cover m's
+// line and whose unmutated verdicts agree with the collection's; stale
+// says some covering test's did not, so it says nothing of m.
+func (pr *pkgRunner) covering(m Mutant) (fail, pass []Test, stale bool) {
+	for _, t := range pr.tests {
+		if !t.Lines[Loc{m.File, m.Line}] {
+			continue
+		}
+		switch {
+		case pr.base[t.Name].passed == t.Failing:
+			stale = true
+		case t.Failing:
+			fail = append(fail, t)
+		default:
+			pass = append(pass, t)
+		}
+	}
+	return fail, pass, stale
+}
+
+// runOrder gives the mutants' indices in the order they run: round by
+// round, each round taking the next mutant of every line, the lines in
+// the order given (most suspicious first), so that a budget that ends
+// early has tried as many of the best lines as it could.
+func runOrder(mutants []Mutant, lines []Loc) []int {
+	rank := make(map[Loc]int, len(lines))
+	for i, l := range lines {
+		if _, ok := rank[l]; !ok {
+			rank[l] = i
+		}
+	}
+	round := make([]int, len(mutants))
+	seen := map[Loc]int{}
+	for i, m := range mutants {
+		l := Loc{m.File, m.Line}
+		round[i] = seen[l]
+		seen[l]++
+	}
+	order := make([]int, len(mutants))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if round[a] != round[b] {
+			return round[a] - round[b]
+		}
+		return rank[Loc{mutants[a].File, mutants[a].Line}] - rank[Loc{mutants[b].File, mutants[b].Line}]
+	})
+	return order
+}
+
 // runner runs one package's schemata binary.
 type runner struct {
 	mod      *testbuild.Module
@@ -311,14 +409,11 @@ type outcome struct {
 // run runs tests under mutant id (-1 for none) in one process: a mutant
 // that hangs or crashes it fails every test that did not finish.
 func (r *runner) run(ctx context.Context, id int, tests []Test) (map[string]outcome, error) {
-	var tops []string
-	for _, t := range tests {
-		top, _, _ := strings.Cut(t.Name, "/")
-		if top = regexp.QuoteMeta(top); !slices.Contains(tops, top) {
-			tops = append(tops, top)
-		}
+	names := make([]string, len(tests))
+	for i, t := range tests {
+		names[i] = t.Name
 	}
-	args := []string{"-test.run=^(" + strings.Join(tops, "|") + ")$", "-test.count=1", "-test.timeout=0", "-test.paniconexit0"}
+	args := []string{"-test.run=" + runPattern(names), "-test.count=1", "-test.timeout=0", "-test.paniconexit0"}
 	p, err := r.mod.Start(ctx, testbuild.RunConfig{Binary: r.bin.Path, Package: r.bin.Package.ImportPath, Dir: r.bin.Package.Dir,
 		Args: args, Env: []string{fmt.Sprintf("%s=%d", faultlinemut.Env, id)}})
 	if err != nil {
@@ -341,6 +436,38 @@ func (r *runner) run(ctx context.Context, id int, tests []Test) (map[string]outc
 		out[t.Name] = outcome{passed: res.Verdict(t.Name) == testbuild.Pass, output: stripTimings(res.Output(t.Name))}
 	}
 	return out, nil
+}
+
+// runPattern is a -test.run pattern that runs the named leaf tests and
+// as few others as it can: when the names are all at one depth, each
+// level matches any of the names' elements at that level (a table test's
+// other cases do not run), otherwise their top-level tests whole.
+func runPattern(names []string) string {
+	depth := -1
+	for _, n := range names {
+		d := strings.Count(n, "/")
+		if depth >= 0 && d != depth {
+			depth = 0
+			break
+		}
+		depth = d
+	}
+	levels := make([][]string, max(depth, 0)+1)
+	for _, n := range names {
+		for i, elem := range strings.SplitN(n, "/", len(levels)) {
+			if i == len(levels)-1 {
+				elem, _, _ = strings.Cut(elem, "/")
+			}
+			if q := regexp.QuoteMeta(elem); !slices.Contains(levels[i], q) {
+				levels[i] = append(levels[i], q)
+			}
+		}
+	}
+	parts := make([]string, len(levels))
+	for i, l := range levels {
+		parts[i] = "^(" + strings.Join(l, "|") + ")$"
+	}
+	return strings.Join(parts, "/")
 }
 
 // timing matches the durations go test prints.
