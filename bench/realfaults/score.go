@@ -214,6 +214,14 @@ func orders(m *localize.Model) []order {
 			return ties, nil
 		}})
 	}
+	// The mutation formulas score only the lines whose mutants ran, so
+	// Ochiai orders the rest (and breaks their ties), as it would for a
+	// user who ran mutants within a budget.
+	for _, mf := range mutationFormulas {
+		out = append(out, order{name: mf.name, rank: func(c *scoredCase) ([][2]int, error) {
+			return byScores(c, evidence(c, mf.column), evidence(c, "spectrum.ochiai"))
+		}})
+	}
 	out = append(out,
 		order{name: "BlockRank", rank: func(c *scoredCase) ([][2]int, error) {
 			return byScores(c, evidence(c, "blockrank.rank"))
@@ -231,6 +239,32 @@ func orders(m *localize.Model) []order {
 		learnedOrder("learned", func(*scoredCase) *localize.Model { return m }),
 	)
 	return out
+}
+
+// A mutationFormula is a mutation-based technique, ranking by its column
+// of the evidence.
+type mutationFormula struct{ name, column string }
+
+// mutationFormulas are the mutation-based techniques.
+var mutationFormulas = []mutationFormula{
+	{"Metallaxis-FL", "mutation.metallaxis"},
+	{"MUSE", "mutation.muse"},
+}
+
+// hasMutation says whether any case's ranking carries mutation evidence
+// (eval ran faultline with -mutants).
+func hasMutation(cases []*scoredCase) bool {
+	for _, c := range cases {
+		if c.Report == nil {
+			continue
+		}
+		for _, l := range c.Report.Lines {
+			if l.Evidence["mutation.mutants"] > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func lineScores(c *scoredCase, f func(localize.RankedLine) float64) []float64 {

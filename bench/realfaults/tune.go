@@ -513,6 +513,14 @@ func tuneVariants(spec string) ([]variant, error) {
 func writeVariants(w io.Writer, title string, cases []*scoredCase, vs []variant, modelOf func(variant) func(*scoredCase) *localize.Model) error {
 	base := orders(nil)
 	ords := []order{base[0], base[3]} // Ochiai, Tarantula
+	if hasMutation(cases) {
+		for _, o := range base {
+			if slices.ContainsFunc(mutationFormulas, func(mf mutationFormula) bool { return mf.name == o.name }) {
+				ords = append(ords, o)
+			}
+		}
+	}
+	singles := len(ords)
 	for _, v := range vs {
 		mOf := modelOf(v)
 		ords = append(ords, learnedOrder(v.String(), mOf))
@@ -544,18 +552,17 @@ func writeVariants(w io.Writer, title string, cases []*scoredCase, vs []variant,
 	writeVariantProjects(w, cases, ords, res)
 	writeIntervals(w, cases, ords, res)
 	if len(vs) > 1 {
-		writePaired(w, cases, ords, res)
+		writePaired(w, ords, singles, cases, res)
 	}
 	return nil
 }
 
-// writePaired compares each variant with the first, fault by fault, on
-// the real faults: how many each puts first (in the top five) that the
-// other does not, and the two-sided exact sign test's p-value on those
+// writePaired compares each variant with the first, ords[first] (after
+// the single techniques), fault by fault, on the real faults: how many
+// each puts first (in the top five) that the other does not, and the two-sided exact sign test's p-value on those
 // discordant faults (McNemar's), which says whether a difference in Top-1
 // or Top-5 stands out from the split's noise.
-func writePaired(w io.Writer, cases []*scoredCase, ords []order, res map[*scoredCase][]outcome) {
-	const first = 2 // after Ochiai and Tarantula
+func writePaired(w io.Writer, ords []order, first int, cases []*scoredCase, res map[*scoredCase][]outcome) {
 	fmt.Fprintf(w, "\n### Real faults, each variant against %s, fault by fault\n\n", ords[first].name)
 	fmt.Fprintf(w, "| variant | first here only / there only (p) | top five here only / there only (p) |\n|---|---|---|\n")
 	for k := first + 1; k < len(ords); k++ {
