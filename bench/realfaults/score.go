@@ -491,9 +491,30 @@ func expectedPosition(faultyIn map[[2]int]int) float64 {
 	return best
 }
 
+// worstPosition is where the first faulty line would stand if every tie
+// broke against it (0: none ranked).
+func worstPosition(c *scoredCase, ties [][2]int) float64 {
+	faultyIn := map[[2]int]int{}
+	for i, l := range c.Report.Lines {
+		if c.Faulty[lineKey{l.File, l.Line}] {
+			faultyIn[ties[i]]++
+		}
+	}
+	worst := 0
+	for g, k := range faultyIn {
+		if p := g[1] - k + 1; worst == 0 || p < worst {
+			worst = p
+		}
+	}
+	return float64(worst)
+}
+
 // outcome is one order's result on one case.
 type outcome struct {
-	pos   float64 // 0: no faulty line ranked
+	pos float64 // 0: no faulty line ranked
+	// worst is the position were every tie broken against the faulty
+	// lines (orders that rank by tie groups only; 0 otherwise).
+	worst float64
 	lines int
 	// executed is how many lines some test runs (the report's lines),
 	// the same for every order: EXAM over it does not fall when an order
@@ -612,7 +633,7 @@ func evaluate(cases []*scoredCase, ords []order) (map[*scoredCase][]outcome, err
 			if err != nil {
 				return nil, fmt.Errorf("%s, %s: %w", c.ID, o.name, err)
 			}
-			o := outcome{pos: faultPosition(c, ties), lines: len(c.Report.Lines), executed: len(c.Report.Lines)}
+			o := outcome{pos: faultPosition(c, ties), worst: worstPosition(c, ties), lines: len(c.Report.Lines), executed: len(c.Report.Lines)}
 			if c.Funcs != nil {
 				o.fnPos, _ = functionPosition(c, ties)
 				o.fnScored = true

@@ -538,15 +538,16 @@ func writeVariants(w io.Writer, title string, cases []*scoredCase, vs []variant,
 		if n == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "| order | Top-1 | Top-5 | EXAM | EXAM over executed lines | worse than Ochiai | better than Ochiai | function Top-1 | function Top-5 | projects equal: Top-1 / Top-5 / EXAM |\n|---|---|---|---|---|---|---|---|---|---|\n")
+		fmt.Fprintf(w, "| order | Top-1 | Top-5 | EXAM | EXAM over executed lines | worse than Ochiai | of which beyond Ochiai's tie | better than Ochiai | function Top-1 | function Top-5 | projects equal: Top-1 / Top-5 / EXAM |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for k, o := range ords {
 			s := summarize(res, cases, k, kind.keep)
 			fn1, fn5 := s.fnCells()
 			worse, better := worseThan(res, cases, k, 0, kind.keep), worseThan(res, cases, 0, k, kind.keep)
+			beyond := worseThanWorst(res, cases, k, 0, kind.keep)
 			t1, t5, exam := perGroup(res, cases, k, kind.keep)
-			fmt.Fprintf(w, "| %s | %d (%.0f %%) | %d (%.0f %%) | %.4f | %.4f | %d (%.0f %%) | %d (%.0f %%) | %s | %s | %.0f %% / %.0f %% / %.4f |\n", o.name,
+			fmt.Fprintf(w, "| %s | %d (%.0f %%) | %d (%.0f %%) | %.4f | %.4f | %d (%.0f %%) | %d (%.0f %%) | %d (%.0f %%) | %s | %s | %.0f %% / %.0f %% / %.4f |\n", o.name,
 				s.Top[0], s.pct(0), s.Top[2], s.pct(2), s.EXAM(), s.EXAMExecuted(), worse, 100*float64(worse)/float64(s.Faults),
-				better, 100*float64(better)/float64(s.Faults), fn1, fn5, t1, t5, exam)
+				beyond, 100*float64(beyond)/float64(s.Faults), better, 100*float64(better)/float64(s.Faults), fn1, fn5, t1, t5, exam)
 		}
 	}
 	writeVariantProjects(w, cases, ords, res)
