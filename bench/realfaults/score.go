@@ -84,10 +84,51 @@ func loadRealCases(b *realfault.Benchmark, work string) ([]*scoredCase, error) {
 			c.Err = err.Error()
 		} else if c.OwnSpectra, err = readOwnSpectra(filepath.Join(dir, "evidence.json")); err != nil {
 			return nil, err
+		} else if err := addMutationRanks(c.Report); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.ID, err)
 		}
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// addMutationRanks gives the lines of a ranking made with mutants the
+// rank columns rank gives them now (localize.MutationRanks), when it was
+// made before they existed.
+func addMutationRanks(r *localize.RankReport) error {
+	mutated, ranked := false, false
+	for _, l := range r.Lines {
+		mutated = mutated || l.Evidence["mutation.mutants"] > 0
+		_, has := l.Evidence["mutation.muse.reciprocalRank"]
+		ranked = ranked || has
+	}
+	if !mutated || ranked {
+		return nil
+	}
+	n := len(r.Lines)
+	locs, ochiai := make([]rank.Location, n), make([]float64, n)
+	muse, metallaxis := make([]float64, n), make([]float64, n)
+	for i, l := range r.Lines {
+		locs[i] = rank.Location{File: l.File, Line: l.Line}
+		ochiai[i] = rank.Default().Score(rank.Counts{EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP})
+		muse[i], metallaxis[i] = l.Evidence["mutation.muse"], l.Evidence["mutation.metallaxis"]
+	}
+	cols, err := localize.MutationRanks(locs, ochiai, muse, metallaxis)
+	if err != nil {
+		return err
+	}
+	for name, col := range cols {
+		for i, v := range col {
+			if v == 0 {
+				continue
+			}
+			if r.Lines[i].Evidence == nil {
+				r.Lines[i].Evidence = map[string]float64{}
+			}
+			r.Lines[i].Evidence[name] = v
+		}
+	}
+	return nil
 }
 
 // heldOutProject puts a project in the held-out half by a hash of its name.

@@ -105,6 +105,9 @@ type variant struct {
 	// Prior pulls a trained head toward the shipped head's weights
 	// (trainOptions.Prior); 0: toward zero.
 	Prior float64
+	// Add adds fixed weights to the head's, as COLUMN:W ("|" between
+	// them): a rule tried by hand rather than learned.
+	Add string
 }
 
 // headOptions are the training options of the variant's trained head.
@@ -186,6 +189,25 @@ var variantKeys = []variantKey{
 	}, func(v variant) (string, bool) { return when(v.Listwise, "list") }},
 	{"prior", func(v *variant, val string) error { return parseInto(&v.Prior, val, parseFloat) }, func(v variant) (string, bool) { return whenFloat(v.Prior) }},
 	{"learn", func(v *variant, val string) error { v.Learn = val; return nil }, func(v variant) (string, bool) { return when(v.Learn != "", v.Learn) }},
+	{"add", func(v *variant, val string) error {
+		_, err := addedWeights(val)
+		v.Add = val
+		return err
+	}, func(v variant) (string, bool) { return when(v.Add != "", v.Add) }},
+}
+
+// addedWeights reads a variant's add= value.
+func addedWeights(val string) (map[string]float64, error) {
+	out := map[string]float64{}
+	for _, cw := range strings.Split(val, "|") {
+		col, w, ok := strings.Cut(cw, ":")
+		x, err := parseFloat(w)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("add %q: want COLUMN:WEIGHT", cw)
+		}
+		out[col] += x
+	}
+	return out, nil
 }
 
 // parseInto sets *dst to val parsed by parse.
@@ -335,6 +357,12 @@ func (v variant) model(t trainedModels) *localize.Model {
 	}
 	m := &localize.Model{Name: head.Name, Default: localize.OrderLearned, Window: v.Window, Weights: maps.Clone(head.Weights), Normalize: head.Normalize}
 	m.Weights["spectrum.ochiai"] += v.Guard
+	if v.Add != "" {
+		add, _ := addedWeights(v.Add) // parseVariant checked it
+		for col, w := range add {
+			m.Weights[col] += w
+		}
+	}
 	for col := range m.Weights {
 		if v.Drop != "" && strings.HasPrefix(col, v.Drop) {
 			delete(m.Weights, col)
@@ -380,7 +408,7 @@ func runTune(args []string) error {
 	fs, benchPath, work := rankingsFlagSet("tune", "eval's directory whose tuning half is tuned on (rankings under work/eval)")
 	seeded := fs.String("seeded", "", "directory of bench/effectiveness -rankings output (seeded faults)")
 	final := fs.String("final", "", "score the -variants on the held-out halves of this eval directory (and of -seeded), learned from the whole tuning half of -work: once, at the end")
-	variants := fs.String("variants", "", "semicolon-separated variants (head=trained|shipped,window=N,guard=G,tail=ochiai|tarantula|blend|spread[,fn=best|own|mix|learned,keep=N][,decl=N,declmax=N,declfail=1,declreader=N][,margin=M][,top=K,bonus=B][,drop=PREFIX][,fnlist=max+sum+top+best][,unexec=N,unexecdist=D,unexecreach=R][,norm=1][,neg=N][,below=B][,without=PREFIX]); empty: a grid")
+	variants := fs.String("variants", "", "semicolon-separated variants (head=trained|shipped,window=N,guard=G,tail=ochiai|tarantula|blend|spread[,fn=best|own|mix|learned,keep=N][,decl=N,declmax=N,declfail=1,declreader=N][,margin=M][,top=K,bonus=B][,drop=PREFIX][,fnlist=max+sum+top+best][,unexec=N,unexecdist=D,unexecreach=R][,norm=1][,neg=N][,below=B][,without=PREFIX][,loss=pairs|list][,prior=P][,learn=PREFIX][,add=COLUMN:W|...]); empty: a grid")
 	modelPath := fs.String("model", "", "with -final and one variant, write its model here")
 	fnModelPath := fs.String("function-model", "", "with -final and one fnlist= variant among -variants, set the function model of the model file here to the one learned from the whole tuning half")
 	seededSrc := fs.String("seeded-src", "", "comma-separated roots of the seeded faults' modules, for their functions (function-level figures and fn= variants)")

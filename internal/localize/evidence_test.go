@@ -2,10 +2,12 @@ package localize
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/faultline-go/faultline/analysis"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // evidenceLines are five executed lines of f.go, 10 to 14.
@@ -156,5 +158,26 @@ func TestShippedModelIgnoresSlice(t *testing.T) {
 	ev := &Evidence{Columns: map[string][]float64{"slice.member": {1}, "slice.distance": {1}}}
 	if score, reasons := ShippedModel().Score(ev, 0); score != 0 || len(reasons) != 0 {
 		t.Errorf("a line with only slice evidence scores %v (%v)", score, reasons)
+	}
+}
+
+// TestMutationRanks: MUSE puts its positive line first and its negative
+// one last, Ochiai ordering the unscored line between; Metallaxis-FL ties
+// two lines, Ochiai breaking the tie.
+func TestMutationRanks(t *testing.T) {
+	locs := []rank.Location{{File: "f.go", Line: 1}, {File: "f.go", Line: 2}, {File: "f.go", Line: 3}}
+	ochiai := []float64{0.9, 0.1, 0.5}
+	cols, err := MutationRanks(locs, ochiai, []float64{0, 0.5, -0.1}, []float64{0, 0.7, 0.7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]float64{
+		"mutation.muse.reciprocalRank":       {1.0 / 2, 1, 1.0 / 3},
+		"mutation.metallaxis.reciprocalRank": {1.0 / 3, 1.0 / 2, 1},
+	}
+	for name, w := range want {
+		if !slices.Equal(cols[name], w) {
+			t.Errorf("%s = %v, want %v", name, cols[name], w)
+		}
 	}
 }

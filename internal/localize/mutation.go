@@ -9,6 +9,7 @@ import (
 
 	"github.com/faultline-go/faultline/analysis/mutation"
 	"github.com/faultline-go/faultline/internal/testbuild"
+	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // Mutation is what the mutation analysis contributed. Its JSON form is
@@ -222,16 +223,23 @@ func (l *Localization) OperatorFixesAt(file string, line int) []OperatorFix {
 
 // mutationEvidence gives, when the mutation analysis ran, each mutated
 // line's Metallaxis-FL and MUSE scores, its mutants run, and whether it
-// hosts a verified operator fix.
+// hosts a verified operator fix; and every line's rank share under each
+// of the two scores (MutationRanks).
 func mutationEvidence(in *evidenceInput, put func(string, int, float64)) error {
 	if in.mutation == nil {
 		return nil
 	}
+	n := len(in.lines)
+	locs, ochiai := make([]rank.Location, n), make([]float64, n)
+	muse, metallaxis := make([]float64, n), make([]float64, n)
 	for i, l := range in.lines {
+		locs[i] = rank.Location{File: l.File, Line: l.Line}
+		ochiai[i] = rank.Default().Score(rank.Counts{EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP})
 		s, ok := in.mutation.Lines[mutation.Loc{File: l.File, Line: l.Line}]
 		if !ok {
 			continue
 		}
+		muse[i], metallaxis[i] = s.MUSE, s.Metallaxis
 		put("metallaxis", i, s.Metallaxis)
 		put("muse", i, s.MUSE)
 		put("mutants", i, float64(s.Mutants))
@@ -239,5 +247,39 @@ func mutationEvidence(in *evidenceInput, put func(string, int, float64)) error {
 			put("fix", i, 1)
 		}
 	}
+	cols, err := MutationRanks(locs, ochiai, muse, metallaxis)
+	if err != nil {
+		return err
+	}
+	for name, col := range cols {
+		name, _ = strings.CutPrefix(name, "mutation.")
+		for i, v := range col {
+			put(name, i, v)
+		}
+	}
 	return nil
+}
+
+// MutationRanks gives each line's reciprocal rank (1 for the first line,
+// 1/2 for the second, ties at their average position) when the lines are
+// ordered by MUSE and by Metallaxis-FL, Ochiai's score breaking ties and
+// ordering the lines no mutant ran on: the columns
+// mutation.muse.reciprocalRank and mutation.metallaxis.reciprocalRank. A
+// rank is scale-free where MUSE's scores are not (they shrink with the
+// number of kills), and its reciprocal tells the first few lines apart,
+// where a share of a long ranking hardly does.
+func MutationRanks(locs []rank.Location, ochiai, muse, metallaxis []float64) (map[string][]float64, error) {
+	out := map[string][]float64{}
+	for name, scores := range map[string][]float64{"mutation.muse.reciprocalRank": muse, "mutation.metallaxis.reciprocalRank": metallaxis} {
+		ranked, err := rank.RankScores(locs, scores, ochiai)
+		if err != nil {
+			return nil, fmt.Errorf("ranking by %s: %w", name, err)
+		}
+		col := make([]float64, len(locs))
+		for _, r := range ranked {
+			col[r.Elem] = 1 / r.Average()
+		}
+		out[name] = col
+	}
+	return out, nil
 }
