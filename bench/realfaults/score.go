@@ -105,15 +105,11 @@ func addMutationRanks(r *localize.RankReport) error {
 	if !mutated || ranked {
 		return nil
 	}
-	n := len(r.Lines)
-	locs, ochiai := make([]rank.Location, n), make([]float64, n)
-	muse, metallaxis := make([]float64, n), make([]float64, n)
+	muse, metallaxis := make([]float64, len(r.Lines)), make([]float64, len(r.Lines))
 	for i, l := range r.Lines {
-		locs[i] = rank.Location{File: l.File, Line: l.Line}
-		ochiai[i] = rank.Default().Score(rank.Counts{EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP})
 		muse[i], metallaxis[i] = l.Evidence["mutation.muse"], l.Evidence["mutation.metallaxis"]
 	}
-	cols, err := localize.MutationRanks(locs, ochiai, muse, metallaxis)
+	cols, err := localize.MutationRanks(r.Lines, muse, metallaxis)
 	if err != nil {
 		return err
 	}

@@ -611,35 +611,31 @@ func writeTable(w io.Writer, title string, all []*scoredCase, ords []order, res 
 	}
 }
 
-// worseThan counts the cases keep selects on which order k meets the
-// first faulty line later than order base does (an unranked fault being
-// met last of all).
 // worseThanWorst counts the cases keep selects on which order k ranks the
 // fault below where order base would have had every tie broken against
 // the fault: worse than base whatever order its ties took.
 func worseThanWorst(res map[*scoredCase][]outcome, cases []*scoredCase, k, base int, keep func(*scoredCase) bool) int {
-	n := 0
-	for _, c := range cases {
-		os, ok := res[c]
-		if !ok || !keep(c) {
-			continue
-		}
-		a, b := os[k].pos, os[base].worst
-		if (a == 0 && b != 0) || (a != 0 && b != 0 && a > b) {
-			n++
-		}
-	}
-	return n
+	return countBelow(res, cases, keep, func(os []outcome) (float64, float64) { return os[k].pos, os[base].worst })
 }
 
+// worseThan counts the cases keep selects on which order k meets the
+// first faulty line later than order base does (an unranked fault being
+// met last of all).
 func worseThan(res map[*scoredCase][]outcome, cases []*scoredCase, k, base int, keep func(*scoredCase) bool) int {
+	return countBelow(res, cases, keep, func(os []outcome) (float64, float64) { return os[k].pos, os[base].pos })
+}
+
+// countBelow counts the cases keep selects whose first position (from
+// their outcomes) is below their second, a fault not ranked (0) being
+// below any ranked one.
+func countBelow(res map[*scoredCase][]outcome, cases []*scoredCase, keep func(*scoredCase) bool, positions func([]outcome) (float64, float64)) int {
 	n := 0
 	for _, c := range cases {
 		os, ok := res[c]
 		if !ok || !keep(c) {
 			continue
 		}
-		a, b := os[k].pos, os[base].pos
+		a, b := positions(os)
 		if (a == 0 && b != 0) || (a != 0 && b != 0 && a > b) {
 			n++
 		}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/faultline-go/faultline/analysis"
-	"github.com/faultline-go/faultline/spectra/rank"
 )
 
 // evidenceLines are five executed lines of f.go, 10 to 14.
@@ -165,9 +164,13 @@ func TestShippedModelIgnoresSlice(t *testing.T) {
 // one last, Ochiai ordering the unscored line between; Metallaxis-FL ties
 // two lines, Ochiai breaking the tie.
 func TestMutationRanks(t *testing.T) {
-	locs := []rank.Location{{File: "f.go", Line: 1}, {File: "f.go", Line: 2}, {File: "f.go", Line: 3}}
-	ochiai := []float64{0.9, 0.1, 0.5}
-	cols, err := MutationRanks(locs, ochiai, []float64{0, 0.5, -0.1}, []float64{0, 0.7, 0.7})
+	// Ochiai: line 1 first (run by the failing test only), then 3, then 2.
+	lines := []RankedLine{
+		{File: "f.go", Line: 1, EF: 1, NP: 3},
+		{File: "f.go", Line: 2, EF: 1, EP: 3},
+		{File: "f.go", Line: 3, EF: 1, EP: 1, NP: 2},
+	}
+	cols, err := MutationRanks(lines, []float64{0, 0.5, -0.1}, []float64{0, 0.7, 0.7})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -230,11 +230,8 @@ func mutationEvidence(in *evidenceInput, put func(string, int, float64)) error {
 		return nil
 	}
 	n := len(in.lines)
-	locs, ochiai := make([]rank.Location, n), make([]float64, n)
 	muse, metallaxis := make([]float64, n), make([]float64, n)
 	for i, l := range in.lines {
-		locs[i] = rank.Location{File: l.File, Line: l.Line}
-		ochiai[i] = rank.Default().Score(rank.Counts{EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP})
 		s, ok := in.mutation.Lines[mutation.Loc{File: l.File, Line: l.Line}]
 		if !ok {
 			continue
@@ -247,7 +244,7 @@ func mutationEvidence(in *evidenceInput, put func(string, int, float64)) error {
 			put("fix", i, 1)
 		}
 	}
-	cols, err := MutationRanks(locs, ochiai, muse, metallaxis)
+	cols, err := MutationRanks(in.lines, muse, metallaxis)
 	if err != nil {
 		return err
 	}
@@ -262,13 +259,19 @@ func mutationEvidence(in *evidenceInput, put func(string, int, float64)) error {
 
 // MutationRanks gives each line's reciprocal rank (1 for the first line,
 // 1/2 for the second, ties at their average position) when the lines are
-// ordered by MUSE and by Metallaxis-FL, Ochiai's score breaking ties and
+// ordered by MUSE and by Metallaxis-FL (one score a line), Ochiai's score
+// over the lines' counts breaking ties and
 // ordering the lines no mutant ran on: the columns
 // mutation.muse.reciprocalRank and mutation.metallaxis.reciprocalRank. A
 // rank is scale-free where MUSE's scores are not (they shrink with the
 // number of kills), and its reciprocal tells the first few lines apart,
 // where a share of a long ranking hardly does.
-func MutationRanks(locs []rank.Location, ochiai, muse, metallaxis []float64) (map[string][]float64, error) {
+func MutationRanks(lines []RankedLine, muse, metallaxis []float64) (map[string][]float64, error) {
+	locs, ochiai := make([]rank.Location, len(lines)), make([]float64, len(lines))
+	for i, l := range lines {
+		locs[i] = rank.Location{File: l.File, Line: l.Line}
+		ochiai[i] = rank.Default().Score(rank.Counts{EF: l.EF, EP: l.EP, NF: l.NF, NP: l.NP})
+	}
 	out := map[string][]float64{}
 	for name, scores := range map[string][]float64{"mutation.muse.reciprocalRank": muse, "mutation.metallaxis.reciprocalRank": metallaxis} {
 		ranked, err := rank.RankScores(locs, scores, ochiai)
