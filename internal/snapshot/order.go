@@ -11,11 +11,12 @@ import (
 // service as faultline rank -order makes it (localize.InOrder): the
 // combined order once results are in, the formula's alone, or the learned
 // order over every technique's evidence. angelic and results are the
-// analyses in view (nil: none yet), cores SAT-TAR's. The learned order's
+// analyses in view (nil: none yet), cores SAT-TAR's, mutation the
+// mutants' (nil: none). The learned order's
 // evidence is kept in evc under key, so that a new analysis or a change
 // of order gathers only what depends on the analyses again.
-func ordered(formula *localize.Ranking, m *localize.Matrix, angelic *localize.Angelic, results []localize.TestResult, cores *localize.SatTar, st Choices, evc *EvidenceCache, key evidenceKey) (*localize.Ranking, error) {
-	loc := &localize.Localization{Matrix: m, Formula: formula, Base: formula, SatTar: cores}
+func ordered(formula *localize.Ranking, m *localize.Matrix, angelic *localize.Angelic, results []localize.TestResult, cores *localize.SatTar, mutation *localize.Mutation, st Choices, evc *EvidenceCache, key evidenceKey) (*localize.Ranking, error) {
+	loc := &localize.Localization{Matrix: m, Formula: formula, Base: formula, SatTar: cores, Mutation: mutation}
 	if angelic != nil {
 		a := *angelic
 		a.Results = results
@@ -44,12 +45,14 @@ func ordered(formula *localize.Ranking, m *localize.Matrix, angelic *localize.An
 
 // evidenceKey names the lines one gathering of evidence is over: the
 // view's matrix (before it is localized to a test), the focus, the formula
-// setting (the base ranking's order of lines) and SAT-TAR's cores.
+// setting (the base ranking's order of lines), SAT-TAR's cores and the
+// mutants' results, whose columns are gathered once per key.
 type evidenceKey struct {
-	matrix  *localize.Matrix
-	focus   string
-	formula string
-	cores   *localize.SatTar
+	matrix   *localize.Matrix
+	focus    string
+	formula  string
+	cores    *localize.SatTar
+	mutation *localize.Mutation
 }
 
 // EvidenceCache keeps a view's evidence for its current matrix.

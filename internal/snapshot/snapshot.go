@@ -96,7 +96,7 @@ func BuildSnapshot(seq uint64, root string, m *localize.Matrix, loc *localize.Lo
 		angelic = loc.Angelic
 		results = angelic.Results
 	}
-	key := evidenceKey{matrix: m, focus: focus, formula: st.Formula, cores: cores}
+	key := evidenceKey{matrix: m, focus: focus, formula: st.Formula, cores: cores, mutation: mutation}
 	if focus != "" {
 		if base, err = BuildSnapshot(seq, root, m, loc, st, "", cache, evc); err != nil {
 			return nil, err
@@ -109,7 +109,7 @@ func BuildSnapshot(seq uint64, root string, m *localize.Matrix, loc *localize.Lo
 	if err != nil {
 		return nil, fmt.Errorf("ranking: %w", err)
 	}
-	if r, err = ordered(r, m, angelic, results, cores, st, evc, key); err != nil {
+	if r, err = ordered(r, m, angelic, results, cores, mutation, st, evc, key); err != nil {
 		return nil, fmt.Errorf("ordering: %w", err)
 	}
 	src := collectedLines(root, m, cache)
