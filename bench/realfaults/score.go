@@ -206,6 +206,8 @@ func loadSeededCases(dir string) ([]*scoredCase, error) {
 		c := &scoredCase{ID: s.Module + " " + s.Site, Group: s.Module, Seeded: true, HeldOut: heldOutProject(s.Module), Faulty: map[lineKey]bool{}, Report: s.Report}
 		if c.Report == nil || len(c.Report.Lines) == 0 {
 			c.Report, c.Err = nil, "no ranking"
+		} else if err := addMutationRanks(c.Report); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		for _, n := range s.Fault.Lines {
 			c.Faulty[lineKey{s.Fault.File, n}] = true
