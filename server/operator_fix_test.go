@@ -27,7 +27,7 @@ func TestOperatorFixOverLSP(t *testing.T) {
 		Open: func(d string) (Workspace, error) { return localize.Open(d, localize.WorkspaceOptions{CacheDir: cache}) },
 	})
 	c.setAnswer(reply("Run this time"))
-	c.initialize(dir, `{"angelic":false,"order":"formula","mutants":50}`, protocol.ClientCapabilities{})
+	c.initialize(dir, `{"order":"formula","mutants":50}`, protocol.ClientCapabilities{})
 	src := uri.File(filepath.Join(dir, "ratio.go"))
 	deadline := time.Now().Add(waitLimit)
 	var apply *protocol.CodeAction

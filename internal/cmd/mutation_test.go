@@ -22,7 +22,7 @@ var wantOperatorFixes = []string{"ops.go:5: return a / b", "ops.go:10: level -= 
 // fix -mutants -json lists them too.
 func TestRankShowsOperatorFixes(t *testing.T) {
 	dir, store := txtartest.Extract(t, operatorModule), t.TempDir()
-	stdout, stderr, code := faultlineWithStore(t, dir, store, "rank", "-angelic=false", "-mutants", "50", ".")
+	stdout, stderr, code := faultlineWithStore(t, dir, store, "rank", "-order", "formula", "-mutants", "50", ".")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -34,7 +34,7 @@ func TestRankShowsOperatorFixes(t *testing.T) {
 			t.Errorf("no operator fix %q in:\n%s", want, stdout)
 		}
 	}
-	stdout, stderr, _ = faultlineWithStore(t, dir, store, "rank", "-angelic=false", "-mutants", "50", "-json", "-evidence", ".")
+	stdout, stderr, _ = faultlineWithStore(t, dir, store, "rank", "-order", "formula", "-mutants", "50", "-json", "-evidence", ".")
 	var out struct {
 		Lines []struct {
 			File     string
@@ -68,7 +68,7 @@ func TestRankShowsOperatorFixes(t *testing.T) {
 	}
 	stdout, _, _ = faultline(t, dir, "rank", "-angelic=false", "-json", ".")
 	if strings.Contains(stdout, `"mutation"`) {
-		t.Errorf("mutation without -mutants:\n%s", stdout)
+		t.Errorf("mutation with -angelic=false:\n%s", stdout)
 	}
 	stdout, stderr, _ = faultline(t, dir, "fix", "-mutants", "50", "-json", ".")
 	var fix struct{ OperatorFixes []struct{ Edited string } }

@@ -23,7 +23,7 @@ type angelicFlags struct {
 }
 
 func (a *angelicFlags) register(fs *flag.FlagSet) {
-	fs.BoolVar(&a.enabled, "angelic", true, "analyse the failing tests for angelic fixes (false: the spectra alone)")
+	fs.BoolVar(&a.enabled, "angelic", true, "analyse the failing tests: angelic fixes and, with -mutants, mutants (false: the spectra alone)")
 	model := localize.ShippedModel()
 	fs.StringVar(&a.order, "order", "", fmt.Sprintf("how lines are ordered: formula, combined (verified angelic fixes first, then the formula) or learned (model %s over every technique's evidence); default %s", model.Name, model.Default))
 	fs.BoolVar(&a.evidence, "evidence", false, "give every line's evidence (json), whatever the order")
@@ -31,7 +31,7 @@ func (a *angelicFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&a.maxTests, "max-analyzed", localize.DefaultMaxAnalyzed, "analyse at most this many failing tests (results are cached per test)")
 	fs.Int64Var(&a.memory, "memory", localize.DefaultMemory>>20, "memory in MB one analysis may hold before it is stopped")
 	fs.BoolVar(&a.strings, "strings", false, "model strings and byte slices in the angelic analysis for tests that check them (slower)")
-	fs.IntVar(&a.mutants, "mutants", 0, "run at most N mutants of the lines the failing tests execute, the most suspicious first, for mutation evidence and verified operator fixes (0: off)")
+	fs.IntVar(&a.mutants, "mutants", localize.DefaultMutants, "run at most N mutants of the lines the failing tests execute, the most suspicious first, for mutation evidence and verified operator fixes (0: none)")
 }
 
 // options are the service's options for these flags.

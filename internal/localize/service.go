@@ -59,9 +59,11 @@ type Options struct {
 	// Strings models strings and byte slices in the angelic analysis's
 	// formula (analysis.Options.Strings).
 	Strings bool
-	// Mutants, when positive, runs the mutation analysis on at most this
-	// many mutants of the lines the failing tests execute (off by default:
-	// it costs test runs per mutant).
+	// Mutants, when positive and the angelic analysis runs (Angelic, and
+	// Z3 at hand), runs the mutation analysis on at most this many mutants
+	// of the lines the failing tests execute (DefaultMutants is the
+	// callers' default): the analyses beyond the spectra are on or off
+	// together.
 	Mutants int
 }
 
@@ -70,6 +72,9 @@ const (
 	DefaultBudget      = 10 * time.Second
 	DefaultMaxAnalyzed = 10
 	DefaultMemory      = 1 << 30
+	// DefaultMutants is how many mutants faultline rank and the server try
+	// unless told otherwise: the shipped model weighs their evidence.
+	DefaultMutants = 200
 )
 
 // DefaultOrder is the order of a localization under o when none is asked
@@ -375,7 +380,9 @@ func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options,
 	// mutants' runs end within its first half, and the analyses start
 	// within the whole of it, after the mutants.
 	window := time.Now()
-	if opts.Mutants > 0 && formula.Failed > 0 {
+	// The mutants go with the angelic analysis: off with it, and off where
+	// it cannot run (no Z3), whose ranking is the formula's alone.
+	if opts.Angelic && analysis.Available() == nil && opts.Mutants > 0 && formula.Failed > 0 {
 		loc.Mutation = s.mutate(ctx, loc, opts, window.Add(mutationTime(opts.Budget)))
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

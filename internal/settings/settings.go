@@ -36,8 +36,8 @@ type Settings struct {
 	MaxAnalyzed int
 	Memory      int64 // bytes
 	// Mutants, when positive, runs at most this many mutants of the lines
-	// the failing tests run, as faultline rank's -mutants does: the
-	// verified operator fixes and the mutants' evidence.
+	// the failing tests run, with the angelic analysis, as faultline rank's
+	// -mutants does: the verified operator fixes and the mutants' evidence.
 	Mutants int
 	// Trust is TrustAsk or TrustNever. It can only lower trust: settings
 	// may come from the workspace itself (ErrTrustFromSettings).
@@ -61,7 +61,7 @@ var ErrTrustFromSettings = errors.New("trust is not taken from settings, which a
 // Default returns the settings used until the client says otherwise.
 func Default() Settings {
 	return Settings{Formula: localize.DefaultFormula().Name(), Top: 10, AutoRun: true, Timeout: 60 * time.Second, Angelic: true, Order: localize.ShippedModel().Default,
-		Budget: localize.DefaultBudget, MaxAnalyzed: localize.DefaultMaxAnalyzed, Memory: localize.DefaultMemory, Trust: TrustAsk}
+		Budget: localize.DefaultBudget, MaxAnalyzed: localize.DefaultMaxAnalyzed, Memory: localize.DefaultMemory, Mutants: localize.DefaultMutants, Trust: TrustAsk}
 }
 
 // LocalizeOptions are the localization service's options under s: the
@@ -92,8 +92,9 @@ func (s Settings) ShownOrder() string {
 }
 
 // Localizes reports whether the settings ask the localization service for
-// anything beyond the formula: analyses, mutants or SAT-TAR's cores.
-func (s Settings) Localizes() bool { return s.Angelic || s.Mutants > 0 || s.Technique().SatTar() }
+// anything beyond the formula: the analyses (angelic fixes and mutants) or
+// SAT-TAR's cores.
+func (s Settings) Localizes() bool { return s.Angelic || s.Technique().SatTar() }
 
 // Technique is the ranking technique the formula setting names, checked
 // when the setting was taken (the default formula should it not parse).

@@ -16,7 +16,7 @@ local ok, err = pcall(function()
   local timeout = 300000
 
   local faultline = harness.plugin()
-  faultline.setup({ cmd = cmd, open_quickfix = false, angelic = false, order = "formula", mutants = 50 })
+  faultline.setup({ cmd = cmd, open_quickfix = false, order = "formula", mutants = 50 })
 
   local started = uv.now()
   vim.cmd("edit " .. vim.fn.fnameescape(module .. "/ratio.go"))

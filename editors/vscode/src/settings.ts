@@ -30,7 +30,7 @@ export const DEFAULTS: ServerSettings = {
   order: 'learned',
   budget: '10s',
   maxAnalyzed: 10,
-  mutants: 0,
+  mutants: 200,
   testMemory: 0,
   memory: 1024,
   trust: 'ask',

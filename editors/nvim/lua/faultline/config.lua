@@ -22,9 +22,9 @@ M.defaults = {
   order = "learned",
   budget = "10s",
   maxAnalyzed = 10,
-  -- mutants of the failing tests' lines to try for verified operator
-  -- fixes (0: none).
-  mutants = 0,
+  -- mutants of the failing tests' lines to try, with the angelic
+  -- analysis, for the learned order and verified operator fixes (0: none).
+  mutants = 200,
   -- MB the processes of one test may hold (0: the smaller of 4096 and
   -- half the machine's memory).
   testMemory = 0,
