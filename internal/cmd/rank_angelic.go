@@ -75,8 +75,12 @@ func writeMutationText(w io.Writer, m *localize.Mutation) {
 	if m.Cached {
 		took = "(from the cache)"
 	}
-	fmt.Fprintf(w, "\nmutation analysis: %d of %d mutants run %s, %d verified operator fixes\n",
-		m.Run, m.Generated, took, len(m.Fixes))
+	fixes := "verified operator fixes"
+	if len(m.Fixes) == 1 {
+		fixes = "verified operator fix"
+	}
+	fmt.Fprintf(w, "\nmutation analysis: %d of %d mutants run %s, %d %s\n",
+		m.Run, m.Generated, took, len(m.Fixes), fixes)
 	for _, f := range m.Fixes {
 		tests := "test"
 		if f.Fixed != 1 {

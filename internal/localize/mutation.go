@@ -223,8 +223,8 @@ func (l *Localization) OperatorFixesAt(file string, line int) []OperatorFix {
 
 // mutationEvidence gives, when the mutation analysis ran, each mutated
 // line's Metallaxis-FL and MUSE scores, its mutants run, and whether it
-// hosts a verified operator fix; and every line's rank share under each
-// of the two scores (MutationRanks).
+// hosts a verified operator fix; and every line's reciprocal rank under
+// each of the two scores (MutationRanks).
 func mutationEvidence(in *evidenceInput, put func(string, int, float64)) error {
 	if in.mutation == nil {
 		return nil
