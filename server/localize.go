@@ -41,13 +41,9 @@ func (v *view) localize() {
 	}
 	v.srv.spawn("the angelic analysis of "+v.root, func() {
 		defer v.srv.analyses.Done()
-		title := "faultline: angelic analysis"
-		switch {
-		case st.Angelic:
-		case st.Technique().SatTar():
-			title = "faultline: SAT-TAR's cores"
-		default:
-			title = "faultline: mutants"
+		title := "faultline: angelic analysis" // the mutants run with it
+		if !st.Angelic {
+			title = "faultline: SAT-TAR's cores" // what else Localizes asks for
 		}
 		p := v.srv.beginProgress(ctx, title)
 		start := time.Now()
