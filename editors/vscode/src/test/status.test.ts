@@ -36,7 +36,7 @@ test('status text for build and errors', () => {
 test('server settings fall back to defaults', () => {
   const values: Record<string, unknown> = { formula: 'dstar', top: 5 };
   const s = serverSettings((key) => values[key] as never);
-  assert.deepEqual(s, { formula: 'dstar', top: 5, threshold: 0, autoRun: true, timeout: '60s', parallel: 0, angelic: true, order: 'learned', budget: '10s', maxAnalyzed: 10, mutants: 0, memory: 1024, testMemory: 0, trust: 'ask' });
+  assert.deepEqual(s, { formula: 'dstar', top: 5, threshold: 0, autoRun: true, timeout: '60s', parallel: 0, angelic: true, order: 'learned', budget: '10s', maxAnalyzed: 10, mutants: 200, memory: 1024, testMemory: 0, trust: 'ask' });
   assert.equal(serverSettings((key) => (key === 'order' ? 'combined' : undefined) as never).order, 'combined', 'the order setting reaches the server');
   assert.equal(serverSettings((key) => (key === 'trust' ? 'never' : undefined) as never).trust, 'never', 'trust can be lowered');
   assert.equal(serverSettings((key) => (key === 'trust' ? 'always' : undefined) as never).trust, 'ask', 'a settings value cannot grant trust');
