@@ -168,10 +168,12 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 	needed, done := make([]int, len(s.Mutants)), make([]int, len(s.Mutants))
 	partial := make([]bool, len(s.Mutants))
 	for _, pr := range runners {
+		pr.fail, pr.pass = make([][]Test, len(s.Mutants)), make([][]Test, len(s.Mutants))
 		for i, m := range s.Mutants {
-			fail, pass, stale := pr.covering(m)
+			var stale bool
+			pr.fail[i], pr.pass[i], stale = pr.covering(m)
 			partial[i] = partial[i] || stale
-			needed[i] += min(len(fail), 1) + min(len(pass), 1)
+			needed[i] += min(len(pr.fail[i]), 1) + min(len(pr.pass[i]), 1)
 		}
 	}
 	// A package whose schemata did not build, or was not built before the
@@ -195,7 +197,6 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 	// that ends early so leaves each run mutant's failing side known; once
 	// it ends, no later phase runs either.
 	order := runOrder(s.Mutants, lines)
-	ran := make([]bool, len(s.Mutants))
 	phases := []struct {
 		failing bool
 		want    func(k *Kill) bool
@@ -204,6 +205,7 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 		{false, func(k *Kill) bool { return k.FailChanged > 0 }},
 		{false, func(k *Kill) bool { return k.FailChanged == 0 }},
 	}
+runs:
 	for _, ph := range phases {
 		for _, i := range order {
 			k := &kills[i]
@@ -213,12 +215,11 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 			for _, pr := range runners {
 				if over() {
 					res.Cut = true
-					break
+					break runs
 				}
-				fail, pass, _ := pr.covering(k.Mutant)
-				covering := pass
+				covering := pr.pass[i]
 				if ph.failing {
-					covering = fail
+					covering = pr.fail[i]
 				}
 				if len(covering) == 0 {
 					continue
@@ -234,7 +235,6 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 				if err != nil {
 					return nil, err
 				}
-				ran[i] = true
 				done[i]++
 				for _, t := range covering {
 					o := out[t.Name]
@@ -261,7 +261,7 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 		}
 	}
 	for i := range kills {
-		if !ran[i] {
+		if done[i] == 0 {
 			continue
 		}
 		k := kills[i]
@@ -333,12 +333,14 @@ func Score(kills []Kill, failing, passing int) map[Loc]Scores {
 }
 
 // pkgRunner runs the mutants of package pkg's schemata against its
-// tests; base are the tests' runs with no mutant active.
+// tests; base are the tests' runs with no mutant active, fail and pass
+// each mutant's covering tests of either side (covering).
 type pkgRunner struct {
 	*runner
-	pkg   string
-	tests []Test
-	base  map[string]outcome
+	pkg        string
+	tests      []Test
+	base       map[string]outcome
+	fail, pass [][]Test
 }
 
 // covering are the package's failing and passing tests that cover m's
