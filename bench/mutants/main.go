@@ -109,8 +109,7 @@ func checkModule(ctx context.Context, dir, run string, plainFirst bool) (int, er
 			ops[m.Operator]++
 		}
 		var byOp []string
-		for _, op := range []string{mutation.OpArithmetic, mutation.OpBoundary, mutation.OpNegation, mutation.OpLogical,
-			mutation.OpConstant, mutation.OpAssignment, mutation.OpRemoval} {
+		for _, op := range mutation.Operators {
 			byOp = append(byOp, fmt.Sprintf("%s %d", op[:3], ops[op]))
 		}
 		start = time.Now()
