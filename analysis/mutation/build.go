@@ -107,7 +107,7 @@ func Generate(mod *testbuild.Module, lines []Loc, max int) (*Schemata, error) {
 	}
 	rt := testbuild.UnusedName(runtimeName, sources...)
 	mutator := func(u unit, wanted map[int]bool, next *int, limit int) *fileMutator {
-		m := &fileMutator{fset: u.p.Fset, pkg: u.p.Types, file: u.f, tf: u.p.Fset.File(u.f.Pos()), info: u.p.TypesInfo, src: u.src, rel: u.rel,
+		m := &fileMutator{fset: u.p.Fset, tf: u.p.Fset.File(u.f.Pos()), info: u.p.TypesInfo, src: u.src, rel: u.rel,
 			rt: rt, lines: wanted, next: next, limit: limit}
 		m.run(u.f)
 		return m

@@ -1,8 +1,7 @@
 // Package mutation owns mutation-based fault localization: it mutates the
 // lines failing tests execute (arithmetic and relational operators,
-// boundaries, && and ||, negated conditions, integer constants ±1, true
-// and false, op-assignments, removed statements, returned values replaced
-// by their type's zero value), compiles every mutant into one
+// boundaries, && and ||, negated conditions, integer constants ±1,
+// op-assignments, removed statements), compiles every mutant into one
 // test binary per package through the build layer (mutant schemata: the
 // active mutant is chosen at run time by the runtime package
 // faultlinemut), runs each mutant against the tests that cover its line,

@@ -30,14 +30,10 @@ const (
 	OpBoundary   = "boundary"   // < ↔ <=, > ↔ >=
 	OpNegation   = "negation"   // a condition or an equality negated
 	OpLogical    = "logical"    // && ↔ ||
-	OpConstant   = "constant"   // an integer constant ±1, true ↔ false
+	OpConstant   = "constant"   // an integer constant ±1
 	OpAssignment = "assignment" // += ↔ -=, *= ↔ /=, ++ ↔ --
 	OpRemoval    = "removal"    // a statement removed
-	OpResult     = "result"     // a returned value replaced by its type's zero value
 )
-
-// Operators are every operator, in the order reports list them.
-var Operators = []string{OpArithmetic, OpBoundary, OpNegation, OpLogical, OpConstant, OpAssignment, OpRemoval, OpResult}
 
 // arithmeticAlternatives are the operators that replace each arithmetic
 // operator (integers; floats drop %).
@@ -74,8 +70,6 @@ func codeText(c byte) string {
 // compiles wherever the original does.
 type fileMutator struct {
 	fset  *token.FileSet
-	pkg   *types.Package
-	file  *ast.File
 	tf    *token.File
 	info  *types.Info
 	src   []byte
@@ -294,128 +288,6 @@ func (m *fileMutator) literal(lit *ast.BasicLit) {
 	m.close(lit, fmt.Sprintf(", %d)", first), false)
 }
 
-// boolean makes a boolean constant's opposite a mutant where it has the
-// predeclared type bool (not a named or untyped one) and is not part of a
-// constant declaration.
-func (m *fileMutator) boolean(id *ast.Ident) {
-	if (id.Name != "true" && id.Name != "false") || !m.wanted(id) {
-		return
-	}
-	if c, ok := m.info.Uses[id].(*types.Const); !ok || c.Parent() != types.Universe {
-		return
-	}
-	if t := m.typeOf(id); t == nil || !types.Identical(t, types.Typ[types.Bool]) {
-		return
-	}
-	other := "false"
-	if id.Name == "false" {
-		other = "true"
-	}
-	mid := m.add(id, OpConstant, id.Name+" → "+other, m.off(id.Pos()), len(id.Name), other)
-	m.open(id, "(", false)
-	m.close(id, fmt.Sprintf(" != %s.On(%d))", m.rt, mid), false)
-}
-
-// result makes each returned value's replacement by its type's zero value
-// a mutant, where the value has the result's own type (so that the zero
-// returned is the one the edited line spells: a nil *T returned as an
-// error is not a nil error) and is an operand whose type does not come
-// from its context (a variable, a field, an element, a call), and its
-// zero value can be spelled here.
-func (m *fileMutator) result(s *ast.ReturnStmt, results *types.Tuple) {
-	if results == nil || len(s.Results) != results.Len() {
-		return // a bare return, or a call's several results
-	}
-	for i, e := range s.Results {
-		switch ast.Unparen(e).(type) {
-		case *ast.Ident, *ast.SelectorExpr, *ast.IndexExpr, *ast.CallExpr, *ast.StarExpr:
-		default:
-			continue
-		}
-		if m.constant(e) || !m.wanted(e) || !m.oneLine(e) {
-			continue
-		}
-		t := m.typeOf(e)
-		if t == nil || !types.Identical(t, results.At(i).Type()) {
-			continue
-		}
-		zero, ok := m.zeroText(t, e.Pos())
-		if !ok || zero == m.text(e) {
-			continue
-		}
-		off := m.off(e.Pos())
-		id := m.add(e, OpResult, "returns "+zero, off, m.off(e.End())-off, zero)
-		m.open(e, m.rt+".Zero(", false)
-		m.close(e, fmt.Sprintf(", %d)", id), false)
-	}
-}
-
-// zeroText spells the zero value of t at pos: nil, 0, "", false, or T{}
-// for a struct or array type named at package level (its package's name
-// qualifying it when imported); false when it cannot be spelled there.
-func (m *fileMutator) zeroText(t types.Type, pos token.Pos) (string, bool) {
-	t = types.Unalias(t)
-	if _, ok := t.(*types.TypeParam); ok {
-		return "", false
-	}
-	switch u := t.Underlying().(type) {
-	case *types.Basic:
-		switch info := u.Info(); {
-		case info&types.IsUntyped != 0:
-			return "", false
-		case info&types.IsBoolean != 0:
-			return "false", true
-		case info&types.IsNumeric != 0:
-			return "0", true
-		case info&types.IsString != 0:
-			return `""`, true
-		case u.Kind() == types.UnsafePointer:
-			return "nil", true
-		}
-		return "", false
-	case *types.Pointer, *types.Slice, *types.Map, *types.Chan, *types.Signature, *types.Interface:
-		return "nil", true
-	case *types.Struct, *types.Array:
-		named, ok := t.(*types.Named)
-		if !ok || named.TypeArgs().Len() > 0 {
-			return "", false
-		}
-		name, ok := m.spell(named.Obj(), pos)
-		return name + "{}", ok
-	}
-	return "", false
-}
-
-// spell names a package-level type at pos: its name in its own package,
-// qualified by the file's import name elsewhere; false when that name is
-// shadowed at pos or the file does not import its package by name.
-func (m *fileMutator) spell(obj *types.TypeName, pos token.Pos) (string, bool) {
-	if obj.Pkg() == nil || obj.Parent() != obj.Pkg().Scope() {
-		return "", false
-	}
-	scope := m.pkg.Scope().Innermost(pos)
-	if scope == nil {
-		return "", false
-	}
-	if obj.Pkg() == m.pkg {
-		_, found := scope.LookupParent(obj.Name(), pos)
-		return obj.Name(), found == obj
-	}
-	if !obj.Exported() {
-		return "", false
-	}
-	for _, spec := range m.file.Imports {
-		pn := m.info.PkgNameOf(spec)
-		if pn == nil || pn.Imported() != obj.Pkg() || pn.Name() == "_" || pn.Name() == "." {
-			continue
-		}
-		if _, found := scope.LookupParent(pn.Name(), pos); found == pn {
-			return pn.Name() + "." + obj.Name(), true
-		}
-	}
-	return "", false
-}
-
 // pure reports whether evaluating e twice is evaluating it once: a
 // variable, a field of one, or an element at a variable or constant
 // index, on one line.
@@ -524,11 +396,7 @@ func (m *fileMutator) run(f *ast.File) {
 		if !ok || fd.Body == nil {
 			continue
 		}
-		var results *types.Tuple
-		if fn, ok := m.info.Defs[fd.Name].(*types.Func); ok {
-			results = fn.Type().(*types.Signature).Results()
-		}
-		m.walk(fd.Body, results)
+		m.walk(fd.Body)
 	}
 }
 
@@ -553,22 +421,9 @@ func (m *fileMutator) literalParent(parent ast.Node, lit *ast.BasicLit) bool {
 	return false
 }
 
-// walk mutates a function body, results being its function's results.
-func (m *fileMutator) walk(body *ast.BlockStmt, results *types.Tuple) {
+func (m *fileMutator) walk(body *ast.BlockStmt) {
 	var stack []ast.Node
 	ast.Inspect(body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			// Its own body, with its own results.
-			if sig, ok := m.typeOf(n).(*types.Signature); ok {
-				m.walk(n.Body, sig.Results())
-			}
-			return false
-		case *ast.GenDecl:
-			if n.Tok == token.CONST {
-				return false // constants stay constant
-			}
-		}
 		if n == nil {
 			stack = stack[:len(stack)-1]
 			return true
@@ -597,10 +452,6 @@ func (m *fileMutator) walk(body *ast.BlockStmt, results *types.Tuple) {
 			m.remove(n, parent)
 		case *ast.ExprStmt:
 			m.remove(n, parent)
-		case *ast.Ident:
-			m.boolean(n)
-		case *ast.ReturnStmt:
-			m.result(n, results)
 		}
 		return true
 	})

@@ -109,7 +109,8 @@ func checkModule(ctx context.Context, dir, run string, plainFirst bool) (int, er
 			ops[m.Operator]++
 		}
 		var byOp []string
-		for _, op := range mutation.Operators {
+		for _, op := range []string{mutation.OpArithmetic, mutation.OpBoundary, mutation.OpNegation, mutation.OpLogical,
+			mutation.OpConstant, mutation.OpAssignment, mutation.OpRemoval} {
 			byOp = append(byOp, fmt.Sprintf("%s %d", op[:3], ops[op]))
 		}
 		start = time.Now()

@@ -127,7 +127,7 @@ func (s *Service) mutate(ctx context.Context, loc *Localization, opts Options, d
 
 // mutationFormat changes when the cached mutation analyses' form or
 // meaning does.
-const mutationFormat = "faultline-mutation-2"
+const mutationFormat = "faultline-mutation-1"
 
 // mutationKey is the cache key of a mutation analysis: the test binaries
 // of the packages whose tests it runs (their source and dependencies), the

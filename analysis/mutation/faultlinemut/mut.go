@@ -102,12 +102,3 @@ func Const[T Integer](v T, first int) T {
 	}
 	return v
 }
-
-// Zero is v, or its type's zero value when mutant id is active.
-func Zero[T any](v T, id int) T {
-	if active == id {
-		var zero T
-		return zero
-	}
-	return v
-}
