@@ -91,11 +91,15 @@ func DefaultOrder(o Options) string {
 	if o.BlockRank != nil || o.SatTar || o.Formula != nil && o.Formula.Name() != rank.Default().Name() {
 		return OrderCombined
 	}
-	if !o.Angelic || analysis.Available() != nil {
+	if !o.analysesRun() {
 		return OrderFormula
 	}
 	return order
 }
+
+// analysesRun says whether the analyses beyond the spectra (angelic fixes
+// and mutants) run: asked for, and Z3 at hand.
+func (o Options) analysesRun() bool { return o.Angelic && analysis.Available() == nil }
 
 func (o *Options) defaults() {
 	if o.Formula == nil {
@@ -382,7 +386,7 @@ func (s *Service) Localize(ctx context.Context, m *spectra.Matrix, opts Options,
 	window := time.Now()
 	// The mutants go with the angelic analysis: off with it, and off where
 	// it cannot run (no Z3), whose ranking is the formula's alone.
-	if opts.Angelic && analysis.Available() == nil && opts.Mutants > 0 && formula.Failed > 0 {
+	if opts.analysesRun() && opts.Mutants > 0 && formula.Failed > 0 {
 		loc.Mutation = s.mutate(ctx, loc, opts, window.Add(mutationTime(opts.Budget)))
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
