@@ -30,9 +30,11 @@ local function finish(code, msg)
 end
 local ok, err = pcall(function()
   local root, file, line = env("FL_ROOT"), env("FL_FILE"), tonumber(env("FL_LINE"))
+  local exited
   local id = vim.lsp.start_client({
     name = "faultline",
     cmd = { env("FL_BIN"), "serve" },
+    on_exit = function(code, signal) exited = { code = code, signal = signal } end,
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = "e2e" } },
     handlers = {
@@ -58,6 +60,16 @@ local ok, err = pcall(function()
   local seen = {}
   for _, d in ipairs(vim.diagnostic.get(buf)) do
     table.insert(seen, (d.lnum + 1) .. ": " .. d.message:gsub("\n", " "))
+  end
+  -- shutdown and exit, and wait for the server to end: quitting Neovim
+  -- does not wait for it, and a server still writing its store would
+  -- outlive the test.
+  vim.lsp.stop_client(id)
+  if not vim.wait(10000, function() return exited ~= nil end, 50) then
+    finish(1, "the server did not exit within 10 s of shutdown and exit")
+  end
+  if exited.code ~= 0 then
+    finish(1, "the server exited with code " .. exited.code .. " and signal " .. exited.signal)
   end
   if found then
     finish(0, "diagnostic on line " .. line .. "\n" .. table.concat(seen, "\n"))
