@@ -53,7 +53,8 @@ type Schemata struct {
 
 // Generate writes the mutants of lines (most suspicious first) into an
 // overlay of mod: the lines are taken in order while their mutants fit in
-// max. Only the module's non-test, non-generated files are mutated.
+// max, and likewise for the fix-only mutants within max/fixOnlyShare more.
+// Only the module's non-test, non-generated files are mutated.
 func Generate(mod *testbuild.Module, lines []Loc, max int) (*Schemata, error) {
 	byDir := map[string]bool{}
 	for _, l := range lines {
@@ -106,39 +107,32 @@ func Generate(mod *testbuild.Module, lines []Loc, max int) (*Schemata, error) {
 		}
 	}
 	rt := testbuild.UnusedName(runtimeName, sources...)
-	mutator := func(u unit, wanted map[int]bool, next *int, limit int) *fileMutator {
+	mutator := func(u unit, wanted, wantedFix map[int]bool, next *int) *fileMutator {
 		m := &fileMutator{fset: u.p.Fset, tf: u.p.Fset.File(u.f.Pos()), info: u.p.TypesInfo, src: u.src, rel: u.rel,
-			rt: rt, lines: wanted, next: next, limit: limit}
+			rt: rt, lines: wanted, fixLines: wantedFix, next: next, limit: 1 << 30}
 		m.run(u.f)
 		return m
 	}
 	// A first pass counts each line's mutants, so that the budget goes to
 	// the most suspicious lines whole.
-	perLine := map[Loc]int{}
+	perLine, perLineFix := map[Loc]int{}, map[Loc]int{}
 	all := map[int]bool{}
 	for _, l := range lines {
 		all[l.Line] = true
 	}
 	for _, u := range units {
 		next := 0
-		for _, mu := range mutator(u, all, &next, 1<<30).muts {
-			perLine[Loc{mu.File, mu.Line}]++
+		for _, mu := range mutator(u, all, all, &next).muts {
+			if mu.FixOnly {
+				perLineFix[Loc{mu.File, mu.Line}]++
+			} else {
+				perLine[Loc{mu.File, mu.Line}]++
+			}
 		}
 	}
-	chosen := map[string]map[int]bool{}
-	total := 0
-	for _, l := range lines {
-		n := perLine[l]
-		if n == 0 || total+n > max {
-			continue
-		}
-		total += n
-		if chosen[l.File] == nil {
-			chosen[l.File] = map[int]bool{}
-		}
-		chosen[l.File][l.Line] = true
-	}
-	if total == 0 {
+	chosen, total := choose(lines, perLine, max)
+	chosenFix, totalFix := choose(lines, perLineFix, max/fixOnlyShare)
+	if total+totalFix == 0 {
 		return s, nil
 	}
 	s.Overlay, err = mod.NewOverlay()
@@ -151,10 +145,10 @@ func Generate(mod *testbuild.Module, lines []Loc, max int) (*Schemata, error) {
 	}
 	next := 0
 	for _, u := range units {
-		if chosen[u.rel] == nil {
+		if chosen[u.rel] == nil && chosenFix[u.rel] == nil {
 			continue
 		}
-		m := mutator(u, chosen[u.rel], &next, 1<<30)
+		m := mutator(u, chosen[u.rel], chosenFix[u.rel], &next)
 		if len(m.muts) == 0 {
 			continue
 		}
@@ -168,6 +162,29 @@ func Generate(mod *testbuild.Module, lines []Loc, max int) (*Schemata, error) {
 		}
 	}
 	return s, nil
+}
+
+// fixOnlyShare bounds the fix-only mutants: a fraction 1/fixOnlyShare of
+// the scored ones' bound, on top of it.
+const fixOnlyShare = 4
+
+// choose takes lines in order while their mutants (counts) fit in max,
+// giving the chosen lines by file and their mutants in all.
+func choose(lines []Loc, counts map[Loc]int, max int) (map[string]map[int]bool, int) {
+	chosen := map[string]map[int]bool{}
+	total := 0
+	for _, l := range lines {
+		n := counts[l]
+		if n == 0 || total+n > max || chosen[l.File][l.Line] {
+			continue
+		}
+		total += n
+		if chosen[l.File] == nil {
+			chosen[l.File] = map[int]bool{}
+		}
+		chosen[l.File][l.Line] = true
+	}
+	return chosen, total
 }
 
 // editedLine is the line holding edit e after it is applied, trimmed.

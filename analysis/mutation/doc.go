@@ -1,7 +1,8 @@
 // Package mutation owns mutation-based fault localization: it mutates the
 // lines failing tests execute (arithmetic and relational operators,
 // boundaries, && and ||, negated conditions, integer constants ±1,
-// op-assignments, removed statements), compiles every mutant into one
+// op-assignments, removed statements; true ↔ false only to find fixes),
+// compiles every mutant into one
 // test binary per package through the build layer (mutant schemata: the
 // active mutant is chosen at run time by the runtime package
 // faultlinemut), runs each mutant against the tests that cover its line,

@@ -2,6 +2,7 @@ package mutation
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -37,10 +38,12 @@ func fileLines(t *testing.T, mod *testbuild.Module, file string) []Loc {
 	return out
 }
 
-func covering(lines ...int) map[Loc]bool {
+func covering(lines ...int) map[Loc]bool { return coveringIn("ops.go", lines...) }
+
+func coveringIn(file string, lines ...int) map[Loc]bool {
 	out := map[Loc]bool{}
 	for _, l := range lines {
-		out[Loc{"ops.go", l}] = true
+		out[Loc{file, l}] = true
 	}
 	return out
 }
@@ -85,6 +88,56 @@ func TestOperatorFixes(t *testing.T) {
 	t.Logf("scores: %+v", res.Lines)
 }
 
+// TestBooleanFlipsFindFixesOnly: a flipped boolean constant is a verified
+// fix of the fault it undoes, one that breaks a passing test is not, and
+// neither counts in its line's scores.
+func TestBooleanFlipsFindFixesOnly(t *testing.T) {
+	mod := openModule(t, "booleans.txtar")
+	const pkg = "example.com/booleans"
+	in := func(lines ...int) map[Loc]bool { return coveringIn("booleans.go", lines...) }
+	tests := []Test{
+		{pkg, "TestDefaultsTrim", true, in(10, 11), 0},
+		{pkg, "TestDefaultsStrict", false, in(10, 11), 0},
+	}
+	res, err := Analyze(context.Background(), mod, fileLines(t, mod, "booleans.go"), tests, Options{MaxMutants: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.BuildErrors) > 0 {
+		t.Fatalf("schemata did not build: %v", res.BuildErrors)
+	}
+	fixes := map[int][]string{}
+	flips := 0
+	for _, k := range res.Kills {
+		if k.Mutant.FixOnly {
+			flips++
+			if k.Mutant.Operator != OpConstant {
+				t.Errorf("fix-only mutant of operator %s: %+v", k.Mutant.Operator, k.Mutant)
+			}
+		}
+		if k.Fix {
+			fixes[k.Mutant.Line] = append(fixes[k.Mutant.Line], k.Mutant.Edited)
+		}
+	}
+	if flips != 2 {
+		t.Errorf("%d boolean flips ran, want 2 (trim's and strict's)", flips)
+	}
+	if want := "trim := false"; !slices.Contains(fixes[10], want) {
+		t.Errorf("line 10: no verified fix %q; fixes: %v", want, fixes)
+	}
+	if len(fixes[11]) > 0 {
+		t.Errorf("strict: false breaks TestDefaultsStrict, yet is a fix: %v", fixes[11])
+	}
+	// Line 10's only mutant is its flip: a fix, and no score.
+	if s := res.Lines[Loc{"booleans.go", 10}]; s.Fixes != 1 || s.Mutants != 0 || s.Metallaxis != 0 || s.MUSE != 0 {
+		t.Errorf("line 10: %+v, want one fix and no scored mutant", s)
+	}
+	// Line 11's flip broke a passing test: its scores do not say so.
+	if s := res.Lines[Loc{"booleans.go", 11}]; s.Mutants != 0 || s.Fixes != 0 {
+		t.Errorf("line 11: %+v, want no scored mutant and no fix", s)
+	}
+}
+
 // TestTrickySitesCompile builds the schemata of every line of a file full
 // of sites a careless rewrite breaks, and the unmutated binary passes.
 func TestTrickySitesCompile(t *testing.T) {
@@ -101,6 +154,18 @@ func TestTrickySitesCompile(t *testing.T) {
 		if ops[op] == 0 {
 			t.Errorf("no %s mutant; mutants: %v", op, ops)
 		}
+	}
+	var flips []string
+	for _, m := range s.Mutants {
+		if m.FixOnly {
+			flips = append(flips, fmt.Sprintf("%d: %s", m.Line, m.Edited))
+		}
+	}
+	// booleans' flippable constants: more's two settings, and none in a
+	// constant expression (an untyped one), the constant declaration, the
+	// named flag or the shadowed true.
+	if want := []string{"82: more := true", "84: more = false"}; !slices.Equal(flips, want) {
+		t.Errorf("boolean flips %q, want %q", flips, want)
 	}
 	ctx := context.Background()
 	bin, err := s.Build(ctx, "example.com/tricky")
@@ -125,7 +190,14 @@ func TestScore(t *testing.T) {
 		{Mutant: Mutant{ID: 0, File: "f.go", Line: 1}, FailToPass: 1, FailChanged: 1},
 		{Mutant: Mutant{ID: 1, File: "f.go", Line: 2}, FailChanged: 1, PassToFail: 2},
 	}
+	// Fix-only mutants count in no score, only in their line's fixes.
+	kills = append(kills,
+		Kill{Mutant: Mutant{ID: 2, File: "f.go", Line: 2, FixOnly: true}, FailToPass: 1, FailChanged: 1, PassToFail: 2},
+		Kill{Mutant: Mutant{ID: 3, File: "f.go", Line: 3, FixOnly: true}, FailToPass: 1, FailChanged: 1, Fix: true})
 	got := Score(kills, 1, 2)
+	if g := got[Loc{"f.go", 3}]; g != (Scores{Fixes: 1}) {
+		t.Errorf("line 3 (a fix-only fix): %+v, want only the fix", g)
+	}
 	// f2p 1, p2f 2, α = 1·2/(1·2) = 1.
 	want := map[Loc]Scores{
 		{"f.go", 1}: {Metallaxis: 1, MUSE: (1.0 / 2) / 2, Mutants: 1},

@@ -92,8 +92,8 @@ type Result struct {
 type Scores struct {
 	Metallaxis float64 // the best Ochiai score of its mutants' kills
 	MUSE       float64
-	Mutants    int // mutants run on the line
-	Fixes      int // verified operator fixes on the line
+	Mutants    int // mutants run on the line, fix-only ones left out
+	Fixes      int // verified operator fixes on the line, fix-only ones' included
 }
 
 // Analyze generates mutants for lines (most suspicious first), builds one
@@ -188,28 +188,36 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 			}
 		}
 	}
-	// The runs go in three phases, each over the mutants in runOrder: the
+	// The runs go in phases, each over the mutants in runOrder: the
 	// covering failing tests first, fast as a rule and all that
 	// Metallaxis-FL needs of a mutant that changes no failure; then the
 	// covering passing tests of the mutants that changed a failure (their
 	// Metallaxis-FL scores, and whether they are fixes); then the other
 	// mutants' passing tests (MUSE's broken passing tests). A budget
 	// that ends early so leaves each run mutant's failing side known; once
-	// it ends, no later phase runs either.
+	// it ends, no later phase runs either. The fix-only mutants come last:
+	// their failing tests, then the passing tests of those that made
+	// every covering failing test pass.
 	order := runOrder(s.Mutants, lines)
+	wantFixed := make([]int, len(s.Mutants))
+	for i, m := range s.Mutants {
+		wantFixed[i] = coveringFailing(tests, m)
+	}
 	phases := []struct {
 		failing bool
-		want    func(k *Kill) bool
+		want    func(i int, k *Kill) bool
 	}{
-		{true, func(*Kill) bool { return true }},
-		{false, func(k *Kill) bool { return k.FailChanged > 0 }},
-		{false, func(k *Kill) bool { return k.FailChanged == 0 }},
+		{true, func(_ int, k *Kill) bool { return !k.Mutant.FixOnly }},
+		{false, func(_ int, k *Kill) bool { return !k.Mutant.FixOnly && k.FailChanged > 0 }},
+		{false, func(_ int, k *Kill) bool { return !k.Mutant.FixOnly && k.FailChanged == 0 }},
+		{true, func(_ int, k *Kill) bool { return k.Mutant.FixOnly }},
+		{false, func(i int, k *Kill) bool { return k.Mutant.FixOnly && k.FailToPass > 0 && k.FailToPass == wantFixed[i] }},
 	}
 runs:
 	for _, ph := range phases {
 		for _, i := range order {
 			k := &kills[i]
-			if !ph.want(k) {
+			if !ph.want(i, k) {
 				continue
 			}
 			for _, pr := range runners {
@@ -267,7 +275,7 @@ runs:
 		k := kills[i]
 		// Each package's kills add up; a fix must hold in all of them.
 		k.Partial = done[i] < needed[i] || partial[i]
-		k.Fix = k.FailToPass > 0 && k.PassToFail == 0 && k.FailToPass == coveringFailing(tests, k.Mutant) && !k.Partial
+		k.Fix = k.FailToPass > 0 && k.PassToFail == 0 && k.FailToPass == wantFixed[i] && !k.Partial
 		res.Kills = append(res.Kills, k)
 	}
 	res.Run = len(res.Kills)
@@ -299,10 +307,13 @@ func coveringFailing(tests []Test, m Mutant) int {
 // more, the failing tests each makes pass over all such changes (f2p),
 // less α times the passing tests each makes fail over all such changes
 // (p2f), where α = f2p·passing / (failing·p2f) weighs the two rates
-// against each other.
+// against each other. A fix-only mutant counts only in its line's Fixes.
 func Score(kills []Kill, failing, passing int) map[Loc]Scores {
 	f2p, p2f := 0, 0
 	for _, k := range kills {
+		if k.Mutant.FixOnly {
+			continue
+		}
 		f2p += k.FailToPass
 		p2f += k.PassToFail
 	}
@@ -314,6 +325,14 @@ func Score(kills []Kill, failing, passing int) map[Loc]Scores {
 	muse := map[Loc]float64{}
 	for _, k := range kills {
 		l := Loc{k.Mutant.File, k.Mutant.Line}
+		if k.Mutant.FixOnly {
+			if k.Fix {
+				s := out[l]
+				s.Fixes++
+				out[l] = s
+			}
+			continue
+		}
 		s := out[l]
 		s.Mutants++
 		if k.Fix {
@@ -326,6 +345,9 @@ func Score(kills []Kill, failing, passing int) map[Loc]Scores {
 		out[l] = s
 	}
 	for l, s := range out {
+		if s.Mutants == 0 {
+			continue // fix-only mutants' fixes alone
+		}
 		s.MUSE = muse[l] / float64(s.Mutants+1)
 		out[l] = s
 	}

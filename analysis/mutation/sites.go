@@ -20,6 +20,9 @@ type Mutant struct {
 	Operator string `json:"operator"` // the kind of change: one of the Op constants
 	Change   string `json:"change"`   // what changes, as "* → /"
 	Edited   string `json:"edited"`   // the mutated source line, trimmed
+	// FixOnly says the mutant runs only to find a fix: it runs after the
+	// others and counts in no line's scores (see Analyze).
+	FixOnly bool `json:"fixOnly,omitempty"`
 	// edit is the change as one edit of the original file, for Edited.
 	edit testbuild.Edit
 }
@@ -30,7 +33,7 @@ const (
 	OpBoundary   = "boundary"   // < ↔ <=, > ↔ >=
 	OpNegation   = "negation"   // a condition or an equality negated
 	OpLogical    = "logical"    // && ↔ ||
-	OpConstant   = "constant"   // an integer constant ±1
+	OpConstant   = "constant"   // an integer constant ±1; true ↔ false (fix-only)
 	OpAssignment = "assignment" // += ↔ -=, *= ↔ /=, ++ ↔ --
 	OpRemoval    = "removal"    // a statement removed
 )
@@ -76,10 +79,12 @@ type fileMutator struct {
 	rel   string
 	rt    string       // the runtime's import name
 	lines map[int]bool // the lines to mutate
-	next  *int         // the next mutant id
-	limit int          // no more mutants than this in all
-	edits []testbuild.Edit
-	muts  []Mutant
+	// fixLines are the lines to give fix-only mutants.
+	fixLines map[int]bool
+	next     *int // the next mutant id
+	limit    int  // no more mutants than this in all
+	edits    []testbuild.Edit
+	muts     []Mutant
 }
 
 func (m *fileMutator) off(p token.Pos) int { return m.tf.Offset(p) }
@@ -88,6 +93,10 @@ func (m *fileMutator) text(n ast.Node) string { return string(m.src[m.off(n.Pos(
 
 func (m *fileMutator) wanted(n ast.Node) bool {
 	return m.lines[m.tf.Line(n.Pos())] && len(m.muts) < m.limit
+}
+
+func (m *fileMutator) wantedFix(n ast.Node) bool {
+	return m.fixLines[m.tf.Line(n.Pos())] && len(m.muts) < m.limit
 }
 
 // oneLine reports whether n starts and ends on one line (its text may be
@@ -288,6 +297,31 @@ func (m *fileMutator) literal(lit *ast.BasicLit) {
 	m.close(lit, fmt.Sprintf(", %d)", first), false)
 }
 
+// boolean makes a boolean constant's opposite a fix-only mutant where it
+// has the predeclared type bool (not a named or untyped one). Flipped
+// settings and defaults (pathUnescape := true) are faults no other
+// operator undoes, but a flip that breaks a test is weak evidence
+// against its line: such mutants are counted in no score.
+func (m *fileMutator) boolean(id *ast.Ident) {
+	if (id.Name != "true" && id.Name != "false") || !m.wantedFix(id) {
+		return
+	}
+	if c, ok := m.info.Uses[id].(*types.Const); !ok || c.Parent() != types.Universe {
+		return // shadowed
+	}
+	if t := m.typeOf(id); t == nil || !types.Identical(t, types.Typ[types.Bool]) {
+		return
+	}
+	other := "false"
+	if id.Name == "false" {
+		other = "true"
+	}
+	mid := m.add(id, OpConstant, id.Name+" → "+other, m.off(id.Pos()), len(id.Name), other)
+	m.muts[len(m.muts)-1].FixOnly = true
+	m.open(id, "(", false)
+	m.close(id, fmt.Sprintf(" != %s.On(%d))", m.rt, mid), false)
+}
+
 // pure reports whether evaluating e twice is evaluating it once: a
 // variable, a field of one, or an element at a variable or constant
 // index, on one line.
@@ -424,6 +458,9 @@ func (m *fileMutator) literalParent(parent ast.Node, lit *ast.BasicLit) bool {
 func (m *fileMutator) walk(body *ast.BlockStmt) {
 	var stack []ast.Node
 	ast.Inspect(body, func(n ast.Node) bool {
+		if d, ok := n.(*ast.GenDecl); ok && d.Tok == token.CONST {
+			return false // constants stay constant
+		}
 		if n == nil {
 			stack = stack[:len(stack)-1]
 			return true
@@ -452,6 +489,8 @@ func (m *fileMutator) walk(body *ast.BlockStmt) {
 			m.remove(n, parent)
 		case *ast.ExprStmt:
 			m.remove(n, parent)
+		case *ast.Ident:
+			m.boolean(n)
 		}
 		return true
 	})

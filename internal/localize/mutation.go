@@ -127,7 +127,7 @@ func (s *Service) mutate(ctx context.Context, loc *Localization, opts Options, d
 
 // mutationFormat changes when the cached mutation analyses' form or
 // meaning does.
-const mutationFormat = "faultline-mutation-1"
+const mutationFormat = "faultline-mutation-2"
 
 // mutationKey is the cache key of a mutation analysis: the test binaries
 // of the packages whose tests it runs (their source and dependencies), the
@@ -236,10 +236,12 @@ func mutationEvidence(in *evidenceInput, put func(string, int, float64)) error {
 		if !ok {
 			continue
 		}
-		muse[i], metallaxis[i] = s.MUSE, s.Metallaxis
-		put("metallaxis", i, s.Metallaxis)
-		put("muse", i, s.MUSE)
-		put("mutants", i, float64(s.Mutants))
+		if s.Mutants > 0 {
+			muse[i], metallaxis[i] = s.MUSE, s.Metallaxis
+			put("metallaxis", i, s.Metallaxis)
+			put("muse", i, s.MUSE)
+			put("mutants", i, float64(s.Mutants))
+		}
 		if s.Fixes > 0 {
 			put("fix", i, 1)
 		}

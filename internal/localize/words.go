@@ -36,7 +36,7 @@ var evidenceTerms = map[string]EvidenceTerm{
 	"mutation.metallaxis":                {"Metallaxis-FL score", "how strongly the line's mutants change the failing tests' outcomes rather than the passing ones' (Metallaxis-FL)"},
 	"mutation.muse":                      {"MUSE score", "how often the line's mutants make failing tests pass rather than passing tests fail (MUSE)"},
 	"mutation.mutants":                   {"mutants run", "how many mutants of the line ran against the tests that cover it"},
-	"mutation.fix":                       {"verified operator fix", "a mutant of the line (an operator changed, a statement removed) makes the failing tests pass and keeps the passing ones passing"},
+	"mutation.fix":                       {"verified operator fix", "a mutant of the line (an operator changed, a boolean flipped, a statement removed) makes the failing tests pass and keeps the passing ones passing"},
 	"mutation.metallaxis.reciprocalRank": {"first under Metallaxis-FL", "the line is among the first when the lines are ordered by their Metallaxis-FL scores"},
 	"mutation.muse.reciprocalRank":       {"first under MUSE", "the line is among the first when the lines are ordered by their MUSE scores"},
 	"sattar.suspect":                     {"in unsat cores", "the line is in the unsat cores of the failing tests' checks (SAT-TAR)"},

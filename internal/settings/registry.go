@@ -122,7 +122,7 @@ func All() []Setting {
 			"The memory in MB one analysis may hold before it is stopped, as `faultline rank -memory`; the solver's search stops at half of it."),
 		countSetting("mutants", 0, func(s *Settings) *int { return &s.Mutants }, "`Settings.Mutants`",
 			"How many mutants of the lines the failing tests run may be tried, the most suspicious lines first, with the angelic analysis (`angelic`), as `faultline rank -mutants`; 200 by default, 0 tries none. "+
-				"A mutant (an operator swapped, a boundary moved, a condition negated, a constant moved by one, a statement removed) that makes every failing test "+
+				"A mutant (an operator swapped, a boundary moved, a condition negated, a constant moved by one, a boolean flipped, a statement removed) that makes every failing test "+
 				"that runs its line pass and keeps every passing one passing is a verified operator fix: the hover names it and the \"Apply verified operator fix\" "+
 				"code action previews it. The mutants run before the angelic analysis, within the first half of its time window (`budget`), and again each time the code they run changes (an analysis that ran every mutant is cached)."),
 		megabytesSetting("testMemory", 0, func(s *Settings) *int64 { return &s.TestMemory }, "`Settings.TestMemory`, in bytes",
