@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/faultline-go/faultline/internal/localize"
@@ -168,7 +169,67 @@ func writeDiagnosis(w io.Writer, cases []*scoredCase, v variant, mOf func(*score
 		}
 		fmt.Fprintf(w, "| %s | %.1f | %.1f | %d | %d | %s |\n", r.c.ID, r.pos, r.ochiai, passing, inWindow, strings.Join(why, ", "))
 	}
+	fmt.Fprintf(w, "\n## Second to fifth under %s: the lines ahead of the faulty one\n\n| fault | position | Ochiai | line ahead | its place | same function | lines away | kind | evidence pulling it ahead (weighted difference) |\n|---|---|---|---|---|---|---|---|---|\n", v)
+	for _, r := range rows {
+		if r.best < 0 || r.pos <= 1 || r.pos > 5 {
+			continue
+		}
+		first := r.best // the faulty line the variant places first
+		for i, l := range r.c.Report.Lines {
+			if r.c.Faulty[lineKey{l.File, l.Line}] && r.ties[i][0] < r.ties[first][0] {
+				first = i
+			}
+		}
+		f := r.c.Report.Lines[first]
+		for i, l := range r.c.Report.Lines {
+			if r.ties[i][0] >= r.ties[first][0] || float64(r.ties[i][0]) >= r.pos {
+				continue // not ahead (the faulty line may be one the report leaves out: a declaration)
+			}
+			same := "-"
+			if r.c.Funcs != nil {
+				same = strconv.FormatBool(r.c.Funcs(l.File, l.Line) == r.c.Funcs(f.File, f.Line))
+			}
+			away := "other file"
+			if l.File == f.File {
+				away = strconv.Itoa(l.Line - f.Line)
+			}
+			var kinds []string
+			for col, v := range l.Evidence {
+				if k, ok := strings.CutPrefix(col, "static.kind."); ok && v > 0 {
+					kinds = append(kinds, k)
+				}
+			}
+			slices.Sort(kinds)
+			kind := strings.Join(kinds, "+")
+			fmt.Fprintf(w, "| %s | %.1f | %.1f | %s:%d | %d | %s | %s | %s | %s |\n", r.c.ID, r.pos, r.ochiai, l.File, l.Line, r.ties[i][0], same, away, kind, pulling(r.m, l, f))
+		}
+	}
 	return nil
+}
+
+// pulling names the three columns whose weighted difference puts line a
+// most ahead of line b under m.
+func pulling(m *localize.Model, a, b localize.RankedLine) string {
+	pull := map[string]float64{}
+	for col, wt := range m.Weights {
+		if d := wt * (a.Evidence[col] - b.Evidence[col]); d > 0 {
+			pull[col] = d
+		}
+	}
+	cols := slices.SortedFunc(maps.Keys(pull), func(x, y string) int {
+		if pull[x] != pull[y] {
+			if pull[x] > pull[y] {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(x, y)
+	})
+	var why []string
+	for _, col := range cols[:min(3, len(cols))] {
+		why = append(why, fmt.Sprintf("%s %+.2f", col, pull[col]))
+	}
+	return strings.Join(why, ", ")
 }
 
 // wholePosition is the fault's position under m's whole ranking, which
