@@ -10,8 +10,27 @@ function M.out(msg)
   io.stdout:flush()
 end
 
--- finish prints PASS or FAIL with msg and quits Neovim with code.
+-- finish stops the language servers (shutdown, exit) and waits for them
+-- to end, then prints PASS or FAIL with msg and quits Neovim with code.
+-- Quitting does not wait for a server, and one still writing its store
+-- would race the removal of the test's directories. A server that does
+-- not exit within 10 s fails the test.
 function M.finish(code, msg)
+  local clients = vim.lsp.get_active_clients()
+  for _, c in ipairs(clients) do
+    vim.lsp.stop_client(c.id)
+  end
+  local gone = vim.wait(10000, function()
+    for _, c in ipairs(clients) do
+      if vim.lsp.get_client_by_id(c.id) ~= nil then
+        return false
+      end
+    end
+    return true
+  end, 50)
+  if not gone then
+    code, msg = 1, msg .. "; a language server did not exit within 10 s of shutdown and exit"
+  end
   M.out((code == 0 and "PASS: " or "FAIL: ") .. msg)
   vim.cmd("cquit " .. code)
 end

@@ -445,7 +445,9 @@ async function main() {
     } catch {
       // already gone
     }
-    fs.rmSync(work, { recursive: true, force: true });
+    // The servers the signal ends may still be writing their stores:
+    // retry a removal that meets a directory filling up.
+    fs.rmSync(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 }
 
