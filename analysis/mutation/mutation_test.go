@@ -119,8 +119,8 @@ func TestBooleanFlipsFindFixesOnly(t *testing.T) {
 			fixes[k.Mutant.Line] = append(fixes[k.Mutant.Line], k.Mutant.Edited)
 		}
 	}
-	if flips != 2 {
-		t.Errorf("%d boolean flips ran, want 2 (trim's and strict's)", flips)
+	if flips != 2 || res.Cut {
+		t.Errorf("%d boolean flips ran (cut: %v), want 2 (trim's and strict's)", flips, res.Cut)
 	}
 	if want := "trim := false"; !slices.Contains(fixes[10], want) {
 		t.Errorf("line 10: no verified fix %q; fixes: %v", want, fixes)

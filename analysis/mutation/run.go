@@ -83,8 +83,9 @@ type Result struct {
 	// BuildErrors are the packages whose schemata binary did not build.
 	BuildErrors map[string]string `json:"buildErrors,omitempty"`
 	// Cut says the run budget or the deadline stopped the runs before
-	// every mutant with a covering test ran: another run, given more time,
-	// may find more.
+	// every scored mutant with a covering test ran: another run, given
+	// more time, may score the lines otherwise. Fix-only mutants the
+	// budget left unrun do not count.
 	Cut bool `json:"cut,omitempty"`
 }
 
@@ -204,17 +205,29 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 		wantFixed[i] = coveringFailing(tests, m)
 	}
 	phases := []struct {
-		failing bool
-		want    func(i int, k *Kill) bool
+		failing, fixOnly bool
+		want             func(i int, k *Kill) bool
 	}{
-		{true, func(_ int, k *Kill) bool { return !k.Mutant.FixOnly }},
-		{false, func(_ int, k *Kill) bool { return !k.Mutant.FixOnly && k.FailChanged > 0 }},
-		{false, func(_ int, k *Kill) bool { return !k.Mutant.FixOnly && k.FailChanged == 0 }},
-		{true, func(_ int, k *Kill) bool { return k.Mutant.FixOnly }},
-		{false, func(i int, k *Kill) bool { return k.Mutant.FixOnly && k.FailToPass > 0 && k.FailToPass == wantFixed[i] }},
+		{true, false, func(_ int, k *Kill) bool { return !k.Mutant.FixOnly }},
+		{false, false, func(_ int, k *Kill) bool { return !k.Mutant.FixOnly && k.FailChanged > 0 }},
+		{false, false, func(_ int, k *Kill) bool { return !k.Mutant.FixOnly && k.FailChanged == 0 }},
+		{true, true, func(_ int, k *Kill) bool { return k.Mutant.FixOnly }},
+		{false, true, func(i int, k *Kill) bool { return k.Mutant.FixOnly && k.FailToPass > 0 && k.FailToPass == wantFixed[i] }},
 	}
+	// scored says every scored mutant's runs ended within the budget: one
+	// that then cuts the fix-only mutants short leaves the scores whole,
+	// and the analysis is not Cut (it is cached; the fix-only mutants
+	// are tried again when the code changes).
+	scored := false
 runs:
 	for _, ph := range phases {
+		if ph.fixOnly && !scored {
+			if over() {
+				res.Cut = true
+				break
+			}
+			scored = true
+		}
 		for _, i := range order {
 			k := &kills[i]
 			if !ph.want(i, k) {
@@ -222,7 +235,7 @@ runs:
 			}
 			for _, pr := range runners {
 				if over() {
-					res.Cut = true
+					res.Cut = !scored
 					break runs
 				}
 				covering := pr.pass[i]
@@ -282,7 +295,7 @@ runs:
 	res.Lines = Score(res.Kills, failing, passing)
 	res.Elapsed = time.Since(start)
 	// A run that ended past a deadline may have been cut short by it.
-	res.Cut = res.Cut || passed(deadline) || passed(opts.Deadline)
+	res.Cut = res.Cut || !scored && (passed(deadline) || passed(opts.Deadline))
 	return res, nil
 }
 
