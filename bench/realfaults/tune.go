@@ -414,6 +414,7 @@ func runTune(args []string) error {
 	seededSrc := fs.String("seeded-src", "", "comma-separated roots of the seeded faults' modules, for their functions (function-level figures and fn= variants)")
 	cross := fs.String("cross", "", "without -final: comma-separated column prefixes whose columns get a product with spectrum.ochiai as one more column, for trained heads to learn (interaction terms)")
 	out := fs.String("out", "-", "markdown report (- for standard output)")
+	positions := fs.String("positions", "", "also write each real fault's position under each order here, tab-separated (fault, order, position; 0 when no faulty line is ranked), for comparing two evals fault by fault")
 	diagnose := fs.Int("diagnose", 0, "without -final: instead of the tables, list the N faults contributing most to the first variant's EXAM on the tuning half and those it ranks worse than Ochiai, with why")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -454,7 +455,7 @@ func runTune(args []string) error {
 		if *diagnose > 0 {
 			return writeDiagnosis(w, cases, vs[0], modelOf(vs[0]), *diagnose)
 		}
-		return writeVariants(w, "Tuning half, inner folds", cases, vs, modelOf)
+		return writeVariants(w, "Tuning half, inner folds", cases, vs, modelOf, *positions)
 	}
 	models, err := learnModels(all, tuning, vs)
 	if err != nil {
@@ -474,7 +475,7 @@ func runTune(args []string) error {
 		m := v.model(models)
 		return func(*scoredCase) *localize.Model { return m }
 	}
-	if err := writeVariants(w, "Held-out half (learned from the whole tuning half)", held, vs, modelOf); err != nil {
+	if err := writeVariants(w, "Held-out half (learned from the whole tuning half)", held, vs, modelOf, *positions); err != nil {
 		return err
 	}
 	if *fnModelPath != "" {
@@ -538,7 +539,7 @@ func tuneVariants(spec string) ([]variant, error) {
 
 // writeVariants scores Ochiai, Tarantula and each variant on the cases
 // and writes a table for real and for seeded faults.
-func writeVariants(w io.Writer, title string, cases []*scoredCase, vs []variant, modelOf func(variant) func(*scoredCase) *localize.Model) error {
+func writeVariants(w io.Writer, title string, cases []*scoredCase, vs []variant, modelOf func(variant) func(*scoredCase) *localize.Model, positions string) error {
 	base := orders(nil)
 	ords := []order{base[0], base[3]} // Ochiai, Tarantula
 	if hasMutation(cases) {
@@ -556,6 +557,11 @@ func writeVariants(w io.Writer, title string, cases []*scoredCase, vs []variant,
 	res, err := evaluate(cases, ords)
 	if err != nil {
 		return err
+	}
+	if positions != "" {
+		if err := writePositions(positions, cases, ords, res); err != nil {
+			return err
+		}
 	}
 	for _, kind := range []struct {
 		name string
@@ -582,6 +588,25 @@ func writeVariants(w io.Writer, title string, cases []*scoredCase, vs []variant,
 	writeIntervals(w, cases, ords, res)
 	if len(vs) > 1 {
 		writePaired(w, ords, singles, cases, res)
+	}
+	return nil
+}
+
+// writePositions writes each real fault's position under each order to
+// path: fault, order and position, tab-separated.
+func writePositions(path string, cases []*scoredCase, ords []order, res map[*scoredCase][]outcome) error {
+	var b strings.Builder
+	for _, c := range cases {
+		outs, ok := res[c]
+		if !ok || c.Seeded {
+			continue
+		}
+		for k, o := range ords {
+			fmt.Fprintf(&b, "%s\t%s\t%g\n", c.ID, o.name, outs[k].pos)
+		}
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("writing the positions: %w", err)
 	}
 	return nil
 }
