@@ -152,22 +152,7 @@ func writeDiagnosis(w io.Writer, cases []*scoredCase, v variant, mOf func(*score
 				pull[col] += wt * (l.Evidence[col] - f.Evidence[col])
 			}
 		}
-		cols := slices.SortedFunc(maps.Keys(pull), func(a, b string) int {
-			if pull[a] != pull[b] {
-				if pull[a] > pull[b] {
-					return -1
-				}
-				return 1
-			}
-			return strings.Compare(a, b)
-		})
-		var why []string
-		for _, col := range cols[:min(3, len(cols))] {
-			if pull[col] > 0 {
-				why = append(why, fmt.Sprintf("%s %+.1f", col, pull[col]))
-			}
-		}
-		fmt.Fprintf(w, "| %s | %.1f | %.1f | %d | %d | %s |\n", r.c.ID, r.pos, r.ochiai, passing, inWindow, strings.Join(why, ", "))
+		fmt.Fprintf(w, "| %s | %.1f | %.1f | %d | %d | %s |\n", r.c.ID, r.pos, r.ochiai, passing, inWindow, topPulls(pull, "%s %+.1f"))
 	}
 	fmt.Fprintf(w, "\n## Second to fifth under %s: the lines ahead of the faulty one\n\n| fault | position | Ochiai | line ahead | its place | same function | lines away | kind | evidence pulling it ahead (weighted difference) |\n|---|---|---|---|---|---|---|---|---|\n", v)
 	for _, r := range rows {
@@ -212,10 +197,14 @@ func writeDiagnosis(w io.Writer, cases []*scoredCase, v variant, mOf func(*score
 func pulling(m *localize.Model, a, b localize.RankedLine) string {
 	pull := map[string]float64{}
 	for col, wt := range m.Weights {
-		if d := wt * (a.Evidence[col] - b.Evidence[col]); d > 0 {
-			pull[col] = d
-		}
+		pull[col] = wt * (a.Evidence[col] - b.Evidence[col])
 	}
+	return topPulls(pull, "%s %+.2f")
+}
+
+// topPulls spells the three columns that pull most (positive values
+// only, the largest first), each with format (column, value).
+func topPulls(pull map[string]float64, format string) string {
 	cols := slices.SortedFunc(maps.Keys(pull), func(x, y string) int {
 		if pull[x] != pull[y] {
 			if pull[x] > pull[y] {
@@ -227,7 +216,9 @@ func pulling(m *localize.Model, a, b localize.RankedLine) string {
 	})
 	var why []string
 	for _, col := range cols[:min(3, len(cols))] {
-		why = append(why, fmt.Sprintf("%s %+.2f", col, pull[col]))
+		if pull[col] > 0 {
+			why = append(why, fmt.Sprintf(format, col, pull[col]))
+		}
 	}
 	return strings.Join(why, ", ")
 }
