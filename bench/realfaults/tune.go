@@ -108,6 +108,9 @@ type variant struct {
 	// Add adds fixed weights to the head's, as COLUMN:W ("|" between
 	// them): a rule tried by hand rather than learned.
 	Add string
+	// Lift brings the lines with a positive value in one of these
+	// columns ("|" between them) into the window (localize.Model.Lift).
+	Lift string
 }
 
 // headOptions are the training options of the variant's trained head.
@@ -162,6 +165,7 @@ var variantKeys = []variantKey{
 	{"top", func(v *variant, val string) error { return parseInto(&v.Top, val, strconv.Atoi) }, func(v variant) (string, bool) { return whenInt(v.Top) }},
 	{"bonus", func(v *variant, val string) error { return parseInto(&v.Bonus, val, parseFloat) }, func(v variant) (string, bool) { return when(v.Top > 0, ftoa(v.Bonus)) }},
 	{"drop", func(v *variant, val string) error { v.Drop = val; return nil }, func(v variant) (string, bool) { return when(v.Drop != "", v.Drop) }},
+	{"lift", func(v *variant, val string) error { v.Lift = val; return nil }, func(v variant) (string, bool) { return when(v.Lift != "", v.Lift) }},
 	{"fnlist", func(v *variant, val string) error {
 		v.FnList = val
 		_, _, err := localize.FunctionFeatures(nil, nil, strings.Split(val, "+"))
@@ -389,6 +393,9 @@ func (v variant) model(t trainedModels) *localize.Model {
 		m.Unexecuted = &localize.UnexecutedOptions{After: v.Unexec, Distance: max(1, v.UnexecDist), Reach: v.UnexecReach}
 	}
 	m.Margin = v.Margin
+	if v.Lift != "" {
+		m.Lift = strings.Split(v.Lift, "|")
+	}
 	if v.Top > 0 {
 		m.FormulaTop = &localize.FormulaTop{Top: v.Top, Bonus: v.Bonus}
 	}

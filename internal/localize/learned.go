@@ -54,6 +54,10 @@ type Model struct {
 	// starts there, whole): they keep their places unless the model is
 	// that much surer of another line.
 	FormulaTop *FormulaTop `json:"formulaTop,omitempty"`
+	// Lift names evidence columns that bring a line into the window
+	// wherever the formula ranks it, when positive: a verified fix on a
+	// line the formula ranks far down is still worth a developer's look.
+	Lift []string `json:"lift,omitempty"`
 	// Tail, when the model has a window, orders the lines below it: a
 	// weight per evidence column, the formula breaking ties. Empty: the
 	// formula's order. The formula's order near the top is what the
@@ -111,6 +115,17 @@ func (m *Model) weighed(ev *Evidence) *Evidence {
 // names are the model's columns in the order its sums take them: a sum in
 // map order would differ in its last bits from line to line and call to
 // call, and break ties at random.
+// lifted says whether line i has a positive value in one of the Lift
+// columns.
+func (m *Model) lifted(ev *Evidence, i int) bool {
+	for _, col := range m.Lift {
+		if c := ev.Columns[col]; i < len(c) && c[i] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func (m *Model) names() []string { return slices.Sorted(maps.Keys(m.Weights)) }
 
 // score weighs the line's weighed evidence; its reasons give the
@@ -257,7 +272,7 @@ func Learned(formula *Ranking, ev *Evidence, m *Model) (*Ranking, error) {
 		tail := &Model{Weights: m.Tail}
 		tailNames := tail.names()
 		for _, r := range byFormula {
-			if r.TieFirst <= m.Window {
+			if r.TieFirst <= m.Window || m.lifted(ev, r.Elem) {
 				inWindow[r.Elem] = 1
 			} else {
 				scores[r.Elem], _ = tail.score(tailNames, ev, ev, r.Elem)

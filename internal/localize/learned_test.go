@@ -53,6 +53,32 @@ func TestLearnedReordersWithinTheWindow(t *testing.T) {
 	}
 }
 
+// TestLearnedLiftsIntoTheWindow: a line with a positive value in a Lift
+// column joins the window wherever the formula ranks it, and is reordered
+// there; the other lines below the window stay below.
+func TestLearnedLiftsIntoTheWindow(t *testing.T) {
+	formula := &Ranking{Formula: "ochiai", Order: OrderFormula, Failed: 1, Passed: 3}
+	for i, s := range []float64{0.9, 0.8, 0.7, 0.6, 0.5, 0.4} {
+		formula.Lines = append(formula.Lines, RankedLine{File: "a.go", Line: i + 1, Score: s})
+	}
+	ev := &Evidence{Columns: map[string][]float64{
+		"mutation.fix": {0, 0, 0, 0, 0, 1},
+		"angelic.fix":  {0, 0, 0, 0, 1, 0},
+	}}
+	m := &Model{Name: "test", Window: 2, Weights: map[string]float64{"mutation.fix": 2, "angelic.fix": 3}, Lift: []string{"mutation.fix"}}
+	r, err := Learned(formula, ev, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	for _, l := range r.Lines {
+		got = append(got, l.Line)
+	}
+	if want := []int{6, 1, 2, 3, 4, 5}; !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v (line 6 lifted and first, line 5 not lifted)", got, want)
+	}
+}
+
 // TestOrderScoresFall: the learned and the combined orders each give every
 // line the score they sort by, falling as the rank grows; the learned one
 // gives none past its window.
