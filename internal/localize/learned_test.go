@@ -8,26 +8,35 @@ import (
 	"github.com/faultline-go/faultline/analysis"
 )
 
+// formulaOf is an Ochiai ranking of a.go's lines 1, 2, ... with these
+// scores, one failing and three passing tests.
+func formulaOf(scores ...float64) *Ranking {
+	formula := &Ranking{Formula: "ochiai", Order: OrderFormula, Failed: 1, Passed: 3}
+	for i, s := range scores {
+		formula.Lines = append(formula.Lines, RankedLine{File: "a.go", Line: i + 1, Score: s})
+	}
+	return formula
+}
+
+// lineNumbers is the ranking's lines of a.go, in rank order.
+func lineNumbers(r *Ranking) []int {
+	var out []int
+	for _, l := range r.Lines {
+		out = append(out, l.Line)
+	}
+	return out
+}
+
 // TestLearnedReordersWithinTheWindow: the model may only reorder the lines
 // the formula ranks within its window; a line below it stays below however
 // much evidence it has.
 func TestLearnedReordersWithinTheWindow(t *testing.T) {
-	formula := &Ranking{Formula: "ochiai", Order: OrderFormula, Failed: 1, Passed: 3}
 	// a.go:1..6 with falling formula scores; 3 and 4 tie.
-	for i, s := range []float64{0.9, 0.8, 0.7, 0.7, 0.5, 0.4} {
-		formula.Lines = append(formula.Lines, RankedLine{File: "a.go", Line: i + 1, Score: s})
-	}
+	formula := formulaOf(0.9, 0.8, 0.7, 0.7, 0.5, 0.4)
 	// The model favours line 4 a little and line 6 most.
 	ev := &Evidence{Columns: map[string][]float64{"angelic.fix": {0, 0, 0, 0.5, 0, 1}}}
 	m := &Model{Name: "test", Weights: map[string]float64{"angelic.fix": 1}}
 
-	lines := func(r *Ranking) []int {
-		var out []int
-		for _, l := range r.Lines {
-			out = append(out, l.Line)
-		}
-		return out
-	}
 	for _, tc := range []struct {
 		window int
 		want   []int
@@ -42,7 +51,7 @@ func TestLearnedReordersWithinTheWindow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := lines(r); !slices.Equal(got, tc.want) {
+		if got := lineNumbers(r); !slices.Equal(got, tc.want) {
 			t.Errorf("window %d: order %v, want %v", tc.window, got, tc.want)
 		}
 		for _, l := range r.Lines {
@@ -57,10 +66,7 @@ func TestLearnedReordersWithinTheWindow(t *testing.T) {
 // column joins the window wherever the formula ranks it, and is reordered
 // there; the other lines below the window stay below.
 func TestLearnedLiftsIntoTheWindow(t *testing.T) {
-	formula := &Ranking{Formula: "ochiai", Order: OrderFormula, Failed: 1, Passed: 3}
-	for i, s := range []float64{0.9, 0.8, 0.7, 0.6, 0.5, 0.4} {
-		formula.Lines = append(formula.Lines, RankedLine{File: "a.go", Line: i + 1, Score: s})
-	}
+	formula := formulaOf(0.9, 0.8, 0.7, 0.6, 0.5, 0.4)
 	ev := &Evidence{Columns: map[string][]float64{
 		"mutation.fix": {0, 0, 0, 0, 0, 1},
 		"angelic.fix":  {0, 0, 0, 0, 1, 0},
@@ -70,11 +76,7 @@ func TestLearnedLiftsIntoTheWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []int
-	for _, l := range r.Lines {
-		got = append(got, l.Line)
-	}
-	if want := []int{6, 1, 2, 3, 4, 5}; !slices.Equal(got, want) {
+	if got, want := lineNumbers(r), []int{6, 1, 2, 3, 4, 5}; !slices.Equal(got, want) {
 		t.Errorf("order %v, want %v (line 6 lifted and first, line 5 not lifted)", got, want)
 	}
 }
@@ -119,10 +121,7 @@ func TestOrderScoresFall(t *testing.T) {
 // and never lift one into the window; without a tail the formula's order
 // stays there.
 func TestLearnedTailOrdersBelowTheWindow(t *testing.T) {
-	formula := &Ranking{Formula: "ochiai", Order: OrderFormula, Failed: 1, Passed: 3}
-	for i, s := range []float64{0.9, 0.8, 0.7, 0.7, 0.5, 0.4} {
-		formula.Lines = append(formula.Lines, RankedLine{File: "a.go", Line: i + 1, Score: s})
-	}
+	formula := formulaOf(0.9, 0.8, 0.7, 0.7, 0.5, 0.4)
 	ev := &Evidence{Columns: map[string][]float64{
 		"angelic.fix":        {0, 0, 0, 0.5, 0, 1},
 		"spectrum.tarantula": {0, 1, 0.2, 0.2, 0.1, 0.9},
