@@ -109,7 +109,7 @@ func Generate(mod *testbuild.Module, lines []Loc, max int) (*Schemata, error) {
 	rt := testbuild.UnusedName(runtimeName, sources...)
 	mutator := func(u unit, wanted, wantedFix map[int]bool, next *int) *fileMutator {
 		m := &fileMutator{fset: u.p.Fset, tf: u.p.Fset.File(u.f.Pos()), info: u.p.TypesInfo, src: u.src, rel: u.rel,
-			rt: rt, lines: wanted, fixLines: wantedFix, next: next, limit: 1 << 30}
+			rt: rt, lines: wanted, fixLines: wantedFix, next: next}
 		m.run(u.f)
 		return m
 	}

@@ -82,7 +82,6 @@ type fileMutator struct {
 	// fixLines are the lines to give fix-only mutants.
 	fixLines map[int]bool
 	next     *int // the next mutant id
-	limit    int  // no more mutants than this in all
 	edits    []testbuild.Edit
 	muts     []Mutant
 }
@@ -92,11 +91,11 @@ func (m *fileMutator) off(p token.Pos) int { return m.tf.Offset(p) }
 func (m *fileMutator) text(n ast.Node) string { return string(m.src[m.off(n.Pos()):m.off(n.End())]) }
 
 func (m *fileMutator) wanted(n ast.Node) bool {
-	return m.lines[m.tf.Line(n.Pos())] && len(m.muts) < m.limit
+	return m.lines[m.tf.Line(n.Pos())]
 }
 
 func (m *fileMutator) wantedFix(n ast.Node) bool {
-	return m.fixLines[m.tf.Line(n.Pos())] && len(m.muts) < m.limit
+	return m.fixLines[m.tf.Line(n.Pos())]
 }
 
 // oneLine reports whether n starts and ends on one line (its text may be

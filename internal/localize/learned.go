@@ -112,9 +112,6 @@ func (m *Model) weighed(ev *Evidence) *Evidence {
 	return ev.Scaled(ev.Scales())
 }
 
-// names are the model's columns in the order its sums take them: a sum in
-// map order would differ in its last bits from line to line and call to
-// call, and break ties at random.
 // lifted says whether line i has a positive value in one of the Lift
 // columns.
 func (m *Model) lifted(ev *Evidence, i int) bool {
@@ -126,6 +123,9 @@ func (m *Model) lifted(ev *Evidence, i int) bool {
 	return false
 }
 
+// names are the model's columns in the order its sums take them: a sum in
+// map order would differ in its last bits from line to line and call to
+// call, and break ties at random.
 func (m *Model) names() []string { return slices.Sorted(maps.Keys(m.Weights)) }
 
 // score weighs the line's weighed evidence; its reasons give the
