@@ -25,8 +25,14 @@ type Test struct {
 // Options bound a mutation analysis.
 type Options struct {
 	MaxMutants int // mutants generated at most
-	// Timeout bounds one run of a mutant's covering tests, together with
-	// ten times their time in the collection, whichever is longer.
+	// Timeout is the least time one run of a mutant's covering tests may
+	// take: a run may take ten times its tests' time in the collection,
+	// and ten times what the package's test process costs beyond its
+	// tests (measured on the unmutated run), when those are longer. A run
+	// past its time counts as a hang, which fails its tests: a mutant that
+	// makes a test ten times slower is killed by it. Hangs are common
+	// (a flipped loop condition), so this is what most bounds how many
+	// mutants a budget runs.
 	Timeout time.Duration
 	// RunBudget bounds the mutants' runs: none starts once this long has
 	// passed since the first started; 0 for no bound. It counts from the
@@ -157,10 +163,12 @@ func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Te
 			continue
 		}
 		r := &runner{mod: mod, bin: bin, opts: opts, deadline: opts.Deadline}
+		began := time.Now()
 		base, err := r.run(ctx, -1, byPkg[pkg])
 		if err != nil {
 			return nil, err
 		}
+		r.overhead = max(time.Since(began)-elapsed(byPkg[pkg]), 0)
 		runners = append(runners, &pkgRunner{runner: r, pkg: pkg, tests: byPkg[pkg], base: base})
 	}
 	// A mutant's fix is verified only when every test covering its line
@@ -435,6 +443,24 @@ type runner struct {
 	bin      *testbuild.Binary
 	opts     Options
 	deadline time.Time // bounds a run's time (the run budget's or Options.Deadline); zero for none
+	// overhead is the unmutated run's time beyond its tests' time in the
+	// collection: the process's start, the package's initialisation and
+	// whatever the machine's load adds.
+	overhead time.Duration
+}
+
+// unmutatedTimeout is the least time the unmutated run may take: a
+// package's tests whose own time the collection rounded to nothing may
+// still take a second to start and set up.
+const unmutatedTimeout = 10 * time.Second
+
+// elapsed is the tests' time in the collection.
+func elapsed(tests []Test) time.Duration {
+	var d time.Duration
+	for _, t := range tests {
+		d += t.Elapsed
+	}
+	return d
 }
 
 // outcome is one test's run under a mutant.
@@ -456,13 +482,14 @@ func (r *runner) run(ctx context.Context, id int, tests []Test) (map[string]outc
 	if err != nil {
 		return nil, fmt.Errorf("running mutant %d: %w", id, err)
 	}
-	var spent time.Duration
-	for _, t := range tests {
-		spent += t.Elapsed
+	timeout := max(r.opts.Timeout, 10*(elapsed(tests)+r.overhead))
+	if id < 0 {
+		// The unmutated run measures the overhead: it may not hang.
+		timeout = max(timeout, unmutatedTimeout)
 	}
-	timeout := max(r.opts.Timeout, 10*spent)
 	if !r.deadline.IsZero() {
-		timeout = max(min(timeout, time.Until(r.deadline)), time.Second)
+		// The deadline cuts a run short, but leaves it a second.
+		timeout = min(timeout, max(time.Until(r.deadline), time.Second))
 	}
 	res, err := p.WaitWithin(ctx, timeout)
 	if err != nil {
