@@ -330,3 +330,37 @@ func TestBudgetReachesEveryLine(t *testing.T) {
 		t.Errorf("no verified fix \"return s / 2\"; kills: %+v", res.Kills)
 	}
 }
+
+// TestHangingMutantIsKilled: the mutant that turns the loop's increment
+// into a decrement never ends for n ≥ 1: its failing tests' runs stop at
+// the timeout, which changes both failures, and the other mutants still
+// run.
+func TestHangingMutantIsKilled(t *testing.T) {
+	mod := openModule(t, "hang.txtar")
+	const pkg = "example.com/hang"
+	loop := coveringIn("sum.go", 5, 6, 7, 9)
+	tests := []Test{
+		{pkg, "TestSumThree", true, loop, 0},
+		{pkg, "TestSumOne", true, loop, 0},
+		{pkg, "TestSumZero", false, loop, 0},
+	}
+	res, err := Analyze(context.Background(), mod, fileLines(t, mod, "sum.go"), tests, Options{MaxMutants: 100, Timeout: 250 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Run != res.Generated {
+		t.Errorf("%d of %d mutants ran", res.Run, res.Generated)
+	}
+	var hang *Kill
+	for i, k := range res.Kills {
+		if k.Mutant.Edited == "for i := 1; i <= n; i-- {" {
+			hang = &res.Kills[i]
+		}
+	}
+	if hang == nil {
+		t.Fatalf("no decrement mutant on the loop; kills: %+v", res.Kills)
+	}
+	if hang.FailChanged != 2 || hang.FailToPass != 0 || hang.Fix {
+		t.Errorf("the hanging mutant: %+v, want both failures changed and none fixed", *hang)
+	}
+}
