@@ -109,7 +109,7 @@ async function codeActions(page, ms) {
 // reports whether it found one.
 async function chooseAction(page, menu, re) {
   for (let i = 0; i < 20; i++) {
-    const focused = await menu.locator('.monaco-list-row.focused').innerText().catch(() => '');
+    const focused = await menu.locator('.monaco-list-row.focused').innerText({ timeout: 2000 }).catch(() => '');
     if (re.test(focused)) {
       await page.keyboard.press('Enter');
       return true;
