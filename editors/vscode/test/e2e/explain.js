@@ -14,7 +14,7 @@
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
-const { runCommand, openFile, openTrusted, goToLine, codeActions, chooseAction } = require('./workbench');
+const { runCommand, openFile, openTrusted, chooseActionWhenOffered } = require('./workbench');
 const { readTxtar } = require('./txtar');
 
 // The regression commit, as git records it: its subject and author date are
@@ -122,27 +122,10 @@ async function explainScenario(ctx) {
 
   // The revert preview on a root change: applied and saved, after.go must
   // be the broken commit's with exactly the root lines put back.
-  // The menu is asked for again until the action shows: on a loaded
-  // machine the first request may come before the editor has the line's
-  // actions.
-  const revert = /Preview revert of the responsible change/;
-  const actionsDeadline = Date.now() + 60000;
-  let titles = [];
-  for (;;) {
-    await goToLine(page, ROOT_LINES[0]);
-    const actions = await codeActions(page, 10000);
-    titles = actions.titles;
-    if (titles.some((t) => revert.test(t))) {
-      log(`explain: code actions on after.go:${ROOT_LINES[0]}: ${titles.join(' | ')}`);
-      if (!(await chooseAction(page, actions.menu, revert))) fail('could not choose "Preview revert of the responsible change"');
-      break;
-    }
-    await page.keyboard.press('Escape');
-    if (Date.now() > actionsDeadline) {
-      fail(`no "Preview revert of the responsible change" action on after.go:${ROOT_LINES[0]} within 60s: ${titles.join(' | ') || '(none)'}`);
-    }
-    await page.waitForTimeout(1000);
-  }
+  // On a loaded machine the first request may come before the editor has
+  // the line's actions: ask until the action is offered.
+  const { titles } = await chooseActionWhenOffered(page, ROOT_LINES[0], /Preview revert of the responsible change/, { timeout: 60000, pause: 1000, fail });
+  log(`explain: code actions on after.go:${ROOT_LINES[0]}: ${titles.join(' | ')}`);
   await page.keyboard.press('Control+s');
   const want = history.broken.split('\n');
   const was = history.base.split('\n');

@@ -7,7 +7,7 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const { openFile, openTrusted, goToLine, codeActions, chooseAction } = require('./workbench');
+const { openFile, openTrusted, chooseActionWhenOffered } = require('./workbench');
 const { readTxtar } = require('./txtar');
 
 const LINE = 5;
@@ -25,24 +25,9 @@ async function operatorScenario(ctx) {
 
   await openTrusted(page, base, dir, fail);
   await openFile(page, 'ratio.go');
-  const started = Date.now();
   // The mutants run after the tests: ask until the action is offered.
-  let titles = [];
-  for (;;) {
-    await goToLine(page, LINE);
-    const actions = await codeActions(page, 5000);
-    titles = actions.titles;
-    if (titles.some((t) => /Apply verified operator fix/.test(t))) {
-      log(`operator: code actions on ratio.go:${LINE} after ${((Date.now() - started) / 1000).toFixed(1)}s: ${titles.join(' | ')}`);
-      if (!(await chooseAction(page, actions.menu, /Apply verified operator fix/))) fail('could not choose "Apply verified operator fix"');
-      break;
-    }
-    await page.keyboard.press('Escape');
-    if (Date.now() - started > timeout) {
-      fail(`no "Apply verified operator fix" on ratio.go:${LINE} within ${timeout / 1000}s: ${titles.join(' | ') || '(none)'}`);
-    }
-    await page.waitForTimeout(2000);
-  }
+  const { titles, after } = await chooseActionWhenOffered(page, LINE, /Apply verified operator fix/, { timeout, pause: 2000, fail });
+  log(`operator: code actions on ratio.go:${LINE} after ${(after / 1000).toFixed(1)}s: ${titles.join(' | ')}`);
   await page.keyboard.press('Control+s');
   const file = path.join(dir, 'ratio.go');
   const deadline = Date.now() + 30000;

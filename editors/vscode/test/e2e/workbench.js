@@ -119,4 +119,27 @@ async function chooseAction(page, menu, re) {
   return false;
 }
 
-module.exports = { watchErrors, unexpectedShown, runCommand, openFile, openTrusted, goToLine, codeActions, chooseAction };
+// chooseActionWhenOffered asks for the code actions on line until one
+// whose title matches re is offered, then runs it; every pause ms apart,
+// failing (fail) after timeout ms. It returns the menu's titles. The
+// actions may come late: after the mutants run, or on a loaded machine.
+async function chooseActionWhenOffered(page, line, re, { timeout, pause, fail }) {
+  const started = Date.now();
+  let titles = [];
+  for (;;) {
+    await goToLine(page, line);
+    const actions = await codeActions(page, 5000);
+    titles = actions.titles;
+    if (titles.some((t) => re.test(t))) {
+      if (!(await chooseAction(page, actions.menu, re))) fail(`could not choose ${re} on line ${line}`);
+      return { titles, after: Date.now() - started };
+    }
+    await page.keyboard.press('Escape');
+    if (Date.now() - started > timeout) {
+      fail(`no action ${re} on line ${line} within ${timeout / 1000}s: ${titles.join(' | ') || '(none)'}`);
+    }
+    await page.waitForTimeout(pause);
+  }
+}
+
+module.exports = { watchErrors, unexpectedShown, runCommand, openFile, openTrusted, goToLine, codeActions, chooseAction, chooseActionWhenOffered };
