@@ -109,7 +109,7 @@ type Scores struct {
 func Analyze(ctx context.Context, mod *testbuild.Module, lines []Loc, tests []Test, opts Options) (*Result, error) {
 	start := time.Now()
 	if opts.Timeout <= 0 {
-		opts.Timeout = 10 * time.Second
+		opts.Timeout = DefaultTimeout
 	}
 	s, err := Generate(mod, lines, opts.MaxMutants)
 	if err != nil {
@@ -448,6 +448,11 @@ type runner struct {
 	// whatever the machine's load adds.
 	overhead time.Duration
 }
+
+// DefaultTimeout is Options.Timeout when none is given. A fast test's
+// process takes milliseconds; a longer floor only spends the budget on
+// mutants that loop forever.
+const DefaultTimeout = 250 * time.Millisecond
 
 // unmutatedTimeout is the least time the unmutated run may take: a
 // package's tests whose own time the collection rounded to nothing may

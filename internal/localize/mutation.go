@@ -84,7 +84,7 @@ func (s *Service) mutate(ctx context.Context, loc *Localization, opts Options, d
 		}
 		tests = append(tests, mutation.Test{Package: t.Package, Name: t.Name, Failing: t.Verdict.Failing(), Lines: covered, Elapsed: t.Elapsed})
 	}
-	mopts := mutation.Options{MaxMutants: opts.Mutants, Timeout: mutantTimeout,
+	mopts := mutation.Options{MaxMutants: opts.Mutants, Timeout: mutation.DefaultTimeout,
 		RunBudget: time.Duration(min(failing, opts.MaxAnalyzed)) * opts.Budget, Deadline: deadline}
 	key, keyed := s.mutationKey(ctx, lines, tests, mopts)
 	if keyed {
@@ -124,11 +124,6 @@ func (s *Service) mutate(ctx context.Context, loc *Localization, opts Options, d
 	}
 	return out
 }
-
-// mutantTimeout is the least time a mutant's run may take before it counts
-// as a hang. A fast test's process takes milliseconds; a longer floor
-// only spends the budget on mutants that loop forever.
-const mutantTimeout = 250 * time.Millisecond
 
 // mutationFormat changes when the cached mutation analyses' form or
 // meaning does.
