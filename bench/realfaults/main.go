@@ -25,6 +25,8 @@
 //	             then score the chosen ones on the held-out half (-final)
 //	compare      compare two eval directories fault by fault: rank time,
 //	             lines listed elsewhere, the faulty line's place
+//	times        how long one eval directory's ranks and their mutation
+//	             analyses took
 package main
 
 import (
@@ -71,31 +73,46 @@ func rankingsFlagSet(name, workHelp string) (fs *flag.FlagSet, benchPath, work *
 	return fs, benchPath, work
 }
 
+// subcommand is one of realfaults' subcommands: what it is called and
+// what runs it.
+type subcommand struct {
+	name string
+	run  func(ctx context.Context, args []string) error
+}
+
+// noContext adapts a subcommand that needs no context.
+func noContext(run func([]string) error) func(context.Context, []string) error {
+	return func(_ context.Context, args []string) error { return run(args) }
+}
+
+// subcommands are the subcommands in the order usage names them.
+var subcommands = []subcommand{
+	{"mine", runMine},
+	{"materialize", runMaterialize},
+	{"eval", runEval},
+	{"augment", noContext(runAugment)},
+	{"train", noContext(runTrain)},
+	{"score", noContext(runScore)},
+	{"tune", noContext(runTune)},
+	{"compare", noContext(runCompare)},
+	{"times", noContext(runTimes)},
+}
+
 func run(args []string) error {
+	names := make([]string, len(subcommands))
+	for i, c := range subcommands {
+		names[i] = c.name
+	}
 	if len(args) == 0 {
-		return fmt.Errorf("usage: realfaults mine|materialize|eval|augment|train|score|tune|compare [flags]")
+		return fmt.Errorf("usage: realfaults %s [flags]", strings.Join(names, "|"))
+	}
+	i := slices.IndexFunc(subcommands, func(c subcommand) bool { return c.name == args[0] })
+	if i < 0 {
+		return fmt.Errorf("unknown subcommand %q: want one of %s", args[0], strings.Join(names, ", "))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	switch args[0] {
-	case "mine":
-		return runMine(ctx, args[1:])
-	case "materialize":
-		return runMaterialize(ctx, args[1:])
-	case "eval":
-		return runEval(ctx, args[1:])
-	case "train":
-		return runTrain(args[1:])
-	case "augment":
-		return runAugment(args[1:])
-	case "score":
-		return runScore(args[1:])
-	case "tune":
-		return runTune(args[1:])
-	case "compare":
-		return runCompare(args[1:])
-	}
-	return fmt.Errorf("unknown subcommand %q: want mine, materialize, eval, augment, train, score, tune or compare", args[0])
+	return subcommands[i].run(ctx, args[1:])
 }
 
 func runMine(ctx context.Context, args []string) error {
