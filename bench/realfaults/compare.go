@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/faultline-go/faultline/bench/internal/realfault"
 	"github.com/faultline-go/faultline/internal/localize"
@@ -35,12 +34,7 @@ func runCompare(args []string) error {
 	if err != nil {
 		return err
 	}
-	var want []string
-	for _, id := range strings.Split(*faults, ",") {
-		if id = strings.TrimSpace(id); id != "" {
-			want = append(want, id)
-		}
-	}
+	want := commaList(*faults)
 	return compareEvals(os.Stdout, b, *oldWork, *newWork, want)
 }
 

@@ -78,10 +78,8 @@ func runEval(ctx context.Context, args []string) error {
 		built = st.ModTime()
 	}
 	want := map[string]bool{}
-	for _, id := range strings.Split(*only, ",") {
-		if id = strings.TrimSpace(id); id != "" {
-			want[id] = true
-		}
+	for _, id := range commaList(*only) {
+		want[id] = true
 	}
 	idle := time.Now()
 	for {

@@ -73,6 +73,18 @@ func rankingsFlagSet(name, workHelp string) (fs *flag.FlagSet, benchPath, work *
 	return fs, benchPath, work
 }
 
+// commaList splits a flag's comma-separated list, leaving out empty
+// items and the spaces around each.
+func commaList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
 // subcommand is one of realfaults' subcommands: what it is called and
 // what runs it.
 type subcommand struct {
@@ -134,13 +146,11 @@ func runMine(ctx context.Context, args []string) error {
 	}
 	deadline := time.Now().Add(*budget)
 	selected := map[string]bool{}
-	for _, r := range strings.Split(*only, ",") {
-		if r = strings.TrimSpace(r); r != "" {
-			if _, ok := b.Project(r); !ok {
-				return fmt.Errorf("%s is not a project of %s", r, *benchPath)
-			}
-			selected[r] = true
+	for _, r := range commaList(*only) {
+		if _, ok := b.Project(r); !ok {
+			return fmt.Errorf("%s is not a project of %s", r, *benchPath)
 		}
+		selected[r] = true
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
 	for _, p := range b.Projects {

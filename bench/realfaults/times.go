@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/faultline-go/faultline/bench/internal/realfault"
 	"github.com/faultline-go/faultline/internal/localize"
@@ -29,12 +28,7 @@ func runTimes(args []string) error {
 	if err != nil {
 		return err
 	}
-	var want []string
-	for _, id := range strings.Split(*faults, ",") {
-		if id = strings.TrimSpace(id); id != "" {
-			want = append(want, id)
-		}
-	}
+	want := commaList(*faults)
 	return evalTimes(os.Stdout, b, *work, want)
 }
 
