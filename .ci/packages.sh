@@ -40,9 +40,17 @@ apt_update() {
 }
 
 # install_packages PACKAGE... installs the packages with apt-get.
+#
+# emacs-bin-common recommends mailutils, which recommends a mail transport
+# agent, exim4, whose configuration fails on a machine whose exim cannot
+# find the mail user (seen on a fresh machine: dpkg then fails the whole
+# install). Nothing here sends mail, so mailutils stays out, unless it is
+# installed already: "mailutils-" would remove it.
 install_packages() {
 	(($#)) || return 0
 	echo "$(basename "$0"): installing $*"
 	apt_update
-	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@"
+	local keep_out=()
+	[ -z "$(missing_packages mailutils)" ] || keep_out=(mailutils-)
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" "${keep_out[@]}"
 }
