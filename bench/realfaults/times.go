@@ -20,7 +20,7 @@ import (
 // from a script beside it.
 func runTimes(args []string) error {
 	flags, benchPath, work := rankingsFlagSet("times", "eval's directory")
-	faults := flags.String("faults", "", "comma-separated fault ids (default: every fault ranked)")
+	faults := flags.String("faults", "", "comma-separated fault ids (default: every fault eval ran)")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
